@@ -1,0 +1,133 @@
+"""`tlscope PATH [-o OUT] ...`: tlparse's flags and meaning, its bugs fixed.
+
+Subcommands (`tlscope redact ...`) are listed in tlscope.commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from tlscope import __version__
+from tlscope.commands import SUBCOMMANDS, load
+from tlscope.model.record import Record
+from tlscope.pipeline import ParseOptions, StrictFailure, run
+from tlscope.read.inputs import InputError, resolve_input
+from tlscope.read.reader import LogReader
+from tlscope.write.manifest import Manifest
+from tlscope.write.outdir import OutputDir, OutputError
+
+#: Below this size a progress bar would only flicker.
+_PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tlscope",
+        description=(
+            "Read a PyTorch structured trace (TORCH_TRACE) and write the tlscope format "
+            "(raw.jsonl, payloads/, chromium_events.json, manifest.json) into OUT. "
+            f"Other commands: {', '.join(f'tlscope {c} --help' for c in SUBCOMMANDS)}."
+        ),
+    )
+    parser.add_argument("path", type=Path, metavar="PATH", help="a log file, a .gz log, or a directory of logs")
+    parser.add_argument("-o", dest="out", type=Path, default=Path("tl_out"), metavar="OUT",
+                        help="output directory (default: tl_out)")
+    parser.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    parser.add_argument("--latest", action="store_true",
+                        help="PATH is a directory: read its most recently modified log")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1, OUT untouched) if the log has any problem")
+    parser.add_argument("--strict-compile-id", action="store_true",
+                        help="fail if any event has a malformed compile id")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list every kept problem and the unknown event keys")
+    parser.add_argument("-V", "--version", action="version", version=f"tlscope {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS and not Path(args_list[0]).exists():
+        return load(args_list[0])(args_list[1:])
+    args = build_parser().parse_args(args_list)
+    try:
+        log = resolve_input(args.path, latest=args.latest)
+        out = OutputDir(args.out, overwrite=args.overwrite)
+        out.check()
+        options = ParseOptions(strict=args.strict, strict_compile_id=args.strict_compile_id)
+        manifest = run(log, out, options, command=["tlscope", *args_list], track=_tracker())
+    except (InputError, OutputError, StrictFailure) as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"Interrupted; {args.out} left as it was.", file=sys.stderr)
+        return 130
+    print(summary(manifest, args.out))
+    if args.verbose:
+        _print_details(manifest)
+    return 0
+
+
+def _tracker() -> object:
+    """A progress bar on stderr for big logs, only when stderr is a terminal."""
+
+    def track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
+        size = reader.path.stat().st_size
+        if not sys.stderr.isatty() or size < _PROGRESS_MIN_BYTES:
+            yield from records
+            return
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+        columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+        with Progress(*columns, transient=True) as progress:
+            task = progress.add_task("read", total=size)
+            for i, record in enumerate(records):
+                if i % 2048 == 0:
+                    progress.update(task, completed=reader.bytes_read)
+                yield record
+
+    return track
+
+
+def summary(manifest: Manifest, out: Path) -> str:
+    """The one-paragraph summary printed at the end of a run."""
+    events = sum(s.count for s in manifest.events.values())
+    real_ids = [c for c in manifest.compile_ids if c.id != "[-/-]"]
+    problems = manifest.problems
+    parts = [
+        f"Read {manifest.inputs[0].path} ({_size(manifest.inputs[0].size)}, {manifest.inputs[0].lines} lines):",
+        f"{events} events of {len(manifest.events)} kinds, {len(real_ids)} compile ids",
+    ]
+    if manifest.ranks:
+        parts[-1] += f", rank{'s' if len(manifest.ranks) > 1 else ''} {', '.join(map(str, manifest.ranks))}"
+    if problems.total:
+        kinds = ", ".join(f"{k} {n}" for k, n in problems.counts.items())
+        first = problems.first[0] if problems.first else None
+        where = f"; first at line {first.line}: {first.message}" if first else ""
+        parts.append(f"{problems.total} problems ({kinds}){where}.")
+    else:
+        parts[-1] += ", no problems."
+    parts.append(
+        f"Wrote {out}/: raw.jsonl ({manifest.raw_jsonl_events} events), "
+        f"{manifest.payloads.files} payloads, {manifest.chromium_events} chromium events, manifest.json."
+    )
+    return " ".join(parts)
+
+
+def _print_details(manifest: Manifest) -> None:
+    for p in manifest.problems.first:
+        print(f"  line {p.line}: {p.kind}: {p.message}", file=sys.stderr)
+    for key in manifest.unknown_event_keys:
+        print(f"  unknown event key {key}: {manifest.events[key].count}", file=sys.stderr)
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

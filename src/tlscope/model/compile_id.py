@@ -1,0 +1,106 @@
+"""Compile ids: the `[!ca/frame/fcid_attempt]` display form and the `ca_frame_fcid_attempt` folder form.
+
+PyTorch puts four optional context fields on each envelope (`compiled_autograd_id`, `frame_id`,
+`frame_compile_id`, `attempt`). A line with none of them still has a compile id with every part
+missing (`[-/-]`, folder `-_-_-_-`): that is what tlparse does and what its users' links expect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+CONTEXT_FIELDS = ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
+_U32_MAX = 2**32 - 1
+
+
+class CompileId(msgspec.Struct, frozen=True, order=True):
+    """One compilation, as PyTorch identifies it. Every part may be missing."""
+
+    compiled_autograd_id: int | None = None
+    frame_id: int | None = None
+    frame_compile_id: int | None = None
+    attempt: int | None = None
+
+    @property
+    def display(self) -> str:
+        """`[0/0]`, `[0/1_1]`, `[!0/2/0]`, `[-/-]`: attempt 0 is omitted, as in PyTorch and tlparse."""
+        parts = []
+        if self.compiled_autograd_id is not None:
+            parts.append(f"!{self.compiled_autograd_id}/")
+        parts.append(f"{_dash(self.frame_id)}/{_dash(self.frame_compile_id)}")
+        if self.attempt:
+            parts.append(f"_{self.attempt}")
+        return "[" + "".join(parts) + "]"
+
+    @property
+    def dirname(self) -> str:
+        """The folder name tlparse gives this compile id, e.g. `-_0_0_0`; always path-safe."""
+        return "_".join(_dash(getattr(self, f)) for f in CONTEXT_FIELDS)
+
+    def normalised(self) -> CompileId:
+        """tlparse's directory key: a missing attempt counts as 0 once a frame compile id is set.
+
+        Runtime events (autotuning) carry frame ids but no attempt; they belong to attempt 0.
+        """
+        if self.frame_compile_id is not None and self.attempt is None:
+            return msgspec.structs.replace(self, attempt=0)
+        return self
+
+    @property
+    def is_empty(self) -> bool:
+        """True for `[-/-]`: an event logged outside any compilation."""
+        return all(getattr(self, f) is None for f in CONTEXT_FIELDS)
+
+
+def _dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+class BadCompileId(ValueError):
+    """A context field is present but not a u32 (tlparse then calls the compile id unknown)."""
+
+
+def compile_id_from_envelope(envelope: dict[str, Any]) -> CompileId:
+    """Build the compile id from an envelope's context fields; raise BadCompileId if malformed."""
+    values: dict[str, int | None] = {}
+    for name in CONTEXT_FIELDS:
+        value = envelope.get(name)
+        if value is not None and not _is_u32(value):
+            raise BadCompileId(f"{name} is {value!r}, not an integer in 0..2^32-1")
+        values[name] = value
+    return CompileId(**values)
+
+
+def _is_u32(value: object) -> bool:
+    # bool is an int subclass in Python but JSON true/false is not a valid id.
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _U32_MAX
+
+
+def parse_display(text: str) -> CompileId:
+    """Inverse of `CompileId.display`, for ids found in payloads (e.g. chromium args `"0/0"`).
+
+    Accepts the forms with or without brackets: `0/0`, `[0/1_1]`, `!0/2/0`, `-/-`.
+    """
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    ca: int | None = None
+    if body.startswith("!"):
+        ca_text, _, body = body[1:].partition("/")
+        ca = int(ca_text)
+    frame_text, sep, rest = body.partition("/")
+    if not sep:
+        raise ValueError(f"not a compile id: {text!r}")
+    fcid_text, _, attempt_text = rest.partition("_")
+    return CompileId(
+        compiled_autograd_id=ca,
+        frame_id=_int_or_none(frame_text),
+        frame_compile_id=_int_or_none(fcid_text),
+        attempt=int(attempt_text) if attempt_text else None,
+    )
+
+
+def _int_or_none(text: str) -> int | None:
+    return None if text == "-" else int(text)

@@ -1,0 +1,96 @@
+"""Parse problems: counted by kind, the first few of each kept with their line numbers.
+
+A bad line is never a crash: the reader records a Problem and moves on. `--strict` turns any
+recorded problem into a failure that names the first one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from enum import Enum
+
+import msgspec
+
+
+class ProblemKind(str, Enum):
+    """Every kind of problem tlscope reports; the value is the name used in manifest.json."""
+
+    BLANK_LINE = "blank_line"
+    INVALID_UTF8 = "invalid_utf8"
+    GLOG_PREFIX = "glog_prefix"
+    ORPHAN_PAYLOAD = "orphan_payload"
+    INVALID_JSON = "invalid_json"
+    TRUNCATED_LINE = "truncated_line"
+    NOT_AN_OBJECT = "not_an_object"
+    LINE_TOO_LONG = "line_too_long"
+    NO_EVENT_KEY = "no_event_key"
+    MULTIPLE_EVENT_KEYS = "multiple_event_keys"
+    SCHEMA = "schema"
+    BAD_COMPILE_ID = "bad_compile_id"
+    BAD_RANK = "bad_rank"
+    OTHER_RANK = "other_rank"
+    PAYLOAD_MD5 = "payload_md5"
+    MISSING_PAYLOAD = "missing_payload"
+    BAD_STRING_TABLE = "bad_string_table"
+    KEY_CONFLICT = "key_conflict"
+    BAD_PAYLOAD_JSON = "bad_payload_json"
+
+
+#: One line for FORMAT.md and `--help`: what each kind means.
+PROBLEM_DOCS: dict[ProblemKind, str] = {
+    ProblemKind.BLANK_LINE: "An empty line (skipped; real logs have none, payload blank lines are a lone tab).",
+    ProblemKind.INVALID_UTF8: "A line that is not valid UTF-8 (skipped, or payload decoded with replacement).",
+    ProblemKind.GLOG_PREFIX: "A line with no glog prefix `Lmmdd hh:mm:ss.uuuuuu pid path:line] ` (skipped).",
+    ProblemKind.ORPHAN_PAYLOAD: "A tab-indented payload line with no envelope before it (skipped).",
+    ProblemKind.INVALID_JSON: "The envelope after the prefix is not valid JSON (line skipped).",
+    ProblemKind.TRUNCATED_LINE: "The last line ends without a newline and does not parse (cut-off log).",
+    ProblemKind.NOT_AN_OBJECT: "The envelope is valid JSON but not an object (line skipped).",
+    ProblemKind.LINE_TOO_LONG: "A line longer than the reader's limit (skipped without being held in memory).",
+    ProblemKind.NO_EVENT_KEY: "The envelope has only context fields and no event key.",
+    ProblemKind.MULTIPLE_EVENT_KEYS: "The envelope has several event keys (the first is used).",
+    ProblemKind.SCHEMA: "A known event's metadata has the wrong shape (kept raw, untyped).",
+    ProblemKind.BAD_COMPILE_ID: "A compile-id field is present but not a non-negative integer.",
+    ProblemKind.BAD_RANK: "The `rank` field is present but not a non-negative integer.",
+    ProblemKind.OTHER_RANK: "A line of another rank than the log's own (a muxed log).",
+    ProblemKind.PAYLOAD_MD5: "A payload whose MD5 differs from the envelope's `has_payload`.",
+    ProblemKind.MISSING_PAYLOAD: "`has_payload` is set but no payload lines follow (or it is not a string).",
+    ProblemKind.BAD_STRING_TABLE: "A `str` entry that is not `[string, index]`.",
+    ProblemKind.KEY_CONFLICT: "The envelope already has a key tlscope adds to raw.jsonl (line left out of raw.jsonl).",
+    ProblemKind.BAD_PAYLOAD_JSON: "A payload that must be JSON (chromium_event) is not.",
+}
+
+
+class Problem(msgspec.Struct, frozen=True):
+    kind: ProblemKind
+    line: int
+    message: str
+    #: The input file, when a run reads several.
+    file: str | None = None
+
+
+class Problems:
+    """Counts problems by kind and keeps the first `keep_per_kind` of each kind."""
+
+    def __init__(self, keep_per_kind: int = 20) -> None:
+        self.counts: Counter[ProblemKind] = Counter()
+        self.first: list[Problem] = []
+        self._keep = keep_per_kind
+
+    def add(self, kind: ProblemKind, line: int, message: str, file: str | None = None) -> None:
+        self.counts[kind] += 1
+        if self.counts[kind] <= self._keep:
+            self.first.append(Problem(kind, line, message, file))
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def earliest(self) -> Problem | None:
+        """The problem with the lowest line number (what `--strict` names)."""
+        return min(self.first, key=lambda p: p.line, default=None)
+
+    def merge(self, other: Problems) -> None:
+        for problem in other.first:
+            if self.counts[problem.kind] < self._keep:
+                self.first.append(problem)
+        self.counts.update(other.counts)

@@ -1,0 +1,130 @@
+"""One parse, end to end: read a log, write the format files, build the manifest.
+
+This is the only place that wires read -> write together; the CLI just calls `run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+import msgspec
+
+from tlscope import __version__
+from tlscope.model.problems import Problem, ProblemKind, Problems
+from tlscope.model.record import Record
+from tlscope.read.reader import DEFAULT_MAX_LINE, LogReader
+from tlscope.write.format import FormatWriter, problem_summary
+from tlscope.write.manifest import InputFile, Manifest
+from tlscope.write.outdir import OutputDir
+
+
+class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
+    strict: bool = False
+    strict_compile_id: bool = False
+    max_line: int = DEFAULT_MAX_LINE
+
+
+class StrictFailure(Exception):
+    """--strict (or --strict-compile-id) found a problem; OUT is left as it was."""
+
+    def __init__(self, message: str, problem: Problem | None) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
+#: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
+Tracker = Callable[[Iterable[Record], LogReader], Iterable[Record]]
+
+
+def _untracked(records: Iterable[Record], reader: LogReader) -> Iterable[Record]:
+    return records
+
+
+def run(
+    log: Path,
+    out: OutputDir,
+    options: ParseOptions,
+    *,
+    command: Sequence[str] = (),
+    track: Tracker = _untracked,
+) -> Manifest:
+    """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was."""
+    problems = Problems()
+    with out:
+        reader = LogReader(log, problems=problems, max_line=options.max_line)
+        writer = FormatWriter(out, problems)
+        for record in track(_records(reader), reader):
+            writer.feed(record)
+        writer.finish(_main_string_table(reader), log.stat().st_mtime)
+        manifest = _manifest(reader, writer, problems, command, log)
+        _check_strict(options, problems)
+        manifest.files = sorted([*_listing(out.root), "manifest.json"])
+        out.path("manifest.json").write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
+    return manifest
+
+
+def _records(reader: LogReader) -> Iterator[Record]:
+    yield from reader
+
+
+def _main_string_table(reader: LogReader) -> dict[int, str]:
+    # raw.jsonl has one string-table line (tlparse's shape): the table of the log's first process.
+    tables = reader.string_tables
+    return next(iter(tables.values()), {})
+
+
+def _check_strict(options: ParseOptions, problems: Problems) -> None:
+    if options.strict_compile_id and problems.counts[ProblemKind.BAD_COMPILE_ID]:
+        first = next(p for p in problems.first if p.kind is ProblemKind.BAD_COMPILE_ID)
+        raise StrictFailure(
+            f"Some log entries did not have a valid compile id (first at line {first.line}: {first.message})",
+            first,
+        )
+    if options.strict and problems.total:
+        first = problems.earliest()
+        where = "" if first is None else f"; first at line {first.line} ({first.kind.value}): {first.message}"
+        raise StrictFailure(f"--strict: {problems.total} problem(s) in the log{where}", first)
+
+
+def _manifest(
+    reader: LogReader, writer: FormatWriter, problems: Problems, command: Sequence[str], log: Path
+) -> Manifest:
+    source_size = log.stat().st_size
+    return Manifest(
+        tlscope_version=__version__,
+        command=list(command),
+        inputs=[
+            InputFile(
+                path=str(log),
+                size=source_size,
+                sha256=reader.sha256 or "",
+                compressed=bool(reader.source and reader.source.compressed),
+                lines=reader.lines_read,
+                rank=reader.rank,
+                name_rank=reader.name_rank,
+            )
+        ],
+        torch_version=writer.torch_version,
+        ranks=sorted(writer.ranks),
+        processes=sorted(writer.processes),
+        clock=writer.clock.info(),
+        events=dict(sorted(writer.events.items())),
+        unknown_event_keys=sorted(reader.unknown_keys),
+        artifacts=dict(sorted(writer.artifacts.items())),
+        compile_ids=writer.compile_id_entries(),
+        unknown_compile_id_events=writer.unknown_compile_id_events,
+        payloads=writer.payload_stats(),
+        chromium_events=writer.chromium.count,
+        raw_jsonl_events=writer.raw_events,
+        string_table_process=next(iter(reader.string_tables), None),
+        problems=problem_summary(problems),
+        files=[],
+    )
+
+
+def _listing(root: Path) -> Iterator[str]:
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and not rel.startswith("payloads/"):
+            yield rel

@@ -1,0 +1,350 @@
+"""The streaming reader: log lines to typed Records, one pass, bounded memory.
+
+Line grammar (see docs/FORMAT.md, "Input"):
+
+    <L><MMDD> <HH:MM:SS>.<uuuuuu> <pid> <path>:<lineno>] <JSON envelope>
+    \t<payload line>...
+
+Memory is bounded by the largest single record (its payload), never by the log: lines are read
+one at a time and a record's payload lines are joined only for that record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
+from tlscope.model.events import EVENT_TYPES, Event, StringEntry
+from tlscope.model.problems import ProblemKind, Problems
+from tlscope.model.record import GlogPrefix, Record
+from tlscope.read.source import LogSource
+
+#: Unanchored, so junk before the prefix (e.g. torchrun's `[rank0]:`) is tolerated.
+_GLOG = re.compile(
+    rb"(?P<level>[VIWEC])(?P<month>\d\d)(?P<day>\d\d) "
+    rb"(?P<hour>\d\d):(?P<minute>\d\d):(?P<second>\d\d)\.(?P<us>\d{6}) "
+    rb"(?P<pid>\d+) (?P<path>[^:\n]+):(?P<lineno>\d+)\] "
+)
+#: PyTorch's rank-suffixed file names: dedicated_log_torch_trace_rank_<N>[_<random>].log
+_RANK_IN_NAME = re.compile(r"dedicated_log_torch_trace_rank_(\d+)(?:_|\.)")
+
+#: Envelope keys that are context, not the event (PyTorch reserves these names).
+CONTEXT_KEYS = frozenset(
+    {
+        "rank",
+        "compiled_autograd_id",
+        "frame_id",
+        "frame_compile_id",
+        "attempt",
+        "has_payload",
+        "stack",
+        "severity",
+        "timestamp",
+        "pathname",
+        "thread",
+    }
+)
+
+#: Real string tables hold thousands of entries; an index beyond this is rejected.
+MAX_STRING_INDEX = 1_000_000
+#: Lines longer than this are skipped in a streaming way and counted (LINE_TOO_LONG).
+DEFAULT_MAX_LINE = 512 * 1024 * 1024
+_DECODER = msgspec.json.Decoder()
+#: Stands in for the body of an over-long line; compared by identity, never by value.
+_TOO_LONG = b"\x00<line too long>\x00"
+
+
+def rank_from_filename(path: Path) -> int | None:
+    match = _RANK_IN_NAME.search(path.name)
+    return int(match.group(1)) if match else None
+
+
+class _Lines:
+    """Physical lines with a one-line push-back and 1-based numbering."""
+
+    def __init__(self, stream: BinaryIO, max_line: int) -> None:
+        self._stream = stream
+        self._max = max_line
+        self._pushed: tuple[int, bytes, bool] | None = None
+        self.number = 0
+
+    def next(self) -> tuple[int, bytes, bool] | None:
+        """(line number, line without its newline, ended-with-newline); None at end of file.
+
+        An over-long line comes back as b"" with ended False after being drained.
+        """
+        if self._pushed is not None:
+            item, self._pushed = self._pushed, None
+            return item
+        raw = self._stream.readline(self._max)
+        if not raw:
+            return None
+        self.number += 1
+        if len(raw) == self._max and not raw.endswith(b"\n"):
+            self._drain()
+            return self.number, _TOO_LONG, False
+        ended = raw.endswith(b"\n")
+        body = raw[:-1] if ended else raw
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        return self.number, body, ended
+
+    def push_back(self, item: tuple[int, bytes, bool]) -> None:
+        self._pushed = item
+
+    def _drain(self) -> None:
+        while True:
+            chunk = self._stream.readline(self._max)
+            if not chunk or chunk.endswith(b"\n"):
+                return
+
+
+
+
+class LogReader:
+    """Iterate a log's Records; `problems`, `string_tables` and `rank` fill in as it goes.
+
+    A LogReader is single-use: iterate it once (it opens the file when iteration starts).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        problems: Problems | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+    ) -> None:
+        self.path = path
+        self.problems = problems if problems is not None else Problems()
+        self.max_line = max_line
+        #: The log's own rank: the first rank its lines carry (as tlparse decides it).
+        self.rank: int | None = None
+        #: The rank PyTorch put in the file name, if any. Copied logs can disagree with their
+        #: content; the content wins for reading, the name is what multi-rank discovery uses.
+        self.name_rank: int | None = rank_from_filename(path)
+        #: Per process id: index -> string. PyTorch interns per process, so keys are pids.
+        self.string_tables: dict[int, dict[int, str]] = {}
+        #: Rank of each process id, learned from lines that carry a rank.
+        self.process_ranks: dict[int, int] = {}
+        self.unknown_keys: dict[str, int] = {}
+        self.lines_read = 0
+        self.source: LogSource | None = None
+        self.sha256: str | None = None
+
+    @property
+    def bytes_read(self) -> int:
+        return self.source.bytes_read if self.source is not None else 0
+
+    def __iter__(self) -> Iterator[Record]:
+        with LogSource(self.path) as source:
+            self.source = source
+            lines = _Lines(source.stream, self.max_line)
+            yield from self._records(lines)
+            self.lines_read = lines.number
+            self.sha256 = source.sha256()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _problem(self, kind: ProblemKind, line: int, message: str) -> None:
+        self.problems.add(kind, line, message, str(self.path))
+
+    def _records(self, lines: _Lines) -> Iterator[Record]:
+        while (item := lines.next()) is not None:
+            number, body, ended = item
+            if body is _TOO_LONG:
+                self._problem(ProblemKind.LINE_TOO_LONG, number, f"line longer than {self.max_line} bytes")
+                continue
+            if not body:
+                self._problem(ProblemKind.BLANK_LINE, number, "empty line")
+                continue
+            if body[:1] == b"\t":
+                self._problem(ProblemKind.ORPHAN_PAYLOAD, number, "payload line with no envelope before it")
+                continue
+            record = self._record(number, body, ended, lines)
+            if record is not None:
+                yield record
+
+    def _record(self, number: int, body: bytes, ended: bool, lines: _Lines) -> Record | None:
+        match = _GLOG.search(body)
+        if match is None:
+            self._bad_line(ProblemKind.GLOG_PREFIX, number, body, ended, "no glog prefix")
+            return None
+        envelope = self._envelope(number, body[match.end() :], ended)
+        if envelope is None:
+            _skip_payload(lines)  # its payload lines belong to the bad line: one problem, not many
+            return None
+        prefix = _prefix(match)
+        payload = self._payload(number, envelope, lines)
+        payload_md5 = None if payload is None else hashlib.md5(payload).hexdigest()
+        if payload_md5 is not None and payload_md5 != envelope.get("has_payload"):
+            self._problem(
+                ProblemKind.PAYLOAD_MD5,
+                number,
+                f"payload MD5 is {payload_md5}, has_payload says {envelope.get('has_payload')!r}",
+            )
+        key = self._event_key(number, envelope)
+        rank, foreign = self._rank(number, envelope, prefix.process)
+        strings = self.string_tables.setdefault(prefix.process, {})
+        event = self._typed(number, key, envelope.get(key)) if key else None
+        if isinstance(event, StringEntry):
+            if 0 <= event.index <= MAX_STRING_INDEX:
+                strings[event.index] = event.value
+            else:  # a hostile index must not make raw.jsonl's table line huge
+                self._problem(ProblemKind.BAD_STRING_TABLE, number, f"string index {event.index}")
+        return Record(
+            line=number,
+            prefix=prefix,
+            key=key,
+            envelope=envelope,
+            event=event,
+            compile_id=self._compile_id(number, envelope),
+            rank=rank,
+            foreign=foreign,
+            payload=payload,
+            payload_md5=payload_md5,
+            strings=strings,
+        )
+
+    def _bad_line(self, kind: ProblemKind, number: int, body: bytes, ended: bool, why: str) -> None:
+        if not ended:
+            self._problem(ProblemKind.TRUNCATED_LINE, number, f"last line cut off ({why})")
+        elif not _is_utf8(body):
+            self._problem(ProblemKind.INVALID_UTF8, number, "line is not valid UTF-8")
+        else:
+            self._problem(kind, number, why)
+
+    def _envelope(self, number: int, data: bytes, ended: bool) -> dict[str, Any] | None:
+        try:
+            value = _DECODER.decode(data)
+        except msgspec.DecodeError as err:
+            self._bad_line(ProblemKind.INVALID_JSON, number, data, ended, f"invalid JSON envelope: {err}")
+            return None
+        if not isinstance(value, dict):
+            self._problem(ProblemKind.NOT_AN_OBJECT, number, f"envelope is a {type(value).__name__}")
+            return None
+        return value
+
+    def _payload(self, number: int, envelope: dict[str, Any], lines: _Lines) -> bytes | None:
+        has_payload = envelope.get("has_payload")
+        if has_payload is None:
+            return None
+        chunks = _collect_payload(lines, self)
+        if not isinstance(has_payload, str):
+            self._problem(ProblemKind.MISSING_PAYLOAD, number, "has_payload is not a string")
+        elif not chunks:
+            self._problem(ProblemKind.MISSING_PAYLOAD, number, "has_payload is set but no payload follows")
+        if not chunks:
+            # An empty payload is still one lone-tab line, so no lines at all means missing.
+            return None
+        payload = b"\n".join(chunk[1:] for chunk in chunks)  # drop the tab PyTorch added
+        if not _is_utf8(payload):
+            self._problem(ProblemKind.INVALID_UTF8, number, "payload is not valid UTF-8")
+        return payload
+
+    def _event_key(self, number: int, envelope: dict[str, Any]) -> str:
+        keys = [k for k in envelope if k not in CONTEXT_KEYS]
+        if not keys:
+            self._problem(ProblemKind.NO_EVENT_KEY, number, "envelope has no event key")
+            return ""
+        if len(keys) > 1:
+            self._problem(ProblemKind.MULTIPLE_EVENT_KEYS, number, f"several event keys: {keys}")
+        if keys[0] not in EVENT_TYPES:
+            self.unknown_keys[keys[0]] = self.unknown_keys.get(keys[0], 0) + 1
+        return keys[0]
+
+    def _typed(self, number: int, key: str, metadata: Any) -> Event | None:
+        event_type = EVENT_TYPES.get(key)
+        if event_type is None:
+            return None
+        try:
+            return msgspec.convert(metadata, event_type)
+        except msgspec.ValidationError as err:
+            kind = ProblemKind.BAD_STRING_TABLE if key == "str" else ProblemKind.SCHEMA
+            self._problem(kind, number, f"{key}: {err}")
+            return None
+
+    def _compile_id(self, number: int, envelope: dict[str, Any]) -> Any:
+        try:
+            return compile_id_from_envelope(envelope)
+        except BadCompileId as err:
+            self._problem(ProblemKind.BAD_COMPILE_ID, number, str(err))
+            return None
+
+    def _rank(self, number: int, envelope: dict[str, Any], process: int) -> tuple[int | None, bool]:
+        """The record's rank and whether it is foreign to this log.
+
+        A rank-less line (`str`, `torch_version`) belongs to its process's rank, else the log's.
+        """
+        value = envelope.get("rank")
+        if value is None:
+            rank = self.process_ranks.get(process, self.rank)
+        elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            rank = value
+            self.process_ranks.setdefault(process, rank)
+            if self.rank is None:
+                self.rank = rank
+        else:
+            self._problem(ProblemKind.BAD_RANK, number, f"rank is {value!r}")
+            return self.rank, False
+        foreign = rank is not None and self.rank is not None and rank != self.rank
+        if foreign:
+            self._problem(ProblemKind.OTHER_RANK, number, f"line of rank {rank} in a log of rank {self.rank}")
+        return rank, foreign
+
+
+def _prefix(match: re.Match[bytes]) -> GlogPrefix:
+    g = match.group
+    return GlogPrefix(
+        level=g("level").decode(),
+        month=int(g("month")),
+        day=int(g("day")),
+        hour=int(g("hour")),
+        minute=int(g("minute")),
+        second=int(g("second")),
+        microsecond=int(g("us")),
+        process=int(g("pid")),
+        pathname=g("path").decode("utf-8", "replace"),
+        lineno=int(g("lineno")),
+    )
+
+
+def _collect_payload(lines: _Lines, reader: LogReader) -> list[bytes]:
+    """The tab-prefixed lines after an envelope; blank lines between them are skipped (and counted)."""
+    chunks: list[bytes] = []
+    blanks: list[int] = []
+    while (item := lines.next()) is not None:
+        number, body, _ = item
+        if body is _TOO_LONG:
+            reader._problem(ProblemKind.LINE_TOO_LONG, number, "payload line too long")
+            continue
+        if not body:
+            blanks.append(number)
+            continue
+        if body[:1] != b"\t":
+            lines.push_back(item)
+            break
+        chunks.append(body)
+    for number in blanks:
+        reader._problem(ProblemKind.BLANK_LINE, number, "empty line")
+    return chunks
+
+
+def _skip_payload(lines: _Lines) -> None:
+    while (item := lines.next()) is not None:
+        if item[1][:1] != b"\t":
+            lines.push_back(item)
+            return
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

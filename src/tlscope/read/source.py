@@ -1,0 +1,89 @@
+"""Opening a log for one streaming pass: plain or gzip, hashed as it is read.
+
+The SHA-256 and size in manifest.json describe the file on disk (compressed bytes for .gz),
+so they are computed on the raw bytes while the reader consumes them: no second read.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+_BUFFER = 1 << 20
+
+
+class _HashingRaw(io.RawIOBase):
+    """A raw file that feeds every byte it returns into a SHA-256."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.sha256 = hashlib.sha256()
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+        if n:
+            self.sha256.update(buffer[:n])
+            self.bytes_read += n
+        return int(n or 0)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def is_gzip(path: Path) -> bool:
+    """Gzip by magic number, not by name: shared logs get renamed."""
+    with path.open("rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+class LogSource:
+    """A log file opened for one pass: `stream` yields decompressed bytes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.size = path.stat().st_size
+        self.compressed = is_gzip(path)
+        self._hashing = _HashingRaw(path.open("rb", buffering=0))
+        buffered = io.BufferedReader(self._hashing, buffer_size=_BUFFER)
+        self.stream: BinaryIO
+        if self.compressed:
+            # GzipFile over the hashing reader; BufferedReader on top for fast readline.
+            gz = gzip.GzipFile(fileobj=buffered, mode="rb")
+            self.stream = io.BufferedReader(gz, buffer_size=_BUFFER)  # type: ignore[arg-type]
+        else:
+            self.stream = buffered
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the file on disk consumed so far (for progress bars)."""
+        return self._hashing.bytes_read
+
+    def sha256(self) -> str:
+        """Hex SHA-256 of the whole file; reads whatever the pass left unread."""
+        while self._hashing.read(_BUFFER):
+            pass
+        return self._hashing.sha256.hexdigest()
+
+    def close(self) -> None:
+        self.stream.close()
+        self._hashing.close()
+
+    def __enter__(self) -> LogSource:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

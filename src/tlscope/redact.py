@@ -1,0 +1,391 @@
+"""`tlscope redact`: rewrite machine-identifying strings in a TORCH_TRACE log, keeping it valid.
+
+People share trace logs to get help, and those logs name the machine that made them: the home
+directory, the Python prefix, temporary and cache directories, the user and host names. This
+command rewrites them everywhere (envelope lines, payload lines, and inside JSON strings where
+they may be escaped), then recomputes each payload's MD5 so `has_payload` still checks.
+
+It streams: one record (an envelope line and its payload lines) is held in memory at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import getpass
+import gzip
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+# The glog prefix torch's TorchLogsFormatter(trace=True) writes before the metadata JSON. Matched
+# with `search`, not `match`, so lines carrying an extra prefix (e.g. "[rank0]:" in a job's
+# combined output) are still recognised as envelopes.
+_GLOG = re.compile(r"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]\n]*\] ")
+_HAS_PAYLOAD = re.compile(r'("has_payload":\s*")([0-9a-f]{32})(")')
+# Characters that continue a path component: a mapped prefix must not end in the middle of one,
+# so that mapping /tmp leaves /tmpfoo alone.
+_NAME_CHAR = r"A-Za-z0-9_\-"
+# A path-like token, used to find user names only where they name a path component.
+_PATH_TOKEN = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s\"'<>|,;()\[\]{}]*")
+
+PLACEHOLDERS = {
+    "prefix": "$PREFIX",
+    "venv": "$VENV",
+    "home": "$HOME",
+    "cwd": "$CWD",
+    "tmp": "$TMPDIR",
+    "user": "$USER",
+    "host": "$HOST",
+}
+
+
+@dataclass(frozen=True)
+class Mapping:
+    old: str
+    new: str
+
+
+@dataclass
+class Stats:
+    records: int = 0
+    payloads_rehashed: int = 0
+    # Payloads whose MD5 did not match before redaction: left mismatched on purpose, since
+    # "fixing" them would hide corruption from whoever reads the redacted log.
+    bad_md5_kept: int = 0
+    replacements: int = 0
+    lines: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _escaped_variants(text: str) -> list[str]:
+    """The text as it may appear raw, JSON-escaped, or JSON-escaped twice (JSON in a JSON
+    string, as with inductor_config inside compilation_metrics)."""
+    variants = [text]
+    for _ in range(2):
+        text = json.dumps(text)[1:-1]
+        variants.append(text)
+    return variants
+
+
+class Redactor:
+    """Rewrites path prefixes, user names and host names in text, in one regex pass per line
+    so that a replacement is never itself rewritten by a later mapping."""
+
+    def __init__(
+        self, paths: Iterable[Mapping], users: Iterable[Mapping] = (), hosts: Iterable[Mapping] = ()
+    ) -> None:
+        self._table: dict[str, str] = {}
+        parts: list[str] = []
+        for m in sorted(paths, key=lambda m: len(m.old), reverse=True):
+            if not m.old:
+                continue
+            for old, new in zip(_escaped_variants(m.old), _escaped_variants(m.new), strict=True):
+                if old in self._table:
+                    continue
+                self._table[old] = new
+                tail = "" if old.endswith(("/", "\\")) else f"(?![{_NAME_CHAR}])"
+                # No look-behind on "/": over-redacting /a/root/b beats leaking file:///root.
+                parts.append(f"(?<![{_NAME_CHAR}]){re.escape(old)}{tail}")
+        for h in hosts:
+            if h.old and h.old not in self._table:
+                self._table[h.old] = h.new
+                parts.append(f"(?<![{_NAME_CHAR}.]){re.escape(h.old)}(?![{_NAME_CHAR}])")
+        self._prefix_re = re.compile("|".join(parts)) if parts else None
+        # User names are short and common words ("root" is also in "oneapi_root"), so they are
+        # only replaced as a path component or a component's _/- suffix (torchinductor_root).
+        self._users = {u.old: u.new for u in users if u.old}
+        names = "|".join(re.escape(u) for u in sorted(self._users, key=len, reverse=True))
+        self._user_re = (
+            re.compile(f"(?<=[/\\\\_\\-])({names})(?=[/\\\\]|$)") if self._users else None
+        )
+        self.replacements = 0
+
+    def _sub_prefix(self, match: re.Match[str]) -> str:
+        self.replacements += 1
+        return self._table[match.group(0)]
+
+    def _sub_user(self, match: re.Match[str]) -> str:
+        self.replacements += 1
+        return self._users[match.group(1)]
+
+    def _sub_token(self, match: re.Match[str]) -> str:
+        assert self._user_re is not None
+        # Escaped separators (\\ or \/) inside JSON strings still split components.
+        return self._user_re.sub(self._sub_user, match.group(0))
+
+    def apply(self, text: str) -> str:
+        if self._prefix_re is not None:
+            text = self._prefix_re.sub(self._sub_prefix, text)
+        if self._user_re is not None:
+            text = _PATH_TOKEN.sub(self._sub_token, text)
+        return text
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _records(lines: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    """Groups lines into (envelope-or-other line, following payload lines)."""
+    head: str | None = None
+    payload: list[str] = []
+    for line in lines:
+        if line.startswith("\t") and head is not None:
+            payload.append(line)
+            continue
+        if head is not None:
+            yield head, payload
+        head, payload = line, []
+    if head is not None:
+        yield head, payload
+
+
+def _envelope_has_payload(line: str) -> str | None:
+    """The envelope's top-level has_payload, or None (not an envelope, bad JSON, no payload)."""
+    match = _GLOG.search(line)
+    if match is None:
+        return None
+    try:
+        meta = json.loads(line[match.end() :])
+    except ValueError:
+        return None
+    value = meta.get("has_payload") if isinstance(meta, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _set_has_payload(line: str, old: str, new: str) -> str:
+    # torch adds has_payload last, so rewrite the last textual occurrence; this keeps the rest
+    # of the envelope byte-identical instead of re-serialising the JSON.
+    for match in reversed(list(_HAS_PAYLOAD.finditer(line))):
+        if match.group(2) == old:
+            return line[: match.start(2)] + new + line[match.end(2) :]
+    return line
+
+
+def redact_lines(lines: Iterable[str], redactor: Redactor, stats: Stats) -> Iterator[str]:
+    """Yields the redacted lines (without newline) of a log given as lines (without newline)."""
+    for head, payload in _records(lines):
+        stats.records += 1
+        old_md5 = _envelope_has_payload(head)
+        new_head = redactor.apply(head)
+        new_payload = [redactor.apply(p) for p in payload]
+        if old_md5 is not None and (payload or old_md5 == _md5("")):
+            text = "\n".join(p[1:] for p in payload)
+            if _md5(text) == old_md5:
+                new_md5 = _md5("\n".join(p[1:] for p in new_payload))
+                new_head = _set_has_payload(new_head, old_md5, new_md5)
+                stats.payloads_rehashed += 1
+            else:
+                stats.bad_md5_kept += 1
+        yield new_head
+        yield from new_payload
+
+
+class _LineReader:
+    """Lines of a binary stream, without their newline, remembering whether the last one had
+    one so the output can end the same way."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.final_newline = False
+
+    def __iter__(self) -> Iterator[str]:
+        # Split on \n only: a \r inside a payload is payload text, and surrogateescape keeps
+        # undecodable bytes so they round-trip unchanged.
+        for raw in self._stream:
+            line = raw.decode("utf-8", "surrogateescape")
+            self.final_newline = line.endswith("\n")
+            yield line[:-1] if self.final_newline else line
+
+
+def _open_in(path: Path) -> BinaryIO:
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def redact_file(src: Path, dst: Path | None, redactor: Redactor) -> Stats:
+    """Redacts src into dst (gzip if dst ends in .gz; stdout if dst is None)."""
+    stats = Stats()
+    with _open_in(src) as fin:
+        if dst is None:
+            _write(fin, sys.stdout.buffer, redactor, stats)
+        elif dst.suffix == ".gz":
+            # mtime=0 and no file name in the header: the same input gives the same bytes.
+            with (
+                dst.open("wb") as raw,
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
+            ):
+                _write(fin, out, redactor, stats)  # type: ignore[arg-type]
+        else:
+            with dst.open("wb") as out:
+                _write(fin, out, redactor, stats)
+    stats.replacements = redactor.replacements
+    return stats
+
+
+def _write(fin: BinaryIO, out: BinaryIO, redactor: Redactor, stats: Stats) -> None:
+    reader = _LineReader(fin)
+    first = True
+    for line in redact_lines(reader, redactor, stats):
+        stats.lines += 1
+        if not first:
+            out.write(b"\n")
+        out.write(line.encode("utf-8", "surrogateescape"))
+        first = False
+    if reader.final_newline:
+        out.write(b"\n")
+
+
+def auto_mappings() -> tuple[list[Mapping], list[Mapping], list[Mapping]]:
+    """Mappings for this machine: Python prefixes and venv, home, cwd, temp dir, user, host."""
+    paths: list[Mapping] = []
+
+    def add(path: str | None, placeholder: str) -> None:
+        if not path or path in ("/", "\\") or len(path) < 2:
+            return
+        for variant in dict.fromkeys([path, os.path.realpath(path)]):
+            paths.append(Mapping(variant.rstrip("/\\") or variant, PLACEHOLDERS[placeholder]))
+
+    add(os.environ.get("VIRTUAL_ENV"), "venv")
+    add(sys.prefix, "prefix")
+    add(sys.base_prefix, "prefix")
+    add(sys.exec_prefix, "prefix")
+    add(os.getcwd(), "cwd")
+    add(os.path.expanduser("~"), "home")
+    add(tempfile.gettempdir(), "tmp")
+    users = [Mapping(u, PLACEHOLDERS["user"]) for u in _user_names()]
+    hosts = [Mapping(h, PLACEHOLDERS["host"]) for h in _host_names()]
+    return paths, users, hosts
+
+
+def _user_names() -> list[str]:
+    names = {os.environ.get("USER", ""), os.environ.get("LOGNAME", "")}
+    with contextlib.suppress(KeyError, OSError):  # no passwd entry in some containers
+        names.add(getpass.getuser())
+    return sorted(n for n in names if n)
+
+
+def _host_names() -> list[str]:
+    full = socket.gethostname()
+    return sorted({n for n in (full, full.split(".")[0]) if n and n != "localhost"})
+
+
+def _parse_map(text: str) -> Mapping:
+    old, sep, new = text.partition("=")
+    if not sep or not old:
+        raise argparse.ArgumentTypeError(f"expected OLD=NEW, got {text!r}")
+    return Mapping(old, new)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tlscope redact",
+        description="Rewrite path prefixes, user and host names in a TORCH_TRACE log and "
+        "recompute payload MD5s so the log stays valid. Streams; reads .gz; writes .gz when "
+        "OUT ends in .gz.",
+    )
+    p.add_argument("log", type=Path, help="trace log (.log or .gz)")
+    p.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
+    p.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        type=_parse_map,
+        default=[],
+        metavar="OLD=NEW",
+        help="rewrite path prefix OLD to NEW (repeatable)",
+    )
+    p.add_argument(
+        "--user",
+        dest="users",
+        action="append",
+        type=_parse_map,
+        default=[],
+        metavar="NAME=NEW",
+        help="rewrite user name NAME where it names a path component (repeatable)",
+    )
+    p.add_argument(
+        "--host",
+        dest="hosts",
+        action="append",
+        type=_parse_map,
+        default=[],
+        metavar="NAME=NEW",
+        help="rewrite host name NAME as a whole word (repeatable)",
+    )
+    p.add_argument(
+        "--auto",
+        action="store_true",
+        help="also map this machine's Python prefix/venv, cwd, home, temp dir, "
+        "user and host names to placeholders like $PREFIX, $HOME, $USER",
+    )
+    p.add_argument(
+        "--in-place",
+        action="store_true",
+        help="overwrite LOG (via a temporary file); never done without this flag",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    paths, users, hosts = list(args.maps), list(args.users), list(args.hosts)
+    if args.auto:
+        auto_paths, auto_users, auto_hosts = auto_mappings()
+        paths += auto_paths
+        users += auto_users
+        hosts += auto_hosts
+    if not (paths or users or hosts):
+        print(
+            "tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr
+        )
+        return 2
+    src: Path = args.log
+    if not src.is_file():
+        print(f"tlscope redact: no such file: {src}", file=sys.stderr)
+        return 2
+    dst: Path | None = args.output
+    if args.in_place:
+        if dst is not None:
+            print("tlscope redact: --in-place and -o are exclusive", file=sys.stderr)
+            return 2
+    elif dst is not None and dst.exists() and dst.resolve() == src.resolve():
+        print("tlscope redact: refusing to overwrite the input; use --in-place", file=sys.stderr)
+        return 2
+    redactor = Redactor(paths, users, hosts)
+    stats = _redact_in_place(src, redactor) if args.in_place else redact_file(src, dst, redactor)
+    if not args.quiet:
+        print(
+            f"tlscope redact: {stats.records} records, {stats.replacements} replacements, "
+            f"{stats.payloads_rehashed} payload MD5s recomputed, "
+            f"{stats.bad_md5_kept} bad MD5s left as found",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _redact_in_place(src: Path, redactor: Redactor) -> Stats:
+    # Keep the input's compression: a .gz stays gzip.
+    suffix = ".gz" if src.suffix == ".gz" else ".log"
+    fd, tmp_name = tempfile.mkstemp(prefix=".redact-", suffix=suffix, dir=src.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        stats = redact_file(src, tmp, redactor)
+        os.replace(tmp, src)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return stats

@@ -1,0 +1,262 @@
+"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, manifest.json.
+
+`FormatWriter.feed` takes Records in log order; `finish` writes what needs the whole pass
+(the string table line of raw.jsonl, timestamps that need the fitted clock, the manifest).
+Nothing here holds more than one record's payload in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from tlscope.model.clock import ClockFit
+from tlscope.model.compile_id import CompileId
+from tlscope.model.events import Artifact, CompilationMetrics
+from tlscope.model.problems import ProblemKind, Problems
+from tlscope.model.record import GlogPrefix, Record
+from tlscope.write.manifest import (
+    CompileIdEntry,
+    KeyStats,
+    PayloadStats,
+    ProblemEntry,
+    ProblemSummary,
+)
+from tlscope.write.outdir import OutputDir
+
+_ENCODER = msgspec.json.Encoder(order="sorted")
+#: Fields tlscope adds to each raw.jsonl event line (see FORMAT.md for each).
+RAW_ADDED_FIELDS = ("timestamp", "process", "pathname", "lineno", "log_line", "payload_filename", "payload_size")
+_RAW_PART = "raw.jsonl.part"
+
+
+class PayloadStore:
+    """payloads/<md5>.txt, content-addressed by the MD5 tlscope computed: each written once."""
+
+    def __init__(self, out: OutputDir) -> None:
+        self._out = out
+        self._written: set[str] = set()
+        self.bytes = 0
+        self.occurrences = 0
+
+    def put(self, md5: str, data: bytes) -> str:
+        rel = f"payloads/{md5}.txt"
+        self.occurrences += 1
+        if md5 not in self._written:
+            self._out.path(rel).write_bytes(data)
+            self._written.add(md5)
+            self.bytes += len(data)
+        return rel
+
+    @property
+    def files(self) -> int:
+        return len(self._written)
+
+
+class ChromiumWriter:
+    """chromium_events.json: a JSON array Perfetto loads as is, one event per line."""
+
+    def __init__(self, out: OutputDir) -> None:
+        self._file: IO[bytes] = out.path("chromium_events.json").open("wb")
+        self._file.write(b"[")
+        self.count = 0
+
+    def add(self, event: Any) -> None:
+        self._file.write(b"\n" if self.count == 0 else b",\n")
+        self._file.write(_ENCODER.encode(event))
+        self.count += 1
+
+    def close(self) -> None:
+        self._file.write(b"\n]\n" if self.count else b"]\n")
+        self._file.close()
+
+
+class _CompileIdStats:
+    __slots__ = ("cid", "first", "last", "events")
+
+    def __init__(self, cid: CompileId, prefix: GlogPrefix) -> None:
+        self.cid, self.first, self.last, self.events = cid, prefix, prefix, 0
+
+
+class FormatWriter:
+    def __init__(self, out: OutputDir, problems: Problems) -> None:
+        self.out = out
+        self.problems = problems
+        self.clock = ClockFit()
+        self.payloads = PayloadStore(out)
+        self.chromium = ChromiumWriter(out)
+        self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
+        self.raw_events = 0
+        self.events: dict[str, KeyStats] = {}
+        self.artifacts: dict[str, KeyStats] = {}
+        self.compile_ids: dict[CompileId, _CompileIdStats] = {}
+        self.unknown_compile_id_events = 0
+        self.torch_version: str | None = None
+        self.ranks: set[int] = set()
+        self.processes: set[int] = set()
+        self.last_month: int | None = None
+
+    # -- per record ----------------------------------------------------------------------------
+
+    def feed(self, record: Record) -> None:
+        self._count(record)
+        if record.key == "str":
+            return
+        if record.key == "chromium_event":
+            self._chromium(record)
+            return
+        payload_filename = None
+        if record.payload is not None and record.payload_md5 is not None:
+            payload_filename = self.payloads.put(record.payload_md5, record.payload)
+        self._raw_line(record, payload_filename)
+
+    def _count(self, record: Record) -> None:
+        size = len(record.payload) if record.payload is not None else 0
+        _bump(self.events, record.key, size)
+        if isinstance(record.event, Artifact) and record.event.name is not None:
+            _bump(self.artifacts, record.event.name, size)
+            if record.event.name == "torch_version" and self.torch_version is None:
+                self.torch_version = _torch_version(record.payload)
+        elif isinstance(record.event, CompilationMetrics) and self.torch_version is None:
+            self.torch_version = record.event.pytorch_version
+        if record.rank is not None:
+            self.ranks.add(record.rank)
+        self.processes.add(record.prefix.process)
+        self.last_month = record.prefix.month
+        if record.key == "str":
+            return
+        if record.compile_id is None:
+            self.unknown_compile_id_events += 1
+            return
+        stats = self.compile_ids.get(record.compile_id)
+        if stats is None:
+            stats = self.compile_ids[record.compile_id] = _CompileIdStats(record.compile_id, record.prefix)
+        stats.events += 1
+        if record.prefix.sort_key < stats.first.sort_key:
+            stats.first = record.prefix
+        if record.prefix.sort_key > stats.last.sort_key:
+            stats.last = record.prefix
+
+    def _chromium(self, record: Record) -> None:
+        try:
+            event = msgspec.json.decode(record.payload or b"")
+        except msgspec.DecodeError as err:
+            self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
+            return
+        self.chromium.add(event)
+        if isinstance(event, dict):
+            ts = event.get("ts")
+            if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+                self.clock.observe(record.prefix, ts / 1e6)
+
+    def _raw_line(self, record: Record, payload_filename: str | None) -> None:
+        envelope = record.envelope
+        conflicts = [k for k in RAW_ADDED_FIELDS if k in envelope]
+        if conflicts:
+            self.problems.add(
+                ProblemKind.KEY_CONFLICT, record.line, f"envelope already has {conflicts}; left out of raw.jsonl"
+            )
+            return
+        line = dict(envelope)
+        p = record.prefix
+        line["process"] = p.process
+        line["pathname"] = p.pathname
+        line["lineno"] = p.lineno
+        line["log_line"] = record.line
+        if payload_filename is not None and record.payload is not None:
+            line["payload_filename"] = payload_filename
+            line["payload_size"] = len(record.payload)
+        # The timestamp needs the fitted clock, known only at the end: keep the prefix time.
+        stamp = f"{p.month:02d}{p.day:02d}{p.hour:02d}{p.minute:02d}{p.second:02d}{p.microsecond:06d}"
+        self._raw.write(stamp.encode() + b"\t" + _ENCODER.encode(line) + b"\n")
+        self.raw_events += 1
+
+    # -- end of pass ---------------------------------------------------------------------------
+
+    def finish(self, string_table: dict[int, str], mtime_s: float) -> None:
+        """Close the streams; write raw.jsonl with its string table first and real timestamps."""
+        self.chromium.close()
+        self._raw.close()
+        self.clock.fallback_year(mtime_s, self.last_month)
+        part = self.out.path(_RAW_PART)
+        with self.out.path("raw.jsonl").open("wb") as raw, part.open("rb") as events:
+            raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
+            for line in events:
+                stamp, _, body = line.partition(b"\t")
+                iso = self.clock.iso(_stamp_prefix(stamp))
+                raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
+        os.unlink(part)
+
+    def compile_id_entries(self) -> list[CompileIdEntry]:
+        return [
+            CompileIdEntry(
+                id=s.cid.display,
+                dir=s.cid.dirname,
+                first=self.clock.iso(s.first),
+                last=self.clock.iso(s.last),
+                events=s.events,
+            )
+            for s in sorted(self.compile_ids.values(), key=lambda s: _cid_order(s.cid))
+        ]
+
+    def payload_stats(self) -> PayloadStats:
+        return PayloadStats(
+            files=self.payloads.files, bytes=self.payloads.bytes, occurrences=self.payloads.occurrences
+        )
+
+
+def problem_summary(problems: Problems) -> ProblemSummary:
+    return ProblemSummary(
+        total=problems.total,
+        counts={kind.value: n for kind, n in sorted(problems.counts.items(), key=lambda kv: kv[0].value)},
+        first=[
+            ProblemEntry(kind=p.kind.value, line=p.line, message=p.message, file=p.file)
+            for p in sorted(problems.first, key=lambda p: (p.file or "", p.line))
+        ],
+    )
+
+
+def _bump(table: dict[str, KeyStats], key: str, size: int) -> None:
+    stats = table.get(key)
+    if stats is None:
+        stats = table[key] = KeyStats()
+    stats.count += 1
+    stats.payload_bytes += size
+
+
+def _cid_order(cid: CompileId) -> tuple[int, int, int, int]:
+    # Missing parts sort first; `[-/-]` comes before every real compile id.
+    return tuple(-1 if v is None else v for v in (  # type: ignore[return-value]
+        cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt
+    ))
+
+
+def _table_list(table: dict[int, str]) -> list[str | None]:
+    """tlparse's string_table array: indexed by intern id, null for gaps, `[null]` when empty."""
+    size = max(table, default=0) + 1
+    return [table.get(i) for i in range(size)]
+
+
+def _stamp_prefix(stamp: bytes) -> GlogPrefix:
+    s = stamp.decode()
+    return GlogPrefix(
+        level="", month=int(s[0:2]), day=int(s[2:4]), hour=int(s[4:6]), minute=int(s[6:8]),
+        second=int(s[8:10]), microsecond=int(s[10:16]), process=0, pathname="", lineno=0,
+    )
+
+
+def _torch_version(payload: bytes | None) -> str | None:
+    try:
+        value = msgspec.json.decode(payload or b"")
+    except msgspec.DecodeError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("pytorch_version"), str):
+        return str(value["pytorch_version"])
+    return value if isinstance(value, str) else None
+
+
+def mtime(path: Path) -> float:
+    return path.stat().st_mtime

@@ -1,0 +1,94 @@
+"""manifest.json: what was read, what was written, and what went wrong. Versioned.
+
+The Structs here are the manifest's schema (docs/schema/manifest.schema.json is generated
+from them); FORMAT.md documents each field.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from tlscope.model.clock import ClockInfo
+
+#: Bump on any incompatible change to an output file; additions keep the version.
+FORMAT_VERSION = 1
+
+
+class InputFile(msgspec.Struct, kw_only=True):
+    """One log that was read."""
+
+    path: str
+    size: int
+    sha256: str
+    compressed: bool
+    lines: int
+    #: The rank its lines carry (the first one seen), None for a single-process run.
+    rank: int | None
+    #: The rank in the file name (`dedicated_log_torch_trace_rank_N_*.log`), if any.
+    name_rank: int | None
+
+
+class KeyStats(msgspec.Struct, kw_only=True):
+    count: int = 0
+    payload_bytes: int = 0
+
+
+class CompileIdEntry(msgspec.Struct, kw_only=True):
+    """One compile id: display form, folder form, first and last event time, event count."""
+
+    id: str
+    dir: str
+    first: str
+    last: str
+    events: int
+
+
+class ProblemEntry(msgspec.Struct, kw_only=True):
+    kind: str
+    line: int
+    message: str
+    file: str | None = None
+
+
+class ProblemSummary(msgspec.Struct, kw_only=True):
+    total: int
+    counts: dict[str, int]
+    #: The first problems of each kind (at most 20 per kind), in line order.
+    first: list[ProblemEntry]
+
+
+class PayloadStats(msgspec.Struct, kw_only=True):
+    #: Distinct payload files in payloads/.
+    files: int
+    #: Their total size in bytes.
+    bytes: int
+    #: Payload occurrences in the log (>= files: identical payloads are stored once).
+    occurrences: int
+
+
+class Manifest(msgspec.Struct, kw_only=True):
+    """Top-level object of manifest.json."""
+
+    format: str = "tlscope"
+    format_version: int = FORMAT_VERSION
+    tlscope_version: str
+    command: list[str]
+    inputs: list[InputFile]
+    torch_version: str | None
+    ranks: list[int]
+    processes: list[int]
+    clock: ClockInfo
+    events: dict[str, KeyStats]
+    unknown_event_keys: list[str]
+    artifacts: dict[str, KeyStats]
+    compile_ids: list[CompileIdEntry]
+    #: Events whose compile-id fields were malformed (tlparse's "unknown").
+    unknown_compile_id_events: int
+    payloads: PayloadStats
+    chromium_events: int
+    raw_jsonl_events: int
+    #: The process whose string table is the first line of raw.jsonl.
+    string_table_process: int | None
+    problems: ProblemSummary
+    #: Output files, relative to the output folder, sorted (payloads/ summarised above).
+    files: list[str]
