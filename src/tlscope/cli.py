@@ -13,9 +13,10 @@ from pathlib import Path
 from tlscope import __version__
 from tlscope.commands import SUBCOMMANDS, load
 from tlscope.model.record import Record
-from tlscope.pipeline import ParseOptions, StrictFailure, run
+from tlscope.pipeline import StrictFailure, Tracker, run
 from tlscope.read.inputs import InputError, resolve_input
 from tlscope.read.reader import LogReader
+from tlscope.sink import ParseOptions
 from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir, OutputError
 
@@ -33,17 +34,36 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("path", type=Path, metavar="PATH", help="a log file, a .gz log, or a directory of logs")
-    parser.add_argument("-o", dest="out", type=Path, default=Path("tl_out"), metavar="OUT",
-                        help="output directory (default: tl_out)")
+    parser.add_argument(
+        "-o",
+        dest="out",
+        type=Path,
+        default=Path("tl_out"),
+        metavar="OUT",
+        help="output directory (default: tl_out)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
-    parser.add_argument("--latest", action="store_true",
-                        help="PATH is a directory: read its most recently modified log")
-    parser.add_argument("--strict", action="store_true",
-                        help="fail (exit 1, OUT untouched) if the log has any problem")
-    parser.add_argument("--strict-compile-id", action="store_true",
-                        help="fail if any event has a malformed compile id")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="list every kept problem and the unknown event keys")
+    parser.add_argument(
+        "--latest",
+        action="store_true",
+        help="PATH is a directory: read its most recently modified log",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1, OUT untouched) if the log has any problem",
+    )
+    parser.add_argument(
+        "--strict-compile-id",
+        action="store_true",
+        help="fail if any event has a malformed compile id",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every kept problem and the unknown event keys",
+    )
     parser.add_argument("-V", "--version", action="version", version=f"tlscope {__version__}")
     return parser
 
@@ -71,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _tracker() -> object:
+def _tracker() -> Tracker:
     """A progress bar on stderr for big logs, only when stderr is a terminal."""
 
     def track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
@@ -79,7 +99,13 @@ def _tracker() -> object:
         if not sys.stderr.isatty() or size < _PROGRESS_MIN_BYTES:
             yield from records
             return
-        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
         with Progress(*columns, transient=True) as progress:

@@ -13,16 +13,11 @@ import msgspec
 from tlscope import __version__
 from tlscope.model.problems import Problem, ProblemKind, Problems
 from tlscope.model.record import Record
-from tlscope.read.reader import DEFAULT_MAX_LINE, LogReader
+from tlscope.read.reader import LogReader
+from tlscope.sink import ParseOptions, RunContext, Sink
 from tlscope.write.format import FormatWriter, problem_summary
 from tlscope.write.manifest import InputFile, Manifest
 from tlscope.write.outdir import OutputDir
-
-
-class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
-    strict: bool = False
-    strict_compile_id: bool = False
-    max_line: int = DEFAULT_MAX_LINE
 
 
 class StrictFailure(Exception):
@@ -33,6 +28,8 @@ class StrictFailure(Exception):
         self.problem = problem
 
 
+#: Builds the extra sinks of a run (e.g. the HTML report) once the output folder is open.
+SinkFactory = Callable[[RunContext], Sequence[Sink]]
 #: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
 Tracker = Callable[[Iterable[Record], LogReader], Iterable[Record]]
 
@@ -48,15 +45,20 @@ def run(
     *,
     command: Sequence[str] = (),
     track: Tracker = _untracked,
+    sinks: SinkFactory | None = None,
 ) -> Manifest:
     """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was."""
     problems = Problems()
     with out:
         reader = LogReader(log, problems=problems, max_line=options.max_line)
+        ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems)
+        all_sinks: list[Sink] = [writer, *(sinks(ctx) if sinks else ())]
         for record in track(_records(reader), reader):
-            writer.feed(record)
-        writer.finish(_main_string_table(reader), log.stat().st_mtime)
+            for sink in all_sinks:
+                sink.feed(record)
+        for sink in all_sinks:
+            sink.finish(ctx)
         manifest = _manifest(reader, writer, problems, command, log)
         _check_strict(options, problems)
         manifest.files = sorted([*_listing(out.root), "manifest.json"])
@@ -68,12 +70,6 @@ def _records(reader: LogReader) -> Iterator[Record]:
     yield from reader
 
 
-def _main_string_table(reader: LogReader) -> dict[int, str]:
-    # raw.jsonl has one string-table line (tlparse's shape): the table of the log's first process.
-    tables = reader.string_tables
-    return next(iter(tables.values()), {})
-
-
 def _check_strict(options: ParseOptions, problems: Problems) -> None:
     if options.strict_compile_id and problems.counts[ProblemKind.BAD_COMPILE_ID]:
         first = next(p for p in problems.first if p.kind is ProblemKind.BAD_COMPILE_ID)
@@ -82,9 +78,9 @@ def _check_strict(options: ParseOptions, problems: Problems) -> None:
             first,
         )
     if options.strict and problems.total:
-        first = problems.earliest()
-        where = "" if first is None else f"; first at line {first.line} ({first.kind.value}): {first.message}"
-        raise StrictFailure(f"--strict: {problems.total} problem(s) in the log{where}", first)
+        earliest = problems.earliest()
+        where = "" if earliest is None else f"; first at line {earliest.line} ({earliest.kind.value}): {earliest.message}"
+        raise StrictFailure(f"--strict: {problems.total} problem(s) in the log{where}", earliest)
 
 
 def _manifest(

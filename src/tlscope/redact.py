@@ -80,9 +80,7 @@ class Redactor:
     """Rewrites path prefixes, user names and host names in text, in one regex pass per line
     so that a replacement is never itself rewritten by a later mapping."""
 
-    def __init__(
-        self, paths: Iterable[Mapping], users: Iterable[Mapping] = (), hosts: Iterable[Mapping] = ()
-    ) -> None:
+    def __init__(self, paths: Iterable[Mapping], users: Iterable[Mapping] = (), hosts: Iterable[Mapping] = ()) -> None:
         self._table: dict[str, str] = {}
         parts: list[str] = []
         for m in sorted(paths, key=lambda m: len(m.old), reverse=True):
@@ -104,9 +102,7 @@ class Redactor:
         # only replaced as a path component or a component's _/- suffix (torchinductor_root).
         self._users = {u.old: u.new for u in users if u.old}
         names = "|".join(re.escape(u) for u in sorted(self._users, key=len, reverse=True))
-        self._user_re = (
-            re.compile(f"(?<=[/\\\\_\\-])({names})(?=[/\\\\]|$)") if self._users else None
-        )
+        self._user_re = re.compile(f"(?<=[/\\\\_\\-])({names})(?=[/\\\\]|$)") if self._users else None
         self.replacements = 0
 
     def _sub_prefix(self, match: re.Match[str]) -> str:
@@ -349,9 +345,7 @@ def main(argv: Sequence[str]) -> int:
         users += auto_users
         hosts += auto_hosts
     if not (paths or users or hosts):
-        print(
-            "tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr
-        )
+        print("tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr)
         return 2
     src: Path = args.log
     if not src.is_file():

@@ -91,7 +91,12 @@ class ClockFit:
 def _naive(prefix: GlogPrefix, year: int) -> dt.datetime | None:
     try:
         return dt.datetime(
-            year, prefix.month, prefix.day, prefix.hour, prefix.minute, prefix.second,
+            year,
+            prefix.month,
+            prefix.day,
+            prefix.hour,
+            prefix.minute,
+            prefix.second,
             prefix.microsecond,
         )
     except ValueError:

@@ -45,7 +45,4 @@ def resolve_input(path: Path, *, latest: bool) -> Path:
     if len(logs) == 1:
         return logs[0]
     names = ", ".join(p.name for p in logs[:5]) + (", ..." if len(logs) > 5 else "")
-    raise InputError(
-        f"{path} holds {len(logs)} logs ({names}); pass --latest for the newest one, "
-        "or name one file"
-    )
+    raise InputError(f"{path} holds {len(logs)} logs ({names}); pass --latest for the newest one, or name one file")

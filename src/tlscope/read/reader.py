@@ -105,8 +105,6 @@ class _Lines:
                 return
 
 
-
-
 class LogReader:
     """Iterate a log's Records; `problems`, `string_tables` and `rank` fill in as it goes.
 

@@ -58,7 +58,7 @@ class LogSource:
         if self.compressed:
             # GzipFile over the hashing reader; BufferedReader on top for fast readline.
             gz = gzip.GzipFile(fileobj=buffered, mode="rb")
-            self.stream = io.BufferedReader(gz, buffer_size=_BUFFER)  # type: ignore[arg-type]
+            self.stream = io.BufferedReader(gz, buffer_size=_BUFFER)
         else:
             self.stream = buffered
 

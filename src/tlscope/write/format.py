@@ -8,7 +8,6 @@ Nothing here holds more than one record's payload in memory.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import IO, Any
 
 import msgspec
@@ -18,6 +17,7 @@ from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
+from tlscope.sink import RunContext
 from tlscope.write.manifest import (
     CompileIdEntry,
     KeyStats,
@@ -29,7 +29,15 @@ from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
 #: Fields tlscope adds to each raw.jsonl event line (see FORMAT.md for each).
-RAW_ADDED_FIELDS = ("timestamp", "process", "pathname", "lineno", "log_line", "payload_filename", "payload_size")
+RAW_ADDED_FIELDS = (
+    "timestamp",
+    "process",
+    "pathname",
+    "lineno",
+    "log_line",
+    "payload_filename",
+    "payload_size",
+)
 _RAW_PART = "raw.jsonl.part"
 
 
@@ -75,7 +83,7 @@ class ChromiumWriter:
 
 
 class _CompileIdStats:
-    __slots__ = ("cid", "first", "last", "events")
+    __slots__ = ("cid", "events", "first", "last")
 
     def __init__(self, cid: CompileId, prefix: GlogPrefix) -> None:
         self.cid, self.first, self.last, self.events = cid, prefix, prefix, 0
@@ -157,7 +165,9 @@ class FormatWriter:
         conflicts = [k for k in RAW_ADDED_FIELDS if k in envelope]
         if conflicts:
             self.problems.add(
-                ProblemKind.KEY_CONFLICT, record.line, f"envelope already has {conflicts}; left out of raw.jsonl"
+                ProblemKind.KEY_CONFLICT,
+                record.line,
+                f"envelope already has {conflicts}; left out of raw.jsonl",
             )
             return
         line = dict(envelope)
@@ -176,11 +186,13 @@ class FormatWriter:
 
     # -- end of pass ---------------------------------------------------------------------------
 
-    def finish(self, string_table: dict[int, str], mtime_s: float) -> None:
+    def finish(self, ctx: RunContext) -> None:
         """Close the streams; write raw.jsonl with its string table first and real timestamps."""
         self.chromium.close()
         self._raw.close()
-        self.clock.fallback_year(mtime_s, self.last_month)
+        self.clock.fallback_year(ctx.reader.path.stat().st_mtime, self.last_month)
+        # One string-table line, tlparse's shape: the table of the log's first process.
+        string_table = next(iter(ctx.reader.string_tables.values()), {})
         part = self.out.path(_RAW_PART)
         with self.out.path("raw.jsonl").open("wb") as raw, part.open("rb") as events:
             raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
@@ -204,7 +216,9 @@ class FormatWriter:
 
     def payload_stats(self) -> PayloadStats:
         return PayloadStats(
-            files=self.payloads.files, bytes=self.payloads.bytes, occurrences=self.payloads.occurrences
+            files=self.payloads.files,
+            bytes=self.payloads.bytes,
+            occurrences=self.payloads.occurrences,
         )
 
 
@@ -229,9 +243,15 @@ def _bump(table: dict[str, KeyStats], key: str, size: int) -> None:
 
 def _cid_order(cid: CompileId) -> tuple[int, int, int, int]:
     # Missing parts sort first; `[-/-]` comes before every real compile id.
-    return tuple(-1 if v is None else v for v in (  # type: ignore[return-value]
-        cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt
-    ))
+    return tuple(
+        -1 if v is None else v
+        for v in (  # type: ignore[return-value]
+            cid.compiled_autograd_id,
+            cid.frame_id,
+            cid.frame_compile_id,
+            cid.attempt,
+        )
+    )
 
 
 def _table_list(table: dict[int, str]) -> list[str | None]:
@@ -243,8 +263,16 @@ def _table_list(table: dict[int, str]) -> list[str | None]:
 def _stamp_prefix(stamp: bytes) -> GlogPrefix:
     s = stamp.decode()
     return GlogPrefix(
-        level="", month=int(s[0:2]), day=int(s[2:4]), hour=int(s[4:6]), minute=int(s[6:8]),
-        second=int(s[8:10]), microsecond=int(s[10:16]), process=0, pathname="", lineno=0,
+        level="",
+        month=int(s[0:2]),
+        day=int(s[2:4]),
+        hour=int(s[4:6]),
+        minute=int(s[6:8]),
+        second=int(s[8:10]),
+        microsecond=int(s[10:16]),
+        process=0,
+        pathname="",
+        lineno=0,
     )
 
 
@@ -256,7 +284,3 @@ def _torch_version(payload: bytes | None) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("pytorch_version"), str):
         return str(value["pytorch_version"])
     return value if isinstance(value, str) else None
-
-
-def mtime(path: Path) -> float:
-    return path.stat().st_mtime

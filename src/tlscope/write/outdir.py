@@ -62,8 +62,7 @@ class OutputDir:
                 raise OutputError(f"{self.target} exists and is not a directory")
             if not self.overwrite:
                 raise OutputError(
-                    f"Directory {self.target} already exists; "
-                    "pass --overwrite to replace it or use -o OUTDIR"
+                    f"Directory {self.target} already exists; pass --overwrite to replace it or use -o OUTDIR"
                 )
 
     @property

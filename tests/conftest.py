@@ -1,0 +1,62 @@
+"""Shared fixtures: where the shared traces are, and the reference tlparse binary."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+#: CI clones the repo with ../shared beside it; tests that need it skip when it is absent.
+SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared"))
+TLPARSE_TRACES = SHARED / "traces" / "tlparse"
+TLPARSE_VERSION = "0.4.3"
+
+
+def require_shared() -> Path:
+    if not TLPARSE_TRACES.is_dir():
+        pytest.skip(f"shared traces not found at {TLPARSE_TRACES} (clone with ../shared beside the repo)")
+    return TLPARSE_TRACES
+
+
+@pytest.fixture(scope="session")
+def tlparse_traces() -> Path:
+    """../shared/traces/tlparse, or skip."""
+    return require_shared()
+
+
+def _find_tlparse() -> Path | None:
+    env = os.environ.get("TLPARSE_BIN")
+    if env:
+        return Path(env)
+    found = shutil.which("tlparse")
+    return Path(found) if found else None
+
+
+@pytest.fixture(scope="session")
+def tlparse_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference tlparse 0.4.3: $TLPARSE_BIN, `tlparse` on PATH, or a venv made here.
+
+    Making the venv needs PyPI; without it the parity tests skip with the reason.
+    """
+    found = _find_tlparse()
+    if found is not None and found.exists():
+        return found
+    venv = REPO / ".venv-tlparse"
+    binary = venv / "bin" / "tlparse"
+    if not binary.exists():
+        try:
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+            subprocess.run(
+                [str(venv / "bin" / "pip"), "install", "-q", f"tlparse=={TLPARSE_VERSION}"],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+        except (subprocess.SubprocessError, OSError) as err:
+            pytest.skip(f"reference tlparse {TLPARSE_VERSION} unavailable: {err}")
+    return binary
