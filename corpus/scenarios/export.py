@@ -1,0 +1,57 @@
+"""export: torch.export.export of a module with a dynamic batch dimension and data-dependent
+values (.item() checked with torch._check, nonzero()), then torch.export.draft_export of a module
+whose control flow depends on tensor data, so the real-tensor fallback is logged
+(propagate_real_tensors_provenance). Runs under TORCH_DTRACE so dtrace-only events such as
+guard_added are written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import torch
+from torch.export import Dim
+
+
+class DataDependent(torch.nn.Module):
+    def forward(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        k = n.item()
+        torch._check(k >= 1)
+        torch._check(k <= x.shape[0])
+        nz = torch.nonzero(x > 0)
+        return x[:k].sum(0) + nz.shape[0]
+
+
+class Branchy(torch.nn.Module):
+    def forward(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        k = n.item()
+        if k > 2:  # guard on an unbacked symbol: draft_export falls back to the real value
+            return x[:k] * 2
+        return x[:1]
+
+
+def workload() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(6, 3)
+    n = torch.tensor(3)
+    batch = Dim("batch", min=2, max=64)
+    ep = torch.export.export(DataDependent(), (x, n), dynamic_shapes=({0: batch}, None))
+    ep.module()(x, n)
+    draft = torch.export.draft_export(Branchy(), (x, n))
+    draft.module()(x, n)
+
+
+def main() -> None:
+    if "TORCH_DTRACE" in os.environ:
+        workload()
+        return
+    # TORCH_DTRACE must be set before torch is imported (torch/_logging reads it at import), so
+    # re-run this script with the trace directory moved from TORCH_TRACE to TORCH_DTRACE.
+    env = dict(os.environ)
+    env["TORCH_DTRACE"] = env.pop("TORCH_TRACE")
+    subprocess.run([sys.executable, __file__], env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

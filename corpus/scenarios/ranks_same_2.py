@@ -1,0 +1,10 @@
+"""ranks_same_2: 2 ranks (gloo, CPU) each compiling a DDP model (optimize_ddp splits it into
+one subgraph per bucket) for forward+backward and a function with a functional all_reduce;
+all ranks do the same work."""
+
+from __future__ import annotations
+
+import _ranks
+
+if __name__ == "__main__":
+    _ranks.launch(world=2, diverge=False)
