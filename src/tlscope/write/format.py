@@ -28,16 +28,27 @@ from tlscope.write.manifest import (
 from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
+class RawEventFields(msgspec.Struct, kw_only=True):
+    """The fields tlscope adds to each raw.jsonl event line, beside the envelope's own keys."""
+
+    #: ISO-8601 local time of the glog prefix; year (and UTC offset) fitted, see manifest `clock`.
+    timestamp: str
+    #: Process id from the glog prefix (tlparse calls it `thread`).
+    process: int
+    #: Emitting module path from the glog prefix (no leading space).
+    pathname: str
+    #: Line number in the emitting module.
+    lineno: int
+    #: 1-based line number of the envelope in the input log.
+    log_line: int
+    #: `payloads/<md5>.txt` when the event has a payload; md5 computed by tlscope.
+    payload_filename: str | None = None
+    #: Payload size in bytes, with `payload_filename`.
+    payload_size: int | None = None
+
+
 #: Fields tlscope adds to each raw.jsonl event line (see FORMAT.md for each).
-RAW_ADDED_FIELDS = (
-    "timestamp",
-    "process",
-    "pathname",
-    "lineno",
-    "log_line",
-    "payload_filename",
-    "payload_size",
-)
+RAW_ADDED_FIELDS: tuple[str, ...] = RawEventFields.__struct_fields__
 _RAW_PART = "raw.jsonl.part"
 
 

@@ -1,0 +1,137 @@
+"""JSON Schemas of the format, generated from the model: `python -m tlscope.write.schema DIR`.
+
+docs/schema/ holds the output; a test regenerates it and fails when the committed files,
+the model and docs/FORMAT.md disagree. The generated tables in FORMAT.md come from here too.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import msgspec
+
+from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
+from tlscope.model.problems import PROBLEM_DOCS, ProblemKind
+from tlscope.write.format import RawEventFields
+from tlscope.write.manifest import FORMAT_VERSION, Manifest
+
+_ID_BASE = "https://tlscope.invalid/schema/v{version}/"
+
+
+def _document(title: str, root: type, description: str) -> dict[str, Any]:
+    (schema,), components = msgspec.json.schema_components([root], ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": _ID_BASE.format(version=FORMAT_VERSION) + title,
+        "title": title,
+        "description": description,
+        **schema,
+        "$defs": components,
+    }
+
+
+def events_schema() -> dict[str, Any]:
+    """One schema per event key's metadata, plus the Frame used by every stack."""
+    types = list(EVENT_TYPES.values())
+    schemas, components = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": _ID_BASE.format(version=FORMAT_VERSION) + "events.schema.json",
+        "title": "events.schema.json",
+        "description": (
+            "Metadata of each known event key (the value under that key in an envelope / raw.jsonl line). "
+            "Every field is optional and unknown fields are allowed: torch versions add and drop them."
+        ),
+        "properties": {key: schema for key, schema in zip(EVENT_TYPES, schemas, strict=True)},
+        "$defs": components,
+    }
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    return {
+        "manifest.schema.json": _document(
+            "manifest.schema.json", Manifest, "manifest.json: what was read, written and went wrong."
+        ),
+        "raw_event.schema.json": _document(
+            "raw_event.schema.json",
+            RawEventFields,
+            "Fields tlscope adds to each raw.jsonl event line; the line's other keys are the envelope's own.",
+        ),
+        "events.schema.json": events_schema(),
+    }
+
+
+def render(schema: dict[str, Any]) -> str:
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"
+
+
+def event_table() -> str:
+    """The Markdown table of event keys and fields that FORMAT.md embeds."""
+    rows = ["| Event key | Fields (all optional) | What it is |", "|---|---|---|"]
+    for key, cls in EVENT_TYPES.items():
+        if cls is not CompilationMetrics and issubclass(cls, CompilationMetrics):
+            fields = "same as `compilation_metrics`"
+        else:
+            fields = ", ".join(f"`{name}`: {_type_name(t)}" for name, t in _fields(cls)) or "—"
+        rows.append(f"| `{key}` | {fields} | {cls.DOC} |")
+    return "\n".join(rows)
+
+
+def problem_table() -> str:
+    rows = ["| Kind | Meaning |", "|---|---|"]
+    rows += [f"| `{kind.value}` | {PROBLEM_DOCS[kind]} |" for kind in ProblemKind]
+    return "\n".join(rows)
+
+
+def _fields(cls: type[Event]) -> list[tuple[str, Any]]:
+    hints = get_type_hints(cls)
+    return [(name, hints[name]) for name in cls.__struct_fields__]
+
+
+def _type_name(tp: Any) -> str:
+    text = str(tp).replace("tlscope.model.events.", "").replace("typing.", "")
+    return text.replace("|", "\\|")
+
+
+def write(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in all_schemas().items():
+        path = directory / name
+        path.write_text(render(schema), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+GENERATED = {"events": event_table, "problems": problem_table}
+
+
+def update_doc(doc: Path) -> bool:
+    """Rewrite the `<!-- generated:NAME -->` blocks of a Markdown file; True if it changed."""
+    text = doc.read_text(encoding="utf-8")
+    new = text
+    for name, make in GENERATED.items():
+        start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
+        head, sep, rest = new.partition(start)
+        _, sep2, tail = rest.partition(end)
+        if not sep or not sep2:
+            raise ValueError(f"{doc} lacks the {start} ... {end} block")
+        new = f"{head}{start}\n{make()}\n{end}{tail}"
+    if new != text:
+        doc.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else Path("docs")
+    for path in write(root / "schema"):
+        print(path)
+    if update_doc(root / "FORMAT.md"):
+        print(root / "FORMAT.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
