@@ -56,8 +56,10 @@ MAX_STRING_INDEX = 1_000_000
 #: Lines longer than this are skipped in a streaming way and counted (LINE_TOO_LONG).
 DEFAULT_MAX_LINE = 512 * 1024 * 1024
 _DECODER = msgspec.json.Decoder()
-#: Stands in for the body of an over-long line; compared by identity, never by value.
+#: Stand in for the body of an over-long line; compared by identity, never by value. The first
+#: byte tells an over-long payload line (tab) from an over-long envelope, so each keeps its role.
 _TOO_LONG = b"\x00<line too long>\x00"
+_TOO_LONG_PAYLOAD = b"\t\x00<payload line too long>\x00"
 
 
 def rank_from_filename(path: Path) -> int | None:
@@ -77,7 +79,7 @@ class _Lines:
     def next(self) -> tuple[int, bytes, bool] | None:
         """(line number, line without its newline, ended-with-newline); None at end of file.
 
-        An over-long line comes back as b"" with ended False after being drained.
+        An over-long line comes back as _TOO_LONG or _TOO_LONG_PAYLOAD after being drained.
         """
         if self._pushed is not None:
             item, self._pushed = self._pushed, None
@@ -88,7 +90,7 @@ class _Lines:
         self.number += 1
         if len(raw) == self._max and not raw.endswith(b"\n"):
             self._drain()
-            return self.number, _TOO_LONG, False
+            return self.number, (_TOO_LONG_PAYLOAD if raw[:1] == b"\t" else _TOO_LONG), False
         ended = raw.endswith(b"\n")
         body = raw[:-1] if ended else raw
         if body.endswith(b"\r"):
@@ -145,6 +147,9 @@ class LogReader:
             lines = _Lines(source.stream, self.max_line)
             yield from self._records(lines)
             self.lines_read = lines.number
+            if source.corrupt is not None:
+                where = max(lines.number, 1)  # the line where reading stopped (1 for an empty stream)
+                self._problem(ProblemKind.CORRUPT_INPUT, where, f"compressed input ends early: {source.corrupt}")
             self.sha256 = source.sha256()
 
     # -- the loop ---------------------------------------------------------------------------
@@ -155,8 +160,10 @@ class LogReader:
     def _records(self, lines: _Lines) -> Iterator[Record]:
         while (item := lines.next()) is not None:
             number, body, ended = item
-            if body is _TOO_LONG:
+            if body is _TOO_LONG or body is _TOO_LONG_PAYLOAD:
                 self._problem(ProblemKind.LINE_TOO_LONG, number, f"line longer than {self.max_line} bytes")
+                if body is _TOO_LONG:
+                    _skip_payload(lines)  # the payload of an envelope we could not read goes with it
                 continue
             if not body:
                 self._problem(ProblemKind.BLANK_LINE, number, "empty line")
@@ -178,6 +185,8 @@ class LogReader:
             _skip_payload(lines)  # its payload lines belong to the bad line: one problem, not many
             return None
         prefix = _prefix(match)
+        if not _is_utf8(match.group("path")):
+            self._problem(ProblemKind.INVALID_UTF8, number, "glog prefix path is not valid UTF-8")
         payload = self._payload(number, envelope, lines)
         payload_md5 = None if payload is None else hashlib.md5(payload).hexdigest()
         if payload_md5 is not None and payload_md5 != envelope.get("has_payload"):
@@ -220,7 +229,8 @@ class LogReader:
     def _envelope(self, number: int, data: bytes, ended: bool) -> dict[str, Any] | None:
         try:
             value = _DECODER.decode(data)
-        except msgspec.DecodeError as err:
+        except (msgspec.DecodeError, UnicodeDecodeError) as err:
+            # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string.
             self._bad_line(ProblemKind.INVALID_JSON, number, data, ended, f"invalid JSON envelope: {err}")
             return None
         if not isinstance(value, dict):
@@ -319,6 +329,9 @@ def _collect_payload(lines: _Lines, reader: LogReader) -> list[bytes]:
     while (item := lines.next()) is not None:
         number, body, _ = item
         if body is _TOO_LONG:
+            lines.push_back(item)  # an over-long envelope: the next record, not part of this payload
+            break
+        if body is _TOO_LONG_PAYLOAD:
             reader._problem(ProblemKind.LINE_TOO_LONG, number, "payload line too long")
             continue
         if not body:

@@ -9,11 +9,14 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import zlib
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
 _BUFFER = 1 << 20
+#: What a cut-off or corrupt .gz raises part-way (BadGzipFile is an OSError).
+_GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 
 class _HashingRaw(io.RawIOBase):
@@ -39,6 +42,36 @@ class _HashingRaw(io.RawIOBase):
         super().close()
 
 
+class _TolerantGzip(io.RawIOBase):
+    """Decompressed bytes of a .gz that end quietly where the file is cut off or corrupt.
+
+    A copied-while-written or damaged .gz is common; everything decompressed before the damage
+    is still returned (the last line then looks cut off), and `error` says what went wrong.
+    """
+
+    def __init__(self, gz: gzip.GzipFile) -> None:
+        self._gz = gz
+        self.error: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self.error is not None:
+            return 0
+        try:
+            data = self._gz.read1(len(buffer))
+        except _GZIP_ERRORS as err:
+            self.error = f"{type(err).__name__}: {err}"
+            return 0
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._gz.close()
+        super().close()
+
+
 def is_gzip(path: Path) -> bool:
     """Gzip by magic number, not by name: shared logs get renamed."""
     with path.open("rb") as f:
@@ -55,12 +88,18 @@ class LogSource:
         self._hashing = _HashingRaw(path.open("rb", buffering=0))
         buffered = io.BufferedReader(self._hashing, buffer_size=_BUFFER)
         self.stream: BinaryIO
+        self._gzip: _TolerantGzip | None = None
         if self.compressed:
             # GzipFile over the hashing reader; BufferedReader on top for fast readline.
-            gz = gzip.GzipFile(fileobj=buffered, mode="rb")
-            self.stream = io.BufferedReader(gz, buffer_size=_BUFFER)
+            self._gzip = _TolerantGzip(gzip.GzipFile(fileobj=buffered, mode="rb"))
+            self.stream = io.BufferedReader(self._gzip, buffer_size=_BUFFER)
         else:
             self.stream = buffered
+
+    @property
+    def corrupt(self) -> str | None:
+        """Why a .gz input stopped early (cut off or corrupt), None when it was read whole."""
+        return None if self._gzip is None else self._gzip.error
 
     @property
     def bytes_read(self) -> int:
