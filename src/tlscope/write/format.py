@@ -162,7 +162,7 @@ class FormatWriter:
     def _chromium(self, record: Record) -> None:
         try:
             event = msgspec.json.decode(record.payload or b"")
-        except msgspec.DecodeError as err:
+        except (msgspec.DecodeError, UnicodeDecodeError) as err:  # msgspec raises the latter for bad bytes
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
             return
         self.chromium.add(event)
@@ -290,7 +290,7 @@ def _stamp_prefix(stamp: bytes) -> GlogPrefix:
 def _torch_version(payload: bytes | None) -> str | None:
     try:
         value = msgspec.json.decode(payload or b"")
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return None
     if isinstance(value, dict) and isinstance(value.get("pytorch_version"), str):
         return str(value["pytorch_version"])
