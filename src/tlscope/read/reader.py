@@ -11,6 +11,7 @@ one at a time and a record's payload lines are joined only for that record.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from collections.abc import Iterator
@@ -180,11 +181,16 @@ class LogReader:
         if match is None:
             self._bad_line(ProblemKind.GLOG_PREFIX, number, body, ended, "no glog prefix")
             return None
+        prefix = _prefix(match)
+        if not _possible_time(prefix):
+            # glog never writes month 13 or 25:61; such a time cannot become an ISO-8601 timestamp.
+            self._bad_line(ProblemKind.GLOG_PREFIX, number, body, ended, "impossible date or time in glog prefix")
+            _skip_payload(lines)
+            return None
         envelope = self._envelope(number, body[match.end() :], ended)
         if envelope is None:
             _skip_payload(lines)  # its payload lines belong to the bad line: one problem, not many
             return None
-        prefix = _prefix(match)
         if not _is_utf8(match.group("path")):
             self._problem(ProblemKind.INVALID_UTF8, number, "glog prefix path is not valid UTF-8")
         payload = self._payload(number, envelope, lines)
@@ -320,6 +326,14 @@ def _prefix(match: re.Match[bytes]) -> GlogPrefix:
         pathname=g("path").decode("utf-8", "replace"),
         lineno=int(g("lineno")),
     )
+
+
+def _possible_time(prefix: GlogPrefix) -> bool:
+    try:  # 2000 is a leap year, so 0229 passes: the real year is fitted later
+        dt.datetime(2000, prefix.month, prefix.day, prefix.hour, prefix.minute, prefix.second)
+    except ValueError:
+        return False
+    return True
 
 
 def _collect_payload(lines: _Lines, reader: LogReader) -> list[bytes]:
