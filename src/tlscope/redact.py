@@ -31,9 +31,12 @@ from typing import BinaryIO
 # combined output) are still recognised as envelopes.
 _GLOG = re.compile(r"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]\n]*\] ")
 _HAS_PAYLOAD = re.compile(r'("has_payload":\s*")([0-9a-f]{32})(")')
-# Characters that continue a path component: a mapped prefix must not end in the middle of one,
-# so that mapping /tmp leaves /tmpfoo alone.
-_NAME_CHAR = r"A-Za-z0-9_\-"
+# Characters that continue a path component: a mapped prefix must not start or end in the middle
+# of one, so that mapping /tmp leaves /tmpfoo alone. Non-ASCII letters count, and so do their
+# JSON \uXXXX escapes (torch's json.dumps escapes them), so raw and escaped text agree.
+_NAME_CHAR = r"A-Za-z0-9_\-\u0080-\U0010ffff"
+_BEFORE = rf"(?:(?<![{_NAME_CHAR}])|(?<=\\[nrtbf]))"  # also right after a JSON \n, \t...
+_AFTER = rf"(?![{_NAME_CHAR}]|\\u[0-9a-fA-F]{{4}})"
 # A path-like token, used to find user names only where they name a path component.
 _PATH_TOKEN = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s\"'<>|,;()\[\]{}]*")
 
@@ -90,13 +93,13 @@ class Redactor:
                 if old in self._table:
                     continue
                 self._table[old] = new
-                tail = "" if old.endswith(("/", "\\")) else f"(?![{_NAME_CHAR}])"
+                tail = "" if old.endswith(("/", "\\")) else _AFTER
                 # No look-behind on "/": over-redacting /a/root/b beats leaking file:///root.
-                parts.append(f"(?<![{_NAME_CHAR}]){re.escape(old)}{tail}")
+                parts.append(f"{_BEFORE}{re.escape(old)}{tail}")
         for h in hosts:
             if h.old and h.old not in self._table:
                 self._table[h.old] = h.new
-                parts.append(f"(?<![{_NAME_CHAR}.]){re.escape(h.old)}(?![{_NAME_CHAR}])")
+                parts.append(f"(?<![{_NAME_CHAR}.]){re.escape(h.old)}{_AFTER}")
         self._prefix_re = re.compile("|".join(parts)) if parts else None
         # User names are short and common words ("root" is also in "oneapi_root"), so they are
         # only replaced as a path component or a component's _/- suffix (torchinductor_root).
