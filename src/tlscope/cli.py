@@ -16,7 +16,7 @@ from tlscope.model.record import Record
 from tlscope.pipeline import StrictFailure, Tracker, run
 from tlscope.read.inputs import InputError, resolve_input
 from tlscope.read.reader import LogReader
-from tlscope.sink import ParseOptions
+from tlscope.sink import ParseOptions, RunContext, Sink
 from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir, OutputError
 
@@ -64,6 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list every kept problem and the unknown event keys",
     )
+    parser.add_argument(
+        "-p",
+        "--plain-text",
+        action="store_true",
+        help="write inductor output code as plain .txt instead of highlighted HTML",
+    )
+    parser.add_argument("-e", "--export", action="store_true", help="draft-export report (torch.export logs)")
+    parser.add_argument(
+        "-i",
+        "--inductor-provenance",
+        action="store_true",
+        help="add provenance tracking pages (graph <-> generated code line links)",
+    )
+    parser.add_argument("--no-browser", action="store_true", help="do not open OUT/index.html at the end")
+    parser.add_argument(
+        "--custom-header-html",
+        default="",
+        metavar="HTML",
+        help="markup inserted (unescaped, it is yours) at the top of index.html",
+    )
     parser.add_argument("-V", "--version", action="version", version=f"tlscope {__version__}")
     return parser
 
@@ -77,8 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         log = resolve_input(args.path, latest=args.latest)
         out = OutputDir(args.out, overwrite=args.overwrite)
         out.check()
-        options = ParseOptions(strict=args.strict, strict_compile_id=args.strict_compile_id)
-        manifest = run(log, out, options, command=["tlscope", *args_list], track=_tracker())
+        options = ParseOptions(
+            strict=args.strict,
+            strict_compile_id=args.strict_compile_id,
+            plain_text=args.plain_text,
+            export=args.export,
+            inductor_provenance=args.inductor_provenance,
+            custom_header_html=args.custom_header_html,
+        )
+        manifest = run(log, out, options, command=["tlscope", *args_list], track=_tracker(), sinks=report_sinks)
     except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
@@ -88,7 +115,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(summary(manifest, args.out))
     if args.verbose:
         _print_details(manifest)
+    if not args.no_browser:
+        _open_report(args.out)
     return 0
+
+
+def report_sinks(ctx: RunContext) -> Sequence[Sink]:
+    """The HTML report, fed in the same pass as the format writer."""
+    from tlscope.write.report.sink import ReportOptions, ReportSink
+
+    o = ctx.options
+    options = ReportOptions(
+        plain_text=o.plain_text,
+        export=o.export,
+        provenance=o.inductor_provenance,
+        custom_header_html=o.custom_header_html,
+    )
+    return [ReportSink(ctx, options)]
+
+
+def _open_report(out: Path) -> None:
+    import webbrowser
+
+    index = (out / "index.html").resolve()
+    if index.exists() and not webbrowser.open(index.as_uri()):
+        print(f"Open {index} in a browser to see the report.", file=sys.stderr)
 
 
 def _tracker() -> Tracker:

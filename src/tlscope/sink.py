@@ -23,6 +23,14 @@ class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
     strict: bool = False
     strict_compile_id: bool = False
     max_line: int = DEFAULT_MAX_LINE
+    #: -p: inductor_output_code as plain .txt instead of highlighted .html.
+    plain_text: bool = False
+    #: -e: draft-export report instead of the compile report.
+    export: bool = False
+    #: -i: provenance tracking pages.
+    inductor_provenance: bool = False
+    #: --custom-header-html: the user's markup at the top of index.html (not escaped, by design).
+    custom_header_html: str = ""
 
 
 class RunContext:

@@ -34,6 +34,7 @@ class ProblemKind(str, Enum):
     BAD_STRING_TABLE = "bad_string_table"
     KEY_CONFLICT = "key_conflict"
     BAD_PAYLOAD_JSON = "bad_payload_json"
+    REPORT = "report"
     CORRUPT_INPUT = "corrupt_input"
 
 
@@ -58,6 +59,7 @@ PROBLEM_DOCS: dict[ProblemKind, str] = {
     ProblemKind.BAD_STRING_TABLE: "A `str` entry that is not `[string, index]`.",
     ProblemKind.KEY_CONFLICT: "The envelope already has a key tlscope adds to raw.jsonl (line left out of raw.jsonl).",
     ProblemKind.BAD_PAYLOAD_JSON: "A payload that must be JSON (chromium_event) is not.",
+    ProblemKind.REPORT: "The HTML report could not render an event (e.g. guards that are not JSON, unknown encoding).",
     ProblemKind.CORRUPT_INPUT: "A .gz input that is cut off or corrupt: reading stops there, earlier records are kept.",
 }
 

@@ -1,0 +1,95 @@
+"""Compilation metrics by compile id, the stack-trie status of a compile id, and the failures list.
+
+tlparse merges every attempt of a frame compile into attempt 0, so a compile id with attempt
+>= 1 always shows "metrics missing". Here attempt-0 ids keep tlparse's merged view (parity)
+and ids with attempt >= 1 get their own metrics (deviation, docs/DEVIATIONS.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from tlscope.model.compile_id import CompileId
+
+Metrics = dict[str, Any]
+
+
+def frame_key(cid: CompileId) -> CompileId:
+    """tlparse's metrics key: attempt forced to 0 whenever a frame compile id is set."""
+    if cid.frame_compile_id is not None:
+        return msgspec.structs.replace(cid, attempt=0)
+    return cid
+
+
+class MetricsIndex:
+    def __init__(self) -> None:
+        self._by_frame: dict[CompileId | None, list[Metrics]] = {}
+        self._by_attempt: dict[CompileId | None, list[Metrics]] = {}
+
+    def add(self, cid: CompileId | None, metrics: Metrics) -> None:
+        self._by_frame.setdefault(None if cid is None else frame_key(cid), []).append(metrics)
+        self._by_attempt.setdefault(None if cid is None else cid.normalised(), []).append(metrics)
+
+    def lookup(self, cid: CompileId | None) -> list[Metrics]:
+        if cid is None:
+            return self._by_frame.get(None, [])
+        if cid.attempt:
+            return self._by_attempt.get(cid.normalised(), [])
+        return self._by_frame.get(frame_key(cid), [])
+
+    def status(self, cid: CompileId | None) -> str:
+        """CSS class of a compile id in the stack trie (tlparse's rules, incl. null restarts = break)."""
+        found = self.lookup(cid)
+        if not found:
+            return "status-missing"
+        if any(m.get("fail_type") is not None for m in found):
+            return "status-error"
+        if any(not m.get("graph_op_count") for m in found):
+            return "status-empty"
+        if any(m.get("restart_reasons") is None or m.get("restart_reasons") for m in found):
+            return "status-break"
+        return "status-ok"
+
+
+class Failure(msgspec.Struct, frozen=True):
+    """One row of failures_and_restarts.html."""
+
+    cid: CompileId | None
+    #: The metrics page of that compilation (relative to OUT), None for an unknown compile id.
+    metrics_url: str | None
+    #: "restart" or "failure".
+    kind: str
+    reason: str
+    fail_type: str = ""
+    source: str = ""
+
+
+def failures_of(cid: CompileId | None, metrics_url: str | None, metrics: Metrics) -> list[Failure]:
+    """Restarts, then the failure, of one compilation_metrics event (tlparse's row order)."""
+    rows = [Failure(cid, metrics_url, "restart", str(reason)) for reason in _list(metrics.get("restart_reasons"))]
+    fail_type = metrics.get("fail_type")
+    if fail_type is not None:
+        filename = metrics.get("fail_user_frame_filename")
+        lineno = metrics.get("fail_user_frame_lineno")
+        rows.append(
+            Failure(
+                cid,
+                metrics_url,
+                "failure",
+                # tlparse aborts the whole run when fail_reason is missing; an empty reason is enough.
+                _text(metrics.get("fail_reason")),
+                fail_type=_text(fail_type),
+                source=f"{_text(filename) if filename is not None else 'N/A'}:{lineno if lineno is not None else 0}",
+            )
+        )
+    return rows
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))

@@ -1,0 +1,108 @@
+"""JSON text as tlparse (serde_json) writes it: sorted keys, ryu floats, no trailing newline.
+
+Python's `json` prints floats with `repr` (`1e-05`, `1e+16`), serde_json with ryu's "pretty"
+style (`0.00001`, `1e16`); the JSON artifact files must match byte for byte, hence this.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from typing import Any
+
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+
+
+def ryu(value: float) -> str:
+    """serde_json's float text: `1.0`, `0.00003910064697265625`, `1e16`, `2.5e-7`."""
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    sign = "-" if value < 0 else ""
+    dec = Decimal(repr(abs(value))).normalize()
+    _, digit_tuple, exp = dec.as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple))
+    n = len(digits)
+    kk = n + exp  # value = 0.digits * 10^kk
+    if exp >= 0 and kk <= 16:
+        text = digits + "0" * exp + ".0"
+    elif 0 < kk <= 16:
+        text = digits[:kk] + "." + digits[kk:]
+    elif -5 < kk <= 0:
+        text = "0." + "0" * (-kk) + digits
+    else:
+        mantissa = digits if n == 1 else digits[0] + "." + digits[1:]
+        text = f"{mantissa}e{kk - 1}"
+    return sign + text
+
+
+def number(value: Any) -> str:
+    """A JSON number as serde prints it; integers outside i64/u64 became floats there."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if _I64_MIN <= value <= _U64_MAX:
+            return str(value)
+        return ryu(float(value))
+    if isinstance(value, float):
+        return ryu(value)
+    return str(value)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(text: str) -> Any:
+    """Parse like serde_json: NaN and Infinity are errors."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def dumps_pretty(value: Any) -> str:
+    """serde_json::to_string_pretty with sorted keys: 2-space indent, `[]`/`{}` when empty."""
+    out: list[str] = []
+    # Explicit stack instead of recursion: a hostile artifact may nest arbitrarily deep.
+    work: list[tuple[Any, int] | str] = [(value, 0)]
+    while work:
+        item = work.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node, depth = item
+        if isinstance(node, dict) and node:
+            pad = "  " * (depth + 1)
+            parts: list[tuple[Any, int] | str] = ["{\n"]
+            for i, key in enumerate(sorted(node)):
+                parts.append(("," if i else "") + ("\n" if i else "") + pad + _string(key) + ": ")
+                parts.append((node[key], depth + 1))
+            parts.append("\n" + "  " * depth + "}")
+            work.extend(reversed(parts))
+        elif isinstance(node, list) and node:
+            pad = "  " * (depth + 1)
+            parts = ["[\n"]
+            for i, elem in enumerate(node):
+                parts.append(("," if i else "") + ("\n" if i else "") + pad)
+                parts.append((elem, depth + 1))
+            parts.append("\n" + "  " * depth + "]")
+            work.extend(reversed(parts))
+        else:
+            out.append(_scalar(node))
+    return "".join(out)
+
+
+def _scalar(node: Any) -> str:
+    if node is None:
+        return "null"
+    if isinstance(node, str):
+        return _string(node)
+    if isinstance(node, dict):
+        return "{}"
+    if isinstance(node, list):
+        return "[]"
+    return number(node)
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)

@@ -1,0 +1,157 @@
+"""Small page builders shared by the report sink: each turns event data into a file's content."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from tlscope.analyse.directory import CompileDirectory, Entry
+from tlscope.analyse.naming import simplify_filename, split_name
+from tlscope.analyse.stack import ResolvedFrame, details, format_stack, resolve_stack
+from tlscope.model.events import Frame
+from tlscope.model.record import Record
+from tlscope.read.reader import LogReader
+from tlscope.read.source import LogSource
+from tlscope.write.outdir import OutputDir
+from tlscope.write.report import jsonfmt
+from tlscope.write.report.highlight import render_code
+from tlscope.write.report.render import render, safe_href
+
+__all__ = ["highlighted", "render"]
+
+
+def highlighted(code: str) -> str:
+    return render_code(code)
+
+
+def trusted(html: str) -> Markup:
+    """--custom-header-html is the user's own markup, inserted as is (by design)."""
+    return Markup(html)
+
+
+def stack_box(frames: list[ResolvedFrame], caption: str, open_: bool = False) -> Markup:
+    return format_stack(frames, caption, open_)
+
+
+def stack_row(found: dict[str, Any], record: Record) -> dict[str, Any]:
+    """A specialization or guard-added-fast row, with its stacks resolved now (tables grow)."""
+    sources = found.get("sources")
+    return {
+        "symbol": _text(found.get("symbol")),
+        "sources": [_text(s) for s in sources] if isinstance(sources, list) else [],
+        "value": _text(found.get("value")),
+        "expr": _text(found.get("expr")),
+        "user_stack_html": stack_box(_stack(found.get("user_stack"), record), "User Stack"),
+        "stack_html": stack_box(_stack(found.get("stack"), record), "Framework Stack"),
+    }
+
+
+def _stack(value: Any, record: Record) -> list[ResolvedFrame]:
+    frames = []
+    for item in value if isinstance(value, list) else ():
+        if isinstance(item, dict):
+            frames.append(frame_of(item))
+    return resolve_stack(frames, record)
+
+
+def frame_of(item: dict[str, Any]) -> Frame:
+    def pick(name: str, *types: type) -> Any:
+        value = item.get(name)
+        return value if isinstance(value, types) and not isinstance(value, bool) else None
+
+    return Frame(
+        filename=pick("filename", int, str),
+        line=pick("line", int),
+        name=pick("name", str),
+        loc=pick("loc", str),
+        uninterned_filename=pick("uninterned_filename", str),
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return jsonfmt.number(value)
+    return str(value)
+
+
+def mini_stack(m: dict[str, Any]) -> Markup:
+    """The one-frame stack of the compiled function (only when name, file and line are known)."""
+    name, filename, lineno = m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")
+    if name is None or filename is None or lineno is None:
+        return Markup("")
+    inner = Markup("<li>{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;</li>\n").format(
+        simplify_filename(str(filename)), lineno, name
+    )
+    return details("Stack", inner)
+
+
+def output_file(entry: Entry) -> dict[str, Any]:
+    """An "Output files" row of a metrics page; hrefs are relative to OUT (the page has base ..)."""
+    return {
+        "href": safe_href(entry.url) if entry.link else entry.url,
+        "short": entry.name.rpartition("/")[2],
+        "number": entry.number,
+    }
+
+
+def parse_guards(text: str) -> list[str] | None:
+    """The guard codes of a dynamo_guards payload, or None if it is not tlparse's shape."""
+    try:
+        value = jsonfmt.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(g, dict) and isinstance(g.get("code"), str) for g in value):
+        return None
+    return [g["code"] for g in value]
+
+
+def reformat_json(payload: bytes | None) -> bytes:
+    """A json artifact pretty-printed like serde_json; left as it was when it is not JSON."""
+    data = payload or b""
+    try:
+        return jsonfmt.dumps_pretty(jsonfmt.loads(data.decode("utf-8"))).encode("utf-8")
+    except (ValueError, UnicodeError, RecursionError):
+        return data
+
+
+def readable_stack_traces(out: OutputDir, rel: str, content: bytes) -> str | None:
+    """Write `<stem>_readable.html` next to a kernel stack-traces JSON; None if it is not JSON."""
+    try:
+        value = jsonfmt.loads(content.decode("utf-8"))
+    except (ValueError, UnicodeError, RecursionError):
+        return None
+    kernels = []
+    if isinstance(value, dict):
+        for kernel in sorted(value):
+            traces = value[kernel]
+            texts = [
+                t.replace("\\n", "\n").rstrip("\n")
+                for t in (traces if isinstance(traces, list) else [])
+                if isinstance(t, str)
+            ]
+            kernels.append((kernel, texts))
+    parent, slash, last = rel.rpartition("/")
+    readable = f"{parent}{slash}{split_name(last)[0]}_readable.html"
+    out.path(readable).write_text(render("readable_stack_traces.html.jinja", kernels=kernels), encoding="utf-8")
+    return readable
+
+
+def write_compile_directory(out: OutputDir, directory: CompileDirectory) -> None:
+    text = jsonfmt.dumps_pretty(directory.as_json())
+    out.path("compile_directory.json").write_text(text, encoding="utf-8", errors="surrogateescape")
+
+
+def copy_raw_log(reader: LogReader, dest: Path) -> None:
+    """raw.log: the input streamed, never held in memory; a .gz input is written decompressed."""
+    source = reader.path
+    with LogSource(source) as log:
+        if not log.compressed:
+            shutil.copyfile(source, dest)
+            return
+        with dest.open("wb") as target:
+            shutil.copyfileobj(log.stream, target, 1024 * 1024)
