@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 SUBCOMMANDS: dict[str, str] = {
     "redact": "tlscope.redact:main",
+    "split": "tlscope.split:main",
 }
 
 

@@ -1,0 +1,224 @@
+"""Cross-rank comparisons over RankSummary lists: pure functions, deterministic results.
+
+Groups are listed by their lowest rank (tlparse prints them in hash-map order).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from enum import Enum
+
+import msgspec
+
+from tlscope.analyse.ranks.summary import RankSummary
+
+#: Events logged outside any compilation; not a compilation, so never a divergence.
+OUTSIDE_COMPILE = "[-/-]"
+
+
+def group_ranks(keys: dict[int, str]) -> list[list[int]]:
+    """Ranks grouped by equal key; groups ordered by their lowest rank, ranks ascending."""
+    groups: dict[str, list[int]] = {}
+    for rank in sorted(keys):
+        groups.setdefault(keys[rank], []).append(rank)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def compile_id_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+    """Groups of ranks that compiled the same ids; more than one group means divergence.
+
+    `[-/-]` is left out: tlparse counts it, so a rank that merely logged an event outside any
+    compilation looked divergent although every rank compiled the same ids.
+    """
+    return group_ranks({r.rank: ",".join(c for c in r.compile_ids if c != OUTSIDE_COMPILE) for r in ranks})
+
+
+def cache_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+    return group_ranks({r.rank: r.cache_pattern for r in ranks})
+
+
+def collective_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+    """Ranks grouped by their collective sequence (all graphs' ops, graph name order)."""
+    return group_ranks({r.rank: ",".join(op for g in r.schedules for op in g.ops) for r in ranks})
+
+
+def tensor_meta_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+    """Ranks grouped by tensor-meta signature; ranks without the artifact are not grouped."""
+    return group_ranks({r.rank: ",".join(fp for _, fp in r.tensor_meta) for r in ranks if r.tensor_meta})
+
+
+# -- runtime ----------------------------------------------------------------------------------
+
+
+class GraphDelta(msgspec.Struct, frozen=True):
+    graph: str
+    delta_ms: float
+    fastest_rank: int
+    fastest_ms: float
+    slowest_rank: int
+    slowest_ms: float
+
+
+def round_ms(ns: float) -> float:
+    """ns -> ms, 3 decimals, half away from zero (as tlparse rounds)."""
+    quantum = Decimal("0.001")
+    value = Decimal(repr(ns / 1e6)).quantize(quantum, rounding=ROUND_HALF_UP)
+    return float(value)
+
+
+def runtime_deltas(ranks: Sequence[RankSummary]) -> list[GraphDelta] | None:
+    """Per graph index, the fastest and slowest rank; None when ranks compiled different counts.
+
+    Graphs are aligned by name order within each rank (tlparse aligns by directory order).
+    Ties go to the highest rank, as in tlparse.
+    """
+    per_rank = {r.rank: [(g.graph, sum(ns for _, ns in g.ops)) for g in r.runtimes] for r in ranks if r.runtimes}
+    if not per_rank:
+        return []
+    if len({len(v) for v in per_rank.values()}) != 1:
+        return None
+    rows: list[GraphDelta] = []
+    order = sorted(per_rank)
+    for i in range(len(per_rank[order[0]])):
+        fastest = slowest = (order[0], per_rank[order[0]][i][1])
+        for rank in order:
+            total = per_rank[rank][i][1]
+            if total <= fastest[1]:
+                fastest = (rank, total)
+            if total >= slowest[1]:
+                slowest = (rank, total)
+        rows.append(
+            GraphDelta(
+                graph=per_rank[order[0]][i][0],
+                delta_ms=round_ms(slowest[1] - fastest[1]),
+                fastest_rank=fastest[0],
+                fastest_ms=round_ms(fastest[1]),
+                slowest_rank=slowest[0],
+                slowest_ms=round_ms(slowest[1]),
+            )
+        )
+    return sorted(rows, key=lambda row: row.graph)
+
+
+def fxhash_rank_graph(rank: int, graph: str) -> int:
+    """Low 32 bits of rustc's FxHash64 of (rank: u32, graph: str): tlparse's thread id."""
+    seed, mask = 0x517CC1B727220A95, (1 << 64) - 1
+
+    def add(h: int, word: int) -> int:
+        return ((((h << 5) | (h >> 59)) & mask) ^ word) * seed & mask
+
+    h = add(0, rank & 0xFFFFFFFF)
+    data = graph.encode()
+    i = 0
+    while len(data) - i >= 8:
+        h = add(h, int.from_bytes(data[i : i + 8], "little"))
+        i += 8
+    if len(data) - i >= 4:
+        h = add(h, int.from_bytes(data[i : i + 4], "little"))
+        i += 4
+    for byte in data[i:]:
+        h = add(h, byte)
+    h = add(h, 0xFF)
+    return h & 0xFFFFFFFF
+
+
+def runtime_trace(ranks: Sequence[RankSummary]) -> list[dict[str, object]]:
+    """chromium_trace_with_runtime.json: each graph's ops back to back on its own thread."""
+    events: list[dict[str, object]] = []
+    threads: dict[int, list[tuple[str, int]]] = {}
+    for summary in sorted(ranks, key=lambda r: r.rank):
+        for graph in summary.runtimes:
+            tid = fxhash_rank_graph(summary.rank, graph.graph)
+            threads.setdefault(summary.rank, []).append((graph.graph, tid))
+            ts = 0
+            for name, ns in graph.ops:
+                dur = max(1, math.ceil(ns / 1000))
+                args = {"graph": graph.graph, "rank": summary.rank, "runtime_ns": int(ns)}
+                events.append(
+                    {"name": name, "ph": "X", "ts": ts, "dur": dur, "pid": summary.rank, "tid": tid,
+                     "cat": "runtime", "args": args}
+                )  # fmt: skip
+                ts += dur
+    for pid in sorted(threads):
+        events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"Rank {pid}"}})
+        events.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
+    for pid in sorted(threads):
+        for index, (name, tid) in enumerate(sorted(threads[pid])):
+            label = {"name": f"graph {name}"}
+            events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": label})
+            events.append(
+                {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": index}}
+            )
+    return events
+
+
+# -- execution order --------------------------------------------------------------------------
+
+
+class Issue(str, Enum):
+    SCHEDULE_MISMATCH = "schedule_mismatch"
+    CACHE_MISMATCH = "cache_mismatch"
+
+
+class OrderRow(msgspec.Struct, frozen=True):
+    index: int
+    by_rank: dict[int, str]
+    issues: list[Issue]
+
+
+def analyze_execution_order(
+    orders: dict[int, list[str]],
+    schedules: dict[tuple[int, str], list[str]],
+    cache: dict[tuple[int, str], str],
+) -> list[OrderRow]:
+    """tlparse's analysis: step through each rank's executed compile ids side by side."""
+    rows: list[OrderRow] = []
+    width = max((len(o) for o in orders.values()), default=0)
+    for index in range(width):
+        by_rank = {r: orders[r][index] for r in sorted(orders) if index < len(orders[r])}
+        if not by_rank:
+            continue
+        issues: list[Issue] = []
+        if _differs([schedules.get((r, c)) for r, c in by_rank.items()], lambda v: v is not None):
+            issues.append(Issue.SCHEDULE_MISMATCH)
+        if _differs([cache.get((r, c)) for r, c in by_rank.items()], bool):
+            issues.append(Issue.CACHE_MISMATCH)
+        rows.append(OrderRow(index, by_rank, issues))
+    return rows
+
+
+def _differs(values: list[object], present: Callable[[object], bool]) -> bool:
+    kept = [msgspec.json.encode(v) for v in values if present(v)]
+    return len(kept) >= 2 and len(set(kept)) > 1
+
+
+class OrderSummary(msgspec.Struct, frozen=True):
+    order_differs: bool
+    schedule_ranks: list[int]
+    cache_ranks: list[int]
+
+
+def execution_order_summary(ranks: Sequence[RankSummary]) -> OrderSummary | None:
+    """None when fewer than two ranks logged their graph execution order."""
+    orders = {r.rank: r.execution_order for r in ranks if r.execution_order is not None}
+    if len(orders) < 2:
+        return None
+    schedules: dict[tuple[int, str], list[str]] = {}
+    cache: dict[tuple[int, str], str] = {}
+    for r in ranks:
+        for g in r.schedules:
+            schedules.setdefault((r.rank, r.dir_to_cid.get(g.graph, g.graph)), []).extend(g.ops)
+        for cid, status in r.cache_status.items():
+            cache[(r.rank, cid)] = status
+    rows = analyze_execution_order(orders, schedules, cache)
+    return OrderSummary(
+        order_differs=any(len(set(row.by_rank.values())) > 1 for row in rows),
+        schedule_ranks=_ranks_with(rows, Issue.SCHEDULE_MISMATCH),
+        cache_ranks=_ranks_with(rows, Issue.CACHE_MISMATCH),
+    )
+
+
+def _ranks_with(rows: list[OrderRow], issue: Issue) -> list[int]:
+    return sorted({r for row in rows if issue in row.issues for r in row.by_rank})

@@ -1,0 +1,66 @@
+"""Collectives parity: does a graph's generated code run the collectives its schedule lists?
+
+tlparse's check (reference §6.7): count collective ops in the scheduler's list and the
+`torch.ops._c10d_functional.X.default(` calls in the output code; report graphs where the
+counts differ or where fewer `wait_tensor` calls than collectives appear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+_KINDS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all")
+_TAGS = re.compile(r"<[^>]*>", re.DOTALL)
+_LINE_COMMENTS = re.compile(r"#[^\n]*|//[^\n]*")
+_BLOCK_COMMENTS = re.compile(r"/\*.*?\*/", re.DOTALL)
+_CALL = re.compile(r"torch\s*\.\s*ops\s*\.\s*_?c10d_functional\s*\.\s*([A-Za-z0-9_]+)\s*\.\s*default\s*\(")
+_ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+
+
+def normalise(op: str) -> str | None:
+    """The collective kind of an op name, or None for anything that is not a collective."""
+    name = op.rstrip("_")
+    for kind in _KINDS:
+        if kind in name:
+            return kind
+    return "reduce" if "reduce" in name else None
+
+
+def schedule_counts(ops: Iterable[str]) -> Counter[str]:
+    return Counter(kind for op in ops if (kind := normalise(op)) is not None)
+
+
+def code_counts(code: str) -> tuple[Counter[str], int]:
+    """(collective calls by kind, wait_tensor calls) in output code, HTML or plain text.
+
+    HTML entities are decoded after the tags are dropped: tlparse strips `#` comments from the
+    still-escaped text, so `&#39;` swallowed the rest of a line there (a deviation we fix).
+    """
+    text = _TAGS.sub("", code)
+    text = _ENTITY.sub(_entity, text)
+    text = _BLOCK_COMMENTS.sub("", _LINE_COMMENTS.sub("", text))
+    counts: Counter[str] = Counter()
+    waits = 0
+    for match in _CALL.finditer(text):
+        op = match.group(1)
+        if op == "wait_tensor":
+            waits += 1
+        elif (kind := normalise(op)) is not None:
+            counts[kind] += 1
+    return counts, waits
+
+
+def _entity(match: re.Match[str]) -> str:
+    import html
+
+    return html.unescape(match.group(0))
+
+
+def compare(schedule: Iterable[str], code: str) -> tuple[int, int]:
+    """(offset, missing_waits) for one graph."""
+    sched = schedule_counts(schedule)
+    found, waits = code_counts(code)
+    offset = sum(abs(sched[k] - found[k]) for k in set(sched) | set(found))
+    return offset, max(0, sum(found.values()) - waits)

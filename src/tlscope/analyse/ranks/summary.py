@@ -1,0 +1,72 @@
+"""The per-rank facts every cross-rank analysis needs, small enough to pass between processes."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class GraphOps(msgspec.Struct, frozen=True):
+    """One graph (compile folder) of a rank and a list of op names (collectives or runtime ops)."""
+
+    graph: str
+    ops: list[str]
+
+
+class GraphRuntime(msgspec.Struct, frozen=True):
+    graph: str
+    #: (op name, estimated runtime in ns) in the artifact's order.
+    ops: list[tuple[str, float]]
+
+
+class ParityGraph(msgspec.Struct, frozen=True):
+    """A graph whose scheduled collectives disagree with its generated code (tlparse's struct order)."""
+
+    graph: str
+    compile_id: str
+    offset: int
+    missing_waits: int
+
+
+class CompileInfo(msgspec.Struct, frozen=True):
+    """One compile id of a rank as the compile-id matrix shows it."""
+
+    status: str  # ok | break | empty | error | missing
+    compile_time_s: float | None = None
+
+
+class RankStats(msgspec.Struct, kw_only=True):
+    compilations: int = 0
+    compile_time_s: float = 0.0
+    graph_breaks: int = 0
+    recompiles: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    failures: int = 0
+
+
+class RankSummary(msgspec.Struct, kw_only=True):
+    """What one rank's report folder says, for comparison with the other ranks."""
+
+    rank: int
+    #: compile_directory.json keys except `unknown*`; `[-/-]` included (the analysis decides).
+    compile_ids: list[str] = []
+    #: Cache suffixes (✅/❌/...) of all artifacts in output-counter order.
+    cache_pattern: str = ""
+    #: compile id -> miss/hit/bypass (miss wins), from artifact names.
+    cache_status: dict[str, str] = {}
+    #: Compile folder name -> compile id display.
+    dir_to_cid: dict[str, str] = {}
+    runtimes: list[GraphRuntime] = []
+    schedules: list[GraphOps] = []
+    #: (graph, canonical JSON of its runtime/tensor-meta artifact), sorted by graph.
+    tensor_meta: list[tuple[str, str]] = []
+    #: Compile ids in execution order (`[0/1]` form), or None without a readable artifact.
+    execution_order: list[str] | None = None
+    parity: list[ParityGraph] = []
+    compiles: dict[str, CompileInfo] = {}
+    stats: RankStats = msgspec.field(default_factory=RankStats)
+    chromium_events: int = 0
+    #: Malformed inputs or artifacts of this rank: reported, the other ranks still analysed.
+    errors: list[str] = []
+    #: False when the rank's parse itself failed (no report folder to compare).
+    parsed: bool = True

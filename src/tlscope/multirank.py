@@ -1,0 +1,215 @@
+"""Multi-rank runs: find the rank logs, parse each into OUT/rank_N in parallel, then compare.
+
+Flow (tlparse's `--all-ranks-html`, reference §6): discovery by tlparse's file-name pattern,
+one full single-rank parse per rank, then the landing page built from what those parses
+wrote (never the logs again). Differences from tlparse:
+- ranks are parsed in worker processes (`jobs`) or on a Dask cluster (`scheduler`);
+- a rank whose log or artifacts are malformed is reported on the landing page; the others
+  are still parsed and compared (tlparse aborts the run);
+- a single log holding several ranks (muxed) is split by rank first (tlscope.split);
+- everything is in rank / name order, so two runs give identical output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tlscope.analyse.ranks.rankdir import summarise
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.pipeline import SinkFactory, StrictFailure, run
+from tlscope.read.inputs import InputError
+from tlscope.sink import ParseOptions
+from tlscope.split import ranks_in_log, split_log
+from tlscope.write.landing.writer import write_landing
+from tlscope.write.outdir import OutputDir, OutputError
+
+#: tlparse's pattern: dedicated_log_torch_trace_rank_<u32>[_anything].log (a .gz copy too).
+_RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_\+?(\d+)(?:_[^/]*)?\.log(?:\.gz)?$")
+_U32_MAX = 2**32 - 1
+
+
+PARITY_DESCRIPTION = "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"
+
+
+class RankLog(msgspec.Struct, frozen=True):
+    rank: int
+    path: str
+
+
+def discover(directory: Path) -> tuple[list[RankLog], list[str]]:
+    """(rank logs sorted by rank, notes on skipped files); other files are ignored.
+
+    Two files claiming one rank: the first by name is used and the other reported (tlparse
+    parses both into the same rank_N folder, the second replacing the first).
+    """
+    found: dict[int, Path] = {}
+    notes: list[str] = []
+    for path in sorted(directory.iterdir()):
+        match = _RANK_LOG.match(path.name)
+        if match is None or not path.is_file() or int(match.group(1)) > _U32_MAX:
+            continue
+        rank = int(match.group(1))
+        if rank in found:
+            notes.append(f"{path.name}: rank {rank} already read from {found[rank].name}; skipped")
+            continue
+        found[rank] = path
+    return [RankLog(r, str(found[r])) for r in sorted(found)], notes
+
+
+def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None) -> RankSummary:
+    """Worker: parse one rank log into `folder`, then summarise what it wrote.
+
+    Runs in a worker process or on a Dask worker: takes and returns only picklable values.
+    A failure of this rank is returned as a summary with `parsed=False`, never raised.
+    """
+    target = Path(folder)
+    try:
+        out = OutputDir(target, overwrite=True)
+        run(Path(log), out, options, sinks=sinks)
+    except (StrictFailure, OutputError, OSError, ValueError) as err:
+        return RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"])
+    summary = summarise(rank, target)
+    _write_parity(target, summary)
+    return summary
+
+
+def _write_parity(folder: Path, summary: RankSummary) -> None:
+    """rank_N/collectives_parity.json, as tlparse writes it (always, even when empty)."""
+    from tlscope.write.landing.jsonout import pretty
+
+    body = {
+        "description": PARITY_DESCRIPTION,
+        "graphs": [msgspec.to_builtins(g) for g in summary.parity],
+    }
+    (folder / "collectives_parity.json").write_text(pretty(body, sort_keys=False), "utf-8")
+
+
+Submit = Callable[[Sequence[tuple[RankLog, str]]], Iterator[RankSummary]]
+
+
+def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
+    def submit(work: Sequence[tuple[RankLog, str]]) -> Iterator[RankSummary]:
+        if jobs <= 1 or len(work) <= 1:
+            for log, folder in work:
+                yield parse_rank(log.path, log.rank, folder, options, sinks)
+            return
+        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)))
+        with executor:
+            futures = [executor.submit(parse_rank, log.path, log.rank, folder, options, sinks) for log, folder in work]
+            for future in futures:
+                yield future.result()
+
+    return submit
+
+
+def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
+    try:
+        from distributed import Client
+    except ImportError as err:
+        raise InputError("--scheduler needs dask.distributed: pip install 'tlscope[dask]'") from err
+
+    def submit(work: Sequence[tuple[RankLog, str]]) -> Iterator[RankSummary]:
+        with Client(address) as client:  # type: ignore[no-untyped-call]
+            futures = [
+                client.submit(parse_rank, log.path, log.rank, folder, options, sinks, key=f"tlscope-rank-{log.rank}")
+                for log, folder in work
+            ]
+            for future in futures:
+                result: Any = future.result()
+                yield result
+
+    return submit
+
+
+def run_multi_rank(
+    path: Path,
+    out: Path,
+    options: ParseOptions,
+    *,
+    overwrite: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    sinks: SinkFactory | None = None,
+    echo: Callable[[str], None] = print,
+) -> list[RankSummary]:
+    """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
+
+    Raises InputError / OutputError before anything is written when the input or OUT is
+    unusable. Per-rank failures do not raise: they are in the summaries and on the landing page.
+    """
+    if not path.exists():
+        raise InputError(f"{path} does not exist")
+    target = OutputDir(out, overwrite=overwrite)
+    target.check()
+    with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
+        logs, notes = _inputs(path, Path(scratch))
+        submit = _dask(scheduler, options, sinks) if scheduler else _local(jobs or os.cpu_count() or 1, options, sinks)
+        with target:
+            # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
+            work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
+            summaries = []
+            for log, _ in work:
+                echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
+            for summary in submit(work):
+                summaries.append(summary)
+            written = write_landing(target, summaries, notes)
+        for label, name in written.items():
+            echo(f"{label}: {out}/{name}")
+    echo(f"Multi-rank report generated under {out}")
+    echo("Individual pages: rank_*/index.html")
+    return summaries
+
+
+def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str]]:
+    if path.is_file():
+        ranks = ranks_in_log(path)
+        if len(ranks) < 1:
+            raise InputError(f"{path} holds no rank-tagged events")
+        split_log(path, scratch)
+        logs, notes = discover(scratch)
+        notes.insert(0, f"{path.name} holds ranks {', '.join(map(str, ranks))}: split by rank before parsing")
+        if (scratch / "unranked.log").exists():
+            notes.append("events of processes that never logged a rank were left out (unranked.log)")
+        return logs, notes
+    if not path.is_dir():
+        raise InputError(f"Input path {path} must be a directory when using --all-ranks-html")
+    logs, notes = discover(path)
+    if not logs:
+        raise InputError(f"No rank log files found in directory {path}")
+    return logs, notes
+
+
+def is_multi_rank(path: Path) -> bool:
+    """True when `tlscope PATH` should run multi-rank: a directory with logs of several ranks."""
+    return path.is_dir() and len(discover(path)[0]) > 1
+
+
+def main_multi_rank(
+    path: Path,
+    out: Path,
+    options: ParseOptions,
+    *,
+    overwrite: bool,
+    jobs: int | None,
+    scheduler: str | None,
+    sinks: SinkFactory | None = None,
+) -> int:
+    """CLI entry: exit 0 when the landing page was written, 1 on unusable input/OUT."""
+    try:
+        summaries = run_multi_rank(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks)
+    except (InputError, OutputError) as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    failed = [s.rank for s in summaries if s.errors]
+    if failed:
+        print(f"Ranks with problems (see index.html): {', '.join(map(str, failed))}", file=sys.stderr)
+    return 0

@@ -1,0 +1,1 @@
+"""The multi-rank landing page and the combined files beside it."""

@@ -1,0 +1,139 @@
+"""Write the landing page and the combined cross-rank files into OUT (reference §6.4-§6.10)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from tlscope.analyse.ranks import compare, table
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.write.landing.jsonout import pretty, write_array
+from tlscope.write.outdir import OutputDir
+
+#: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
+MAX_CHROMIUM_BYTES = 512 * 1024 * 1024
+
+
+def write_landing(out: OutputDir, summaries: Sequence[RankSummary], notes: Sequence[str] = ()) -> dict[str, str]:
+    """Write everything beside the rank folders; returns {label: file} of the optional files written."""
+    ranks = sorted(summaries, key=lambda s: s.rank)
+    written: dict[str, str] = {}
+    chromium_problems: list[str] = []
+    has_chromium = _combined_chromium(out, ranks, chromium_problems) > 0
+    if any(r.runtimes for r in ranks):
+        _write(out, "runtime_estimations.json", pretty(_estimations(ranks), sort_keys=False))
+        _write(out, "chromium_trace_with_runtime.json", pretty(compare.runtime_trace(ranks)))
+        written["Runtime estimations"] = "runtime_estimations.json"
+    if any(r.schedules for r in ranks):
+        body = [{"rank": r.rank, "graph": g.graph, "ops": g.ops} for r in ranks for g in r.schedules]
+        _write(out, "collective_schedules.json", pretty(body, sort_keys=False))
+        written["Collective schedules"] = "collective_schedules.json"
+    _write(out, "multi_rank_summary.json", pretty(msgspec.to_builtins(list(ranks)), sort_keys=False))
+    context = _context(ranks, notes, chromium_problems)
+    context["has_chromium"] = has_chromium
+    _write(out, "index.html", _environment().get_template("landing.html.jinja").render(**context))
+    return written
+
+
+def _write(out: OutputDir, name: str, text: str) -> None:
+    out.path(name).write_text(text, "utf-8")
+
+
+def _estimations(ranks: Sequence[RankSummary]) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": r.rank,
+            "graph": g.graph,
+            "ops": [{"name": name, "estimated_runtime_ns": ns} for name, ns in g.ops],
+        }
+        for r in ranks
+        for g in r.runtimes
+    ]
+
+
+def _combined_chromium(out: OutputDir, ranks: Sequence[RankSummary], problems: list[str]) -> int:
+    """OUT/chromium_events.json: every rank's events with pid = rank, one rank in memory at a time."""
+    path = out.path("chromium_events.json")
+    with path.open("w", encoding="utf-8") as stream:
+        count = write_array(stream, _rank_events(out.root, ranks, problems))
+    if count == 0:
+        path.unlink()
+    return count
+
+
+def _rank_events(root: Path, ranks: Sequence[RankSummary], problems: list[str]) -> Iterator[dict[str, Any]]:
+    for r in ranks:
+        path = root / f"rank_{r.rank}" / "chromium_events.json"
+        try:
+            if path.stat().st_size > MAX_CHROMIUM_BYTES:
+                problems.append(f"rank {r.rank}: chromium_events.json too big to merge")
+                continue
+            events = msgspec.json.decode(path.read_bytes())
+        except FileNotFoundError:
+            continue
+        except (OSError, msgspec.DecodeError, UnicodeDecodeError) as err:
+            problems.append(f"rank {r.rank}: chromium_events.json unreadable ({err})")
+            continue
+        if not isinstance(events, list):
+            continue
+        for event in events:
+            if isinstance(event, dict):
+                event["pid"] = r.rank
+                yield event
+
+
+def _context(ranks: Sequence[RankSummary], notes: Sequence[str], chromium_problems: list[str]) -> dict[str, Any]:
+    parsed = [r for r in ranks if r.parsed]
+    cid_groups = compare.compile_id_divergence(parsed)
+    cache_groups = compare.cache_divergence(parsed)
+    collective_groups = compare.collective_divergence(parsed)
+    meta_groups = compare.tensor_meta_divergence(parsed)
+    has_runtime = any(r.runtimes for r in ranks)
+    problems = [(r.rank, e) for r in ranks for e in r.errors] + [(None, p) for p in chromium_problems]
+    return {
+        "ranks": [r.rank for r in ranks],
+        "cid_groups": cid_groups,
+        "cid_diverges": len(cid_groups) > 1,
+        "cache_groups": cache_groups,
+        "cache_diverges": len(cache_groups) > 1,
+        "collective_groups": collective_groups,
+        "collective_diverges": len(collective_groups) > 1,
+        "meta_groups": meta_groups,
+        "meta_diverges": len(meta_groups) > 1,
+        "has_runtime": has_runtime,
+        "deltas": compare.runtime_deltas(parsed) if has_runtime else [],
+        "order": compare.execution_order_summary(parsed),
+        "table": table.rank_table(ranks),
+        "matrix": table.compile_id_matrix(ranks),
+        "problems": problems,
+        "notes": list(notes),
+    }
+
+
+def _ms(value: float) -> str:
+    return repr(float(value))
+
+
+def _seconds(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def _rank_list(ranks: Sequence[int]) -> str:
+    return ", ".join(str(r) for r in ranks)
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("tlscope.write.landing", "templates"),
+        autoescape=select_autoescape(["html", "jinja"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["ms"] = _ms
+    env.filters["seconds"] = _seconds
+    env.filters["rank_list"] = _rank_list
+    return env
