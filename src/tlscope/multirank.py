@@ -148,6 +148,10 @@ def run_multi_rank(
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
+    if sinks is None:
+        from tlscope.cli import report_sinks  # lazy: cli will import this module
+
+        sinks = report_sinks
     target = OutputDir(out, overwrite=overwrite)
     target.check()
     with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
@@ -161,7 +165,7 @@ def run_multi_rank(
                 echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
             for summary in submit(work):
                 summaries.append(summary)
-            written = write_landing(target, summaries, notes)
+            written = write_landing(target, summaries, notes, header=options.custom_header_html)
         for label, name in written.items():
             echo(f"{label}: {out}/{name}")
     echo(f"Multi-rank report generated under {out}")

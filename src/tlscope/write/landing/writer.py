@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.summary import RankSummary
@@ -18,8 +19,13 @@ from tlscope.write.outdir import OutputDir
 MAX_CHROMIUM_BYTES = 512 * 1024 * 1024
 
 
-def write_landing(out: OutputDir, summaries: Sequence[RankSummary], notes: Sequence[str] = ()) -> dict[str, str]:
-    """Write everything beside the rank folders; returns {label: file} of the optional files written."""
+def write_landing(
+    out: OutputDir, summaries: Sequence[RankSummary], notes: Sequence[str] = (), *, header: str = ""
+) -> dict[str, str]:
+    """Write everything beside the rank folders; returns {label: file} of the optional files written.
+
+    `header` is the user's --custom-header-html, inserted unescaped (it is theirs, as in tlparse).
+    """
     ranks = sorted(summaries, key=lambda s: s.rank)
     written: dict[str, str] = {}
     chromium_problems: list[str] = []
@@ -35,6 +41,7 @@ def write_landing(out: OutputDir, summaries: Sequence[RankSummary], notes: Seque
     _write(out, "multi_rank_summary.json", pretty(msgspec.to_builtins(list(ranks)), sort_keys=False))
     context = _context(ranks, notes, chromium_problems)
     context["has_chromium"] = has_chromium
+    context["header"] = Markup(header)
     _write(out, "index.html", _environment().get_template("landing.html.jinja").render(**context))
     return written
 

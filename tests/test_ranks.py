@@ -1,0 +1,131 @@
+"""Cross-rank analyses on real rank folders (written by tlscope) and tlparse's unit test 39."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tlscope.analyse.ranks import compare, table
+from tlscope.analyse.ranks.compare import Issue, analyze_execution_order
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.multirank import run_multi_rank
+from tlscope.sink import ParseOptions
+
+
+def test_execution_order_multi_rank_divergence() -> None:  # tlparse test 39
+    orders = {0: ["0/0", "0/1", "0/2"], 1: ["0/1", "0/0", "0/2"]}
+    schedules = {
+        (0, "0/0"): ["all_reduce"],
+        (0, "0/1"): ["all_gather"],
+        (1, "0/0"): ["all_reduce"],
+        (1, "0/1"): ["broadcast"],
+    }
+    cache = {(0, "0/0"): "✅", (0, "0/1"): "❌", (1, "0/0"): "✅", (1, "0/1"): "✅"}
+    rows = analyze_execution_order(orders, schedules, cache)
+    assert len(rows) == 3
+    assert rows[0].by_rank == {0: "0/0", 1: "0/1"} and Issue.SCHEDULE_MISMATCH in rows[0].issues
+    assert rows[1].by_rank == {0: "0/1", 1: "0/0"} and Issue.CACHE_MISMATCH in rows[1].issues
+    assert rows[2].by_rank == {0: "0/2", 1: "0/2"} and rows[2].issues == []
+
+
+def test_outside_compile_events_do_not_make_compile_ids_diverge() -> None:
+    """tlparse flags a divergence when only some ranks logged `[-/-]` events; tlscope does not."""
+    a = RankSummary(rank=0, compile_ids=["[-/-]", "[0/0]", "[1/0]"])
+    b = RankSummary(rank=1, compile_ids=["[0/0]", "[1/0]"])
+    assert compare.compile_id_divergence([a, b]) == [[0, 1]]
+    c = RankSummary(rank=2, compile_ids=["[0/0]"])
+    assert compare.compile_id_divergence([c, a, b]) == [[0, 1], [2]]
+
+
+def test_fxhash_thread_id_matches_tlparse(tlparse_bin: Path, tlparse_traces: Path, tmp_path: Path) -> None:
+    import json
+
+    src = tmp_path / "in"
+    shutil.copytree(tlparse_traces / "inputs" / "multi_rank_runtime", src)
+    import subprocess
+
+    out = tmp_path / "ref"
+    subprocess.run(
+        [str(tlparse_bin), str(src), "--all-ranks-html", "--overwrite", "-o", str(out), "--no-browser"],
+        check=True,
+        capture_output=True,
+    )
+    trace = json.loads((out / "chromium_trace_with_runtime.json").read_text("utf-8"))
+    tids = {(e["pid"], e["args"]["graph"]): e["tid"] for e in trace if e.get("cat") == "runtime"}
+    assert tids
+    for (rank, graph), tid in tids.items():
+        assert compare.fxhash_rank_graph(rank, graph) == tid
+
+
+@pytest.fixture(scope="module")
+def runtime_ranks(tmp_path_factory: pytest.TempPathFactory) -> list[RankSummary]:
+    from tests.conftest import require_shared
+
+    traces = require_shared()
+    base = tmp_path_factory.mktemp("ranks")
+    shutil.copytree(traces / "inputs" / "multi_rank_runtime", base / "in")
+    return run_multi_rank(base / "in", base / "out", ParseOptions(), jobs=2, echo=lambda _: None)
+
+
+def test_rank_table_marks_the_rank_that_compiled_more(runtime_ranks: list[RankSummary]) -> None:
+    rows = {row.rank: row for row in table.rank_table(runtime_ranks)}
+    assert [r for r in rows] == list(range(7))
+    # Ranks 0-4 compiled [0/0]..[0/3]; ranks 5 and 6 only [0/0] and [0/1].
+    assert [rows[r].stats.compilations for r in range(7)] == [4, 4, 4, 4, 4, 2, 2]
+    assert "fewer compilations" in rows[5].marks and "fewer compilations" in rows[6].marks
+    assert not any("compilations" in m for r in range(5) for m in rows[r].marks)
+    slowest = max(range(7), key=lambda r: rows[r].stats.compile_time_s)
+    assert "slowest" in rows[slowest].marks
+    assert sum("slowest" in rows[r].marks for r in range(7)) == 1
+    assert rows[0].stats.cache_misses == 8 and rows[5].stats.cache_misses == 4
+    assert rows[0].stats.recompiles == 3 and rows[0].stats.failures == 0
+
+
+def test_rank_table_marks_nothing_for_identical_ranks() -> None:
+    same = [RankSummary(rank=r) for r in range(3)]
+    for s in same:
+        s.stats.compilations, s.stats.compile_time_s = 2, 1.5
+    assert all(row.marks == [] for row in table.rank_table(same))
+
+
+def test_compile_id_matrix_shows_which_ranks_compiled_each_id(runtime_ranks: list[RankSummary]) -> None:
+    matrix = {row.compile_id: row for row in table.compile_id_matrix(runtime_ranks)}
+    assert list(matrix) == ["[0/0]", "[0/1]", "[0/2]", "[0/3]"]
+    assert not matrix["[0/0]"].odd and not matrix["[0/1]"].odd
+    row = matrix["[0/2]"]
+    assert row.odd
+    assert row.cells[5] is None and row.cells[6] is None
+    cell = row.cells[0]
+    assert cell is not None and cell.status == "ok" and cell.compile_time_s is not None and cell.compile_time_s > 0
+
+
+def test_compile_id_matrix_is_in_natural_order() -> None:
+    ranks = [RankSummary(rank=0, compile_ids=["[0/10]", "[0/2]", "[!1/0/0]", "[1/0]"])]
+    assert [r.compile_id for r in table.compile_id_matrix(ranks)] == ["[0/2]", "[0/10]", "[1/0]", "[!1/0/0]"]
+
+
+def test_landing_page_has_rank_table_and_matrix(runtime_ranks: list[RankSummary], tmp_path: Path) -> None:
+    from tlscope.write.landing.writer import write_landing
+    from tlscope.write.outdir import OutputDir
+
+    out = OutputDir(tmp_path / "landing", overwrite=False)
+    with out:
+        write_landing(out, runtime_ranks, header="")
+    page = (tmp_path / "landing" / "index.html").read_text("utf-8")
+    assert '<table id="rank-table">' in page and '<table id="compile-id-matrix">' in page
+    assert "fewer compilations" in page and "slowest" in page
+
+
+def test_landing_escapes_log_derived_text(tmp_path: Path) -> None:
+    from tlscope.write.landing.writer import write_landing
+    from tlscope.write.outdir import OutputDir
+
+    evil = RankSummary(rank=0, compile_ids=["[0/0]"], errors=["<script>alert(1)</script>"])
+    out = OutputDir(tmp_path / "landing", overwrite=False)
+    with out:
+        write_landing(out, [evil, RankSummary(rank=1)], notes=["<img src=x>"])
+    page = (tmp_path / "landing" / "index.html").read_text("utf-8")
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x>" not in page
