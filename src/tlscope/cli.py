@@ -98,8 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = OutputDir(args.out, overwrite=args.overwrite)
         out.check()
         options = ParseOptions(
-            strict=args.strict,
-            strict_compile_id=args.strict_compile_id,
+            # As in tlparse, export mode never applies the strict checks.
+            strict=args.strict and not args.export,
+            strict_compile_id=args.strict_compile_id and not args.export,
             plain_text=args.plain_text,
             export=args.export,
             inductor_provenance=args.inductor_provenance,
