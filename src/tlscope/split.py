@@ -75,8 +75,9 @@ def ranks_in_log(path: Path) -> list[int]:
 
 
 def split_log(path: Path, folder: Path) -> dict[str, int]:
-    """Write one log per rank into `folder` (must exist); returns file name -> lines written."""
+    """Write one log per rank into `folder` (created if needed); returns file name -> lines written."""
     owners = process_ranks(path)
+    folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     with ExitStack() as stack:
         files: dict[str, BinaryIO] = {}

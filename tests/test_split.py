@@ -1,0 +1,75 @@
+"""`tlscope split` and muxed logs, on the corpus's real muxed trace (3 ranks in one file)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tlscope.cli import main
+from tlscope.multirank import run_multi_rank
+from tlscope.sink import ParseOptions
+from tlscope.split import process_ranks, split_log
+
+MUXED = REPO / "corpus" / "traces" / "muxed" / "muxed.log.gz"
+
+
+@pytest.fixture(scope="module")
+def muxed() -> Path:
+    if not MUXED.is_file():
+        pytest.skip(f"corpus trace {MUXED} not generated yet (corpus/generate.py)")
+    return MUXED
+
+
+def test_split_routes_every_line_to_one_rank(muxed: Path, tmp_path: Path) -> None:
+    written = split_log(muxed, tmp_path)
+    assert list(written) == [f"dedicated_log_torch_trace_rank_{r}.log" for r in range(3)]
+    with gzip.open(muxed, "rb") as f:
+        total = sum(1 for _ in f)
+    # Each process logged one rank here, so no line is duplicated and none is left unranked.
+    assert all(len(ranks) == 1 for ranks in process_ranks(muxed).values())
+    assert sum(written.values()) == total
+
+
+def test_split_logs_are_clean_single_rank_logs(muxed: Path, tmp_path: Path) -> None:
+    split_log(muxed, tmp_path / "split")
+    for rank in range(3):
+        out = tmp_path / f"out{rank}"
+        log = tmp_path / "split" / f"dedicated_log_torch_trace_rank_{rank}.log"
+        assert main([str(log), "-o", str(out), "--no-browser"]) == 0
+        manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+        assert manifest["ranks"] == [rank]
+        assert manifest["problems"]["total"] == 0, manifest["problems"]
+        assert len(manifest["processes"]) == 1
+
+
+def test_string_tables_follow_their_process(muxed: Path, tmp_path: Path) -> None:
+    """Every rank's `str` lines reuse indices from 0; each split log keeps exactly its process's."""
+    split_log(muxed, tmp_path)
+    tables = []
+    for rank in range(3):
+        log = tmp_path / f"dedicated_log_torch_trace_rank_{rank}.log"
+        indices = [json.loads(line.split("] ", 1)[1])["str"][1] for line in log.open() if '] {"str"' in line]
+        assert indices and len(indices) == len(set(indices))  # no index from another process
+        tables.append(indices)
+    assert all(0 in t for t in tables)  # the indices collide across processes: keyed by pid
+
+
+def test_muxed_log_is_reported_as_multi_rank(muxed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    summaries = run_multi_rank(muxed, out, ParseOptions(), jobs=1, echo=lambda _: None)
+    assert [s.rank for s in summaries] == [0, 1, 2]
+    assert all(s.parsed and not s.errors for s in summaries)
+    landing = (out / "index.html").read_text("utf-8")
+    assert "split by rank before parsing" in landing
+    assert '<a href="rank_2/index.html">' in landing
+
+
+def test_split_command(muxed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "split"
+    assert main(["split", str(muxed), "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"dedicated_log_torch_trace_rank_{r}.log" for r in range(3)]
+    assert main(["split", str(muxed), "-o", str(out)]) == 1  # exists, no --overwrite
