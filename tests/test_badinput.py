@@ -408,7 +408,7 @@ def test_problems_reach_the_manifest(lines: Lines, tmp_path: Path) -> None:
     altered[i] = lines[i].replace(b'"frame_compile_id": 0', b'"frame_compile_id": "x"', 1)
     altered.insert(12, b"")
     log = write(tmp_path, altered)
-    assert main([str(log), "-o", str(tmp_path / "out")]) == 0
+    assert main(["--no-browser", str(log), "-o", str(tmp_path / "out")]) == 0
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["problems"]["counts"] == {"bad_compile_id": 1, "blank_line": 1}
     assert [(p["kind"], p["line"]) for p in manifest["problems"]["first"]] == [
@@ -428,7 +428,7 @@ def test_key_conflict_and_bad_chromium_payload(lines: Lines, tmp_path: Path) -> 
     altered[12] = with_md5(lines[12], payload)
     altered[13:24] = [b"\t" + payload]
     log = write(tmp_path, altered)
-    assert main([str(log), "-o", str(tmp_path / "out")]) == 0
+    assert main(["--no-browser", str(log), "-o", str(tmp_path / "out")]) == 0
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [(p["kind"], p["line"]) for p in manifest["problems"]["first"]] == [
         ("bad_payload_json", 13),
@@ -454,7 +454,7 @@ def test_strict_fails_naming_the_line_and_creates_nothing(
 
     log = blank_line_log(lines, tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
-    assert main([str(log), "-o", str(tmp_path / "out"), "--strict"]) == 1
+    assert main(["--no-browser", str(log), "-o", str(tmp_path / "out"), "--strict"]) == 1
     err = capsys.readouterr().err
     assert "line 13" in err and "blank_line" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no OUT, no temporary sibling
@@ -464,12 +464,12 @@ def test_strict_leaves_an_existing_out_as_it_was(lines: Lines, tmp_path: Path) -
     from tlscope.cli import main
 
     out = tmp_path / "out"
-    assert main([str(require_shared() / "inputs" / "comp_metrics.log"), "-o", str(out)]) == 0
+    assert main(["--no-browser", str(require_shared() / "inputs" / "comp_metrics.log"), "-o", str(out)]) == 0
     (out / "mine.txt").write_text("a file the user put there")
     kept = snapshot(out)
     log = blank_line_log(lines, tmp_path)
     siblings = sorted(p.name for p in tmp_path.iterdir())
-    assert main([str(log), "-o", str(out), "--overwrite", "--strict"]) == 1
+    assert main(["--no-browser", str(log), "-o", str(out), "--overwrite", "--strict"]) == 1
     assert snapshot(out) == kept
     assert sorted(p.name for p in tmp_path.iterdir()) == siblings
 
@@ -477,7 +477,8 @@ def test_strict_leaves_an_existing_out_as_it_was(lines: Lines, tmp_path: Path) -
 def test_strict_passes_a_clean_log(tmp_path: Path) -> None:
     from tlscope.cli import main
 
-    assert main([str(require_shared() / "inputs" / "simple.log"), "-o", str(tmp_path / "out"), "--strict"]) == 0
+    simple = require_shared() / "inputs" / "simple.log"
+    assert main(["--no-browser", str(simple), "-o", str(tmp_path / "out"), "--strict"]) == 0
     assert (tmp_path / "out" / "raw.jsonl").is_file()
 
 
@@ -487,14 +488,15 @@ def test_strict_compile_id_fails_only_on_compile_ids(
     from tlscope.cli import main
 
     # Other problems do not trip it...
-    assert main([str(blank_line_log(lines, tmp_path)), "-o", str(tmp_path / "a"), "--strict-compile-id"]) == 0
+    blank = blank_line_log(lines, tmp_path)
+    assert main(["--no-browser", str(blank), "-o", str(tmp_path / "a"), "--strict-compile-id"]) == 0
     assert (tmp_path / "a" / "manifest.json").is_file()
     # ...a malformed compile id does, naming its line.
     altered = lines[:]
     i = index(lines, b'{"describe_storage"')
     altered[i] = lines[i].replace(b'"frame_id": 0', b'"frame_id": -3', 1)
     capsys.readouterr()
-    assert main([str(write(tmp_path, altered)), "-o", str(tmp_path / "b"), "--strict-compile-id"]) == 1
+    assert main(["--no-browser", str(write(tmp_path, altered)), "-o", str(tmp_path / "b"), "--strict-compile-id"]) == 1
     assert f"line {i + 1}" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
 
@@ -505,7 +507,7 @@ def test_strict_through_python_m(lines: Lines, tmp_path: Path) -> None:
 
     log = blank_line_log(lines, tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "tlscope", str(log), "-o", str(tmp_path / "out"), "--strict"],
+        [sys.executable, "-m", "tlscope", str(log), "-o", str(tmp_path / "out"), "--strict", "--no-browser"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

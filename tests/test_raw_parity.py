@@ -39,7 +39,7 @@ PAYLOAD_NAME = re.compile(r"payloads/([0-9a-f]{32})\.txt")
 
 def run_both(log: Path, tlparse_bin: Path, tmp: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     ours, theirs = tmp / "tlscope", tmp / "tlparse"
-    assert main([str(log), "-o", str(ours)]) == 0
+    assert main(["--no-browser", str(log), "-o", str(ours)]) == 0
     done = subprocess.run(
         [str(tlparse_bin), str(log), "--overwrite", "--no-browser", "-o", str(theirs)],
         capture_output=True,

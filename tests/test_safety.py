@@ -93,7 +93,7 @@ def test_hostile_names_never_write_outside_out(
     monkeypatch.chdir(cwd)
     out = root / "o1" / "o2" / "out"
     before = files_under(root)
-    assert main([str(log), "-o", str(out)]) == 0
+    assert main(["--no-browser", str(log), "-o", str(out)]) == 0
     created = files_under(root) - before
     # Not vacuous: the hostile records were read and reached the writers.
     manifest = json.loads((out / "manifest.json").read_text())
@@ -111,7 +111,7 @@ def test_payload_files_are_named_by_computed_md5_only(lines: list[bytes], tmp_pa
     log = tmp_path / "hostile.log"
     log.write_bytes(hostile_log(lines, tmp_path))
     out = tmp_path / "out"
-    assert main([str(log), "-o", str(out)]) == 0
+    assert main(["--no-browser", str(log), "-o", str(out)]) == 0
     for p in (out / "payloads").iterdir():
         assert p.name == hashlib.md5(p.read_bytes()).hexdigest() + ".txt"
 
@@ -139,7 +139,7 @@ def test_out_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
     link = tmp_path / "out"
     link.symlink_to(elsewhere)
     log = require_shared() / "inputs" / "comp_metrics.log"
-    assert main([str(log), "-o", str(link), "--overwrite"]) == 1
+    assert main(["--no-browser", str(log), "-o", str(link), "--overwrite"]) == 1
     assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]
     assert link.is_symlink()
 
@@ -155,7 +155,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def existing_out(tmp_path: Path) -> Path:
     """An OUT from an earlier run, plus a file of the user's."""
     out = tmp_path / "parent" / "out"
-    assert main([str(require_shared() / "inputs" / "comp_metrics.log"), "-o", str(out)]) == 0
+    assert main(["--no-browser", str(require_shared() / "inputs" / "comp_metrics.log"), "-o", str(out)]) == 0
     (out / "notes.txt").write_text("mine")
     return out
 
@@ -185,7 +185,7 @@ def test_a_failing_run_leaves_out_as_it_was(
     monkeypatch.setattr(target, method, _fail_on_nth(nth, RuntimeError("disk on fire"), getattr(target, method)))
     log = require_shared() / "inputs" / "simple.log"
     with pytest.raises(RuntimeError, match="disk on fire"):
-        main([str(log), "-o", str(existing_out), "--overwrite"])
+        main(["--no-browser", str(log), "-o", str(existing_out), "--overwrite"])
     assert snapshot(existing_out) == kept
     assert sorted(p.name for p in existing_out.parent.iterdir()) == siblings  # no temporary folder left
 
@@ -197,7 +197,7 @@ def test_an_interrupted_run_leaves_out_as_it_was(
     siblings = sorted(p.name for p in existing_out.parent.iterdir())
     monkeypatch.setattr(FormatWriter, "feed", _fail_on_nth(30, KeyboardInterrupt(), FormatWriter.feed))
     log = require_shared() / "inputs" / "simple.log"
-    assert main([str(log), "-o", str(existing_out), "--overwrite"]) == 130
+    assert main(["--no-browser", str(log), "-o", str(existing_out), "--overwrite"]) == 130
     assert "left as it was" in capsys.readouterr().err
     assert snapshot(existing_out) == kept
     assert sorted(p.name for p in existing_out.parent.iterdir()) == siblings
@@ -205,12 +205,13 @@ def test_an_interrupted_run_leaves_out_as_it_was(
 
 def test_an_interrupted_first_run_creates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(FormatWriter, "feed", _fail_on_nth(30, KeyboardInterrupt(), FormatWriter.feed))
-    assert main([str(require_shared() / "inputs" / "simple.log"), "-o", str(tmp_path / "out")]) == 130
+    assert main(["--no-browser", str(require_shared() / "inputs" / "simple.log"), "-o", str(tmp_path / "out")]) == 130
     assert list(tmp_path.iterdir()) == []
 
 
 def test_overwrite_replaces_out_completely(existing_out: Path) -> None:
     """The other half of all-or-nothing: a successful run leaves nothing of the old OUT."""
-    assert main([str(require_shared() / "inputs" / "simple.log"), "-o", str(existing_out), "--overwrite"]) == 0
+    simple = require_shared() / "inputs" / "simple.log"
+    assert main(["--no-browser", str(simple), "-o", str(existing_out), "--overwrite"]) == 0
     assert not (existing_out / "notes.txt").exists()
     assert sorted(p.name for p in existing_out.parent.iterdir()) == ["out"]

@@ -97,7 +97,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     made: dict[str, Path] = {}
     for i, rel in enumerate(all_traces()):
         out = root / str(i)
-        assert main([str(trace_path(rel)), "-o", str(out)]) == 0, rel
+        assert main(["--no-browser", str(trace_path(rel)), "-o", str(out)]) == 0, rel
         made[rel] = out
     return made
 
