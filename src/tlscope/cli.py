@@ -6,6 +6,7 @@ Subcommands (`tlscope redact ...`) are listed in tlscope.commands.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from tlscope.model.record import Record
 from tlscope.pipeline import StrictFailure, Tracker, run
 from tlscope.read.inputs import InputError, resolve_input
 from tlscope.read.reader import LogReader
+from tlscope.read.source import LogSource
 from tlscope.sink import ParseOptions, RunContext, Sink
 from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir, OutputError
@@ -84,6 +86,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HTML",
         help="markup inserted (unescaped, it is yours) at the top of index.html",
     )
+    parser.add_argument(
+        "--all-ranks-html",
+        action="store_true",
+        help="PATH is a directory of rank logs (or one muxed log): a report per rank and a landing page",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="multi-rank: parse N ranks at once in worker processes (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="multi-rank: run the per-rank parses on this Dask scheduler (pip install 'tlscope[dask]')",
+    )
     parser.add_argument("-V", "--version", action="version", version=f"tlscope {__version__}")
     return parser
 
@@ -93,19 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] in SUBCOMMANDS and not Path(args_list[0]).exists():
         return load(args_list[0])(args_list[1:])
     args = build_parser().parse_args(args_list)
+    if args.all_ranks_html and args.latest:
+        print("Error: --latest cannot be used with --all-ranks-html", file=sys.stderr)
+        return 1
+    if args.all_ranks_html or (not args.latest and _several_ranks(args.path)):
+        return _multi_rank(args)
     try:
         log = resolve_input(args.path, latest=args.latest)
         out = OutputDir(args.out, overwrite=args.overwrite)
         out.check()
-        options = ParseOptions(
-            # As in tlparse, export mode never applies the strict checks.
-            strict=args.strict and not args.export,
-            strict_compile_id=args.strict_compile_id and not args.export,
-            plain_text=args.plain_text,
-            export=args.export,
-            inductor_provenance=args.inductor_provenance,
-            custom_header_html=args.custom_header_html,
-        )
+        options = _options(args)
         manifest = run(log, out, options, command=["tlscope", *args_list], track=_tracker(), sinks=report_sinks)
     except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
@@ -121,6 +139,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _options(args: argparse.Namespace) -> ParseOptions:
+    return ParseOptions(
+        # As in tlparse, export mode never applies the strict checks.
+        strict=args.strict and not args.export,
+        strict_compile_id=args.strict_compile_id and not args.export,
+        plain_text=args.plain_text,
+        export=args.export,
+        inductor_provenance=args.inductor_provenance,
+        custom_header_html=args.custom_header_html,
+    )
+
+
+#: How much of a single log is looked at to tell whether it is muxed (several ranks' events).
+_MUX_SNIFF_BYTES = 8 * 1024 * 1024
+_RANK_FIELD = re.compile(rb'"rank": ?(\d+)')
+
+
+def _several_ranks(path: Path) -> bool:
+    """Plain `tlscope PATH` goes multi-rank for a folder of several ranks' logs or a muxed log.
+
+    A muxed log interleaves its ranks from the start, so only its head is read: a full scan
+    would double the cost of every ordinary single-log run.
+    """
+    from tlscope.multirank import is_multi_rank
+
+    if path.is_dir():
+        return is_multi_rank(path)
+    try:
+        with LogSource(path) as source:
+            head = source.stream.read(_MUX_SNIFF_BYTES)
+    except OSError:
+        return False  # the single-log path reports the unreadable file properly
+    ranks = {m.group(1) for line in head.split(b"\n") if line[:1] != b"\t" for m in _RANK_FIELD.finditer(line)}
+    return len(ranks) > 1
+
+
+def _multi_rank(args: argparse.Namespace) -> int:
+    from tlscope.multirank import main_multi_rank
+
+    status = main_multi_rank(
+        args.path,
+        args.out,
+        _options(args),
+        overwrite=args.overwrite,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        sinks=report_sinks,
+    )
+    if status == 0 and not args.no_browser:
+        _open_report(args.out)
+    return status
+
+
 def report_sinks(ctx: RunContext) -> Sequence[Sink]:
     """The HTML report, fed in the same pass as the format writer."""
     from tlscope.write.report.sink import ReportOptions, ReportSink
@@ -131,6 +202,8 @@ def report_sinks(ctx: RunContext) -> Sequence[Sink]:
         export=o.export,
         provenance=o.inductor_provenance,
         custom_header_html=o.custom_header_html,
+        collectives_parity_link=o.multi_rank,
+        highlight_workers=o.highlight_workers,
     )
     return [ReportSink(ctx, options)]
 

@@ -154,6 +154,9 @@ def run_multi_rank(
         sinks = report_sinks
     target = OutputDir(out, overwrite=overwrite)
     target.check()
+    # Rank reports link their collectives_parity.json; the rank pool already uses the cores,
+    # so each rank highlights in its own process instead of starting a second pool.
+    options = msgspec.structs.replace(options, multi_rank=True, highlight_workers=1)
     with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
         logs, notes = _inputs(path, Path(scratch))
         submit = _dask(scheduler, options, sinks) if scheduler else _local(jobs or os.cpu_count() or 1, options, sinks)

@@ -79,7 +79,9 @@ def _check_strict(options: ParseOptions, problems: Problems) -> None:
         )
     if options.strict and problems.total:
         earliest = problems.earliest()
-        where = "" if earliest is None else f"; first at line {earliest.line} ({earliest.kind.value}): {earliest.message}"
+        where = ""
+        if earliest is not None:
+            where = f"; first at line {earliest.line} ({earliest.kind.value}): {earliest.message}"
         raise StrictFailure(f"--strict: {problems.total} problem(s) in the log{where}", earliest)
 
 

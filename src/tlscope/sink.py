@@ -31,6 +31,10 @@ class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
     inductor_provenance: bool = False
     #: --custom-header-html: the user's markup at the top of index.html (not escaped, by design).
     custom_header_html: str = ""
+    #: Set by multi-rank runs: each rank folder gets collectives_parity.json, so link it.
+    multi_rank: bool = False
+    #: Processes that highlight inductor output code (None: up to 4; 1: in-process).
+    highlight_workers: int | None = None
 
 
 class RunContext:

@@ -49,7 +49,13 @@ class ReportOptions:
         export: bool = False,
         provenance: bool = False,
         custom_header_html: str = "",
+        collectives_parity_link: bool = False,
+        highlight_workers: int | None = None,
     ) -> None:
+        #: Set in multi-rank runs, which write collectives_parity.json beside each rank's index.
+        self.collectives_parity_link = collectives_parity_link
+        #: Processes for highlighting; 1 inside a multi-rank worker, whose pool already uses the cores.
+        self.highlight_workers = highlight_workers
         self.plain_text = plain_text
         self.export = export
         self.provenance = provenance
@@ -82,7 +88,7 @@ class ReportSink:
         self.guards_fast: dict[DirKey, list[dict[str, Any]]] = {}
         self.failures: list[Failure] = []
         self.has_chromium_events = False
-        self.highlighter = Highlighter()
+        self.highlighter = Highlighter(options.highlight_workers)
         self.export = ExportState() if options.export else None
         self.provenance = ProvenanceCollector() if options.provenance else None
 
@@ -308,6 +314,7 @@ class ReportSink:
             has_chromium_events=self.has_chromium_events,
             directory=directory,
             provenance_pages=provenance_pages,
+            collectives_parity_link=self.options.collectives_parity_link,
         )
 
 

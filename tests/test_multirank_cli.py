@@ -1,0 +1,71 @@
+"""The CLI's multi-rank paths: tlparse's tests 22-23, plain `tlscope DIR`, muxed logs, -j."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tlscope.cli import main
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_latest_with_all_ranks_fails_before_output(
+    tlparse_traces: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tlparse test 22."""
+    logs = _copy(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "in")
+    out = tmp_path / "out"
+    assert main([str(logs), "--all-ranks-html", "--latest", "-o", str(out), "--no-browser"]) == 1
+    assert "--latest cannot be used with --all-ranks-html" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_no_rank_logs_fails_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tlparse test 23, without its quirk of leaving ./tl_out behind."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main([str(empty), "--all-ranks-html", "--overwrite", "--no-browser"]) == 1
+    assert "No rank log files found" in capsys.readouterr().err
+    assert not (tmp_path / "tl_out").exists()
+
+
+def test_plain_path_of_several_ranks_runs_multi_rank(tlparse_traces: Path, tmp_path: Path) -> None:
+    logs = _copy(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "in")
+    out = tmp_path / "out"
+    assert main([str(logs), "-o", str(out), "--no-browser", "-j", "2"]) == 0
+    landing = (out / "index.html").read_text()
+    for rank in range(4):
+        assert f'href="rank_{rank}/index.html"' in landing
+        # Each rank's report links the collectives parity file written beside it (tlparse test 19).
+        assert "collectives_parity.json" in (out / f"rank_{rank}" / "index.html").read_text()
+        assert (out / f"rank_{rank}" / "collectives_parity.json").exists()
+    assert "collectives_parity.json" not in landing
+
+
+def test_single_rank_report_does_not_link_a_missing_parity_file(tlparse_traces: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main([str(tlparse_traces / "inputs" / "simple.log"), "-o", str(out), "--no-browser"]) == 0
+    assert not (out / "collectives_parity.json").exists()
+    assert "collectives_parity.json" not in (out / "index.html").read_text()
+
+
+def test_muxed_log_is_reported_per_rank(tmp_path: Path) -> None:
+    corpus = Path(__file__).resolve().parents[1] / "corpus" / "traces" / "muxed"
+    muxed = sorted(corpus.glob("*.log*"))
+    if not muxed:
+        pytest.skip(f"no muxed corpus trace in {corpus}")
+    out = tmp_path / "out"
+    assert main([str(muxed[0]), "-o", str(out), "--no-browser"]) == 0
+    ranks = sorted(p.name for p in out.iterdir() if p.name.startswith("rank_"))
+    assert len(ranks) >= 2, ranks
+    for rank in ranks:
+        assert (out / rank / "index.html").exists()
