@@ -98,7 +98,8 @@ def scenario_doc(name: str) -> str:
     script = SCENARIOS / f"{name}.py"
     doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
     # Drop the leading "name:" the docstrings start with; the heading already says it.
-    return " ".join(doc.split()).removeprefix(f"{name}: ")
+    text = " ".join(doc.split()).removeprefix(f"{name}: ")
+    return text[:1].upper() + text[1:]
 
 
 def trace_files() -> list[Path]:
@@ -183,6 +184,9 @@ def render() -> str:
         out.append(f"| `{rel}` | {s.size} | {s.records} | {ranks} |")
         total += s.size
     out.append(f"\nTotal: {len(summaries)} traces, {total} bytes gzipped.\n")
+    # draft_export's own log has no torch_version artifact: it was written by the same process
+    # as its scenario's other log, so it takes that version.
+    versions = {s.path.relative_to(TRACES).parts[0]: s.torch_version for s in summaries if s.torch_version != "unknown"}
     current = None
     for s in summaries:
         rel = s.path.relative_to(CORPUS).as_posix()
@@ -192,13 +196,19 @@ def render() -> str:
             out.append(f"## Scenario `{scenario}`\n")
             out.append(scenario_doc(scenario) + "\n")
         out.append(f"### `{rel}`\n")
-        out.append(f"torch {s.torch_version}; {s.records} records.\n")
+        version = s.torch_version
+        if version == "unknown" and scenario in versions:
+            version = f"{versions[scenario]} (no torch_version artifact in this log; same process)"
+        out.append(f"torch {version}; {s.records} records.\n")
         out.append("Envelope keys:\n")
         out.append("| key | count |\n|---|---:|")
         out.extend(f"| `{k}` | {n} |" for k, n in sorted(s.events.items()))
         out.append("\nArtifacts (`artifact` events by name):\n")
-        out.append("| name | count |\n|---|---:|")
-        out.extend(f"| `{k}` | {n} |" for k, n in sorted(s.artifacts.items()))
+        if s.artifacts:
+            out.append("| name | count |\n|---|---:|")
+            out.extend(f"| `{k}` | {n} |" for k, n in sorted(s.artifacts.items()))
+        else:
+            out.append("(none)")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
