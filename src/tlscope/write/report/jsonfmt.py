@@ -62,6 +62,31 @@ def loads(text: str) -> Any:
 
 def dumps_pretty(value: Any) -> str:
     """serde_json::to_string_pretty with sorted keys: 2-space indent, `[]`/`{}` when empty."""
+    if not _has_serde_only_numbers(value):
+        # Python's encoder (in C) writes the same text as serde for everything but the numbers
+        # checked above; most artifacts have none, and this is ~40x faster than the walk below.
+        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    return _dumps_pretty_walk(value)
+
+
+def _has_serde_only_numbers(value: Any) -> bool:
+    """True if a float prints differently in Python (`1e-05`, `1e+16`) or an int is beyond i64/u64."""
+    work = [value]
+    while work:
+        node = work.pop()
+        if isinstance(node, dict):
+            work.extend(node.values())
+        elif isinstance(node, list):
+            work.extend(node)
+        elif isinstance(node, float):
+            if "e" in repr(node) or node != node or node in (math.inf, -math.inf):
+                return True
+        elif isinstance(node, int) and not isinstance(node, bool) and not _I64_MIN <= node <= _U64_MAX:
+            return True
+    return False
+
+
+def _dumps_pretty_walk(value: Any) -> str:
     out: list[str] = []
     # Explicit stack instead of recursion: a hostile artifact may nest arbitrarily deep.
     work: list[tuple[Any, int] | str] = [(value, 0)]
