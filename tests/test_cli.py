@@ -173,7 +173,6 @@ def test_summary_paragraph_names_the_problems(tmp_path: Path, capsys: pytest.Cap
     assert f"first at line {first['line']}" in text
 
 
-@pytest.mark.xfail(strict=True, reason="cli.summary joins '... N compile ids' and 'M problems (...)' with no separator")
 def test_summary_separates_the_problem_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = require_shared() / "inputs" / "simple_corrupted_json.log"
     assert tlscope(log, "-o", tmp_path / "out") == 0

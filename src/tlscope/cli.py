@@ -258,6 +258,7 @@ def summary(manifest: Manifest, out: Path) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in problems.counts.items())
         first = problems.first[0] if problems.first else None
         where = f"; first at line {first.line}: {first.message}" if first else ""
+        parts[-1] += ";"
         parts.append(f"{problems.total} problems ({kinds}){where}.")
     else:
         parts[-1] += ", no problems."
