@@ -156,17 +156,20 @@ in rank order), and the rank logs are dropped. See `scenarios/muxed.py`. The glo
 no year and millisecond resolution, so this is the same order a combined job log would show up to
 ties.
 
-## What torch 2.13 on CPU did not produce
+## Coverage notes: what is where, and what torch 2.13 on CPU did not produce
 
-- `guard_added` appears only in the `export` scenario: it is a `dtrace_structured` event,
-  written only under `TORCH_DTRACE`, so that scenario re-runs itself with `TORCH_DTRACE`.
-  `draft_export` writes its own second log into the same directory (its `CaptureStructuredTrace`
-  handler replaces the trace handler while it runs), which is why `traces/export/` has two files.
-- `missing_fake_kernel` / `mismatched_fake_kernel`: need a custom op without (or with a wrong)
-  fake kernel under draft_export; not attempted.
-- Triton-only artifacts (`triton_kernel_info`, `inductor_triton_kernel_to_post_grad_nodes`,
-  autotuning events) and `compiled_autograd_graph` are not covered: no GPU, and compiled
-  autograd was not enabled.
+- `guard_added`, `propagate_real_tensors_provenance`, `expression_created`,
+  `missing_fake_kernel` and `mismatched_fake_kernel` appear only in the `export` scenario: they
+  are `dtrace_structured` events, written only under `TORCH_DTRACE` (or inside `draft_export`),
+  so that scenario re-runs itself with `TORCH_DTRACE`. Each `draft_export` call writes its own
+  log into the same directory (its `CaptureStructuredTrace` handler replaces the trace handler
+  while it runs), which is why `traces/export/` has three files; those logs have no
+  `torch_version` artifact.
+- Triton and CUDA events (`triton_kernel_info`, `inductor_triton_kernel_to_post_grad_nodes`,
+  autotuning, cudagraphs) are not covered: the machine has no GPU.
+- AOTInductor (`graph_dump` with `inductor_aot_wrapper_code` / `inductor_aot_kernel_code`) and
+  PGO (`get_local_code_state` / `put_local_code_state`) artifacts were not targeted by any
+  scenario.
 - Provenance tracking in torch 2.13 writes `inductor_provenance_tracking_node_mappings` and
   `inductor_provenance_tracking_kernel_stack_traces`; the older `inductor_post_to_pre_grad_nodes`
   and `inductor_triton_kernel_to_post_grad_nodes` names are not emitted by this version.
