@@ -150,9 +150,12 @@ class FormatWriter:
         if record.compile_id is None:
             self.unknown_compile_id_events += 1
             return
-        stats = self.compile_ids.get(record.compile_id)
+        # Runtime events carry no attempt; like tlparse's folders (and the report), they belong to
+        # attempt 0. Unnormalised, `[0/1]` would be listed twice, as -_0_1_- and -_0_1_0.
+        cid = record.compile_id.normalised()
+        stats = self.compile_ids.get(cid)
         if stats is None:
-            stats = self.compile_ids[record.compile_id] = _CompileIdStats(record.compile_id, record.prefix)
+            stats = self.compile_ids[cid] = _CompileIdStats(cid, record.prefix)
         stats.events += 1
         if record.prefix.sort_key < stats.first.sort_key:
             stats.first = record.prefix
