@@ -170,6 +170,10 @@ ties.
 - AOTInductor (`graph_dump` with `inductor_aot_wrapper_code` / `inductor_aot_kernel_code`) and
   PGO (`get_local_code_state` / `put_local_code_state`) artifacts were not targeted by any
   scenario.
+- The ranks of one run share `TORCHINDUCTOR_CACHE_DIR`, as ranks on one host do, so a rank can
+  hit FX graph cache entries a peer has just written: that is why ranks doing the same work can
+  have different event counts (e.g. a rank with `fx_graph_cache_hit` artifacts in `ranks_same_4`).
+  Which rank wins is a race, so it changes from one regeneration to the next.
 - Provenance tracking in torch 2.13 writes `inductor_provenance_tracking_node_mappings` and
   `inductor_provenance_tracking_kernel_stack_traces`; the older `inductor_post_to_pre_grad_nodes`
   and `inductor_triton_kernel_to_post_grad_nodes` names are not emitted by this version.
