@@ -1,0 +1,104 @@
+"""The reader on well-formed real traces: prefixes, payloads, string tables, ranks, compile ids."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from test_tlparse_traces import all_traces, trace_path
+
+from tlscope.model.compile_id import CompileId
+from tlscope.model.events import EVENT_TYPES, DynamoStart
+from tlscope.model.problems import ProblemKind
+from tlscope.read.reader import LogReader, rank_from_filename
+
+
+def test_glog_prefix_fields(tlparse_traces: Path) -> None:
+    first = next(iter(LogReader(tlparse_traces / "inputs" / "simple.log")))
+    p = first.prefix
+    assert (p.level, p.month, p.day, p.hour, p.minute, p.second, p.microsecond) == ("V", 12, 6, 15, 18, 15, 925000)
+    assert (p.process, p.pathname, p.lineno) == (1500233, "torch/_dynamo/utils.py", 1288)
+    assert first.line == 1 and first.key == "chromium_event"
+
+
+def test_payloads_and_md5(tlparse_traces: Path) -> None:
+    records = list(LogReader(tlparse_traces / "inputs" / "simple.log"))
+    with_payload = [r for r in records if r.payload is not None]
+    assert len(with_payload) == 59
+    for r in with_payload:
+        assert r.payload_md5 == hashlib.md5(r.payload or b"").hexdigest() == r.envelope["has_payload"]
+        assert not r.payload_text.startswith("\t")  # PyTorch's tab is removed
+    assert all(r.payload_md5 is None for r in records if r.payload is None)
+
+
+def test_string_table_resolves_stack_file_names(tlparse_traces: Path) -> None:
+    reader = LogReader(tlparse_traces / "inputs" / "simple.log")
+    records = list(reader)
+    assert list(reader.string_tables) == [1500233]
+    table = reader.string_tables[1500233]
+    assert sorted(table) == list(range(12))
+    assert table[1] == "/data/users/xmfan/a/pytorch/test/inductor/test_torchinductor.py"
+    start = next(r for r in records if r.key == "dynamo_start")
+    assert isinstance(start.event, DynamoStart) and start.event.stack
+    assert start.frame_filename(start.event.stack[0]) == table[1]
+    assert start.strings is table  # the record sees its process's table
+
+
+@pytest.mark.parametrize(
+    ("name", "rank"),
+    [
+        ("dedicated_log_torch_trace_rank_0_a74od7a1.log", 0),
+        ("dedicated_log_torch_trace_rank_12.log", 12),
+        ("dedicated_log_torch_trace_rank_3.log.gz", 3),
+        ("simple.log", None),
+        ("dedicated_log_torch_trace_rank_x.log", None),
+    ],
+)
+def test_rank_from_filename(name: str, rank: int | None) -> None:
+    assert rank_from_filename(Path(name)) == rank
+
+
+def test_rank_comes_from_the_content(tlparse_traces: Path) -> None:
+    for n in (0, 1):
+        [log] = (tlparse_traces / "graph_exec_order_tests").glob(f"*rank_{n}_*.log")
+        reader = LogReader(log)
+        records = list(reader)
+        assert reader.rank == reader.name_rank == n
+        assert all(r.rank == n and not r.foreign for r in records)
+    # A copied log: named rank 5, its lines say rank 1. The content wins for reading.
+    reader = LogReader(tlparse_traces / "inputs" / "multi_rank_runtime" / "dedicated_log_torch_trace_rank_5.log")
+    list(reader)
+    assert (reader.rank, reader.name_rank) == (1, 5)
+
+
+def test_compile_ids(tlparse_traces: Path) -> None:
+    records = list(LogReader(tlparse_traces / "inputs" / "simple.log"))
+    ids = {r.compile_id for r in records}
+    assert ids == {CompileId(), CompileId(frame_id=0, frame_compile_id=0, attempt=0)}
+    assert records[0].compile_id == CompileId() and records[0].compile_id.display == "[-/-]"
+    assert CompileId(frame_id=0, frame_compile_id=0, attempt=0).dirname == "-_0_0_0"
+
+
+def test_file_statistics_after_a_pass(tlparse_traces: Path) -> None:
+    path = tlparse_traces / "inputs" / "comp_metrics.log"
+    reader = LogReader(path)
+    assert reader.bytes_read == 0 and reader.sha256 is None
+    list(reader)
+    data = path.read_bytes()
+    assert reader.bytes_read == len(data)
+    assert reader.sha256 == hashlib.sha256(data).hexdigest()
+    assert reader.lines_read == data.count(b"\n") + (not data.endswith(b"\n"))
+
+
+@pytest.mark.parametrize("rel", all_traces())
+def test_known_keys_are_typed_on_every_trace(rel: str) -> None:
+    """Every known event in the public traces converts to its Struct (no schema problems)."""
+    reader = LogReader(trace_path(rel))
+    for r in reader:
+        event_type = EVENT_TYPES.get(r.key)
+        if event_type is None:
+            assert r.event is None and r.key in reader.unknown_keys
+        else:
+            assert isinstance(r.event, event_type), (r.line, r.key)
+    assert reader.problems.counts[ProblemKind.SCHEMA] == 0
