@@ -15,14 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tlscope import redact
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_TRACES = REPO.parent / "shared" / "traces" / "tlparse"
-CORPUS_TRACES = REPO / "corpus" / "traces"
 
 # Real tlparse test traces, made on Meta developer machines: they name /data/users/<user>/... and
 # /home/<user>/... paths, which is exactly what redact is for.
@@ -41,9 +38,9 @@ GLOG = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]]*\] ")
 
 
 def shared_trace(name: str, tmp_path: Path) -> Path:
-    src = SHARED_TRACES / name
+    src = require_shared() / name
     if not src.is_file():
-        pytest.skip(f"shared trace {src} not found (clone with ../shared beside the repo)")
+        pytest.skip(f"shared trace {src} not found")
     dst = tmp_path / Path(name).name
     shutil.copyfile(src, dst)  # never touch the read-only originals
     return dst
