@@ -516,3 +516,15 @@ def test_strict_through_python_m(lines: Lines, tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "line 13" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_hostile_string_index_keeps_raw_jsonl_small(lines: Lines, tmp_path: Path) -> None:
+    from tlscope.cli import main
+
+    altered = lines[:]
+    i = index(lines, b'{"str": ')
+    altered[i] = lines[i][: lines[i].index(b"] ") + 2] + b'{"str": ["x", 999999999]}'
+    assert main(["--no-browser", str(write(tmp_path, altered)), "-o", str(tmp_path / "out")]) == 0
+    first = (tmp_path / "out" / "raw.jsonl").read_text().splitlines()[0]
+    table = json.loads(first)["string_table"]
+    assert len(table) == 12 and table[0] is None and "x" not in table
