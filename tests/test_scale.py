@@ -1,0 +1,198 @@
+"""corpus/scale.py on real traces: size reached, compile ids multiplied, payload md5s valid.
+
+The checks re-parse the output here, independently of the scaler's own code, so a scaler bug
+cannot hide behind a shared helper.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import require_shared
+
+REPO = Path(__file__).resolve().parents[1]
+SCALE = REPO / "corpus" / "scale.py"
+PREFIX = re.compile(r"^.*?[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] (\{.*)$")
+
+sys.path.insert(0, str(REPO / "corpus"))
+import scale as scale_module  # noqa: E402  (corpus/ is scripts, not a package)
+
+
+def real_trace(name: str) -> Path:
+    path = require_shared() / "inputs" / name
+    if not path.is_file():
+        pytest.skip(f"real trace {path} not available")
+    return path
+
+
+class Summary:
+    """What a trace contains, as far as these tests care."""
+
+    def __init__(self, path: Path) -> None:
+        self.envelopes = 0
+        self.string_table: list[Any] = []
+        self.compile_ids: set[tuple[Any, ...]] = set()
+        self.chromium_ids: Counter[str] = Counter()
+        self.md5_ok = 0
+        self.md5_bad = 0
+        self._read(path)
+
+    def _read(self, path: Path) -> None:
+        record: dict[str, Any] | None = None
+        payload: list[str] = []
+        with path.open(encoding="utf-8") as stream:
+            for line in stream:
+                if line.startswith("\t") and record is not None:
+                    payload.append(line[1:].rstrip("\n"))
+                    continue
+                self._finish(record, payload)
+                record, payload = self._envelope(line), []
+        self._finish(record, payload)
+
+    def _envelope(self, line: str) -> dict[str, Any] | None:
+        match = PREFIX.match(line.rstrip("\n"))
+        if match is None:
+            return None
+        try:
+            value = json.loads(match.group(1))
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _finish(self, record: dict[str, Any] | None, payload: list[str]) -> None:
+        if record is None:
+            return
+        if "str" in record:
+            self.string_table.append(record["str"])
+            return
+        self.envelopes += 1
+        if record.get("frame_id") is not None:
+            key = ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
+            self.compile_ids.add(tuple(record.get(k) for k in key))
+        if isinstance(record.get("has_payload"), str):
+            text = "\n".join(payload)
+            if hashlib.md5(text.encode()).hexdigest() == record["has_payload"]:
+                self.md5_ok += 1
+            else:
+                self.md5_bad += 1
+            if "chromium_event" in record:
+                self._chromium(text)
+
+    def _chromium(self, text: str) -> None:
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return  # simple_corrupted_json.log corrupts one of these on purpose
+        compile_id = event.get("args", {}).get("compile_id")
+        if compile_id not in (None, "None"):
+            self.chromium_ids[compile_id] += 1
+
+
+def run_scale(src: Path, dst: Path, size: str) -> None:
+    subprocess.run(
+        [sys.executable, str(SCALE), str(src), "--size", size, "-o", str(dst)],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def scaled_simple(tmp_path_factory: pytest.TempPathFactory) -> tuple[Summary, Summary, Path]:
+    src = real_trace("simple.log")
+    dst = tmp_path_factory.mktemp("scale") / "simple_x.log"
+    run_scale(src, dst, "3MB")
+    return Summary(src), Summary(dst), dst
+
+
+def copies_of(before: Summary, after: Summary) -> int:
+    copies, rest = divmod(after.envelopes, before.envelopes)
+    assert rest == 0, "output must hold whole copies of the input"
+    return copies
+
+
+def test_output_reaches_requested_size(scaled_simple: tuple[Summary, Summary, Path]) -> None:
+    _, _, dst = scaled_simple
+    assert dst.stat().st_size >= 3_000_000
+
+
+def test_compile_ids_multiply(scaled_simple: tuple[Summary, Summary, Path]) -> None:
+    before, after, _ = scaled_simple
+    copies = copies_of(before, after)
+    assert copies > 1
+    assert before.compile_ids
+    assert len(after.compile_ids) == copies * len(before.compile_ids)
+
+
+def test_chromium_compile_ids_follow(scaled_simple: tuple[Summary, Summary, Path]) -> None:
+    before, after, _ = scaled_simple
+    copies = copies_of(before, after)
+    assert before.chromium_ids, "simple.log has chromium events with compile ids"
+    assert len(after.chromium_ids) == copies * len(before.chromium_ids)
+    # Each shifted id occurs exactly as often as its original did.
+    assert sorted(after.chromium_ids.values()) == sorted(list(before.chromium_ids.values()) * copies)
+
+
+def test_every_payload_md5_checks(scaled_simple: tuple[Summary, Summary, Path]) -> None:
+    before, after, _ = scaled_simple
+    assert before.md5_bad == 0
+    assert after.md5_bad == 0
+    assert after.md5_ok == copies_of(before, after) * before.md5_ok
+
+
+def test_string_table_written_once(scaled_simple: tuple[Summary, Summary, Path]) -> None:
+    before, after, _ = scaled_simple
+    assert before.string_table
+    assert after.string_table == before.string_table
+
+
+def test_gzipped_input_gives_same_output(tmp_path: Path) -> None:
+    src = real_trace("simple.log")
+    packed = tmp_path / "simple.log.gz"
+    with src.open("rb") as raw, gzip.open(packed, "wb") as gz:
+        shutil.copyfileobj(raw, gz)
+    run_scale(src, tmp_path / "plain.out", "1MB")
+    run_scale(packed, tmp_path / "gz.out", "1MB")
+    assert (tmp_path / "plain.out").read_bytes() == (tmp_path / "gz.out").read_bytes()
+
+
+def test_broken_input_stays_broken_but_scales(tmp_path: Path) -> None:
+    # A bad md5 in the input must not be silently "fixed", and a corrupt line must not crash.
+    src = real_trace("simple_corrupted_json.log")
+    dst = tmp_path / "corrupt_x.log"
+    run_scale(src, dst, "1MB")
+    before, after = Summary(src), Summary(dst)
+    copies = copies_of(before, after)
+    assert before.md5_bad == 1
+    assert after.md5_bad == copies * before.md5_bad
+    assert len(after.compile_ids) == copies * len(before.compile_ids)
+
+
+def test_compile_id_shift_keeps_autograd_and_attempt() -> None:
+    assert scale_module.shift_compile_id_value("!2/3/1_1", 10) == "!2/13/1_1"
+    assert scale_module.shift_compile_id_value("0/0", 5) == "5/0"
+    assert scale_module.shift_compile_id_value("None", 5) == "None"
+    text = b'"compile_id": "1/2", "x": "\\"compile_id\\": \\"1/2\\""'
+    assert scale_module.shift_compile_id_text(text, 4) == (b'"compile_id": "5/2", "x": "\\"compile_id\\": \\"1/2\\""')
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("500MB", 500_000_000), ("64MiB", 64 * 2**20), ("1000", 1000), ("1.5 GB", 1_500_000_000)],
+)
+def test_parse_size(text: str, expected: int) -> None:
+    assert scale_module.parse_size(text) == expected
+
+
+def test_parse_size_rejects_garbage() -> None:
+    with pytest.raises(Exception, match="bad size"):
+        scale_module.parse_size("lots")
