@@ -17,7 +17,7 @@ from tlscope.read.reader import LogReader
 from tlscope.sink import ParseOptions, RunContext, Sink
 from tlscope.write.format import FormatWriter, problem_summary
 from tlscope.write.manifest import InputFile, Manifest
-from tlscope.write.outdir import OutputDir
+from tlscope.write.outdir import OutputDir, OutputError
 
 
 class StrictFailure(Exception):
@@ -48,6 +48,7 @@ def run(
     sinks: SinkFactory | None = None,
 ) -> Manifest:
     """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was."""
+    refuse_out_holding(log, out)
     problems = Problems()
     with out:
         reader = LogReader(log, problems=problems, max_line=options.max_line)
@@ -64,6 +65,12 @@ def run(
         manifest.files = sorted([*_listing(out.root), "manifest.json"])
         out.path("manifest.json").write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
     return manifest
+
+
+def refuse_out_holding(log: Path, out: OutputDir) -> None:
+    """`tlscope logs/ -o logs --overwrite` would replace the folder holding the input: refuse."""
+    if log.resolve().is_relative_to(out.target.resolve()):
+        raise OutputError(f"{out.target} holds the input {log}: replacing it would delete the log; choose another -o")
 
 
 def _records(reader: LogReader) -> Iterator[Record]:
