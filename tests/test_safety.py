@@ -215,3 +215,17 @@ def test_overwrite_replaces_out_completely(existing_out: Path) -> None:
     assert main(["--no-browser", str(simple), "-o", str(existing_out), "--overwrite"]) == 0
     assert not (existing_out / "notes.txt").exists()
     assert sorted(p.name for p in existing_out.parent.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("out_is", ["the log's folder", "a parent of it"])
+def test_out_holding_the_input_is_refused(out_is: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tlscope logs/ -o logs --overwrite` must not replace (delete) the folder holding the log."""
+    logs = tmp_path / "runs" / "logs"
+    logs.mkdir(parents=True)
+    log = logs / "comp_metrics.log"
+    log.write_bytes((require_shared() / "inputs" / "comp_metrics.log").read_bytes())
+    kept = snapshot(tmp_path)
+    out = logs if out_is == "the log's folder" else logs.parent
+    assert main(["--no-browser", str(logs), "-o", str(out), "--overwrite"]) == 1
+    assert "holds the input" in capsys.readouterr().err
+    assert snapshot(tmp_path) == kept and sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
