@@ -69,3 +69,11 @@ def test_muxed_log_is_reported_per_rank(tmp_path: Path) -> None:
     assert len(ranks) >= 2, ranks
     for rank in ranks:
         assert (out / rank / "index.html").exists()
+
+
+def test_out_holding_the_rank_logs_is_refused(tlparse_traces: Path, tmp_path: Path) -> None:
+    """`tlscope logs/ -o logs --overwrite` must not replace the folder and delete the logs."""
+    logs = _copy(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "logs")
+    before = sorted(p.name for p in logs.iterdir())
+    assert main([str(logs), "-o", str(logs), "--overwrite", "--no-browser"]) == 1
+    assert sorted(p.name for p in logs.iterdir()) == before

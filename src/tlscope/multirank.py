@@ -154,6 +154,8 @@ def run_multi_rank(
         sinks = report_sinks
     target = OutputDir(out, overwrite=overwrite)
     target.check()
+    if path.resolve().is_relative_to(out.resolve()):
+        raise OutputError(f"{out} holds the input {path}: replacing it would delete the logs; choose another -o")
     # Rank reports link their collectives_parity.json; the rank pool already uses the cores,
     # so each rank highlights in its own process instead of starting a second pool.
     options = msgspec.structs.replace(options, multi_rank=True, highlight_workers=1)
