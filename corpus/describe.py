@@ -28,22 +28,8 @@ SCENARIOS = CORPUS / "scenarios"
 README = CORPUS / "README.md"
 
 _GLOG = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]]*\] ")
-# Keys torch adds around the event's own key (torch/_logging/_internal.py).
-CONTEXT_KEYS = frozenset(
-    {
-        "rank",
-        "compiled_autograd_id",
-        "frame_id",
-        "frame_compile_id",
-        "attempt",
-        "has_payload",
-        "stack",
-        "severity",
-        "timestamp",
-        "pathname",
-        "thread",
-    }
-)
+# Keys torch adds around the event's own key: the reader's list, so both agree on what an event is.
+from tlscope.read.reader import CONTEXT_KEYS  # noqa: E402
 
 
 @dataclass

@@ -186,7 +186,7 @@ def test_truncated_last_envelope_line(lines: Lines, original: list[Record], tmp_
 
 def test_truncated_last_payload_line(lines: Lines, original: list[Record], tmp_path: Path) -> None:
     i = index(lines, b'{"compilation_metrics"')  # line i+2 is the last chromium event; cut its payload
-    altered = [*lines[:i + 5], lines[i + 5][:-3]]
+    altered = [*lines[: i + 5], lines[i + 5][:-3]]
     records, reader = read(write(tmp_path, altered))
     assert found(reader) == [(K.PAYLOAD_MD5, i + 2)]
     assert len(records) == len(original)
@@ -254,7 +254,7 @@ def test_lines_of_another_rank(lines: Lines, tmp_path: Path) -> None:
     assert reader.rank == 0 and [r.line for r in records if r.foreign] == [j + 1]
 
 
-@pytest.mark.parametrize("entry", [f'["x", {10**12}]', '["x", -1]', f'["x", {10**30}]', '"x"', '["x"]', '[1, 2]'])
+@pytest.mark.parametrize("entry", [f'["x", {10**12}]', '["x", -1]', f'["x", {10**30}]', '"x"', '["x"]', "[1, 2]"])
 def test_hostile_string_table_entry(entry: str, lines: Lines, tmp_path: Path) -> None:
     altered = lines[:]
     i = index(lines, b'{"str": ')
@@ -423,7 +423,7 @@ def test_key_conflict_and_bad_chromium_payload(lines: Lines, tmp_path: Path) -> 
 
     altered = lines[:]
     i = index(lines, b'{"describe_storage"')
-    altered[i] = _set_field(lines[i], "timestamp", "\"forged\"")  # a key tlscope adds to raw.jsonl
+    altered[i] = _set_field(lines[i], "timestamp", '"forged"')  # a key tlscope adds to raw.jsonl
     payload = b"{not json"
     altered[12] = with_md5(lines[12], payload)
     altered[13:24] = [b"\t" + payload]

@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM_ARGS, chromium_or_skip
 
 from tlscope.cli import main as tlscope_main
 
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-
 
 def test_report_in_chromium(tmp_path: Path, tlparse_traces: Path) -> None:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed")
+    chromium = chromium_or_skip()
+    sync_api = pytest.importorskip("playwright.sync_api")
     out = tmp_path / "out"
     assert tlscope_main([str(tlparse_traces / "inputs" / "simple.log"), "-o", str(out), "--no-browser"]) == 0
     errors: list[str] = []
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))

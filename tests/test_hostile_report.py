@@ -7,10 +7,10 @@ injected script (each payload would set window.__pwned).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM_ARGS, chromium_or_skip
 
 from tlscope.cli import main as tlscope_main
 
@@ -91,27 +91,8 @@ def test_hostile_trace_stays_in_out_and_escapes(flags: list[str], tmp_path: Path
         assert 'href="javascript:' not in text.lower() and "href='javascript:" not in text.lower(), page
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed")
-    return found
-
-
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-
-
 def test_hostile_report_runs_no_script_in_chromium(tmp_path: Path) -> None:
-    chromium = _chromium()
+    chromium = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 
     log = tmp_path / "hostile.log"
@@ -122,7 +103,7 @@ def test_hostile_report_runs_no_script_in_chromium(tmp_path: Path) -> None:
     assert tlscope_main([str(log), "-o", str(export_out), "--no-browser", "-e"]) == 0
     pages = sorted(out.rglob("*.html")) + sorted(export_out.rglob("*.html"))
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         page = browser.new_page()
         for html in pages:
             page.goto(html.as_uri())
