@@ -28,6 +28,8 @@ from tlscope.write.manifest import (
 from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
+
+
 class RawEventFields(msgspec.Struct, kw_only=True):
     """The fields tlscope adds to each raw.jsonl event line, beside the envelope's own keys."""
 
