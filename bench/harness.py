@@ -1,0 +1,205 @@
+"""Measurement pieces shared by bench/run.py and bench/memory.py.
+
+Kept free of policy (which cases, how many runs) so the arithmetic and formatting can be unit
+tested without running anything big (tests/test_bench_harness.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TLPARSE_VERSION = "0.4.3"
+CHUNK = 1 << 20  # the floor reads in 1 MiB chunks, like any sane streaming reader would
+MB = 1e6  # sizes and throughput are decimal megabytes
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One finished child process: how long it took and the most memory it held."""
+
+    wall_s: float
+    max_rss_bytes: int
+    exit_code: int
+
+
+@dataclass
+class ToolRuns:
+    """All timed runs of one tool on one case."""
+
+    tool: str
+    samples: list[Sample] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.samples) and all(s.exit_code == 0 for s in self.samples)
+
+    def median_wall(self) -> float | None:
+        return median([s.wall_s for s in self.samples]) if self.samples else None
+
+    def peak_rss(self) -> int | None:
+        # The worst run is what a user has to provision for, so report the maximum.
+        return max(s.max_rss_bytes for s in self.samples) if self.samples else None
+
+
+def median(values: Sequence[float]) -> float:
+    if not values:
+        raise ValueError("median of no values")
+    return float(statistics.median(values))
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator/denominator, or None when either side is missing or the denominator is 0."""
+    if numerator is None or denominator is None or denominator <= 0:
+        return None
+    return numerator / denominator
+
+
+def throughput_mb_s(size_bytes: int, seconds: float | None) -> float | None:
+    if seconds is None or seconds <= 0:
+        return None
+    return size_bytes / MB / seconds
+
+
+def run_child(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, str] | None = None) -> Sample:
+    """Run one command and measure only that child.
+
+    os.wait4 returns the rusage of exactly this child (and the descendants it waited for), unlike
+    getrusage(RUSAGE_CHILDREN), which accumulates the maximum over every child this process has
+    ever reaped, so a big earlier run would leak into every later measurement.
+    """
+    log = log_path.open("wb") if log_path is not None else subprocess.DEVNULL
+    try:
+        start = time.perf_counter()
+        proc = subprocess.Popen(list(argv), stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+    finally:
+        if log_path is not None and not isinstance(log, int):
+            log.close()
+    return Sample(wall_s=wall, max_rss_bytes=usage.ru_maxrss * 1024, exit_code=proc.returncode)
+
+
+def input_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    return [path]
+
+
+def input_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in input_files(path))
+
+
+def read_once(paths: Iterable[Path]) -> int:
+    total = 0
+    for path in paths:
+        with path.open("rb", buffering=0) as stream:
+            while chunk := stream.read(CHUNK):
+                total += len(chunk)
+    return total
+
+
+def read_floor(path: Path, repeats: int = 3) -> float:
+    """Median time to read the input once in 1 MiB chunks, after a warm-up read.
+
+    The warm-up puts the file in the page cache, as the tools' own earlier runs do, so the floor
+    is the cost of merely getting the bytes into a process: no parser can beat it.
+    """
+    files = input_files(path)
+    read_once(files)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        read_once(files)
+        times.append(time.perf_counter() - start)
+    return median(times)
+
+
+def decompress_tree(src: Path, dst: Path) -> Path:
+    """Copy a file or directory to dst, gunzipping every *.gz (tlparse cannot read gzip).
+
+    A directory keeps its layout and file names minus ".gz", so tlparse's rank-file discovery
+    (dedicated_log_torch_trace_rank_N_*.log) still works on the copy.
+    """
+    if src.is_dir():
+        dst.mkdir(parents=True, exist_ok=True)
+        for child in sorted(src.iterdir()):
+            decompress_tree(child, dst / child.name)
+        return dst
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if src.suffix == ".gz":
+        target = dst.with_name(dst.name[: -len(".gz")])
+        with gzip.open(src, "rb") as raw, target.open("wb") as out:
+            shutil.copyfileobj(raw, out, CHUNK)
+        return target
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def find_tlparse(venv: Path) -> Path:
+    """The reference tlparse: $TLPARSE_BIN, else `tlparse` on PATH, else a venv made at `venv`."""
+    env = os.environ.get("TLPARSE_BIN")
+    if env:
+        return Path(env)
+    found = shutil.which("tlparse")
+    if found:
+        return Path(found)
+    binary = venv / "bin" / "tlparse"
+    if not binary.exists():
+        print(f"note: installing tlparse=={TLPARSE_VERSION} into {venv}", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"tlparse=={TLPARSE_VERSION}"], check=True)
+    return binary
+
+
+def supported_flags(command: Sequence[str], wanted: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split `wanted` into the flags `command --help` mentions and those it does not."""
+    result = subprocess.run([*command, "--help"], capture_output=True, text=True, check=False)
+    text = result.stdout + result.stderr
+    kept = [flag for flag in wanted if flag in text.split() or f"{flag}," in text or f"[{flag}]" in text]
+    dropped = [flag for flag in wanted if flag not in kept]
+    return kept, dropped
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    # Three significant digits: tiny floors (0.000123 s) must not print as 0.000.
+    return f"{value:.3g}" if value < 100 else f"{value:.0f}"
+
+
+def fmt_mb(value_bytes: int | None) -> str:
+    return "-" if value_bytes is None else f"{value_bytes / MB:.1f}"
+
+
+def fmt_float(value: float | None, digits: int = 2, suffix: str = "") -> str:
+    return "-" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A GitHub markdown table; the first column is left-aligned, numbers right-aligned."""
+    rows = [list(row) for row in rows]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"row has {len(row)} cells, header has {len(header)}")
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    align = [":" + "-" * (widths[0] - 1)] + ["-" * (w - 1) + ":" for w in widths[1:]]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    return "\n".join([line(header), line(align), *(line(row) for row in rows)])

@@ -1,0 +1,170 @@
+"""Fast checks of the benchmark harness logic (bench/): no big cases are run here."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+
+def load(name: str) -> ModuleType:
+    """Import bench/<name>.py under a unique module name (bench/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"tlscope_bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = load("harness")
+run = load("run")
+memory = load("memory")
+MB, Sample, ToolRuns = harness.MB, harness.Sample, harness.ToolRuns
+
+
+def test_median_odd_even_and_empty() -> None:
+    assert harness.median([3.0, 1.0, 2.0]) == 2.0
+    assert harness.median([4.0, 1.0, 2.0, 3.0]) == 2.5
+    with pytest.raises(ValueError):
+        harness.median([])
+
+
+def test_ratio_and_throughput_guard_missing_values() -> None:
+    assert harness.ratio(1.0, 4.0) == 0.25
+    assert harness.ratio(None, 4.0) is None
+    assert harness.ratio(1.0, 0.0) is None
+    assert harness.throughput_mb_s(50_000_000, 2.0) == 25.0
+    assert harness.throughput_mb_s(50_000_000, None) is None
+
+
+def test_tool_runs_median_and_peak() -> None:
+    runs = ToolRuns("t", [Sample(3.0, 10, 0), Sample(1.0, 30, 0), Sample(2.0, 20, 0)])
+    assert runs.median_wall() == 2.0
+    assert runs.peak_rss() == 30
+    assert runs.ok
+    runs.samples.append(Sample(1.0, 1, 2))
+    assert not runs.ok
+
+
+def test_markdown_table_aligns_and_checks_width() -> None:
+    text = harness.markdown_table(["case", "s"], [["a", "1.5"], ["longer", "10"]])
+    lines = text.splitlines()
+    assert lines[0] == "| case   |   s |"
+    assert lines[1] == "| :----- | --: |"
+    assert lines[3] == "| longer |  10 |"
+    assert len({len(line) for line in lines}) == 1
+    with pytest.raises(ValueError):
+        harness.markdown_table(["a", "b"], [["only one"]])
+
+
+def test_formatting_keeps_small_values_visible() -> None:
+    assert harness.fmt_seconds(0.000123) == "0.000123"
+    assert harness.fmt_seconds(1.2345) == "1.23"
+    assert harness.fmt_seconds(None) == "-"
+    assert harness.fmt_mb(2_500_000) == "2.5"
+    assert harness.fmt_float(0.5, 2, "x") == "0.50x"
+
+
+def test_rusage_is_per_child_not_cumulative() -> None:
+    # A big child first, then a tiny one: RUSAGE_CHILDREN would report the big peak for both.
+    big = harness.run_child([sys.executable, "-c", "b = bytearray(200_000_000); b[::4096] = b'x' * len(b[::4096])"])
+    small = harness.run_child([sys.executable, "-c", "pass"])
+    assert big.exit_code == 0 and small.exit_code == 0
+    assert big.max_rss_bytes > 200 * MB
+    assert small.max_rss_bytes < 100 * MB
+
+
+def test_run_child_reports_exit_code_and_log(tmp_path: Path) -> None:
+    log = tmp_path / "child.log"
+    sample = harness.run_child(
+        [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], log_path=log
+    )
+    assert sample.exit_code == 3
+    assert "boom" in log.read_text()
+
+
+def test_decompress_tree_keeps_rank_names(tmp_path: Path) -> None:
+    src = tmp_path / "ranks"
+    src.mkdir()
+    for rank in (0, 1):
+        with gzip.open(src / f"dedicated_log_torch_trace_rank_{rank}_ab.log.gz", "wb") as out:
+            out.write(f"rank {rank}\n".encode())
+    copy = harness.decompress_tree(src, tmp_path / "copy" / "ranks")
+    names = sorted(p.name for p in copy.iterdir())
+    assert names == ["dedicated_log_torch_trace_rank_0_ab.log", "dedicated_log_torch_trace_rank_1_ab.log"]
+    assert (copy / names[1]).read_text() == "rank 1\n"
+    assert harness.input_size(copy) == 14
+    assert harness.read_once(harness.input_files(copy)) == 14
+    assert harness.read_floor(copy) >= 0
+
+
+def test_supported_flags_reads_help() -> None:
+    script = (
+        "import argparse; p = argparse.ArgumentParser(); "
+        "p.add_argument('--overwrite', action='store_true'); p.parse_args()"
+    )
+    kept, dropped = harness.supported_flags([sys.executable, "-c", script], ["--overwrite", "--no-browser"])
+    assert kept == ["--overwrite"]
+    assert dropped == ["--no-browser"]
+
+
+def result_with(scope: Any, parse: Any) -> Any:
+    return run.CaseResult("case", 10_000_000, 0.01, {"tlscope": scope, "tlparse": parse})
+
+
+def test_row_ratios_and_throughput() -> None:
+    scope = ToolRuns("tlscope", [Sample(1.0, 50_000_000, 0), Sample(3.0, 60_000_000, 0), Sample(2.0, 40_000_000, 0)])
+    parse = ToolRuns("tlparse", [Sample(4.0, 120_000_000, 0)])
+    cells = dict(zip(run.HEADER, run.row(result_with(scope, parse)), strict=True))
+    assert cells["tlscope s"] == "2"
+    assert cells["tlparse s"] == "4"
+    assert cells["time ratio"] == "0.50x"
+    assert cells["tlscope RSS MB"] == "60.0"
+    assert cells["RSS ratio"] == "0.50x"
+    assert cells["tlscope MB/s"] == "5.0"
+    assert cells["floor MB/s"] == "1000"
+
+
+def test_report_lists_failures() -> None:
+    scope = ToolRuns("tlscope", [Sample(1.0, 1, 1)], error="exit 1: bad")
+    parse = ToolRuns("tlparse", [Sample(1.0, 1, 0)])
+    markdown, data = run.report([result_with(scope, parse)], {"runs": 1, "warmup": 0})
+    assert "(failed)" in markdown
+    assert "tlscope exit 1: bad" in markdown
+    assert data["cases"][0]["runs"]["tlscope"]["error"] == "exit 1: bad"
+
+
+def test_select_by_glob_and_prefix() -> None:
+    cases = [run.Case("simple", Path("a"), False), run.Case("ranks_same_2/ (all ranks)", Path("b"), True)]
+    assert [c.name for c in run.select(cases, ["ranks_same_2"])] == ["ranks_same_2/ (all ranks)"]
+    assert [c.name for c in run.select(cases, ["sim*"])] == ["simple"]
+    assert run.select(cases, None) == cases
+
+
+def size_result(mb: int, rss_mb: float, code: int = 0) -> Any:
+    return memory.SizeResult(mb, f"t{mb}", mb * 1_000_000, 0.01, 1.0, int(rss_mb * MB), code)
+
+
+def test_memory_judge_passes_flat_and_fails_growth() -> None:
+    flat = memory.judge([size_result(50, 80), size_result(500, 110)], 300, 1.25, 20)
+    assert all(v.passed for v in flat)
+    growing = memory.judge([size_result(50, 80), size_result(500, 130)], 300, 1.25, 20)
+    assert [v.name for v in growing if not v.passed] == ["flatness"]
+    too_big = memory.judge([size_result(50, 310)], 300, 1.25, 20)
+    assert [v.name for v in too_big if not v.passed] == ["ceiling 50 MB"]
+    crashed = memory.judge([size_result(50, 10, code=1)], 300, 1.25, 20)
+    assert [v.name for v in crashed if not v.passed] == ["runs"]
+
+
+def test_memory_table_reports_rss_slope() -> None:
+    text = memory.table([size_result(50, 80), size_result(250, 100)])
+    assert text.splitlines()[-1].endswith("|                10.00 |")
