@@ -175,7 +175,9 @@ def supported_flags(command: Sequence[str], wanted: Sequence[str]) -> tuple[list
 def fmt_seconds(value: float | None) -> str:
     if value is None:
         return "-"
-    # Three significant digits: tiny floors (0.000123 s) must not print as 0.000.
+    # Tiny floors (0.000035 s) must not print as 0.000, nor in exponent form.
+    if value < 0.001:
+        return f"{value:.6f}"
     return f"{value:.3g}" if value < 100 else f"{value:.0f}"
 
 

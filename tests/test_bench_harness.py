@@ -69,6 +69,7 @@ def test_markdown_table_aligns_and_checks_width() -> None:
 
 def test_formatting_keeps_small_values_visible() -> None:
     assert harness.fmt_seconds(0.000123) == "0.000123"
+    assert harness.fmt_seconds(0.0000354) == "0.000035"
     assert harness.fmt_seconds(1.2345) == "1.23"
     assert harness.fmt_seconds(None) == "-"
     assert harness.fmt_mb(2_500_000) == "2.5"
