@@ -71,24 +71,42 @@ def throughput_mb_s(size_bytes: int, seconds: float | None) -> float | None:
     return size_bytes / MB / seconds
 
 
-def run_child(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, str] | None = None) -> Sample:
-    """Run one command and measure only that child.
+LAUNCHER = Path(__file__).resolve().parent / "launch.py"
 
-    os.wait4 returns the rusage of exactly this child (and the descendants it waited for), unlike
-    getrusage(RUSAGE_CHILDREN), which accumulates the maximum over every child this process has
-    ever reaped, so a big earlier run would leak into every later measurement.
+
+def run_child(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, str] | None = None) -> Sample:
+    """Run one command and measure only that command.
+
+    The rusage comes from os.wait4 on exactly this command (never getrusage(RUSAGE_CHILDREN),
+    which keeps the largest child ever reaped, so one big run would leak into every later
+    figure), taken inside bench/launch.py: see there why forking from this process would
+    inflate the peak RSS of small commands. Wall time is measured by the launcher too, from
+    fork to exit, so its own start-up is not counted.
     """
+    read_end, write_end = os.pipe()
     log = log_path.open("wb") if log_path is not None else subprocess.DEVNULL
     try:
-        start = time.perf_counter()
-        proc = subprocess.Popen(list(argv), stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+        launcher = [sys.executable, "-S", "-I", str(LAUNCHER), str(write_end), *argv]
+        proc = subprocess.Popen(
+            launcher, stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, pass_fds=(write_end,)
+        )
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as report:
+            text = report.read().decode()
+        proc.wait()
     finally:
         if log_path is not None and not isinstance(log, int):
             log.close()
-    return Sample(wall_s=wall, max_rss_bytes=usage.ru_maxrss * 1024, exit_code=proc.returncode)
+    fields = text.split()
+    if proc.returncode != 0 or len(fields) != 3:
+        raise RuntimeError(f"launcher failed (exit {proc.returncode}) for {list(argv)}")
+    wall, maxrss_kib, exit_code = float(fields[0]), int(fields[1]), int(fields[2])
+    return Sample(wall_s=wall, max_rss_bytes=maxrss_kib * 1024, exit_code=exit_code)
+
+
+def rss_floor() -> int:
+    """Peak RSS reported for a command that allocates nothing: the launcher's own footprint."""
+    return run_child(["true"]).max_rss_bytes
 
 
 def input_files(path: Path) -> list[Path]:

@@ -195,7 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     verdicts = judge(results, args.max_rss_mb, args.flat_factor, args.flat_slack_mb)
     lines = [
-        f"{args.tool} ({' '.join(command)}), source {source}, {args.runs} run(s) per size",
+        f"{args.tool} ({' '.join(command)}), source {source}, {args.runs} run(s) per size; "
+        f"RSS floor (a command allocating nothing): {harness.rss_floor() / MB:.1f} MB",
         "",
         table(results),
         "",

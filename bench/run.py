@@ -147,7 +147,8 @@ def report(results: Sequence[CaseResult], meta: dict[str, Any]) -> tuple[str, di
     table = harness.markdown_table(HEADER, [row(r) for r in results])
     notes = [
         f"Median wall time of {meta['runs']} runs per tool (after {meta['warmup']} warm-up), tools alternating;",
-        "RSS = peak resident set of the child (os.wait4), max over runs;",
+        f"RSS = peak resident set of the tool alone (os.wait4 in bench/launch.py), max over runs; "
+        f"a command that allocates nothing shows {meta.get('rss_floor_mb', 0):.1f} MB;",
         "ratios are tlscope/tlparse (< 1: tlscope is faster or smaller);",
         "floor = median time to read the input once in 1 MiB chunks from the page cache.",
     ]
@@ -186,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(bench_case(case, tools, args.runs, args.warmup, Path(tmp) / "work"))
 
     meta = {
+        "rss_floor_mb": harness.rss_floor() / harness.MB,
         "runs": args.runs,
         "warmup": args.warmup,
         "commands": commands,
