@@ -14,6 +14,8 @@ import msgspec
 from tlscope.model.compile_id import CompileId
 
 Metrics = dict[str, Any]
+#: The metrics fields the stack-trie status depends on.
+_STATUS_FIELDS = ("fail_type", "graph_op_count", "restart_reasons")
 
 
 def frame_key(cid: CompileId) -> CompileId:
@@ -29,6 +31,9 @@ class MetricsIndex:
         self._by_attempt: dict[CompileId | None, list[Metrics]] = {}
 
     def add(self, cid: CompileId | None, metrics: Metrics) -> None:
+        # Keep only what `status` reads: a full metrics record carries the whole dynamo and
+        # inductor config (tens of KB), which made memory grow with the number of compile ids.
+        metrics = {k: metrics.get(k) for k in _STATUS_FIELDS if k in metrics}
         self._by_frame.setdefault(None if cid is None else frame_key(cid), []).append(metrics)
         self._by_attempt.setdefault(None if cid is None else cid.normalised(), []).append(metrics)
 
