@@ -55,7 +55,7 @@ def run(
         ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems)
         all_sinks: list[Sink] = [writer, *(sinks(ctx) if sinks else ())]
-        for record in track(_records(reader), reader):
+        for record in track(reader, reader):
             for sink in all_sinks:
                 sink.feed(record)
         for sink in all_sinks:
@@ -71,10 +71,6 @@ def refuse_out_holding(log: Path, out: OutputDir) -> None:
     """`tlscope logs/ -o logs --overwrite` would replace the folder holding the input: refuse."""
     if log.resolve().is_relative_to(out.target.resolve()):
         raise OutputError(f"{out.target} holds the input {log}: replacing it would delete the log; choose another -o")
-
-
-def _records(reader: LogReader) -> Iterator[Record]:
-    yield from reader
 
 
 def _check_strict(options: ParseOptions, problems: Problems) -> None:

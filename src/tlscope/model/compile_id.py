@@ -48,11 +48,6 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
             return msgspec.structs.replace(self, attempt=0)
         return self
 
-    @property
-    def is_empty(self) -> bool:
-        """True for `[-/-]`: an event logged outside any compilation."""
-        return all(getattr(self, f) is None for f in CONTEXT_FIELDS)
-
 
 def _dash(value: int | None) -> str:
     return "-" if value is None else str(value)
@@ -76,31 +71,3 @@ def compile_id_from_envelope(envelope: dict[str, Any]) -> CompileId:
 def _is_u32(value: object) -> bool:
     # bool is an int subclass in Python but JSON true/false is not a valid id.
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _U32_MAX
-
-
-def parse_display(text: str) -> CompileId:
-    """Inverse of `CompileId.display`, for ids found in payloads (e.g. chromium args `"0/0"`).
-
-    Accepts the forms with or without brackets: `0/0`, `[0/1_1]`, `!0/2/0`, `-/-`.
-    """
-    body = text.strip()
-    if body.startswith("[") and body.endswith("]"):
-        body = body[1:-1]
-    ca: int | None = None
-    if body.startswith("!"):
-        ca_text, _, body = body[1:].partition("/")
-        ca = int(ca_text)
-    frame_text, sep, rest = body.partition("/")
-    if not sep:
-        raise ValueError(f"not a compile id: {text!r}")
-    fcid_text, _, attempt_text = rest.partition("_")
-    return CompileId(
-        compiled_autograd_id=ca,
-        frame_id=_int_or_none(frame_text),
-        frame_compile_id=_int_or_none(fcid_text),
-        attempt=int(attempt_text) if attempt_text else None,
-    )
-
-
-def _int_or_none(text: str) -> int | None:
-    return None if text == "-" else int(text)

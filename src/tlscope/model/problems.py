@@ -92,9 +92,3 @@ class Problems:
     def earliest(self) -> Problem | None:
         """The problem with the lowest line number (what `--strict` names)."""
         return min(self.first, key=lambda p: p.line, default=None)
-
-    def merge(self, other: Problems) -> None:
-        for problem in other.first:
-            if self.counts[problem.kind] < self._keep:
-                self.first.append(problem)
-        self.counts.update(other.counts)
