@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -162,6 +163,46 @@ def decompress_tree(src: Path, dst: Path) -> Path:
             shutil.copyfileobj(raw, out, CHUNK)
         return target
     shutil.copyfile(src, dst)
+    return dst
+
+
+#: tlparse's (and tlscope's) rank-log name: dedicated_log_torch_trace_rank_<N>[_suffix].log[.gz].
+_RANK_NAME = re.compile(r"^(dedicated_log_torch_trace_rank_)(\d+)((?:_[^/]*)?\.log)(?:\.gz)?$")
+#: The rank field of a log line's JSON envelope (payload lines start with a tab and never match).
+_RANK_FIELD = re.compile(rb'"rank": ?(\d+)')
+
+
+def rank_copies(src: Path, dst: Path, ranks: int) -> Path:
+    """dst/ holding `ranks` rank logs made from src/'s real ones: rank k is a copy of source rank k % n.
+
+    A bigger job than was traced, for the multi-rank benchmark. Both tools find a rank log by its
+    file name, so each copy is renamed to its new rank (suffix kept); tlparse also reads the rank
+    from the envelopes (and tlscope counts lines whose rank differs from the first as problems),
+    so the envelope's `"rank": N` is rewritten too. Payload lines are copied untouched: their
+    MD5s (`has_payload`) stay valid. Plain `.log` files come out (tlparse cannot read gzip).
+    """
+    sources = sorted(
+        ((int(m.group(2)), path) for path in src.iterdir() if (m := _RANK_NAME.match(path.name))),
+        key=lambda item: item[0],
+    )
+    if not sources:
+        raise ValueError(f"{src} holds no rank logs")
+    dst.mkdir(parents=True, exist_ok=True)
+    for new_rank in range(ranks):
+        old_rank, path = sources[new_rank % len(sources)]
+        match = _RANK_NAME.match(path.name)
+        assert match is not None
+        target = dst / f"{match.group(1)}{new_rank}{match.group(3)}"
+        digits = str(new_rank).encode()
+
+        def rerank(m: re.Match[bytes], old: int = old_rank, digits: bytes = digits) -> bytes:
+            # Only the log's own rank: keep the field's spacing, change its value.
+            return m.group(0)[: m.start(1) - m.start(0)] + digits if int(m.group(1)) == old else m.group(0)
+
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as raw, target.open("wb") as out:
+            for line in raw:
+                out.write(line if line[:1] == b"\t" else _RANK_FIELD.sub(rerank, line, count=1))
     return dst
 
 

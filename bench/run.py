@@ -31,6 +31,9 @@ from harness import REPO, Sample, ToolRuns
 CORPUS = REPO / "corpus" / "traces"
 BIG = REPO / "corpus" / "big"
 SHARED_MULTI_RANK = REPO.parent / "shared" / "traces" / "tlparse" / "inputs" / "multi_rank_runtime"
+#: The multi-rank case at a job size tlparse users have (issue 5: 8 ranks), made from this real run.
+RANK_COPIES_SOURCE = CORPUS / "ranks_same_4"
+RANK_COPIES = 8
 RESULTS = REPO / "bench" / "results"
 COMMON_FLAGS = ["--overwrite", "--no-browser"]
 DIR_FLAGS = ["--all-ranks-html"]
@@ -41,6 +44,8 @@ class Case:
     name: str
     source: Path  # as committed (may be gzipped, may be a directory)
     is_dir: bool
+    #: > 0: the input is this many rank logs copied from the source directory's (harness.rank_copies).
+    ranks: int = 0
 
 
 @dataclass
@@ -60,6 +65,9 @@ def discover_cases() -> list[Case]:
             cases.append(Case(name.removesuffix(".log.gz"), log, is_dir=False))
         if any("_rank_" in log.name for log in logs):
             cases.append(Case(f"{scenario.name}/ (all ranks)", scenario, is_dir=True))
+    if RANK_COPIES_SOURCE.is_dir():
+        name = f"ranks_{RANK_COPIES} (copies of {RANK_COPIES_SOURCE.name})"
+        cases.append(Case(name, RANK_COPIES_SOURCE, is_dir=True, ranks=RANK_COPIES))
     for log in sorted(BIG.glob("dedicated_log_torch_trace_*.log")) if BIG.is_dir() else []:
         cases.append(Case(f"big/{log.name}", log, is_dir=False))
     if SHARED_MULTI_RANK.is_dir():
@@ -91,7 +99,10 @@ def one_run(command: Sequence[str], flags: Sequence[str], target: Path, scratch:
 def bench_case(
     case: Case, tools: dict[str, tuple[list[str], list[str], list[str]]], runs: int, warmup: int, work: Path
 ) -> CaseResult:
-    target = harness.decompress_tree(case.source, work / "input" / case.source.name)
+    if case.ranks:
+        target = harness.rank_copies(case.source, work / "input" / f"ranks_{case.ranks}", case.ranks)
+    else:
+        target = harness.decompress_tree(case.source, work / "input" / case.source.name)
     result = CaseResult(case.name, harness.input_size(target), harness.read_floor(target))
     for tool in tools:
         result.runs[tool] = ToolRuns(tool)

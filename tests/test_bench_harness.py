@@ -12,6 +12,10 @@ from typing import Any
 
 import pytest
 
+from tlscope.model.problems import ProblemKind, Problems
+from tlscope.multirank import discover
+from tlscope.read.reader import LogReader
+
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
@@ -196,3 +200,47 @@ def test_memory_judge_passes_flat_and_fails_growth() -> None:
 def test_memory_table_reports_rss_slope() -> None:
     text = memory.table([size_result(50, 80), size_result(250, 100)])
     assert text.splitlines()[-1].endswith("|                10.00 |")
+
+
+def _rank_log(rank: int, payload_rank: int) -> bytes:
+    envelope = f'V1121 20:00:32.107000 4664 x.py:1] {{"chromium_event": {{}}, "rank": {rank}, "has_payload": "x"}}\n'
+    return (envelope + f'\t{{"pid": 0, "rank": {payload_rank}}}\n').encode()
+
+
+def test_rank_copies_renames_and_reranks_envelopes_only(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for rank, suffix in ((0, "ab"), (1, "cd")):
+        with gzip.open(src / f"dedicated_log_torch_trace_rank_{rank}_{suffix}.log.gz", "wb") as out:
+            out.write(_rank_log(rank, payload_rank=rank))
+    (src / "notes.txt").write_text("not a rank log")
+    copy = harness.rank_copies(src, tmp_path / "eight", 5)
+    names = sorted(p.name for p in copy.iterdir())
+    assert names == [f"dedicated_log_torch_trace_rank_{r}_{'ab' if r % 2 == 0 else 'cd'}.log" for r in range(5)]
+    for rank in range(5):
+        lines = (copy / names[rank]).read_bytes().splitlines(keepends=True)
+        assert f'"rank": {rank},'.encode() in lines[0]
+        # The payload is the source rank's, byte for byte: its MD5 must stay valid.
+        assert lines[1] == f'\t{{"pid": 0, "rank": {rank % 2}}}\n'.encode()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no rank logs"):
+        harness.rank_copies(empty, tmp_path / "none", 2)
+
+
+def test_eight_rank_case_is_eight_consistent_ranks(tmp_path: Path) -> None:
+    # The issue-5 case: both tools must see 8 distinct ranks, each log agreeing with its name.
+    case = next((c for c in run.discover_cases() if c.ranks), None)
+    if case is None:
+        pytest.skip(f"{run.RANK_COPIES_SOURCE} not available")
+    assert case.name == "ranks_8 (copies of ranks_same_4)" and case.is_dir
+    copy = harness.rank_copies(case.source, tmp_path / "in", case.ranks)
+    logs, notes = discover(copy)
+    assert [log.rank for log in logs] == list(range(8)) and notes == []
+    for log in logs:
+        problems = Problems()
+        reader = LogReader(Path(log.path), problems=problems)
+        for _ in reader:
+            pass
+        assert (reader.rank, reader.name_rank) == (log.rank, log.rank)
+        assert problems.counts[ProblemKind.OTHER_RANK] == 0
