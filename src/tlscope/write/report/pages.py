@@ -114,17 +114,23 @@ def reformat_json(payload: bytes | None) -> bytes:
     """A json artifact pretty-printed like serde_json; left as it was when it is not JSON."""
     data = payload or b""
     try:
-        return jsonfmt.dumps_pretty(jsonfmt.loads(data.decode("utf-8"))).encode("utf-8")
-    except (ValueError, UnicodeError, RecursionError):
+        return jsonfmt.pretty_bytes(jsonfmt.loads(data))
+    except (ValueError, RecursionError):  # UnicodeError is a ValueError
         return data
 
 
-def readable_stack_traces(out: OutputDir, rel: str, content: bytes) -> str | None:
-    """Write `<stem>_readable.html` next to a kernel stack-traces JSON; None if it is not JSON."""
+def readable_name(rel: str) -> str:
+    """`<dir>/<stem>_readable.html`, the readable page of the stack-traces JSON at `rel`."""
+    parent, slash, last = rel.rpartition("/")
+    return f"{parent}{slash}{split_name(last)[0]}_readable.html"
+
+
+def readable_stack_traces(out: OutputDir, readable: str, content: bytes) -> bool:
+    """Write the readable page of a kernel stack-traces JSON; False (nothing written) if not JSON."""
     try:
-        value = jsonfmt.loads(content.decode("utf-8"))
-    except (ValueError, UnicodeError, RecursionError):
-        return None
+        value = jsonfmt.loads(content)
+    except (ValueError, RecursionError):
+        return False
     kernels = []
     if isinstance(value, dict):
         for kernel in sorted(value):
@@ -135,10 +141,8 @@ def readable_stack_traces(out: OutputDir, rel: str, content: bytes) -> str | Non
                 if isinstance(t, str)
             ]
             kernels.append((kernel, texts))
-    parent, slash, last = rel.rpartition("/")
-    readable = f"{parent}{slash}{split_name(last)[0]}_readable.html"
     out.path(readable).write_text(render("readable_stack_traces.html.jinja", kernels=kernels), encoding="utf-8")
-    return readable
+    return True
 
 
 def write_compile_directory(out: OutputDir, directory: CompileDirectory) -> None:

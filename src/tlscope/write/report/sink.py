@@ -91,6 +91,9 @@ class ReportSink:
         self.highlighter = Highlighter(options.highlight_workers)
         self.export = ExportState() if options.export else None
         self.provenance = ProvenanceCollector() if options.provenance else None
+        #: (kind, payload MD5) -> the first file derived from that payload ("" when there was
+        #: none), so identical payloads are rendered once and hard-linked (see _json_file).
+        self._derived: dict[tuple[str, str], str] = {}
 
     # -- per record ------------------------------------------------------------------------------
 
@@ -180,12 +183,27 @@ class ReportSink:
         """Register a written file; stack-trace JSON gets its readable page (and a number) first."""
         readable = None
         if rel.rpartition("/")[2].startswith(_STACK_TRACES) and rel.endswith(".json"):
-            readable = pages.readable_stack_traces(self.out, rel, content or b"")
-            if readable is None:
-                readable = ""  # not JSON: tlparse records an empty readable_url and takes no number
-            else:
+            if self._readable_page(rel, line.record.payload_md5, content):
+                readable = pages.readable_name(rel)
                 self.directory.take_number()
+            else:
+                readable = ""  # not JSON: tlparse records an empty readable_url and takes no number
         return self.directory.register_file(line.key, rel, readable_url=readable)
+
+    def _readable_page(self, rel: str, md5: str | None, content: bytes | None) -> bool:
+        """Write the readable page of stack-traces JSON at `rel`, once per distinct payload."""
+        dest = pages.readable_name(rel)
+        first = self._derived.get(("readable", md5)) if md5 is not None else None
+        if first is not None:
+            if first:
+                link_or_copy(self.out.path(first), self.out.path(dest))
+            return bool(first)
+        if content is None:  # the JSON file was linked from an earlier copy: read that back
+            content = self.out.path(rel).read_bytes()
+        written = pages.readable_stack_traces(self.out, dest, content)
+        if md5 is not None:
+            self._derived["readable", md5] = dest if written else ""
+        return written
 
     def _payload_file(self, line: _Line, path: str) -> None:
         rel = self._number(path)
@@ -247,13 +265,29 @@ class ReportSink:
             self._payload_file(line, f"{line.dir}/{safe_component(name)}.txt")
         elif encoding == "json":
             rel = self._number(f"{line.dir}/{safe_component(name)}.json")
-            text = pages.reformat_json(line.record.payload)
-            self.out.path(rel).write_bytes(text)
+            text = self._json_file(rel, line.record)
             if self.provenance is not None:
                 self.provenance.output(line.key, rel.rpartition("/")[2], rel)
             self._register(line, rel, text)
         else:
             self._problem(line, f"artifact {name!r}: unsupported encoding {encoding!r}")
+
+    def _json_file(self, rel: str, record: Record) -> bytes | None:
+        """Write a json artifact pretty-printed; None when it was linked from an earlier copy.
+
+        Recompiles log the same large artifacts again and again (kernel stack traces reach
+        0.5 MB each), so each distinct payload is reformatted once and hard-linked after.
+        """
+        md5 = record.payload_md5
+        first = self._derived.get(("json", md5)) if md5 is not None else None
+        if first is not None:
+            link_or_copy(self.out.path(first), self.out.path(rel))
+            return None
+        text = pages.reformat_json(record.payload)
+        self.out.path(rel).write_bytes(text)
+        if md5 is not None:
+            self._derived["json", md5] = rel
+        return text
 
     def _dump_file(self, line: _Line, name: str) -> None:
         eval_id = eval_with_key_id(name)
