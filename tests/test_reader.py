@@ -11,6 +11,7 @@ from test_tlparse_traces import all_traces, trace_path
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import EVENT_TYPES, DynamoStart
 from tlscope.model.problems import ProblemKind
+from tlscope.read import reader as reader_module
 from tlscope.read.reader import LogReader, rank_from_filename
 
 
@@ -102,3 +103,57 @@ def test_known_keys_are_typed_on_every_trace(rel: str) -> None:
         else:
             assert isinstance(r.event, event_type), (r.line, r.key)
     assert reader.problems.counts[ProblemKind.SCHEMA] == 0
+
+
+_CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
+
+
+def _summary(reader: LogReader) -> list[tuple[object, ...]]:
+    return [(r.line, r.key, r.payload, r.payload_md5, r.compile_id, r.rank) for r in reader]
+
+
+@pytest.mark.parametrize(
+    "trace",
+    sorted(p.relative_to(_CORPUS).as_posix() for p in _CORPUS.glob("*/*.log.gz"))[:6] or ["<no corpus>"],
+)
+def test_bulk_payload_path_reads_exactly_like_the_line_path(trace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Payload lines taken from the buffer in bulk give the same records as line by line."""
+    path = _CORPUS / trace
+    if not path.is_file():
+        pytest.skip("no corpus traces")
+    bulk_calls = []
+    original = reader_module._Lines.tab_block
+
+    def counting(self: reader_module._Lines) -> bytes | None:
+        block = original(self)
+        bulk_calls.append(block is not None)
+        return block
+
+    monkeypatch.setattr(reader_module._Lines, "tab_block", counting)
+    fast = LogReader(path)
+    fast_records = _summary(fast)
+    assert any(bulk_calls), "the bulk path was never taken"
+    # The line-by-line path alone, as it was before the bulk path existed.
+    monkeypatch.setattr(reader_module._Lines, "tab_block", lambda self: None)
+    slow = LogReader(path)
+    assert _summary(slow) == fast_records
+    assert slow.lines_read == fast.lines_read
+    assert slow.problems.counts == fast.problems.counts
+
+
+def test_bulk_path_keeps_crlf_blank_lines_and_line_numbers(tmp_path: Path) -> None:
+    """A payload mixing plain, CRLF and blank lines: the bulk path stops and the line path takes over."""
+    payload = b"a\nb\nc\nd"
+    md5 = hashlib.md5(payload).hexdigest()
+    prefix = b"V1206 15:18:15.925000 1 f.py:1] "
+    log = (
+        prefix + b'{"artifact": {"name": "x", "encoding": "string"}, "has_payload": "' + md5.encode() + b'"}\n'
+        b"\ta\n\tb\r\n\n\tc\n\td\n" + prefix + b'{"str": ["s", 0]}\n'
+    )
+    path = tmp_path / "t.log"
+    path.write_bytes(log)
+    reader = LogReader(path)
+    records = list(reader)
+    assert records[0].payload == payload and records[0].payload_md5 == md5
+    assert records[1].line == 7
+    assert [p.line for p in reader.problems.first] == [4]  # the blank line
