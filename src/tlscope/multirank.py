@@ -29,6 +29,7 @@ from tlscope.pipeline import SinkFactory, StrictFailure, run
 from tlscope.read.inputs import InputError
 from tlscope.sink import ParseOptions
 from tlscope.split import ranks_in_log, split_log
+from tlscope.write.landing import chromium
 from tlscope.write.landing.writer import write_landing
 from tlscope.write.outdir import OutputDir, OutputError
 
@@ -79,6 +80,9 @@ def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: S
         return RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"])
     summary = summarise(rank, target)
     _write_parity(target, summary)
+    # The combined chromium_events.json's share of this rank, encoded here in parallel with the
+    # other ranks instead of serially on the landing page (it was most of the landing's time).
+    chromium.write_part(target, rank)
     return summary
 
 

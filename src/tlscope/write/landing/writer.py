@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -12,11 +11,9 @@ from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.write.landing.jsonout import pretty, write_array
+from tlscope.write.landing import chromium
+from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
-
-#: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
-MAX_CHROMIUM_BYTES = 512 * 1024 * 1024
 
 
 def write_landing(
@@ -64,33 +61,7 @@ def _estimations(ranks: Sequence[RankSummary]) -> list[dict[str, Any]]:
 
 def _combined_chromium(out: OutputDir, ranks: Sequence[RankSummary], problems: list[str]) -> int:
     """OUT/chromium_events.json: every rank's events with pid = rank, one rank in memory at a time."""
-    path = out.path("chromium_events.json")
-    with path.open("w", encoding="utf-8") as stream:
-        count = write_array(stream, _rank_events(out.root, ranks, problems))
-    if count == 0:
-        path.unlink()
-    return count
-
-
-def _rank_events(root: Path, ranks: Sequence[RankSummary], problems: list[str]) -> Iterator[dict[str, Any]]:
-    for r in ranks:
-        path = root / f"rank_{r.rank}" / "chromium_events.json"
-        try:
-            if path.stat().st_size > MAX_CHROMIUM_BYTES:
-                problems.append(f"rank {r.rank}: chromium_events.json too big to merge")
-                continue
-            events = msgspec.json.decode(path.read_bytes())
-        except FileNotFoundError:
-            continue
-        except (OSError, msgspec.DecodeError, UnicodeDecodeError) as err:
-            problems.append(f"rank {r.rank}: chromium_events.json unreadable ({err})")
-            continue
-        if not isinstance(events, list):
-            continue
-        for event in events:
-            if isinstance(event, dict):
-                event["pid"] = r.rank
-                yield event
+    return chromium.merge(out.root, out.path("chromium_events.json"), ranks, problems)
 
 
 def _context(ranks: Sequence[RankSummary], notes: Sequence[str], chromium_problems: list[str]) -> dict[str, Any]:

@@ -1,0 +1,103 @@
+"""OUT/chromium_events.json: every rank's chromium events in one array, pid = rank (reference §6.5).
+
+Encoding a rank's events as pretty JSON is most of the landing page's work, so each rank's
+worker does it for its own rank right after its parse (`write_part`), in parallel with the
+other ranks, into a part file beside the rank folders (inside OUT's temporary folder, so on the
+same storage as the rank folder, also on a Dask cluster). The landing page then only
+concatenates the parts (`merge`), in rank order. A rank without a part (its worker failed, or
+the caller built the folders another way) is encoded by `merge` itself, with the same text.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.write.landing.jsonout import array_body
+
+#: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
+MAX_CHROMIUM_BYTES = 512 * 1024 * 1024
+
+
+_PART = ".chromium_events.rank_{}.part"
+
+
+class Unmergeable(Exception):
+    """A rank's chromium_events.json is too big or unreadable; the message says which."""
+
+
+def part_path(root: Path, rank: int) -> Path:
+    """Where rank `rank`'s encoded events wait for `merge`: hidden, beside the rank folders."""
+    return root / _PART.format(rank)
+
+
+def rank_body(folder: Path, rank: int) -> bytes | None:
+    """The rank's events with pid = rank, as elements of the combined array; None: no events file.
+
+    Raises Unmergeable for a file that is too big or not JSON.
+    """
+    path = folder / "chromium_events.json"
+    try:
+        if path.stat().st_size > MAX_CHROMIUM_BYTES:
+            raise Unmergeable("chromium_events.json too big to merge")
+        events = msgspec.json.decode(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, msgspec.DecodeError, UnicodeDecodeError) as err:
+        raise Unmergeable(f"chromium_events.json unreadable ({err})") from err
+    if not isinstance(events, list):
+        return None
+    kept: list[dict[str, Any]] = [event for event in events if isinstance(event, dict)]
+    for event in kept:
+        event["pid"] = rank
+    return array_body(kept)
+
+
+def write_part(folder: Path, rank: int) -> None:
+    """Worker side: encode rank_N's events into its part file (nothing when there is nothing to merge).
+
+    A problem is left for `merge` to find again and report, so it is reported in one place.
+    """
+    try:
+        body = rank_body(folder, rank)
+    except Unmergeable:
+        return
+    if body:
+        part_path(folder.parent, rank).write_bytes(body)
+
+
+def merge(root: Path, target: Path, ranks: Sequence[RankSummary], problems: list[str]) -> int:
+    """Write `target` from the ranks' parts (or their files); returns how many ranks had events.
+
+    The parts are deleted. No events at all: no file, as in tlparse.
+    """
+    merged = 0
+    with target.open("wb") as stream:
+        for r in ranks:
+            part = part_path(root, r.rank)
+            if part.exists():
+                stream.write(b"[" if merged == 0 else b",")
+                with part.open("rb") as body:
+                    shutil.copyfileobj(body, stream)
+                part.unlink()
+                merged += 1
+                continue
+            try:
+                text = rank_body(root / f"rank_{r.rank}", r.rank)
+            except Unmergeable as err:
+                problems.append(f"rank {r.rank}: {err}")
+                continue
+            if text:
+                stream.write((b"[" if merged == 0 else b",") + text)
+                merged += 1
+        stream.write(b"\n]" if merged else b"[]")
+    for stale in root.glob(_PART.format("*")):
+        stale.unlink()  # a part of a rank not in `ranks`: never part of OUT
+    if merged == 0:
+        target.unlink()
+    return merged

@@ -1,0 +1,105 @@
+"""The landing page's JSON: fast pretty printing gives json.dumps' exact text; chromium parts merge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.write.landing import chromium
+from tlscope.write.landing.jsonout import array_body, pretty
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+def _reference(value: Any, sort_keys: bool = True) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=sort_keys, allow_nan=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES, st.booleans())
+def test_pretty_is_json_dumps_text(value: Any, sort_keys: bool) -> None:
+    assert pretty(value, sort_keys=sort_keys) == _reference(value, sort_keys)
+
+
+def test_pretty_keeps_python_float_and_escape_forms() -> None:
+    # The forms where msgspec's own encoder would differ from json's: exponents, control chars.
+    value = {"b": [1e16, 9.7335e-05, 0.015463113784790039, -0.0, 1.0], "a": "\x1f\n\u2028é\U0001f600", "c": {}}
+    assert pretty(value) == _reference(value)
+    assert pretty([]) == "[]"
+
+
+def test_pretty_lone_surrogate_falls_back_to_json() -> None:
+    assert pretty({"s": "\ud800"}) == _reference({"s": "\ud800"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_VALUES, max_size=4), max_size=4))
+def test_array_bodies_join_into_the_pretty_array(chunks: list[list[Any]]) -> None:
+    bodies = [array_body(chunk) for chunk in chunks if chunk]
+    joined = ("[" + ",".join(b.decode() for b in bodies) + "\n]") if bodies else "[]"
+    assert joined == _reference([item for chunk in chunks for item in chunk])
+
+
+def _rank_folder(root: Path, rank: int, events: Any) -> None:
+    folder = root / f"rank_{rank}"
+    folder.mkdir()
+    if events is not None:
+        (folder / "chromium_events.json").write_bytes(msgspec.json.encode(events))
+
+
+def test_merge_from_parts_equals_merge_from_files(tmp_path: Path) -> None:
+    events = {0: [{"name": "a", "pid": 7, "ts": 1.5e-05}, 3], 1: None, 2: [], 3: [{"name": "b", "pid": 0}]}
+    ranks = [RankSummary(rank=r) for r in events]
+    texts = []
+    for with_parts in (False, True):
+        root = tmp_path / str(with_parts)
+        root.mkdir()
+        for rank, value in events.items():
+            _rank_folder(root, rank, value)
+            if with_parts:
+                chromium.write_part(root / f"rank_{rank}", rank)
+        problems: list[str] = []
+        assert chromium.merge(root, root / "chromium_events.json", ranks, problems) == 2
+        assert problems == []
+        assert not list(root.glob(".*.part")), "parts are removed after the merge"
+        texts.append((root / "chromium_events.json").read_text("utf-8"))
+    assert texts[0] == texts[1]
+    # pid = rank, non-object items dropped, json.dumps' text of the whole array.
+    expected = [{"name": "a", "pid": 0, "ts": 1.5e-05}, {"name": "b", "pid": 3}]
+    assert texts[0] == _reference(expected)
+
+
+def test_merge_reports_unreadable_rank_and_writes_nothing_without_events(tmp_path: Path) -> None:
+    _rank_folder(tmp_path, 0, None)
+    (tmp_path / "rank_0" / "chromium_events.json").write_text("[{not json")
+    chromium.write_part(tmp_path / "rank_0", 0)  # a bad file leaves no part: merge reports it
+    _rank_folder(tmp_path, 1, [])
+    problems: list[str] = []
+    target = tmp_path / "chromium_events.json"
+    assert chromium.merge(tmp_path, target, [RankSummary(rank=0), RankSummary(rank=1)], problems) == 0
+    assert not target.exists()
+    assert len(problems) == 1 and problems[0].startswith("rank 0: chromium_events.json unreadable")
+
+
+def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
+    _rank_folder(tmp_path, 5, [{"name": "x"}])
+    chromium.write_part(tmp_path / "rank_5", 5)
+    assert chromium.merge(tmp_path, tmp_path / "chromium_events.json", [], []) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rank_5"]
