@@ -101,23 +101,3 @@ def test_classifies_like_pygments_on_what_matters() -> None:
 def test_page_markup_escapes_code() -> None:
     page = render_code("x = '</pre><script>alert(1)</script>'\n")
     assert "<script>" not in page and "&lt;script&gt;" in page
-
-
-def test_highlighter_workers_dedupe_and_report_errors(tmp_path: Path) -> None:
-    from tlscope.write.report.highlight import Highlighter
-
-    source = tmp_path / "code.txt"
-    source.write_text("def f():\n    return 1\n")
-    highlighter = Highlighter(workers=2)
-    highlighter.submit("m1", source, tmp_path / "a.html")
-    highlighter.submit("m1", source, tmp_path / "b.html")  # same content: linked, not highlighted
-    highlighter.close()
-    assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text() == render_code(source.read_text())
-    assert (tmp_path / "a.html").stat().st_ino == (tmp_path / "b.html").stat().st_ino
-
-    failing = Highlighter(workers=2)
-    failing.submit("m2", tmp_path / "missing.txt", tmp_path / "c.html")
-    failing.submit("m3", source, tmp_path / "d.html")
-    with pytest.raises(RuntimeError, match=r"c\.html: FileNotFoundError"):
-        failing.close()
-    assert (tmp_path / "d.html").is_file()  # the other worker's page was still written

@@ -125,12 +125,26 @@ def readable_name(rel: str) -> str:
     return f"{parent}{slash}{split_name(last)[0]}_readable.html"
 
 
-def readable_stack_traces(out: OutputDir, readable: str, content: bytes) -> bool:
-    """Write the readable page of a kernel stack-traces JSON; False (nothing written) if not JSON."""
+def is_json(content: bytes) -> bool:
     try:
-        value = jsonfmt.loads(content)
+        jsonfmt.loads(content)
     except (ValueError, RecursionError):
         return False
+    return True
+
+
+def write_json_artifact(source: str, dest: str) -> None:
+    """Worker job: a json artifact's payload file, pretty-printed like serde_json."""
+    Path(dest).write_bytes(reformat_json(Path(source).read_bytes()))
+
+
+def write_readable_page(source: str, dest: str) -> None:
+    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by is_json)."""
+    Path(dest).write_text(readable_stack_traces(jsonfmt.loads(Path(source).read_bytes())), encoding="utf-8")
+
+
+def readable_stack_traces(value: Any) -> str:
+    """The readable page of parsed kernel stack-traces JSON: each kernel with its traces."""
     kernels = []
     if isinstance(value, dict):
         for kernel in sorted(value):
@@ -141,8 +155,7 @@ def readable_stack_traces(out: OutputDir, readable: str, content: bytes) -> bool
                 if isinstance(t, str)
             ]
             kernels.append((kernel, texts))
-    out.path(readable).write_text(render("readable_stack_traces.html.jinja", kernels=kernels), encoding="utf-8")
-    return True
+    return render("readable_stack_traces.html.jinja", kernels=kernels)
 
 
 def write_compile_directory(out: OutputDir, directory: CompileDirectory) -> None:

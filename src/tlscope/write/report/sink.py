@@ -8,6 +8,7 @@ end it writes index.html, compile_directory.json, failures_and_restarts.html and
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tlscope.analyse.directory import CompileDirectory, DirKey, Entry, key_label
@@ -21,8 +22,8 @@ from tlscope.model.record import Record
 from tlscope.sink import RunContext
 from tlscope.write.outdir import OutputDir, safe_component
 from tlscope.write.report import pages
+from tlscope.write.report.derived import DerivedFiles, link_or_copy
 from tlscope.write.report.export import ExportState
-from tlscope.write.report.highlight import Highlighter, link_or_copy
 from tlscope.write.report.provenance import ProvenanceCollector
 from tlscope.write.report.render import safe_href
 
@@ -88,12 +89,11 @@ class ReportSink:
         self.guards_fast: dict[DirKey, list[dict[str, Any]]] = {}
         self.failures: list[Failure] = []
         self.has_chromium_events = False
-        self.highlighter = Highlighter(options.highlight_workers)
+        self.derived = DerivedFiles(options.highlight_workers)
         self.export = ExportState() if options.export else None
         self.provenance = ProvenanceCollector() if options.provenance else None
-        #: (kind, payload MD5) -> the first file derived from that payload ("" when there was
-        #: none), so identical payloads are rendered once and hard-linked (see _json_file).
-        self._derived: dict[tuple[str, str], str] = {}
+        #: Payload MD5 -> whether it parses as JSON (decides a stack-trace file's readable page).
+        self._json_valid: dict[str, bool] = {}
 
     # -- per record ------------------------------------------------------------------------------
 
@@ -179,31 +179,31 @@ class ReportSink:
     def _number(self, path: str) -> str:
         return with_number(path, self.directory.counter)
 
-    def _register(self, line: _Line, rel: str, content: bytes | None = None) -> Entry:
+    def _register(self, line: _Line, rel: str) -> Entry:
         """Register a written file; stack-trace JSON gets its readable page (and a number) first."""
         readable = None
         if rel.rpartition("/")[2].startswith(_STACK_TRACES) and rel.endswith(".json"):
-            if self._readable_page(rel, line.record.payload_md5, content):
+            if self._readable_page(rel, line.record):
                 readable = pages.readable_name(rel)
                 self.directory.take_number()
             else:
                 readable = ""  # not JSON: tlparse records an empty readable_url and takes no number
         return self.directory.register_file(line.key, rel, readable_url=readable)
 
-    def _readable_page(self, rel: str, md5: str | None, content: bytes | None) -> bool:
-        """Write the readable page of stack-traces JSON at `rel`, once per distinct payload."""
-        dest = pages.readable_name(rel)
-        first = self._derived.get(("readable", md5)) if md5 is not None else None
-        if first is not None:
-            if first:
-                link_or_copy(self.out.path(first), self.out.path(dest))
-            return bool(first)
-        if content is None:  # the JSON file was linked from an earlier copy: read that back
-            content = self.out.path(rel).read_bytes()
-        written = pages.readable_stack_traces(self.out, dest, content)
-        if md5 is not None:
-            self._derived["readable", md5] = dest if written else ""
-        return written
+    def _readable_page(self, rel: str, record: Record) -> bool:
+        """Queue the readable page of stack-traces JSON at `rel`; False if the payload is not JSON."""
+        md5 = record.payload_md5
+        if md5 is None or record.payload is None:
+            return False
+        valid = self._json_valid.get(md5)
+        if valid is None:
+            valid = self._json_valid[md5] = pages.is_json(record.payload)
+        if valid:
+            self.derived.submit("readable", md5, self._payload_path(md5), self.out.path(pages.readable_name(rel)))
+        return valid
+
+    def _payload_path(self, md5: str) -> Path:
+        return self.out.path(f"payloads/{md5}.txt")
 
     def _payload_file(self, line: _Line, path: str) -> None:
         rel = self._number(path)
@@ -211,12 +211,12 @@ class ReportSink:
         self._write_payload(rel, record)
         if self.provenance is not None:
             self.provenance.output(line.key, rel.rpartition("/")[2], rel)
-        self._register(line, rel, record.payload)
+        self._register(line, rel)
 
     def _write_payload(self, rel: str, record: Record) -> None:
         dest = self.out.path(rel)
         if record.payload_md5 is not None and record.payload is not None:
-            link_or_copy(self.out.path(f"payloads/{record.payload_md5}.txt"), dest)
+            link_or_copy(self._payload_path(record.payload_md5), dest)
         else:
             dest.write_bytes(b"")
 
@@ -249,7 +249,7 @@ class ReportSink:
         if record.payload_md5 is None or record.payload is None:
             self._write_text(rel, pages.highlighted(""))
         else:
-            self.highlighter.submit(record.payload_md5, self.out.path(f"payloads/{record.payload_md5}.txt"), dest)
+            self.derived.submit("code", record.payload_md5, self._payload_path(record.payload_md5), dest)
         if self.provenance is not None and record.payload_md5 is not None:
             self.provenance.output(
                 line.key, rel.rpartition("/")[2], f"payloads/{record.payload_md5}.txt", pre_line=True
@@ -265,29 +265,19 @@ class ReportSink:
             self._payload_file(line, f"{line.dir}/{safe_component(name)}.txt")
         elif encoding == "json":
             rel = self._number(f"{line.dir}/{safe_component(name)}.json")
-            text = self._json_file(rel, line.record)
+            self._json_file(rel, line.record)
             if self.provenance is not None:
                 self.provenance.output(line.key, rel.rpartition("/")[2], rel)
-            self._register(line, rel, text)
+            self._register(line, rel)
         else:
             self._problem(line, f"artifact {name!r}: unsupported encoding {encoding!r}")
 
-    def _json_file(self, rel: str, record: Record) -> bytes | None:
-        """Write a json artifact pretty-printed; None when it was linked from an earlier copy.
-
-        Recompiles log the same large artifacts again and again (kernel stack traces reach
-        0.5 MB each), so each distinct payload is reformatted once and hard-linked after.
-        """
-        md5 = record.payload_md5
-        first = self._derived.get(("json", md5)) if md5 is not None else None
-        if first is not None:
-            link_or_copy(self.out.path(first), self.out.path(rel))
-            return None
-        text = pages.reformat_json(record.payload)
-        self.out.path(rel).write_bytes(text)
-        if md5 is not None:
-            self._derived["json", md5] = rel
-        return text
+    def _json_file(self, rel: str, record: Record) -> None:
+        """A json artifact pretty-printed like serde_json (by a worker, once per distinct payload)."""
+        if record.payload_md5 is None or record.payload is None:
+            self.out.path(rel).write_bytes(b"")
+            return
+        self.derived.submit("json", record.payload_md5, self._payload_path(record.payload_md5), self.out.path(rel))
 
     def _dump_file(self, line: _Line, name: str) -> None:
         eval_id = eval_with_key_id(name)
@@ -323,7 +313,7 @@ class ReportSink:
     # -- end of pass ---------------------------------------------------------------------------
 
     def finish(self, ctx: RunContext) -> None:
-        self.highlighter.close()
+        self.derived.close()
         if self.export is not None:
             self._write_text("index.html", self.export.index(self.directory, self.options.custom_header_html))
             return

@@ -1,0 +1,139 @@
+"""Report files derived from one payload, written by worker processes, once per distinct payload.
+
+The heavy pages of a report are pure functions of one payload file: highlighted output code,
+a JSON artifact pretty-printed like serde_json, a kernel stack-trace JSON's readable page.
+The main pass (read, number, register) is the critical path, so it only names the page and
+queues `(kind, payload file, page file)`; worker processes write it meanwhile. Recompiles log
+the same payloads again and again, so each (kind, payload MD5) is rendered once and later
+copies are hard-linked when the run closes.
+
+Workers take jobs from one shared pipe (multiprocessing.SimpleQueue), so this process runs no
+helper threads: ProcessPoolExecutor's manager and feeder threads fought the main pass for the
+GIL, and each submit waited out a GIL switch interval.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import SimpleQueue
+from pathlib import Path
+
+from tlscope.write.report.highlight import write_page
+from tlscope.write.report.pages import write_json_artifact, write_readable_page
+
+#: What each kind of job runs: (payload file, page file) -> None.
+JOBS: dict[str, Callable[[str, str], None]] = {
+    "code": write_page,
+    "json": write_json_artifact,
+    "readable": write_readable_page,
+}
+
+_Job = tuple[str, str, str]
+
+
+def link_or_copy(source: Path, dest: Path) -> None:
+    """Hard-link (cheap, same content) or copy when the file system refuses."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest)
+
+
+class DerivedFiles:
+    """Queue of derived-file jobs; `close` waits for all of them and raises the first error."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        # By default one core is left to the main pass, the critical path: one worker keeps up
+        # with it, and a third busy process on a 2-core machine only takes CPU from the main
+        # pass. An explicit 1 means in-process (multi-rank workers, whose pool has the cores).
+        self._inline = workers is not None and workers <= 1
+        self._count = workers if workers is not None else min(4, max(1, (os.cpu_count() or 1) - 1))
+        self._jobs: SimpleQueue[_Job | None] | None = None
+        self._results: SimpleQueue[str | None] | None = None
+        self._workers: list[BaseProcess] = []
+        self._first: dict[tuple[str, str], Path] = {}
+        self._copies: list[tuple[Path, Path]] = []
+
+    def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
+        """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
+        first = self._first.get((kind, md5))
+        if first is not None:
+            self._copies.append((first, dest))
+            return
+        self._first[kind, md5] = dest
+        if self._jobs is None and not self._inline:
+            self._start()
+        if self._jobs is None:
+            JOBS[kind](str(source), str(dest))
+        else:
+            self._jobs.put((kind, str(source), str(dest)))
+
+    def close(self) -> None:
+        """Wait for every file; raise the first worker error; then make the linked copies."""
+        errors = self._drain()
+        if errors:
+            raise RuntimeError(f"writing a report page failed: {errors[0]}")
+        for source, dest in self._copies:
+            link_or_copy(source, dest)
+        self._copies = []
+
+    def _start(self) -> None:
+        """Start the workers on the first job (a trace without heavy pages needs none)."""
+        context = multiprocessing.get_context()
+        jobs: SimpleQueue[_Job | None] = context.SimpleQueue()
+        results: SimpleQueue[str | None] = context.SimpleQueue()
+        try:
+            for _ in range(self._count):
+                # Daemons: a run that dies part-way must not leave workers behind.
+                worker = context.Process(target=_work, args=(jobs, results), daemon=True)
+                worker.start()
+                self._workers.append(worker)
+        except AssertionError:  # inside a daemonic process (a pool worker): no children allowed
+            self._inline = True
+            if not self._workers:
+                return
+        self._jobs, self._results = jobs, results
+
+    def _drain(self) -> list[str]:
+        if self._jobs is None or self._results is None:
+            return []
+        for _ in self._workers:
+            self._jobs.put(None)
+        errors: list[str] = []
+        pending = len(self._workers)
+        while pending:
+            if not self._results.empty():
+                error = self._results.get()
+                errors += [error] if error is not None else []
+                pending -= 1
+            elif dead := [w for w in self._workers if w.exitcode not in (None, 0)]:
+                errors.append(f"a worker process died (exit code {dead[0].exitcode})")  # e.g. killed
+                break
+            else:
+                time.sleep(0.002)
+        for worker in self._workers:
+            worker.join()
+        self._jobs = self._results = None
+        self._workers = []
+        return errors
+
+
+def _work(jobs: SimpleQueue[_Job | None], results: SimpleQueue[str | None]) -> None:
+    """Worker loop: run jobs until the end marker, then report the first error (or None).
+
+    A failed job does not stop the loop: the queue must keep draining or the main pass,
+    blocked on a full pipe, would wait forever.
+    """
+    error: str | None = None
+    while (job := jobs.get()) is not None:
+        kind, source, dest = job
+        try:
+            JOBS[kind](source, dest)
+        except Exception as err:  # reported to the main process, which raises it
+            error = error or f"{dest}: {type(err).__name__}: {err}"
+    results.put(error)

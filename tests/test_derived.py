@@ -1,0 +1,50 @@
+"""Derived report files: written by worker processes (or in-process), once per distinct payload."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tlscope.write.report import pages
+from tlscope.write.report.derived import DerivedFiles
+from tlscope.write.report.highlight import render_code
+
+
+@pytest.mark.parametrize("workers", [None, 1, 2])
+def test_each_kind_is_written_once_and_linked_after(tmp_path: Path, workers: int | None) -> None:
+    code = tmp_path / "code.txt"
+    code.write_text("def f():\n    return 1\n")
+    traces = tmp_path / "traces.txt"
+    traces.write_text(json.dumps({"k2": ["a\\nb<script>"], "k1": ["x"]}))
+    derived = DerivedFiles(workers)
+    derived.submit("code", "m1", code, tmp_path / "a.html")
+    derived.submit("code", "m1", code, tmp_path / "b.html")  # same payload: linked, not rendered
+    derived.submit("json", "m2", traces, tmp_path / "t.json")
+    derived.submit("readable", "m2", traces, tmp_path / "t_readable.html")
+    derived.close()
+    assert (tmp_path / "a.html").read_text() == render_code(code.read_text())
+    assert (tmp_path / "a.html").stat().st_ino == (tmp_path / "b.html").stat().st_ino
+    assert (tmp_path / "t.json").read_text() == '{\n  "k1": [\n    "x"\n  ],\n  "k2": [\n    "a\\\\nb<script>"\n  ]\n}'
+    readable = (tmp_path / "t_readable.html").read_text()
+    assert readable.index("k1") < readable.index("k2") and "a\nb&lt;script&gt;" in readable
+
+
+def test_a_failed_job_fails_close_but_the_others_are_written(tmp_path: Path) -> None:
+    source = tmp_path / "code.txt"
+    source.write_text("x = 1\n")
+    derived = DerivedFiles(2)
+    derived.submit("code", "m1", tmp_path / "missing.txt", tmp_path / "c.html")
+    derived.submit("code", "m2", source, tmp_path / "d.html")
+    with pytest.raises(RuntimeError, match=r"c\.html: FileNotFoundError"):
+        derived.close()
+    assert (tmp_path / "d.html").is_file()
+
+
+def test_not_json_is_kept_as_it_was(tmp_path: Path) -> None:
+    source = tmp_path / "p.txt"
+    source.write_bytes(b"0/0: not json")
+    pages.write_json_artifact(str(source), str(tmp_path / "out.json"))
+    assert (tmp_path / "out.json").read_bytes() == b"0/0: not json"
+    assert not pages.is_json(b"0/0: not json") and pages.is_json(b"[1]")
