@@ -61,8 +61,8 @@ _DECODER = msgspec.json.Decoder()
 #: byte tells an over-long payload line (tab) from an over-long envelope, so each keeps its role.
 _TOO_LONG = b"\x00<line too long>\x00"
 _TOO_LONG_PAYLOAD = b"\t\x00<payload line too long>\x00"
-#: A run of complete payload lines with no CR: the common case, taken from the buffer in bulk.
-_TAB_BLOCK = re.compile(rb"(?:\t[^\n\r]*\n)+")
+#: Where a run of payload lines ends: a newline followed by anything but a tab.
+_BLOCK_END = re.compile(rb"\n[^\t]")
 
 
 def rank_from_filename(path: Path) -> int | None:
@@ -112,10 +112,14 @@ class _Lines:
         data = self._stream.peek(1)  # type: ignore[attr-defined]  # BufferedReader: no copy, no read
         if data[:1] != b"\t" or len(data) > self._max:  # a tiny max_line: keep the exact path
             return None
-        match = _TAB_BLOCK.match(data)
-        if match is None:
+        match = _BLOCK_END.search(data)
+        end = match.start() + 1 if match is not None else data.rfind(b"\n") + 1
+        carriage = data.find(b"\r", 0, end)
+        if carriage != -1:  # stop before the line with a CR, which the exact path reads (and strips)
+            end = data.rfind(b"\n", 0, carriage) + 1
+        if end == 0:  # not one whole plain line in the buffer
             return None
-        block = self._stream.read(match.end())
+        block = self._stream.read(end)
         self.number += block.count(b"\n")
         return block
 
