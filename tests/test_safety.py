@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import require_shared
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tlscope.cli import main
 from tlscope.write.format import FormatWriter, PayloadStore
@@ -122,6 +125,24 @@ def test_output_paths_that_could_escape_are_refused(rel: str, tmp_path: Path) ->
         check_relative(rel)
     with OutputDir(tmp_path / "out", overwrite=False) as out, pytest.raises(UnsafePath):
         out.path(rel)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b.txt", "..", ".", "", "/", "\\", "\x00", "c d", ".x", "é"]), max_size=6))
+def test_out_path_follows_check_relative(pieces: list[str]) -> None:
+    # OutputDir.path tests the rules with string operations (it runs per file written): it must
+    # refuse exactly what check_relative refuses and land where check_relative's parts say.
+    rel = "/".join(pieces)
+    with tempfile.TemporaryDirectory() as tmp, OutputDir(Path(tmp) / "out", overwrite=False) as out:
+        try:
+            parts = check_relative(rel).parts
+        except UnsafePath:
+            with pytest.raises(UnsafePath):
+                out.path(rel)
+            return
+        if not parts:
+            return  # "." alone: the folder itself, never asked for as a file
+        assert out.path(rel) == out.root.joinpath(*parts)
 
 
 @pytest.mark.parametrize("name", ["..", ".", "", "../../x", "/abs", "a\\b", "x" * 1000, "\x00", ".hidden"])
