@@ -48,13 +48,14 @@ def modes_for(name: str) -> list[list[str]]:
 
 def run_both(trace: Path, flags: list[str], tmp: Path, tlparse_bin: Path) -> tuple[Path, Path]:
     ref, ours = tmp / "tlparse", tmp / "tlscope"
-    subprocess.run(
+    done = subprocess.run(
         [str(tlparse_bin), str(trace), "-o", str(ref), "--no-browser", *flags],
         cwd=tmp,
         capture_output=True,
         timeout=300,
         check=False,
     )
+    (tmp / "tlparse.stderr").write_bytes(done.stderr)
     assert ref.is_dir(), "tlparse wrote nothing"
     assert tlscope_main([str(trace), "-o", str(ours), "--no-browser", *flags]) == 0
     return ref, ours
@@ -106,6 +107,37 @@ def assert_parity(ref: Path, ours: Path, flags: list[str]) -> None:
     assert len(re.findall(r"<tr>", (ours / "failures_and_restarts.html").read_text())) - 1 == failure_count(ref_index)
 
 
+def tlparse_stats(stderr: str) -> dict[str, int]:
+    """tlparse's closing `Stats { ok: 64, fail_payload_md5: 1 }` line (reference §1.9)."""
+    found = re.search(r"Stats \{([^}]*)\}", stderr)
+    assert found, "tlparse printed no Stats line"
+    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", found.group(1))}
+
+
+#: Problem kinds only tlscope reports (docs/DEVIATIONS.md, Format: blank lines, bad payload JSON
+#: and report problems are counted, not skipped silently or printed to stderr).
+TLSCOPE_ONLY_KINDS = {"blank_line", "bad_payload_json", "report"}
+
+
+def assert_same_problem_counts(work: Path, ours: Path) -> None:
+    """tlparse's Stats line against tlscope's manifest: the same lines read, the same failures."""
+    stats = tlparse_stats((work / "tlparse.stderr").read_text(errors="replace"))
+    manifest = json.loads((ours / "manifest.json").read_text())
+    counts: dict[str, int] = manifest["problems"]["counts"]
+    events = manifest["events"]
+    not_str = sum(v["count"] for k, v in events.items() if k != "str")
+    # Deviation "Rank-less lines": tlparse counts them as other_rank instead of ok; their sum
+    # is every envelope that parsed, as tlscope's event count is.
+    assert stats.get("ok", 0) + stats.get("other_rank", 0) == not_str
+    assert counts.get("other_rank", 0) <= stats.get("other_rank", 0)
+    assert stats.get("fail_payload_md5", 0) == counts.get("payload_md5", 0)
+    if not counts.get("invalid_json"):  # deviation "Invalid JSON envelope": tlparse counts it twice
+        assert stats.get("fail_json", 0) == counts.get("not_an_object", 0)
+        assert stats.get("fail_glog", 0) == counts.get("glog_prefix", 0) + counts.get("orphan_payload", 0)
+    mapped = {"payload_md5", "other_rank", "invalid_json", "not_an_object", "glog_prefix", "orphan_payload"}
+    assert set(counts) - mapped <= TLSCOPE_ONLY_KINDS
+
+
 def _as_json(data: bytes) -> object:
     """The parsed JSON; the bytes themselves when the artifact is not JSON (both tools keep it as is)."""
     try:
@@ -129,6 +161,8 @@ def test_report_parity_public_traces(name: str, tmp_path: Path, tlparse_traces: 
         work.mkdir()
         ref, ours = run_both(trace, flags, work, tlparse_bin)
         assert_parity(ref, ours, flags)
+        if "-e" not in flags:  # export mode prints no Stats line
+            assert_same_problem_counts(work, ours)
 
 
 #: Corpus traces where tlscope reports lines tlparse drops, so later `_N` numbers shift
@@ -183,6 +217,8 @@ def test_report_parity_corpus(trace: Path, tmp_path: Path, tlparse_bin: Path) ->
             assert_superset_renumbered(ref, ours)
         else:
             assert_parity(ref, ours, flags)
+        if "-e" not in flags:
+            assert_same_problem_counts(work, ours)
 
 
 @pytest.mark.parametrize("name", [n for n in SINGLE_RANK if "provenance" in n])
