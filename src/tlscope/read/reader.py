@@ -61,6 +61,8 @@ _DECODER = msgspec.json.Decoder()
 #: byte tells an over-long payload line (tab) from an over-long envelope, so each keeps its role.
 _TOO_LONG = b"\x00<line too long>\x00"
 _TOO_LONG_PAYLOAD = b"\t\x00<payload line too long>\x00"
+#: Bytes read from the stream at a time.
+_CHUNK = 1 << 20
 #: Where a run of payload lines ends: a newline followed by anything but a tab.
 _BLOCK_END = re.compile(rb"\n[^\t]")
 
@@ -71,66 +73,106 @@ def rank_from_filename(path: Path) -> int | None:
 
 
 class _Lines:
-    """Physical lines with a one-line push-back and 1-based numbering."""
+    """Physical lines with a one-line push-back and 1-based numbering, over our own buffer.
+
+    The buffer is ours (not BufferedReader's) so that `tab_block` can search it in place:
+    `peek` copied up to a megabyte per payload, the reader's largest single cost.
+    """
 
     def __init__(self, stream: BinaryIO, max_line: int) -> None:
         self._stream = stream
         self._max = max_line
+        self._buf = b""
+        self._pos = 0
+        self._eof = False
         self._pushed: tuple[int, bytes, bool] | None = None
         self.number = 0
 
     def next(self) -> tuple[int, bytes, bool] | None:
         """(line number, line without its newline, ended-with-newline); None at end of file.
 
-        An over-long line comes back as _TOO_LONG or _TOO_LONG_PAYLOAD after being drained.
+        A line of max_line bytes or more comes back as _TOO_LONG or _TOO_LONG_PAYLOAD, drained.
         """
         if self._pushed is not None:
             item, self._pushed = self._pushed, None
             return item
-        raw = self._stream.readline(self._max)
-        if not raw:
+        newline = self._find_newline()
+        if newline == -1 and self._pos >= len(self._buf):
             return None
         self.number += 1
-        if len(raw) == self._max and not raw.endswith(b"\n"):
-            self._drain()
-            return self.number, (_TOO_LONG_PAYLOAD if raw[:1] == b"\t" else _TOO_LONG), False
-        ended = raw.endswith(b"\n")
-        body = raw[:-1] if ended else raw
+        stop = newline if newline != -1 else len(self._buf)
+        if stop - self._pos >= self._max:
+            first = self._buf[self._pos : self._pos + 1]
+            self._skip_line(newline)
+            return self.number, (_TOO_LONG_PAYLOAD if first == b"\t" else _TOO_LONG), False
+        body = self._buf[self._pos : stop]
+        self._pos = stop + 1 if newline != -1 else stop
         if body.endswith(b"\r"):
             body = body[:-1]
-        return self.number, body, ended
+        return self.number, body, newline != -1
 
     def tab_block(self) -> bytes | None:
-        """The payload lines (tabs and newlines kept) that sit complete in the read buffer.
+        """The run of payload lines (tabs and newlines kept) that sits complete in the buffer.
 
         Payloads are most of a log's bytes and lines (an FX graph or a kernel is thousands of
-        lines); one regex over the buffer replaces a readline and a Python loop turn per line.
+        lines); one search over the buffer replaces a line split and a Python loop turn per line.
         None when the next line is not a plain payload line; `next` then handles it.
         """
         if self._pushed is not None:
             return None
-        data = self._stream.peek(1)  # type: ignore[attr-defined]  # BufferedReader: no copy, no read
-        if data[:1] != b"\t" or len(data) > self._max:  # a tiny max_line: keep the exact path
+        buf, pos = self._buf, self._pos
+        if buf[pos : pos + 1] != b"\t" or len(buf) - pos > self._max:  # a tiny max_line: exact path
             return None
-        match = _BLOCK_END.search(data)
-        end = match.start() + 1 if match is not None else data.rfind(b"\n") + 1
-        carriage = data.find(b"\r", 0, end)
+        match = _BLOCK_END.search(buf, pos)
+        end = match.start() + 1 if match is not None else buf.rfind(b"\n", pos) + 1
+        carriage = buf.find(b"\r", pos, end) if end > pos else -1
         if carriage != -1:  # stop before the line with a CR, which the exact path reads (and strips)
-            end = data.rfind(b"\n", 0, carriage) + 1
-        if end == 0:  # not one whole plain line in the buffer
+            end = buf.rfind(b"\n", pos, carriage) + 1
+        if end <= pos:  # not one whole plain line in the buffer
             return None
-        block = self._stream.read(end)
+        self._pos = end
+        block = buf[pos:end]
         self.number += block.count(b"\n")
         return block
 
     def push_back(self, item: tuple[int, bytes, bool]) -> None:
         self._pushed = item
 
-    def _drain(self) -> None:
-        while True:
-            chunk = self._stream.readline(self._max)
-            if not chunk or chunk.endswith(b"\n"):
-                return
+    def _find_newline(self) -> int:
+        """Index of the next newline in the buffer, reading on until there is one, or the line is
+        already max_line long, or the file ends (-1)."""
+        newline = self._buf.find(b"\n", self._pos)
+        if newline != -1 or self._eof:
+            return newline
+        # Collect chunks and join once: appending to one growing buffer would copy a long line
+        # over and over.
+        parts = [self._buf[self._pos :]]
+        size = len(parts[0])
+        while size < self._max:
+            chunk = self._stream.read(_CHUNK)
+            if not chunk:
+                self._eof = True
+                break
+            parts.append(chunk)
+            size += len(chunk)
+            if b"\n" in chunk:
+                break
+        self._buf, self._pos = b"".join(parts), 0
+        return self._buf.find(b"\n")
+
+    def _skip_line(self, newline: int) -> None:
+        """Discard the rest of an over-long line, reading on to its newline without keeping it."""
+        while newline == -1 and not self._eof:
+            chunk = self._stream.read(_CHUNK)
+            if not chunk:
+                self._eof = True
+                break
+            self._buf, self._pos = chunk, 0
+            newline = chunk.find(b"\n")
+        if newline == -1:
+            self._buf, self._pos = b"", 0
+        else:
+            self._pos = newline + 1
 
 
 class LogReader:
