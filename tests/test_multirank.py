@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,54 @@ def test_unparseable_rank_is_reported(inputs: Path, tmp_path: Path) -> None:
     landing = _landing(out)
     assert "Rank 0: parse failed: --strict" in landing
     assert '<a href="rank_5/index.html">' in landing and (out / "rank_5" / "index.html").is_file()
+
+
+def test_worker_pool_output_is_the_serial_output(inputs: Path, tmp_path: Path) -> None:
+    """-j 2 (forked workers, biggest log first) writes exactly what -j 1 writes, in rank order."""
+    src = tmp_path / "in"
+    src.mkdir()
+    # The small log as rank 0 and the big one as rank 1: the pool starts rank 1 first.
+    runtime = inputs / "multi_rank_runtime"
+    shutil.copy(runtime / "dedicated_log_torch_trace_rank_5.log", src / "dedicated_log_torch_trace_rank_0.log")
+    shutil.copy(runtime / "dedicated_log_torch_trace_rank_0.log", src / "dedicated_log_torch_trace_rank_1.log")
+    outs = {}
+    for jobs in (1, 2):
+        outs[jobs] = tmp_path / f"out{jobs}"
+        summaries = run_multi_rank(src, outs[jobs], ParseOptions(), jobs=jobs, echo=lambda _: None)
+        assert [s.rank for s in summaries] == [0, 1]
+    files = {jobs: sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file()) for jobs, out in outs.items()}
+    assert files[1] == files[2] and not [p for p in files[1] if p.name.endswith(".part")]
+    for rel in files[1]:
+        assert (outs[1] / rel).read_bytes() == (outs[2] / rel).read_bytes(), rel
+
+
+def test_landing_template_is_compiled_while_ranks_are_parsed(multi_rank_logs: Path, tmp_path: Path) -> None:
+    from tlscope import multirank
+
+    calls: list[str] = []
+    real = multirank.prepare_landing
+
+    def prepare() -> None:
+        calls.append("prepare")
+        real()
+
+    multirank.prepare_landing = prepare
+    try:
+        run_multi_rank(multi_rank_logs, tmp_path / "out", ParseOptions(), jobs=2, echo=calls.append)
+    finally:
+        multirank.prepare_landing = real
+    # Once, after the "Processing rank N" lines (the work is handed out), before the closing lines.
+    assert calls.count("prepare") == 1
+    at = calls.index("prepare")
+    assert all(c.startswith("Processing rank") for c in calls[:at]) and len(calls[:at]) == 4
+    assert any(c.startswith("Multi-rank report generated") for c in calls[at:])
+
+
+def test_linux_workers_are_forked() -> None:
+    from tlscope import multirank
+
+    context = multirank._fork_context()
+    if sys.platform.startswith("linux"):
+        assert context is not None and context.get_start_method() == "fork"
+    else:
+        assert context is None

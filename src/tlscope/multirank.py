@@ -12,6 +12,7 @@ wrote (never the logs again). Differences from tlparse:
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import sys
@@ -30,7 +31,7 @@ from tlscope.read.inputs import InputError
 from tlscope.sink import ParseOptions
 from tlscope.split import ranks_in_log, split_log
 from tlscope.write.landing import chromium
-from tlscope.write.landing.writer import write_landing
+from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.outdir import OutputDir, OutputError
 
 #: tlparse's pattern: dedicated_log_torch_trace_rank_<u32>[_anything].log (a .gz copy too).
@@ -97,22 +98,48 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
     (folder / "collectives_parity.json").write_text(pretty(body, sort_keys=False), "utf-8")
 
 
-Submit = Callable[[Sequence[tuple[RankLog, str]]], Iterator[RankSummary]]
+#: Runs the parses of `work` ((rank log, folder) pairs) and yields their summaries in `work`'s
+#: order; calls `idle()` once everything is handed out, before waiting for the first result.
+Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankSummary]]
 
 
 def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
-    def submit(work: Sequence[tuple[RankLog, str]]) -> Iterator[RankSummary]:
+    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankSummary]:
         if jobs <= 1 or len(work) <= 1:
+            idle()
             for log, folder in work:
                 yield parse_rank(log.path, log.rank, folder, options, sinks)
             return
-        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)))
+        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=_fork_context())
         with executor:
-            futures = [executor.submit(parse_rank, log.path, log.rank, folder, options, sinks) for log, folder in work]
-            for future in futures:
-                yield future.result()
+            # Biggest logs first, so the last parse to start is a small one and no worker is
+            # left alone with a big rank at the end (longest-processing-time-first).
+            by_size = sorted(range(len(work)), key=lambda i: (-_size(work[i][0].path), i))
+            futures = {
+                i: executor.submit(parse_rank, work[i][0].path, work[i][0].rank, work[i][1], options, sinks)
+                for i in by_size
+            }
+            idle()
+            for i in range(len(work)):
+                yield futures[i].result()
 
     return submit
+
+
+def _fork_context() -> multiprocessing.context.BaseContext | None:
+    """Fork where it is safe (Linux): workers start with this process's modules already imported.
+
+    The platform default elsewhere (macOS: spawn). Python 3.14 makes forkserver Linux's
+    default, whose workers would import tlscope afresh.
+    """
+    return multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
@@ -121,12 +148,13 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Sub
     except ImportError as err:
         raise InputError("--scheduler needs dask.distributed: pip install 'tlscope[dask]'") from err
 
-    def submit(work: Sequence[tuple[RankLog, str]]) -> Iterator[RankSummary]:
+    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankSummary]:
         with Client(address) as client:  # type: ignore[no-untyped-call]
             futures = [
                 client.submit(parse_rank, log.path, log.rank, folder, options, sinks, key=f"tlscope-rank-{log.rank}")
                 for log, folder in work
             ]
+            idle()
             for future in futures:
                 result: Any = future.result()
                 yield result
@@ -172,7 +200,9 @@ def run_multi_rank(
             summaries = []
             for log, _ in work:
                 echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
-            for summary in submit(work):
+            # While the ranks are parsed, this process compiles the landing page's template:
+            # otherwise it would be serial work after the last rank.
+            for summary in submit(work, prepare_landing):
                 summaries.append(summary)
             written = write_landing(target, summaries, notes, header=options.custom_header_html)
         for label, name in written.items():

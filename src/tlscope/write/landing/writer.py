@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
@@ -39,7 +40,7 @@ def write_landing(
     context = _context(ranks, notes, chromium_problems)
     context["has_chromium"] = has_chromium
     context["header"] = Markup(header)
-    _write(out, "index.html", _environment().get_template("landing.html.jinja").render(**context))
+    _write(out, "index.html", _template().render(**context))
     return written
 
 
@@ -102,6 +103,16 @@ def _seconds(value: float | None) -> str:
 
 def _rank_list(ranks: Sequence[int]) -> str:
     return ", ".join(str(r) for r in ranks)
+
+
+def prepare_landing() -> None:
+    """Compile the landing page's template now (e.g. while the ranks are parsed), not at the end."""
+    _template()
+
+
+@functools.cache
+def _template() -> Template:
+    return _environment().get_template("landing.html.jinja")
 
 
 def _environment() -> Environment:
