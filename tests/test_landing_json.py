@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.write.landing import chromium
-from tlscope.write.landing.jsonout import array_body, pretty
+from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body, pretty
 
 _SCALARS = (
     st.none()
@@ -49,12 +50,37 @@ def test_pretty_lone_surrogate_falls_back_to_json() -> None:
     assert pretty({"s": "\ud800"}) == _reference({"s": "\ud800"})
 
 
-@settings(max_examples=200, deadline=None)
+def _as_decoded(values: list[Any]) -> list[Any]:
+    """What array_body gets: JSON text decoded with JSON_AS_PYTHON (floats as raw repr text)."""
+    decoded: list[Any] = JSON_AS_PYTHON.decode(json.dumps(values))
+    return decoded
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(_VALUES, max_size=4), max_size=4))
 def test_array_bodies_join_into_the_pretty_array(chunks: list[list[Any]]) -> None:
-    bodies = [array_body(chunk) for chunk in chunks if chunk]
+    bodies = [array_body(_as_decoded(chunk)) for chunk in chunks if chunk]
     joined = ("[" + ",".join(b.decode() for b in bodies) + "\n]") if bodies else "[]"
     assert joined == _reference([item for chunk in chunks for item in chunk])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(), min_size=1, max_size=6))
+def test_array_body_numbers_as_python_writes_them(numbers: list[float]) -> None:
+    # Top-level and nested numbers of every magnitude, as json.dumps (Python's repr) writes them.
+    items: list[Any] = [*numbers, {"v": numbers}, [numbers]]
+    assert array_body(_as_decoded(items)).decode() == _reference(items)[1:-2]
+
+
+def test_array_body_exponent_range_floats() -> None:
+    items = [{"s": ",1e5 :0.00001"}, {"t": 1e-05, "u": 1.5e16, "w": 123.25, "x": 9.7335e-05, "y": -0.0}]
+    assert array_body(_as_decoded(items)).decode() == _reference(items)[1:-2]
+    assert b"9.7335e-05" in array_body(_as_decoded(items)) and b"1.5e+16" in array_body(_as_decoded(items))
+
+
+def test_out_of_range_number_is_a_decode_error() -> None:
+    with pytest.raises(msgspec.DecodeError, match="Number out of range"):
+        JSON_AS_PYTHON.decode(b"[1e400]")
 
 
 def _rank_folder(root: Path, rank: int, events: Any) -> None:
@@ -103,3 +129,14 @@ def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
     chromium.write_part(tmp_path / "rank_5", 5)
     assert chromium.merge(tmp_path, tmp_path / "chromium_events.json", [], []) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rank_5"]
+
+
+def test_write_part_counts_what_summarise_counts(tmp_path: Path) -> None:
+    from tlscope.analyse.ranks.rankdir import summarise
+
+    _rank_folder(tmp_path, 0, [{"name": "a"}, 7, {"name": "b", "ts": 2.5e-07}])
+    count = chromium.write_part(tmp_path / "rank_0", 0)
+    assert count == 3 == summarise(0, tmp_path / "rank_0").chromium_events
+    assert summarise(0, tmp_path / "rank_0", chromium_events=count).chromium_events == 3
+    _rank_folder(tmp_path, 1, None)
+    assert chromium.write_part(tmp_path / "rank_1", 1) is None  # no file: summarise counts 0 itself

@@ -79,11 +79,11 @@ def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: S
         run(Path(log), out, options, sinks=sinks)
     except (StrictFailure, OutputError, OSError, ValueError) as err:
         return RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"])
-    summary = summarise(rank, target)
-    _write_parity(target, summary)
     # The combined chromium_events.json's share of this rank, encoded here in parallel with the
     # other ranks instead of serially on the landing page (it was most of the landing's time).
-    chromium.write_part(target, rank)
+    events = chromium.write_part(target, rank)
+    summary = summarise(rank, target, chromium_events=events)
+    _write_parity(target, summary)
     return summary
 
 

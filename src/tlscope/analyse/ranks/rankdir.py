@@ -37,8 +37,12 @@ class _Bad(Exception):
     """One artifact of the rank is malformed."""
 
 
-def summarise(rank: int, folder: Path) -> RankSummary:
-    """Summarise `folder` (a rank's report); never raises for bad content."""
+def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:
+    """Summarise `folder` (a rank's report); never raises for bad content.
+
+    `chromium_events`: the length of its chromium_events.json array when the caller has already
+    read it (multi-rank workers do, for the combined file), instead of reading it again.
+    """
     summary = RankSummary(rank=rank)
     directory = _load_directory(folder, summary)
     if directory is not None:
@@ -46,7 +50,9 @@ def summarise(rank: int, folder: Path) -> RankSummary:
         summary.execution_order = _execution_order(folder, directory, summary)
     _from_compile_folders(folder, summary)
     _from_raw_jsonl(folder / "raw.jsonl", summary)
-    summary.chromium_events = _count_chromium(folder / "chromium_events.json", summary)
+    if chromium_events is None:
+        chromium_events = _count_chromium(folder / "chromium_events.json", summary)
+    summary.chromium_events = chromium_events
     return summary
 
 

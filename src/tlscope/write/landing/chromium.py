@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.write.landing.jsonout import array_body
+from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 
 #: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
 MAX_CHROMIUM_BYTES = 512 * 1024 * 1024
@@ -36,39 +36,44 @@ def part_path(root: Path, rank: int) -> Path:
     return root / _PART.format(rank)
 
 
-def rank_body(folder: Path, rank: int) -> bytes | None:
-    """The rank's events with pid = rank, as elements of the combined array; None: no events file.
-
-    Raises Unmergeable for a file that is too big or not JSON.
-    """
+def _decode(folder: Path) -> Any:
+    """The rank's chromium_events.json decoded for array_body; None: no such file; Unmergeable."""
     path = folder / "chromium_events.json"
     try:
         if path.stat().st_size > MAX_CHROMIUM_BYTES:
             raise Unmergeable("chromium_events.json too big to merge")
-        events = msgspec.json.decode(path.read_bytes())
+        return JSON_AS_PYTHON.decode(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Unmergeable(f"chromium_events.json unreadable ({err})") from err
+
+
+def _body(events: Any, rank: int) -> bytes:
+    """The events with pid = rank, as elements of the combined array (b"" for none)."""
     if not isinstance(events, list):
-        return None
+        return b""
     kept: list[dict[str, Any]] = [event for event in events if isinstance(event, dict)]
     for event in kept:
         event["pid"] = rank
     return array_body(kept)
 
 
-def write_part(folder: Path, rank: int) -> None:
-    """Worker side: encode rank_N's events into its part file (nothing when there is nothing to merge).
+def write_part(folder: Path, rank: int) -> int | None:
+    """Worker side: encode rank_N's events into its part file (none when there is nothing to merge).
 
-    A problem is left for `merge` to find again and report, so it is reported in one place.
+    Returns the length of the rank's event array (for its summary, which need not read the file
+    again); None when the file is absent, not an array or unreadable. A problem is left for
+    `merge` to find again and report, so it is reported in one place.
     """
     try:
-        body = rank_body(folder, rank)
+        events = _decode(folder)
     except Unmergeable:
-        return
+        return None
+    body = _body(events, rank)
     if body:
         part_path(folder.parent, rank).write_bytes(body)
+    return len(events) if isinstance(events, list) else None
 
 
 def merge(root: Path, target: Path, ranks: Sequence[RankSummary], problems: list[str]) -> int:
@@ -88,7 +93,7 @@ def merge(root: Path, target: Path, ranks: Sequence[RankSummary], problems: list
                 merged += 1
                 continue
             try:
-                text = rank_body(root / f"rank_{r.rank}", r.rank)
+                text = _body(_decode(root / f"rank_{r.rank}"), r.rank)
             except Unmergeable as err:
                 problems.append(f"rank {r.rank}: {err}")
                 continue

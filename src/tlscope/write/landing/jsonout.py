@@ -10,6 +10,7 @@ reformatter copies every number and string token verbatim, so the text is the sa
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,13 +36,29 @@ def _pretty_slow(value: Any, *, sort_keys: bool) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=sort_keys, allow_nan=False)
 
 
-def array_body(items: Sequence[Any], *, sort_keys: bool = True) -> bytes:
-    """`pretty(items)` without its brackets, as UTF-8: each item as an element of an outer array.
+def _python_float(text: str) -> msgspec.Raw:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("Number out of range")  # msgspec's own words for it
+    return msgspec.Raw(repr(value).encode())
 
+
+#: Decodes JSON for `array_body`: every float becomes raw JSON text of its Python repr, so msgspec
+#: writes it as json does (msgspec's own float text differs in the exponent range: 0.00001 for
+#: 1e-05, 1e16 for 1e+16). Strings, integers and key order msgspec writes as json does.
+JSON_AS_PYTHON = msgspec.json.Decoder(float_hook=_python_float)
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
+def array_body(items: Sequence[Any]) -> bytes:
+    """`pretty(items)` (sorted keys) without its brackets, in UTF-8: the items as elements of an array.
+
+    `items` must hold no float objects: decode them with JSON_AS_PYTHON. Encoded by msgspec, ~5x
+    faster than json for the long strings of chromium events (cache-key components).
     "[\n  a,\n  b\n]" gives "\n  a,\n  b": bodies of several lists joined with "," between "["
     and "\n]" are the pretty array of all their items, so a big array can be written a list at
     a time. An empty list gives b"".
     """
     if not items:
         return b""
-    return pretty(list(items), sort_keys=sort_keys)[1:-2].encode("utf-8")
+    return msgspec.json.format(_SORTED.encode(items), indent=2)[1:-2]
