@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -52,5 +55,29 @@ def environment() -> Environment:
     return env
 
 
+#: Template fragments joined per batch. Jinja's own `render` joins every fragment at once, so a
+#: big page (index.html lists every output: ~300,000 fragments for 26,000 outputs) held all
+#: fragment objects and their list, twice the size of the page itself, at the run's peak.
+_BATCH = 4096
+
+
 def render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
+    """The page as one string, built from batches so no list of every fragment ever exists."""
+    return "".join(batched(environment().get_template(template).generate(**context)))
+
+
+def render_to(dest: Path, template: str, /, **context: Any) -> None:
+    """Stream the page into `dest` (UTF-8, surrogateescape like the report's other pages).
+
+    For pages that grow with the log (index.html): only one batch is ever in memory.
+    """
+    with dest.open("w", encoding="utf-8", errors="surrogateescape") as out:
+        for chunk in batched(environment().get_template(template).generate(**context)):
+            out.write(chunk)
+
+
+def batched(fragments: Iterable[str], size: int = _BATCH) -> Iterator[str]:
+    """Consecutive runs of `size` fragments, each joined into one string."""
+    it = iter(fragments)
+    while batch := list(islice(it, size)):
+        yield "".join(batch)
