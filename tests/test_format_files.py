@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_tlparse_traces import CONTEXT, GLOG, all_traces, trace_path
 
 from tlscope import __version__
 from tlscope.cli import main
-from tlscope.write.format import PayloadStore
+from tlscope.model.record import GlogPrefix
+from tlscope.write.format import PayloadStore, _moment, _moment_prefix
 
 PREFIX_TIME = re.compile(rb"[VIWEC](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6}) ")
 
@@ -193,3 +196,27 @@ def test_clock_fit_agrees_with_chromium_timestamps(rel: str, outputs: dict[str, 
         gaps.append(abs(local.timestamp() - ts / 1e6))
     gaps.sort()
     assert gaps and gaps[len(gaps) // 2] < 1.0 and gaps[int(len(gaps) * 0.9)] < 1.0
+
+
+# Any time the reader can take from a glog prefix: two digits a field, six for microseconds.
+_prefixes = st.builds(
+    GlogPrefix,
+    level=st.just("I"),
+    month=st.integers(0, 99),
+    day=st.integers(0, 99),
+    hour=st.integers(0, 99),
+    minute=st.integers(0, 99),
+    second=st.integers(0, 99),
+    microsecond=st.integers(0, 999_999),
+    process=st.integers(0, 2**22),
+    pathname=st.just("torch/_dynamo/utils.py"),
+    lineno=st.integers(0, 9999),
+)
+
+
+@given(_prefixes, _prefixes)
+def test_compile_id_times_kept_as_moments_order_and_read_back_like_prefixes(a: GlogPrefix, b: GlogPrefix) -> None:
+    # The writer keeps each compile id's first/last time as one number, not a GlogPrefix.
+    assert (_moment(a) < _moment(b)) == (a.sort_key < b.sort_key)
+    assert (_moment(a) == _moment(b)) == (a.sort_key == b.sort_key)
+    assert _moment_prefix(_moment(a)).sort_key == a.sort_key

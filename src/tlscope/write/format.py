@@ -96,10 +96,16 @@ class ChromiumWriter:
 
 
 class _CompileIdStats:
+    """A compile id's event count and first/last times, as `_moment` numbers.
+
+    Kept for every compile id until the manifest is written: a kept GlogPrefix (with its own
+    pathname text) cost ~300 bytes, a moment ~32.
+    """
+
     __slots__ = ("cid", "events", "first", "last")
 
-    def __init__(self, cid: CompileId, prefix: GlogPrefix) -> None:
-        self.cid, self.first, self.last, self.events = cid, prefix, prefix, 0
+    def __init__(self, cid: CompileId, moment: int) -> None:
+        self.cid, self.first, self.last, self.events = cid, moment, moment, 0
 
 
 class FormatWriter:
@@ -155,14 +161,13 @@ class FormatWriter:
         # Runtime events carry no attempt; like tlparse's folders (and the report), they belong to
         # attempt 0. Unnormalised, `[0/1]` would be listed twice, as -_0_1_- and -_0_1_0.
         cid = record.compile_id.normalised()
+        moment = _moment(record.prefix)
         stats = self.compile_ids.get(cid)
         if stats is None:
-            stats = self.compile_ids[cid] = _CompileIdStats(cid, record.prefix)
+            stats = self.compile_ids[cid] = _CompileIdStats(cid, moment)
         stats.events += 1
-        if record.prefix.sort_key < stats.first.sort_key:
-            stats.first = record.prefix
-        if record.prefix.sort_key > stats.last.sort_key:
-            stats.last = record.prefix
+        stats.first = min(stats.first, moment)
+        stats.last = max(stats.last, moment)
 
     def _chromium(self, record: Record) -> None:
         try:
@@ -196,8 +201,7 @@ class FormatWriter:
             line["payload_filename"] = payload_filename
             line["payload_size"] = len(record.payload)
         # The timestamp needs the fitted clock, known only at the end: keep the prefix time.
-        stamp = f"{p.month:02d}{p.day:02d}{p.hour:02d}{p.minute:02d}{p.second:02d}{p.microsecond:06d}"
-        self._raw.write(stamp.encode() + b"\t" + _ENCODER.encode(line) + b"\n")
+        self._raw.write(b"%016d\t" % _moment(p) + _ENCODER.encode(line) + b"\n")
         self.raw_events += 1
 
     # -- end of pass ---------------------------------------------------------------------------
@@ -214,7 +218,7 @@ class FormatWriter:
             raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
             for line in events:
                 stamp, _, body = line.partition(b"\t")
-                iso = self.clock.iso(_stamp_prefix(stamp))
+                iso = self.clock.iso(_moment_prefix(int(stamp)))
                 raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
         os.unlink(part)
 
@@ -223,8 +227,8 @@ class FormatWriter:
             CompileIdEntry(
                 id=s.cid.display,
                 dir=s.cid.dirname,
-                first=self.clock.iso(s.first),
-                last=self.clock.iso(s.last),
+                first=self.clock.iso(_moment_prefix(s.first)),
+                last=self.clock.iso(_moment_prefix(s.last)),
                 events=s.events,
             )
             for s in sorted(self.compile_ids.values(), key=lambda s: _cid_order(s.cid))
@@ -276,16 +280,30 @@ def _table_list(table: dict[int, str]) -> list[str | None]:
     return [table.get(i) for i in range(size)]
 
 
-def _stamp_prefix(stamp: bytes) -> GlogPrefix:
-    s = stamp.decode()
+def _moment(p: GlogPrefix) -> int:
+    """The prefix time as one number, MMDDhhmmssuuuuuu read as decimal: ordered like `sort_key`.
+
+    The reader takes exactly two digits per field and six for microseconds, so no field can
+    carry into the next.
+    """
+    return ((((p.month * 100 + p.day) * 100 + p.hour) * 100 + p.minute) * 100 + p.second) * 1_000_000 + p.microsecond
+
+
+def _moment_prefix(moment: int) -> GlogPrefix:
+    """A prefix holding a `_moment`'s time (all the clock reads); the other fields are blank."""
+    rest, microsecond = divmod(moment, 1_000_000)
+    rest, second = divmod(rest, 100)
+    rest, minute = divmod(rest, 100)
+    month_day, hour = divmod(rest, 100)
+    month, day = divmod(month_day, 100)
     return GlogPrefix(
         level="",
-        month=int(s[0:2]),
-        day=int(s[2:4]),
-        hour=int(s[4:6]),
-        minute=int(s[6:8]),
-        second=int(s[8:10]),
-        microsecond=int(s[10:16]),
+        month=month,
+        day=day,
+        hour=hour,
+        minute=minute,
+        second=second,
+        microsecond=microsecond,
         process=0,
         pathname="",
         lineno=0,
