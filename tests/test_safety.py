@@ -145,6 +145,15 @@ def test_out_path_follows_check_relative(pieces: list[str]) -> None:
         assert out.path(rel) == out.root.joinpath(*parts)
 
 
+def test_out_path_makes_each_folder_however_it_was_spelt(tmp_path: Path) -> None:
+    # Made folders are remembered by the real parent, not by the text before the last "/":
+    # `d/e/` names d/e as a file of d, so d/e itself must still be made for `d/e/f.txt`.
+    with OutputDir(tmp_path / "out", overwrite=False) as out:
+        for rel in ["d/e/", "d/e/f.txt", "g/./h.txt", "g//i/j.txt"]:
+            assert out.path(rel).parent.is_dir(), rel
+        out.path("d/e/f.txt").write_text("x")
+
+
 @pytest.mark.parametrize("name", ["..", ".", "", "../../x", "/abs", "a\\b", "x" * 1000, "\x00", ".hidden"])
 def test_safe_component_is_one_harmless_name(name: str) -> None:
     safe = safe_component(name)

@@ -55,7 +55,9 @@ class OutputDir:
         self.overwrite = overwrite
         self._tmp: Path | None = None
         self._resolved_root: Path | None = None
-        self._made: set[Path] = set()
+        #: Parent folders already made and checked, as text: there is one per compile id, kept
+        #: for the whole run, and a Path (object, parts list and cached text) costs ~3x its text.
+        self._made: set[str] = set()
 
     def check(self) -> None:
         """Refuse early, before any input is read or anything is created."""
@@ -81,7 +83,8 @@ class OutputDir:
             raise UnsafePath(f"unsafe output path {rel!r}")
         full = self.root / rel  # pathlib drops empty and "." parts, as check_relative's parts do
         parent = full.parent
-        if parent not in self._made:
+        folder = str(parent)
+        if folder not in self._made:
             parent.mkdir(parents=True, exist_ok=True)
             # The folder is fresh and tlscope makes no symlinks in it, so a relative path
             # without `..` cannot leave it; resolving once per new folder (not per file, which
@@ -90,7 +93,7 @@ class OutputDir:
                 self._resolved_root = self.root.resolve()
             if not parent.resolve().is_relative_to(self._resolved_root):
                 raise UnsafePath(f"output path {rel!r} escapes {self.target}")
-            self._made.add(parent)
+            self._made.add(folder)
         return full
 
     def __enter__(self) -> OutputDir:
