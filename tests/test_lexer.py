@@ -101,3 +101,25 @@ def test_classifies_like_pygments_on_what_matters() -> None:
 def test_page_markup_escapes_code() -> None:
     page = render_code("x = '</pre><script>alert(1)</script>'\n")
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def _char_classes(markup: str) -> list[tuple[str, str]]:
+    """Per character of text, the class of the span around it ('' outside spans)."""
+    out: list[tuple[str, str]] = []
+    for m in re.finditer(r'<span class="([^"]*)">([^<]*)</span>|([^<]+)', markup):
+        css, text = (m.group(1), m.group(2)) if m.group(1) is not None else ("", m.group(3))
+        out.extend((css, ch) for ch in text)
+    return out
+
+
+def test_span_formatter_marks_every_character_as_htmlformatter_does(output_codes: list[str]) -> None:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+
+    from tlscope.write.report.highlight import SpanFormatter
+
+    ours, reference = SpanFormatter(nowrap=True), HtmlFormatter(nowrap=True)
+    for code in [*output_codes[:10], "s = '''a\n<b>\n'''  # \"q\" & done\n"]:
+        mine, theirs = highlight(code, _LEXER, ours), highlight(code, _LEXER, reference)
+        assert _char_classes(mine) == _char_classes(theirs)
+        assert mine.count("\n") == theirs.count("\n")

@@ -41,8 +41,7 @@ from pygments.token import (  # type: ignore[import-untyped]
 # backtracks, and an unterminated string simply runs to the end of the text (or line).
 _MASTER = re.compile(
     r"""
-    (?P<ws>[ \t\f]+)
-  | (?P<nl>\n)
+    (?P<ws>[ \t\f]*\n[ \t\f]*|[ \t\f]+)
   | (?P<comment>\#[^\n]*)
   | (?P<tstr>(?P<tpre>[rRuUbBfF]{0,2})(?:
         '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)
@@ -55,7 +54,7 @@ _MASTER = re.compile(
   | (?P<deco>@[^\W\d][\w.]*)
   | (?P<name>[^\W\d]\w*)
   | (?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|[-+*/%&|^@<>=!]=?|~)
-  | (?P<punct>[()\[\]{},:;.`]|\\\n?)
+  | (?P<punct>(?:[()\[\]{},:;`]|\.(?!\d))(?:[()\[\]{},:;` \t]|\.(?!\d))*|\\\n?)
   | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,
@@ -71,7 +70,6 @@ _BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")
 _NEXT_NAME = {"def": Name.Function, "class": Name.Class, "import": Name.Namespace, "from": Name.Namespace}
 _SIMPLE: dict[str, _TokenType] = {
     "ws": Whitespace,
-    "nl": Whitespace,
     "comment": Comment.Single,
     "op": Operator,
     "punct": Punctuation,
@@ -148,6 +146,6 @@ class LeanPythonLexer(Lexer):  # type: ignore[misc]
                 yield start, _number_type(value), value
             else:
                 assert kind is not None
-                if kind != "ws" and not (kind == "punct" and value == "." and pending is Name.Namespace):
+                if kind != "ws" and not (kind == "punct" and value.strip() == "." and pending is Name.Namespace):
                     pending = None
                 yield start, _SIMPLE[kind], value
