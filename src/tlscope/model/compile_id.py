@@ -37,7 +37,13 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
     @property
     def dirname(self) -> str:
         """The folder name tlparse gives this compile id, e.g. `-_0_0_0`; always path-safe."""
-        return "_".join(_dash(getattr(self, f)) for f in CONTEXT_FIELDS)
+        # Spelled out, not a join over CONTEXT_FIELDS with getattr: the report asks for it once
+        # per record, and the generator cost more than the formatting.
+        ca, frame, fcid, attempt = self.compiled_autograd_id, self.frame_id, self.frame_compile_id, self.attempt
+        return (
+            f"{'-' if ca is None else ca}_{'-' if frame is None else frame}_"
+            f"{'-' if fcid is None else fcid}_{'-' if attempt is None else attempt}"
+        )
 
     def normalised(self) -> CompileId:
         """tlparse's directory key: a missing attempt counts as 0 once a frame compile id is set.
@@ -59,13 +65,21 @@ class BadCompileId(ValueError):
 
 def compile_id_from_envelope(envelope: dict[str, Any]) -> CompileId:
     """Build the compile id from an envelope's context fields; raise BadCompileId if malformed."""
-    values: dict[str, int | None] = {}
-    for name in CONTEXT_FIELDS:
-        value = envelope.get(name)
+    # Called for every record, so the common case (each field absent or a plain int in range)
+    # is tested inline; anything else takes the general check, which names the bad field.
+    get = envelope.get
+    ca, frame, fcid, attempt = get("compiled_autograd_id"), get("frame_id"), get("frame_compile_id"), get("attempt")
+    if (
+        (ca is None or (type(ca) is int and 0 <= ca <= _U32_MAX))
+        and (frame is None or (type(frame) is int and 0 <= frame <= _U32_MAX))
+        and (fcid is None or (type(fcid) is int and 0 <= fcid <= _U32_MAX))
+        and (attempt is None or (type(attempt) is int and 0 <= attempt <= _U32_MAX))
+    ):
+        return CompileId(ca, frame, fcid, attempt)
+    for name, value in zip(CONTEXT_FIELDS, (ca, frame, fcid, attempt), strict=True):
         if value is not None and not _is_u32(value):
             raise BadCompileId(f"{name} is {value!r}, not an integer in 0..2^32-1")
-        values[name] = value
-    return CompileId(**values)
+    return CompileId(ca, frame, fcid, attempt)
 
 
 def _is_u32(value: object) -> bool:
