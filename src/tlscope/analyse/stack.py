@@ -7,6 +7,7 @@ diverge) but every log-derived string is escaped.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 
 from markupsafe import Markup
@@ -29,7 +30,7 @@ _SUFFIXES = (
 class ResolvedFrame:
     """A frame with its file name resolved against the string table at the time it was logged."""
 
-    __slots__ = ("filename", "key", "line", "loc", "name")
+    __slots__ = ("__weakref__", "filename", "key", "line", "loc", "name")
 
     def __init__(self, frame: Frame, record: Record) -> None:
         self.filename = record.frame_filename(frame)
@@ -51,8 +52,21 @@ class ResolvedFrame:
         return Markup("{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;{}").format(short, line, name, self.loc or "")
 
 
+#: Equal frames resolve to one shared object. Every compilation logs its whole stack and the
+#: report keeps each compile id's stack until the end, so a long job held thousands of copies
+#: of the same few frames (each with the strings of its own log line). Weak values: a frame
+#: lives only as long as some stack uses it, never past the run.
+_shared: weakref.WeakValueDictionary[tuple[FrameKey, str], ResolvedFrame] = weakref.WeakValueDictionary()
+
+
 def resolve_stack(frames: Sequence[Frame] | None, record: Record) -> list[ResolvedFrame]:
-    return [ResolvedFrame(f, record) for f in frames or ()]
+    return [_shared_frame(ResolvedFrame(f, record)) for f in frames or ()]
+
+
+def _shared_frame(frame: ResolvedFrame) -> ResolvedFrame:
+    # The resolved file name is part of the identity: one interned id can name another file
+    # once a later string table reuses it.
+    return _shared.setdefault((frame.key, frame.filename), frame)
 
 
 def drop_convert_frame_suffix(stack: list[ResolvedFrame]) -> list[ResolvedFrame]:
