@@ -14,8 +14,11 @@ import msgspec
 from tlscope.model.compile_id import CompileId
 
 Metrics = dict[str, Any]
-#: The metrics fields the stack-trie status depends on.
-_STATUS_FIELDS = ("fail_type", "graph_op_count", "restart_reasons")
+
+#: What the stack-trie status needs of one compilation_metrics event, as bits: a metrics record
+#: carries the whole dynamo and inductor config (tens of KB) and is kept per compile id for the
+#: whole run, so only these bits are kept (OR-ed per key: the status asks whether *any* has one).
+_ERROR, _EMPTY, _BREAK = 1, 2, 4
 
 
 def frame_key(cid: CompileId) -> CompileId:
@@ -25,35 +28,47 @@ def frame_key(cid: CompileId) -> CompileId:
     return cid
 
 
+def status_bits(metrics: Metrics) -> int:
+    """tlparse's status rules for one record, incl. a null restart_reasons counting as a break."""
+    restarts = metrics.get("restart_reasons")
+    return (
+        (_ERROR if metrics.get("fail_type") is not None else 0)
+        | (_EMPTY if not metrics.get("graph_op_count") else 0)
+        | (_BREAK if restarts is None or restarts else 0)
+    )
+
+
 class MetricsIndex:
     def __init__(self) -> None:
-        self._by_frame: dict[CompileId | None, list[Metrics]] = {}
-        self._by_attempt: dict[CompileId | None, list[Metrics]] = {}
+        self._by_frame: dict[CompileId | None, int] = {}
+        self._by_attempt: dict[CompileId | None, int] = {}
 
     def add(self, cid: CompileId | None, metrics: Metrics) -> None:
-        # Keep only what `status` reads: a full metrics record carries the whole dynamo and
-        # inductor config (tens of KB), which made memory grow with the number of compile ids.
-        metrics = {k: metrics.get(k) for k in _STATUS_FIELDS if k in metrics}
-        self._by_frame.setdefault(None if cid is None else frame_key(cid), []).append(metrics)
-        self._by_attempt.setdefault(None if cid is None else cid.normalised(), []).append(metrics)
+        bits = status_bits(metrics)
+        for index, key in (
+            (self._by_frame, None if cid is None else frame_key(cid)),
+            (self._by_attempt, None if cid is None else cid.normalised()),
+        ):
+            index[key] = index.get(key, 0) | bits
 
-    def lookup(self, cid: CompileId | None) -> list[Metrics]:
+    def lookup(self, cid: CompileId | None) -> int | None:
+        """The OR of the status bits of the records that count for `cid`; None if there are none."""
         if cid is None:
-            return self._by_frame.get(None, [])
+            return self._by_frame.get(None)
         if cid.attempt:
-            return self._by_attempt.get(cid.normalised(), [])
-        return self._by_frame.get(frame_key(cid), [])
+            return self._by_attempt.get(cid.normalised())
+        return self._by_frame.get(frame_key(cid))
 
     def status(self, cid: CompileId | None) -> str:
-        """CSS class of a compile id in the stack trie (tlparse's rules, incl. null restarts = break)."""
-        found = self.lookup(cid)
-        if not found:
+        """CSS class of a compile id in the stack trie (tlparse's rules)."""
+        bits = self.lookup(cid)
+        if bits is None:
             return "status-missing"
-        if any(m.get("fail_type") is not None for m in found):
+        if bits & _ERROR:
             return "status-error"
-        if any(not m.get("graph_op_count") for m in found):
+        if bits & _EMPTY:
             return "status-empty"
-        if any(m.get("restart_reasons") is None or m.get("restart_reasons") for m in found):
+        if bits & _BREAK:
             return "status-break"
         return "status-ok"
 
