@@ -7,6 +7,7 @@ fixtures and 34 writes into the input folder; these never do).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -348,3 +349,20 @@ def test_linux_workers_are_forked() -> None:
         assert context is not None and context.get_start_method() == "fork"
     else:
         assert context is None
+
+
+def test_preload_runs_once_before_forking_workers(multi_rank_logs: Path, tmp_path: Path) -> None:
+    from tlscope.cli import preload_report, report_sinks
+
+    calls: list[int] = []
+
+    def preload() -> None:
+        calls.append(os.getpid())
+        preload_report()
+
+    for jobs, expected in ((1, []), (2, [os.getpid()] if sys.platform.startswith("linux") else [])):
+        calls.clear()
+        out = tmp_path / f"out{jobs}"
+        run_multi_rank(multi_rank_logs, out, ParseOptions(), jobs=jobs, sinks=report_sinks, preload=preload, echo=str)
+        assert calls == expected  # in this process only: the workers inherit what it loaded
+        assert (out / "rank_1" / "index.html").is_file()

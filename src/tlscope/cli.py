@@ -186,10 +186,21 @@ def _multi_rank(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         scheduler=args.scheduler,
         sinks=report_sinks,
+        preload=preload_report,
     )
     if status == 0 and not args.no_browser:
         _open_report(args.out)
     return status
+
+
+def preload_report() -> None:
+    """Import the report's modules and compile its templates (multi-rank: before forking workers)."""
+    import tlscope.write.report.sink  # noqa: F401  (the import is the point)
+    from tlscope.write.report.render import environment
+
+    env = environment()
+    for name in env.list_templates():
+        env.get_template(name)
 
 
 def report_sinks(ctx: RunContext) -> Sequence[Sink]:

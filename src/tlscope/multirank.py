@@ -103,14 +103,19 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
 Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankSummary]]
 
 
-def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
+def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload: Callable[[], None] | None) -> Submit:
     def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankSummary]:
         if jobs <= 1 or len(work) <= 1:
             idle()
             for log, folder in work:
                 yield parse_rank(log.path, log.rank, folder, options, sinks)
             return
-        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=_fork_context())
+        context = _fork_context()
+        if context is not None and preload is not None:
+            # Once here instead of once in every forked worker, which inherits it: less CPU in
+            # all, and the pool's cores go to parsing from the first rank on.
+            preload()
+        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context)
         with executor:
             # Biggest logs first, so the last parse to start is a small one and no worker is
             # left alone with a big rank at the end (longest-processing-time-first).
@@ -171,19 +176,22 @@ def run_multi_rank(
     jobs: int | None = None,
     scheduler: str | None = None,
     sinks: SinkFactory | None = None,
+    preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
 ) -> list[RankSummary]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
     Raises InputError / OutputError before anything is written when the input or OUT is
     unusable. Per-rank failures do not raise: they are in the summaries and on the landing page.
+    `preload` imports what the sinks need (and warms their caches) before local workers are
+    forked; the default sinks (the report) come with theirs.
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
     if sinks is None:
-        from tlscope.cli import report_sinks  # lazy: cli will import this module
+        from tlscope.cli import preload_report, report_sinks  # lazy: cli will import this module
 
-        sinks = report_sinks
+        sinks, preload = report_sinks, preload or preload_report
     target = OutputDir(out, overwrite=overwrite)
     target.check()
     if path.resolve().is_relative_to(out.resolve()):
@@ -193,7 +201,11 @@ def run_multi_rank(
     options = msgspec.structs.replace(options, multi_rank=True, highlight_workers=1)
     with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
         logs, notes = _inputs(path, Path(scratch))
-        submit = _dask(scheduler, options, sinks) if scheduler else _local(jobs or os.cpu_count() or 1, options, sinks)
+        submit = (
+            _dask(scheduler, options, sinks)
+            if scheduler
+            else _local(jobs or os.cpu_count() or 1, options, sinks, preload)
+        )
         with target:
             # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
             work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
@@ -245,10 +257,13 @@ def main_multi_rank(
     jobs: int | None,
     scheduler: str | None,
     sinks: SinkFactory | None = None,
+    preload: Callable[[], None] | None = None,
 ) -> int:
     """CLI entry: exit 0 when the landing page was written, 1 on unusable input/OUT."""
     try:
-        summaries = run_multi_rank(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks)
+        summaries = run_multi_rank(
+            path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks, preload=preload
+        )
     except (InputError, OutputError) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
