@@ -16,7 +16,7 @@ from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
 from tlscope.read.source import LogSource
 from tlscope.write.outdir import OutputDir
-from tlscope.write.report import jsonfmt
+from tlscope.write.report import compiledir, jsonfmt
 from tlscope.write.report.highlight import render_code
 from tlscope.write.report.render import render, safe_href
 
@@ -159,8 +159,8 @@ def readable_stack_traces(value: Any) -> str:
 
 
 def write_compile_directory(out: OutputDir, directory: CompileDirectory) -> None:
-    text = jsonfmt.dumps_pretty(directory.as_json())
-    out.path("compile_directory.json").write_text(text, encoding="utf-8", errors="surrogateescape")
+    # One key at a time: as one document it was the largest peak of a long log's run.
+    compiledir.write(out.path("compile_directory.json"), directory)
 
 
 def copy_raw_log(reader: LogReader, dest: Path) -> None:

@@ -25,7 +25,7 @@ from tlscope.write.report import pages
 from tlscope.write.report.derived import DerivedFiles, link_or_copy
 from tlscope.write.report.export import ExportState
 from tlscope.write.report.provenance import ProvenanceCollector
-from tlscope.write.report.render import safe_href
+from tlscope.write.report.render import render_to, safe_href
 
 #: Payload-only parsers, in tlparse's order: `<cid dir>/<key>_<N>.txt` with the raw payload.
 SENTINELS = (
@@ -324,12 +324,14 @@ class ReportSink:
         provenance_pages: list[tuple[str, str]] = []
         if self.provenance is not None:
             provenance_pages = self.provenance.write(self.out, [k for k, _ in self.directory.items()])
-        self._write_text("index.html", self._index(provenance_pages))
+        self._write_index(provenance_pages)
         pages.copy_raw_log(ctx.reader, self.out.path("raw.log"))
 
-    def _index(self, provenance_pages: list[tuple[str, str]]) -> str:
-        directory = [(key_label(key), [_index_entry(e) for e in entries]) for key, entries in self.directory.items()]
-        return pages.render(
+    def _write_index(self, provenance_pages: list[tuple[str, str]]) -> None:
+        """index.html streamed to its file: it grows with the log (a row per output)."""
+        directory = ((key_label(key), [_index_entry(e) for e in entries]) for key, entries in self.directory.items())
+        render_to(
+            self.out.path("index.html"),
             "index.html.jinja",
             custom_header_html=pages.trusted(self.options.custom_header_html),
             stack_trie_html=self.trie.render(self.metrics.status),
