@@ -206,3 +206,16 @@ def test_python_m_tlscope(tmp_path: Path) -> None:
     }
     version = subprocess.run([sys.executable, "-m", "tlscope", "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("tlscope ")
+
+
+def test_console_main_exits_with_mains_status_objects_frozen() -> None:
+    # The command freezes every object before exiting (the final collection then skips them);
+    # status and output are main()'s, and atexit handlers still run.
+    code = (
+        "import atexit, gc, sys; import tlscope.cli as cli\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+        "cli.main = lambda argv=None: print('ran') or 3\n"
+        "cli.console_main()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.split()) == (3, ["ran", "frozen", "True"]), done.stderr

@@ -1,7 +1,5 @@
 """`python -m tlscope` runs the same CLI as the `tlscope` console script."""
 
-import sys
+from tlscope.cli import console_main
 
-from tlscope.cli import main
-
-sys.exit(main())
+console_main()
