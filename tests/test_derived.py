@@ -48,3 +48,43 @@ def test_not_json_is_kept_as_it_was(tmp_path: Path) -> None:
     pages.write_json_artifact(str(source), str(tmp_path / "out.json"))
     assert (tmp_path / "out.json").read_bytes() == b"0/0: not json"
     assert not pages.is_json(b"0/0: not json") and pages.is_json(b"[1]")
+
+
+def test_in_process_pages_are_reused_by_later_runs_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Multi-rank workers render in-process and parse several ranks: a page whose payload bytes
+    # were rendered before is copied, not rendered again; other bytes under the same name are not.
+    from tlscope.write.report import derived as module
+
+    monkeypatch.setattr(module, "_memo", module._PageMemo(1 << 20))
+    rendered: list[str] = []
+    real = module.JOBS["code"]
+
+    def counting(source: str, dest: str) -> None:
+        rendered.append(source)
+        real(source, dest)
+
+    monkeypatch.setitem(module.JOBS, "code", counting)
+    pages_by_run = []
+    for run, text in enumerate(["def f():\n    return 1\n", "def f():\n    return 1\n", "x = 2\n"]):
+        folder = tmp_path / f"rank_{run}"
+        folder.mkdir()
+        (folder / "code.txt").write_text(text)
+        files = DerivedFiles(1)
+        files.submit("code", "same-name", folder / "code.txt", folder / "page.html")
+        files.close()
+        pages_by_run.append((folder / "page.html").read_text())
+    assert len(rendered) == 2  # run 1 reused run 0's page
+    assert pages_by_run[0] == pages_by_run[1] == render_code("def f():\n    return 1\n")
+    assert pages_by_run[2] == render_code("x = 2\n")
+
+
+def test_page_memo_stays_within_its_budget(tmp_path: Path) -> None:
+    from tlscope.write.report.derived import _PageMemo
+
+    memo = _PageMemo(40_000)  # pages of ~7.5 KB: a few fit
+    for i in range(20):
+        source = tmp_path / f"{i}.txt"
+        source.write_text(f"x = {i}\n" * 20)
+        memo.write("code", source, tmp_path / f"{i}.html")
+        assert memo._size <= 40_000
+    assert 0 < len(memo._pages) < 20
