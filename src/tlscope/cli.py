@@ -212,8 +212,10 @@ def preload_report() -> None:
     """Import the report's modules and compile its templates (multi-rank: before forking workers)."""
     import tlscope.write.report.sink  # noqa: F401  (the import is the point)
     from tlscope.write.report.render import environment
+    from tlscope.write.templatecache import bytecode_cache
 
     env = environment()
+    env.bytecode_cache = bytecode_cache()  # compiled in an earlier run: loaded, not compiled
     for name in env.list_templates():
         env.get_template(name)
 

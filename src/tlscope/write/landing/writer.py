@@ -15,6 +15,7 @@ from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
+from tlscope.write.templatecache import bytecode_cache
 
 
 def write_landing(
@@ -121,6 +122,7 @@ def _environment() -> Environment:
         autoescape=select_autoescape(["html", "jinja"], default=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=bytecode_cache(),
     )
     env.filters["ms"] = _ms
     env.filters["seconds"] = _seconds

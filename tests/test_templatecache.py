@@ -1,0 +1,44 @@
+"""Compiled templates kept between runs: same pages, and a cache problem never fails a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jinja2 import DictLoader, Environment, FileSystemBytecodeCache
+
+from tlscope.write import templatecache
+from tlscope.write.templatecache import _NeverFailing
+
+_TEMPLATES = {"page.html": "{% for x in items %}<li>{{ x }}</li>{% endfor %}"}
+
+
+def _render(cache: FileSystemBytecodeCache) -> str:
+    env = Environment(loader=DictLoader(_TEMPLATES), autoescape=True, bytecode_cache=cache)
+    return env.get_template("page.html").render(items=["a", "<b>"])
+
+
+def test_a_cached_template_renders_the_same(tmp_path: Path) -> None:
+    cache = _NeverFailing(str(tmp_path), "__tlscope_%s.cache")
+    first = _render(cache)  # compiled and stored
+    assert len(list(tmp_path.iterdir())) == 1
+    assert _render(cache) == first == "<li>a</li><li>&lt;b&gt;</li>"  # loaded
+
+
+def test_an_unusable_cache_directory_only_means_compiling(tmp_path: Path) -> None:
+    cache = _NeverFailing(str(tmp_path / "missing"), "__tlscope_%s.cache")
+    assert _render(cache) == "<li>a</li><li>&lt;b&gt;</li>"
+    stored = _NeverFailing(str(tmp_path), "__tlscope_%s.cache")
+    _render(stored)
+    (entry,) = tmp_path.glob("__tlscope_*")
+    entry.unlink()
+    entry.mkdir()  # the entry's name taken by a folder: it can be neither read nor replaced
+    assert _render(stored) == "<li>a</li><li>&lt;b&gt;</li>"
+
+
+def test_no_safe_temp_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unsafe(self: FileSystemBytecodeCache) -> str:
+        raise RuntimeError("Cannot determine safe temp directory.")
+
+    monkeypatch.setattr(FileSystemBytecodeCache, "_get_default_cache_dir", unsafe)
+    assert templatecache.bytecode_cache.__wrapped__() is None
