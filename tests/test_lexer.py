@@ -104,11 +104,14 @@ def test_page_markup_escapes_code() -> None:
 
 
 def _char_classes(markup: str) -> list[tuple[str, str]]:
-    """Per character of text, the class of the span around it ('' outside spans)."""
+    """Per character of text, the class of the span around it ('' outside spans).
+
+    Compared unescaped: Pygments releases differ in how they escape quotes (2.20: `&#39;`).
+    """
     out: list[tuple[str, str]] = []
     for m in re.finditer(r'<span class="([^"]*)">([^<]*)</span>|([^<]+)', markup):
         css, text = (m.group(1), m.group(2)) if m.group(1) is not None else ("", m.group(3))
-        out.extend((css, ch) for ch in text)
+        out.extend((css, ch) for ch in html.unescape(text))
     return out
 
 
