@@ -183,24 +183,28 @@ class ReportSink:
         """Register a written file; stack-trace JSON gets its readable page (and a number) first."""
         readable = None
         if rel.rpartition("/")[2].startswith(_STACK_TRACES) and rel.endswith(".json"):
-            if self._readable_page(rel, line.record):
-                readable = pages.readable_name(rel)
+            readable = self._readable_page(rel, line.record)
+            if readable:
                 self.directory.take_number()
-            else:
-                readable = ""  # not JSON: tlparse records an empty readable_url and takes no number
         return self.directory.register_file(line.key, rel, readable_url=readable)
 
-    def _readable_page(self, rel: str, record: Record) -> bool:
-        """Queue the readable page of stack-traces JSON at `rel`; False if the payload is not JSON."""
+    def _readable_page(self, rel: str, record: Record) -> str:
+        """Queue the readable page of stack-traces JSON at `rel` and return its name.
+
+        "" when the payload is not JSON: tlparse then records an empty readable_url and takes
+        no number.
+        """
         md5 = record.payload_md5
         if md5 is None or record.payload is None:
-            return False
+            return ""
         valid = self._json_valid.get(md5)
         if valid is None:
             valid = self._json_valid[md5] = pages.is_json(record.payload)
-        if valid:
-            self.derived.submit("readable", md5, self._payload_path(md5), self.out.path(pages.readable_name(rel)))
-        return valid
+        if not valid:
+            return ""
+        readable = pages.readable_name(rel)
+        self.derived.submit("readable", md5, self._payload_path(md5), self.out.path(readable))
+        return readable
 
     def _payload_path(self, md5: str) -> Path:
         return self.out.path(f"payloads/{md5}.txt")
