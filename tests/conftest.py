@@ -1,4 +1,4 @@
-"""Shared fixtures: where the shared traces are, and the reference tlparse binary."""
+"""Shared fixtures: the shared traces and the reference tlparse binary (helpers: helpers.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-#: CI clones the repo with ../shared beside it; tests that need it skip when it is absent.
-SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared"))
-TLPARSE_TRACES = SHARED / "traces" / "tlparse"
-TLPARSE_VERSION = "0.4.3"
-
-
-def require_shared() -> Path:
-    if not TLPARSE_TRACES.is_dir():
-        pytest.skip(f"shared traces not found at {TLPARSE_TRACES} (clone with ../shared beside the repo)")
-    return TLPARSE_TRACES
+from helpers import REPO, TLPARSE_VERSION, require_shared
 
 
 @pytest.fixture(scope="session")

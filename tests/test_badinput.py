@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import require_shared
+from helpers import require_shared
 
 from tlscope.model.problems import ProblemKind as K
 from tlscope.model.record import Record

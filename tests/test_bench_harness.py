@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -11,23 +10,18 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from helpers import REPO, load_script
 
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.multirank import discover
 from tlscope.read.reader import LogReader
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-sys.path.insert(0, str(BENCH))
+BENCH = REPO / "bench"
 
 
 def load(name: str) -> ModuleType:
-    """Import bench/<name>.py under a unique module name (bench/ is scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(f"tlscope_bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    """bench/<name>.py as a module (bench/ is scripts, not a package)."""
+    return load_script("bench", name)
 
 
 harness = load("harness")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM_ARGS, chromium_or_skip
+from helpers import CHROMIUM_ARGS, chromium_or_skip
 
 from tlscope.cli import main as tlscope_main
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_shared
+from helpers import require_shared
 
 from tlscope.cli import main
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import CONTEXT, GLOG, all_traces, trace_path
 from hypothesis import given
 from hypothesis import strategies as st
-from test_tlparse_traces import CONTEXT, GLOG, all_traces, trace_path
 
 from tlscope import __version__
 from tlscope.cli import main

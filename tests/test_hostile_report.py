@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM_ARGS, chromium_or_skip
+from helpers import CHROMIUM_ARGS, chromium_or_skip
 
 from tlscope.cli import main as tlscope_main
 

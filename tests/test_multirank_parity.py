@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import REPO, SHARED
 
-from tests.conftest import REPO, SHARED
 from tlscope.analyse.ranks.rankdir import summarise
 from tlscope.multirank import discover, run_multi_rank
 from tlscope.sink import ParseOptions

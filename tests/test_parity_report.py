@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TLPARSE_TRACES
+from helpers import REPO, TLPARSE_TRACES
 
 from tlscope.cli import main as tlscope_main
 

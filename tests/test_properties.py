@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import TLPARSE_TRACES, require_shared
+from helpers import TLPARSE_TRACES, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tlparse_traces import GLOG, all_traces, trace_path
+from helpers import GLOG, all_traces, trace_path
 
 from tlscope.cli import main
 

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from test_tlparse_traces import all_traces, trace_path
+from helpers import all_traces, trace_path
 
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import EVENT_TYPES, DynamoStart

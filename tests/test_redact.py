@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_shared
+from helpers import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TLPARSE_TRACES
+from helpers import TLPARSE_TRACES
 
 from tlscope.cli import main as tlscope_main
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import require_shared
+from helpers import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

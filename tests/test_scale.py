@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_shared
+from helpers import require_shared
 
 REPO = Path(__file__).resolve().parents[1]
 SCALE = REPO / "corpus" / "scale.py"

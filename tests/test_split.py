@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-from tests.conftest import REPO
 from tlscope.cli import main
 from tlscope.multirank import run_multi_rank
 from tlscope.sink import ParseOptions

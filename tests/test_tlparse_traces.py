@@ -10,33 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import TLPARSE_TRACES, require_shared
+from helpers import CONTEXT, GLOG, all_traces, trace_path
 
 from tlscope.cli import main
 from tlscope.read.reader import LogReader
-
-#: Envelope fields that are context, not the event (from PyTorch's structured logging and
-#: docs/FORMAT.md); written out here rather than imported so the count stays independent.
-CONTEXT = {
-    "rank",
-    "compiled_autograd_id",
-    "frame_id",
-    "frame_compile_id",
-    "attempt",
-    "has_payload",
-    "stack",
-    "severity",
-    "timestamp",
-    "pathname",
-    "thread",
-}
-GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
 
 @dataclass
@@ -73,21 +55,6 @@ def independent_count(path: Path) -> Count:
         count.payload_bytes[key] += len(payload)
         count.md5_mismatches += hashlib.md5(payload).hexdigest() != envelope["has_payload"]
     return count
-
-
-def all_traces() -> list[str]:
-    """Every file under the tlparse traces folder (empty ones too), or one id that skips."""
-    if not TLPARSE_TRACES.is_dir():
-        return ["<shared traces absent>"]
-    return sorted(
-        p.relative_to(TLPARSE_TRACES).as_posix()
-        for p in TLPARSE_TRACES.rglob("*")
-        if p.is_file() and p.name != "LICENSE"
-    )
-
-
-def trace_path(rel: str) -> Path:
-    return require_shared() / rel
 
 
 @pytest.fixture(scope="module")

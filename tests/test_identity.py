@@ -1,0 +1,86 @@
+"""tools/identity.py, the byte-identity check of refactors: its comparison and its plumbing.
+
+The check itself (a base revision against this checkout on every corpus trace) is run by hand
+before merging a refactor (`python tools/identity.py --base <rev>`); these tests make sure it
+would see a difference, and masks nothing but the split folder's random name.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO, load_tool
+
+identity = load_tool("identity")
+
+
+def _outcome(tree: dict[str, bytes | str], status: int = 0, out: bytes = b"") -> object:
+    return identity.Outcome(status, out, b"", dict(tree))
+
+
+def test_identical_outcomes_have_no_differences() -> None:
+    tree: dict[str, bytes | str] = {"a": "dir", "a/b.txt": b"x", "l": "link:a"}
+    assert identity.differences(_outcome(tree), _outcome(tree)) == []
+
+
+def test_every_kind_of_difference_is_reported() -> None:
+    base = _outcome({"same": b"1", "changed": b"old\n", "gone": b"", "kind": "dir"}, status=0, out=b"hi")
+    new = _outcome({"same": b"1", "changed": b"new\n", "extra": b"", "kind": b"file"}, status=1, out=b"ho")
+    found = "\n".join(identity.differences(base, new))
+    for expected in (
+        "exit status 0 -> 1",
+        "stdout differs",
+        "missing in the new tree: gone",
+        "only in the new tree: extra",
+        "changed differs",
+        "-old",
+        "+new",
+        "kind: dir -> file",
+    ):
+        assert expected in found
+    assert "same" not in found.replace("same:", "")
+
+
+def test_only_the_split_folder_name_is_masked() -> None:
+    tmp = identity.tempfile.gettempdir()
+    one = f'"path": "{tmp}/tlscope-split-ab12_x/dedicated_log_torch_trace_rank_0.log"'.encode()
+    two = f'"path": "{tmp}/tlscope-split-zz99_y/dedicated_log_torch_trace_rank_0.log"'.encode()
+    assert identity.normalise(one) == identity.normalise(two)
+    other = f'"path": "{tmp}/tlscope-other-ab12/x.log"'.encode()
+    assert identity.normalise(other) == other
+    assert identity.normalise(b"size 2814178") != identity.normalise(b"size 2814179")
+
+
+def _git_ok() -> bool:
+    return shutil.which("git") is not None and (REPO / ".git").exists()
+
+
+@pytest.mark.skipif(not _git_ok(), reason="needs git and this repository's history")
+def test_a_revision_runs_in_isolation_and_a_change_is_seen(tmp_path: Path) -> None:
+    src = identity.extract("HEAD", tmp_path / "head")
+    case = next(c for c in identity.discover() if c.name.startswith("parse simple/"))
+    changed = tmp_path / "changed" / "src"
+    shutil.copytree(src, changed)
+    init = changed / "tlscope" / "__init__.py"
+    init.write_text(init.read_text().replace('__version__ = "', '__version__ = "9'))
+    first = identity.run(src, case, tmp_path / "1")
+    assert first.status == 0 and "manifest.json" in first.tree
+    assert identity.differences(first, identity.run(src, case, tmp_path / "2")) == []
+    found = identity.differences(first, identity.run(changed, case, tmp_path / "3"))
+    assert any(f.startswith("manifest.json differs") for f in found), found
+
+
+@pytest.mark.skipif(not _git_ok(), reason="needs git and this repository's history")
+def test_command_line_control_run_passes() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "identity.py"), "--base", "HEAD", "--control", "--cases", "split muxed"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1/1 cases identical" in done.stdout

@@ -1,0 +1,284 @@
+"""Byte-identity check: every output tree of a base revision and of this checkout, compared.
+
+    python tools/identity.py                    # base = main's merge-base... see --base
+    python tools/identity.py --base 35f8773     # the revision before issue 10's refactor
+    python tools/identity.py --base HEAD --cases simple
+    python tools/identity.py --list
+
+A refactor must not change what tlscope writes. This runs the same commands with the base
+revision's `src/` (extracted with `git archive`, run with that folder first on sys.path) and with
+this checkout's `src/`, and compares, for each command:
+
+* the exit status, stdout and stderr;
+* the output tree: the same relative paths, each the same kind (file, folder, symlink) and every
+  file the same bytes.
+
+Cases (discovered, none listed by hand):
+
+* every log of `corpus/traces/` (gzipped) but the muxed one, alone, in the default mode; `-p`
+  (plain-text output code) on every log that is not a rank log; `-i` on the provenance
+  scenario's logs, `-e` on the export scenario's logs;
+* every corpus scenario with rank logs, as a directory (`--all-ranks-html`, default `-j`, and
+  `-j 1` for the first one); the muxed log (split by rank, then multi-rank);
+* `tlscope split` on the muxed log and `tlscope redact` on a few logs (`--map`, `--user`);
+* when `../shared/traces/tlparse` is present: each of its single logs (default mode; `-e` for the
+  export logs, `-i` for the provenance logs) and each of its multi-rank folders.
+
+What is ignored, and why (nothing else is):
+
+* Both revisions run in their own scratch folder with identical relative arguments (`-o out`) and
+  the same absolute input paths, so `manifest.json`'s `command` and `inputs[].path`, the
+  summaries printed and every page naming a path are the same in both runs: nothing needs
+  masking for them.
+* A muxed log is split into a fresh temporary folder (`tempfile.mkdtemp`, a random name) and each
+  rank is parsed from there, so the rank manifests' `inputs[].path` (and nothing else) name that
+  folder: every occurrence of a path under the system temp folder matching `tlscope-split-*` is
+  replaced by `<split>` in text files before comparing. `--control` runs the base twice and
+  shows that this is the only difference between two runs of one revision.
+
+Exit status 0 when every case is identical, 1 otherwise (the differences are listed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / "corpus" / "traces"
+SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared")) / "traces" / "tlparse"
+#: The split scratch folder's random name (see the module docstring).
+_SPLIT_DIR = re.compile(re.escape(tempfile.gettempdir()).encode() + rb"/tlscope-split-[A-Za-z0-9_]+")
+_RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_\d+")
+#: How a revision's tlscope is started: its src/ first on sys.path, checked, then `python -m tlscope`.
+_LAUNCH = (
+    "import runpy, sys; src = sys.argv.pop(1); sys.path.insert(0, src); import tlscope; "
+    "assert tlscope.__file__.startswith(src), (tlscope.__file__, src); "
+    "sys.argv[0] = 'tlscope'; runpy.run_module('tlscope', run_name='__main__', alter_sys=True)"
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    #: tlscope's arguments; "OUT" is replaced by the case's output path (relative to its folder).
+    args: tuple[str, ...]
+
+
+@dataclass
+class Outcome:
+    status: int
+    stdout: bytes
+    stderr: bytes
+    #: relative path -> ("dir" | "link:<target>" | file bytes)
+    tree: dict[str, bytes | str] = field(default_factory=dict)
+
+
+def _corpus_logs() -> list[Path]:
+    return sorted(CORPUS.rglob("*.log.gz")) if CORPUS.is_dir() else []
+
+
+def _label(path: Path) -> str:
+    for root in (CORPUS, SHARED):
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return str(path)
+
+
+def discover() -> list[Case]:
+    """Every case (see the module docstring)."""
+    cases: list[Case] = []
+    logs = _corpus_logs()
+    for log in logs:
+        if log.parent.name == "muxed":
+            continue  # goes multi-rank: see below
+        cases.append(Case(f"parse {_label(log)}", (str(log), "-o", "OUT")))
+        if not _RANK_LOG.match(log.name):
+            cases.append(Case(f"parse -p {_label(log)}", (str(log), "-p", "-o", "OUT")))
+        if log.parent.name == "provenance":
+            cases.append(Case(f"parse -i {_label(log)}", (str(log), "-i", "-o", "OUT")))
+        if log.parent.name == "export":
+            cases.append(Case(f"parse -e {_label(log)}", (str(log), "-e", "-o", "OUT")))
+    rank_dirs = sorted({log.parent for log in logs if _RANK_LOG.match(log.name)})
+    for i, folder in enumerate(rank_dirs):
+        cases.append(Case(f"multi-rank {_label(folder)}/", (str(folder), "--all-ranks-html", "-o", "OUT")))
+        if i == 0:
+            serial = (str(folder), "--all-ranks-html", "-j", "1", "-o", "OUT")
+            cases.append(Case(f"multi-rank -j 1 {_label(folder)}/", serial))
+    for log in (p for p in logs if p.parent.name == "muxed"):
+        cases.append(Case(f"muxed {_label(log)}", (str(log), "-o", "OUT")))
+        cases.append(Case(f"split {_label(log)}", ("split", str(log), "-o", "OUT")))
+    for log in [p for p in logs if p.parent.name in ("simple", "export", "muxed")]:
+        redact = ("redact", str(log), "-o", "OUT", "--map", "$PREFIX=/opt/python", "--user", "torch=someone")
+        cases.append(Case(f"redact {_label(log)}", redact))
+    cases += _shared_cases()
+    return cases
+
+
+def _shared_cases() -> list[Case]:
+    if not SHARED.is_dir():
+        return []
+    cases: list[Case] = []
+    inputs = SHARED / "inputs"
+    for log in sorted(p for p in inputs.iterdir() if p.is_file()):
+        cases.append(Case(f"parse shared/{_label(log)}", (str(log), "-o", "OUT")))
+        if log.name.startswith("export"):
+            cases.append(Case(f"parse -e shared/{_label(log)}", (str(log), "-e", "-o", "OUT")))
+        if log.name.startswith("inductor_provenance"):
+            cases.append(Case(f"parse -i shared/{_label(log)}", (str(log), "-i", "-o", "OUT")))
+    folders = [p for p in sorted(inputs.iterdir()) if p.is_dir()] + [SHARED / "graph_exec_order_tests"]
+    for folder in folders:
+        if folder.is_dir():
+            cases.append(Case(f"multi-rank shared/{_label(folder)}/", (str(folder), "--all-ranks-html", "-o", "OUT")))
+    return cases
+
+
+def extract(revision: str, dest: Path) -> Path:
+    """The revision's src/ folder, extracted with git archive into `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    archive = dest / "src.tar"
+    subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(archive), revision, "src"], check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest, filter="data")
+    archive.unlink()
+    return dest / "src"
+
+
+def run(src: Path, case: Case, folder: Path) -> Outcome:
+    """Run `case` with the tlscope of `src` in `folder` (fresh), output at folder/out."""
+    folder.mkdir(parents=True)
+    args = ["out" if a == "OUT" else a for a in case.args]
+    env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "120"}
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCH, str(src), *args, *_browser_flag(case)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        timeout=900,
+    )
+    outcome = Outcome(done.returncode, done.stdout, done.stderr)
+    out = folder / "out"
+    if out.is_file():
+        outcome.tree["."] = out.read_bytes()
+    elif out.is_dir():
+        outcome.tree = dict(_tree(out))
+    return outcome
+
+
+def _browser_flag(case: Case) -> list[str]:
+    """--no-browser for parse runs (split and redact have no browser to open)."""
+    return [] if case.args[0] in ("split", "redact") else ["--no-browser"]
+
+
+def _tree(root: Path) -> Iterator[tuple[str, bytes | str]]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                yield rel, f"link:{os.readlink(path)}"
+            elif path.is_dir():
+                yield rel, "dir"
+            else:
+                yield rel, path.read_bytes()
+
+
+def normalise(data: bytes) -> bytes:
+    """The one run-specific part of an output (see the module docstring) masked."""
+    return _SPLIT_DIR.sub(b"<split>", data)
+
+
+def differences(base: Outcome, new: Outcome) -> list[str]:
+    """Human-readable differences between two outcomes ([] when identical)."""
+    found: list[str] = []
+    if base.status != new.status:
+        found.append(f"exit status {base.status} -> {new.status}")
+    for stream in ("stdout", "stderr"):
+        old, now = normalise(getattr(base, stream)), normalise(getattr(new, stream))
+        if old != now:
+            found.append(f"{stream} differs:\n{_diff(old, now)}")
+    for rel in sorted(set(base.tree) - set(new.tree)):
+        found.append(f"missing in the new tree: {rel}")
+    for rel in sorted(set(new.tree) - set(base.tree)):
+        found.append(f"only in the new tree: {rel}")
+    for rel in sorted(set(base.tree) & set(new.tree)):
+        old_item, new_item = base.tree[rel], new.tree[rel]
+        if isinstance(old_item, bytes) and isinstance(new_item, bytes):
+            if normalise(old_item) != normalise(new_item):
+                found.append(f"{rel} differs:\n{_diff(normalise(old_item), normalise(new_item))}")
+        elif old_item != new_item:
+            found.append(f"{rel}: {_kind(old_item)} -> {_kind(new_item)}")
+    return found
+
+
+def _kind(item: bytes | str) -> str:
+    return "file" if isinstance(item, bytes) else item
+
+
+def _diff(old: bytes, new: bytes, limit: int = 12) -> str:
+    a = old.decode("utf-8", "replace").splitlines()
+    b = new.decode("utf-8", "replace").splitlines()
+    lines = list(difflib.unified_diff(a, b, "base", "new", n=1, lineterm=""))
+    shown = [line[:200] for line in lines[:limit]]
+    return "\n".join(f"    {line}" for line in shown) + ("\n    ..." if len(lines) > limit else "")
+
+
+def select(cases: Sequence[Case], patterns: Sequence[str] | None) -> list[Case]:
+    if not patterns:
+        return list(cases)
+    return [c for c in cases if any(p in c.name for p in patterns)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", default="main", help="git revision to compare against (default: main)")
+    parser.add_argument("--new", type=Path, default=REPO / "src", help="src/ folder to check (default: ours)")
+    parser.add_argument("--cases", nargs="*", help="only cases whose name contains one of these")
+    parser.add_argument("--control", action="store_true", help="compare the base with itself (what is run-specific)")
+    parser.add_argument("--list", action="store_true", help="print the case names and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every case, not only failures")
+    args = parser.parse_args(argv)
+    cases = select(discover(), args.cases)
+    if args.list:
+        print("\n".join(c.name for c in cases))
+        return 0
+    if not cases:
+        print("no cases", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="tlscope-identity-") as tmp:
+        scratch = Path(tmp)
+        base_src = extract(args.base, scratch / "base")
+        new_src = base_src if args.control else args.new.resolve()
+        failed = 0
+        files = 0
+        for i, case in enumerate(cases):
+            base = run(base_src, case, scratch / f"{i}" / "base")
+            new = run(new_src, case, scratch / f"{i}" / "new")
+            found = differences(base, new)
+            files += sum(isinstance(v, bytes) for v in base.tree.values())
+            shutil.rmtree(scratch / f"{i}")
+            if found:
+                failed += 1
+                print(f"DIFFERS  {case.name}")
+                for item in found[:20]:
+                    print(f"  {item}")
+            elif args.verbose:
+                print(f"same     {case.name} (exit {base.status}, {len(base.tree)} paths)")
+    label = "base vs base" if args.control else f"{args.base} vs {args.new}"
+    print(f"{label}: {len(cases) - failed}/{len(cases)} cases identical ({files} files compared)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
