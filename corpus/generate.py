@@ -29,10 +29,10 @@ MAX_TOTAL_BYTES = 30 * 1024 * 1024
 TIMEOUT_S = 1800
 
 try:
-    from tlscope import redact
+    from tlscope.read import redact
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(REPO / "src"))
-    from tlscope import redact
+    from tlscope.read import redact
 
 sys.path.insert(0, str(CORPUS))
 import describe  # noqa: E402

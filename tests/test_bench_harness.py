@@ -13,7 +13,7 @@ import pytest
 from helpers import REPO, load_script
 
 from tlscope.model.problems import ProblemKind, Problems
-from tlscope.multirank import discover
+from tlscope.read.inputs import discover
 from tlscope.read.reader import LogReader
 
 BENCH = REPO / "bench"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tlscope.multirank import run_multi_rank
-from tlscope.sink import ParseOptions
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import run_multi_rank
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'tlscope[dask]')")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tlscope.multirank import discover, run_multi_rank
-from tlscope.read.inputs import InputError
-from tlscope.sink import ParseOptions
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.read.inputs import InputError, discover
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -320,7 +320,7 @@ def test_worker_pool_output_is_the_serial_output(inputs: Path, tmp_path: Path) -
 
 
 def test_landing_template_is_compiled_while_ranks_are_parsed(multi_rank_logs: Path, tmp_path: Path) -> None:
-    from tlscope import multirank
+    from tlscope.pipeline import ranks as multirank
 
     calls: list[str] = []
     real = multirank.prepare_landing
@@ -342,7 +342,7 @@ def test_landing_template_is_compiled_while_ranks_are_parsed(multi_rank_logs: Pa
 
 
 def test_linux_workers_are_forked() -> None:
-    from tlscope import multirank
+    from tlscope.pipeline import ranks as multirank
 
     context = multirank._fork_context()
     if sys.platform.startswith("linux"):
@@ -352,7 +352,7 @@ def test_linux_workers_are_forked() -> None:
 
 
 def test_preload_runs_once_before_forking_workers(multi_rank_logs: Path, tmp_path: Path) -> None:
-    from tlscope.cli import preload_report, report_sinks
+    from tlscope.write.report.assembly import preload_report, report_sinks
 
     calls: list[int] = []
 

@@ -17,8 +17,9 @@ import pytest
 from helpers import REPO, SHARED
 
 from tlscope.analyse.ranks.rankdir import summarise
-from tlscope.multirank import discover, run_multi_rank
-from tlscope.sink import ParseOptions
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.read.inputs import discover
 
 _TLPARSE_DIRS = [
     "inputs/multi_rank_logs",

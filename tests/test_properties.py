@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from tlscope.model.problems import ProblemKind as K
 from tlscope.model.problems import Problems
 from tlscope.model.record import Record
-from tlscope.pipeline import run
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.single import run
 from tlscope.read.reader import DEFAULT_MAX_LINE, LogReader
-from tlscope.sink import ParseOptions
 from tlscope.write.outdir import OutputDir
 
 #: Small real traces of different shapes (export_guard_added has a blank line and a bad MD5).

@@ -10,8 +10,8 @@ import pytest
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.compare import Issue, analyze_execution_order
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.multirank import run_multi_rank
-from tlscope.sink import ParseOptions
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import run_multi_rank
 
 
 def test_execution_order_multi_rank_divergence() -> None:  # tlparse test 39
@@ -61,7 +61,7 @@ def test_fxhash_thread_id_matches_tlparse(tlparse_bin: Path, tlparse_traces: Pat
 
 @pytest.fixture(scope="module")
 def runtime_ranks(tmp_path_factory: pytest.TempPathFactory) -> list[RankSummary]:
-    from helpers import require_shared
+    from tests.conftest import require_shared
 
     traces = require_shared()
     base = tmp_path_factory.mktemp("ranks")

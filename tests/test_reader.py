@@ -12,7 +12,8 @@ from tlscope.model.compile_id import CompileId
 from tlscope.model.events import EVENT_TYPES, DynamoStart
 from tlscope.model.problems import ProblemKind
 from tlscope.read import reader as reader_module
-from tlscope.read.reader import LogReader, rank_from_filename
+from tlscope.read.names import rank_in_name as rank_from_filename
+from tlscope.read.reader import LogReader
 
 
 def test_glog_prefix_fields(tlparse_traces: Path) -> None:

@@ -19,7 +19,8 @@ from helpers import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlscope import redact
+from tlscope.commands import redact as redact_command
+from tlscope.read import redact
 
 # Real tlparse test traces, made on Meta developer machines: they name /data/users/<user>/... and
 # /home/<user>/... paths, which is exactly what redact is for.
@@ -105,7 +106,7 @@ def mapped(value: Any) -> Any:
 
 
 def run_redact(args: list[str]) -> int:
-    return redact.main(["-q", *args])
+    return redact_command.main(["-q", *args])
 
 
 def map_args() -> list[str]:

@@ -10,9 +10,9 @@ import pytest
 from helpers import REPO
 
 from tlscope.cli import main
-from tlscope.multirank import run_multi_rank
-from tlscope.sink import ParseOptions
-from tlscope.split import process_ranks, split_log
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.read.split import process_ranks, split_log
 
 MUXED = REPO / "corpus" / "traces" / "muxed" / "muxed.log.gz"
 

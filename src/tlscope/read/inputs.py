@@ -1,24 +1,23 @@
-"""Which log(s) a PATH argument means: a file, a .gz file, or a directory.
+"""Which log(s) a PATH argument means: a file, a .gz file, a directory, or the rank logs of a job.
 
 tlparse requires a file unless told otherwise and its `--latest` always fails; here a
-directory holding one log just works, `--latest` picks the newest log, and every error is
-raised before the output folder is touched.
+directory holding one log just works, `--latest` picks the newest log, a directory of several
+ranks' logs (or one muxed log) goes multi-rank, and every error is raised before the output
+folder is touched.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-_LOG_NAME = re.compile(r"(\.log|\.txt)(\.gz)?$|^dedicated_log_torch_trace")
+import msgspec
+
+from tlscope.read.names import looks_like_log, rank_of_rank_log
+from tlscope.read.ranks import sniff_several_ranks
 
 
 class InputError(Exception):
     """PATH does not name something tlscope can read."""
-
-
-def looks_like_log(path: Path) -> bool:
-    return path.is_file() and bool(_LOG_NAME.search(path.name))
 
 
 def candidate_logs(directory: Path) -> list[Path]:
@@ -46,3 +45,37 @@ def resolve_input(path: Path, *, latest: bool) -> Path:
         return logs[0]
     names = ", ".join(p.name for p in logs[:5]) + (", ..." if len(logs) > 5 else "")
     raise InputError(f"{path} holds {len(logs)} logs ({names}); pass --latest for the newest one, or name one file")
+
+
+class RankLog(msgspec.Struct, frozen=True):
+    rank: int
+    path: str
+
+
+def discover(directory: Path) -> tuple[list[RankLog], list[str]]:
+    """(rank logs sorted by rank, notes on skipped files); other files are ignored.
+
+    Two files claiming one rank: the first by name is used and the other reported (tlparse
+    parses both into the same rank_N folder, the second replacing the first).
+    """
+    found: dict[int, Path] = {}
+    notes: list[str] = []
+    for path in sorted(directory.iterdir()):
+        rank = rank_of_rank_log(path.name)
+        if rank is None or not path.is_file():
+            continue
+        if rank in found:
+            notes.append(f"{path.name}: rank {rank} already read from {found[rank].name}; skipped")
+            continue
+        found[rank] = path
+    return [RankLog(r, str(found[r])) for r in sorted(found)], notes
+
+
+def is_multi_rank(path: Path) -> bool:
+    """True for a directory with logs of several ranks."""
+    return path.is_dir() and len(discover(path)[0]) > 1
+
+
+def several_ranks(path: Path) -> bool:
+    """Plain `tlscope PATH` goes multi-rank for a folder of several ranks' logs or a muxed log."""
+    return is_multi_rank(path) if path.is_dir() else sniff_several_ranks(path)

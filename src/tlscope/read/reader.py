@@ -24,16 +24,10 @@ from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.events import EVENT_TYPES, Event, StringEntry
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
+from tlscope.read.glog import PREFIX
+from tlscope.read.names import rank_in_name
+from tlscope.read.ranks import valid_rank
 from tlscope.read.source import LogSource
-
-#: Unanchored, so junk before the prefix (e.g. torchrun's `[rank0]:`) is tolerated.
-_GLOG = re.compile(
-    rb"(?P<level>[VIWEC])(?P<month>\d\d)(?P<day>\d\d) "
-    rb"(?P<hour>\d\d):(?P<minute>\d\d):(?P<second>\d\d)\.(?P<us>\d{6}) "
-    rb"(?P<pid>\d+) (?P<path>[^:\n]+):(?P<lineno>\d+)\] "
-)
-#: PyTorch's rank-suffixed file names: dedicated_log_torch_trace_rank_<N>[_<random>].log
-_RANK_IN_NAME = re.compile(r"dedicated_log_torch_trace_rank_(\d+)(?:_|\.)")
 
 #: Envelope keys that are context, not the event (PyTorch reserves these names).
 CONTEXT_KEYS = frozenset(
@@ -65,11 +59,6 @@ _TOO_LONG_PAYLOAD = b"\t\x00<payload line too long>\x00"
 _CHUNK = 1 << 20
 #: Where a run of payload lines ends: a newline followed by anything but a tab.
 _BLOCK_END = re.compile(rb"\n[^\t]")
-
-
-def rank_from_filename(path: Path) -> int | None:
-    match = _RANK_IN_NAME.search(path.name)
-    return int(match.group(1)) if match else None
 
 
 class _Lines:
@@ -195,7 +184,7 @@ class LogReader:
         self.rank: int | None = None
         #: The rank PyTorch put in the file name, if any. Copied logs can disagree with their
         #: content; the content wins for reading, the name is what multi-rank discovery uses.
-        self.name_rank: int | None = rank_from_filename(path)
+        self.name_rank: int | None = rank_in_name(path)
         #: Per process id: index -> string. PyTorch interns per process, so keys are pids.
         self.string_tables: dict[int, dict[int, str]] = {}
         #: Rank of each process id, learned from lines that carry a rank.
@@ -244,7 +233,7 @@ class LogReader:
                 yield record
 
     def _record(self, number: int, body: bytes, ended: bool, lines: _Lines) -> Record | None:
-        match = _GLOG.search(body)
+        match = PREFIX.search(body)
         if match is None:
             self._bad_line(ProblemKind.GLOG_PREFIX, number, body, ended, "no glog prefix")
             return None
@@ -365,8 +354,8 @@ class LogReader:
         value = envelope.get("rank")
         if value is None:
             rank = self.process_ranks.get(process, self.rank)
-        elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            rank = value
+        elif (checked := valid_rank(value)) is not None:
+            rank = checked
             self.process_ranks.setdefault(process, rank)
             if self.rank is None:
                 self.rank = rank

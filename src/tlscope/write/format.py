@@ -17,7 +17,7 @@ from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
-from tlscope.sink import RunContext
+from tlscope.pipeline.context import RunContext
 from tlscope.write.manifest import (
     CompileIdEntry,
     KeyStats,

@@ -19,11 +19,12 @@ from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Frame
 from tlscope.model.problems import ProblemKind
 from tlscope.model.record import Record
-from tlscope.sink import RunContext
+from tlscope.pipeline.context import RunContext
 from tlscope.write.outdir import OutputDir, safe_component
 from tlscope.write.report import pages
 from tlscope.write.report.derived import DerivedFiles, link_or_copy
 from tlscope.write.report.export import ExportState
+from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.provenance import ProvenanceCollector
 from tlscope.write.report.render import render_to, safe_href
 
@@ -40,27 +41,6 @@ SENTINELS = (
     "dynamo_cpp_guards_str",
 )
 _STACK_TRACES = "inductor_provenance_tracking_kernel_stack_traces"
-
-
-class ReportOptions:
-    def __init__(
-        self,
-        *,
-        plain_text: bool = False,
-        export: bool = False,
-        provenance: bool = False,
-        custom_header_html: str = "",
-        collectives_parity_link: bool = False,
-        highlight_workers: int | None = None,
-    ) -> None:
-        #: Set in multi-rank runs, which write collectives_parity.json beside each rank's index.
-        self.collectives_parity_link = collectives_parity_link
-        #: Processes for highlighting; 1 inside a multi-rank worker, whose pool already uses the cores.
-        self.highlight_workers = highlight_workers
-        self.plain_text = plain_text
-        self.export = export
-        self.provenance = provenance
-        self.custom_header_html = custom_header_html
 
 
 class _Line:
@@ -91,7 +71,7 @@ class ReportSink:
         self.has_chromium_events = False
         self.derived = DerivedFiles(options.highlight_workers)
         self.export = ExportState() if options.export else None
-        self.provenance = ProvenanceCollector() if options.provenance else None
+        self.provenance = ProvenanceCollector() if options.inductor_provenance else None
         #: Payload MD5 -> whether it parses as JSON (decides a stack-trace file's readable page).
         self._json_valid: dict[str, bool] = {}
 
@@ -344,7 +324,7 @@ class ReportSink:
             has_chromium_events=self.has_chromium_events,
             directory=directory,
             provenance_pages=provenance_pages,
-            collectives_parity_link=self.options.collectives_parity_link,
+            collectives_parity_link=self.options.multi_rank,
         )
 
 

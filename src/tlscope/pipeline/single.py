@@ -1,6 +1,7 @@
-"""One parse, end to end: read a log, write the format files, build the manifest.
+"""One log, end to end: read it, feed every sink, write the manifest.
 
-This is the only place that wires read -> write together; the CLI just calls `run`.
+This is the only place that wires read -> write together for one log (multi-rank runs call it
+once per rank).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import msgspec
 from tlscope import __version__
 from tlscope.model.problems import Problem, ProblemKind, Problems
 from tlscope.model.record import Record
+from tlscope.pipeline.context import RunContext, Sink, SinkFactory
+from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
-from tlscope.sink import ParseOptions, RunContext, Sink
 from tlscope.write.format import FormatWriter, problem_summary
 from tlscope.write.manifest import InputFile, Manifest
 from tlscope.write.outdir import OutputDir, OutputError
@@ -29,13 +31,11 @@ class StrictFailure(Exception):
         self.problem = problem
 
 
-#: Builds the extra sinks of a run (e.g. the HTML report) once the output folder is open.
-SinkFactory = Callable[[RunContext], Sequence[Sink]]
 #: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
 Tracker = Callable[[Iterable[Record], LogReader], Iterable[Record]]
 
 
-def _untracked(records: Iterable[Record], reader: LogReader) -> Iterable[Record]:
+def untracked(records: Iterable[Record], reader: LogReader) -> Iterable[Record]:
     return records
 
 
@@ -45,11 +45,11 @@ def run(
     options: ParseOptions,
     *,
     command: Sequence[str] = (),
-    track: Tracker = _untracked,
+    track: Tracker = untracked,
     sinks: SinkFactory | None = None,
 ) -> Manifest:
     """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was."""
-    refuse_out_holding(log, out)
+    refuse_out_holding(log, out.target)
     problems = Problems()
     with out:
         reader = LogReader(log, problems=problems, max_line=options.max_line)
@@ -68,10 +68,10 @@ def run(
     return manifest
 
 
-def refuse_out_holding(log: Path, out: OutputDir) -> None:
+def refuse_out_holding(path: Path, out: Path, what: str = "the log") -> None:
     """`tlscope logs/ -o logs --overwrite` would replace the folder holding the input: refuse."""
-    if log.resolve().is_relative_to(out.target.resolve()):
-        raise OutputError(f"{out.target} holds the input {log}: replacing it would delete the log; choose another -o")
+    if path.resolve().is_relative_to(out.resolve()):
+        raise OutputError(f"{out} holds the input {path}: replacing it would delete {what}; choose another -o")
 
 
 def _check_strict(options: ParseOptions, problems: Problems) -> None:

@@ -1,4 +1,4 @@
-"""`tlscope split FILE -o DIR`: one log per rank out of a log that holds several ranks.
+"""Split a log that holds several ranks into one log per rank (`tlscope split`, multi-rank runs).
 
 A muxed log (several processes writing one file) interleaves ranks. Lines are routed by their
 own `rank`; rank-less lines (`str` string-table entries, `torch_version`, ...) by the rank of
@@ -10,41 +10,18 @@ Payload lines travel with their envelope. Two streaming passes: memory does not 
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
 
-import msgspec
-
+from tlscope.read.glog import process_id
+from tlscope.read.names import rank_log_name
+from tlscope.read.ranks import line_rank
 from tlscope.read.source import LogSource
-from tlscope.write.outdir import OutputDir, OutputError
 
-_GLOG_PID = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} (\d+) [^:\n]+:\d+\] ")
-_RANK = re.compile(rb'"rank"\s*:\s*(\d+)')
-_DECODER = msgspec.json.Decoder()
 #: Lines of processes that never said their rank go here (kept, not silently dropped).
 UNRANKED_NAME = "unranked.log"
-
-
-def rank_log_name(rank: int) -> str:
-    """The name PyTorch gives a rank's log, so multi-rank discovery finds split logs."""
-    return f"dedicated_log_torch_trace_rank_{rank}.log"
-
-
-def _line_rank(line: bytes, end: int) -> int | None:
-    """The envelope's own rank, or None. Cheap regex first; JSON only to confirm."""
-    if _RANK.search(line, end) is None:
-        return None
-    try:
-        envelope = _DECODER.decode(line[end:])
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        return None
-    rank = envelope.get("rank") if isinstance(envelope, dict) else None
-    return rank if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0 else None
 
 
 def _envelopes(path: Path) -> Iterator[tuple[bytes, int | None, int | None]]:
@@ -54,11 +31,11 @@ def _envelopes(path: Path) -> Iterator[tuple[bytes, int | None, int | None]]:
             if line[:1] == b"\t":
                 yield line, None, None
                 continue
-            match = _GLOG_PID.search(line)
-            if match is None:
+            found = process_id(line)
+            if found is None:
                 yield line, None, None
                 continue
-            yield line, int(match.group(1)), _line_rank(line, match.end())
+            yield line, found[0], line_rank(line, found[1])
 
 
 def process_ranks(path: Path) -> dict[int, list[int]]:
@@ -101,28 +78,3 @@ def split_log(path: Path, folder: Path) -> dict[str, int]:
             for name in targets or [UNRANKED_NAME]:
                 emit(name, line)
     return dict(sorted(written.items()))
-
-
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tlscope split",
-        description="Split a log holding several ranks into one log per rank "
-        "(dedicated_log_torch_trace_rank_N.log), ready for `tlscope DIR --all-ranks-html`.",
-    )
-    parser.add_argument("log", type=Path, metavar="FILE", help="a log file or .gz log")
-    parser.add_argument("-o", dest="out", type=Path, required=True, metavar="DIR", help="output directory")
-    parser.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
-    args = parser.parse_args(list(argv))
-    if not args.log.is_file():
-        print(f"Error: {args.log} is not a file", file=sys.stderr)
-        return 1
-    out = OutputDir(args.out, overwrite=args.overwrite)
-    try:
-        with out:
-            written = split_log(args.log, out.root)
-    except (OutputError, OSError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
-    for name, lines in written.items():
-        print(f"{args.out / name}: {lines} lines")
-    return 0

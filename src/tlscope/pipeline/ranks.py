@@ -6,7 +6,7 @@ wrote (never the logs again). Differences from tlparse:
 - ranks are parsed in worker processes (`jobs`) or on a Dask cluster (`scheduler`);
 - a rank whose log or artifacts are malformed is reported on the landing page; the others
   are still parsed and compared (tlparse aborts the run);
-- a single log holding several ranks (muxed) is split by rank first (tlscope.split);
+- a single log holding several ranks (muxed) is split by rank first (tlscope.read.split);
 - everything is in rank / name order, so two runs give identical output.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -26,48 +25,30 @@ import msgspec
 
 from tlscope.analyse.ranks.rankdir import summarise
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.pipeline import SinkFactory, StrictFailure, run
-from tlscope.read.inputs import InputError
-from tlscope.sink import ParseOptions
-from tlscope.split import ranks_in_log, split_log
+from tlscope.pipeline.context import SinkFactory
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.single import StrictFailure, refuse_out_holding, run
+from tlscope.read.inputs import InputError, RankLog, discover
+from tlscope.read.split import ranks_in_log, split_log
 from tlscope.write.landing import chromium
+from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
+from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir, OutputError
-
-#: tlparse's pattern: dedicated_log_torch_trace_rank_<u32>[_anything].log (a .gz copy too).
-_RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_\+?(\d+)(?:_[^/]*)?\.log(?:\.gz)?$")
-_U32_MAX = 2**32 - 1
-
+from tlscope.write.report.assembly import preload_report, report_sinks
 
 PARITY_DESCRIPTION = "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"
 
 
-class RankLog(msgspec.Struct, frozen=True):
-    rank: int
-    path: str
+class RankResult(msgspec.Struct):
+    """What one rank's parse gives back (picklable: it comes from a worker process or Dask)."""
+
+    summary: RankSummary
+    #: None when the rank's parse failed (the summary says why).
+    manifest: Manifest | None = None
 
 
-def discover(directory: Path) -> tuple[list[RankLog], list[str]]:
-    """(rank logs sorted by rank, notes on skipped files); other files are ignored.
-
-    Two files claiming one rank: the first by name is used and the other reported (tlparse
-    parses both into the same rank_N folder, the second replacing the first).
-    """
-    found: dict[int, Path] = {}
-    notes: list[str] = []
-    for path in sorted(directory.iterdir()):
-        match = _RANK_LOG.match(path.name)
-        if match is None or not path.is_file() or int(match.group(1)) > _U32_MAX:
-            continue
-        rank = int(match.group(1))
-        if rank in found:
-            notes.append(f"{path.name}: rank {rank} already read from {found[rank].name}; skipped")
-            continue
-        found[rank] = path
-    return [RankLog(r, str(found[r])) for r in sorted(found)], notes
-
-
-def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None) -> RankSummary:
+def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None) -> RankResult:
     """Worker: parse one rank log into `folder`, then summarise what it wrote.
 
     Runs in a worker process or on a Dask worker: takes and returns only picklable values.
@@ -76,21 +57,19 @@ def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: S
     target = Path(folder)
     try:
         out = OutputDir(target, overwrite=True)
-        run(Path(log), out, options, sinks=sinks)
+        manifest = run(Path(log), out, options, sinks=sinks)
     except (StrictFailure, OutputError, OSError, ValueError) as err:
-        return RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"])
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"]))
     # The combined chromium_events.json's share of this rank, encoded here in parallel with the
     # other ranks instead of serially on the landing page (it was most of the landing's time).
     events = chromium.write_part(target, rank)
     summary = summarise(rank, target, chromium_events=events)
     _write_parity(target, summary)
-    return summary
+    return RankResult(summary, manifest)
 
 
 def _write_parity(folder: Path, summary: RankSummary) -> None:
     """rank_N/collectives_parity.json, as tlparse writes it (always, even when empty)."""
-    from tlscope.write.landing.jsonout import pretty
-
     body = {
         "description": PARITY_DESCRIPTION,
         "graphs": [msgspec.to_builtins(g) for g in summary.parity],
@@ -98,13 +77,13 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
     (folder / "collectives_parity.json").write_text(pretty(body, sort_keys=False), "utf-8")
 
 
-#: Runs the parses of `work` ((rank log, folder) pairs) and yields their summaries in `work`'s
+#: Runs the parses of `work` ((rank log, folder) pairs) and yields their results in `work`'s
 #: order; calls `idle()` once everything is handed out, before waiting for the first result.
-Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankSummary]]
+Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankResult]]
 
 
 def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload: Callable[[], None] | None) -> Submit:
-    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankSummary]:
+    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         if jobs <= 1 or len(work) <= 1:
             idle()
             for log, folder in work:
@@ -168,7 +147,7 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Sub
     except ImportError as err:
         raise InputError("--scheduler needs dask.distributed: pip install 'tlscope[dask]'") from err
 
-    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankSummary]:
+    def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         with Client(address) as client:  # type: ignore[no-untyped-call]
             futures = [
                 client.submit(parse_rank, log.path, log.rank, folder, options, sinks, key=f"tlscope-rank-{log.rank}")
@@ -194,6 +173,25 @@ def run_multi_rank(
     preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
 ) -> list[RankSummary]:
+    """`parse_ranks`, returning the per-rank summaries (the landing page's facts)."""
+    results = parse_ranks(
+        path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks, preload=preload, echo=echo
+    )
+    return [r.summary for r in results]
+
+
+def parse_ranks(
+    path: Path,
+    out: Path,
+    options: ParseOptions,
+    *,
+    overwrite: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    sinks: SinkFactory | None = None,
+    preload: Callable[[], None] | None = None,
+    echo: Callable[[str], None] = print,
+) -> list[RankResult]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
     Raises InputError / OutputError before anything is written when the input or OUT is
@@ -204,39 +202,49 @@ def run_multi_rank(
     if not path.exists():
         raise InputError(f"{path} does not exist")
     if sinks is None:
-        from tlscope.cli import preload_report, report_sinks  # lazy: cli will import this module
-
         sinks, preload = report_sinks, preload or preload_report
     target = OutputDir(out, overwrite=overwrite)
     target.check()
-    if path.resolve().is_relative_to(out.resolve()):
-        raise OutputError(f"{out} holds the input {path}: replacing it would delete the logs; choose another -o")
+    refuse_out_holding(path, out, "the logs")
     # Rank reports link their collectives_parity.json; the rank pool already uses the cores,
     # so each rank highlights in its own process instead of starting a second pool.
-    options = msgspec.structs.replace(options, multi_rank=True, highlight_workers=1)
+    report = msgspec.structs.replace(options.report, multi_rank=True, highlight_workers=1)
+    options = msgspec.structs.replace(options, report=report)
     with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
         logs, notes = _inputs(path, Path(scratch))
-        submit = (
-            _dask(scheduler, options, sinks)
-            if scheduler
-            else _local(jobs or os.cpu_count() or 1, options, sinks, preload)
-        )
-        with target:
-            # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
-            work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
-            summaries = []
-            for log, _ in work:
-                echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
-            # While the ranks are parsed, this process compiles the landing page's template:
-            # otherwise it would be serial work after the last rank.
-            for summary in submit(work, prepare_landing):
-                summaries.append(summary)
-            written = write_landing(target, summaries, notes, header=options.custom_header_html)
-        for label, name in written.items():
-            echo(f"{label}: {out}/{name}")
+        if scheduler:
+            submit = _dask(scheduler, options, sinks)
+        else:
+            submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload)
+        results = _parse_into(target, logs, notes, submit, options, echo)
     echo(f"Multi-rank report generated under {out}")
     echo("Individual pages: rank_*/index.html")
-    return summaries
+    return results
+
+
+def _parse_into(
+    target: OutputDir,
+    logs: Sequence[RankLog],
+    notes: list[str],
+    submit: Submit,
+    options: ParseOptions,
+    echo: Callable[[str], None],
+) -> list[RankResult]:
+    """The ranks into OUT's temporary folder, then the landing page beside them."""
+    out = target.target
+    with target:
+        # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
+        work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
+        for log, _ in work:
+            echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
+        # While the ranks are parsed, this process compiles the landing page's template:
+        # otherwise it would be serial work after the last rank.
+        results = list(submit(work, prepare_landing))
+        summaries = [r.summary for r in results]
+        written = write_landing(target, summaries, notes, header=options.report.custom_header_html)
+    for label, name in written.items():
+        echo(f"{label}: {out}/{name}")
+    return results
 
 
 def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str]]:
@@ -256,33 +264,3 @@ def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str]]:
     if not logs:
         raise InputError(f"No rank log files found in directory {path}")
     return logs, notes
-
-
-def is_multi_rank(path: Path) -> bool:
-    """True when `tlscope PATH` should run multi-rank: a directory with logs of several ranks."""
-    return path.is_dir() and len(discover(path)[0]) > 1
-
-
-def main_multi_rank(
-    path: Path,
-    out: Path,
-    options: ParseOptions,
-    *,
-    overwrite: bool,
-    jobs: int | None,
-    scheduler: str | None,
-    sinks: SinkFactory | None = None,
-    preload: Callable[[], None] | None = None,
-) -> int:
-    """CLI entry: exit 0 when the landing page was written, 1 on unusable input/OUT."""
-    try:
-        summaries = run_multi_rank(
-            path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks, preload=preload
-        )
-    except (InputError, OutputError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
-    failed = [s.rank for s in summaries if s.errors]
-    if failed:
-        print(f"Ranks with problems (see index.html): {', '.join(map(str, failed))}", file=sys.stderr)
-    return 0

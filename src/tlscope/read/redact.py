@@ -1,4 +1,4 @@
-"""`tlscope redact`: rewrite machine-identifying strings in a TORCH_TRACE log, keeping it valid.
+"""Redaction: rewrite machine-identifying strings in a TORCH_TRACE log, keeping it valid.
 
 People share trace logs to get help, and those logs name the machine that made them: the home
 directory, the Python prefix, temporary and cache directories, the user and host names. This
@@ -10,7 +10,6 @@ It streams: one record (an envelope line and its payload lines) is held in memor
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import getpass
 import gzip
@@ -21,15 +20,14 @@ import re
 import socket
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-# The glog prefix torch's TorchLogsFormatter(trace=True) writes before the metadata JSON. Matched
-# with `search`, not `match`, so lines carrying an extra prefix (e.g. "[rank0]:" in a job's
-# combined output) are still recognised as envelopes.
-_GLOG = re.compile(r"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]\n]*\] ")
+from tlscope.read.glog import LOOSE_PREFIX_TEXT
+from tlscope.read.source import open_decompressed
+
 _HAS_PAYLOAD = re.compile(r'("has_payload":\s*")([0-9a-f]{32})(")')
 # Characters that continue a path component: a mapped prefix must not start or end in the middle
 # of one, so that mapping /tmp leaves /tmpfoo alone. Non-ASCII letters count, and so do their
@@ -150,7 +148,9 @@ def _records(lines: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
 
 def _envelope_has_payload(line: str) -> str | None:
     """The envelope's top-level has_payload, or None (not an envelope, bad JSON, no payload)."""
-    match = _GLOG.search(line)
+    # Searched, not matched: lines carrying an extra prefix (e.g. "[rank0]:" in a job's combined
+    # output) are still envelopes.
+    match = LOOSE_PREFIX_TEXT.search(line)
     if match is None:
         return None
     try:
@@ -206,18 +206,10 @@ class _LineReader:
             yield line[:-1] if self.final_newline else line
 
 
-def _open_in(path: Path) -> BinaryIO:
-    with path.open("rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
-
-
 def redact_file(src: Path, dst: Path | None, redactor: Redactor) -> Stats:
     """Redacts src into dst (gzip if dst ends in .gz; stdout if dst is None)."""
     stats = Stats()
-    with _open_in(src) as fin:
+    with open_decompressed(src) as fin:
         if dst is None:
             _write(fin, sys.stdout.buffer, redactor, stats)
         elif dst.suffix == ".gz":
@@ -281,100 +273,7 @@ def _host_names() -> list[str]:
     return sorted({n for n in (full, full.split(".")[0]) if n and n != "localhost"})
 
 
-def _parse_map(text: str) -> Mapping:
-    old, sep, new = text.partition("=")
-    if not sep or not old:
-        raise argparse.ArgumentTypeError(f"expected OLD=NEW, got {text!r}")
-    return Mapping(old, new)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="tlscope redact",
-        description="Rewrite path prefixes, user and host names in a TORCH_TRACE log and "
-        "recompute payload MD5s so the log stays valid. Streams; reads .gz; writes .gz when "
-        "OUT ends in .gz.",
-    )
-    p.add_argument("log", type=Path, help="trace log (.log or .gz)")
-    p.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
-    p.add_argument(
-        "--map",
-        dest="maps",
-        action="append",
-        type=_parse_map,
-        default=[],
-        metavar="OLD=NEW",
-        help="rewrite path prefix OLD to NEW (repeatable)",
-    )
-    p.add_argument(
-        "--user",
-        dest="users",
-        action="append",
-        type=_parse_map,
-        default=[],
-        metavar="NAME=NEW",
-        help="rewrite user name NAME where it names a path component (repeatable)",
-    )
-    p.add_argument(
-        "--host",
-        dest="hosts",
-        action="append",
-        type=_parse_map,
-        default=[],
-        metavar="NAME=NEW",
-        help="rewrite host name NAME as a whole word (repeatable)",
-    )
-    p.add_argument(
-        "--auto",
-        action="store_true",
-        help="also map this machine's Python prefix/venv, cwd, home, temp dir, "
-        "user and host names to placeholders like $PREFIX, $HOME, $USER",
-    )
-    p.add_argument(
-        "--in-place",
-        action="store_true",
-        help="overwrite LOG (via a temporary file); never done without this flag",
-    )
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(list(argv))
-    paths, users, hosts = list(args.maps), list(args.users), list(args.hosts)
-    if args.auto:
-        auto_paths, auto_users, auto_hosts = auto_mappings()
-        paths += auto_paths
-        users += auto_users
-        hosts += auto_hosts
-    if not (paths or users or hosts):
-        print("tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr)
-        return 2
-    src: Path = args.log
-    if not src.is_file():
-        print(f"tlscope redact: no such file: {src}", file=sys.stderr)
-        return 2
-    dst: Path | None = args.output
-    if args.in_place:
-        if dst is not None:
-            print("tlscope redact: --in-place and -o are exclusive", file=sys.stderr)
-            return 2
-    elif dst is not None and dst.exists() and dst.resolve() == src.resolve():
-        print("tlscope redact: refusing to overwrite the input; use --in-place", file=sys.stderr)
-        return 2
-    redactor = Redactor(paths, users, hosts)
-    stats = _redact_in_place(src, redactor) if args.in_place else redact_file(src, dst, redactor)
-    if not args.quiet:
-        print(
-            f"tlscope redact: {stats.records} records, {stats.replacements} replacements, "
-            f"{stats.payloads_rehashed} payload MD5s recomputed, "
-            f"{stats.bad_md5_kept} bad MD5s left as found",
-            file=sys.stderr,
-        )
-    return 0
-
-
-def _redact_in_place(src: Path, redactor: Redactor) -> Stats:
+def redact_in_place(src: Path, redactor: Redactor) -> Stats:
     # Keep the input's compression: a .gz stays gzip.
     suffix = ".gz" if src.suffix == ".gz" else ".log"
     fd, tmp_name = tempfile.mkstemp(prefix=".redact-", suffix=suffix, dir=src.parent)

@@ -1,0 +1,33 @@
+"""commands: one module per `tlscope` command, each with `main(argv) -> int` (its exit status).
+
+COMMANDS maps a command name to "module:function"; modules are imported lazily, so `tlscope
+PATH` does not pay for commands it does not run. `parse` is the default: `tlscope PATH ...` is
+`tlscope parse PATH ...`. A new command is a module here and one line in COMMANDS. Modules
+below commands/ never import a command (tests/test_layout.py checks it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+
+#: The command run when the first argument names no command.
+DEFAULT = "parse"
+
+COMMANDS: dict[str, str] = {
+    "parse": "tlscope.commands.parse:main",
+    "redact": "tlscope.commands.redact:main",
+    "split": "tlscope.commands.split:main",
+}
+
+
+def load(name: str) -> Callable[[Sequence[str]], int]:
+    """The `main` of command `name` (a key of COMMANDS)."""
+    module_name, _, func_name = COMMANDS[name].partition(":")
+    func: Callable[[Sequence[str]], int] = getattr(importlib.import_module(module_name), func_name)
+    return func
+
+
+def others() -> list[str]:
+    """Every command but the default, for help texts."""
+    return [name for name in COMMANDS if name != DEFAULT]

@@ -1,0 +1,266 @@
+"""`tlscope [parse] PATH [-o OUT] ...`: tlparse's flags and meaning, its bugs fixed.
+
+The default command; the others are listed in tlscope.commands. The parse itself is
+tlscope.pipeline.parse; this module reads the flags, prints and opens the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from tlscope import __version__
+from tlscope.commands import others
+from tlscope.model.record import Record
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.parse import parse_log, wants_multi_rank
+from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.pipeline.single import StrictFailure, Tracker
+from tlscope.read.inputs import InputError
+from tlscope.read.reader import LogReader
+from tlscope.write.manifest import Manifest
+from tlscope.write.outdir import OutputError
+from tlscope.write.report.options import ReportOptions
+
+#: Below this size a progress bar would only flicker.
+_PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tlscope",
+        description=(
+            "Read a PyTorch structured trace (TORCH_TRACE) and write the tlscope format "
+            "(raw.jsonl, payloads/, chromium_events.json, manifest.json) into OUT. "
+            f"Other commands: {', '.join(f'tlscope {c} --help' for c in others())}."
+        ),
+    )
+    _input_flags(parser)
+    _report_flags(parser)
+    _multi_rank_flags(parser)
+    parser.add_argument("-V", "--version", action="version", version=f"tlscope {__version__}")
+    return parser
+
+
+def _input_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, metavar="PATH", help="a log file, a .gz log, or a directory of logs")
+    parser.add_argument(
+        "-o",
+        dest="out",
+        type=Path,
+        default=Path("tl_out"),
+        metavar="OUT",
+        help="output directory (default: tl_out)",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    parser.add_argument(
+        "--latest",
+        action="store_true",
+        help="PATH is a directory: read its most recently modified log",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1, OUT untouched) if the log has any problem",
+    )
+    parser.add_argument(
+        "--strict-compile-id",
+        action="store_true",
+        help="fail if any event has a malformed compile id",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every kept problem and the unknown event keys",
+    )
+
+
+def _report_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-p",
+        "--plain-text",
+        action="store_true",
+        help="write inductor output code as plain .txt instead of highlighted HTML",
+    )
+    parser.add_argument("-e", "--export", action="store_true", help="draft-export report (torch.export logs)")
+    parser.add_argument(
+        "-i",
+        "--inductor-provenance",
+        action="store_true",
+        help="add provenance tracking pages (graph <-> generated code line links)",
+    )
+    parser.add_argument("--no-browser", action="store_true", help="do not open OUT/index.html at the end")
+    parser.add_argument(
+        "--custom-header-html",
+        default="",
+        metavar="HTML",
+        help="markup inserted (unescaped, it is yours) at the top of index.html",
+    )
+
+
+def _multi_rank_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--all-ranks-html",
+        action="store_true",
+        help="PATH is a directory of rank logs (or one muxed log): a report per rank and a landing page",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="multi-rank: parse N ranks at once in worker processes (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="multi-rank: run the per-rank parses on this Dask scheduler (pip install 'tlscope[dask]')",
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    args_list = list(argv)
+    args = build_parser().parse_args(args_list)
+    try:
+        multi_rank = wants_multi_rank(args.path, all_ranks=args.all_ranks_html, latest=args.latest)
+    except InputError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    if multi_rank:
+        return _multi_rank(args)
+    try:
+        parsed = parse_log(
+            args.path,
+            args.out,
+            _options(args),
+            overwrite=args.overwrite,
+            latest=args.latest,
+            command=["tlscope", *args_list],
+            track=_tracker(),
+        )
+    except (InputError, OutputError, StrictFailure) as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"Interrupted; {args.out} left as it was.", file=sys.stderr)
+        return 130
+    manifest = parsed.manifests[0]
+    print(summary(manifest, args.out))
+    if args.verbose:
+        _print_details(manifest)
+    if not args.no_browser:
+        _open_report(args.out)
+    return 0
+
+
+def _options(args: argparse.Namespace) -> ParseOptions:
+    return ParseOptions(
+        # As in tlparse, export mode never applies the strict checks.
+        strict=args.strict and not args.export,
+        strict_compile_id=args.strict_compile_id and not args.export,
+        report=ReportOptions(
+            plain_text=args.plain_text,
+            export=args.export,
+            inductor_provenance=args.inductor_provenance,
+            custom_header_html=args.custom_header_html,
+        ),
+    )
+
+
+def _multi_rank(args: argparse.Namespace) -> int:
+    """Exit 0 when the landing page was written (failed ranks are listed on it), 1 on unusable input/OUT."""
+    try:
+        summaries = run_multi_rank(
+            args.path, args.out, _options(args), overwrite=args.overwrite, jobs=args.jobs, scheduler=args.scheduler
+        )
+    except (InputError, OutputError) as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    failed = [s.rank for s in summaries if s.errors]
+    if failed:
+        print(f"Ranks with problems (see index.html): {', '.join(map(str, failed))}", file=sys.stderr)
+    if not args.no_browser:
+        _open_report(args.out)
+    return 0
+
+
+def _open_report(out: Path) -> None:
+    import webbrowser
+
+    index = (out / "index.html").resolve()
+    if index.exists() and not webbrowser.open(index.as_uri()):
+        print(f"Open {index} in a browser to see the report.", file=sys.stderr)
+
+
+def _tracker() -> Tracker:
+    """A progress bar on stderr for big logs, only when stderr is a terminal."""
+
+    def track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
+        size = reader.path.stat().st_size
+        if not sys.stderr.isatty() or size < _PROGRESS_MIN_BYTES:
+            yield from records
+            return
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+        with Progress(*columns, transient=True) as progress:
+            task = progress.add_task("read", total=size)
+            for i, record in enumerate(records):
+                if i % 2048 == 0:
+                    progress.update(task, completed=reader.bytes_read)
+                yield record
+
+    return track
+
+
+def summary(manifest: Manifest, out: Path) -> str:
+    """The one-paragraph summary printed at the end of a run."""
+    events = sum(s.count for s in manifest.events.values())
+    real_ids = [c for c in manifest.compile_ids if c.id != "[-/-]"]
+    problems = manifest.problems
+    parts = [
+        f"Read {manifest.inputs[0].path} ({_size(manifest.inputs[0].size)}, {manifest.inputs[0].lines} lines):",
+        f"{events} events of {len(manifest.events)} kinds, {len(real_ids)} compile ids",
+    ]
+    if manifest.ranks:
+        parts[-1] += f", rank{'s' if len(manifest.ranks) > 1 else ''} {', '.join(map(str, manifest.ranks))}"
+    if problems.total:
+        kinds = ", ".join(f"{k} {n}" for k, n in problems.counts.items())
+        first = problems.first[0] if problems.first else None
+        where = f"; first at line {first.line}: {first.message}" if first else ""
+        parts[-1] += ";"
+        parts.append(f"{problems.total} problems ({kinds}){where}.")
+    else:
+        parts[-1] += ", no problems."
+    parts.append(
+        f"Wrote {out}/: raw.jsonl ({manifest.raw_jsonl_events} events), "
+        f"{manifest.payloads.files} payloads, {manifest.chromium_events} chromium events, manifest.json."
+    )
+    return " ".join(parts)
+
+
+def _print_details(manifest: Manifest) -> None:
+    for p in manifest.problems.first:
+        print(f"  line {p.line}: {p.kind}: {p.message}", file=sys.stderr)
+    for key in manifest.unknown_event_keys:
+        print(f"  unknown event key {key}: {manifest.events[key].count}", file=sys.stderr)
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

@@ -1,0 +1,113 @@
+"""The programmatic entry point: parse a log, a folder of logs or a job's rank logs into OUT.
+
+    from tlscope.pipeline.parse import parse
+    parsed = parse(Path("trace.log"), Path("out"), overwrite=True)
+    parsed.manifests[0].compile_ids
+
+`tlscope PATH` (commands/parse.py), the server's cache, `tlscope run`, `summary`, `diff` and
+`tlscope.load` all go through here, so they all see the same output tree. Everything is
+written into a temporary sibling of OUT and renamed into place at the end: a failed run leaves
+OUT as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.ranks import parse_ranks
+from tlscope.pipeline.single import Tracker, run, untracked
+from tlscope.read.inputs import InputError, resolve_input, several_ranks
+from tlscope.write.manifest import Manifest
+from tlscope.write.outdir import OutputDir
+from tlscope.write.report.assembly import report_sinks
+
+
+class Parsed(msgspec.Struct, kw_only=True):
+    """What one `parse` wrote."""
+
+    #: The output folder.
+    out: str
+    #: True when PATH was parsed as the ranks of a job (OUT holds rank_N/ folders and a landing page).
+    multi_rank: bool
+    #: The manifest of each log parsed: the one log, or each rank that parsed (rank order).
+    manifests: list[Manifest]
+    #: Multi-rank: every rank's summary, failed ranks included (the landing page's facts); else [].
+    ranks: list[RankSummary] = []
+
+
+def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
+    """Whether PATH is parsed as a job's ranks: asked for, or several ranks found (not with --latest)."""
+    if all_ranks and latest:
+        raise InputError("--latest cannot be used with --all-ranks-html")
+    return all_ranks or (not latest and several_ranks(path))
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def parse(
+    path: Path,
+    out: Path,
+    options: ParseOptions | None = None,
+    *,
+    overwrite: bool = False,
+    latest: bool = False,
+    all_ranks: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    command: Sequence[str] = (),
+    track: Tracker = untracked,
+    echo: Callable[[str], None] = _quiet,
+) -> Parsed:
+    """Parse PATH (a log, a .gz log, a folder, a job's rank logs or a muxed log) into OUT.
+
+    Raises InputError / OutputError (before anything is written) when PATH or OUT is unusable,
+    StrictFailure when `options.strict` finds a problem in a single log. A multi-rank run does
+    not raise for a rank that fails: its summary says so and the landing page lists it.
+    `command` is recorded in manifest.json; `track` wraps a single log's record stream (a
+    progress bar); `echo` gets a multi-rank run's progress lines.
+    """
+    options = options or ParseOptions()
+    if wants_multi_rank(path, all_ranks=all_ranks, latest=latest):
+        return parse_job(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
+    return parse_log(path, out, options, overwrite=overwrite, latest=latest, command=command, track=track)
+
+
+def parse_log(
+    path: Path,
+    out: Path,
+    options: ParseOptions,
+    *,
+    overwrite: bool = False,
+    latest: bool = False,
+    command: Sequence[str] = (),
+    track: Tracker = untracked,
+) -> Parsed:
+    """`parse` of one log (PATH a log file, or a folder holding one log or, with `latest`, several)."""
+    log = resolve_input(path, latest=latest)
+    target = OutputDir(out, overwrite=overwrite)
+    target.check()
+    manifest = run(log, target, options, command=command, track=track, sinks=report_sinks)
+    return Parsed(out=str(out), multi_rank=False, manifests=[manifest])
+
+
+def parse_job(
+    path: Path,
+    out: Path,
+    options: ParseOptions,
+    *,
+    overwrite: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    echo: Callable[[str], None] = _quiet,
+) -> Parsed:
+    """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
+    results = parse_ranks(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
+    manifests = [r.manifest for r in results if r.manifest is not None]
+    return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

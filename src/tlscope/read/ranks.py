@@ -1,0 +1,53 @@
+"""Ranks in a log's content: an envelope's own rank, and whether a log holds several ranks.
+
+An envelope's `rank` is its process's rank in a distributed job. A log with lines of several
+ranks is muxed (several processes wrote one file); multi-rank runs split it first.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tlscope.read.source import LogSource
+
+#: The envelope's rank field as text: a cheap test before decoding, and the muxed-log sniff.
+_RANK_FIELD = re.compile(rb'"rank"\s*:\s*(\d+)')
+_DECODER = msgspec.json.Decoder()
+#: How much of a single log is looked at to tell whether it is muxed (several ranks' events).
+SNIFF_BYTES = 8 * 1024 * 1024
+
+
+def valid_rank(value: Any) -> int | None:
+    """`value` as a rank: a non-negative JSON integer (not a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def line_rank(line: bytes, start: int) -> int | None:
+    """The own rank of the envelope at `line[start:]`, or None. Cheap regex first; JSON to confirm."""
+    if _RANK_FIELD.search(line, start) is None:
+        return None
+    try:
+        envelope = _DECODER.decode(line[start:])
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    return valid_rank(envelope.get("rank")) if isinstance(envelope, dict) else None
+
+
+def sniff_several_ranks(path: Path) -> bool:
+    """Whether the head of the log at `path` has lines of more than one rank.
+
+    A muxed log interleaves its ranks from the start, so only its head is read: a full scan
+    would double the cost of every ordinary single-log run. Unreadable: False (the single-log
+    path then reports the file properly).
+    """
+    try:
+        with LogSource(path) as source:
+            head = source.stream.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    lines = (line for line in head.split(b"\n") if line[:1] != b"\t")
+    return len({m.group(1) for line in lines for m in _RANK_FIELD.finditer(line)}) > 1
