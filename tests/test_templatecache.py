@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from jinja2 import DictLoader, Environment, FileSystemBytecodeCache
 
-from tlscope.write import templatecache
-from tlscope.write.templatecache import _NeverFailing
+from tlscope.write import templates as templatecache
+from tlscope.write.templates import _NeverFailing
 
 _TEMPLATES = {"page.html": "{% for x in items %}<li>{{ x }}</li>{% endfor %}"}
 
@@ -42,3 +42,16 @@ def test_no_safe_temp_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(FileSystemBytecodeCache, "_get_default_cache_dir", unsafe)
     assert templatecache.bytecode_cache.__wrapped__() is None
+
+
+def test_every_template_folder_gets_the_same_environment_settings_and_cache() -> None:
+    """One factory (write/templates.py) makes every environment: single-rank runs load compiled
+    templates too, not only multi-rank workers."""
+    from tlscope.write.landing.writer import _template
+    from tlscope.write.report.render import environment
+
+    report, landing = environment(), _template().environment
+    assert report.bytecode_cache is landing.bytecode_cache is templatecache.bytecode_cache()
+    for env in (report, landing):
+        assert env.trim_blocks and env.lstrip_blocks
+        assert env.autoescape("any.html.jinja") and env.autoescape(None)  # type: ignore[operator]

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
-from jinja2 import Environment, PackageLoader, Template, select_autoescape
+from jinja2 import Template
 from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.write import templates
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
-from tlscope.write.templatecache import bytecode_cache
 
 
 def write_landing(
@@ -113,18 +113,5 @@ def prepare_landing() -> None:
 
 @functools.cache
 def _template() -> Template:
-    return _environment().get_template("landing.html.jinja")
-
-
-def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("tlscope.write.landing", "templates"),
-        autoescape=select_autoescape(["html", "jinja"], default=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=bytecode_cache(),
-    )
-    env.filters["ms"] = _ms
-    env.filters["seconds"] = _seconds
-    env.filters["rank_list"] = _rank_list
-    return env
+    filters: dict[str, Callable[..., str]] = {"ms": _ms, "seconds": _seconds, "rank_list": _rank_list}
+    return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from tlscope.pipeline.context import RunContext, Sink
 from tlscope.write.report.render import environment
 from tlscope.write.report.sink import ReportSink
-from tlscope.write.templatecache import bytecode_cache
 
 
 def report_sinks(ctx: RunContext) -> Sequence[Sink]:
@@ -19,6 +18,5 @@ def preload_report() -> None:
     """Load the report's templates now (multi-rank: once before forking the workers, which inherit
     them); importing this module already imported the report's code."""
     env = environment()
-    env.bytecode_cache = bytecode_cache()  # compiled in an earlier run: loaded, not compiled
     for name in env.list_templates():
         env.get_template(name)

@@ -9,9 +9,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
+from tlscope.write import templates
 from tlscope.write.report.jsonfmt import number
 
 _SCRIPT_UNSAFE = str.maketrans(
@@ -43,16 +44,9 @@ def safe_href(url: Any) -> str | None:
 
 @functools.cache
 def environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("tlscope.write.report", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["script_json"] = script_json
-    env.filters["num"] = num
-    return env
+    """The report's templates (write/report/templates/)."""
+    filters = {"script_json": script_json, "num": num}
+    return templates.environment("tlscope.write.report", filters, keep_trailing_newline=True)
 
 
 #: Template fragments joined per batch. Jinja's own `render` joins every fragment at once, so a
