@@ -1,0 +1,219 @@
+"""The house rules every module of src/tlscope keeps (issue 10), checked from the source.
+
+* no import cycle between modules (imports inside functions count: they run too);
+* exactly one module, read/glog.py, holds a regular expression matching a glog prefix;
+* no function longer than 60 lines;
+* nothing below commands/ imports a command.
+
+Each failure names the module (and function) at fault, so a new module is easy to fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from helpers import REPO
+
+SRC = REPO / "src"
+PACKAGE = SRC / "tlscope"
+MAX_FUNCTION_LINES = 60
+#: Glog prefixes as PyTorch writes them; a pattern "matches a glog prefix" when its match spans one.
+GLOG_SAMPLES = (
+    "I1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] ",
+    "V0101 00:00:00.000001 7 /a/b/c.py:1] ",
+)
+
+
+def modules() -> dict[str, Path]:
+    """Dotted module name -> source file, for every module of the package."""
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules that `name` imports anywhere in its source (functions included)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                targets.add(full if full in known else base)
+    return {t for t in targets if t in known and t != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imported(name, path, known) for name, path in known.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = import_graph()
+    assert len(graph) > 50  # the walk found the package
+    found = cycles(graph)
+    described = ["; ".join(f"{m} imports {sorted(graph[m] & set(c))}" for m in c) for c in found]
+    assert not found, "import cycles:\n" + "\n".join(described)
+
+
+def test_nothing_below_commands_imports_a_command() -> None:
+    """Commands sit on top: read, model, analyse, write, pipeline (and serve...) never import one."""
+    graph = import_graph()
+    top = {"tlscope.cli", "tlscope.__main__"}
+    offenders = {
+        name: sorted(t for t in targets if t.startswith("tlscope.commands."))
+        for name, targets in graph.items()
+        if name not in top and not name.startswith("tlscope.commands")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def _spans_glog_prefix(pattern: re.Pattern[str] | re.Pattern[bytes]) -> bool:
+    for sample in GLOG_SAMPLES:
+        text: str | bytes = sample if isinstance(pattern.pattern, str) else sample.encode()
+        match = pattern.search(text)  # type: ignore[arg-type]
+        if match is not None and match.start() <= 1 and match.end() >= len(sample) - 1:
+            return True
+    return False
+
+
+def _literal_patterns(path: Path) -> Iterator[re.Pattern[str] | re.Pattern[bytes]]:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and len(node.value) > 8:
+            try:
+                yield re.compile(node.value)
+            except (re.error, OverflowError, RecursionError):
+                continue
+
+
+def _module_patterns(name: str, path: Path) -> Iterator[re.Pattern[str] | re.Pattern[bytes]]:
+    """Compiled patterns the module defines (not those it imports from another)."""
+    imported_names = {
+        alias.asname or alias.name
+        for node in ast.walk(_tree(path))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    module = importlib.import_module(name)
+    for key, value in vars(module).items():
+        if isinstance(value, re.Pattern) and key not in imported_names:
+            yield value
+
+
+def glog_modules() -> list[str]:
+    """Modules holding a pattern that matches a glog prefix: as a literal, or a compiled global
+    (which may be assembled from pieces)."""
+    holders = []
+    for name, path in modules().items():
+        if name.endswith("__main__"):
+            continue  # importing it runs the command
+        patterns = [*_literal_patterns(path), *_module_patterns(name, path)]
+        if any(_spans_glog_prefix(p) for p in patterns):
+            holders.append(name)
+    return holders
+
+
+def test_the_glog_check_recognises_a_glog_regex() -> None:
+    assert _spans_glog_prefix(re.compile(r"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]\n]*\] "))
+    assert not _spans_glog_prefix(re.compile(r"\d\d:\d\d:\d\d"))  # a time is not a prefix
+    assert not _spans_glog_prefix(re.compile(rb'"rank"\s*:\s*(\d+)'))
+
+
+def test_exactly_one_module_holds_a_glog_prefix_regex() -> None:
+    assert glog_modules() == ["tlscope.read.glog"]
+
+
+def long_functions(limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """`module.qualname: N lines` for every function of more than `limit` lines (def to last line,
+    docstring included, decorators not)."""
+    found = []
+    for name, path in modules().items():
+        work: list[tuple[str, ast.AST]] = [("", _tree(path))]
+        while work:
+            prefix, node = work.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    qualname = f"{prefix}{child.name}"
+                    if not isinstance(child, ast.ClassDef):
+                        length = (child.end_lineno or child.lineno) - child.lineno + 1
+                        if length > limit:
+                            found.append(f"{name}.{qualname}: {length} lines (line {child.lineno})")
+                    work.append((f"{qualname}.", child))
+                else:
+                    work.append((prefix, child))
+    return sorted(found)
+
+
+def test_the_length_check_measures_functions() -> None:
+    assert any(entry.startswith("tlscope.") for entry in long_functions(limit=5))
+    assert long_functions(limit=10_000) == []
+
+
+def test_no_function_longer_than_60_lines() -> None:
+    found = long_functions()
+    assert not found, f"functions longer than {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(found)
