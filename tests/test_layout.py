@@ -217,3 +217,30 @@ def test_the_length_check_measures_functions() -> None:
 def test_no_function_longer_than_60_lines() -> None:
     found = long_functions()
     assert not found, f"functions longer than {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(found)
+
+
+#: Markup a module producing HTML would hold (parsing HTML, e.g. stripping tags, needs none of it).
+_HTML_TAG = re.compile(r"<(a|br|code|details|div|h\d|li|p|pre|span|summary|table|td|tr|ul)[\s>/]")
+
+
+def html_in_analyse() -> list[str]:
+    """Modules of analyse/ that import a markup library or hold an HTML tag in a literal."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("tlscope.analyse"):
+            continue
+        tree = _tree(path)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                if any(n.split(".")[0] in ("markupsafe", "jinja2") for n in names):
+                    found.append(f"{name} imports {names}")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _HTML_TAG.search(node.value):
+                found.append(f"{name} line {node.lineno}: {node.value[:60]!r}")
+    return found
+
+
+def test_analyses_return_data_not_html() -> None:
+    """analyse/ holds pure functions returning data; write/ renders it (issue 10)."""
+    assert len([n for n in modules() if n.startswith("tlscope.analyse")]) >= 8
+    assert html_in_analyse() == []

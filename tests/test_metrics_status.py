@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tlscope.analyse.metrics import MetricsIndex
 from tlscope.model.compile_id import CompileId
+from tlscope.model.events import CompilationMetrics
 
 
 def tlparse_status(records: list[dict[str, Any]]) -> str:
@@ -53,7 +55,7 @@ _cids = st.sampled_from(
 def test_status_follows_tlparse_rules(added: list[tuple[CompileId | None, dict[str, Any]]], asked: Any) -> None:
     index = MetricsIndex()
     for cid, record in added:
-        index.add(cid, record)
+        index.add(cid, msgspec.convert(record, CompilationMetrics))
     # Which records count for an id: attempt-0 ids see every attempt of their frame compile
     # (tlparse's merge), ids with attempt >= 1 only their own (a deviation, DEVIATIONS.md).
     if asked is None:
@@ -68,9 +70,9 @@ def test_status_follows_tlparse_rules(added: list[tuple[CompileId | None, dict[s
 def test_each_status() -> None:
     index = MetricsIndex()
     ids = [CompileId(frame_id=i, frame_compile_id=0, attempt=0) for i in range(5)]
-    index.add(ids[0], {"graph_op_count": 3, "restart_reasons": []})
-    index.add(ids[1], {"graph_op_count": 3, "restart_reasons": ["x"]})
-    index.add(ids[2], {"graph_op_count": 0, "restart_reasons": []})
-    index.add(ids[3], {"graph_op_count": 3, "restart_reasons": [], "fail_type": "E"})
+    index.add(ids[0], CompilationMetrics(**{"graph_op_count": 3, "restart_reasons": []}))
+    index.add(ids[1], CompilationMetrics(**{"graph_op_count": 3, "restart_reasons": ["x"]}))
+    index.add(ids[2], CompilationMetrics(**{"graph_op_count": 0, "restart_reasons": []}))
+    index.add(ids[3], CompilationMetrics(**{"graph_op_count": 3, "restart_reasons": [], "fail_type": "E"}))
     statuses = [index.status(cid) for cid in ids]
     assert statuses == ["status-ok", "status-break", "status-empty", "status-error", "status-missing"]

@@ -7,13 +7,10 @@ and ids with attempt >= 1 get their own metrics (deviation, docs/DEVIATIONS.md).
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from tlscope.model.compile_id import CompileId
-
-Metrics = dict[str, Any]
+from tlscope.model.events import CompilationMetrics
 
 #: What the stack-trie status needs of one compilation_metrics event, as bits: a metrics record
 #: carries the whole dynamo and inductor config (tens of KB) and is kept per compile id for the
@@ -28,12 +25,12 @@ def frame_key(cid: CompileId) -> CompileId:
     return cid
 
 
-def status_bits(metrics: Metrics) -> int:
+def status_bits(metrics: CompilationMetrics) -> int:
     """tlparse's status rules for one record, incl. a null restart_reasons counting as a break."""
-    restarts = metrics.get("restart_reasons")
+    restarts = metrics.restart_reasons
     return (
-        (_ERROR if metrics.get("fail_type") is not None else 0)
-        | (_EMPTY if not metrics.get("graph_op_count") else 0)
+        (_ERROR if metrics.fail_type is not None else 0)
+        | (_EMPTY if not metrics.graph_op_count else 0)
         | (_BREAK if restarts is None or restarts else 0)
     )
 
@@ -43,7 +40,7 @@ class MetricsIndex:
         self._by_frame: dict[CompileId | None, int] = {}
         self._by_attempt: dict[CompileId | None, int] = {}
 
-    def add(self, cid: CompileId | None, metrics: Metrics) -> None:
+    def add(self, cid: CompileId | None, metrics: CompilationMetrics) -> None:
         bits = status_bits(metrics)
         for index, key in (
             (self._by_frame, None if cid is None else frame_key(cid)),
@@ -86,30 +83,20 @@ class Failure(msgspec.Struct, frozen=True):
     source: str = ""
 
 
-def failures_of(cid: CompileId | None, metrics_url: str | None, metrics: Metrics) -> list[Failure]:
+def failures_of(cid: CompileId | None, metrics_url: str | None, metrics: CompilationMetrics) -> list[Failure]:
     """Restarts, then the failure, of one compilation_metrics event (tlparse's row order)."""
-    rows = [Failure(cid, metrics_url, "restart", str(reason)) for reason in _list(metrics.get("restart_reasons"))]
-    fail_type = metrics.get("fail_type")
-    if fail_type is not None:
-        filename = metrics.get("fail_user_frame_filename")
-        lineno = metrics.get("fail_user_frame_lineno")
+    rows = [Failure(cid, metrics_url, "restart", reason) for reason in metrics.restart_reasons or ()]
+    if metrics.fail_type is not None:
+        filename, lineno = metrics.fail_user_frame_filename, metrics.fail_user_frame_lineno
         rows.append(
             Failure(
                 cid,
                 metrics_url,
                 "failure",
                 # tlparse aborts the whole run when fail_reason is missing; an empty reason is enough.
-                _text(metrics.get("fail_reason")),
-                fail_type=_text(fail_type),
-                source=f"{_text(filename) if filename is not None else 'N/A'}:{lineno if lineno is not None else 0}",
+                metrics.fail_reason or "",
+                fail_type=metrics.fail_type,
+                source=f"{filename if filename is not None else 'N/A'}:{lineno if lineno is not None else 0}",
             )
         )
     return rows
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))

@@ -1,18 +1,15 @@
 """Stack tries: where compilations start, as a tree of frames (reference §5).
 
 A trie node maps frames to children in insertion order and lists the compile ids whose
-stack ends there. Rendering is tlparse's markup (nested lists, a toggle marker where stacks
-diverge) but every log-derived string is escaped.
+stack ends there. Data only: write/report/stacks.py renders it (tlparse's markup, escaped).
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from markupsafe import Markup
-
-from tlscope.analyse.naming import eval_with_key_id, simplify_filename
+from tlscope.analyse.naming import simplify_filename
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Frame
 from tlscope.model.record import Record
@@ -38,18 +35,6 @@ class ResolvedFrame:
         self.name = frame.name
         self.loc = frame.loc
         self.key: FrameKey = (frame.filename, frame.line, frame.name, frame.loc, frame.uninterned_filename)
-
-    def html(self) -> Markup:
-        """`file:line in name` (+ the source line), or a link into an FX module's dump_file page."""
-        short = simplify_filename(self.filename)
-        line = "" if self.line is None else str(self.line)
-        name = self.name or ""
-        eval_id = eval_with_key_id(self.filename)
-        if eval_id is not None:
-            return Markup("<a href='dump_file/eval_with_key_{}.html#L{}'>{}:{}</a> in {}").format(
-                eval_id, line, short, line, name
-            )
-        return Markup("{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;{}").format(short, line, name, self.loc or "")
 
 
 #: Equal frames resolve to one shared object. Every compilation logs its whole stack and the
@@ -80,10 +65,6 @@ def drop_convert_frame_suffix(stack: list[ResolvedFrame]) -> list[ResolvedFrame]
     return stack
 
 
-#: Status class of a trie terminal (a compile id, or None for unknown stacks).
-StatusOf = Callable[[CompileId | None], str]
-
-
 class StackTrie:
     def __init__(self) -> None:
         self.children: dict[FrameKey, tuple[ResolvedFrame, StackTrie]] = {}
@@ -100,47 +81,3 @@ class StackTrie:
 
     def __bool__(self) -> bool:
         return bool(self.children or self.terminals)
-
-    def render(self, status: StatusOf, caption: str = "Stack", open_: bool = False) -> Markup:
-        parts: list[str] = []
-        self._render_inner(status, parts)
-        return details(caption, Markup("".join(parts)), open_=open_)
-
-    def _render_inner(self, status: StatusOf, out: list[str]) -> None:
-        # An explicit work list, not recursion: a hostile log may hold a stack of any depth.
-        work: list[StackTrie | str] = [self]
-        while work:
-            item = work.pop()
-            if isinstance(item, str):
-                out.append(item)
-                continue
-            branching = len(item.children) > 1
-            pending: list[StackTrie | str] = []
-            for frame, child in item.children.values():
-                star = Markup("").join(_terminal(cid, status) for cid in child.terminals)
-                if branching:
-                    opening = "<li><span onclick='toggleList(this)' class='marker'></span>{}\n{}<ul>\n"
-                    pending += [Markup(opening).format(star, frame.html()), child, "</ul></li>"]
-                else:
-                    pending += [Markup("<li>{}{}</li>\n").format(star, frame.html()), child]
-            work.extend(reversed(pending))
-
-
-def _terminal(cid: CompileId | None, status: StatusOf) -> Markup:
-    if cid is None:
-        return Markup("(unknown) ")
-    return Markup("<a href='#{}' class='{}'>{}</a> ").format(cid.display, status(cid), cid.display)
-
-
-def details(caption: str, inner: Markup, *, open_: bool = False) -> Markup:
-    return Markup("<details{}><summary>{}</summary><div class='stack-trie'><ul>{}</ul></div></details>").format(
-        Markup(" open") if open_ else "", caption, inner
-    )
-
-
-def format_stack(stack: Sequence[ResolvedFrame], caption: str, open_: bool = False) -> Markup:
-    """One stack as a box, no compile ids (metrics and export pages)."""
-    parts: list[str] = []
-    for frame in stack:
-        parts.append(Markup("<li>{}</li>\n").format(frame.html()))
-    return details(caption, Markup("".join(parts)), open_=open_)

@@ -2,25 +2,35 @@
 
 tlparse inserts the guard expression, fake-kernel op and reason, locals and the sym-expr tree
 unescaped and panics when a field is missing; here every value is escaped and a missing field
-renders empty.
+renders empty. The events come typed (write/report/handlers.py registers these methods).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import Markup
 
 from tlscope.analyse.directory import CompileDirectory
-from tlscope.analyse.stack import format_stack
-from tlscope.model.compile_id import CompileId
+from tlscope.analyse.stack import resolve_stack
+from tlscope.model.events import (
+    CreateUnbackedSymbol,
+    ExpressionCreated,
+    FrameLocals,
+    GuardAdded,
+    MismatchedFakeKernel,
+    MissingFakeKernel,
+    PropagateRealTensorsProvenance,
+)
 from tlscope.model.record import Record
 from tlscope.write.report import pages
+from tlscope.write.report.stacks import format_stack
 
 _FAKE_KERNEL_DOC = (
     "https://docs.google.com/document/d/1_W62p8WJOQQUzPsJYa7s701JXt0qf2OfLub2sbkHOaU/edit#heading=h.ahugy69p2jmz"
 )
+#: The guard events with a page: their fields the page shows.
+GuardEvent = GuardAdded | PropagateRealTensorsProvenance
 
 
 class GuardPage:
@@ -37,43 +47,56 @@ class ExportState:
         self.failures: list[dict[str, Any]] = []
         self._sym_exprs: dict[int, dict[str, Any]] = {}
 
-    def feed(self, record: Record, cid: CompileId | None, cid_dir: str) -> Iterator[GuardPage]:
-        env = record.envelope
-        guard = _obj(env.get("guard_added"))
-        if guard is not None and guard.get("prefix") == "eval":
-            reason = Markup(
-                "When exporting, the following guard was evaluated <code>{}</code>. This\n"
-                "                    might've resulted in a constraint violation error."
-            ).format(_text(guard.get("expr")))
-            yield GuardPage("Guard Evaluated", reason, self._guard_context(guard, record))
-        provenance = _obj(env.get("propagate_real_tensors_provenance"))
-        if provenance is not None:
-            reason = Markup(
-                "When exporting, we were unable to figure out if the\n"
-                "                    expression <code>{}</code> always holds.<br> As a result, it\n"
-                "                    was specialized to evaluate to <code>{}</code>, and asserts\n"
-                "                    were inserted into the graph."
-            ).format(_text(provenance.get("expr")), _text(provenance.get("result")))
-            yield GuardPage("Data Dependent Error", reason, self._guard_context(provenance, record))
-        missing = _obj(env.get("missing_fake_kernel"))
-        if missing is not None:
-            self._fake_kernel(
-                "Missing Fake Kernel",
-                Markup("<code>torch.ops.{}</code> is missing a fake kernel implementation").format(
-                    _text(missing.get("op"))
-                ),
-            )
-        mismatched = _obj(env.get("mismatched_fake_kernel"))
-        if mismatched is not None:
-            self._fake_kernel(
-                "Mismatched Fake Kernel",
-                Markup(
-                    "<code>torch.ops.{}</code> has a fake kernel implementation,\n"
-                    "                    but it has incorrect behavior, based on the real kernel.<br>\n"
-                    "                    The reason for the mismatch is: {}"
-                ).format(_text(mismatched.get("op")), _text(mismatched.get("reason"))),
-            )
-        self._index(env, record)
+    # -- events ------------------------------------------------------------------------------
+
+    def guard_evaluated(self, guard: GuardAdded, record: Record) -> GuardPage | None:
+        if guard.prefix != "eval":
+            return None
+        reason = Markup(
+            "When exporting, the following guard was evaluated <code>{}</code>. This\n"
+            "                    might've resulted in a constraint violation error."
+        ).format(pages.text(guard.expr))
+        return GuardPage("Guard Evaluated", reason, self._guard_context(guard, record))
+
+    def data_dependent(self, provenance: PropagateRealTensorsProvenance, record: Record) -> GuardPage:
+        reason = Markup(
+            "When exporting, we were unable to figure out if the\n"
+            "                    expression <code>{}</code> always holds.<br> As a result, it\n"
+            "                    was specialized to evaluate to <code>{}</code>, and asserts\n"
+            "                    were inserted into the graph."
+        ).format(pages.text(provenance.expr), pages.text(provenance.result))
+        return GuardPage("Data Dependent Error", reason, self._guard_context(provenance, record))
+
+    def missing_fake_kernel(self, missing: MissingFakeKernel) -> None:
+        self._fake_kernel(
+            "Missing Fake Kernel",
+            Markup("<code>torch.ops.{}</code> is missing a fake kernel implementation").format(pages.text(missing.op)),
+        )
+
+    def mismatched_fake_kernel(self, mismatched: MismatchedFakeKernel) -> None:
+        self._fake_kernel(
+            "Mismatched Fake Kernel",
+            Markup(
+                "<code>torch.ops.{}</code> has a fake kernel implementation,\n"
+                "                    but it has incorrect behavior, based on the real kernel.<br>\n"
+                "                    The reason for the mismatch is: {}"
+            ).format(pages.text(mismatched.op), pages.text(mismatched.reason)),
+        )
+
+    def expression_created(self, created: ExpressionCreated, record: Record) -> None:
+        if created.result_id is not None:
+            arguments = [pages.text(a) for a in created.arguments or ()]
+            ids = [a for a in created.argument_ids or () if a is not None]
+            self._sym_exprs[created.result_id] = self._node(created, record, arguments, ids)
+
+    def unbacked_symbol(self, unbacked: CreateUnbackedSymbol, record: Record) -> None:
+        if unbacked.node_id is not None:
+            node = self._node(unbacked, record, [], [])
+            node["result"] = pages.text(unbacked.symbol)
+            node["method"] = ""
+            self._sym_exprs[unbacked.node_id] = node
+
+    # -- pages -------------------------------------------------------------------------------
 
     def _fake_kernel(self, failure_type: str, reason: Markup) -> None:
         info = Markup(
@@ -81,46 +104,33 @@ class ExportState:
         ).format(_FAKE_KERNEL_DOC)
         self.failures.append({"failure_type": failure_type, "reason": reason, "additional_info": info})
 
-    def _index(self, env: dict[str, Any], record: Record) -> None:
-        created = _obj(env.get("expression_created"))
-        if created is not None and _is_id(created.get("result_id")):
-            self._sym_exprs[created["result_id"]] = self._node(created, record)
-        unbacked = _obj(env.get("create_unbacked_symbol"))
-        if unbacked is not None and _is_id(unbacked.get("node_id")):
-            node = self._node(unbacked, record)
-            node["result"] = _text(unbacked.get("symbol"))
-            node["method"] = ""
-            node["arguments"] = []
-            node["argument_ids"] = []
-            self._sym_exprs[unbacked["node_id"]] = node
-
-    def _node(self, data: dict[str, Any], record: Record) -> dict[str, Any]:
-        arguments = data.get("arguments")
-        argument_ids = data.get("argument_ids")
+    def _node(
+        self, event: ExpressionCreated | CreateUnbackedSymbol, record: Record, arguments: list[str], ids: list[int]
+    ) -> dict[str, Any]:
         return {
-            "result": _text(data.get("result")),
-            "method": _text(data.get("method")),
-            "arguments": [_text(a) for a in arguments] if isinstance(arguments, list) else [],
-            "argument_ids": [a for a in argument_ids if _is_id(a)] if isinstance(argument_ids, list) else [],
-            "user_stack_html": format_stack(pages._stack(data.get("user_stack"), record), "User Stack", True),
-            "stack_html": format_stack(pages._stack(data.get("stack"), record), "Framework Stack"),
+            "result": pages.text(event.result) if isinstance(event, ExpressionCreated) else "",
+            "method": pages.text(event.method) if isinstance(event, ExpressionCreated) else "",
+            "arguments": arguments,
+            "argument_ids": ids,
+            "user_stack_html": format_stack(resolve_stack(event.user_stack, record), "User Stack", True),
+            "stack_html": format_stack(resolve_stack(event.stack, record), "Framework Stack"),
         }
 
-    def _guard_context(self, guard: dict[str, Any], record: Record) -> dict[str, Any]:
-        frame_locals = _obj(guard.get("frame_locals")) or {}
+    def _guard_context(self, guard: GuardEvent, record: Record) -> dict[str, Any]:
+        frame_locals = guard.frame_locals or FrameLocals()
         return {
-            "expr": _text(guard.get("expr")),
-            "user_stack_html": format_stack(pages._stack(guard.get("user_stack"), record), "User Stack", True),
-            "stack_html": format_stack(pages._stack(guard.get("stack"), record), "Framework Stack"),
-            "locals": _pairs(frame_locals.get("locals")),
-            "symbols": _pairs(frame_locals.get("symbols")),
-            "tree": self._tree(guard.get("expr_node_id")),
+            "expr": pages.text(guard.expr),
+            "user_stack_html": format_stack(resolve_stack(guard.user_stack, record), "User Stack", True),
+            "stack_html": format_stack(resolve_stack(guard.stack, record), "Framework Stack"),
+            "locals": _pairs(frame_locals.locals),
+            "symbols": _pairs(frame_locals.symbols),
+            "tree": self._tree(guard.expr_node_id),
         }
 
-    def _tree(self, root: Any) -> list[tuple[int, dict[str, Any]]]:
+    def _tree(self, root: int | None) -> list[tuple[int, dict[str, Any]]]:
         """Depth-first over the sym-expr nodes seen earlier; a visited set guards against cycles."""
         cards: list[tuple[int, dict[str, Any]]] = []
-        if not _is_id(root):
+        if root is None:
             return cards
         visited: set[int] = set()
         work: list[tuple[int, int]] = [(root, 0)]
@@ -154,20 +164,6 @@ class ExportState:
         )
 
 
-def _obj(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-def _pairs(value: Any) -> list[tuple[str, str]]:
+def _pairs(value: dict[str, Any] | None) -> list[tuple[str, str]]:
     """Non-null locals, sorted by name (tlparse prints them in hash-map order)."""
-    if not isinstance(value, dict):
-        return []
-    return [(str(k), _text(v)) for k, v in sorted(value.items()) if v is not None]
+    return [(str(k), pages.text(v)) for k, v in sorted((value or {}).items()) if v is not None]

@@ -1,4 +1,4 @@
-"""Small page builders shared by the report sink: each turns event data into a file's content."""
+"""Small page builders shared by the report's handlers: each turns event data into a file's content."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from markupsafe import Markup
 
 from tlscope.analyse.directory import CompileDirectory, Entry
 from tlscope.analyse.naming import simplify_filename, split_name
-from tlscope.analyse.stack import ResolvedFrame, details, format_stack, resolve_stack
-from tlscope.model.events import Frame
+from tlscope.analyse.stack import resolve_stack
+from tlscope.model.events import CompilationMetrics, GuardAddedFast, SymbolicShapeSpecialization
 from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
 from tlscope.read.source import LogSource
@@ -19,6 +19,7 @@ from tlscope.write.outdir import OutputDir
 from tlscope.write.report import compiledir, jsonfmt
 from tlscope.write.report.highlight import render_code
 from tlscope.write.report.render import render, safe_href
+from tlscope.write.report.stacks import details, format_stack
 
 __all__ = ["highlighted", "render"]
 
@@ -32,46 +33,8 @@ def trusted(html: str) -> Markup:
     return Markup(html)
 
 
-def stack_box(frames: list[ResolvedFrame], caption: str, open_: bool = False) -> Markup:
-    return format_stack(frames, caption, open_)
-
-
-def stack_row(found: dict[str, Any], record: Record) -> dict[str, Any]:
-    """A specialization or guard-added-fast row, with its stacks resolved now (tables grow)."""
-    sources = found.get("sources")
-    return {
-        "symbol": _text(found.get("symbol")),
-        "sources": [_text(s) for s in sources] if isinstance(sources, list) else [],
-        "value": _text(found.get("value")),
-        "expr": _text(found.get("expr")),
-        "user_stack_html": stack_box(_stack(found.get("user_stack"), record), "User Stack"),
-        "stack_html": stack_box(_stack(found.get("stack"), record), "Framework Stack"),
-    }
-
-
-def _stack(value: Any, record: Record) -> list[ResolvedFrame]:
-    frames = []
-    for item in value if isinstance(value, list) else ():
-        if isinstance(item, dict):
-            frames.append(frame_of(item))
-    return resolve_stack(frames, record)
-
-
-def frame_of(item: dict[str, Any]) -> Frame:
-    def pick(name: str, *types: type) -> Any:
-        value = item.get(name)
-        return value if isinstance(value, types) and not isinstance(value, bool) else None
-
-    return Frame(
-        filename=pick("filename", int, str),
-        line=pick("line", int),
-        name=pick("name", str),
-        loc=pick("loc", str),
-        uninterned_filename=pick("uninterned_filename", str),
-    )
-
-
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
+    """A logged value as the report prints it: null empty, numbers as serde_json prints them."""
     if value is None:
         return ""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -79,9 +42,22 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def mini_stack(m: dict[str, Any]) -> Markup:
+def stack_row(event: SymbolicShapeSpecialization | GuardAddedFast, record: Record) -> dict[str, Any]:
+    """A specialization or guard-added-fast row, with its stacks resolved now (tables grow)."""
+    spec = event if isinstance(event, SymbolicShapeSpecialization) else None
+    return {
+        "symbol": "" if spec is None else text(spec.symbol),
+        "sources": [] if spec is None else [text(s) for s in spec.sources or ()],
+        "value": "" if spec is None else text(spec.value),
+        "expr": text(event.expr) if isinstance(event, GuardAddedFast) else "",
+        "user_stack_html": format_stack(resolve_stack(event.user_stack, record), "User Stack"),
+        "stack_html": format_stack(resolve_stack(event.stack, record), "Framework Stack"),
+    }
+
+
+def mini_stack(m: CompilationMetrics) -> Markup:
     """The one-frame stack of the compiled function (only when name, file and line are known)."""
-    name, filename, lineno = m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")
+    name, filename, lineno = m.co_name, m.co_filename, m.co_firstlineno
     if name is None or filename is None or lineno is None:
         return Markup("")
     inner = Markup("<li>{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;</li>\n").format(

@@ -1,0 +1,41 @@
+"""What the report keeps through the pass: its outputs, and the folds its global pages need."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tlscope.analyse.directory import DirKey
+from tlscope.analyse.metrics import Failure, MetricsIndex
+from tlscope.analyse.stack import ResolvedFrame, StackTrie
+from tlscope.model.problems import ProblemKind
+from tlscope.pipeline.context import RunContext
+from tlscope.write.report.derived import DerivedFiles
+from tlscope.write.report.export import ExportState
+from tlscope.write.report.options import ReportOptions
+from tlscope.write.report.outputs import Line, OutputListener, Outputs
+from tlscope.write.report.provenance import ProvenanceCollector
+
+
+class ReportState:
+    """Handlers (write/report/handlers.py) read and fold into this; the sink writes the end pages."""
+
+    def __init__(self, ctx: RunContext, options: ReportOptions, listeners: list[OutputListener]) -> None:
+        self.ctx = ctx
+        self.options = options
+        provenance = ProvenanceCollector() if options.inductor_provenance else None
+        self.outputs = Outputs(ctx.out, DerivedFiles(options.highlight_workers), provenance, listeners)
+        self.metrics = MetricsIndex()
+        #: Each compile id's stack (dynamo_start), for its metrics page.
+        self.stack_index: dict[DirKey, list[ResolvedFrame]] = {}
+        self.trie = StackTrie()
+        self.unknown_trie = StackTrie()
+        #: Table rows of the metrics page to come, per compile id.
+        self.specializations: dict[DirKey, list[dict[str, Any]]] = {}
+        self.guards_fast: dict[DirKey, list[dict[str, Any]]] = {}
+        self.failures: list[Failure] = []
+        self.has_chromium_events = False
+        self.export = ExportState() if options.export else None
+
+    def problem(self, line: Line, message: str) -> None:
+        """An event the report could not render (counted in manifest.json, the run goes on)."""
+        self.ctx.problems.add(ProblemKind.REPORT, line.record.line, message, str(self.ctx.reader.path))
