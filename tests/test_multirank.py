@@ -269,7 +269,7 @@ def test_malformed_rank_artifact_is_reported_and_others_analysed(inputs: Path, t
     _run(_copy(inputs / "multi_rank_runtime", tmp_path / "in"), out)
     bad = next((out / "rank_2" / "-_0_0_0").glob("inductor_runtime_and_tensor_meta_*.json"))
     bad.write_text('{"ops": [{"name": 1}]', "utf-8")
-    from tlscope.analyse.ranks.rankdir import summarise
+    from tlscope.read.rankdir import summarise
     from tlscope.write.landing.writer import write_landing
     from tlscope.write.outdir import OutputDir
 

@@ -1,8 +1,9 @@
 """Multi-rank runs: find the rank logs, parse each into OUT/rank_N in parallel, then compare.
 
 Flow (tlparse's `--all-ranks-html`, reference §6): discovery by tlparse's file-name pattern,
-one full single-rank parse per rank, then the landing page built from what those parses
-wrote (never the logs again). Differences from tlparse:
+one full single-rank parse per rank, each giving back its typed summary (pipeline/rankfacts.py),
+then the landing page built from those summaries (never the logs, nor the rank folders, again).
+Differences from tlparse:
 - ranks are parsed in worker processes (`jobs`) or on a Dask cluster (`scheduler`);
 - a rank whose log or artifacts are malformed is reported on the landing page; the others
   are still parsed and compared (tlparse aborts the run);
@@ -24,10 +25,10 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.ranks.rankdir import summarise
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.pipeline.context import SinkFactory
 from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import StrictFailure, refuse_out_holding, run
 from tlscope.read.inputs import InputError, RankLog, discover
 from tlscope.read.split import ranks_in_log, split_log
@@ -50,21 +51,23 @@ class RankResult(msgspec.Struct):
 
 
 def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None) -> RankResult:
-    """Worker: parse one rank log into `folder`, then summarise what it wrote.
+    """Worker: parse one rank log into `folder`, summarising it for the landing page as it goes.
 
     Runs in a worker process or on a Dask worker: takes and returns only picklable values.
     A failure of this rank is returned as a summary with `parsed=False`, never raised.
     """
     target = Path(folder)
+    facts = RankFacts(rank)
     try:
         out = OutputDir(target, overwrite=True)
-        manifest = run(Path(log), out, options, sinks=sinks)
+        manifest = run(Path(log), out, options, sinks=facts.around(sinks))
     except (StrictFailure, OutputError, OSError, ValueError) as err:
         return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"]))
     # The combined chromium_events.json's share of this rank, encoded here in parallel with the
     # other ranks instead of serially on the landing page (it was most of the landing's time).
     events = chromium.write_part(target, rank)
-    summary = summarise(rank, target, chromium_events=events)
+    summary = facts.summary
+    summary.chromium_events = manifest.chromium_events if events is None else events
     _write_parity(target, summary)
     return RankResult(summary, manifest)
 

@@ -1,6 +1,7 @@
-"""Cross-rank analyses: read each rank's report folder once into a RankSummary, then compare.
+"""Cross-rank analyses: each rank's facts in a RankSummary (summary.py, folded by facts.py), then
+pure comparisons over the summaries (compare.py, table.py, parity.py).
 
-The analyses never read logs: a rank's summary is built from what its parse wrote
-(`compile_directory.json`, per-compile artifacts, `raw.jsonl`), exactly the files tlparse's
-landing page reads, so tlscope's and tlparse's rank folders can both be compared.
+The analyses never read logs or files: a multi-rank run's summaries come from the parses
+themselves (pipeline/rankfacts.py); read/rankdir.py makes the same summary from a rank folder on
+disk (tlparse's too), from exactly the files tlparse's landing page reads.
 """

@@ -30,6 +30,10 @@ class ReportSink:
         self.state = ReportState(ctx, options, listeners or [])
         self._parsers = EXPORT_PARSERS if options.export else PARSERS
 
+    def listen(self, listener: OutputListener) -> None:
+        """Tell `listener` of every file registered from now on (multi-rank's rank facts)."""
+        self.state.outputs.listeners.append(listener)
+
     @property
     def directory(self) -> CompileDirectory:
         """Every output registered so far, by compile id (multi-rank's rank facts read it at the end)."""

@@ -1,0 +1,122 @@
+"""A rank's RankSummary out of its parse: what the landing page compares, without reading back.
+
+`RankFacts` rides along a rank's parse (multi-rank workers, local or on Dask): a sink fed the
+records after the report, and a listener the report tells of every file it registers. It keeps
+only what the cross-rank analyses need (the artifacts tlparse's landing page reads: runtime
+estimations, collective schedules, the graph execution order; each compilation's metrics) and
+folds them with analyse/ranks/facts.py at the end, the same functions read/rankdir.py applies
+to a folder on disk. The summary is small and picklable: it goes back from the worker as is.
+
+Two files are read at the end, by the path the report gave them: highlighted output-code pages
+of graphs with a collective schedule, because tlparse's parity check counts calls on that page
+(quirks included) and the page is written by the report's page workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from tlscope.analyse.directory import CompileDirectory
+from tlscope.analyse.ranks import facts
+from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.model.events import CompilationMetrics
+from tlscope.model.lenient import lenient
+from tlscope.model.record import Record
+from tlscope.pipeline.context import RunContext, Sink, SinkFactory
+from tlscope.write.format import RAW_ADDED_FIELDS
+from tlscope.write.report.pages import reformat_json
+from tlscope.write.report.sink import ReportSink
+
+
+class RankFacts:
+    def __init__(self, rank: int) -> None:
+        self.summary = RankSummary(rank=rank)
+        self._directory: CompileDirectory | None = None
+        #: Per compile folder, the first runtime / schedule artifact: (file name, its bytes).
+        self._runtime: dict[str, tuple[str, bytes]] = {}
+        self._schedule: dict[str, tuple[str, bytes]] = {}
+        #: Per compile folder, the first output-code file: (path in OUT, its bytes if a .txt).
+        self._code: dict[str, tuple[str, bytes | None]] = {}
+        #: The newest graph-execution-order artifact: (path in OUT, its bytes).
+        self._order: tuple[str, bytes] | None = None
+
+    def around(self, sinks: SinkFactory | None) -> SinkFactory:
+        """`sinks` (the report) with this collector after them, told of the report's files."""
+
+        def factory(ctx: RunContext) -> Sequence[Sink]:
+            made = list(sinks(ctx)) if sinks is not None else []
+            for sink in made:
+                if isinstance(sink, ReportSink):
+                    sink.listen(self.on_output)
+                    self._directory = sink.directory
+            return [*made, self]
+
+        return factory
+
+    def on_output(self, rel: str, number: int, record: Record) -> None:
+        """A file the report registered; artifacts of a compile folder that the analyses read are kept."""
+        graph, slash, name = rel.partition("/")
+        if not slash or "/" in name:
+            return  # only a compile folder's own files count (what tlparse's landing page lists)
+        path = PurePosixPath(name)
+        if path.suffix == ".json":
+            if path.stem.startswith(facts.RUNTIME_PREFIX) and graph not in self._runtime:
+                self._runtime[graph] = (name, _json_file(record))
+            if path.stem.startswith(facts.SCHEDULE_PREFIX) and graph not in self._schedule:
+                self._schedule[graph] = (name, _json_file(record))
+            if facts.is_execution_order_name(name):
+                self._order = (rel, _json_file(record))  # registered later: numbered higher
+        elif path.suffix in (".html", ".txt") and path.stem.startswith(facts.CODE_PREFIX) and graph not in self._code:
+            self._code[graph] = (rel, None if path.suffix == ".html" else record.payload or b"")
+
+    def feed(self, record: Record) -> None:
+        """Compilation metrics, as raw.jsonl holds them (every written event line with that key)."""
+        if record.key in ("str", "chromium_event") or record.compile_id is None:
+            return
+        value = record.envelope.get("compilation_metrics")
+        if not isinstance(value, dict) or any(k in record.envelope for k in RAW_ADDED_FIELDS):
+            return
+        typed = record.event if record.key == "compilation_metrics" else None
+        metrics = typed if isinstance(typed, CompilationMetrics) else lenient(value, CompilationMetrics)
+        if metrics is not None:
+            facts.note_metrics(record.compile_id, metrics, self.summary)
+
+    def finish(self, ctx: RunContext) -> None:
+        """Fold the directory and the kept artifacts (the report has finished: its pages exist)."""
+        summary = self.summary
+        if self._directory is None:
+            summary.errors.append("compile_directory.json is missing")
+        else:
+            facts.note_directory(self._directory.json_items(), summary)
+            if self._order is not None:
+                summary.execution_order = facts.execution_order(*self._order, summary)
+        for graph in sorted(self._runtime.keys() | self._schedule.keys()):
+            self._graph(ctx, graph)
+        summary.tensor_meta.sort()
+
+    def _graph(self, ctx: RunContext, graph: str) -> None:
+        summary = self.summary
+        if graph in self._runtime:
+            facts.note_runtime(graph, *self._runtime[graph], summary)
+        if graph not in self._schedule:
+            return
+        schedule = facts.schedule_of(graph, *self._schedule[graph], summary)
+        code = self._code.get(graph)
+        if schedule is None or code is None:
+            return
+        rel, data = code
+        if data is None:
+            try:
+                data = ctx.out.path(rel).read_bytes()
+            except OSError as err:
+                summary.errors.append(f"{rel}: {err.strerror}")
+                return
+        # Read as text files are (universal newlines), as tlparse's check and read/rankdir.py read it.
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        facts.note_parity(graph, schedule, text, summary)
+
+
+def _json_file(record: Record) -> bytes:
+    """What the report writes for a json artifact: its payload pretty-printed like serde_json."""
+    return b"" if record.payload is None else reformat_json(record.payload)
