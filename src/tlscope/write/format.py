@@ -15,6 +15,7 @@ import msgspec
 from tlscope.model.clock import ClockFit
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Artifact, CompilationMetrics
+from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.pipeline.context import RunContext
@@ -312,9 +313,7 @@ def _moment_prefix(moment: int) -> GlogPrefix:
 
 def _torch_version(payload: bytes | None) -> str | None:
     try:
-        value = msgspec.json.decode(payload or b"")
-    except (msgspec.DecodeError, UnicodeDecodeError):
+        value = msgspec.json.decode(payload or b"", type=TorchVersionPayload)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError is a DecodeError
         return None
-    if isinstance(value, dict) and isinstance(value.get("pytorch_version"), str):
-        return str(value["pytorch_version"])
-    return value if isinstance(value, str) else None
+    return value if isinstance(value, str) else value.pytorch_version

@@ -6,12 +6,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from markupsafe import Markup
 
 from tlscope.analyse.directory import CompileDirectory, Entry
 from tlscope.analyse.naming import simplify_filename, split_name
 from tlscope.analyse.stack import resolve_stack
 from tlscope.model.events import CompilationMetrics, GuardAddedFast, SymbolicShapeSpecialization
+from tlscope.model.payloads import DynamoGuardsPayload
 from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
 from tlscope.read.source import LogSource
@@ -78,12 +80,10 @@ def output_file(entry: Entry) -> dict[str, Any]:
 def parse_guards(text: str) -> list[str] | None:
     """The guard codes of a dynamo_guards payload, or None if it is not tlparse's shape."""
     try:
-        value = jsonfmt.loads(text)
-    except ValueError:
+        guards = msgspec.json.decode(text, type=DynamoGuardsPayload)
+    except ValueError:  # not JSON, or not a list of {code: string}
         return None
-    if not isinstance(value, list) or not all(isinstance(g, dict) and isinstance(g.get("code"), str) for g in value):
-        return None
-    return [g["code"] for g in value]
+    return [g.code for g in guards]
 
 
 def reformat_json(payload: bytes | None) -> bytes:
