@@ -244,3 +244,19 @@ def test_analyses_return_data_not_html() -> None:
     """analyse/ holds pure functions returning data; write/ renders it (issue 10)."""
     assert len([n for n in modules() if n.startswith("tlscope.analyse")]) >= 8
     assert html_in_analyse() == []
+
+
+def test_tests_import_shared_helpers_one_way() -> None:
+    """Shared test helpers come from tests/helpers.py; never from conftest or another test module."""
+    offenders = []
+    for path in sorted((REPO / "tests").glob("*.py")):
+        for node in ast.walk(_tree(path)):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            for name in names:
+                if name.split(".")[0] in ("conftest", "tests") or name.startswith("test_"):
+                    offenders.append(f"{path.name}: {name}")
+    assert offenders == []

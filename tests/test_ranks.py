@@ -61,7 +61,7 @@ def test_fxhash_thread_id_matches_tlparse(tlparse_bin: Path, tlparse_traces: Pat
 
 @pytest.fixture(scope="module")
 def runtime_ranks(tmp_path_factory: pytest.TempPathFactory) -> list[RankSummary]:
-    from tests.conftest import require_shared
+    from helpers import require_shared
 
     traces = require_shared()
     base = tmp_path_factory.mktemp("ranks")

@@ -7,6 +7,7 @@ renders empty. The events come typed (write/report/handlers.py registers these m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
@@ -33,19 +34,40 @@ _FAKE_KERNEL_DOC = (
 GuardEvent = GuardAdded | PropagateRealTensorsProvenance
 
 
+@dataclass(frozen=True, slots=True)
 class GuardPage:
     """A symbolic_guard_information page waiting for its numbered path."""
 
-    def __init__(self, failure_type: str, reason: Markup, context: dict[str, Any]) -> None:
-        self.failure_type = failure_type
-        self.reason = reason
-        self.context = context
+    failure_type: str
+    reason: Markup
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFailure:
+    """A row of the export index's issue table."""
+
+    failure_type: str
+    reason: Markup
+    additional_info: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class SymNode:
+    """A node of a guard's expression tree (a symbolic expression or an unbacked symbol)."""
+
+    result: str
+    method: str
+    arguments: list[str]
+    argument_ids: list[int]
+    user_stack_html: Markup
+    stack_html: Markup
 
 
 class ExportState:
     def __init__(self) -> None:
-        self.failures: list[dict[str, Any]] = []
-        self._sym_exprs: dict[int, dict[str, Any]] = {}
+        self.failures: list[ExportFailure] = []
+        self._sym_exprs: dict[int, SymNode] = {}
 
     # -- events ------------------------------------------------------------------------------
 
@@ -85,16 +107,18 @@ class ExportState:
 
     def expression_created(self, created: ExpressionCreated, record: Record) -> None:
         if created.result_id is not None:
-            arguments = [pages.text(a) for a in created.arguments or ()]
-            ids = [a for a in created.argument_ids or () if a is not None]
-            self._sym_exprs[created.result_id] = self._node(created, record, arguments, ids)
+            self._sym_exprs[created.result_id] = _node(
+                created,
+                record,
+                pages.text(created.result),
+                pages.text(created.method),
+                [pages.text(a) for a in created.arguments or ()],
+                [a for a in created.argument_ids or () if a is not None],
+            )
 
     def unbacked_symbol(self, unbacked: CreateUnbackedSymbol, record: Record) -> None:
         if unbacked.node_id is not None:
-            node = self._node(unbacked, record, [], [])
-            node["result"] = pages.text(unbacked.symbol)
-            node["method"] = ""
-            self._sym_exprs[unbacked.node_id] = node
+            self._sym_exprs[unbacked.node_id] = _node(unbacked, record, pages.text(unbacked.symbol), "", [], [])
 
     # -- pages -------------------------------------------------------------------------------
 
@@ -102,19 +126,7 @@ class ExportState:
         info = Markup(
             "Please refer to <a href='{}'>this doc</a> for more detailed instructions on how to write a fake kernel."
         ).format(_FAKE_KERNEL_DOC)
-        self.failures.append({"failure_type": failure_type, "reason": reason, "additional_info": info})
-
-    def _node(
-        self, event: ExpressionCreated | CreateUnbackedSymbol, record: Record, arguments: list[str], ids: list[int]
-    ) -> dict[str, Any]:
-        return {
-            "result": pages.text(event.result) if isinstance(event, ExpressionCreated) else "",
-            "method": pages.text(event.method) if isinstance(event, ExpressionCreated) else "",
-            "arguments": arguments,
-            "argument_ids": ids,
-            "user_stack_html": format_stack(resolve_stack(event.user_stack, record), "User Stack", True),
-            "stack_html": format_stack(resolve_stack(event.stack, record), "Framework Stack"),
-        }
+        self.failures.append(ExportFailure(failure_type, reason, info))
 
     def _guard_context(self, guard: GuardEvent, record: Record) -> dict[str, Any]:
         frame_locals = guard.frame_locals or FrameLocals()
@@ -127,9 +139,9 @@ class ExportState:
             "tree": self._tree(guard.expr_node_id),
         }
 
-    def _tree(self, root: int | None) -> list[tuple[int, dict[str, Any]]]:
+    def _tree(self, root: int | None) -> list[tuple[int, SymNode]]:
         """Depth-first over the sym-expr nodes seen earlier; a visited set guards against cycles."""
-        cards: list[tuple[int, dict[str, Any]]] = []
+        cards: list[tuple[int, SymNode]] = []
         if root is None:
             return cards
         visited: set[int] = set()
@@ -143,12 +155,12 @@ class ExportState:
             if node is None:
                 continue
             cards.append((depth, node))
-            work.extend((child, depth + 1) for child in reversed(node["argument_ids"]))
+            work.extend((child, depth + 1) for child in reversed(node.argument_ids))
         return cards
 
     def page_html(self, page: GuardPage, rel: str) -> str:
         info = Markup("Please click <a href='{}'>here</a> for more information.").format(rel)
-        self.failures.append({"failure_type": page.failure_type, "reason": page.reason, "additional_info": info})
+        self.failures.append(ExportFailure(page.failure_type, page.reason, info))
         return pages.render("symbolic_guard_information.html.jinja", **page.context)
 
     def index(self, directory: CompileDirectory, custom_header_html: str) -> str:
@@ -162,6 +174,19 @@ class ExportState:
             failures=self.failures,
             exported_program_url=program,
         )
+
+
+def _node(
+    event: ExpressionCreated | CreateUnbackedSymbol,
+    record: Record,
+    result: str,
+    method: str,
+    arguments: list[str],
+    argument_ids: list[int],
+) -> SymNode:
+    user_stack = format_stack(resolve_stack(event.user_stack, record), "User Stack", True)
+    stack = format_stack(resolve_stack(event.stack, record), "Framework Stack")
+    return SymNode(result, method, arguments, argument_ids, user_stack, stack)
 
 
 def _pairs(value: dict[str, Any] | None) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,17 +45,29 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def stack_row(event: SymbolicShapeSpecialization | GuardAddedFast, record: Record) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class StackRow:
+    """A row of a metrics page's specializations or guards-added-fast table."""
+
+    symbol: str
+    sources: list[str]
+    value: str
+    expr: str
+    user_stack_html: Markup
+    stack_html: Markup
+
+
+def stack_row(event: SymbolicShapeSpecialization | GuardAddedFast, record: Record) -> StackRow:
     """A specialization or guard-added-fast row, with its stacks resolved now (tables grow)."""
     spec = event if isinstance(event, SymbolicShapeSpecialization) else None
-    return {
-        "symbol": "" if spec is None else text(spec.symbol),
-        "sources": [] if spec is None else [text(s) for s in spec.sources or ()],
-        "value": "" if spec is None else text(spec.value),
-        "expr": text(event.expr) if isinstance(event, GuardAddedFast) else "",
-        "user_stack_html": format_stack(resolve_stack(event.user_stack, record), "User Stack"),
-        "stack_html": format_stack(resolve_stack(event.stack, record), "Framework Stack"),
-    }
+    return StackRow(
+        symbol="" if spec is None else text(spec.symbol),
+        sources=[] if spec is None else [text(s) for s in spec.sources or ()],
+        value="" if spec is None else text(spec.value),
+        expr=text(event.expr) if isinstance(event, GuardAddedFast) else "",
+        user_stack_html=format_stack(resolve_stack(event.user_stack, record), "User Stack"),
+        stack_html=format_stack(resolve_stack(event.stack, record), "Framework Stack"),
+    )
 
 
 def mini_stack(m: CompilationMetrics) -> Markup:
@@ -68,13 +81,21 @@ def mini_stack(m: CompilationMetrics) -> Markup:
     return details("Stack", inner)
 
 
-def output_file(entry: Entry) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class OutputRow:
     """An "Output files" row of a metrics page; hrefs are relative to OUT (the page has base ..)."""
-    return {
-        "href": safe_href(entry.url) if entry.link else entry.url,
-        "short": entry.name.rpartition("/")[2],
-        "number": entry.number,
-    }
+
+    href: str | None
+    short: str
+    number: int
+
+
+def output_file(entry: Entry) -> OutputRow:
+    return OutputRow(
+        href=safe_href(entry.url) if entry.link else entry.url,
+        short=entry.name.rpartition("/")[2],
+        number=entry.number,
+    )
 
 
 def parse_guards(text: str) -> list[str] | None:

@@ -9,7 +9,7 @@ failures_and_restarts.html and raw.log.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from tlscope.analyse.directory import CompileDirectory, Entry, key_label
 from tlscope.analyse.stack import resolve_stack
@@ -88,12 +88,18 @@ class ReportSink:
         )
 
 
-def _index_entry(entry: Entry) -> dict[str, Any]:
-    return {
-        "href": safe_href(entry.url) if entry.link else entry.url,
-        "name": entry.name,
-        "url": entry.url,
-        "readable_url": entry.readable_url,
-        "suffix": entry.suffix,
-        "number": entry.number,
-    }
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """An output as index.html lists it (a link entry's href only when it is http(s))."""
+
+    href: str | None
+    name: str
+    url: str
+    readable_url: str | None
+    suffix: str
+    number: int
+
+
+def _index_entry(entry: Entry) -> IndexRow:
+    href = safe_href(entry.url) if entry.link else entry.url
+    return IndexRow(href, entry.name, entry.url, entry.readable_url, entry.suffix, entry.number)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tlscope.analyse.directory import DirKey
 from tlscope.analyse.metrics import Failure, MetricsIndex
 from tlscope.analyse.stack import ResolvedFrame, StackTrie
@@ -13,6 +11,7 @@ from tlscope.write.report.derived import DerivedFiles
 from tlscope.write.report.export import ExportState
 from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.outputs import Line, OutputListener, Outputs
+from tlscope.write.report.pages import StackRow
 from tlscope.write.report.provenance import ProvenanceCollector
 
 
@@ -30,8 +29,8 @@ class ReportState:
         self.trie = StackTrie()
         self.unknown_trie = StackTrie()
         #: Table rows of the metrics page to come, per compile id.
-        self.specializations: dict[DirKey, list[dict[str, Any]]] = {}
-        self.guards_fast: dict[DirKey, list[dict[str, Any]]] = {}
+        self.specializations: dict[DirKey, list[StackRow]] = {}
+        self.guards_fast: dict[DirKey, list[StackRow]] = {}
         self.failures: list[Failure] = []
         self.has_chromium_events = False
         self.export = ExportState() if options.export else None
