@@ -49,3 +49,15 @@ def tlparse_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         except (subprocess.SubprocessError, OSError) as err:
             pytest.skip(f"reference tlparse {TLPARSE_VERSION} unavailable: {err}")
     return binary
+
+
+@pytest.fixture(scope="session")
+def viewer_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Output folders of real corpus traces for the viewer tests: `single` (one log) and `multi` (2 ranks)."""
+    from tlscope.cli import main as tlscope_main
+
+    root = tmp_path_factory.mktemp("viewer-traces")
+    made = {"single": REPO / "corpus" / "traces" / "compile_failure", "multi": REPO / "corpus" / "traces" / "ranks_same_2"}
+    for name, src in made.items():
+        assert tlscope_main([str(src), "-o", str(root / name), "--no-browser"]) == 0
+    return {name: root / name for name in made}

@@ -1,0 +1,207 @@
+// Where a trace's files come from: an HTTP base URL (a static folder or `tlscope serve`), files
+// the user picked or dropped, or data inlined into a packed HTML file. Every source gives the
+// same three reads (bytes, JSON, a byte stream), decompressing gzip in the browser.
+
+import { isSafeRelative } from './format.js';
+
+/** True when `bytes` starts with the gzip magic number. */
+export function isGzip(bytes) {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/** A stream of the bytes of `stream`, gunzipped when they start with the gzip magic number. */
+export async function maybeGunzip(stream) {
+  const reader = stream.getReader();
+  const first = await reader.read();
+  const head = first.done ? new Uint8Array(0) : first.value;
+  const replay = new ReadableStream({
+    start(controller) {
+      if (head.length) controller.enqueue(head);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return isGzip(head) ? replay.pipeThrough(new DecompressionStream('gzip')) : replay;
+}
+
+/** Read a whole stream into one Uint8Array. */
+export async function readAll(stream) {
+  const parts = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export class NotFound extends Error {
+  constructor(path) {
+    super(`not found: ${path}`);
+    this.name = 'NotFound';
+    this.path = path;
+  }
+}
+
+class BaseSource {
+  /** Raw stream of `path` (not decompressed); throws NotFound. Subclasses implement it. */
+  async rawStream(path) {
+    throw new NotFound(path);
+  }
+
+  /** The decompressed byte stream of `path`, or of `path.gz` when only that exists. */
+  async stream(path) {
+    if (!isSafeRelative(path)) throw new Error(`unsafe path: ${path}`);
+    try {
+      return await maybeGunzip(await this.rawStream(path));
+    } catch (err) {
+      if (!(err instanceof NotFound) || path.endsWith('.gz')) throw err;
+      return maybeGunzip(await this.rawStream(`${path}.gz`));
+    }
+  }
+
+  async bytes(path) {
+    return readAll(await this.stream(path));
+  }
+
+  async text(path) {
+    return new TextDecoder().decode(await this.bytes(path));
+  }
+
+  async json(path) {
+    return JSON.parse(await this.text(path));
+  }
+
+  /** JSON of `path`, or `fallback` when the file does not exist. */
+  async jsonOr(path, fallback) {
+    try {
+      return await this.json(path);
+    } catch (err) {
+      if (err instanceof NotFound) return fallback;
+      throw err;
+    }
+  }
+
+  /** A source for the subfolder `prefix` (e.g. `rank_0/`). */
+  sub(prefix) {
+    return new SubSource(this, prefix);
+  }
+}
+
+class SubSource extends BaseSource {
+  constructor(parent, prefix) {
+    super();
+    this.parent = parent;
+    this.prefix = prefix.endsWith('/') ? prefix : `${prefix}/`;
+    this.kind = parent.kind;
+  }
+
+  rawStream(path) {
+    return this.parent.rawStream(this.prefix + path);
+  }
+
+  url(path) {
+    return this.parent.url ? this.parent.url(this.prefix + path) : null;
+  }
+}
+
+/** Files under a base URL. `fetchImpl` is injectable for tests. */
+export class HttpSource extends BaseSource {
+  constructor(base, { fetchImpl } = {}) {
+    super();
+    const href = typeof location === 'undefined' ? undefined : location.href;
+    const url = new URL(base, href);
+    if (!url.pathname.endsWith('/')) url.pathname += '/';
+    url.search = '';
+    url.hash = '';
+    this.base = url;
+    this.kind = 'http';
+    this.fetch = fetchImpl || ((...args) => fetch(...args));
+  }
+
+  url(path) {
+    return new URL(path, this.base).href;
+  }
+
+  async rawStream(path) {
+    const response = await this.fetch(this.url(path));
+    if (response.status === 404 || response.status === 410) throw new NotFound(path);
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    return response.body || new Blob([]).stream();
+  }
+}
+
+/** Files the user picked or dropped: a map from path inside the trace folder to a Blob. */
+export class FileSource extends BaseSource {
+  constructor(files) {
+    super();
+    this.files = files;
+    this.kind = 'files';
+  }
+
+  /**
+   * From File objects with `webkitRelativePath` (a picked folder) or plain names: the common
+   * leading folder is dropped, so picking `tl_out/` gives `manifest.json`, `rank_0/raw.jsonl`...
+   */
+  static fromFiles(fileList) {
+    const entries = Array.from(fileList, (f) => [f.webkitRelativePath || f.relativePath || f.name, f]);
+    const first = entries.length ? entries[0][0].split('/') : [];
+    const common = first.length > 1 && entries.every(([p]) => p.startsWith(`${first[0]}/`)) ? first[0].length + 1 : 0;
+    return new FileSource(new Map(entries.map(([p, f]) => [p.slice(common), f])));
+  }
+
+  url() {
+    return null;
+  }
+
+  async rawStream(path) {
+    const blob = this.files.get(path);
+    if (!blob) throw new NotFound(path);
+    return blob.stream();
+  }
+}
+
+function base64Bytes(text) {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+/**
+ * Files inlined in a page: a map from path to base64 text (gzip or not, sniffed), as
+ * `tlscope pack` writes them.
+ */
+export class InlineSource extends BaseSource {
+  constructor(files) {
+    super();
+    this.files = files;
+    this.kind = 'inline';
+  }
+
+  url() {
+    return null;
+  }
+
+  async rawStream(path) {
+    const data = this.files.get(path);
+    if (data === undefined) throw new NotFound(path);
+    const bytes = typeof data === 'string' ? base64Bytes(data) : data;
+    return new Blob([bytes]).stream();
+  }
+}

@@ -1,0 +1,341 @@
+// The events of a trace as a table model: `total` rows (after filters), `row(i)` the event of
+// row i. LocalEvents holds raw.jsonl in the tab (bytes plus typed-array columns, rows parsed
+// on demand); RemoteEvents pages through the server's events API (docs/SERVER.md) and holds
+// only the pages recently looked at. The two answer the same calls.
+
+import { compileIdOf, eventKey } from './format.js';
+import { LineStore } from './lines.js';
+
+/** Filters: event key, compile id (display form), rank, and text (case-insensitive). */
+export function normalizeFilter(filter = {}) {
+  const text = (v) => (typeof v === 'string' && v !== '' ? v : null);
+  const rank = filter.rank === undefined || filter.rank === null || filter.rank === '' ? null : Number(filter.rank);
+  return { kind: text(filter.kind), cid: text(filter.cid), rank: Number.isInteger(rank) ? rank : null, q: text(filter.q) };
+}
+
+function growU32(array, needed) {
+  if (needed <= array.length) return array;
+  const next = new array.constructor(Math.max(needed, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+class Interner {
+  constructor() {
+    this.values = [];
+    this.ids = new Map();
+  }
+
+  id(value) {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+}
+
+const CACHE_ROWS = 4096;
+
+export class LocalEvents {
+  constructor() {
+    this.lines = new LineStore();
+    this.keys = new Interner();
+    this.cids = new Interner();
+    this.keyCol = new Uint16Array(4096);
+    this.cidCol = new Uint32Array(4096);
+    this.rankCol = new Int32Array(4096);
+    this.partCol = new Uint16Array(4096);
+    this.parsed = 0; // lines whose columns are filled
+    this.keyCounts = new Map();
+    this.cache = new Map();
+    this.filter = normalizeFilter();
+    this.view = null; // Uint32Array of matching line indices, or null when no filter is set
+    this.viewLength = 0;
+    this.listeners = new Set();
+    this.onEvent = null; // optional hook (event, index) called once per event while loading
+  }
+
+  get loadedEvents() {
+    return this.parsed;
+  }
+
+  get total() {
+    return this.view ? this.viewLength : this.parsed;
+  }
+
+  onChange(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit() {
+    for (const fn of this.listeners) fn(this);
+  }
+
+  /** Fill the columns of lines [from, to) of part `part` (rank folder), whose rank is `rank`. */
+  index(from, to, part, rank) {
+    const need = to;
+    if (need > this.keyCol.length) {
+      this.keyCol = growU32(this.keyCol, need);
+      this.cidCol = growU32(this.cidCol, need);
+      this.rankCol = growU32(this.rankCol, need);
+      this.partCol = growU32(this.partCol, need);
+    }
+    // Decode each block once and split it, rather than one TextDecoder call per line.
+    let i = from;
+    const blocks = this.lines.blockFirst;
+    for (let b = upperBound(blocks, from) - 1; i < to && b < blocks.length; b += 1) {
+      const { text, first } = this.lines.blockText(b);
+      let line = first;
+      for (const raw of text.split('\n')) {
+        const body = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        if (body === '') continue;
+        if (line >= from && line < to) this.indexLine(line, body, part, rank);
+        line += 1;
+      }
+      i = line;
+    }
+    this.parsed = to;
+    if (this.view) this.extendView(from, to);
+  }
+
+  indexLine(i, text, part, rank) {
+    let event;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      event = { '(unparsable line)': text.slice(0, 200) };
+    }
+    const key = eventKey(event);
+    this.keyCol[i] = this.keys.id(key);
+    this.cidCol[i] = this.cids.id(compileIdOf(event));
+    this.rankCol[i] = Number.isInteger(event.rank) ? event.rank : rank ?? -1;
+    this.partCol[i] = part;
+    this.keyCounts.set(key, (this.keyCounts.get(key) || 0) + 1);
+    if (i < CACHE_ROWS) this.cache.set(i, event);
+    if (this.onEvent) this.onEvent(event, i, part);
+  }
+
+  /** The event of line `i` (unfiltered), parsed now or from a small cache. */
+  event(i) {
+    let event = this.cache.get(i);
+    if (event === undefined) {
+      try {
+        event = JSON.parse(this.lines.text(i));
+      } catch {
+        event = { '(unparsable line)': this.lines.text(i).slice(0, 200) };
+      }
+      if (this.cache.size >= CACHE_ROWS) this.cache.delete(this.cache.keys().next().value);
+      this.cache.set(i, event);
+    }
+    return event;
+  }
+
+  /** Line index of row `i` of the current view. */
+  lineOf(i) {
+    return this.view ? this.view[i] : i;
+  }
+
+  row(i) {
+    if (i < 0 || i >= this.total) return undefined;
+    return this.event(this.lineOf(i));
+  }
+
+  /** Row of line `line` in the current view, or -1. */
+  rowOfLine(line) {
+    if (!this.view) return line < this.parsed ? line : -1;
+    let lo = 0;
+    let hi = this.viewLength - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.view[mid];
+      if (v === line) return mid;
+      if (v < line) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  rankOfLine(line) {
+    return this.rankCol[line];
+  }
+
+  partOfLine(line) {
+    return this.partCol[line];
+  }
+
+  setFilter(filter) {
+    this.filter = normalizeFilter(filter);
+    const f = this.filter;
+    if (f.kind === null && f.cid === null && f.rank === null && f.q === null) {
+      this.view = null;
+      this.viewLength = 0;
+    } else {
+      this.view = new Uint32Array(1024);
+      this.viewLength = 0;
+      this.extendView(0, this.parsed);
+    }
+    this.emit();
+    return Promise.resolve(this.total);
+  }
+
+  extendView(from, to) {
+    const f = this.filter;
+    const key = f.kind === null ? -1 : this.keys.ids.get(f.kind) ?? -2;
+    const cid = f.cid === null ? -1 : this.cids.ids.get(f.cid) ?? -2;
+    if (key === -2 || cid === -2) return;
+    const textHits = f.q === null ? null : this.searchLines(from, to, f.q.toLowerCase());
+    const candidates = textHits || null;
+    const n = candidates ? candidates.length : to - from;
+    for (let j = 0; j < n; j += 1) {
+      const i = candidates ? candidates[j] : from + j;
+      if (key >= 0 && this.keyCol[i] !== key) continue;
+      if (cid >= 0 && this.cidCol[i] !== cid) continue;
+      if (f.rank !== null && this.rankCol[i] !== f.rank) continue;
+      if (this.viewLength >= this.view.length) this.view = growU32(this.view, this.viewLength + 1);
+      this.view[this.viewLength] = i;
+      this.viewLength += 1;
+    }
+  }
+
+  /** Lines in [from, to) whose JSON text contains `needle` (lower case), ascending. */
+  searchLines(from, to, needle) {
+    const hits = [];
+    const blocks = this.lines.blockFirst;
+    let b = upperBound(blocks, from) - 1;
+    for (; b < blocks.length && blocks[b] < to; b += 1) {
+      const { text, first } = this.lines.blockText(b);
+      const lower = text.toLowerCase();
+      let line = first;
+      let lineEnd = lower.indexOf('\n');
+      let at = lower.indexOf(needle);
+      while (at >= 0) {
+        while (lineEnd >= 0 && lineEnd < at) {
+          line += 1;
+          lineEnd = lower.indexOf('\n', lineEnd + 1);
+        }
+        if (line >= from && line < to) hits.push(line);
+        if (lineEnd < 0) break;
+        at = lower.indexOf(needle, lineEnd + 1);
+      }
+    }
+    return hits;
+  }
+
+  /** [key, count] of every event key seen, most frequent first. */
+  keyList() {
+    return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  }
+}
+
+function upperBound(sorted, value) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const PAGE = 200;
+const KEEP_PAGES = 64;
+
+/** Events paged from `GET <api>?kind=&compile_id=&rank=&q=&offset=&limit=`. */
+export class RemoteEvents {
+  constructor(api, { fetchImpl, keyCounts } = {}) {
+    this.api = api;
+    this.fetch = fetchImpl || ((...args) => fetch(...args));
+    this.filter = normalizeFilter();
+    this.totalCount = 0;
+    this.pages = new Map();
+    this.pending = new Map();
+    this.generation = 0;
+    this.listeners = new Set();
+    this.keyCounts = keyCounts || new Map();
+    this.remote = true;
+  }
+
+  get total() {
+    return this.totalCount;
+  }
+
+  get loadedEvents() {
+    return this.totalCount;
+  }
+
+  onChange(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit() {
+    for (const fn of this.listeners) fn(this);
+  }
+
+  query(offset, limit) {
+    const params = new URLSearchParams({ offset: String(offset), limit: String(limit) });
+    const f = this.filter;
+    if (f.kind !== null) params.set('kind', f.kind);
+    if (f.cid !== null) params.set('compile_id', f.cid);
+    if (f.rank !== null) params.set('rank', String(f.rank));
+    if (f.q !== null) params.set('q', f.q);
+    return `${this.api}?${params}`;
+  }
+
+  async fetchPage(page) {
+    const generation = this.generation;
+    const response = await this.fetch(this.query(page * PAGE, PAGE));
+    if (!response.ok) throw new Error(`events API: HTTP ${response.status}`);
+    const body = await response.json();
+    if (generation !== this.generation) return null;
+    this.totalCount = body.total;
+    this.pages.set(page, body.events);
+    if (this.pages.size > KEEP_PAGES) this.pages.delete(this.pages.keys().next().value);
+    return body;
+  }
+
+  /** Make sure the page holding row `i` is there (or on its way). */
+  load(i) {
+    const page = Math.floor(i / PAGE);
+    if (this.pages.has(page)) return Promise.resolve();
+    let promise = this.pending.get(page);
+    if (!promise) {
+      promise = this.fetchPage(page)
+        .then((body) => {
+          if (body) this.emit();
+        })
+        .finally(() => this.pending.delete(page));
+      this.pending.set(page, promise);
+    }
+    return promise;
+  }
+
+  row(i) {
+    if (i < 0 || i >= this.totalCount) return undefined;
+    const events = this.pages.get(Math.floor(i / PAGE));
+    if (!events) {
+      this.load(i).catch(() => {});
+      return undefined;
+    }
+    return events[i % PAGE];
+  }
+
+  async setFilter(filter) {
+    this.filter = normalizeFilter(filter);
+    this.generation += 1;
+    this.pages.clear();
+    this.pending.clear();
+    await this.fetchPage(0);
+    this.emit();
+    return this.totalCount;
+  }
+
+  keyList() {
+    return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  }
+}

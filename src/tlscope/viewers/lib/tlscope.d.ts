@@ -1,0 +1,296 @@
+// Types of tlscope's JS client (tlscope.js). The format itself: docs/FORMAT.md.
+
+/** One line of raw.jsonl: the log's envelope plus the fields tlscope adds. */
+export interface RawEvent {
+  timestamp?: string;
+  process?: number;
+  pathname?: string;
+  lineno?: number;
+  log_line?: number;
+  payload_filename?: string;
+  payload_size?: number;
+  rank?: number;
+  compiled_autograd_id?: number | null;
+  frame_id?: number | null;
+  frame_compile_id?: number | null;
+  attempt?: number | null;
+  has_payload?: string;
+  stack?: Frame[];
+  [eventKey: string]: unknown;
+}
+
+/** A stack frame as logged: `filename` indexes the string table. */
+export interface Frame {
+  filename?: number | string;
+  uninterned_filename?: string;
+  line?: number;
+  name?: string;
+  loc?: string;
+}
+
+export interface ResolvedFrame {
+  file: string;
+  line: number | null;
+  name: string;
+  loc: string;
+}
+
+export interface ManifestCompileId {
+  id: string;
+  dir: string;
+  first: string | null;
+  last: string | null;
+  events: number;
+}
+
+/** manifest.json (FORMAT.md section 2); only the fields viewers commonly read are spelled out. */
+export interface Manifest {
+  format: 'tlscope';
+  format_version: number;
+  tlscope_version: string;
+  torch_version: string | null;
+  ranks: number[];
+  compile_ids: ManifestCompileId[];
+  events: Record<string, { count: number; payload_bytes: number }>;
+  raw_jsonl_events: number;
+  problems: { total: number; counts: Record<string, number>; first: unknown[] };
+  [field: string]: unknown;
+}
+
+/** One compile id's entry in compiles.json (or derived when that file is absent). */
+export interface CompileEntry {
+  id: string;
+  status: string;
+  ranks?: Record<number, string>;
+  [field: string]: unknown;
+}
+
+export interface Filter {
+  kind?: string | null;
+  cid?: string | null;
+  rank?: number | string | null;
+  q?: string | null;
+}
+
+export interface NormalFilter {
+  kind: string | null;
+  cid: string | null;
+  rank: number | null;
+  q: string | null;
+}
+
+/** What LocalEvents and RemoteEvents both offer: the table model. */
+export interface EventTable {
+  readonly total: number;
+  readonly loadedEvents: number;
+  filter: NormalFilter;
+  /** The event of row `i` of the current view; undefined while its page is on its way. */
+  row(i: number): RawEvent | undefined;
+  setFilter(filter: Filter): Promise<number>;
+  onChange(fn: (table: EventTable) => void): () => void;
+  keyList(): Array<[string, number]>;
+}
+
+export class LocalEvents implements EventTable {
+  readonly total: number;
+  readonly loadedEvents: number;
+  filter: NormalFilter;
+  lines: LineStore;
+  row(i: number): RawEvent | undefined;
+  event(line: number): RawEvent;
+  lineOf(row: number): number;
+  rowOfLine(line: number): number;
+  rankOfLine(line: number): number;
+  partOfLine(line: number): number;
+  setFilter(filter: Filter): Promise<number>;
+  onChange(fn: (table: EventTable) => void): () => void;
+  keyList(): Array<[string, number]>;
+}
+
+export class RemoteEvents implements EventTable {
+  constructor(api: string, options?: { fetchImpl?: typeof fetch; keyCounts?: Map<string, number> });
+  readonly total: number;
+  readonly loadedEvents: number;
+  readonly remote: true;
+  filter: NormalFilter;
+  row(i: number): RawEvent | undefined;
+  load(i: number): Promise<void>;
+  setFilter(filter: Filter): Promise<number>;
+  onChange(fn: (table: EventTable) => void): () => void;
+  keyList(): Array<[string, number]>;
+}
+
+export class LineStore {
+  count: number;
+  bytes: number;
+  push(chunk: Uint8Array): number;
+  finish(): number;
+  expectHeader(take: (text: string) => void): void;
+  lineBytes(i: number): Uint8Array;
+  text(i: number): string;
+}
+export function streamLines(stream: ReadableStream<Uint8Array>, store: LineStore, onLines: (from: number, to: number) => unknown): Promise<number>;
+
+/** Where a trace's files come from. */
+export interface Source {
+  readonly kind: 'http' | 'files' | 'inline';
+  stream(path: string): Promise<ReadableStream<Uint8Array>>;
+  bytes(path: string): Promise<Uint8Array>;
+  text(path: string): Promise<string>;
+  json(path: string): Promise<unknown>;
+  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
+  sub(prefix: string): Source;
+  url(path: string): string | null;
+}
+export class HttpSource implements Source {
+  constructor(base: string, options?: { fetchImpl?: typeof fetch });
+  readonly kind: 'http';
+  readonly base: URL;
+  stream(path: string): Promise<ReadableStream<Uint8Array>>;
+  bytes(path: string): Promise<Uint8Array>;
+  text(path: string): Promise<string>;
+  json(path: string): Promise<unknown>;
+  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
+  sub(prefix: string): Source;
+  url(path: string): string;
+}
+export class FileSource implements Source {
+  constructor(files: Map<string, Blob>);
+  static fromFiles(files: Iterable<File> | ArrayLike<File>): FileSource;
+  readonly kind: 'files';
+  stream(path: string): Promise<ReadableStream<Uint8Array>>;
+  bytes(path: string): Promise<Uint8Array>;
+  text(path: string): Promise<string>;
+  json(path: string): Promise<unknown>;
+  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
+  sub(prefix: string): Source;
+  url(path: string): null;
+}
+export class InlineSource implements Source {
+  /** Path -> base64 text (gzip or plain, sniffed) or bytes. */
+  constructor(files: Map<string, string | Uint8Array>);
+  readonly kind: 'inline';
+  stream(path: string): Promise<ReadableStream<Uint8Array>>;
+  bytes(path: string): Promise<Uint8Array>;
+  text(path: string): Promise<string>;
+  json(path: string): Promise<unknown>;
+  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
+  sub(prefix: string): Source;
+  url(path: string): null;
+}
+export class NotFound extends Error {
+  path: string;
+}
+export function isGzip(bytes: Uint8Array): boolean;
+export function maybeGunzip(stream: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>>;
+export function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array>;
+
+export interface TracePart {
+  rank: number | null;
+  prefix: string;
+  source: Source;
+  manifest: Manifest | null;
+  stringTable?: Array<string | null>;
+  compileDirectory?: Record<string, { artifacts: Array<{ name: string; url: string; number: number; suffix: string; readable_url: string | null }> }> | null;
+}
+
+export interface OpenOptions {
+  mode?: 'auto' | 'local' | 'remote';
+  limits?: { events?: number; bytes?: number };
+  api?: string | null;
+  fetchImpl?: typeof fetch;
+  onProgress?: (eventsLoaded: number) => void;
+}
+
+export class Trace {
+  readonly source: Source;
+  readonly multiRank: boolean;
+  readonly parts: TracePart[];
+  readonly manifest: Manifest | null;
+  readonly mode: 'local' | 'remote';
+  readonly events: EventTable;
+  /** Resolves when every event is in (local) or at once (remote). */
+  readonly loaded: Promise<Trace>;
+  readonly ranks: number[];
+  readonly expectedEvents: number | null;
+  readonly compileIds: string[];
+  readonly compiles: Map<string, CompileEntry>;
+  /** Where statuses come from: 'compiles.json', 'multi_rank_summary.json' or 'none' (derived). */
+  readonly statusSource: string;
+  status(compileId: string): string | null;
+  stringTable(part?: number): Array<string | null>;
+  resolveFrames(frames: Frame[] | undefined, part?: number): ResolvedFrame[];
+  partOfRank(rank: number | undefined): number;
+  payload(event: RawEvent, part?: number): Promise<string | null>;
+  fileUrl(path: string, part?: number): string | null;
+  chromiumEvents(): Promise<Uint8Array>;
+}
+
+export const DEFAULT_LIMITS: { events: number; bytes: number };
+export function openTrace(where: string | URL | Source, options?: OpenOptions): Promise<Trace>;
+export function eventsApiFor(traceUrl: string): string | null;
+export function resolveFrames(frames: Frame[] | undefined, table: Array<string | null>): ResolvedFrame[];
+export function statusFromMetrics(metrics: unknown): string | null;
+
+export const CONTEXT_KEYS: Set<string>;
+export function eventKey(event: RawEvent): string;
+export function eventLabel(event: RawEvent): string;
+export function compileIdOf(event: RawEvent): string;
+export function eventSummary(event: RawEvent, limit?: number): string;
+export function isSafeRelative(path: string): boolean;
+export function manifestCompileIds(manifest: Manifest | null): string[];
+export function compareCompileIds(a: string, b: string): number;
+export function normalizeFilter(filter?: Filter): NormalFilter;
+
+export type ViewState = Record<string, string>;
+export function readState(hash: string): ViewState;
+export function formatState(state: Record<string, string | number | null | undefined>): string;
+export function writeState(state: Record<string, string | number | null | undefined>, win?: Window): string;
+export function queryParam(name: string, win?: Window): string | null;
+
+export const PERFETTO_ORIGIN: string;
+export function perfettoUrl(wanted?: string | null): string | null;
+export function openInPerfetto(
+  buffer: ArrayBuffer,
+  options?: { url?: string; title?: string; fileName?: string; timeoutMs?: number; win?: Window },
+): Promise<Window>;
+
+export type Token = [cls: string, text: string];
+export function highlightPython(line: string, state?: string | null): { tokens: Token[]; state: string | null };
+export function highlightJson(line: string): { tokens: Token[]; state: null };
+export function guessLanguage(text: string, hint?: string): 'json' | 'python' | 'text';
+export class LazyHighlighter {
+  constructor(text: string, language: 'json' | 'python' | 'text');
+  readonly lines: string[];
+  tokens(line: number): Token[];
+}
+
+export const MAX_HEIGHT: number;
+export function scrollMapping(a: { count: number; rowHeight: number; viewport: number; scrollTop: number }): { first: number; offset: number; virtual: number; scale: number };
+export function scrollTopFor(a: { count: number; rowHeight: number; viewport: number; index: number }): number;
+export class VirtualList {
+  constructor(
+    container: HTMLElement,
+    options: { rowHeight?: number; overscan?: number; createRow: () => HTMLElement; renderRow: (el: HTMLElement, index: number) => void },
+  );
+  count: number;
+  setCount(count: number): void;
+  draw(): void;
+  visibleRange(): { first: number; last: number };
+  scrollToIndex(index: number, align?: 'auto' | 'top' | 'center'): void;
+  destroy(): void;
+}
+
+export interface TestHook {
+  ready: boolean;
+  total: number;
+  compileIds: string[];
+  [field: string]: unknown;
+}
+export function setTestHook(fields: Partial<TestHook>, win?: Window): TestHook;
+
+declare global {
+  interface Window {
+    __tlscope?: TestHook;
+  }
+}

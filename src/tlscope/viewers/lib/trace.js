@@ -1,0 +1,318 @@
+// Opening a trace: one output folder, or a multi-rank output folder (rank_N/ subfolders), from
+// any source. Reads the manifest and index files first (small), then streams raw.jsonl into the
+// table model, or pages it through the server's events API when it is too big to hold.
+
+import { compareCompileIds, compileIdOf, eventKey, isSafeRelative, manifestCompileIds } from './format.js';
+import { HttpSource, NotFound } from './source.js';
+import { streamLines } from './lines.js';
+import { LocalEvents, RemoteEvents } from './store.js';
+
+/** Above either limit, a trace served by `tlscope serve` is paged through its events API. */
+export const DEFAULT_LIMITS = { events: 300000, bytes: 160 * 1024 * 1024 };
+
+/** The events API URL of a trace served at `/traces/<id>/` by tlscope serve, or null. */
+export function eventsApiFor(traceUrl) {
+  const url = new URL(traceUrl, typeof location === 'undefined' ? 'http://localhost/' : location.href);
+  const match = url.pathname.match(/^(.*)\/traces\/([^/]+)\/?$/);
+  if (!match) return null;
+  return `${url.origin}${match[1]}/api/traces/${match[2]}/events`;
+}
+
+async function findParts(source) {
+  const manifest = await source.jsonOr('manifest.json', null);
+  if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest }] };
+  const summary = await source.jsonOr('multi_rank_summary.json', null);
+  if (Array.isArray(summary)) {
+    const ranks = summary.map((entry) => entry.rank).filter((r) => Number.isInteger(r));
+    const parts = await Promise.all(
+      ranks.map(async (rank) => {
+        const sub = source.sub(`rank_${rank}/`);
+        return { rank, prefix: `rank_${rank}/`, source: sub, manifest: await sub.jsonOr('manifest.json', null) };
+      }),
+    );
+    return { multiRank: true, summary, parts };
+  }
+  // Without a manifest (e.g. a dropped raw.jsonl), everything is taken from the events.
+  return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: null }] };
+}
+
+function compilesFromFile(data) {
+  const list = Array.isArray(data) ? data : data && Array.isArray(data.compiles) ? data.compiles : null;
+  if (!list) return null;
+  const out = new Map();
+  for (const entry of list) if (entry && typeof entry.id === 'string') out.set(entry.id, entry);
+  return out;
+}
+
+/** A status derived from compilation_metrics, used when compiles.json is absent. */
+export function statusFromMetrics(meta) {
+  if (!meta || typeof meta !== 'object') return null;
+  if (meta.fail_type) return 'failed';
+  if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'restarted';
+  if (meta.has_guarded_code === false) return 'empty';
+  return 'ok';
+}
+
+const METRICS_KEYS = new Set(['compilation_metrics', 'bwd_compilation_metrics', 'aot_autograd_backward_compilation_metrics']);
+
+export class Trace {
+  constructor(source, found) {
+    this.source = source;
+    this.multiRank = found.multiRank;
+    this.summary = found.summary;
+    this.parts = found.parts;
+    this.manifest = found.parts[0].manifest;
+    this.events = null;
+    this.mode = 'local';
+    this.compiles = new Map(); // display id -> {id, status, rank?, ...}
+    this.statusSource = 'none';
+    this.derived = new Map(); // display id -> status derived from metrics while loading
+    this.seenCids = new Set();
+  }
+
+  get ranks() {
+    if (this.multiRank) return this.parts.map((p) => p.rank);
+    return this.manifest && Array.isArray(this.manifest.ranks) ? this.manifest.ranks : [];
+  }
+
+  /** Events in raw.jsonl according to the manifests (null when a manifest is missing). */
+  get expectedEvents() {
+    let n = 0;
+    for (const part of this.parts) {
+      if (!part.manifest || !Number.isInteger(part.manifest.raw_jsonl_events)) return null;
+      n += part.manifest.raw_jsonl_events;
+    }
+    return n;
+  }
+
+  /** Compile ids listed by the manifests (union over ranks), sorted, `[-/-]` first. */
+  get compileIds() {
+    const ids = new Set();
+    for (const part of this.parts) for (const id of manifestCompileIds(part.manifest)) ids.add(id);
+    if (ids.size === 0) for (const id of this.seenCids) ids.add(id);
+    return [...ids].sort(compareCompileIds);
+  }
+
+  /** The status of a compile id: compiles.json, then the multi-rank summary, then metrics. */
+  status(id) {
+    const entry = this.compiles.get(id);
+    if (entry && entry.status) return entry.status;
+    if (this.derived.has(id)) return this.derived.get(id);
+    // Loaded in the tab and no metrics logged for it: say so (tlparse's "missing").
+    return this.mode === 'local' && this.complete && id !== '[-/-]' ? 'missing' : null;
+  }
+
+  async readIndexes() {
+    for (const part of this.parts) {
+      part.compileDirectory = await part.source.jsonOr('compile_directory.json', null);
+      const compiles = compilesFromFile(await part.source.jsonOr('compiles.json', null));
+      if (compiles) {
+        this.statusSource = 'compiles.json';
+        for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
+      }
+    }
+    if (this.statusSource === 'none' && this.summary) this.readSummaryStatuses();
+  }
+
+  readSummaryStatuses() {
+    for (const entry of this.summary) {
+      if (!entry || typeof entry.compiles !== 'object' || entry.compiles === null) continue;
+      for (const [id, info] of Object.entries(entry.compiles)) {
+        if (info && typeof info.status === 'string') this.mergeStatus(id, info, entry.rank);
+      }
+      this.statusSource = 'multi_rank_summary.json';
+    }
+  }
+
+  mergeStatus(id, entry, rank) {
+    // Across ranks, a compile id shows its worst status and the ranks it has each status on.
+    const prev = this.compiles.get(id);
+    const ranks = prev ? { ...prev.ranks } : {};
+    if (rank !== null && rank !== undefined) ranks[rank] = entry.status;
+    const status = prev && prev.status !== 'ok' && entry.status === 'ok' ? prev.status : entry.status;
+    this.compiles.set(id, { ...entry, id, status, ranks });
+  }
+
+  observe(event) {
+    const cid = compileIdOf(event);
+    this.seenCids.add(cid);
+    const key = eventKey(event);
+    if (METRICS_KEYS.has(key)) {
+      const status = statusFromMetrics(event[key]);
+      const prev = this.derived.get(cid);
+      if (status && (!prev || prev === 'ok')) this.derived.set(cid, status);
+    }
+  }
+
+  /** The string table of the part (rank folder) an event came from. */
+  stringTable(part = 0) {
+    return this.parts[part] ? this.parts[part].stringTable || [] : [];
+  }
+
+  /** Frames with their file names resolved (FORMAT.md section 8). */
+  resolveFrames(frames, part = 0) {
+    return resolveFrames(frames, this.stringTable(part));
+  }
+
+  partOfRank(rank) {
+    const i = this.parts.findIndex((p) => p.rank === rank);
+    return i < 0 ? 0 : i;
+  }
+
+  /** The text of an event's payload, fetched now (null when it has none). */
+  async payload(event, part = this.partOfRank(event.rank)) {
+    const name = event.payload_filename;
+    if (typeof name !== 'string' || !isSafeRelative(name)) return null;
+    const bytes = await this.parts[part].source.bytes(name);
+    return new TextDecoder().decode(bytes);
+  }
+
+  /** A link to a file of the trace (report pages), or null when it cannot be linked. */
+  fileUrl(path, part = 0) {
+    if (!isSafeRelative(path)) return null;
+    const src = this.parts[part].source;
+    return src.url ? src.url(path) : null;
+  }
+
+  /** The bytes of chromium_events.json (the combined one for a multi-rank folder). */
+  async chromiumEvents() {
+    return this.source.bytes('chromium_events.json');
+  }
+}
+
+/** Frames with `file` resolved through `table`; `uninterned_filename` takes precedence. */
+export function resolveFrames(frames, table) {
+  if (!Array.isArray(frames)) return [];
+  return frames.map((frame) => {
+    const f = frame && typeof frame === 'object' ? frame : {};
+    let file = '(unknown)';
+    if (typeof f.uninterned_filename === 'string') file = f.uninterned_filename;
+    else if (Number.isInteger(f.filename) && typeof table[f.filename] === 'string') file = table[f.filename];
+    else if (typeof f.filename === 'string') file = f.filename;
+    return { file, line: Number.isInteger(f.line) ? f.line : null, name: String(f.name ?? ''), loc: typeof f.loc === 'string' ? f.loc : '' };
+  });
+}
+
+async function chooseMode(trace, options) {
+  if (options.mode === 'local' || trace.source.kind !== 'http') return 'local';
+  const api = options.api === undefined ? eventsApiFor(trace.source.base.href) : options.api;
+  if (!api) return 'local';
+  const limits = { ...DEFAULT_LIMITS, ...(options.limits || {}) };
+  const expected = trace.expectedEvents;
+  const big = options.mode === 'remote' || (expected !== null && expected > limits.events) || (await rawBytes(trace)) > limits.bytes;
+  if (!big) return 'local';
+  const probe = await trace.source.fetch(`${api}?offset=0&limit=1`).catch(() => null);
+  if (!probe || !probe.ok) return 'local';
+  trace.api = api;
+  return 'remote';
+}
+
+async function rawBytes(trace) {
+  let total = 0;
+  for (const part of trace.parts) {
+    const url = part.source.url('raw.jsonl');
+    const head = await trace.source.fetch(url, { method: 'HEAD' }).catch(() => null);
+    total += head && head.ok ? Number(head.headers.get('content-length') || 0) : 0;
+  }
+  return total;
+}
+
+function parseStringTable(text) {
+  try {
+    const table = JSON.parse(text).string_table;
+    return Array.isArray(table) ? table : [];
+  } catch {
+    return [];
+  }
+}
+
+async function loadLocal(trace, onProgress) {
+  const events = trace.events;
+  for (let p = 0; p < trace.parts.length; p += 1) {
+    const part = trace.parts[p];
+    events.lines.expectHeader((text) => {
+      part.stringTable = parseStringTable(text);
+    });
+    const stream = await part.source.stream('raw.jsonl');
+    let lastEmit = 0;
+    await streamLines(stream, events.lines, async (from, to) => {
+      events.index(from, to, p, part.rank);
+      const now = Date.now();
+      if (now - lastEmit > 50 || from === 0) {
+        lastEmit = now;
+        events.emit();
+        if (onProgress) onProgress(events.parsed);
+        await new Promise((r) => setTimeout(r, 0)); // let the page draw between chunks
+      }
+    });
+  }
+  events.emit();
+}
+
+async function keyCountsFromManifests(trace) {
+  const counts = new Map();
+  for (const part of trace.parts) {
+    const events = part.manifest && part.manifest.events ? part.manifest.events : {};
+    for (const [key, info] of Object.entries(events)) {
+      if (key === 'str' || key === 'chromium_event') continue;
+      counts.set(key, (counts.get(key) || 0) + (info.count || 0));
+    }
+  }
+  return counts;
+}
+
+async function loadStringTables(trace) {
+  // Remote mode still needs each part's string table: the first line of raw.jsonl.
+  for (const part of trace.parts) {
+    const reader = (await part.source.stream('raw.jsonl')).getReader();
+    const chunks = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      if (value.includes(0x0a)) break;
+    }
+    reader.cancel().catch(() => {});
+    const text = new TextDecoder().decode(new Uint8Array(await new Blob(chunks).arrayBuffer()));
+    part.stringTable = parseStringTable(text.split('\n')[0]);
+  }
+}
+
+/**
+ * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
+ * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}),
+ * `api` (events API URL, or null for none), `fetchImpl`, `onProgress(eventsLoaded)`.
+ * Resolves once the manifest and the first rows are available; `trace.loaded` resolves when
+ * every event is in (local mode) or at once (remote mode).
+ */
+export async function openTrace(where, options = {}) {
+  const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
+  const found = await findParts(source);
+  const trace = new Trace(source, found);
+  await trace.readIndexes();
+  trace.mode = await chooseMode(trace, options);
+  if (trace.mode === 'remote') {
+    trace.events = new RemoteEvents(trace.api, { fetchImpl: source.fetch, keyCounts: await keyCountsFromManifests(trace) });
+    await loadStringTables(trace);
+    await trace.events.setFilter({});
+    trace.loaded = Promise.resolve(trace);
+    return trace;
+  }
+  trace.events = new LocalEvents();
+  trace.events.onEvent = (event) => trace.observe(event);
+  let firstRows;
+  const first = new Promise((resolve) => {
+    firstRows = resolve;
+  });
+  const stop = trace.events.onChange(() => firstRows());
+  trace.loaded = loadLocal(trace, options.onProgress).then(() => {
+    trace.complete = true;
+    return trace;
+  });
+  trace.loaded.catch(() => firstRows());
+  await Promise.race([first, trace.loaded]);
+  stop();
+  return trace;
+}
+
+export { NotFound };

@@ -1,0 +1,126 @@
+// A virtual list for plain-JS viewers: only the rows on screen exist in the DOM, recycled as the
+// list scrolls. Browsers cap an element's height (Chrome at about 33.5 million px), so past
+// MAX_HEIGHT the scroll range is scaled: the scrollbar spans the whole list, each scrolled
+// pixel moves proportionally more rows, and the rows themselves stay at their true height.
+
+export const MAX_HEIGHT = 10_000_000;
+
+/** The first row and its pixel offset for a scroll position (pure; exported for tests). */
+export function scrollMapping({ count, rowHeight, viewport, scrollTop }) {
+  const real = count * rowHeight;
+  const virtual = Math.min(real, MAX_HEIGHT);
+  const maxScroll = Math.max(0, virtual - viewport);
+  const realMax = Math.max(0, real - viewport);
+  const top = maxScroll > 0 ? (Math.min(Math.max(scrollTop, 0), maxScroll) / maxScroll) * realMax : 0;
+  const first = Math.floor(top / rowHeight);
+  return { first, offset: top - first * rowHeight, virtual, scale: maxScroll > 0 ? realMax / maxScroll : 1 };
+}
+
+/** The scrollTop that puts row `index` at the top (pure; exported for tests). */
+export function scrollTopFor({ count, rowHeight, viewport, index }) {
+  const real = count * rowHeight;
+  const virtual = Math.min(real, MAX_HEIGHT);
+  const maxScroll = Math.max(0, virtual - viewport);
+  const realMax = Math.max(0, real - viewport);
+  if (realMax === 0) return 0;
+  return (Math.min(index * rowHeight, realMax) / realMax) * maxScroll;
+}
+
+export class VirtualList {
+  /**
+   * `container` scrolls; `createRow()` makes a row element, `renderRow(el, index)` fills it.
+   * Options: `rowHeight` (px, fixed), `overscan` (rows drawn beyond the edges).
+   */
+  constructor(container, { rowHeight = 24, createRow, renderRow, overscan = 4 }) {
+    this.container = container;
+    this.rowHeight = rowHeight;
+    this.createRow = createRow;
+    this.renderRow = renderRow;
+    this.overscan = overscan;
+    this.count = 0;
+    this.pool = [];
+    this.first = 0;
+    const doc = container.ownerDocument;
+    this.layer = doc.createElement('div');
+    this.layer.className = 'vl-layer';
+    this.layer.style.cssText = 'position:sticky;top:0;left:0;right:0;overflow:hidden;';
+    this.spacer = doc.createElement('div');
+    this.spacer.className = 'vl-spacer';
+    container.replaceChildren(this.layer, this.spacer);
+    container.style.overflowY = 'auto';
+    this.onScroll = () => this.draw();
+    container.addEventListener('scroll', this.onScroll, { passive: true });
+    this.resize = new ResizeObserver(() => this.layout());
+    this.resize.observe(container);
+    this.layout();
+  }
+
+  get viewport() {
+    return this.container.clientHeight;
+  }
+
+  layout() {
+    const h = this.viewport;
+    this.layer.style.height = `${h}px`;
+    const { virtual } = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: h, scrollTop: 0 });
+    this.spacer.style.height = `${Math.max(0, virtual - h)}px`;
+    const need = Math.ceil(h / this.rowHeight) + 1 + this.overscan;
+    while (this.pool.length < need) {
+      const el = this.createRow();
+      el.style.position = 'absolute';
+      el.style.left = '0';
+      el.style.right = '0';
+      el.style.height = `${this.rowHeight}px`;
+      this.layer.appendChild(el);
+      this.pool.push(el);
+    }
+    this.draw();
+  }
+
+  setCount(count) {
+    this.count = count;
+    this.layout();
+  }
+
+  /** Row indices drawn on screen (fully or partly visible). */
+  visibleRange() {
+    const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.container.scrollTop });
+    const last = Math.min(this.count, m.first + Math.ceil((this.viewport + m.offset) / this.rowHeight)) - 1;
+    return { first: m.first, last };
+  }
+
+  draw() {
+    const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.container.scrollTop });
+    this.first = m.first;
+    for (let k = 0; k < this.pool.length; k += 1) {
+      const el = this.pool[k];
+      const index = m.first + k;
+      if (index >= this.count) {
+        el.style.display = 'none';
+        continue;
+      }
+      el.style.display = '';
+      el.style.transform = `translateY(${k * this.rowHeight - m.offset}px)`;
+      this.renderRow(el, index);
+    }
+  }
+
+  scrollToIndex(index, align = 'auto') {
+    const { first, last } = this.visibleRange();
+    const rows = Math.floor(this.viewport / this.rowHeight);
+    let top = index;
+    if (align === 'auto') {
+      if (index > first && index < last) return;
+      top = index <= first ? index : index - rows + 1;
+    } else if (align === 'center') top = index - Math.floor(rows / 2);
+    const target = scrollTopFor({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, index: Math.max(0, top) });
+    // Scaled scroll positions are fractional; the mapping rounds down, so nudge up a little.
+    this.container.scrollTop = Math.ceil(target);
+    this.draw();
+  }
+
+  destroy() {
+    this.container.removeEventListener('scroll', this.onScroll);
+    this.resize.disconnect();
+  }
+}

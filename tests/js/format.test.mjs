@@ -1,0 +1,124 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  compareCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, formatState, guessLanguage,
+  highlightJson, highlightPython, isSafeRelative, LazyHighlighter, perfettoUrl, readState, resolveFrames,
+  scrollMapping, scrollTopFor, statusFromMetrics, MAX_HEIGHT, eventsApiFor, normalizeFilter,
+} from '../../src/tlscope/viewers/lib/tlscope.js';
+
+test('event key is the one non-context key', () => {
+  assert.equal(eventKey({ timestamp: 't', frame_id: 0, dynamo_start: {}, log_line: 3 }), 'dynamo_start');
+  assert.equal(eventKey({ timestamp: 't' }), '(none)');
+  assert.equal(eventLabel({ artifact: { name: 'recompile_reasons' } }), 'artifact: recompile_reasons');
+});
+
+test('compile ids render as FORMAT.md section 7 says', () => {
+  assert.equal(compileIdOf({ frame_id: 0, frame_compile_id: 0, attempt: 0 }), '[0/0]');
+  assert.equal(compileIdOf({ frame_id: 0, frame_compile_id: 1, attempt: 1 }), '[0/1_1]');
+  assert.equal(compileIdOf({ compiled_autograd_id: 0, frame_id: 2, frame_compile_id: 0 }), '[!0/2/0]');
+  assert.equal(compileIdOf({}), '[-/-]');
+  assert.equal(compileIdOf({ compiled_autograd_id: null, frame_id: null, frame_compile_id: null }), '[-/-]');
+  assert.equal(compileIdOf({ frame_id: 3 }), '[3/-]');
+  const ids = ['[1/0]', '[0/0_1]', '[-/-]', '[!0/2/0]', '[0/0]', '[10/0]', '[2/0]'];
+  assert.deepEqual(ids.sort(compareCompileIds), ['[-/-]', '[0/0]', '[0/0_1]', '[1/0]', '[2/0]', '[10/0]', '[!0/2/0]']);
+});
+
+test('summaries are short plain text', () => {
+  const s = eventSummary({ compilation_metrics: { fail_type: 'X', fail_reason: 'y'.repeat(500), co_name: 'f' } }, 100);
+  assert.ok(s.length <= 100);
+  assert.match(s, /^fail_type=X fail_reason=y+/);
+  assert.equal(eventSummary({ export: null }), '');
+});
+
+test('only relative paths inside the folder are safe', () => {
+  for (const ok of ['payloads/a.txt', '-_0_0_0/x.html', 'rank_0/raw.jsonl']) assert.ok(isSafeRelative(ok), ok);
+  for (const bad of ['/etc/passwd', '../x', 'a/../../b', 'javascript:alert(1)', 'https://evil/', 'a\\b', '', './a', 'C:/x']) {
+    assert.ok(!isSafeRelative(bad), bad);
+  }
+});
+
+test('frames resolve through the string table', () => {
+  const table = ['a.py', null, 'c.py'];
+  const frames = [
+    { filename: 0, line: 1, name: 'f', loc: 'x = 1' },
+    { filename: 1, line: 2, name: 'g' },
+    { filename: 9, line: 3, name: 'h' },
+    { uninterned_filename: 'u.py', filename: 0, line: 4, name: 'i' },
+  ];
+  assert.deepEqual(resolveFrames(frames, table).map((f) => f.file), ['a.py', '(unknown)', '(unknown)', 'u.py']);
+  assert.deepEqual(resolveFrames('nope', table), []);
+});
+
+test('statuses derived from compilation metrics', () => {
+  assert.equal(statusFromMetrics({ fail_type: 'E' }), 'failed');
+  assert.equal(statusFromMetrics({ restart_reasons: ['graph break'] }), 'restarted');
+  assert.equal(statusFromMetrics({ has_guarded_code: false }), 'empty');
+  assert.equal(statusFromMetrics({ restart_reasons: [] }), 'ok');
+  assert.equal(statusFromMetrics(null), null);
+});
+
+test('URL state round-trips, empty values dropped', () => {
+  const state = { kind: 'artifact', cid: '[0/1_1]', q: 'a b&c=#', rank: 3, sel: '', row: null };
+  const hash = formatState(state);
+  assert.ok(!hash.includes('sel') && !hash.includes('row'));
+  assert.deepEqual(readState(hash), { cid: '[0/1_1]', kind: 'artifact', q: 'a b&c=#', rank: '3' });
+  assert.equal(formatState({}), '');
+});
+
+test('filters normalise', () => {
+  assert.deepEqual(normalizeFilter({ kind: '', cid: '[0/0]', rank: '2', q: null }), { kind: null, cid: '[0/0]', rank: 2, q: null });
+  assert.deepEqual(normalizeFilter({ rank: 'x' }), { kind: null, cid: null, rank: null, q: null });
+});
+
+test('Perfetto target: the public UI or a loopback one, nothing else', () => {
+  assert.equal(perfettoUrl(null), 'https://ui.perfetto.dev/');
+  assert.equal(perfettoUrl('http://127.0.0.1:9001/x.html'), 'http://127.0.0.1:9001/x.html');
+  assert.equal(perfettoUrl('http://localhost:10000/'), 'http://localhost:10000/');
+  assert.equal(perfettoUrl('https://evil.example/'), null);
+  assert.equal(perfettoUrl('javascript:alert(1)'), null);
+  assert.equal(perfettoUrl('http://127.0.0.1.evil.example/'), null);
+});
+
+test('events API URL of a served trace', () => {
+  assert.equal(eventsApiFor('http://127.0.0.1:5/traces/abc/'), 'http://127.0.0.1:5/api/traces/abc/events');
+  assert.equal(eventsApiFor('http://127.0.0.1:5/some/folder/'), null);
+});
+
+test('highlighting keeps every character and finds the obvious tokens', () => {
+  const line = 'def forward(self, x: "f32[3]"):  # comment';
+  const { tokens } = highlightPython(line);
+  assert.equal(tokens.map((t) => t[1]).join(''), line);
+  assert.deepEqual(tokens.filter((t) => t[0] === 'kw').map((t) => t[1]), ['def']);
+  assert.deepEqual(tokens.filter((t) => t[0] === 'fn').map((t) => t[1]), ['forward']);
+  assert.ok(tokens.some((t) => t[0] === 'com' && t[1] === '# comment'));
+  const j = highlightJson('  "a": [1, "b", true],');
+  assert.equal(j.tokens.map((t) => t[1]).join(''), '  "a": [1, "b", true],');
+  assert.deepEqual(j.tokens.filter((t) => t[0]).map((t) => t[0]), ['key', 'num', 'str', 'kw']);
+});
+
+test('multi-line strings carry state to the lines on screen only', () => {
+  const code = ['x = 1', "s = '''", 'inside def', "'''", 'def f(): pass'];
+  const text = Array.from({ length: 300 }, () => code.join('\n')).join('\n');
+  const h = new LazyHighlighter(text, 'python');
+  assert.deepEqual(h.tokens(2), [['str', 'inside def']]);
+  const far = 5 * 299 + 2;
+  assert.deepEqual(h.tokens(far), [['str', 'inside def']]);
+  assert.equal(h.tokens(far + 2).find((t) => t[0] === 'kw')[1], 'def');
+  assert.equal(guessLanguage('{"a": 1}'), 'json');
+  assert.equal(guessLanguage('class GraphModule(torch.nn.Module):\n    def forward'), 'python');
+});
+
+test('scaled scroll reaches the last of a million rows', () => {
+  const args = { count: 1_000_000, rowHeight: 24, viewport: 600 };
+  const top = scrollMapping({ ...args, scrollTop: 0 });
+  assert.equal(top.first, 0);
+  assert.equal(top.virtual, MAX_HEIGHT);
+  const end = scrollMapping({ ...args, scrollTop: MAX_HEIGHT - 600 });
+  assert.equal(end.first + Math.ceil((600 + end.offset) / 24) - 1, 999_999);
+  for (const index of [0, 1, 12345, 500_000, 999_975]) {
+    const st = Math.ceil(scrollTopFor({ ...args, index }));
+    assert.equal(scrollMapping({ ...args, scrollTop: st }).first, index, `row ${index}`);
+  }
+  const small = scrollMapping({ count: 100, rowHeight: 24, viewport: 600, scrollTop: 48 });
+  assert.deepEqual([small.first, small.offset, small.scale], [2, 0, 1]);
+});

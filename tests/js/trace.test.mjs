@@ -1,0 +1,150 @@
+// openTrace against folders on disk through a fetch that reads them (no server), and against a
+// fake events API. TLSCOPE_JS_TRACES (set by tests/test_js.py) names real output folders made
+// from the corpus: `single` and `multi`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { openTrace, InlineSource, FileSource, compileIdOf, eventKey } from '../../src/tlscope/viewers/lib/tlscope.js';
+
+function folderFetch(root, { api } = {}) {
+  return async (url, init = {}) => {
+    const u = new URL(url);
+    if (api && u.pathname === api.path) return api.answer(u.searchParams);
+    const file = join(root, decodeURIComponent(u.pathname));
+    if (!existsSync(file)) return new Response('no', { status: 404 });
+    const body = readFileSync(file);
+    const headers = { 'content-length': String(body.length) };
+    return new Response(init.method === 'HEAD' ? null : body, { status: 200, headers });
+  };
+}
+
+function synthetic() {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const events = [];
+  for (let i = 0; i < 50; i += 1) {
+    const ev = { timestamp: `t${i}`, frame_id: i % 3, frame_compile_id: 0, attempt: 0, log_line: i + 1, process: 7 };
+    if (i % 5 === 0) Object.assign(ev, { artifact: { name: `a${i}`, encoding: 'string' }, payload_filename: 'payloads/p.txt', payload_size: 5 });
+    else if (i === 7) ev.compilation_metrics = { fail_type: 'Boom' };
+    else ev.dynamo_start = { stack: [{ filename: 1, line: 3, name: 'fn' }] };
+    events.push(ev);
+  }
+  const raw = [JSON.stringify({ string_table: ['a.py', 'b.py'] }), ...events.map((e) => JSON.stringify(e))].join('\n') + '\n';
+  const manifest = {
+    format: 'tlscope', format_version: 1, raw_jsonl_events: 50, ranks: [],
+    compile_ids: ['[0/0]', '[1/0]', '[2/0]'].map((id) => ({ id })),
+    events: { artifact: { count: 10 }, dynamo_start: { count: 39 }, compilation_metrics: { count: 1 }, str: { count: 2 } },
+  };
+  mkdirSync(join(dir, 'tr', 'payloads'), { recursive: true });
+  writeFileSync(join(dir, 'tr', 'manifest.json'), JSON.stringify(manifest));
+  writeFileSync(join(dir, 'tr', 'raw.jsonl.gz'), gzipSync(raw)); // only the .gz exists
+  writeFileSync(join(dir, 'tr', 'payloads', 'p.txt'), 'hello');
+  return { dir, events, raw };
+}
+
+test('a folder over HTTP: gz fallback, string table, filters, payloads, statuses', async () => {
+  const { dir, events } = synthetic();
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir) });
+  await trace.loaded;
+  assert.equal(trace.mode, 'local');
+  assert.equal(trace.events.total, 50);
+  assert.deepEqual(trace.compileIds, ['[0/0]', '[1/0]', '[2/0]']);
+  assert.deepEqual(trace.stringTable(), ['a.py', 'b.py']);
+  assert.deepEqual(trace.events.row(49), events[49]);
+  assert.equal(trace.resolveFrames(events[1].dynamo_start.stack)[0].file, 'b.py');
+  assert.equal(await trace.payload(events[0]), 'hello');
+  assert.equal(trace.status('[1/0]'), 'failed');
+  await trace.events.setFilter({ kind: 'artifact' });
+  assert.equal(trace.events.total, 10);
+  await trace.events.setFilter({ kind: 'artifact', cid: '[0/0]' });
+  assert.deepEqual(Array.from({ length: trace.events.total }, (_, i) => trace.events.row(i).log_line), [1, 16, 31, 46]);
+  await trace.events.setFilter({ q: 'A4' });
+  assert.deepEqual(Array.from({ length: trace.events.total }, (_, i) => trace.events.row(i).artifact.name), ['a40', 'a45']);
+  await trace.events.setFilter({ q: 'no such text' });
+  assert.equal(trace.events.total, 0);
+  await trace.events.setFilter({});
+  assert.equal(trace.events.total, 50);
+  assert.equal(trace.events.rowOfLine(20), 20);
+});
+
+test('a payload path that leaves the folder is never fetched', async () => {
+  const { dir } = synthetic();
+  const seen = [];
+  const fetchImpl = folderFetch(dir);
+  const trace = await openTrace('http://x/tr/', { fetchImpl: (u, i) => (seen.push(u), fetchImpl(u, i)) });
+  assert.equal(await trace.payload({ payload_filename: '../../etc/passwd' }), null);
+  assert.equal(await trace.payload({ payload_filename: 'https://evil/x' }), null);
+  assert.ok(!seen.some((u) => u.includes('passwd') || u.includes('evil')));
+});
+
+test('inline (packed) and picked-file sources give the same events', async () => {
+  const { events, raw } = synthetic();
+  const manifest = { format: 'tlscope', raw_jsonl_events: 50, compile_ids: [] };
+  const inline = new InlineSource(new Map([
+    ['manifest.json', Buffer.from(JSON.stringify(manifest)).toString('base64')],
+    ['raw.jsonl', gzipSync(raw).toString('base64')],
+  ]));
+  const a = await openTrace(inline);
+  await a.loaded;
+  assert.equal(a.events.total, 50);
+  assert.deepEqual(a.events.row(3), events[3]);
+  const files = [new File([raw], 'raw.jsonl')];
+  Object.defineProperty(files[0], 'webkitRelativePath', { value: 'tl_out/raw.jsonl' });
+  const b = await openTrace(FileSource.fromFiles(files));
+  await b.loaded;
+  assert.equal(b.events.total, 50);
+  assert.deepEqual(b.compileIds, ['[0/0]', '[1/0]', '[2/0]']); // no manifest: from the events
+});
+
+test('above the limit, a served trace is paged through the events API', async () => {
+  const { dir, events } = synthetic();
+  const calls = [];
+  const api = {
+    path: '/api/traces/tr/events',
+    answer(params) {
+      calls.push(Object.fromEntries(params));
+      let list = events;
+      if (params.get('kind')) list = list.filter((e) => eventKey(e) === params.get('kind'));
+      if (params.get('compile_id')) list = list.filter((e) => compileIdOf(e) === params.get('compile_id'));
+      const offset = Number(params.get('offset'));
+      const limit = Number(params.get('limit'));
+      return Response.json({ total: list.length, offset, events: list.slice(offset, offset + limit) });
+    },
+  };
+  const root = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  mkdirSync(join(root, 'traces'));
+  const { renameSync } = await import('node:fs');
+  renameSync(join(dir, 'tr'), join(root, 'traces', 'tr'));
+  const remote = await openTrace('http://x/traces/tr/', { fetchImpl: folderFetch(root, { api }), limits: { events: 10 } });
+  assert.equal(remote.mode, 'remote');
+  assert.equal(remote.events.total, 50);
+  assert.deepEqual(remote.stringTable(), ['a.py', 'b.py']);
+  assert.deepEqual(remote.events.row(3), events[3]);
+  await remote.events.setFilter({ kind: 'artifact', cid: '[0/0]' });
+  assert.equal(remote.events.total, 4);
+  assert.equal(calls.at(-1).kind, 'artifact');
+  assert.equal(calls.at(-1).compile_id, '[0/0]');
+  assert.equal(remote.events.row(3).log_line, 46);
+  const local = await openTrace('http://x/traces/tr/', { fetchImpl: folderFetch(root, { api }) });
+  assert.equal(local.mode, 'local'); // below the limit: held in the tab
+});
+
+const REAL = process.env.TLSCOPE_JS_TRACES ? JSON.parse(process.env.TLSCOPE_JS_TRACES) : null;
+
+test('real corpus traces: totals and compile ids match the manifests', { skip: !REAL && 'TLSCOPE_JS_TRACES not set (run through pytest)' }, async () => {
+  for (const [name, folder] of Object.entries(REAL)) {
+    const trace = await openTrace(`http://x/${name}/`, { fetchImpl: folderFetch(join(folder, '..')) });
+    await trace.loaded;
+    const lines = trace.parts.map((p) => readFileSync(join(folder, p.prefix, 'raw.jsonl'), 'utf8').split('\n').filter(Boolean).length - 1);
+    assert.equal(trace.events.total, lines.reduce((a, b) => a + b, 0), name);
+    assert.equal(trace.events.total, trace.expectedEvents, name);
+    const ids = new Set(trace.parts.flatMap((p) => p.manifest.compile_ids.map((c) => c.id)));
+    assert.deepEqual(new Set(trace.compileIds), ids, name);
+    assert.equal(trace.multiRank, name === 'multi');
+    for (const id of trace.compileIds) if (id !== '[-/-]') assert.ok(trace.status(id), `${name} ${id} has a status`);
+    const withPayload = trace.events.row(0).payload_filename ? trace.events.row(0) : null;
+    if (withPayload) assert.equal((await trace.payload(withPayload)).length > 0, true);
+  }
+});
