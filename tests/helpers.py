@@ -109,3 +109,90 @@ def load_script(folder: str, name: str) -> ModuleType:
 def load_tool(name: str) -> ModuleType:
     """tools/<name>.py as a module."""
     return load_script("tools", name)
+
+
+# -- a static stand-in for `tlscope serve` in viewer tests -----------------------------------
+
+#: The viewer CSP of docs/SERVER.md (contract 3), sent on /viewers/ pages.
+VIEWER_CSP = (
+    "default-src 'self'; connect-src 'self'; script-src 'self'; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'none'; style-src 'self' 'unsafe-inline'"
+)
+
+
+class StaticSite:
+    """Serve /lib/, /viewers/<name>/ (with the viewer CSP) and /traces/<name>/ from folders, on 127.0.0.1:0.
+
+    A plain file server in a thread (no events API), for viewer tests that need no `tlscope serve`.
+    """
+
+    def __init__(self, mounts: dict[str, Path]) -> None:
+        import functools
+        import http.server
+        import threading
+
+        self.mounts = {prefix.strip("/"): folder for prefix, folder in mounts.items()}
+        handler = functools.partial(_StaticHandler, site=self)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def resolve(self, url_path: str) -> Path | None:
+        from urllib.parse import unquote
+
+        path = unquote(url_path.split("?", 1)[0].split("#", 1)[0]).lstrip("/")
+        for prefix in sorted(self.mounts, key=len, reverse=True):
+            if path == prefix or path.startswith(prefix + "/"):
+                root = self.mounts[prefix].resolve()
+                target = (root / path[len(prefix) :].lstrip("/")).resolve()
+                if target != root and root not in target.parents:
+                    return None
+                return target / "index.html" if target.is_dir() else target
+        return None
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _make_static_handler() -> type:
+    import http.server
+    import mimetypes
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def __init__(self, *args: object, site: StaticSite, **kwargs: object) -> None:
+            self.site = site
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+        def _send(self, head_only: bool) -> None:
+            target = self.site.resolve(self.path)
+            if target is None or not target.is_file():
+                self.send_error(404)
+                return
+            body = target.read_bytes()
+            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            if target.suffix in (".js", ".mjs"):
+                kind = "text/javascript"
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            if self.path.startswith("/viewers/"):
+                self.send_header("Content-Security-Policy", VIEWER_CSP)
+            self.end_headers()
+            if not head_only:
+                self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self._send(False)
+
+        def do_HEAD(self) -> None:
+            self._send(True)
+
+    return Handler
+
+
+_StaticHandler = _make_static_handler()

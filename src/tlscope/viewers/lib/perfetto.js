@@ -22,8 +22,10 @@ export function perfettoUrl(wanted) {
 }
 
 /**
- * Open `url` in a new window and hand it `buffer` (an ArrayBuffer). Resolves when the buffer
- * is posted; rejects after `timeoutMs` without a PONG. `win` is injectable for tests.
+ * Open `url` in a new window and hand it `buffer` (an ArrayBuffer, or a promise of one: the
+ * window is opened at once, inside the click that asked for it, so pop-up blockers let it
+ * through, while the trace is still being fetched). Resolves when the buffer is posted;
+ * rejects after `timeoutMs` without a PONG. `win` is injectable for tests.
  */
 export function openInPerfetto(buffer, { url = `${PERFETTO_ORIGIN}/`, title = 'tlscope trace', fileName, timeoutMs = 30000, win = window } = {}) {
   const origin = new URL(url).origin;
@@ -39,10 +41,18 @@ export function openInPerfetto(buffer, { url = `${PERFETTO_ORIGIN}/`, title = 't
       if (err) reject(err);
       else resolve(target);
     };
+    let ponged = false;
     const onMessage = (event) => {
-      if (done || event.source !== target || event.origin !== origin || event.data !== 'PONG') return;
-      target.postMessage({ perfetto: { buffer, title, fileName: fileName || 'chromium_events.json' } }, origin);
-      finish(null);
+      if (done || ponged || event.source !== target || event.origin !== origin || event.data !== 'PONG') return;
+      ponged = true;
+      win.clearInterval(timer);
+      Promise.resolve(buffer).then(
+        (data) => {
+          target.postMessage({ perfetto: { buffer: data, title, fileName: fileName || 'chromium_events.json' } }, origin);
+          finish(null);
+        },
+        (err) => finish(err),
+      );
     };
     win.addEventListener('message', onMessage);
     const timer = win.setInterval(() => {

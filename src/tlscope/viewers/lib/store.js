@@ -225,6 +225,13 @@ export class LocalEvents {
     return hits;
   }
 
+  /** Events per compile id (display form), over every line loaded. */
+  cidCounts() {
+    const counts = new Uint32Array(this.cids.values.length);
+    for (let i = 0; i < this.parsed; i += 1) counts[this.cidCol[i]] += 1;
+    return new Map(this.cids.values.map((id, k) => [id, counts[k]]));
+  }
+
   /** [key, count] of every event key seen, most frequent first. */
   keyList() {
     return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));

@@ -102,6 +102,7 @@ export class LocalEvents implements EventTable {
   rowOfLine(line: number): number;
   rankOfLine(line: number): number;
   partOfLine(line: number): number;
+  cidCounts(): Map<string, number>;
   setFilter(filter: Filter): Promise<number>;
   onChange(fn: (table: EventTable) => void): () => void;
   keyList(): Array<[string, number]>;
@@ -251,7 +252,7 @@ export function queryParam(name: string, win?: Window): string | null;
 export const PERFETTO_ORIGIN: string;
 export function perfettoUrl(wanted?: string | null): string | null;
 export function openInPerfetto(
-  buffer: ArrayBuffer,
+  buffer: ArrayBuffer | Promise<ArrayBuffer>,
   options?: { url?: string; title?: string; fileName?: string; timeoutMs?: number; win?: Window },
 ): Promise<Window>;
 

@@ -1,0 +1,355 @@
+// The explorer: tlscope's default viewer. A sidebar of compile ids with statuses, a virtualized
+// table of every event (filtered by event key, compile id, rank and text), the selected event's
+// payload, stack and report pages, "Open in Perfetto", and the view kept in the URL. Built from
+// the same parts as the vanilla template (docs/VIEWERS.md): the client in /lib/, a VirtualList,
+// URL state and the window.__tlscope test hook.
+
+import {
+  FileSource, InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, readState, setTestHook, writeState,
+} from '/lib/tlscope.js';
+import { createEventTable, formatBytes } from './table.js';
+import { createDetail } from './detail.js';
+
+const byId = (id) => document.getElementById(id);
+
+function showError(message) {
+  byId('landing').hidden = false;
+  byId('main').hidden = true;
+  byId('landing-error').textContent = message;
+  byId('status').textContent = '';
+  setTestHook({ error: message });
+}
+
+/** Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}. */
+function packedData() {
+  const node = document.getElementById('tlscope-pack');
+  if (!node) return null;
+  try {
+    return JSON.parse(node.textContent);
+  } catch {
+    return null;
+  }
+}
+
+function traceTitle(trace) {
+  const m = trace.manifest || {};
+  const parts = [];
+  if (m.torch_version) parts.push(`torch ${m.torch_version}`);
+  if (trace.multiRank) parts.push(`${trace.parts.length} ranks`);
+  const expected = trace.expectedEvents;
+  if (expected !== null) parts.push(`${expected.toLocaleString('en')} events`);
+  if (trace.mode === 'remote') parts.push('paged from the server');
+  return parts.join(' · ');
+}
+
+function cidEventCounts(trace) {
+  // Rows of the table per compile id once loaded in the tab; the manifests' counts (which
+  // include str and chromium_event lines) while paging from the server.
+  if (trace.mode === 'local' && trace.complete) return trace.events.cidCounts();
+  const counts = new Map();
+  for (const part of trace.parts) {
+    const list = part.manifest && Array.isArray(part.manifest.compile_ids) ? part.manifest.compile_ids : [];
+    for (const entry of list) if (entry && typeof entry.id === 'string') counts.set(entry.id, (counts.get(entry.id) || 0) + (entry.events || 0));
+  }
+  return counts;
+}
+
+function drawSidebar(app) {
+  const { trace } = app;
+  const list = byId('cids');
+  const counts = cidEventCounts(trace);
+  list.replaceChildren();
+  const statuses = {};
+  const all = document.createElement('li');
+  all.dataset.cid = '';
+  all.append('all');
+  list.appendChild(all);
+  for (const id of trace.compileIds) {
+    const li = document.createElement('li');
+    li.dataset.cid = id;
+    li.append(id);
+    const status = trace.status(id);
+    statuses[id] = status;
+    if (status) {
+      const badge = document.createElement('span');
+      badge.className = `badge s-${status.replace(/[^a-z_]/gi, '_')}`;
+      badge.textContent = status;
+      const entry = trace.compiles.get(id);
+      if (entry && entry.ranks && Object.keys(entry.ranks).length) {
+        badge.title = Object.entries(entry.ranks).map(([r, s]) => `rank ${r}: ${s}`).join('\n');
+      }
+      li.appendChild(badge);
+    }
+    if (counts.has(id)) {
+      const n = document.createElement('span');
+      n.className = 'n';
+      n.textContent = String(counts.get(id));
+      li.appendChild(n);
+    }
+    list.appendChild(li);
+  }
+  for (const li of list.children) li.classList.toggle('on', li.dataset.cid === (app.filter.cid || ''));
+  byId('status-source').textContent = trace.statusSource === 'none' ? '(status from metrics)' : '';
+  setTestHook({ compileIds: trace.compileIds, statuses });
+}
+
+function fillKinds(app) {
+  const select = byId('f-kind');
+  const keep = app.filter.kind || '';
+  select.replaceChildren(new Option('all event keys', ''));
+  for (const [key, count] of app.trace.events.keyList()) select.appendChild(new Option(`${key} (${count})`, key));
+  if (keep && ![...select.options].some((o) => o.value === keep)) select.appendChild(new Option(keep, keep));
+  select.value = keep;
+}
+
+function fillRanks(app) {
+  const select = byId('f-rank');
+  const ranks = app.trace.ranks;
+  select.hidden = ranks.length < 2;
+  select.replaceChildren(new Option('all ranks', ''));
+  for (const r of ranks) select.appendChild(new Option(`rank ${r}`, String(r)));
+  select.value = app.filter.rank ?? '';
+}
+
+function saveState(app) {
+  const f = app.filter;
+  const row = app.table.selected >= 0 ? app.table.selected : null;
+  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab });
+}
+
+function updateCount(app) {
+  const { events } = app.trace;
+  const loading = app.trace.mode === 'local' && !app.trace.complete;
+  const total = events.total.toLocaleString('en');
+  const all = (app.trace.expectedEvents ?? events.loadedEvents).toLocaleString('en');
+  byId('count').textContent = `${total} of ${all} events${loading ? ' (loading…)' : ''}`;
+  const range = app.table.list.visibleRange();
+  setTestHook({ total: events.total, visibleRows: range, filter: { ...events.filter } });
+}
+
+async function applyFilter(app, changes, { keepRow = false } = {}) {
+  Object.assign(app.filter, changes);
+  if (!keepRow) app.table.selected = -1;
+  await app.trace.events.setFilter(app.filter);
+  app.table.list.container.scrollTop = 0;
+  app.table.refresh();
+  for (const li of byId('cids').children) li.classList.toggle('on', li.dataset.cid === (app.filter.cid || ''));
+  updateCount(app);
+  saveState(app);
+}
+
+function onSelect(app, row, event) {
+  saveState(app);
+  const pick = event || app.trace.events.row(row);
+  if (!pick) return;
+  const part = app.trace.mode === 'local' ? app.trace.events.partOfLine(app.trace.events.lineOf(row)) : app.trace.partOfRank(pick.rank);
+  const shown = app.detail.show(pick, part);
+  setTestHook({ selected: { row, key: eventKey(pick), cid: compileIdOf(pick), log_line: pick.log_line, rank: pick.rank ?? null } });
+  shown.then(() => setTestHook({ payload: app.detail.state.payloadShown }));
+}
+
+function wireFilters(app) {
+  byId('f-kind').addEventListener('change', (e) => applyFilter(app, { kind: e.target.value || null }));
+  byId('f-rank').addEventListener('change', (e) => applyFilter(app, { rank: e.target.value === '' ? null : Number(e.target.value) }));
+  let timer = 0;
+  byId('f-q').addEventListener('input', (e) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => applyFilter(app, { q: e.target.value || null }), 200);
+  });
+  byId('f-clear').addEventListener('click', () => {
+    byId('f-q').value = '';
+    byId('f-kind').value = '';
+    byId('f-rank').value = '';
+    applyFilter(app, { kind: null, cid: null, rank: null, q: null });
+  });
+  byId('cids').addEventListener('click', (e) => {
+    const li = e.target.closest('li');
+    if (li) applyFilter(app, { cid: li.dataset.cid || null });
+  });
+}
+
+function wirePerfetto(app) {
+  const button = byId('perfetto');
+  const target = perfettoUrl(queryParam('perfetto'));
+  const files = app.trace.manifest && Array.isArray(app.trace.manifest.files) ? app.trace.manifest.files : null;
+  button.hidden = !target || (files !== null && !files.includes('chromium_events.json') && !app.trace.multiRank);
+  if (target) button.title = `Open chromium_events.json in ${new URL(target).origin}`;
+  button.addEventListener('click', () => {
+    setTestHook({ perfetto: { state: 'opening', target } });
+    const buffer = app.trace.chromiumEvents().then((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const title = `tlscope ${traceTitle(app.trace)}`.replace(/[^A-Za-z0-9.\-_#:/?=&;%+$ ]/g, ' ');
+    openInPerfetto(buffer, { url: target, title, fileName: 'chromium_events.json' }).then(
+      () => setTestHook({ perfetto: { state: 'sent', target } }),
+      (err) => {
+        byId('status').textContent = `Perfetto: ${err.message}`;
+        setTestHook({ perfetto: { state: 'error', target, error: err.message } });
+      },
+    );
+  });
+}
+
+function wireReportLink(app) {
+  const href = app.trace.fileUrl('index.html');
+  const link = byId('report-link');
+  link.hidden = !href;
+  if (href) link.href = href;
+}
+
+function restoreState(app) {
+  const s = readState(location.hash);
+  app.filter = { kind: s.kind || null, cid: s.cid || null, rank: s.rank === undefined ? null : Number(s.rank), q: s.q || null };
+  byId('f-q').value = app.filter.q || '';
+  app.pendingRow = s.row === undefined ? -1 : Number(s.row);
+  if (s.tab) app.detail.state.tab = s.tab;
+}
+
+function trySelectPending(app) {
+  if (!(app.pendingRow >= 0) || app.pendingRow >= app.trace.events.total) return;
+  const row = app.pendingRow;
+  app.pendingRow = -1;
+  app.table.select(row);
+}
+
+async function start(source, packed) {
+  byId('landing').hidden = true;
+  byId('main').hidden = false;
+  byId('status').textContent = 'Opening…';
+  const t0 = performance.now();
+  const trace = await openTrace(source, { onProgress: (n) => { byId('status').textContent = `Loading ${n.toLocaleString('en')} events…`; } });
+  const app = { trace, filter: {}, pendingRow: -1 };
+  app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
+  app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app) });
+  restoreState(app);
+  byId('trace-title').textContent = traceTitle(trace);
+  fillRanks(app);
+  fillKinds(app);
+  drawSidebar(app);
+  wireFilters(app);
+  wirePerfetto(app);
+  wireReportLink(app);
+  await trace.events.setFilter(app.filter);
+  app.table.setModel(trace.events);
+  let queued = false;
+  trace.events.onChange(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      app.table.refresh();
+      updateCount(app);
+      trySelectPending(app);
+    });
+  });
+  app.table.list.container.addEventListener('scroll', () => setTestHook({ visibleRows: app.table.list.visibleRange() }), { passive: true });
+  updateCount(app);
+  trySelectPending(app);
+  requestAnimationFrame(() => setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsMs: performance.now() - t0, packed: packed ? { omitted: packed.omitted || [] } : null }));
+  byId('status').textContent = trace.mode === 'remote' ? '' : 'Loading…';
+  await trace.loaded;
+  byId('status').textContent = packed && packed.omitted && packed.omitted.length ? `${packed.omitted.length} payloads left out of this file` : '';
+  fillKinds(app);
+  drawSidebar(app);
+  app.table.refresh();
+  updateCount(app);
+  trySelectPending(app);
+  setTestHook({ loaded: true, loadMs: performance.now() - t0 });
+  window.addEventListener('hashchange', () => {
+    restoreState(app);
+    applyFilter(app, app.filter, { keepRow: true }).then(() => trySelectPending(app));
+  });
+}
+
+async function listServed() {
+  if (!/^https?:$/.test(location.protocol)) return;
+  const response = await fetch('/api/traces').catch(() => null);
+  if (!response || !response.ok) return;
+  const traces = await response.json().catch(() => []);
+  if (!Array.isArray(traces) || !traces.length) return;
+  const box = byId('served');
+  box.appendChild(Object.assign(document.createElement('h2'), { textContent: 'Traces on this server' }));
+  const ul = document.createElement('ul');
+  for (const t of traces) {
+    if (!t || typeof t.url !== 'string' || !t.url.startsWith('/')) continue;
+    const a = document.createElement('a');
+    a.href = `?trace=${encodeURIComponent(t.url)}`;
+    a.textContent = `${t.id} (${t.summary && t.summary.events !== undefined ? `${t.summary.events} events` : 'not parsed yet'})`;
+    const li = document.createElement('li');
+    li.appendChild(a);
+    ul.appendChild(li);
+  }
+  box.appendChild(ul);
+}
+
+function filesFromDrop(dataTransfer) {
+  // A dropped folder is walked through the entries API; dropped files are taken as they are.
+  const entries = [...dataTransfer.items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  const out = [];
+  const walk = (entry, prefix) =>
+    new Promise((resolve) => {
+      if (entry.isFile) {
+        entry.file((f) => {
+          Object.defineProperty(f, 'relativePath', { value: prefix + f.name });
+          out.push(f);
+          resolve();
+        }, resolve);
+      } else {
+        const reader = entry.createReader();
+        const more = () =>
+          reader.readEntries(async (batch) => {
+            if (!batch.length) return resolve();
+            await Promise.all(batch.map((e) => walk(e, `${prefix}${entry.name}/`)));
+            more();
+          }, resolve);
+        more();
+      }
+    });
+  return Promise.all(entries.map((e) => walk(e, ''))).then(() => out);
+}
+
+function showLanding() {
+  const landing = byId('landing');
+  landing.hidden = false;
+  byId('main').hidden = true;
+  const openFiles = (files) => {
+    if (files.length) start(FileSource.fromFiles(files)).catch((err) => showError(String(err.message || err)));
+  };
+  byId('pick-folder').addEventListener('change', (e) => openFiles([...e.target.files]));
+  byId('pick-files').addEventListener('change', (e) => openFiles([...e.target.files]));
+  byId('url-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const url = byId('url-input').value.trim();
+    if (url) location.search = `?trace=${encodeURIComponent(url)}`;
+  });
+  document.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    landing.classList.add('drag');
+  });
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    landing.classList.remove('drag');
+    filesFromDrop(e.dataTransfer).then(openFiles);
+  });
+  listServed();
+  setTestHook({ ready: true, landing: true });
+}
+
+async function main() {
+  setTestHook({ ready: false, loaded: false, total: 0, compileIds: [] });
+  byId('open-other').addEventListener('click', () => {
+    if (location.search || location.protocol !== 'file:') location.href = location.pathname;
+    else showLanding();
+  });
+  const packed = packedData();
+  try {
+    if (packed) return await start(new InlineSource(new Map(Object.entries(packed.files))), packed);
+    const trace = queryParam('trace');
+    if (!trace) return showLanding();
+    const url = new URL(trace, location.href);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return showError('The trace URL must be http(s).');
+    return await start(url.href, null);
+  } catch (err) {
+    return showError(`Could not open the trace: ${err.message || err}`);
+  }
+}
+
+main();

@@ -1,0 +1,186 @@
+// The selected event's pane: its payload (fetched on demand, highlighted only where it is on
+// screen), the event's JSON, its stack frames resolved through the string table, and links to
+// the report pages of its compile id. Text goes in with textContent, links only to files of
+// the trace folder (relative paths checked by the client) or to http(s) URLs.
+
+import { LazyHighlighter, VirtualList, compileIdOf, eventKey, guessLanguage } from '/lib/tlscope.js';
+
+const LINE_HEIGHT = 18;
+const PRETTY_JSON_LIMIT = 2 * 1024 * 1024; // bigger JSON payloads are shown as logged
+
+function el(doc, tag, cls, text) {
+  const node = doc.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function note(doc, text) {
+  return el(doc, 'p', 'muted', text);
+}
+
+/** A virtualized, lazily highlighted view of `text` inside `host`. */
+export function codeView(host, text, language) {
+  const doc = host.ownerDocument;
+  const box = el(doc, 'div', 'code');
+  host.replaceChildren(box);
+  const hl = new LazyHighlighter(text, language);
+  const list = new VirtualList(box, {
+    rowHeight: LINE_HEIGHT,
+    overscan: 6,
+    createRow: () => {
+      const row = el(doc, 'div', 'code-line');
+      row.appendChild(el(doc, 'span', 'ln'));
+      row.appendChild(el(doc, 'span', 'src'));
+      return row;
+    },
+    renderRow: (row, i) => {
+      row.firstChild.textContent = String(i + 1);
+      const src = row.lastChild;
+      src.replaceChildren();
+      for (const [cls, part] of hl.tokens(i)) {
+        if (cls) src.appendChild(el(doc, 'span', cls, part));
+        else src.appendChild(doc.createTextNode(part));
+      }
+    },
+  });
+  list.setCount(hl.lines.length);
+  return { list, highlighter: hl };
+}
+
+function languageOf(event, text) {
+  const key = eventKey(event);
+  const meta = event[key] || {};
+  if (meta.encoding === 'json' || key === 'dynamo_guards') return 'json';
+  return guessLanguage(text);
+}
+
+function prettyJson(text) {
+  if (text.length > PRETTY_JSON_LIMIT) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** Frames found in an event: dynamo_start.stack, the top-level stack, stack/user_stack fields. */
+export function framesOf(event) {
+  const meta = event[eventKey(event)];
+  const found = [];
+  if (meta && typeof meta === 'object') {
+    for (const field of ['stack', 'user_stack']) if (Array.isArray(meta[field])) found.push([`${eventKey(event)}.${field}`, meta[field]]);
+  }
+  if (Array.isArray(event.stack)) found.push(['stack', event.stack]);
+  return found;
+}
+
+function stackView(doc, trace, event, part) {
+  const box = el(doc, 'div');
+  const sets = framesOf(event);
+  if (sets.length === 0) box.appendChild(note(doc, 'This event has no stack.'));
+  for (const [label, frames] of sets) {
+    box.appendChild(el(doc, 'div', 'note', `${label} (${frames.length} frames, innermost last)`));
+    const table = el(doc, 'table', 'frames');
+    for (const f of trace.resolveFrames(frames, part)) {
+      const tr = el(doc, 'tr');
+      tr.appendChild(el(doc, 'td', '', `${f.file}:${f.line ?? '?'}`));
+      tr.appendChild(el(doc, 'td', '', f.name));
+      tr.appendChild(el(doc, 'td', 'loc', f.loc));
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+  }
+  return box;
+}
+
+function linkTo(doc, href, text) {
+  const a = el(doc, 'a', '', text);
+  a.href = href;
+  a.target = '_blank';
+  a.rel = 'noopener';
+  return a;
+}
+
+function linksView(doc, trace, event, part) {
+  const box = el(doc, 'div', 'pad');
+  const cid = compileIdOf(event);
+  const list = el(doc, 'ul', 'links');
+  const add = (path, text) => {
+    const href = trace.fileUrl(path, part);
+    if (!href) return;
+    const li = el(doc, 'li');
+    li.appendChild(linkTo(doc, href, text));
+    list.appendChild(li);
+  };
+  add('index.html', 'Report index');
+  add('failures_and_restarts.html', 'Failures and restarts');
+  const directory = trace.parts[part] && trace.parts[part].compileDirectory;
+  const entry = directory && directory[cid];
+  if (entry && Array.isArray(entry.artifacts)) {
+    for (const a of entry.artifacts) {
+      if (a && typeof a.url === 'string') add(a.url, `${cid} ${a.name}${a.suffix ? ` ${a.suffix}` : ''}`);
+      if (a && typeof a.readable_url === 'string') add(a.readable_url, `${cid} ${a.name} (readable)`);
+    }
+  }
+  const meta = event[eventKey(event)];
+  if (eventKey(event) === 'link' && meta && typeof meta.url === 'string' && /^https?:\/\//i.test(meta.url)) {
+    const li = el(doc, 'li');
+    li.appendChild(linkTo(doc, meta.url, `link: ${meta.name || meta.url}`));
+    list.appendChild(li);
+  }
+  if (!list.children.length) box.appendChild(note(doc, trace.source.kind === 'http' ? 'No report pages for this event.' : 'Report pages need the trace served over HTTP (tlscope serve).'));
+  box.appendChild(list);
+  return box;
+}
+
+/** The detail pane; `show(event, part, tab)` fills it. Resolves once the tab is drawn. */
+export function createDetail(root, trace, { onTab } = {}) {
+  const doc = root.ownerDocument;
+  const body = root.querySelector('#detail-body');
+  const title = root.querySelector('#detail-title');
+  const state = { event: null, part: 0, tab: 'payload', token: 0, payloadShown: null };
+  for (const button of root.querySelectorAll('.tabs button')) {
+    button.addEventListener('click', () => {
+      state.tab = button.dataset.tab;
+      if (onTab) onTab(state.tab);
+      draw();
+    });
+  }
+  async function draw() {
+    const token = (state.token += 1);
+    for (const b of root.querySelectorAll('.tabs button')) b.classList.toggle('on', b.dataset.tab === state.tab);
+    const event = state.event;
+    state.payloadShown = null;
+    if (!event) return body.replaceChildren(note(doc, 'Select an event.'));
+    title.textContent = `${compileIdOf(event)} ${eventKey(event)} · log line ${event.log_line ?? '?'}`;
+    if (state.tab === 'event') {
+      const pre = el(doc, 'pre', 'json', JSON.stringify(event, null, 2));
+      return body.replaceChildren(pre);
+    }
+    if (state.tab === 'stack') return body.replaceChildren(stackView(doc, trace, event, state.part));
+    if (state.tab === 'links') return body.replaceChildren(linksView(doc, trace, event, state.part));
+    if (!event.payload_filename) return body.replaceChildren(note(doc, 'This event has no payload.'));
+    body.replaceChildren(note(doc, `Loading ${event.payload_filename}…`));
+    let text;
+    try {
+      text = await trace.payload(event, state.part);
+    } catch (err) {
+      if (token === state.token) body.replaceChildren(el(doc, 'p', 'error', `Could not load the payload: ${err.message}`));
+      return;
+    }
+    if (token !== state.token) return;
+    const language = languageOf(event, text);
+    const shown = language === 'json' ? prettyJson(text) : text;
+    state.payloadShown = { language, lines: codeView(body, shown, language).highlighter.lines.length, bytes: text.length };
+  }
+  return {
+    state,
+    show(event, part, tab) {
+      state.event = event;
+      state.part = part;
+      if (tab) state.tab = tab;
+      return draw();
+    },
+  };
+}

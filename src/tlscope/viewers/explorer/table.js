@@ -1,0 +1,92 @@
+// The explorer's event table: a VirtualList over the table model (LocalEvents or RemoteEvents),
+// one fixed-height row per event; only the rows on screen exist. Every cell is set with
+// textContent: event data is never parsed as HTML.
+
+import { VirtualList, compileIdOf, eventLabel, eventSummary } from '/lib/tlscope.js';
+
+const ROW_HEIGHT = 24;
+const CELLS = ['c-n', 'c-t', 'c-r', 'c-c', 'c-k', 'c-s', 'c-p'];
+
+function timeOf(timestamp) {
+  // "2026-11-21T19:59:08.958000+00:00" -> "19:59:08.958"
+  return typeof timestamp === 'string' && timestamp.length >= 23 ? timestamp.slice(11, 23) : '';
+}
+
+export function formatBytes(n) {
+  if (!Number.isFinite(n)) return '';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function makeRow(doc) {
+  const el = doc.createElement('div');
+  el.className = 'row';
+  el.setAttribute('role', 'row');
+  for (const cls of CELLS) {
+    const cell = doc.createElement('span');
+    cell.className = cls;
+    el.appendChild(cell);
+  }
+  return el;
+}
+
+function fillRow(el, index, event, selected) {
+  const cells = el.children;
+  el.dataset.row = String(index);
+  el.classList.toggle('on', index === selected);
+  el.classList.toggle('loading', !event);
+  cells[0].textContent = String(index + 1);
+  if (!event) {
+    for (let i = 1; i < cells.length; i += 1) cells[i].textContent = i === 4 ? 'loading…' : '';
+    return;
+  }
+  cells[1].textContent = timeOf(event.timestamp);
+  cells[2].textContent = Number.isInteger(event.rank) ? String(event.rank) : '';
+  cells[3].textContent = compileIdOf(event);
+  cells[4].textContent = eventLabel(event);
+  cells[5].textContent = eventSummary(event, 200);
+  cells[6].textContent = Number.isFinite(event.payload_size) ? formatBytes(event.payload_size) : '';
+}
+
+/** The table in `container`; `onSelect(row, event)` when the user picks a row. */
+export function createEventTable(container, { onSelect }) {
+  const doc = container.ownerDocument;
+  const table = { model: null, selected: -1 };
+  const list = new VirtualList(container, {
+    rowHeight: ROW_HEIGHT,
+    overscan: 2,
+    createRow: () => makeRow(doc),
+    renderRow: (el, index) => fillRow(el, index, table.model ? table.model.row(index) : undefined, table.selected),
+  });
+  table.list = list;
+  table.setModel = (model) => {
+    table.model = model;
+    list.setCount(model.total);
+  };
+  table.refresh = () => {
+    if (table.model && list.count !== table.model.total) list.setCount(table.model.total);
+    else list.draw();
+  };
+  table.select = (row, { scroll = true } = {}) => {
+    if (!table.model || row < 0 || row >= table.model.total) return;
+    table.selected = row;
+    if (scroll) list.scrollToIndex(row, 'auto');
+    list.draw();
+    onSelect(row, table.model.row(row));
+  };
+  container.addEventListener('click', (e) => {
+    const el = e.target.closest('.row');
+    if (el && el.dataset.row) table.select(Number(el.dataset.row), { scroll: false });
+  });
+  container.addEventListener('keydown', (e) => {
+    if (!table.model) return;
+    const page = Math.max(1, Math.floor(container.clientHeight / ROW_HEIGHT) - 1);
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    const target = Math.min(table.model.total - 1, Math.max(0, (table.selected < 0 ? 0 : table.selected) + moves[e.key]));
+    table.select(target);
+  });
+  return table;
+}
