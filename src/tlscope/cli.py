@@ -8,17 +8,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from tlscope.commands import COMMANDS, DEFAULT, load
+from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, load
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`tlscope COMMAND ARGS...`, or `tlscope ARGS...` for the default command (parse).
 
     A first argument that names a command runs it, unless a file of that name exists there
-    (`tlscope split` with a log called `split` in the folder parses that log).
+    (`tlscope split` with a log called `split` in the folder parses that log), unless the second
+    names one of the command's actions (`tlscope corpus list` beside a folder named corpus).
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in COMMANDS and not Path(args[0]).exists():
+    action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
+    if args and args[0] in COMMANDS and (action or not Path(args[0]).exists()):
         return load(args[0])(args[1:])
     return load(DEFAULT)(args)
 

@@ -18,6 +18,17 @@ COMMANDS: dict[str, str] = {
     "parse": "tlscope.commands.parse:main",
     "redact": "tlscope.commands.redact:main",
     "split": "tlscope.commands.split:main",
+    "viewer": "tlscope.commands.viewer:main",
+    "pack": "tlscope.commands.pack:main",
+    "corpus": "tlscope.commands.corpus:main",
+}
+
+#: Commands whose first argument is an action: `tlscope corpus list` runs the command even
+#: where a folder named `corpus` exists (the repository's own), which `tlscope corpus -o OUT`
+#: would parse.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "viewer": ("new", "templates"),
+    "corpus": ("list", "path"),
 }
 
 

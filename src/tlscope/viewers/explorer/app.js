@@ -172,7 +172,7 @@ function wirePerfetto(app) {
   const button = byId('perfetto');
   const target = perfettoUrl(queryParam('perfetto'));
   const files = app.trace.manifest && Array.isArray(app.trace.manifest.files) ? app.trace.manifest.files : null;
-  button.hidden = !target || (files !== null && !files.includes('chromium_events.json') && !app.trace.multiRank);
+  button.hidden = !target || app.trace.source.kind !== 'http' || (files !== null && !files.includes('chromium_events.json') && !app.trace.multiRank);
   if (target) button.title = `Open chromium_events.json in ${new URL(target).origin}`;
   button.addEventListener('click', () => {
     setTestHook({ perfetto: { state: 'opening', target } });

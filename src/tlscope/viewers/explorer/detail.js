@@ -166,7 +166,12 @@ export function createDetail(root, trace, { onTab } = {}) {
     try {
       text = await trace.payload(event, state.part);
     } catch (err) {
-      if (token === state.token) body.replaceChildren(el(doc, 'p', 'error', `Could not load the payload: ${err.message}`));
+      if (token !== state.token) return;
+      const packed = err.name === 'NotFound' && trace.source.kind === 'inline';
+      const message = packed
+        ? `This payload (${event.payload_size ?? '?'} bytes) was left out of the packed file to keep it small; open the trace with tlscope serve to see it.`
+        : `Could not load the payload: ${err.message}`;
+      body.replaceChildren(el(doc, 'p', packed ? 'note' : 'error', message));
       return;
     }
     if (token !== state.token) return;

@@ -3,7 +3,7 @@
 // table model, or pages it through the server's events API when it is too big to hold.
 
 import { compareCompileIds, compileIdOf, eventKey, isSafeRelative, manifestCompileIds } from './format.js';
-import { HttpSource, NotFound } from './source.js';
+import { HttpSource } from './source.js';
 import { streamLines } from './lines.js';
 import { LocalEvents, RemoteEvents } from './store.js';
 
@@ -315,4 +315,3 @@ export async function openTrace(where, options = {}) {
   return trace;
 }
 
-export { NotFound };

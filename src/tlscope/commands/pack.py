@@ -1,0 +1,89 @@
+"""`tlscope pack OUT -o trace.html`: the explorer and a trace in one HTML file that opens from file://.
+
+OUT is an output folder (single log or multi-rank), or a log / folder of logs, parsed first
+into a temporary folder. The file holds manifest.json and raw.jsonl (gzip, base64) and
+payloads up to a budget (smallest first); it lists those left out. It is what to attach to
+an issue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from tlscope.read.inputs import InputError
+from tlscope.viewers.pack import DEFAULT_BUDGET, PackError, PackResult, render
+from tlscope.write.outdir import OutputError
+
+
+def _size(text: str) -> int:
+    units = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+    body = text.strip().upper().removesuffix("B")
+    unit = body[-1:] if body[-1:] in units else ""
+    try:
+        value = float(body[: len(body) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 20M, 500K, 0)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a size cannot be negative")
+    return int(value * units[unit])
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tlscope pack", description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path, metavar="OUT", help="a tlscope output folder (or a log, parsed first)")
+    parser.add_argument("-o", dest="output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    parser.add_argument(
+        "--payload-budget",
+        type=_size,
+        default=DEFAULT_BUDGET,
+        metavar="SIZE",
+        help="payload bytes to include, smallest first (default 32M; 0 for none)",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    return parser
+
+
+def _folder_of(path: Path, scratch: Path) -> Path:
+    """PATH itself when it is an output folder, else PATH parsed into `scratch`."""
+    if (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file():
+        return path
+    from tlscope.pipeline.parse import parse
+
+    parse(path, scratch / "out")
+    return scratch / "out"
+
+
+def _write(output: Path, page: str) -> None:
+    # Written beside the target and renamed: a failed run leaves no half-written file.
+    tmp = output.with_name(f".{output.name}.tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(output)
+
+
+def _report(output: Path, result: PackResult) -> None:
+    left = f"; {len(result.omitted)} payloads left out (over the budget)" if result.omitted else ""
+    print(f"Wrote {output} ({result.size / 1024 / 1024:.1f} MB): {result.payloads} payloads{left}. Open it in a browser.")
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    if args.output.exists() and not args.overwrite:
+        print(f"Error: {args.output} exists (pass --overwrite to replace it)", file=sys.stderr)
+        return 1
+    if not args.path.exists():
+        print(f"Error: {args.path} does not exist", file=sys.stderr)
+        return 1
+    try:
+        with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
+            folder = _folder_of(args.path, Path(scratch))
+            page, result = render(folder, args.payload_budget, title=args.path.name)
+        _write(args.output, page)
+    except (PackError, InputError, OutputError, OSError, ValueError) as err:
+        print(f"Error: {args.path}: {err}", file=sys.stderr)
+        return 1
+    _report(args.output, result)
+    return 0

@@ -1,0 +1,124 @@
+"""`tlscope pack`: one HTML file holding the explorer and a trace, that opens from file://.
+
+The explorer's modules are bundled into one inline script (viewers/bundle.py), its stylesheet
+inlined, and the trace's files put in a `<script type="application/json" id="tlscope-pack">`
+element as base64 of their gzip (decompressed in the browser by DecompressionStream). Payloads
+go in smallest first until the budget is spent; the file lists the ones left out.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tlscope.viewers import EXPLORER
+from tlscope.viewers.bundle import bundle
+
+#: Payload bytes (uncompressed) a pack holds by default.
+DEFAULT_BUDGET = 32 * 1024 * 1024
+#: Index files copied when present (payloads aside); chromium_events.json stays out: Perfetto
+#: cannot be reached from file://.
+INDEX_FILES = ("manifest.json", "raw.jsonl", "compiles.json", "compile_directory.json")
+
+
+class PackError(ValueError):
+    """The folder is not a tlscope output folder."""
+
+
+@dataclass
+class PackResult:
+    """What went into the file."""
+
+    files: int = 0
+    payloads: int = 0
+    payload_bytes: int = 0
+    omitted: list[dict[str, object]] = field(default_factory=list)
+    size: int = 0
+
+
+def _parts(folder: Path) -> list[str]:
+    """'' for a single-log folder, or each rank_N/ prefix of a multi-rank folder."""
+    if (folder / "manifest.json").is_file():
+        return [""]
+    summary = folder / "multi_rank_summary.json"
+    if summary.is_file():
+        ranks = [e.get("rank") for e in json.loads(summary.read_text(encoding="utf-8")) if isinstance(e, dict)]
+        return [f"rank_{r}/" for r in ranks if isinstance(r, int) and (folder / f"rank_{r}" / "raw.jsonl").is_file()]
+    raise PackError(f"{folder} holds no manifest.json or multi_rank_summary.json: not a tlscope output folder")
+
+
+def _payload_refs(raw: Path) -> Iterator[tuple[str, int]]:
+    """(payload path, size) of each event of raw.jsonl that has one, first occurrence only."""
+    seen: set[str] = set()
+    with raw.open("rb") as lines:
+        next(lines, None)  # the string table
+        for line in lines:
+            if b'"payload_filename"' not in line:
+                continue
+            event = json.loads(line)
+            name = event.get("payload_filename")
+            if isinstance(name, str) and name.startswith("payloads/") and "/" not in name[9:] and name not in seen:
+                seen.add(name)
+                yield name, int(event.get("payload_size") or 0)
+
+
+def _encode(data: bytes) -> str:
+    return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
+    """The files to inline (path -> base64 of gzip), and what was left out."""
+    files: dict[str, str] = {}
+    result = PackResult()
+    parts = _parts(folder)
+    if parts != [""]:
+        files["multi_rank_summary.json"] = _encode((folder / "multi_rank_summary.json").read_bytes())
+    refs: list[tuple[int, str]] = []
+    for prefix in parts:
+        for name in INDEX_FILES:
+            path = folder / prefix / name
+            if path.is_file():
+                files[prefix + name] = _encode(path.read_bytes())
+        refs.extend((size, prefix + name) for name, size in _payload_refs(folder / prefix / "raw.jsonl"))
+    for size, name in sorted(refs):
+        path = folder / name
+        if not path.is_file():
+            continue
+        if result.payload_bytes + size > budget:
+            result.omitted.append({"path": name, "size": size})
+            continue
+        files[name] = _encode(path.read_bytes())
+        result.payloads += 1
+        result.payload_bytes += size
+    result.files = len(files)
+    return files, result
+
+
+def _json_for_script(value: object) -> str:
+    # `<` escaped, so nothing in the data can close the script element.
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def render(folder: Path, budget: int = DEFAULT_BUDGET, title: str = "") -> tuple[str, PackResult]:
+    """The packed HTML page for `folder`, and what it holds."""
+    files, result = collect(folder, budget)
+    data = {"format": "tlscope-pack", "version": 1, "title": title, "files": files, "omitted": result.omitted}
+    page = (EXPLORER / "index.html").read_text(encoding="utf-8")
+    style = (EXPLORER / "explorer.css").read_text(encoding="utf-8").replace("</", "<\\/")
+    script = bundle(EXPLORER / "app.js")
+    link = '<link rel="stylesheet" href="explorer.css">'
+    module = '<script type="module" src="app.js"></script>'
+    if link not in page or module not in page:
+        raise PackError("the explorer's index.html no longer has the stylesheet link and module script pack replaces")
+    page = page.replace(link, f"<style>\n{style}</style>")
+    page = page.replace(
+        module,
+        f'<script type="application/json" id="tlscope-pack">{_json_for_script(data)}</script>\n'
+        f'<script type="module">\n{script}</script>',
+    )
+    result.size = len(page.encode("utf-8"))
+    return page, result

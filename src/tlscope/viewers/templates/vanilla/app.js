@@ -1,0 +1,86 @@
+// A small tlscope viewer: the compile ids of a trace and a virtualized list of its events,
+// filtered by clicking a compile id; the filter is kept in the URL. Start here and change it
+// into the viewer you need (docs/VIEWERS.md). It uses tlscope's JS client, which
+// `tlscope serve` serves at /lib/ (types: /lib/tlscope.d.ts), and no third-party code.
+//
+// Open it as /viewers/tlscope-viewer-template/?trace=/traces/<id>/ (serve's viewer_url does).
+
+import {
+  VirtualList, compileIdOf, eventLabel, eventSummary, openTrace, queryParam, readState, setTestHook, writeState,
+} from '/lib/tlscope.js';
+
+const byId = (id) => document.getElementById(id);
+
+function drawCompileIds(trace, selected, onPick) {
+  const list = byId('compile-ids');
+  list.replaceChildren();
+  for (const id of ['', ...trace.compileIds]) {
+    const li = document.createElement('li');
+    li.textContent = id || 'all'; // textContent: log-derived strings are never HTML
+    li.classList.toggle('on', id === selected);
+    const status = id && trace.status(id);
+    if (status) {
+      const badge = document.createElement('span');
+      badge.className = 'status';
+      badge.textContent = status;
+      li.appendChild(badge);
+    }
+    li.addEventListener('click', () => onPick(id));
+    list.appendChild(li);
+  }
+}
+
+function eventRow() {
+  const row = document.createElement('div');
+  row.className = 'event';
+  for (const cls of ['cid', 'key', 'summary']) {
+    const cell = document.createElement('span');
+    cell.className = cls;
+    row.appendChild(cell);
+  }
+  return row;
+}
+
+async function main() {
+  setTestHook({ ready: false, total: 0, compileIds: [] });
+  const where = queryParam('trace');
+  if (!where) throw new Error('add ?trace=<trace folder URL> to the address');
+  const trace = await openTrace(where);
+  const events = trace.events;
+  let cid = readState(location.hash).cid || '';
+  const list = new VirtualList(byId('events'), {
+    rowHeight: 23,
+    createRow: eventRow,
+    renderRow: (row, i) => {
+      const event = events.row(i); // undefined while a page is on its way from the server
+      row.children[0].textContent = event ? compileIdOf(event) : '';
+      row.children[1].textContent = event ? eventLabel(event) : 'loading…';
+      row.children[2].textContent = event ? eventSummary(event) : '';
+    },
+  });
+  const redraw = () => {
+    list.setCount(events.total);
+    byId('count').textContent = `${events.total} events${trace.complete || trace.mode === 'remote' ? '' : ' (loading…)'}`;
+    setTestHook({ total: events.total, compileIds: trace.compileIds, filter: cid });
+  };
+  const pick = async (id) => {
+    cid = id;
+    writeState({ cid });
+    await events.setFilter({ cid });
+    drawCompileIds(trace, cid, pick);
+    redraw();
+  };
+  events.onChange(redraw);
+  await pick(cid);
+  byId('summary').textContent = `${trace.manifest?.torch_version ?? ''} ${trace.multiRank ? `${trace.parts.length} ranks` : ''}`;
+  setTestHook({ ready: true });
+  await trace.loaded;
+  drawCompileIds(trace, cid, pick);
+  redraw();
+  setTestHook({ loaded: true });
+}
+
+main().catch((err) => {
+  byId('error').textContent = String(err.message || err);
+  setTestHook({ error: String(err.message || err) });
+});
