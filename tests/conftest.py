@@ -6,10 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import REPO, TLPARSE_VERSION, require_shared
+from helpers import CHROMIUM_ARGS, REPO, TLPARSE_VERSION, chromium_or_skip, require_shared
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +59,22 @@ def viewer_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from tlscope.cli import main as tlscope_main
 
     root = tmp_path_factory.mktemp("viewer-traces")
-    made = {"single": REPO / "corpus" / "traces" / "compile_failure", "multi": REPO / "corpus" / "traces" / "ranks_same_2"}
+    made = {
+        "single": REPO / "corpus" / "traces" / "compile_failure",
+        "multi": REPO / "corpus" / "traces" / "ranks_same_2",
+    }
     for name, src in made.items():
         assert tlscope_main([str(src), "-o", str(root / name), "--no-browser"]) == 0
     return {name: root / name for name in made}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (skips when either is missing), shared by the viewer tests."""
+    chromium = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

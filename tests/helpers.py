@@ -6,12 +6,16 @@ Fixtures live in conftest.py and use these; test modules never import conftest o
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -165,7 +169,7 @@ def _make_static_handler() -> type:
             self.site = site
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
         def _send(self, head_only: bool) -> None:
@@ -196,3 +200,63 @@ def _make_static_handler() -> type:
 
 
 _StaticHandler = _make_static_handler()
+
+
+# -- driving viewers in the browser (docs/VIEWERS.md's window.__tlscope hook) -------------
+
+VIEWER_CONTEXT = {
+    "rank",
+    "compiled_autograd_id",
+    "frame_id",
+    "frame_compile_id",
+    "attempt",
+    "has_payload",
+    "stack",
+    "severity",
+    "timestamp",
+    "pathname",
+    "thread",
+    "process",
+    "lineno",
+    "log_line",
+    "payload_filename",
+    "payload_size",
+}
+
+
+def raw_events(folder: Path) -> list[dict[str, Any]]:
+    """The events of raw.jsonl (string table line dropped), of every rank folder for a multi-rank output."""
+    parts = sorted(folder.glob("rank_*/raw.jsonl")) or [folder / "raw.jsonl"]
+    out = []
+    for raw in sorted(parts, key=lambda p: int(p.parent.name[5:]) if p.parent.name.startswith("rank_") else 0):
+        out.extend(json.loads(line) for line in raw.read_text(encoding="utf-8").splitlines()[1:])
+    return out
+
+
+def manifest_ids(folder: Path) -> set[str]:
+    manifests = sorted(folder.glob("rank_*/manifest.json")) or [folder / "manifest.json"]
+    return {c["id"] for m in manifests for c in json.loads(m.read_text())["compile_ids"]}
+
+
+def key_of(event: dict[str, Any]) -> str:
+    return next(k for k in event if k not in VIEWER_CONTEXT)
+
+
+def hook(page: Any) -> dict[str, Any]:
+    value = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
+    assert isinstance(value, dict)
+    return value
+
+
+def wait_hook(page: Any, test: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
+    """Poll window.__tlscope until `test` holds; fail with the last value seen."""
+    end = time.monotonic() + timeout
+    value: dict[str, Any] = {}
+    while time.monotonic() < end:
+        value = hook(page)
+        if value.get("error"):
+            pytest.fail(f"viewer error: {value['error']}")
+        if test(value):
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting on window.__tlscope: {json.dumps(value)[:2000]}")

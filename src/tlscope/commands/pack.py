@@ -66,7 +66,9 @@ def _write(output: Path, page: str) -> None:
 
 def _report(output: Path, result: PackResult) -> None:
     left = f"; {len(result.omitted)} payloads left out (over the budget)" if result.omitted else ""
-    print(f"Wrote {output} ({result.size / 1024 / 1024:.1f} MB): {result.payloads} payloads{left}. Open it in a browser.")
+    print(
+        f"Wrote {output} ({result.size / 1024 / 1024:.1f} MB): {result.payloads} payloads{left}. Open it in a browser."
+    )
 
 
 def main(argv: Sequence[str]) -> int:

@@ -11,8 +11,17 @@ from tlscope.viewers import template_names
 from tlscope.viewers.scaffold import ScaffoldError, new_viewer
 
 NEXT_STEPS = {
-    "vanilla": "cd {path}\ntlscope serve $(tlscope corpus path simple) --viewer .     # then open the printed URL\npython -m pytest tests      # its browser test",
-    "react": "cd {path}\nnpm ci && npm run build\nnpm test                    # Vitest\nnpm run test:browser        # Playwright against tlscope serve",
+    "vanilla": [
+        "cd {path}",
+        "tlscope serve $(tlscope corpus path simple) --viewer .   # open the URL it prints",
+        "python -m pytest tests                                  # its browser test",
+    ],
+    "react": [
+        "cd {path}",
+        "npm ci && npm run build",
+        "npm test                  # Vitest",
+        "npm run test:browser      # Playwright against tlscope serve",
+    ],
 }
 
 
@@ -37,5 +46,5 @@ def main(argv: Sequence[str]) -> int:
         print(f"Error: {err}", file=sys.stderr)
         return 1
     print(f"Made {args.name}/ ({len(files)} files) from the {args.template} template. Next:")
-    print(NEXT_STEPS[args.template].format(path=args.name))
+    print("\n".join(NEXT_STEPS[args.template]).format(path=args.name))
     return 0

@@ -34,7 +34,9 @@ def new_viewer(target: Path, template: str) -> list[Path]:
     """Copy `template` into `target` (which must not exist); returns the files written."""
     name = target.name
     if not NAME.match(name):
-        raise ScaffoldError(f"{name!r} is not a viewer name: lower-case letters, digits and '-', starting with a letter")
+        raise ScaffoldError(
+            f"{name!r} is not a viewer name: lower-case letters, digits and '-', starting with a letter"
+        )
     if template not in template_names():
         raise ScaffoldError(f"no template {template!r} (choose from {', '.join(template_names())})")
     if target.exists():

@@ -31,7 +31,7 @@ function makeRow(doc) {
   return el;
 }
 
-function fillRow(el, index, event, selected) {
+function fillRow(el, index, event, selected, rank) {
   const cells = el.children;
   el.dataset.row = String(index);
   el.classList.toggle('on', index === selected);
@@ -42,7 +42,7 @@ function fillRow(el, index, event, selected) {
     return;
   }
   cells[1].textContent = timeOf(event.timestamp);
-  cells[2].textContent = Number.isInteger(event.rank) ? String(event.rank) : '';
+  cells[2].textContent = Number.isInteger(event.rank) ? String(event.rank) : rank >= 0 ? String(rank) : '';
   cells[3].textContent = compileIdOf(event);
   cells[4].textContent = eventLabel(event);
   cells[5].textContent = eventSummary(event, 200);
@@ -57,7 +57,12 @@ export function createEventTable(container, { onSelect }) {
     rowHeight: ROW_HEIGHT,
     overscan: 2,
     createRow: () => makeRow(doc),
-    renderRow: (el, index) => fillRow(el, index, table.model ? table.model.row(index) : undefined, table.selected),
+    renderRow: (el, index) => {
+      const model = table.model;
+      // A rank-less line belongs to its log's rank (the rank folder it came from).
+      const rank = model && model.rankOfLine ? model.rankOfLine(model.lineOf(index)) : -1;
+      fillRow(el, index, model ? model.row(index) : undefined, table.selected, rank);
+    },
   });
   table.list = list;
   table.setModel = (model) => {

@@ -1,4 +1,4 @@
-"""This viewer as a Python package: `pip install .` makes `tlscope serve` list it (entry point group tlscope.viewers)."""
+"""This viewer as a Python package: `pip install .` makes `tlscope serve` list it (group tlscope.viewers)."""
 
 from pathlib import Path
 

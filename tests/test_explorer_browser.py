@@ -1,0 +1,179 @@
+"""The explorer in headless Chromium on real corpus traces: load, filters, payloads, stacks, URL state, Perfetto.
+
+Pages are served by StaticSite (helpers.py) with the viewer CSP of docs/SERVER.md, so the
+explorer is shown to work under it. The hook window.__tlscope (docs/VIEWERS.md) is read with
+page.evaluate (the CSP forbids the eval that wait_for_function needs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import StaticSite, hook, key_of, manifest_ids, raw_events, wait_hook
+
+from tlscope.viewers import EXPLORER, LIB
+
+
+@pytest.fixture(scope="module")
+def site(viewer_traces: dict[str, Path]) -> Iterator[StaticSite]:
+    mounts = {"/lib": LIB, "/viewers/explorer": EXPLORER}
+    mounts.update({f"/traces/{name}": folder for name, folder in viewer_traces.items()})
+    s = StaticSite(mounts)
+    yield s
+    s.close()
+
+
+def open_explorer(browser: Any, url: str) -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    return page
+
+
+def test_single_rank_filters_payload_stack(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["single"]
+    events = raw_events(folder)
+    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/")
+    h = hook(page)
+    assert h["total"] == len(events) and h["ready"] is True
+    assert set(h["compileIds"]) == manifest_ids(folder)
+    assert h["statuses"]["[0/0]"], "every compile id shows a status"
+    # Filter by event key through the select: the table holds exactly those events.
+    counts = Counter(key_of(e) for e in events)
+    page.select_option("#f-kind", "compilation_metrics")
+    h = wait_hook(page, lambda h: h["filter"]["kind"] == "compilation_metrics")
+    assert h["total"] == counts["compilation_metrics"]
+    assert page.locator("#table .row:visible").count() == counts["compilation_metrics"]
+    # A compile id from the sidebar narrows it further.
+    cid = "[1/0_1]"
+    page.click(f"#cids li[data-cid='{cid}']")
+    h = wait_hook(page, lambda h: h["filter"]["cid"] == cid)
+    assert h["total"] == 1
+    # Text search (case-insensitive) over the raw lines, combined with nothing else.
+    page.click("#f-clear")
+    page.fill("#f-q", "GRAPH_BREAK")
+    h = wait_hook(page, lambda h: h["filter"]["q"] == "GRAPH_BREAK")
+    assert h["total"] == sum("graph_break" in json.dumps(e, separators=(",", ":")).lower() for e in events)
+    assert h["total"] > 0
+    page.close()
+
+
+def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["single"]
+    events = raw_events(folder)
+    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/#kind=inductor_output_code")
+    page.locator("#table .row").first.click()
+    h = wait_hook(page, lambda h: bool(h.get("payload")))
+    first = next(e for e in events if key_of(e) == "inductor_output_code")
+    text = (folder / first["payload_filename"]).read_text(encoding="utf-8")
+    assert h["payload"]["language"] == "python"
+    assert h["payload"]["lines"] == len(text.split("\n"))
+    # Only the lines on screen are in the DOM, with highlighted tokens.
+    shown = page.locator(".code-line:visible").count()
+    assert 5 < shown < 100 < h["payload"]["lines"]
+    assert page.locator(".code-line .kw").count() > 0
+    assert page.locator(".code-line .src").first.text_content() == text.split("\n")[0]
+    # The stack tab resolves file names through the string table (no bare indexes).
+    page.select_option("#f-kind", "dynamo_start")
+    wait_hook(page, lambda h: h["filter"]["kind"] == "dynamo_start")
+    page.locator("#table .row").first.click()
+    page.click(".tabs button[data-tab='stack']")
+    cells = page.locator("table.frames td:first-child").all_text_contents()
+    table = json.loads((folder / "raw.jsonl").read_text().splitlines()[0])["string_table"]
+    start = next(e for e in events if key_of(e) == "dynamo_start")
+    assert cells == [f"{table[f['filename']]}:{f['line']}" for f in start["dynamo_start"]["stack"]]
+    # Report pages link into the trace folder.
+    page.click(".tabs button[data-tab='links']")
+    hrefs = page.locator("ul.links a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+    assert any(h.endswith("/traces/single/index.html") for h in hrefs)
+    assert page.errors == []
+    page.close()
+
+
+def test_url_state_round_trip(browser: Any, site: StaticSite) -> None:
+    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/multi/")
+    page.select_option("#f-rank", "1")
+    wait_hook(page, lambda h: h["filter"]["rank"] == 1)
+    page.select_option("#f-kind", "artifact")
+    wait_hook(page, lambda h: h["filter"]["kind"] == "artifact")
+    page.locator("#table .row").nth(2).click()
+    page.click(".tabs button[data-tab='event']")
+    before = wait_hook(page, lambda h: h.get("selected", {}).get("row") == 2)
+    url = page.url
+    assert "rank=1" in url and "kind=artifact" in url and "row=2" in url and "tab=event" in url
+    again = open_explorer(browser, url)
+    after = wait_hook(again, lambda h: h.get("selected", {}).get("row") == 2)
+    assert after["filter"] == before["filter"] and after["total"] == before["total"]
+    assert after["selected"] == before["selected"]
+    assert again.locator(".tabs button.on").get_attribute("data-tab") == "event"
+    assert again.locator("#f-kind").input_value() == "artifact"
+    page.close()
+    again.close()
+
+
+def test_multi_rank(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["multi"]
+    events = raw_events(folder)
+    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/multi/")
+    h = hook(page)
+    assert h["total"] == len(events)
+    assert set(h["compileIds"]) == manifest_ids(folder)
+    assert page.locator("#f-rank option").all_text_contents() == ["all ranks", "rank 0", "rank 1"]
+    page.select_option("#f-rank", "1")
+    h = wait_hook(page, lambda h: h["filter"]["rank"] == 1)
+    # Rank-less lines belong to their log's rank (FORMAT.md section 13): count rank_1's raw.jsonl.
+    assert h["total"] == len(raw_events(folder / "rank_1")) < len(events)
+    assert {c.strip() for c in page.locator("#table .row:visible .c-r").all_text_contents()} == {"1"}
+    page.close()
+
+
+PERFETTO_STAND_IN = """<!doctype html><title>perfetto stand-in</title><script src="stand-in.js"></script>"""
+PERFETTO_JS = """
+window.received = null;
+window.addEventListener('message', (e) => {
+  if (e.data === 'PING') { e.source.postMessage('PONG', e.origin); return; }
+  if (e.data && e.data.perfetto) {
+    const p = e.data.perfetto;
+    window.received = { origin: e.origin, title: p.title, fileName: p.fileName, bytes: p.buffer.byteLength,
+                        text: new TextDecoder().decode(p.buffer) };
+  }
+});
+"""
+
+
+def test_open_in_perfetto_handshake(
+    browser: Any, site: StaticSite, viewer_traces: dict[str, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "index.html").write_text(PERFETTO_STAND_IN)
+    (tmp_path / "stand-in.js").write_text(PERFETTO_JS)
+    perfetto = StaticSite({"/ui": tmp_path})  # another loopback port: another origin
+    try:
+        target = f"{perfetto.url}/ui/index.html"
+        page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/&perfetto={target}")
+        with page.context.expect_page() as popup_info:
+            page.click("#perfetto")
+        popup = popup_info.value
+        wait_hook(page, lambda h: h.get("perfetto", {}).get("state") == "sent")
+        received = popup.evaluate("window.received")
+        expected = (viewer_traces["single"] / "chromium_events.json").read_bytes()
+        assert received["origin"] == site.url
+        assert received["bytes"] == len(expected)
+        assert json.loads(received["text"]) == json.loads(expected)
+        assert received["fileName"] == "chromium_events.json"
+        page.close()
+        # A crafted link naming a non-loopback Perfetto is refused: the button is not offered.
+        page = open_explorer(
+            browser, f"{site.url}/viewers/explorer/?trace=/traces/single/&perfetto=https://evil.example/"
+        )
+        assert page.locator("#perfetto").is_hidden()
+        page.close()
+    finally:
+        perfetto.close()
