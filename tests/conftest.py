@@ -68,9 +68,13 @@ def viewer_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: root / name for name in made}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's chromium driven by Playwright (skips when either is missing), shared by the viewer tests."""
+    """Debian's chromium driven by Playwright (skips when either is missing), for one test module.
+
+    Module scope, not session: Playwright's sync API runs an event loop while it is open, and
+    other modules start their own.
+    """
     chromium = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 

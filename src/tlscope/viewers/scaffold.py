@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from tlscope.viewers import TEMPLATES, template_names
+from tlscope.viewers import LIB, TEMPLATES, template_names
 
 #: A viewer name: usable as an npm package name, a URL segment and (with _) a Python module.
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
@@ -15,6 +15,9 @@ SKIP = {"node_modules", "dist", "test-results", "playwright-report", "__pycache_
 #: Files whose text gets the name filled in (placeholders below).
 TEXT_SUFFIXES = {".html", ".js", ".mjs", ".ts", ".tsx", ".json", ".md", ".toml", ".css", ".py", ".txt"}
 PLACEHOLDERS = ("tlscope-viewer-template", "tlscope_viewer_template")
+#: Templates that bundle the JS client (a build step makes dist/ self-contained, for any host)
+#: get a copy of it here; the vanilla one imports it from `tlscope serve` at /lib/.
+VENDOR = {"react": Path("src/vendor/tlscope")}
 
 
 class ScaffoldError(ValueError):
@@ -57,5 +60,8 @@ def new_viewer(target: Path, template: str) -> list[Path]:
         else:
             shutil.copyfile(path, dest)
         written.append(target / rel)
+    if template in VENDOR:
+        shutil.copytree(LIB, tmp / VENDOR[template], ignore=shutil.ignore_patterns("__pycache__"))
+        written.extend(target / VENDOR[template] / p.name for p in sorted(LIB.iterdir()) if p.is_file())
     tmp.rename(target)
     return written

@@ -1,0 +1,33 @@
+import { expect, test, type Page } from '@playwright/test';
+
+interface Hook {
+  ready?: boolean;
+  loaded?: boolean;
+  total?: number;
+  compileIds?: string[];
+  filter?: string;
+  error?: string;
+}
+
+const base = () => process.env.TLSCOPE_URL!;
+
+async function hook(page: Page): Promise<Hook> {
+  return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { __tlscope?: Hook }).__tlscope ?? {})));
+}
+
+test('the viewer shows every event and compile id of a served trace', async ({ page, request }) => {
+  const traces = await (await request.get(`${base()}/api/traces`)).json();
+  const trace = traces[0];
+  const manifest = await (await request.get(`${base()}${trace.url}manifest.json`)).json();
+  const url = trace.viewer_url.replace('/viewers/explorer/', `/viewers/${process.env.VIEWER_NAME}/`);
+  await page.goto(`${base()}${url}`);
+  await expect.poll(async () => (await hook(page)).loaded, { timeout: 30_000 }).toBe(true);
+  const h = await hook(page);
+  expect(h.error).toBeUndefined();
+  expect(h.total).toBe(manifest.raw_jsonl_events);
+  expect(h.compileIds).toEqual(manifest.compile_ids.map((c: { id: string }) => c.id));
+  await page.locator('.compile-ids li', { hasText: '[0/0]' }).first().click();
+  await expect.poll(async () => (await hook(page)).filter).toBe('[0/0]');
+  expect((await hook(page)).total).toBeGreaterThan(0);
+  expect(page.url()).toContain('cid=%5B0%2F0%5D');
+});
