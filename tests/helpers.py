@@ -204,24 +204,8 @@ _StaticHandler = _make_static_handler()
 
 # -- driving viewers in the browser (docs/VIEWERS.md's window.__tlscope hook) -------------
 
-VIEWER_CONTEXT = {
-    "rank",
-    "compiled_autograd_id",
-    "frame_id",
-    "frame_compile_id",
-    "attempt",
-    "has_payload",
-    "stack",
-    "severity",
-    "timestamp",
-    "pathname",
-    "thread",
-    "process",
-    "lineno",
-    "log_line",
-    "payload_filename",
-    "payload_size",
-}
+#: What raw.jsonl adds to the envelope's context fields (FORMAT.md section 3).
+VIEWER_CONTEXT = CONTEXT | {"process", "lineno", "log_line", "payload_filename", "payload_size"}
 
 
 def raw_events(folder: Path) -> list[dict[str, Any]]:

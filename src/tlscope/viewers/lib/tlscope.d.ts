@@ -132,9 +132,9 @@ export class LineStore {
 }
 export function streamLines(stream: ReadableStream<Uint8Array>, store: LineStore, onLines: (from: number, to: number) => unknown): Promise<number>;
 
-/** Where a trace's files come from. */
-export interface Source {
-  readonly kind: 'http' | 'files' | 'inline';
+/** Where a trace's files come from: every source offers these (subclasses differ in where the bytes are). */
+export abstract class Source {
+  abstract readonly kind: 'http' | 'files' | 'inline';
   stream(path: string): Promise<ReadableStream<Uint8Array>>;
   bytes(path: string): Promise<Uint8Array>;
   text(path: string): Promise<string>;
@@ -143,40 +143,22 @@ export interface Source {
   sub(prefix: string): Source;
   url(path: string): string | null;
 }
-export class HttpSource implements Source {
+export class HttpSource extends Source {
   constructor(base: string, options?: { fetchImpl?: typeof fetch });
   readonly kind: 'http';
   readonly base: URL;
-  stream(path: string): Promise<ReadableStream<Uint8Array>>;
-  bytes(path: string): Promise<Uint8Array>;
-  text(path: string): Promise<string>;
-  json(path: string): Promise<unknown>;
-  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
-  sub(prefix: string): Source;
   url(path: string): string;
 }
-export class FileSource implements Source {
+export class FileSource extends Source {
   constructor(files: Map<string, Blob>);
   static fromFiles(files: Iterable<File> | ArrayLike<File>): FileSource;
   readonly kind: 'files';
-  stream(path: string): Promise<ReadableStream<Uint8Array>>;
-  bytes(path: string): Promise<Uint8Array>;
-  text(path: string): Promise<string>;
-  json(path: string): Promise<unknown>;
-  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
-  sub(prefix: string): Source;
   url(path: string): null;
 }
-export class InlineSource implements Source {
+export class InlineSource extends Source {
   /** Path -> base64 text (gzip or plain, sniffed) or bytes. */
   constructor(files: Map<string, string | Uint8Array>);
   readonly kind: 'inline';
-  stream(path: string): Promise<ReadableStream<Uint8Array>>;
-  bytes(path: string): Promise<Uint8Array>;
-  text(path: string): Promise<string>;
-  json(path: string): Promise<unknown>;
-  jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
-  sub(prefix: string): Source;
   url(path: string): null;
 }
 export class NotFound extends Error {

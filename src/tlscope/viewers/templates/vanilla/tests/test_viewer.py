@@ -29,7 +29,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """`tlscope serve <corpus trace> --viewer .` on a free port; yields its base URL."""
-    trace = subprocess.run([sys.executable, "-m", "tlscope", "corpus", "path", "simple"], capture_output=True, text=True)
+    corpus = [sys.executable, "-m", "tlscope", "corpus", "path", "simple"]
+    trace = subprocess.run(corpus, capture_output=True, text=True)
     if trace.returncode != 0:
         pytest.skip(f"no tlscope corpus: {trace.stderr.strip()}")
     command = [sys.executable, "-m", "tlscope", "serve", trace.stdout.strip(), "--viewer", str(HERE)]
