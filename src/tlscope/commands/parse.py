@@ -16,7 +16,6 @@ from tlscope.commands import others
 from tlscope.model.record import Record
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse_log, wants_multi_rank
-from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.pipeline.single import StrictFailure, Tracker
 from tlscope.read.inputs import InputError
 from tlscope.read.reader import LogReader
@@ -174,6 +173,8 @@ def _options(args: argparse.Namespace) -> ParseOptions:
 
 def _multi_rank(args: argparse.Namespace) -> int:
     """Exit 0 when the landing page was written (failed ranks are listed on it), 1 on unusable input/OUT."""
+    from tlscope.pipeline.ranks import run_multi_rank  # see pipeline/parse.py: imported after the sniff
+
     try:
         summaries = run_multi_rank(
             args.path, args.out, _options(args), overwrite=args.overwrite, jobs=args.jobs, scheduler=args.scheduler

@@ -19,12 +19,15 @@ import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.pipeline.options import ParseOptions
-from tlscope.pipeline.ranks import parse_ranks
 from tlscope.pipeline.single import Tracker, run, untracked
 from tlscope.read.inputs import InputError, resolve_input, several_ranks
 from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir
-from tlscope.write.report.assembly import report_sinks
+
+# The report (Jinja2, Pygments, its templates) and the multi-rank machinery are imported by the
+# functions that use them, after `wants_multi_rank`: its muxed-log sniff holds an 8 MiB head
+# for a moment, and with every module already loaded that moment was the run's peak RSS
+# (+1.3 MB on the big trace); imported afterwards, the modules reuse the memory it freed.
 
 
 class Parsed(msgspec.Struct, kw_only=True):
@@ -90,6 +93,8 @@ def parse_log(
     track: Tracker = untracked,
 ) -> Parsed:
     """`parse` of one log (PATH a log file, or a folder holding one log or, with `latest`, several)."""
+    from tlscope.write.report.assembly import report_sinks
+
     log = resolve_input(path, latest=latest)
     target = OutputDir(out, overwrite=overwrite)
     target.check()
@@ -108,6 +113,8 @@ def parse_job(
     echo: Callable[[str], None] = _quiet,
 ) -> Parsed:
     """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
+    from tlscope.pipeline.ranks import parse_ranks
+
     results = parse_ranks(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
     manifests = [r.manifest for r in results if r.manifest is not None]
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

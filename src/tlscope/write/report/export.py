@@ -7,9 +7,9 @@ renders empty. The events come typed (write/report/handlers.py registers these m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from markupsafe import Markup
 
 from tlscope.analyse.directory import CompileDirectory
@@ -34,8 +34,7 @@ _FAKE_KERNEL_DOC = (
 GuardEvent = GuardAdded | PropagateRealTensorsProvenance
 
 
-@dataclass(frozen=True, slots=True)
-class GuardPage:
+class GuardPage(msgspec.Struct, frozen=True):
     """A symbolic_guard_information page waiting for its numbered path."""
 
     failure_type: str
@@ -43,8 +42,7 @@ class GuardPage:
     context: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ExportFailure:
+class ExportFailure(msgspec.Struct, frozen=True):
     """A row of the export index's issue table."""
 
     failure_type: str
@@ -52,8 +50,7 @@ class ExportFailure:
     additional_info: Markup
 
 
-@dataclass(frozen=True, slots=True)
-class SymNode:
+class SymNode(msgspec.Struct, frozen=True):
     """A node of a guard's expression tree (a symbolic expression or an unbacked symbol)."""
 
     result: str

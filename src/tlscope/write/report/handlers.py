@@ -15,8 +15,9 @@ metadata is not an object, with an empty event.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+import msgspec
 
 from tlscope.analyse.metrics import failures_of, frame_key
 from tlscope.analyse.naming import eval_with_key_id, file_stem
@@ -34,8 +35,7 @@ from tlscope.write.report.state import ReportState
 E = TypeVar("E", bound=ev.Event)
 
 
-@dataclass(frozen=True)
-class On(Generic[E]):
+class On(msgspec.Struct, Generic[E], frozen=True):
     """Run `handle` on each record whose envelope has `event.KEY`."""
 
     event: type[E]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,7 @@ def text(value: Any) -> str:
     return str(value)
 
 
-@dataclass(frozen=True, slots=True)
-class StackRow:
+class StackRow(msgspec.Struct, frozen=True):
     """A row of a metrics page's specializations or guards-added-fast table."""
 
     symbol: str
@@ -81,8 +79,7 @@ def mini_stack(m: CompilationMetrics) -> Markup:
     return details("Stack", inner)
 
 
-@dataclass(frozen=True, slots=True)
-class OutputRow:
+class OutputRow(msgspec.Struct, frozen=True):
     """An "Output files" row of a metrics page; hrefs are relative to OUT (the page has base ..)."""
 
     href: str | None

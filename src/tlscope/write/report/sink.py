@@ -9,7 +9,7 @@ failures_and_restarts.html and raw.log.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from tlscope.analyse.directory import CompileDirectory, Entry, key_label
 from tlscope.analyse.stack import resolve_stack
@@ -88,8 +88,7 @@ class ReportSink:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class IndexRow:
+class IndexRow(msgspec.Struct, frozen=True):
     """An output as index.html lists it (a link entry's href only when it is http(s))."""
 
     href: str | None
