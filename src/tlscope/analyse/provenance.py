@@ -6,8 +6,9 @@ including list order, so the search rules below are tlparse's, quirks and all.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from tlscope.read.json_boundary import JsonError, decode
 
 LineMap = dict[int, list[int]]
 
@@ -143,8 +144,8 @@ def _strs(value: Any) -> list[str]:
 def line_mappings(node_mappings: str, pre: str, post: str, py_code: str, cpp_code: str) -> dict[str, Any]:
     """tlparse's lineMappings object; `{}` when the node mappings are not JSON."""
     try:
-        mappings = json.loads(node_mappings)
-    except ValueError:
+        mappings = decode(node_mappings)
+    except JsonError:
         return {}
     if not isinstance(mappings, dict):
         mappings = {}

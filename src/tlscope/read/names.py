@@ -21,18 +21,24 @@ _LOG_NAME = re.compile(r"(\.log|\.txt)(\.gz)?$|^dedicated_log_torch_trace")
 U32_MAX = 2**32 - 1
 
 
+def as_u32(digits: str | bytes) -> int | None:
+    """ASCII digits as a u32 (a rank), None beyond 2**32 - 1; never int() of thousands of digits."""
+    text = digits.decode("ascii") if isinstance(digits, bytes) else digits
+    value = text.lstrip("0")
+    number = int(value or "0") if len(value) <= 10 else U32_MAX + 1
+    return number if number <= U32_MAX else None
+
+
 def rank_of_rank_log(name: str) -> int | None:
     """The rank of a rank log found by multi-rank discovery (tlparse's rule), else None."""
     match = _RANK_LOG.match(name)
-    if match is None or int(match.group(1)) > U32_MAX:
-        return None
-    return int(match.group(1))
+    return None if match is None else as_u32(match.group(1))
 
 
 def rank_in_name(path: Path) -> int | None:
-    """The rank PyTorch put in the file name, if any (see _RANK_IN_NAME)."""
+    """The rank PyTorch put in the file name, if any (see _RANK_IN_NAME); a rank is a u32."""
     match = _RANK_IN_NAME.search(path.name)
-    return int(match.group(1)) if match else None
+    return None if match is None else as_u32(match.group(1))
 
 
 def rank_log_name(rank: int) -> str:

@@ -15,16 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
-
-_DECODER = msgspec.json.Decoder()
+from tlscope.read.json_boundary import JsonError, decode
 
 
 def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:
@@ -152,8 +149,8 @@ def _from_raw_jsonl(path: Path, summary: RankSummary) -> None:
             if b'"compilation_metrics"' not in line:
                 continue
             try:
-                envelope = _DECODER.decode(line)
-            except (msgspec.DecodeError, UnicodeDecodeError):
+                envelope = decode(line)
+            except JsonError:
                 continue
             metrics = (
                 lenient(envelope.get("compilation_metrics"), CompilationMetrics) if isinstance(envelope, dict) else None

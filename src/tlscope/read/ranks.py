@@ -10,20 +10,25 @@ import re
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from tlscope.read.json_boundary import JsonError, decode
+from tlscope.read.names import U32_MAX, as_u32
 from tlscope.read.source import LogSource
 
 #: The envelope's rank field as text: a cheap test before decoding, and the muxed-log sniff.
 _RANK_FIELD = re.compile(rb'"rank"\s*:\s*(\d+)')
-_DECODER = msgspec.json.Decoder()
 #: How much of a single log is looked at to tell whether it is muxed (several ranks' events).
 SNIFF_BYTES = 8 * 1024 * 1024
 
 
 def valid_rank(value: Any) -> int | None:
-    """`value` as a rank: a non-negative JSON integer (not a boolean), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """`value` as a rank: an integer (not a boolean) from 0 to 2**32 - 1, else None.
+
+    A rank is a u32 in PyTorch and tlparse, and multi-rank discovery ignores rank logs named
+    beyond it: a larger rank taken here would route a log to multi-rank runs that then find
+    none of its ranks (an empty report, and no word why).
+    """
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= U32_MAX
+    return value if ok else None
 
 
 def line_rank(line: bytes, start: int) -> int | None:
@@ -31,8 +36,8 @@ def line_rank(line: bytes, start: int) -> int | None:
     if _RANK_FIELD.search(line, start) is None:
         return None
     try:
-        envelope = _DECODER.decode(line[start:])
-    except (msgspec.DecodeError, UnicodeDecodeError):
+        envelope = decode(line[start:])
+    except JsonError:
         return None
     return valid_rank(envelope.get("rank")) if isinstance(envelope, dict) else None
 
@@ -50,4 +55,5 @@ def sniff_several_ranks(path: Path) -> bool:
     except OSError:
         return False
     lines = (line for line in head.split(b"\n") if line[:1] != b"\t")
-    return len({m.group(1) for line in lines for m in _RANK_FIELD.finditer(line)}) > 1
+    ranks = {m.group(1) for line in lines for m in _RANK_FIELD.finditer(line)}
+    return len({as_u32(r) for r in ranks} - {None}) > 1

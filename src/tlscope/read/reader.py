@@ -25,6 +25,7 @@ from tlscope.model.events import EVENT_TYPES, Event, StringEntry
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.glog import PREFIX
+from tlscope.read.json_boundary import JsonError, decode
 from tlscope.read.names import rank_in_name
 from tlscope.read.ranks import valid_rank
 from tlscope.read.source import LogSource
@@ -50,7 +51,6 @@ CONTEXT_KEYS = frozenset(
 MAX_STRING_INDEX = 1_000_000
 #: Lines longer than this are skipped in a streaming way and counted (LINE_TOO_LONG).
 DEFAULT_MAX_LINE = 512 * 1024 * 1024
-_DECODER = msgspec.json.Decoder()
 #: Stand in for the body of an over-long line; compared by identity, never by value. The first
 #: byte tells an over-long payload line (tab) from an over-long envelope, so each keeps its role.
 _TOO_LONG = b"\x00<line too long>\x00"
@@ -191,6 +191,8 @@ class LogReader:
         self.process_ranks: dict[int, int] = {}
         self.unknown_keys: dict[str, int] = {}
         self.lines_read = 0
+        #: Records yielded so far (lines that were events, with their payloads).
+        self.records_read = 0
         self.source: LogSource | None = None
         self.sha256: str | None = None
 
@@ -202,7 +204,9 @@ class LogReader:
         with LogSource(self.path) as source:
             self.source = source
             lines = _Lines(source.stream, self.max_line)
-            yield from self._records(lines)
+            for record in self._records(lines):
+                self.records_read += 1
+                yield record
             self.lines_read = lines.number
             if source.corrupt is not None:
                 where = max(lines.number, 1)  # the line where reading stopped (1 for an empty stream)
@@ -290,9 +294,8 @@ class LogReader:
 
     def _envelope(self, number: int, data: bytes, ended: bool) -> dict[str, Any] | None:
         try:
-            value = _DECODER.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError) as err:
-            # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string.
+            value = decode(data)
+        except JsonError as err:
             self._bad_line(ProblemKind.INVALID_JSON, number, data, ended, f"invalid JSON envelope: {err}")
             return None
         if not isinstance(value, dict):

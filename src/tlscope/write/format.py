@@ -19,6 +19,7 @@ from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.pipeline.context import RunContext
+from tlscope.read.json_boundary import JsonError, decode
 from tlscope.write.manifest import (
     CompileIdEntry,
     KeyStats,
@@ -172,8 +173,8 @@ class FormatWriter:
 
     def _chromium(self, record: Record) -> None:
         try:
-            event = msgspec.json.decode(record.payload or b"")
-        except (msgspec.DecodeError, UnicodeDecodeError) as err:  # msgspec raises the latter for bad bytes
+            event = decode(record.payload or b"")
+        except JsonError as err:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
             return
         self.chromium.add(event)
@@ -311,9 +312,13 @@ def _moment_prefix(moment: int) -> GlogPrefix:
     )
 
 
+#: A torch_version payload: the version string, or an object holding it (typed, through the boundary).
+_TORCH_VERSION = msgspec.json.Decoder(TorchVersionPayload)
+
+
 def _torch_version(payload: bytes | None) -> str | None:
     try:
-        value = msgspec.json.decode(payload or b"", type=TorchVersionPayload)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError is a DecodeError
+        value = decode(payload or b"", _TORCH_VERSION)
+    except JsonError:
         return None
     return value if isinstance(value, str) else value.pytorch_version

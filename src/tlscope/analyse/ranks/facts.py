@@ -19,6 +19,7 @@ from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics
+from tlscope.read.json_boundary import JsonError, decode
 
 #: The per-compile artifacts the cross-rank analyses read, by file-name prefix (tlparse's).
 RUNTIME_PREFIX = "inductor_runtime_and_tensor_meta"
@@ -27,7 +28,6 @@ CODE_PREFIX = "inductor_output_code"
 #: Artifacts bigger than this are not loaded (a summary must stay cheap; reported instead).
 MAX_ARTIFACT_BYTES = 256 * 1024 * 1024
 _CACHE_PRIORITY = {"miss": 3, "hit": 2, "bypass": 1}
-_DECODER = msgspec.json.Decoder()
 
 
 class BadArtifact(Exception):
@@ -39,8 +39,8 @@ def decode_artifact(data: bytes) -> Any:
     if len(data) > MAX_ARTIFACT_BYTES:
         raise BadArtifact(f"{len(data)} bytes, over the {MAX_ARTIFACT_BYTES} byte limit")
     try:
-        return _DECODER.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        return decode(data)
+    except JsonError as err:
         raise BadArtifact(f"invalid JSON ({err})") from err
 
 

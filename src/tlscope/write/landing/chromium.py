@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.read.json_boundary import JsonError, decode
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 
 #: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
@@ -42,10 +41,10 @@ def _decode(folder: Path) -> Any:
     try:
         if path.stat().st_size > MAX_CHROMIUM_BYTES:
             raise Unmergeable("chromium_events.json too big to merge")
-        return JSON_AS_PYTHON.decode(path.read_bytes())
+        return decode(path.read_bytes(), JSON_AS_PYTHON)
     except FileNotFoundError:
         return None
-    except (OSError, msgspec.DecodeError, UnicodeDecodeError) as err:
+    except (OSError, JsonError) as err:
         raise Unmergeable(f"chromium_events.json unreadable ({err})") from err
 
 

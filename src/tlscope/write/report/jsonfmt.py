@@ -18,6 +18,8 @@ from typing import Any
 
 import msgspec
 
+from tlscope.read.json_boundary import decode
+
 _I64_MIN = -(2**63)
 _U64_MAX = 2**64 - 1
 
@@ -64,8 +66,9 @@ _LONG_DIGITS = re.compile(rb"\d{19}")
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse like serde_json: NaN, Infinity and lone surrogate escapes are errors (ValueError)."""
-    return msgspec.json.decode(text)
+    """Parse like serde_json: NaN, Infinity, lone surrogate escapes, numbers beyond double range
+    and nesting 128 deep are errors (JsonError, a ValueError): the JSON decode boundary's rules."""
+    return decode(text)
 
 
 def dumps_pretty(value: Any) -> str:

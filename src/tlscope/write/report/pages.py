@@ -15,6 +15,7 @@ from tlscope.analyse.stack import resolve_stack
 from tlscope.model.events import CompilationMetrics, GuardAddedFast, SymbolicShapeSpecialization
 from tlscope.model.payloads import DynamoGuardsPayload
 from tlscope.model.record import Record
+from tlscope.read.json_boundary import decode
 from tlscope.read.reader import LogReader
 from tlscope.read.source import LogSource
 from tlscope.write.outdir import OutputDir
@@ -95,10 +96,13 @@ def output_file(entry: Entry) -> OutputRow:
     )
 
 
+_GUARDS = msgspec.json.Decoder(DynamoGuardsPayload)
+
+
 def parse_guards(text: str) -> list[str] | None:
     """The guard codes of a dynamo_guards payload, or None if it is not tlparse's shape."""
     try:
-        guards = msgspec.json.decode(text, type=DynamoGuardsPayload)
+        guards = decode(text, _GUARDS)
     except ValueError:  # not JSON, or not a list of {code: string}
         return None
     return [g.code for g in guards]

@@ -1,0 +1,81 @@
+"""The JSON decode boundary: the one way tlscope decodes JSON that came from a log.
+
+Envelopes, JSON payloads (chromium events, json artifacts, torch_version, guards, provenance
+mappings), the lines `split` and `redact` look into, and the files a parse wrote from them
+(which multi-rank reads back) are all untrusted. Everything that decodes them calls `decode`,
+which accepts exactly what tlparse's JSON parser (serde_json) accepts in two respects:
+
+* **Nesting depth.** serde_json refuses a document nested 128 levels deep (its recursion limit);
+  so does `decode` (MAX_DEPTH = 127 levels allowed). Without a bound, ~1,000 nested `[` in a
+  1 KB line made msgspec raise RecursionError, and anything that walked or re-encoded a value
+  nested a little less deep could raise it later, far from the log line.
+* **Numbers.** A number outside the range of a double is an error (serde_json: "number out of
+  range"). msgspec already refuses such floats (`1e400`) but returns such integers as Python
+  ints, on which `ts / 1e6` or a float conversion raised OverflowError mid-report.
+
+Both checks cost nothing on ordinary input: a document with at most MAX_DEPTH brackets cannot
+be nested deeper than that, and an integer beyond double range has at least 309 digits, so the
+decoded value is walked only when the text has many brackets or such a digit run (0.4% of the
+envelopes of a real 136 MB trace), and the walk is an explicit stack, never recursion.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+import msgspec
+
+#: Deepest nesting accepted: serde_json's recursion limit (128) refuses the 128th level.
+MAX_DEPTH = 127
+#: Integers beyond this are outside the range of a double (they have at least 309 digits).
+_FLOAT_MAX_INT = int(sys.float_info.max)
+#: A run of 309 digits not preceded by a digit: the only text an out-of-range
+#: integer can be. The look-behind makes each run scanned once (linear time).
+_LONG_RUN = re.compile(rb"(?<![0-9])[0-9]{309}")
+_LONG_RUN_TEXT = re.compile(r"(?<![0-9])[0-9]{309}")
+
+_PLAIN = msgspec.json.Decoder()
+
+
+class JsonError(ValueError):
+    """Text that is not JSON tlscope accepts; the message says why (one line)."""
+
+
+def decode(data: bytes | str, decoder: msgspec.json.Decoder[Any] = _PLAIN) -> Any:
+    """The value of JSON text `data`, or JsonError (malformed, bad UTF-8, too deep, number out of range).
+
+    `decoder` is a msgspec JSON decoder to decode with (e.g. one with a float hook); the
+    boundary's checks apply whatever it is.
+    """
+    try:
+        value = decoder.decode(data)
+    except RecursionError:
+        raise JsonError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string.
+        raise JsonError(str(err)) from None
+    if _may_exceed(data):
+        check(value)
+    return value
+
+
+def _may_exceed(data: bytes | str) -> bool:
+    if isinstance(data, str):
+        return data.count("[") + data.count("{") > MAX_DEPTH or _LONG_RUN_TEXT.search(data) is not None
+    return data.count(b"[") + data.count(b"{") > MAX_DEPTH or _LONG_RUN.search(data) is not None
+
+
+def check(value: Any) -> None:
+    """JsonError if decoded `value` nests deeper than MAX_DEPTH or holds an integer beyond double range."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (list, dict)):
+            if depth >= MAX_DEPTH:
+                raise JsonError(f"nested deeper than {MAX_DEPTH} levels")
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (list, dict, int)))
+        elif isinstance(node, int) and not -_FLOAT_MAX_INT <= node <= _FLOAT_MAX_INT:
+            raise JsonError("number out of range")
