@@ -38,9 +38,9 @@ def code_counts(code: str) -> tuple[Counter[str], int]:
     HTML entities are decoded after the tags are dropped: tlparse strips `#` comments from the
     still-escaped text, so `&#39;` swallowed the rest of a line there (a deviation we fix).
     """
-    text = _TAGS.sub("", code)
+    text = _sub_before_last(_TAGS, code, ">")
     text = _ENTITY.sub(_entity, text)
-    text = _BLOCK_COMMENTS.sub("", _LINE_COMMENTS.sub("", text))
+    text = _sub_before_last(_BLOCK_COMMENTS, _LINE_COMMENTS.sub("", text), "*/")
     counts: Counter[str] = Counter()
     waits = 0
     for match in _CALL.finditer(text):
@@ -50,6 +50,21 @@ def code_counts(code: str) -> tuple[Counter[str], int]:
         elif (kind := normalise(op)) is not None:
             counts[kind] += 1
     return counts, waits
+
+
+def _sub_before_last(pattern: re.Pattern[str], text: str, close: str) -> str:
+    r"""`pattern.sub("", text)` for a pattern whose matches end with `close`, in linear time.
+
+    `<[^>]*>` and `/\*.*?\*/` scan from every opening to the end of the text when no closing
+    follows it: `<a` x 80,000 took 11 s, `/*a` x 80,000 up to two minutes. Nothing after the
+    last `close` can be part of a match, so the substitution runs on the text up to it, where
+    every scan stops at a closing, and the rest is kept as it is.
+    """
+    end = text.rfind(close)
+    if end == -1:
+        return text
+    end += len(close)
+    return pattern.sub("", text[:end]) + text[end:]
 
 
 def _entity(match: re.Match[str]) -> str:
