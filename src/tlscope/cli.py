@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, load
+from tlscope.lifetime import Terminated, exit_status, terminate_raises
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -17,12 +19,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     A first argument that names a command runs it, unless a file of that name exists there
     (`tlscope split` with a log called `split` in the folder parses that log), unless the second
     names one of the command's actions (`tlscope corpus list` beside a folder named corpus).
+
+    The exit status convention, for every command: 0 ok; 1 problems under --strict, or an
+    input or OS error (one line on stderr naming the path and the cause, never a traceback);
+    2 a usage error; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 129 on SIGHUP; in
+    each of the last three, OUT is left as it was and no temporary folder or worker remains.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
-    if args and args[0] in COMMANDS and (action or not Path(args[0]).exists()):
-        return load(args[0])(args[1:])
-    return load(DEFAULT)(args)
+    try:
+        with terminate_raises():
+            if args and args[0] in COMMANDS and (action or not Path(args[0]).exists()):
+                return load(args[0])(args[1:])
+            return load(DEFAULT)(args)
+    except (KeyboardInterrupt, Terminated) as stop:
+        print("Interrupted; the output was left as it was.", file=sys.stderr)
+        return exit_status(stop)
+    except OSError as err:
+        from tlscope.write.outdir import os_error_text
+
+        print(f"Error: {os_error_text(err)}", file=sys.stderr)
+        return 1
 
 
 def console_main() -> NoReturn:
@@ -35,4 +52,9 @@ def console_main() -> NoReturn:
     """
     status = main()
     gc.freeze()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader of our stdout went away (`tlscope ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        status = status or 1
     sys.exit(status)

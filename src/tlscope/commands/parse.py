@@ -16,7 +16,7 @@ from tlscope.commands import others
 from tlscope.model.record import Record
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse_log, wants_multi_rank
-from tlscope.pipeline.single import StrictFailure, Tracker
+from tlscope.pipeline.single import StrictFailure, Tracker, no_events_text
 from tlscope.read.inputs import InputError
 from tlscope.read.reader import LogReader
 from tlscope.write.manifest import Manifest
@@ -145,11 +145,10 @@ def main(argv: Sequence[str]) -> int:
     except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"Interrupted; {args.out} left as it was.", file=sys.stderr)
-        return 130
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
+    if not manifest.events:
+        print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
     if args.verbose:
         _print_details(manifest)
     if not args.no_browser:
@@ -172,14 +171,22 @@ def _options(args: argparse.Namespace) -> ParseOptions:
 
 
 def _multi_rank(args: argparse.Namespace) -> int:
-    """Exit 0 when the landing page was written (failed ranks are listed on it), 1 on unusable input/OUT."""
+    """Exit 0 when the landing page was written (failed ranks are listed on it); 1 on unusable
+    input/OUT, or under --strict when a rank has a problem (OUT then left as it was)."""
     from tlscope.pipeline.ranks import run_multi_rank  # see pipeline/parse.py: imported after the sniff
 
     try:
+        options = _options(args)
         summaries = run_multi_rank(
-            args.path, args.out, _options(args), overwrite=args.overwrite, jobs=args.jobs, scheduler=args.scheduler
+            args.path,
+            args.out,
+            options,
+            overwrite=args.overwrite,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            strict_job=options.strict or options.strict_compile_id,
         )
-    except (InputError, OutputError) as err:
+    except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
     failed = [s.rank for s in summaries if s.errors]

@@ -33,6 +33,16 @@ class Sink(Protocol):
     def finish(self, ctx: RunContext) -> None: ...
 
 
+def abort(sinks: Sequence[Sink]) -> None:
+    """A run failed or was interrupted: let each sink that has an `abort()` stop its helpers
+    (worker processes, open files) now rather than when the process exits. Optional, so a sink
+    that holds nothing needs no method for it."""
+    for sink in sinks:
+        stop = getattr(sink, "abort", None)
+        if callable(stop):
+            stop()
+
+
 #: Builds the extra sinks of a run (e.g. the HTML report) once the output folder is open.
 #: A module-level function, so multi-rank workers (processes, Dask) can be sent it.
 SinkFactory = Callable[[RunContext], Sequence[Sink]]

@@ -71,7 +71,8 @@ def parse(
     """Parse PATH (a log, a .gz log, a folder, a job's rank logs or a muxed log) into OUT.
 
     Raises InputError / OutputError (before anything is written) when PATH or OUT is unusable,
-    StrictFailure when `options.strict` finds a problem in a single log. A multi-rank run does
+    StrictFailure when `options.strict` finds a problem (in a multi-rank run: in any rank,
+    the first one named), OSError for an OS error of the input. Otherwise a multi-rank run does
     not raise for a rank that fails: its summary says so and the landing page lists it.
     `command` is recorded in manifest.json; `track` wraps a single log's record stream (a
     progress bar); `echo` gets a multi-rank run's progress lines.
@@ -115,6 +116,9 @@ def parse_job(
     """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
     from tlscope.pipeline.ranks import parse_ranks
 
-    results = parse_ranks(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
+    strict = options.strict or options.strict_compile_id
+    results = parse_ranks(
+        path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo, strict_job=strict
+    )
     manifests = [r.manifest for r in results if r.manifest is not None]
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

@@ -13,19 +13,21 @@ Differences from tlparse:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import os
+import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.lifetime import worker_init
 from tlscope.pipeline.context import SinkFactory
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.rankfacts import RankFacts
@@ -36,9 +38,13 @@ from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.manifest import Manifest
-from tlscope.write.outdir import OutputDir, OutputError
+from tlscope.write.outdir import OutputDir, OutputError, UnsafePath, os_error_text
 from tlscope.write.report.assembly import preload_report, report_sinks
 
+#: How a rank's summary names a failure that is a bug of tlscope's (reported, please), not of the log.
+INTERNAL_ERROR = "internal error"
+#: Where a muxed log's per-rank logs are written, inside OUT's temporary folder (removed before the end).
+_SPLIT_FOLDER = ".split"
 PARITY_DESCRIPTION = "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"
 
 
@@ -59,10 +65,16 @@ def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: S
     target = Path(folder)
     facts = RankFacts(rank)
     try:
-        out = OutputDir(target, overwrite=True)
+        # No guard process of its own: the folder is inside OUT's temporary folder, guarded.
+        out = OutputDir(target, overwrite=True, guard=False)
         manifest = run(Path(log), out, options, sinks=facts.around(sinks))
-    except (StrictFailure, OutputError, OSError, ValueError) as err:
+    except (StrictFailure, OutputError, UnsafePath) as err:
         return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"]))
+    except OSError as err:
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {os_error_text(err)}"]))
+    except Exception as err:  # a bug met on this rank's log must not take the other ranks down
+        why = f"parse failed: {INTERNAL_ERROR} ({type(err).__name__}: {err})"
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[why]))
     # The combined chromium_events.json's share of this rank, encoded here in parallel with the
     # other ranks instead of serially on the landing page (it was most of the landing's time).
     events = chromium.write_part(target, rank)
@@ -98,8 +110,10 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
             # Once here instead of once in every forked worker, which inherits it: less CPU in
             # all, and the pool's cores go to parsing from the first rank on.
             preload()
-        executor: Executor = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context)
-        with executor:
+        executor = ProcessPoolExecutor(
+            max_workers=min(jobs, len(work)), mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
+        )
+        with _stopped_on_failure(executor):
             # Biggest logs first, so the last parse to start is a small one and no worker is
             # left alone with a big rank at the end (longest-processing-time-first).
             by_size = sorted(range(len(work)), key=lambda i: (-_size(work[i][0].path), i))
@@ -112,6 +126,27 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
                 yield futures[i].result()
 
     return submit
+
+
+@contextlib.contextmanager
+def _stopped_on_failure(executor: ProcessPoolExecutor) -> Iterator[None]:
+    """Shut the pool down on the way out; on an exception or interrupt, kill its workers first.
+
+    `with executor` would wait for every rank already running (seconds to minutes) while the
+    run is failing or the user pressed Ctrl-C, and the workers would go on writing into a
+    folder being removed.
+    """
+    try:
+        yield
+    except BaseException:
+        workers = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.kill()
+        for worker in workers:
+            worker.join()
+        raise
+    executor.shutdown(wait=True)
 
 
 def _while_dispatching(work: Callable[[], None]) -> None:
@@ -178,10 +213,20 @@ def run_multi_rank(
     sinks: SinkFactory | None = None,
     preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
+    strict_job: bool = False,
 ) -> list[RankSummary]:
     """`parse_ranks`, returning the per-rank summaries (the landing page's facts)."""
     results = parse_ranks(
-        path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, sinks=sinks, preload=preload, echo=echo
+        path,
+        out,
+        options,
+        overwrite=overwrite,
+        jobs=jobs,
+        scheduler=scheduler,
+        sinks=sinks,
+        preload=preload,
+        echo=echo,
+        strict_job=strict_job,
     )
     return [r.summary for r in results]
 
@@ -197,11 +242,15 @@ def parse_ranks(
     sinks: SinkFactory | None = None,
     preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
+    strict_job: bool = False,
 ) -> list[RankResult]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
     Raises InputError / OutputError before anything is written when the input or OUT is
-    unusable. Per-rank failures do not raise: they are in the summaries and on the landing page.
+    unusable. Per-rank failures do not raise: they are in the summaries and on the landing page
+    (with `options.strict`, each rank's problems fail that rank). With `strict_job` (the
+    command's --strict), the first failed rank fails the whole run instead: StrictFailure naming
+    it, OUT left as it was.
     `preload` imports what the sinks need (and warms their caches) before local workers are
     forked; the default sinks (the report) come with theirs.
     """
@@ -216,41 +265,51 @@ def parse_ranks(
     # so each rank highlights in its own process instead of starting a second pool.
     report = msgspec.structs.replace(options.report, multi_rank=True, highlight_workers=1)
     options = msgspec.structs.replace(options, report=report)
-    with tempfile.TemporaryDirectory(prefix="tlscope-split-") as scratch:
-        logs, notes = _inputs(path, Path(scratch))
-        if scheduler:
-            submit = _dask(scheduler, options, sinks)
-        else:
-            submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload)
-        results = _parse_into(target, logs, notes, submit, options, echo)
+    if scheduler:
+        submit = _dask(scheduler, options, sinks)
+    else:
+        submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload)
+    with target:
+        # A muxed log is split inside OUT's temporary folder, so whatever ends the run (an
+        # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.
+        scratch = target.path(f"{_SPLIT_FOLDER}/.keep").parent
+        logs, notes = _inputs(path, scratch)
+        results = _parse_into(target, logs, submit, echo)
+        shutil.rmtree(scratch)
+        if strict_job:
+            _check_strict(logs, results)
+        written = write_landing(target, [r.summary for r in results], notes, header=options.report.custom_header_html)
+    for label, name in written.items():
+        echo(f"{label}: {out}/{name}")
     echo(f"Multi-rank report generated under {out}")
     echo("Individual pages: rank_*/index.html")
     return results
 
 
 def _parse_into(
-    target: OutputDir,
-    logs: Sequence[RankLog],
-    notes: list[str],
-    submit: Submit,
-    options: ParseOptions,
-    echo: Callable[[str], None],
+    target: OutputDir, logs: Sequence[RankLog], submit: Submit, echo: Callable[[str], None]
 ) -> list[RankResult]:
-    """The ranks into OUT's temporary folder, then the landing page beside them."""
+    """The ranks into OUT's temporary folder (open), in rank order."""
     out = target.target
-    with target:
-        # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
-        work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
-        for log, _ in work:
-            echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
-        # While the ranks are parsed, this process compiles the landing page's template:
-        # otherwise it would be serial work after the last rank.
-        results = list(submit(work, prepare_landing))
-        summaries = [r.summary for r in results]
-        written = write_landing(target, summaries, notes, header=options.report.custom_header_html)
-    for label, name in written.items():
-        echo(f"{label}: {out}/{name}")
-    return results
+    # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
+    work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
+    for log, _ in work:
+        echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
+    # While the ranks are parsed, this process compiles the landing page's template:
+    # otherwise it would be serial work after the last rank.
+    return list(submit(work, prepare_landing))
+
+
+def _check_strict(logs: Sequence[RankLog], results: Sequence[RankResult]) -> None:
+    """The first rank with an error fails the run (OUT untouched): the command's --strict.
+
+    Each rank's own parse already fails under --strict when its log has a problem; here that
+    failure stops the job instead of becoming a line of the landing page.
+    """
+    for log, result in zip(logs, results, strict=True):
+        if result.summary.errors:
+            name = Path(log.path).name
+            raise StrictFailure(f"rank {log.rank} ({name}): {result.summary.errors[0]}", None)
 
 
 def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str]]:

@@ -15,7 +15,7 @@ import msgspec
 from tlscope import __version__
 from tlscope.model.problems import Problem, ProblemKind, Problems
 from tlscope.model.record import Record
-from tlscope.pipeline.context import RunContext, Sink, SinkFactory
+from tlscope.pipeline.context import RunContext, Sink, SinkFactory, abort
 from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
 from tlscope.write.format import FormatWriter, problem_summary
@@ -56,13 +56,18 @@ def run(
         ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems)
         all_sinks: list[Sink] = [writer, *(sinks(ctx) if sinks else ())]
-        for record in track(reader, reader):
+        try:
+            for record in track(reader, reader):
+                for sink in all_sinks:
+                    sink.feed(record)
             for sink in all_sinks:
-                sink.feed(record)
-        for sink in all_sinks:
-            sink.finish(ctx)
+                sink.finish(ctx)
+        except BaseException:
+            abort(all_sinks)
+            raise
         manifest = _manifest(reader, writer, problems, command, log)
         _check_strict(options, problems)
+        _check_events(options, reader)
         manifest.files = sorted([*_listing(out.root), "manifest.json"])
         out.path("manifest.json").write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
     return manifest
@@ -72,6 +77,21 @@ def refuse_out_holding(path: Path, out: Path, what: str = "the log") -> None:
     """`tlscope logs/ -o logs --overwrite` would replace the folder holding the input: refuse."""
     if path.resolve().is_relative_to(out.resolve()):
         raise OutputError(f"{out} holds the input {path}: replacing it would delete {what}; choose another -o")
+
+
+def no_events_text(path: str, lines: int) -> str:
+    """What to say when nothing in a log was a trace event (an empty file, a binary, the wrong file)."""
+    what = "it is empty" if not lines else f"none of its {lines} line{'s' if lines > 1 else ''} is one"
+    return f"nothing in {path} was a trace event ({what}); is it a TORCH_TRACE log?"
+
+
+def _check_events(options: ParseOptions, reader: LogReader) -> None:
+    """--strict: a log with no event at all fails (an empty report would look like success).
+
+    Without --strict the run goes on (manifest.json shows no events) and the command warns.
+    """
+    if options.strict and not reader.records_read:
+        raise StrictFailure(f"--strict: {no_events_text(str(reader.path), reader.lines_read)}", None)
 
 
 def _check_strict(options: ParseOptions, problems: Problems) -> None:

@@ -1,39 +1,78 @@
 """The output folder: confined paths and all-or-nothing runs.
 
-Everything is written into a temporary sibling of OUT and renamed into place at the end, so
-a run that fails or is interrupted leaves OUT exactly as it was. Every path goes through
-`OutputDir.path`, which refuses anything that would land outside the folder: log-derived
-names (artifact names, `has_payload`) are untrusted.
+Everything is written into a temporary sibling of OUT and swapped into place at the end, so
+a run that fails or is interrupted leaves OUT exactly as it was, and nothing else behind:
+
+* a failure or an interrupt (SIGINT, SIGTERM: tlscope.lifetime) removes the temporary folder
+  on the way out;
+* a SIGKILL cannot be caught, so a tiny guard process (`sh`, in its own session) waits for
+  this process to end however it ends and removes the temporary folder if it is still there;
+* the swap itself is one atomic exchange of the two folders on Linux (renameat2), so even a
+  SIGKILL leaves either the old OUT or the new one; signals are held while it runs.
+
+Every path goes through `OutputDir.path`, which refuses anything that would land outside the
+folder: log-derived names (artifact names, `has_payload`) are untrusted. Every OS error of OUT
+(permissions, a read-only parent, a folder that cannot be searched) is an OutputError naming
+the path and the cause in one line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+
+from tlscope.lifetime import signals_deferred
 
 
 class OutputError(Exception):
     """OUT cannot be used (exists without --overwrite, is a file, ...)."""
 
 
+def os_error_text(err: OSError) -> str:
+    """`PATH: cause` for an OSError (both paths for a rename), one line, no errno number."""
+    cause = err.strerror or str(err)
+    if err.filename is None:
+        return cause
+    if err.filename2 is not None:
+        return f"{err.filename} -> {err.filename2}: {cause}"
+    return f"{err.filename}: {cause}"
+
+
 class UnsafePath(ValueError):
     """A relative output path that would escape the output folder."""
 
 
-_UNSAFE_CHARS = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
+#: Characters never kept in a name: path separators, control and shell-special characters, and
+#: lone surrogates (no UTF-8 form, so no file name on a UTF-8 file system).
+_UNSAFE_CHARS = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\ud800-\udfff]")
+#: Longest log-derived name kept, in characters (a stem people can still read).
 _MAX_COMPONENT = 150
+#: ... and in UTF-8 bytes: file systems allow 255 bytes per path component (ENAMETOOLONG
+#: beyond), and tlscope adds at most ~50 around a log-derived name (`optimize_ddp_split_child_`,
+#: a `_N` number, `_readable.html`). 150 characters of CJK or emoji are 450-600 bytes.
+MAX_NAME_BYTES = 200
 
 
 def safe_component(name: str) -> str:
-    """Make one log-derived name safe as a single path component (never `..`, never empty)."""
+    """Make one log-derived name safe as a single path component (never `..`, never empty).
+
+    At most 150 characters and MAX_NAME_BYTES bytes of UTF-8, cut at a character boundary.
+    """
     cleaned = _UNSAFE_CHARS.sub("_", name).strip()
     if cleaned.startswith("."):
         cleaned = "_" + cleaned[1:]
     cleaned = cleaned[:_MAX_COMPONENT]
+    encoded = cleaned.encode("utf-8")
+    if len(encoded) > MAX_NAME_BYTES:
+        cleaned = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore")  # drops a cut character
     return cleaned or "_"
 
 
@@ -48,12 +87,20 @@ def check_relative(rel: str) -> PurePosixPath:
 
 
 class OutputDir:
-    """Create with the target folder; use as a context manager; `path()` for every file."""
+    """Create with the target folder; use as a context manager; `path()` for every file.
 
-    def __init__(self, target: Path, *, overwrite: bool) -> None:
+    `guard=False` skips the SIGKILL guard process: for folders made inside another OutputDir's
+    temporary folder (multi-rank rank folders), which that one's guard already covers.
+    """
+
+    def __init__(self, target: Path, *, overwrite: bool, guard: bool = True) -> None:
         self.target = target
         self.overwrite = overwrite
+        self.guard = guard
+        #: The folder as an absolute path, `.` and `..` resolved: `-o .` is named "" otherwise.
+        self.real = Path(os.path.abspath(target))
         self._tmp: Path | None = None
+        self._guard: subprocess.Popen[bytes] | None = None
         self._resolved_root: Path | None = None
         #: Parent folders already made and checked, as text: there is one per compile id, kept
         #: for the whole run, and a Path (object, parts list and cached text) costs ~3x its text.
@@ -61,9 +108,20 @@ class OutputDir:
 
     def check(self) -> None:
         """Refuse early, before any input is read or anything is created."""
+        try:
+            self._check()
+        except OSError as err:
+            raise OutputError(f"cannot use {self.target}: {os_error_text(err)}") from None
+
+    def _check(self) -> None:
         if self.target.exists() or self.target.is_symlink():
             if not self.target.is_dir() or self.target.is_symlink():
                 raise OutputError(f"{self.target} exists and is not a directory")
+            if Path.cwd().resolve().is_relative_to(self.target.resolve()):
+                raise OutputError(
+                    f"{self.target} is the current directory or holds it: replacing it would delete "
+                    "the folder you are in; choose another -o"
+                )
             if not self.overwrite:
                 raise OutputError(
                     f"Directory {self.target} already exists; pass --overwrite to replace it or use -o OUTDIR"
@@ -98,9 +156,14 @@ class OutputDir:
 
     def __enter__(self) -> OutputDir:
         self.check()
-        parent = self.target.absolute().parent
-        parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.tlscope-", dir=parent))
+        parent = self.real.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.real.name}.tlscope-", dir=parent))
+        except OSError as err:
+            raise OutputError(f"cannot create {self.target}: {os_error_text(err)}") from None
+        if self.guard:
+            self._guard = _start_guard(self._tmp)
         return self
 
     def __exit__(
@@ -112,18 +175,85 @@ class OutputDir:
         tmp, self._tmp, self._resolved_root = self._tmp, None, None
         if tmp is None:
             return
-        if exc_type is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-            return
-        self._commit(tmp)
+        try:
+            if exc_type is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+                return
+            try:
+                self._commit(tmp)
+            except OutputError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            except OSError as err:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise OutputError(f"cannot write {self.target}: {os_error_text(err)}") from None
+        finally:
+            _stop_guard(self._guard)
+            self._guard = None
 
     def _commit(self, tmp: Path) -> None:
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; OUT should be like any made folder
-        if self.target.exists():
-            self.check()  # something may have appeared meanwhile
-            trash = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=tmp.parent))
-            os.replace(self.target, trash / "old")
-            os.replace(tmp, self.target)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(tmp, self.target)
+        with signals_deferred():
+            old = self._swap(tmp)
+        if old is not None:  # still covered by the guard, which removes `tmp` if this dies now
+            shutil.rmtree(old, ignore_errors=True)
+
+    def _swap(self, tmp: Path) -> Path | None:
+        """Put `tmp` in OUT's place; the folder now holding the old OUT (to delete), if any."""
+        if not (self.real.exists() or self.real.is_symlink()):
+            os.replace(tmp, self.real)
+            return None
+        self.check()  # something may have appeared meanwhile
+        if _exchange(tmp, self.real):
+            return tmp
+        trash = Path(tempfile.mkdtemp(prefix=f".{self.real.name}.old-", dir=tmp.parent))
+        os.replace(self.real, trash / "old")
+        os.replace(tmp, self.real)
+        return trash
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one atomic step (Linux renameat2); False where that is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    done = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(done == 0)
+
+
+#: The guard: waits for its stdin to close (this process and its forks have all ended, or the
+#: run finished and closed it), then removes the folder if it is still there. Its own session,
+#: so a signal to the run's process group does not stop it; it ignores the others.
+_GUARD_SCRIPT = 'trap "" INT TERM HUP; read -r _; rm -rf -- "$1"'
+
+
+def _start_guard(folder: Path) -> subprocess.Popen[bytes] | None:
+    if os.name != "posix" or not os.path.exists("/bin/sh"):
+        return None
+    with contextlib.suppress(OSError):
+        return subprocess.Popen(
+            ["/bin/sh", "-c", _GUARD_SCRIPT, "tlscope-cleanup", str(folder)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return None
+
+
+def _stop_guard(guard: subprocess.Popen[bytes] | None) -> None:
+    """Release the guard (the folder is committed or removed by now) and reap it."""
+    if guard is None:
+        return
+    with contextlib.suppress(OSError):
+        if guard.stdin is not None:
+            guard.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guard.wait(timeout=5)

@@ -26,6 +26,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 
+from tlscope.lifetime import worker_init
+from tlscope.write.outdir import OutputError, os_error_text
 from tlscope.write.report.highlight import write_page
 from tlscope.write.report.pages import write_json_artifact, write_readable_page
 
@@ -37,6 +39,8 @@ JOBS: dict[str, Callable[[str, str], None]] = {
 }
 
 _Job = tuple[str, str, str]
+#: A worker's first failure: ("os", "path: cause") for an OS error, ("bug", what) otherwise.
+_Error = tuple[str, str]
 
 
 def link_or_copy(source: Path, dest: Path) -> None:
@@ -45,6 +49,11 @@ def link_or_copy(source: Path, dest: Path) -> None:
         os.link(source, dest)
     except OSError:
         shutil.copyfile(source, dest)
+
+
+class PageWriteError(OutputError, RuntimeError):
+    """A page worker met an OS error (a full disk, a refused name): an OutputError (one line,
+    exit 1), still the RuntimeError any page failure raises."""
 
 
 class DerivedFiles:
@@ -57,7 +66,7 @@ class DerivedFiles:
         self._inline = workers is not None and workers <= 1
         self._count = workers if workers is not None else min(4, max(1, (os.cpu_count() or 1) - 1))
         self._jobs: SimpleQueue[_Job | None] | None = None
-        self._results: SimpleQueue[str | None] | None = None
+        self._results: SimpleQueue[_Error | None] | None = None
         self._workers: list[BaseProcess] = []
         self._first: dict[tuple[str, str], Path] = {}
         self._copies: list[tuple[Path, Path]] = []
@@ -77,23 +86,39 @@ class DerivedFiles:
             self._jobs.put((kind, str(source), str(dest)))
 
     def close(self) -> None:
-        """Wait for every file; raise the first worker error; then make the linked copies."""
+        """Wait for every file; raise the first worker error; then make the linked copies.
+
+        An OS error (a full disk, a refused name) is a PageWriteError (an OutputError naming the
+        file and the cause); anything else a worker raised is a bug, raised as RuntimeError.
+        """
         errors = self._drain()
         if errors:
-            raise RuntimeError(f"writing a report page failed: {errors[0]}")
+            kind, message = errors[0]
+            raise (PageWriteError if kind == "os" else RuntimeError)(f"writing a report page failed: {message}")
         for source, dest in self._copies:
             link_or_copy(source, dest)
+        self._copies = []
+
+    def abort(self) -> None:
+        """Stop the workers now, their pages unwanted (the run failed or was interrupted)."""
+        for worker in self._workers:
+            worker.terminate()  # SIGTERM: its default action in a worker (lifetime.worker_init)
+        for worker in self._workers:
+            worker.join()
+        self._jobs = self._results = None
+        self._workers = []
         self._copies = []
 
     def _start(self) -> None:
         """Start the workers on the first job (a trace without heavy pages needs none)."""
         context = multiprocessing.get_context()
         jobs: SimpleQueue[_Job | None] = context.SimpleQueue()
-        results: SimpleQueue[str | None] = context.SimpleQueue()
+        results: SimpleQueue[_Error | None] = context.SimpleQueue()
         try:
             for _ in range(self._count):
-                # Daemons: a run that dies part-way must not leave workers behind.
-                worker = context.Process(target=_work, args=(jobs, results), daemon=True)
+                # Daemons, and dying with this process (worker_init): a run that dies part-way,
+                # even by SIGKILL, must not leave workers behind.
+                worker = context.Process(target=_work, args=(jobs, results, os.getpid()), daemon=True)
                 worker.start()
                 self._workers.append(worker)
         except AssertionError:  # inside a daemonic process (a pool worker): no children allowed
@@ -102,12 +127,12 @@ class DerivedFiles:
                 return
         self._jobs, self._results = jobs, results
 
-    def _drain(self) -> list[str]:
+    def _drain(self) -> list[_Error]:
         if self._jobs is None or self._results is None:
             return []
         for _ in self._workers:
             self._jobs.put(None)
-        errors: list[str] = []
+        errors: list[_Error] = []
         pending = len(self._workers)
         while pending:
             if not self._results.empty():
@@ -115,7 +140,7 @@ class DerivedFiles:
                 errors += [error] if error is not None else []
                 pending -= 1
             elif dead := [w for w in self._workers if w.exitcode not in (None, 0)]:
-                errors.append(f"a worker process died (exit code {dead[0].exitcode})")  # e.g. killed
+                errors.append(("bug", f"a worker process died (exit code {dead[0].exitcode})"))  # e.g. killed
                 break
             else:
                 time.sleep(0.002)
@@ -161,17 +186,20 @@ class _PageMemo:
 _memo = _PageMemo(16 * 1024 * 1024)
 
 
-def _work(jobs: SimpleQueue[_Job | None], results: SimpleQueue[str | None]) -> None:
+def _work(jobs: SimpleQueue[_Job | None], results: SimpleQueue[_Error | None], parent: int) -> None:
     """Worker loop: run jobs until the end marker, then report the first error (or None).
 
     A failed job does not stop the loop: the queue must keep draining or the main pass,
     blocked on a full pipe, would wait forever.
     """
-    error: str | None = None
+    worker_init(parent)
+    error: _Error | None = None
     while (job := jobs.get()) is not None:
         kind, source, dest = job
         try:
             JOBS[kind](source, dest)
+        except OSError as err:
+            error = error or ("os", f"{dest}: {type(err).__name__}: {os_error_text(err)}")
         except Exception as err:  # reported to the main process, which raises it
-            error = error or f"{dest}: {type(err).__name__}: {err}"
+            error = error or ("bug", f"{dest}: {type(err).__name__}: {err}")
     results.put(error)

@@ -139,7 +139,9 @@ def dump_file(state: ReportState, line: Line, event: ev.DumpFile) -> None:
     if event.name is None:
         return
     eval_id = eval_with_key_id(event.name)
-    rel = f"dump_file/eval_with_key_{eval_id}.html" if eval_id else f"dump_file/{safe_component(event.name)}.html"
+    # tlparse's names; the id is digits from the log, as long as it likes: cut like any name.
+    stem = f"eval_with_key_{eval_id}" if eval_id else event.name
+    rel = f"dump_file/{safe_component(stem)}.html"
     state.outputs.write_text(rel, pages.render("dump_file.html.jinja", lines=line.record.payload_text.splitlines()))
     state.outputs.register(line, rel)
 

@@ -52,6 +52,10 @@ class ReportSink:
             state.unknown_trie.insert(resolve_stack(stack, record), None)
         dispatch(state, line, FOLDS)
 
+    def abort(self) -> None:
+        """The run failed or was interrupted: stop the page workers now (see pipeline.single.run)."""
+        self.state.outputs.derived.abort()
+
     def finish(self, ctx: RunContext) -> None:
         state = self.state
         outputs = state.outputs

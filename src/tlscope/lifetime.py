@@ -1,0 +1,98 @@
+"""How a tlscope run ends: on a signal, with its workers, leaving nothing behind.
+
+* **Signals in the main process.** SIGINT raises KeyboardInterrupt (Python's default) and, while
+  `terminate_raises` is in force (the console script), SIGTERM and SIGHUP raise `Terminated`;
+  both travel up like any exception, so every `with` on the way runs: the output folder's
+  temporary sibling is removed, worker pools are stopped. The console script then exits with
+  `exit_status`: 130 for SIGINT, 128 + the signal number for the others (143 for SIGTERM) —
+  the statuses a shell shows for a command stopped by that signal.
+* **Workers** (report page writers, multi-rank rank parsers) call `worker_init` first: they
+  ignore SIGINT (Ctrl-C reaches the whole foreground process group; the parent stops them,
+  so none prints a KeyboardInterrupt traceback of its own), take SIGTERM's default action
+  (die quietly), and on Linux die with their parent (PR_SET_PDEATHSIG): a run killed with
+  SIGKILL leaves no worker blocked on a pipe, holding its caller's stdout and stderr open.
+* **Commits** of OUT run with these signals held (`signals_deferred`): an interrupt lands
+  before the commit (OUT as it was) or after it (OUT complete), never between its renames.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+#: Exit status of a run stopped by SIGINT (Ctrl-C).
+EXIT_INTERRUPTED = 130
+#: Signals that stop a run the way Ctrl-C does (those that exist on this platform).
+STOP_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
+_PR_SET_PDEATHSIG = 1
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: stop, cleaning up on the way out (a BaseException, like
+    KeyboardInterrupt, so `except Exception` handlers do not swallow it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def terminate_raises() -> Iterator[None]:
+    """While inside: SIGTERM and SIGHUP raise Terminated (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_terminated) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def exit_status(stop: BaseException) -> int:
+    """The exit status for a run stopped by KeyboardInterrupt or Terminated."""
+    return 128 + stop.signum if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP while inside; one that arrived is delivered at the end."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: set[int | signal.Signals] | None = None
+    try:  # a handler already due may still raise right after blocking: the mask is restored then too
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *STOP_SIGNALS})
+        yield
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies; exit now if `parent` is already gone."""
+    if sys.platform.startswith("linux"):
+        import ctypes  # here: the console script's start-up does not pay for it
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request was in place
+        os._exit(1)
+
+
+def worker_init(parent: int) -> None:
+    """First thing in a worker process forked by `parent` (see the module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_DFL)
+    die_with_parent(parent)
