@@ -80,9 +80,9 @@ def main(argv: Sequence[str]) -> int:
         print("tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr)
         return 2
     src: Path = args.log
-    if not src.is_file():
+    if not src.is_file():  # an input error (1), not a usage error (2)
         print(f"tlscope redact: no such file: {src}", file=sys.stderr)
-        return 2
+        return 1
     dst: Path | None = args.output
     if args.in_place:
         if dst is not None:
@@ -93,6 +93,8 @@ def main(argv: Sequence[str]) -> int:
         return 2
     redactor = Redactor(paths, users, hosts)
     stats = redact_in_place(src, redactor) if args.in_place else redact_file(src, dst, redactor)
+    for note in stats.notes:
+        print(f"tlscope redact: {note}", file=sys.stderr)
     if not args.quiet:
         print(
             f"tlscope redact: {stats.records} records, {stats.replacements} replacements, "

@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from tlscope.read.glog import LOOSE_PREFIX_TEXT
-from tlscope.read.source import open_decompressed
+from tlscope.lifetime import signals_deferred
+from tlscope.read.glog import loose_prefix_end
+from tlscope.read.json_boundary import JsonError, decode
+from tlscope.read.source import LogSource
 
 _HAS_PAYLOAD = re.compile(r'("has_payload":\s*")([0-9a-f]{32})(")')
 # Characters that continue a path component: a mapped prefix must not start or end in the middle
@@ -150,12 +152,12 @@ def _envelope_has_payload(line: str) -> str | None:
     """The envelope's top-level has_payload, or None (not an envelope, bad JSON, no payload)."""
     # Searched, not matched: lines carrying an extra prefix (e.g. "[rank0]:" in a job's combined
     # output) are still envelopes.
-    match = LOOSE_PREFIX_TEXT.search(line)
-    if match is None:
+    end = loose_prefix_end(line)
+    if end is None:
         return None
     try:
-        meta = json.loads(line[match.end() :])
-    except ValueError:
+        meta = decode(line[end:])
+    except JsonError:
         return None
     value = meta.get("has_payload") if isinstance(meta, dict) else None
     return value if isinstance(value, str) else None
@@ -207,23 +209,47 @@ class _LineReader:
 
 
 def redact_file(src: Path, dst: Path | None, redactor: Redactor) -> Stats:
-    """Redacts src into dst (gzip if dst ends in .gz; stdout if dst is None)."""
+    """Redacts src into dst (gzip if dst ends in .gz; stdout if dst is None).
+
+    dst is written whole or not at all: into a temporary sibling, renamed into place at the
+    end (a failure or an interrupt removes it). A cut-off or corrupt .gz input is read up to the
+    damage, like the parser reads it; `stats.notes` says so.
+    """
     stats = Stats()
-    with open_decompressed(src) as fin:
+    with LogSource(src) as source:
         if dst is None:
-            _write(fin, sys.stdout.buffer, redactor, stats)
-        elif dst.suffix == ".gz":
-            # mtime=0 and no file name in the header: the same input gives the same bytes.
-            with (
-                dst.open("wb") as raw,
-                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
-            ):
-                _write(fin, out, redactor, stats)  # type: ignore[arg-type]
+            _write(source.stream, sys.stdout.buffer, redactor, stats)
         else:
-            with dst.open("wb") as out:
-                _write(fin, out, redactor, stats)
+            with _replacing(dst) as tmp:
+                _write_file(source.stream, tmp, dst.suffix == ".gz", redactor, stats)
+        if source.corrupt is not None:
+            stats.notes.append(f"{src} ends early ({source.corrupt}): redacted what comes before the damage")
     stats.replacements = redactor.replacements
     return stats
+
+
+def _write_file(fin: BinaryIO, dst: Path, compress: bool, redactor: Redactor, stats: Stats) -> None:
+    if compress:
+        # mtime=0 and no file name in the header: the same input gives the same bytes.
+        with dst.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+            _write(fin, out, redactor, stats)  # type: ignore[arg-type]
+    else:
+        with dst.open("wb") as out:
+            _write(fin, out, redactor, stats)
+
+
+@contextlib.contextmanager
+def _replacing(dst: Path) -> Iterator[Path]:
+    """A temporary file beside `dst` that replaces it at the end, or is removed on failure."""
+    fd, name = tempfile.mkstemp(prefix=f".{dst.name}.redact-", dir=dst.absolute().parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with signals_deferred():
+            os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _write(fin: BinaryIO, out: BinaryIO, redactor: Redactor, stats: Stats) -> None:
@@ -274,14 +300,11 @@ def _host_names() -> list[str]:
 
 
 def redact_in_place(src: Path, redactor: Redactor) -> Stats:
-    # Keep the input's compression: a .gz stays gzip.
-    suffix = ".gz" if src.suffix == ".gz" else ".log"
-    fd, tmp_name = tempfile.mkstemp(prefix=".redact-", suffix=suffix, dir=src.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        stats = redact_file(src, tmp, redactor)
-        os.replace(tmp, src)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Redact `src` into itself (its compression kept: a .gz stays gzip), whole or not at all."""
+    stats = Stats()
+    with LogSource(src) as source, _replacing(src) as tmp:
+        _write_file(source.stream, tmp, source.compressed, redactor, stats)
+        if source.corrupt is not None:
+            stats.notes.append(f"{src} ends early ({source.corrupt}): redacted what comes before the damage")
+    stats.replacements = redactor.replacements
     return stats

@@ -78,13 +78,6 @@ def is_gzip(path: Path) -> bool:
         return f.read(2) == b"\x1f\x8b"
 
 
-def open_decompressed(path: Path) -> BinaryIO:
-    """The log's bytes, decompressed when it is gzip (no hashing, no tolerance of a cut-off .gz)."""
-    if is_gzip(path):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
-
-
 class LogSource:
     """A log file opened for one pass: `stream` yields decompressed bytes."""
 
