@@ -189,9 +189,11 @@ def _multi_rank(args: argparse.Namespace) -> int:
     except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
-    failed = [s.rank for s in summaries if s.errors]
+    failed = [s for s in summaries if s.errors]
     if failed:
-        print(f"Ranks with problems (see index.html): {', '.join(map(str, failed))}", file=sys.stderr)
+        print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)
+        for s in failed:
+            print(f"  rank {s.rank}: {s.errors[0]}", file=sys.stderr)
     if not args.no_browser:
         _open_report(args.out)
     return 0

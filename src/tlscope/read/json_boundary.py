@@ -53,8 +53,9 @@ def decode(data: bytes | str, decoder: msgspec.json.Decoder[Any] = _PLAIN) -> An
         value = decoder.decode(data)
     except RecursionError:
         raise JsonError(f"nested deeper than {MAX_DEPTH} levels") from None
-    except (msgspec.DecodeError, UnicodeDecodeError) as err:
-        # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string.
+    except (msgspec.DecodeError, UnicodeError) as err:
+        # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string, and
+        # UnicodeEncodeError for text holding lone surrogates (redact's undecodable bytes).
         raise JsonError(str(err)) from None
     if _may_exceed(data):
         check(value)
