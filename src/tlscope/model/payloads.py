@@ -1,5 +1,6 @@
 """Typed payloads: the structure of the payloads tlscope reads (most payloads are text: graphs,
-code; they pass through untouched). Decoded with `msgspec.json.decode(data, type=...)`, which
+code; they pass through untouched). Decoded through the JSON boundary with a typed decoder
+(`json_boundary.decode(data, msgspec.json.Decoder(type))`), which
 checks the shape in the same pass; extra keys are ignored.
 """
 
