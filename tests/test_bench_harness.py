@@ -238,3 +238,15 @@ def test_eight_rank_case_is_eight_consistent_ranks(tmp_path: Path) -> None:
             pass
         assert (reader.rank, reader.name_rank) == (log.rank, log.rank)
         assert problems.counts[ProblemKind.OTHER_RANK] == 0
+
+
+def test_ab_alternates_sides_and_pairs_rounds() -> None:
+    ab = load("ab")
+    sides = ab.order(4)
+    assert sides == ["base", "new", "new", "base", "base", "new", "new", "base"]
+    assert sides.count("base") == sides.count("new") == 4
+    sample = load("harness").Sample
+    base = [sample(1.0, 1, 0), sample(2.0, 1, 0)]
+    new = [sample(1.5, 1, 0), sample(1.0, 1, 0)]
+    assert ab.pair_ratios(base, new) == [1.5, 0.5]
+    assert ab.summary(base)["min"] == 1.0
