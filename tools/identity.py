@@ -26,15 +26,16 @@ Cases (discovered, none listed by hand):
 
 What is ignored, and why (nothing else is):
 
-* Both revisions run in their own scratch folder with identical relative arguments (`-o out`) and
-  the same absolute input paths, so `manifest.json`'s `command` and `inputs[].path`, the
-  summaries printed and every page naming a path are the same in both runs: nothing needs
-  masking for them.
-* A muxed log is split into a fresh temporary folder (`tempfile.mkdtemp`, a random name) and each
-  rank is parsed from there, so the rank manifests' `inputs[].path` (and nothing else) name that
-  folder: every occurrence of a path under the system temp folder matching `tlscope-split-*` is
-  replaced by `<split>` in text files before comparing. `--control` runs the base twice and
-  shows that this is the only difference between two runs of one revision.
+* Both revisions run, one after the other, in the same scratch folder with identical relative
+  arguments (`-o out`) and the same absolute input paths, so `manifest.json`'s `command` and
+  `inputs[].path`, the summaries printed and every page naming a path are the same in both
+  runs: nothing needs masking for them.
+* A muxed log is split into a fresh temporary folder with a random name (`tempfile.mkdtemp`:
+  `$TMPDIR/tlscope-split-XXXX` before issue 9, `out`'s temporary sibling `.out.tlscope-XXXX/.split`
+  since) and each rank is parsed from there, so the rank manifests' `inputs[].path` (and nothing
+  else) name that folder: the random part of such a name (`tlscope-split-XXXX`,
+  `.out.tlscope-XXXX`) is replaced by `<tmp>` in text files before comparing. `--control` runs the
+  base twice and shows that this is the only difference between two runs of one revision.
 
 Exit status 0 when every case is identical, 1 otherwise (the differences are listed).
 """
@@ -58,7 +59,8 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "corpus" / "traces"
 SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared")) / "traces" / "tlparse"
 #: The split scratch folder's random name (see the module docstring).
-_SPLIT_DIR = re.compile(re.escape(tempfile.gettempdir()).encode() + rb"/tlscope-split-[A-Za-z0-9_]+")
+#: The random part of a temporary folder's name (see the module docstring).
+_TEMP_NAME = re.compile(rb"(?<=/)(tlscope-split-|\.out\.tlscope-)[A-Za-z0-9_]+(?=/)")
 _RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_\d+")
 #: How a revision's tlscope is started: its src/ first on sys.path, checked, then `python -m tlscope`.
 _LAUNCH = (
@@ -196,7 +198,7 @@ def _tree(root: Path) -> Iterator[tuple[str, bytes | str]]:
 
 def normalise(data: bytes) -> bytes:
     """The one run-specific part of an output (see the module docstring) masked."""
-    return _SPLIT_DIR.sub(b"<split>", data)
+    return _TEMP_NAME.sub(rb"\1<tmp>", data)
 
 
 def differences(base: Outcome, new: Outcome) -> list[str]:
@@ -263,8 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         failed = 0
         files = 0
         for i, case in enumerate(cases):
-            base = run(base_src, case, scratch / f"{i}" / "base")
-            new = run(new_src, case, scratch / f"{i}" / "new")
+            # The same folder for both sides, one after the other: paths in the outputs agree.
+            base = run(base_src, case, scratch / f"{i}")
+            shutil.rmtree(scratch / f"{i}")
+            new = run(new_src, case, scratch / f"{i}")
             found = differences(base, new)
             files += sum(isinstance(v, bytes) for v in base.tree.values())
             shutil.rmtree(scratch / f"{i}")
