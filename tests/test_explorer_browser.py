@@ -70,7 +70,7 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, view
     folder = viewer_traces["single"]
     events = raw_events(folder)
     page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/#kind=inductor_output_code")
-    page.locator("#table .row").first.click()
+    page.locator("#table .row[data-row='0'] .c-k", has_text="inductor_output_code").click()
     h = wait_hook(page, lambda h: bool(h.get("payload")))
     first = next(e for e in events if key_of(e) == "inductor_output_code")
     text = (folder / first["payload_filename"]).read_text(encoding="utf-8")
@@ -84,7 +84,10 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, view
     # The stack tab resolves file names through the string table (no bare indexes).
     page.select_option("#f-kind", "dynamo_start")
     wait_hook(page, lambda h: h["filter"]["kind"] == "dynamo_start")
-    page.locator("#table .row").first.click()
+    first_row = page.locator("#table .row[data-row='0']")
+    first_row.locator(".c-k", has_text="dynamo_start").wait_for()  # redrawn with the new filter
+    first_row.click()
+    wait_hook(page, lambda h: h.get("selected", {}).get("key") == "dynamo_start")
     page.click(".tabs button[data-tab='stack']")
     cells = page.locator("table.frames td:first-child").all_text_contents()
     table = json.loads((folder / "raw.jsonl").read_text().splitlines()[0])["string_table"]

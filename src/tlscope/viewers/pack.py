@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +116,8 @@ def render(folder: Path, budget: int = DEFAULT_BUDGET, title: str = "") -> tuple
     if link not in page or module not in page:
         raise PackError("the explorer's index.html no longer has the stylesheet link and module script pack replaces")
     page = page.replace(link, f"<style>\n{style}</style>")
+    page = re.sub(r'<link rel="modulepreload"[^>]*>\n', "", page)  # the modules are inlined
+    page = page.replace("<!-- Every module asked for at once, not import level by import level. -->\n", "")
     page = page.replace(
         module,
         f'<script type="application/json" id="tlscope-pack">{_json_for_script(data)}</script>\n'

@@ -214,7 +214,6 @@ async function start(source, packed) {
   byId('landing').hidden = true;
   byId('main').hidden = false;
   byId('status').textContent = 'Opening…';
-  const t0 = performance.now();
   const trace = await openTrace(source, { onProgress: (n) => { byId('status').textContent = `Loading ${n.toLocaleString('en')} events…`; } });
   const app = { trace, filter: {}, pendingRow: -1 };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
@@ -243,7 +242,10 @@ async function start(source, packed) {
   app.table.list.container.addEventListener('scroll', () => setTestHook({ visibleRows: app.table.list.visibleRange() }), { passive: true });
   updateCount(app);
   trySelectPending(app);
-  requestAnimationFrame(() => setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsMs: performance.now() - t0, packed: packed ? { omitted: packed.omitted || [] } : null }));
+  // firstRowsAt / loadedAt: ms since navigation start (bench/viewers.py reads them).
+  requestAnimationFrame(() =>
+    setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsAt: performance.now(), packed: packed ? { omitted: packed.omitted || [] } : null }),
+  );
   byId('status').textContent = trace.mode === 'remote' ? '' : 'Loading…';
   await trace.loaded;
   byId('status').textContent = packed && packed.omitted && packed.omitted.length ? `${packed.omitted.length} payloads left out of this file` : '';
@@ -252,7 +254,7 @@ async function start(source, packed) {
   app.table.refresh();
   updateCount(app);
   trySelectPending(app);
-  setTestHook({ loaded: true, loadMs: performance.now() - t0 });
+  setTestHook({ loaded: true, loadedAt: performance.now() });
   window.addEventListener('hashchange', () => {
     restoreState(app);
     applyFilter(app, app.filter, { keepRow: true }).then(() => trySelectPending(app));
@@ -334,7 +336,7 @@ function showLanding() {
 }
 
 async function main() {
-  setTestHook({ ready: false, loaded: false, total: 0, compileIds: [] });
+  setTestHook({ ready: false, loaded: false, total: 0, compileIds: [], startedAt: performance.now() });
   byId('open-other').addEventListener('click', () => {
     if (location.search || location.protocol !== 'file:') location.href = location.pathname;
     else showLanding();

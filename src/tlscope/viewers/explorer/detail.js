@@ -102,7 +102,7 @@ function linkTo(doc, href, text) {
   return a;
 }
 
-function linksView(doc, trace, event, part) {
+async function linksView(doc, trace, event, part) {
   const box = el(doc, 'div', 'pad');
   const cid = compileIdOf(event);
   const list = el(doc, 'ul', 'links');
@@ -115,7 +115,7 @@ function linksView(doc, trace, event, part) {
   };
   add('index.html', 'Report index');
   add('failures_and_restarts.html', 'Failures and restarts');
-  const directory = trace.parts[part] && trace.parts[part].compileDirectory;
+  const directory = await trace.compileDirectory(part);
   const entry = directory && directory[cid];
   if (entry && Array.isArray(entry.artifacts)) {
     for (const a of entry.artifacts) {
@@ -159,7 +159,11 @@ export function createDetail(root, trace, { onTab } = {}) {
       return body.replaceChildren(pre);
     }
     if (state.tab === 'stack') return body.replaceChildren(stackView(doc, trace, event, state.part));
-    if (state.tab === 'links') return body.replaceChildren(linksView(doc, trace, event, state.part));
+    if (state.tab === 'links') {
+      const view = await linksView(doc, trace, event, state.part);
+      if (token === state.token) body.replaceChildren(view);
+      return;
+    }
     if (!event.payload_filename) return body.replaceChildren(note(doc, 'This event has no payload.'));
     body.replaceChildren(note(doc, `Loading ${event.payload_filename}…`));
     let text;

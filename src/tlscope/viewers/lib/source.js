@@ -64,33 +64,33 @@ class BaseSource {
     throw new NotFound(path);
   }
 
-  /** The decompressed byte stream of `path`, or of `path.gz` when only that exists. */
-  async stream(path) {
+  /** The decompressed byte stream of `path`, or of `path.gz` when only that exists (unless `gz` is false). */
+  async stream(path, { gz = true } = {}) {
     if (!isSafeRelative(path)) throw new Error(`unsafe path: ${path}`);
     try {
       return await maybeGunzip(await this.rawStream(path));
     } catch (err) {
-      if (!(err instanceof NotFound) || path.endsWith('.gz')) throw err;
+      if (!gz || !(err instanceof NotFound) || path.endsWith('.gz')) throw err;
       return maybeGunzip(await this.rawStream(`${path}.gz`));
     }
   }
 
-  async bytes(path) {
-    return readAll(await this.stream(path));
+  async bytes(path, options) {
+    return readAll(await this.stream(path, options));
   }
 
-  async text(path) {
-    return new TextDecoder().decode(await this.bytes(path));
+  async text(path, options) {
+    return new TextDecoder().decode(await this.bytes(path, options));
   }
 
-  async json(path) {
-    return JSON.parse(await this.text(path));
+  async json(path, options) {
+    return JSON.parse(await this.text(path, options));
   }
 
-  /** JSON of `path`, or `fallback` when the file does not exist. */
+  /** JSON of `path`, or `fallback` when the file does not exist (no `.gz` fallback: index files are small). */
   async jsonOr(path, fallback) {
     try {
-      return await this.json(path);
+      return await this.json(path, { gz: false });
     } catch (err) {
       if (err instanceof NotFound) return fallback;
       throw err;

@@ -37,7 +37,9 @@ class Interner {
   }
 }
 
-const CACHE_ROWS = 4096;
+// Parsed rows kept (the first rows are kept from loading, so the first screen needs no parse).
+const CACHE_ROWS = 1024;
+const CACHE_FIRST = 256;
 
 export class LocalEvents {
   constructor() {
@@ -115,7 +117,7 @@ export class LocalEvents {
     this.rankCol[i] = Number.isInteger(event.rank) ? event.rank : rank ?? -1;
     this.partCol[i] = part;
     this.keyCounts.set(key, (this.keyCounts.get(key) || 0) + 1);
-    if (i < CACHE_ROWS) this.cache.set(i, event);
+    if (i < CACHE_FIRST) this.cache.set(i, event);
     if (this.onEvent) this.onEvent(event, i, part);
   }
 

@@ -135,10 +135,11 @@ export function streamLines(stream: ReadableStream<Uint8Array>, store: LineStore
 /** Where a trace's files come from: every source offers these (subclasses differ in where the bytes are). */
 export abstract class Source {
   abstract readonly kind: 'http' | 'files' | 'inline';
-  stream(path: string): Promise<ReadableStream<Uint8Array>>;
-  bytes(path: string): Promise<Uint8Array>;
-  text(path: string): Promise<string>;
-  json(path: string): Promise<unknown>;
+  /** `gz` (default true): fall back to `path.gz` when `path` does not exist. */
+  stream(path: string, options?: { gz?: boolean }): Promise<ReadableStream<Uint8Array>>;
+  bytes(path: string, options?: { gz?: boolean }): Promise<Uint8Array>;
+  text(path: string, options?: { gz?: boolean }): Promise<string>;
+  json(path: string, options?: { gz?: boolean }): Promise<unknown>;
   jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
   sub(prefix: string): Source;
   url(path: string): string | null;
@@ -206,6 +207,8 @@ export class Trace {
   partOfRank(rank: number | undefined): number;
   payload(event: RawEvent, part?: number): Promise<string | null>;
   fileUrl(path: string, part?: number): string | null;
+  /** compile_directory.json of a part (report pages per compile id), fetched on first use. */
+  compileDirectory(part?: number): Promise<TracePart['compileDirectory']>;
   chromiumEvents(): Promise<Uint8Array>;
 }
 

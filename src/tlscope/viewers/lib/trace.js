@@ -8,7 +8,7 @@ import { streamLines } from './lines.js';
 import { LocalEvents, RemoteEvents } from './store.js';
 
 /** Above either limit, a trace served by `tlscope serve` is paged through its events API. */
-export const DEFAULT_LIMITS = { events: 300000, bytes: 160 * 1024 * 1024 };
+export const DEFAULT_LIMITS = { events: 300000, bytes: 128 * 1024 * 1024 };
 
 /** The events API URL of a trace served at `/traces/<id>/` by tlscope serve, or null. */
 export function eventsApiFor(traceUrl) {
@@ -19,9 +19,9 @@ export function eventsApiFor(traceUrl) {
 }
 
 async function findParts(source) {
-  const manifest = await source.jsonOr('manifest.json', null);
+  // Both asked at once: one of them exists.
+  const [manifest, summary] = await Promise.all([source.jsonOr('manifest.json', null), source.jsonOr('multi_rank_summary.json', null)]);
   if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest }] };
-  const summary = await source.jsonOr('multi_rank_summary.json', null);
   if (Array.isArray(summary)) {
     const ranks = summary.map((entry) => entry.rank).filter((r) => Number.isInteger(r));
     const parts = await Promise.all(
@@ -103,15 +103,28 @@ export class Trace {
   }
 
   async readIndexes() {
-    for (const part of this.parts) {
-      part.compileDirectory = await part.source.jsonOr('compile_directory.json', null);
-      const compiles = compilesFromFile(await part.source.jsonOr('compiles.json', null));
+    const files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
+    this.parts.forEach((part, i) => {
+      const compiles = compilesFromFile(files[i]);
       if (compiles) {
         this.statusSource = 'compiles.json';
         for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
       }
-    }
+    });
     if (this.statusSource === 'none' && this.summary) this.readSummaryStatuses();
+  }
+
+  /** compile_directory.json of a part (the report's pages per compile id), read when first asked. */
+  compileDirectory(part = 0) {
+    const p = this.parts[part];
+    if (!p) return Promise.resolve(null);
+    if (!p.directoryPromise) {
+      p.directoryPromise = p.source.jsonOr('compile_directory.json', null).then((d) => {
+        p.compileDirectory = d;
+        return d;
+      });
+    }
+    return p.directoryPromise;
   }
 
   readSummaryStatuses() {
@@ -199,7 +212,9 @@ async function chooseMode(trace, options) {
   if (!api) return 'local';
   const limits = { ...DEFAULT_LIMITS, ...(options.limits || {}) };
   const expected = trace.expectedEvents;
-  const big = options.mode === 'remote' || (expected !== null && expected > limits.events) || (await rawBytes(trace)) > limits.bytes;
+  // The size of raw.jsonl is asked (HEAD) only when the event count leaves it in doubt.
+  const unsure = expected === null || expected * 8192 > limits.bytes;
+  const big = options.mode === 'remote' || (expected !== null && expected > limits.events) || (unsure && (await rawBytes(trace)) > limits.bytes);
   if (!big) return 'local';
   const probe = await trace.source.fetch(`${api}?offset=0&limit=1`).catch(() => null);
   if (!probe || !probe.ok) return 'local';

@@ -38,12 +38,15 @@ export class VirtualList {
     this.renderRow = renderRow;
     this.overscan = overscan;
     this.count = 0;
+    this.height = 0;
+    this.last = -1;
     this.pool = [];
     this.first = 0;
     const doc = container.ownerDocument;
     this.layer = doc.createElement('div');
     this.layer.className = 'vl-layer';
-    this.layer.style.cssText = 'position:sticky;top:0;left:0;right:0;overflow:hidden;';
+    // Containment: a frame's new rows are laid out and painted inside the layer only.
+    this.layer.style.cssText = 'position:sticky;top:0;left:0;right:0;overflow:hidden;contain:strict;';
     this.spacer = doc.createElement('div');
     this.spacer.className = 'vl-spacer';
     container.replaceChildren(this.layer, this.spacer);
@@ -55,12 +58,14 @@ export class VirtualList {
     this.layout();
   }
 
+  /** The container's height, measured on resize (reading it while scrolling would force a layout). */
   get viewport() {
-    return this.container.clientHeight;
+    return this.height;
   }
 
   layout() {
-    const h = this.viewport;
+    this.height = this.container.clientHeight;
+    const h = this.height;
     this.layer.style.height = `${h}px`;
     const { virtual } = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: h, scrollTop: 0 });
     this.spacer.style.height = `${Math.max(0, virtual - h)}px`;
@@ -71,6 +76,7 @@ export class VirtualList {
       el.style.left = '0';
       el.style.right = '0';
       el.style.height = `${this.rowHeight}px`;
+      el.style.contain = 'layout style paint';
       this.layer.appendChild(el);
       this.pool.push(el);
     }
@@ -82,16 +88,15 @@ export class VirtualList {
     this.layout();
   }
 
-  /** Row indices drawn on screen (fully or partly visible). */
+  /** Row indices on screen (fully or partly visible) as of the last draw (no layout is forced). */
   visibleRange() {
-    const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.container.scrollTop });
-    const last = Math.min(this.count, m.first + Math.ceil((this.viewport + m.offset) / this.rowHeight)) - 1;
-    return { first: m.first, last };
+    return { first: this.first, last: this.last };
   }
 
   draw() {
     const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.container.scrollTop });
     this.first = m.first;
+    this.last = Math.min(this.count, m.first + Math.ceil((this.viewport + m.offset) / this.rowHeight)) - 1;
     for (let k = 0; k < this.pool.length; k += 1) {
       const el = this.pool[k];
       const index = m.first + k;

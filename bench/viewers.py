@@ -1,0 +1,238 @@
+"""Viewer benchmarks in headless chromium: the explorer against a plain full-DOM table.
+
+    python bench/viewers.py                      # every case
+    python bench/viewers.py --cases 40k 1m       # some
+    python bench/viewers.py --list
+
+Cases (output folders made under bench/out/viewers/ on first use):
+
+| case | events | what |
+|---|---|---|
+| `big` | ~20k | the big corpus trace (corpus/big_trace.py; `ln -s /work/big corpus/big`), parsed |
+| `40k` | 40,000 | the big trace's events repeated (bench/synth.py `synthesize`) |
+| `1m` | 1,000,000 | small synthetic events, ~130 bytes each (bench/synth.py `compact`) |
+
+Each case is opened in a fresh chromium by each viewer: `explorer` (the default viewer) and
+`fulldom` (bench/fulldom/: the whole raw.jsonl as one table in the DOM, what tlparse-scope does),
+both through one local static server (bench/staticserve.py: http.server over HTTP/1.1 on 127.0.0.1). Measured:
+
+* **first rows**: ms from navigation start to the frame after the first rows are drawn
+  (`window.__tlscope.firstRowsAt`), and (in brackets) from the moment the viewer's script
+  starts (`startedAt`: the page and its modules are loaded, what is left is the viewer's work);
+* **loaded**: ms until every event is in (`loadedAt`);
+* **frame p95 / max**: the time between animation frames while the table is scrolled by one
+  screen per frame for 3 s. Chromium runs with `--disable-frame-rate-limit --disable-gpu-vsync`,
+  so a frame takes what its work takes instead of waiting for a 60 Hz vsync;
+* **tab memory**: the renderer process's memory (MB) after loading and
+  scrolling (private memory of the tab's renderer: RssAnon + RssShmem), and the JS heap in use.
+
+The full-DOM table gets `--timeout` seconds (default 180) to load; past that it is reported as
+not finished. Results: a markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+OUT = HERE / "out" / "viewers"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-frame-rate-limit", "--disable-gpu-vsync", "--no-first-run",
+                 "--enable-precise-memory-info"]
+SCROLL = """async ({ selector, seconds }) => {
+  const el = document.querySelector(selector);
+  const frames = [];
+  let last = performance.now();
+  const end = last + seconds * 1000;
+  await new Promise((resolve) => {
+    const tick = (now) => {
+      frames.push(now - last);
+      last = now;
+      el.scrollTop += el.clientHeight;
+      if (el.scrollTop + el.clientHeight >= el.scrollHeight) el.scrollTop = 0;
+      if (now < end) requestAnimationFrame(tick); else resolve();
+    };
+    requestAnimationFrame(tick);
+  });
+  return frames.slice(2);
+}"""
+
+
+@dataclass
+class Result:
+    case: str
+    viewer: str
+    events: int
+    raw_mb: float
+    first_rows_ms: float | None = None
+    script_to_rows_ms: float | None = None
+    loaded_ms: float | None = None
+    frame_p95_ms: float | None = None
+    frame_max_ms: float | None = None
+    frames: int = 0
+    rss_mb: float | None = None
+    heap_mb: float | None = None
+    note: str = ""
+
+
+def _synth() -> Any:
+    sys.path.insert(0, str(HERE))
+    import synth
+
+    return synth
+
+
+def prepare(case: str) -> Path:
+    """The output folder of a case, made once."""
+    folder = OUT / case
+    if (folder / "manifest.json").is_file():
+        return folder
+    OUT.mkdir(parents=True, exist_ok=True)
+    if case == "big":
+        logs = sorted((REPO / "corpus" / "big").glob("*.log*"))
+        if not logs:
+            raise SystemExit("corpus/big has no log: run corpus/big_trace.py (or ln -s /work/big corpus/big)")
+        subprocess.run([sys.executable, "-m", "tlscope", str(logs[0]), "-o", str(folder), "--no-browser"], check=True)
+    elif case == "40k":
+        _synth().synthesize(folder, 40_000, prepare("big"))
+    elif case == "1m":
+        _synth().compact(folder, 1_000_000)
+    else:
+        raise SystemExit(f"unknown case {case!r}")
+    return folder
+
+
+def site_root() -> Path:
+    """One folder served by http.server: symlinks to the JS client, the viewers and the cases."""
+    from tlscope.viewers import EXPLORER, LIB
+
+    root = OUT / "site"
+    links = {root / "lib": LIB, root / "viewers" / "explorer": EXPLORER, root / "viewers" / "fulldom": HERE / "fulldom"}
+    links.update({root / "traces" / p.name: p for p in OUT.iterdir() if p.is_dir() and p.name != "site"})
+    for link, target in links.items():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.is_symlink():
+            link.symlink_to(target.resolve())
+    return root
+
+
+def renderer_memory(browser: Any) -> float | None:
+    """The tab's private memory in MB: RssAnon + RssShmem of the biggest renderer process.
+
+    Chromium keeps spare renderers beside the page's, and VmRSS counts the shared chromium
+    binary in each, so neither a sum nor VmRSS says what the tab costs; its private resident
+    memory (what Chrome's task manager calls the memory footprint, near enough) does.
+    """
+    session = browser.new_browser_cdp_session()
+    info = session.send("SystemInfo.getProcessInfo")
+    best = 0
+    for proc in info.get("processInfo", []):
+        if proc.get("type") != "renderer":
+            continue
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{proc['id']}/status").read_text().splitlines())
+        except OSError:
+            continue
+        private = sum(int(fields[k].split()[0]) for k in ("RssAnon", "RssShmem") if k in fields)
+        best = max(best, private)
+    return round(best / 1024, 1) if best else None
+
+
+def wait_loaded(page: Any, timeout: float) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    hook: dict[str, Any] = {}
+    while time.monotonic() < end:
+        hook = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
+        if hook.get("loaded"):
+            return hook
+        time.sleep(0.05)
+    return hook
+
+
+def measure(p: Any, url: str, viewer: str, case: str, folder: Path, timeout: float) -> Result:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    result = Result(case, viewer, manifest["raw_jsonl_events"], round((folder / "raw.jsonl").stat().st_size / 1e6, 1))
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/viewers/{viewer}/?trace=/traces/{case}/", wait_until="commit", timeout=120_000)
+        hook = wait_loaded(page, timeout)
+        if not hook.get("loaded"):
+            result.note = f"not loaded after {timeout:.0f} s"
+            result.rss_mb = renderer_memory(browser)
+            return result
+        result.first_rows_ms = round(hook["firstRowsAt"])
+        result.script_to_rows_ms = round(hook["firstRowsAt"] - hook.get("startedAt", 0))
+        result.loaded_ms = round(hook["loadedAt"])
+        assert hook["total"] == result.events, (hook["total"], result.events)
+        frames = page.evaluate(SCROLL, {"selector": "#table" if viewer == "explorer" else "#scroller", "seconds": 3})
+        if len(frames) >= 2:
+            result.frames = len(frames)
+            result.frame_p95_ms = round(statistics.quantiles(frames, n=20)[-1], 1)
+            result.frame_max_ms = round(max(frames), 1)
+        heap = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : null")
+        result.heap_mb = round(heap / 1e6, 1) if heap else None
+        result.rss_mb = renderer_memory(browser)
+    finally:
+        browser.close()
+    return result
+
+
+def table(results: list[Result]) -> str:
+    head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab RSS MB | JS heap MB | note |"
+    rows = [head, "|" + "---|" * 11]
+    for r in results:
+        rows_ms = None if r.first_rows_ms is None else f"{r.first_rows_ms} ({r.script_to_rows_ms})"
+        cells = [r.case, r.viewer, f"{r.events:,}", r.raw_mb, rows_ms, r.loaded_ms, r.frame_p95_ms, r.frame_max_ms, r.rss_mb, r.heap_mb, r.note]
+        rows.append("| " + " | ".join("—" if c is None else str(c) for c in cells) + " |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", nargs="*", default=["big", "40k", "1m"])
+    parser.add_argument("--viewers", nargs="*", default=["explorer", "fulldom"])
+    parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        print("big 40k 1m")
+        return
+    folders = {case: prepare(case) for case in args.cases}
+    root = site_root()
+    server = subprocess.Popen([sys.executable, str(HERE / "staticserve.py"), str(root)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        from playwright.sync_api import sync_playwright
+
+        results = []
+        with sync_playwright() as p:
+            for case, folder in folders.items():
+                for viewer in args.viewers:
+                    results.append(measure(p, url, viewer, case, folder, args.timeout))
+                    print(table(results[-1:]).splitlines()[-1], flush=True)
+    finally:
+        server.terminate()
+    text = table(results)
+    print(f"\n{text}\n\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    results_dir = HERE / "results"
+    results_dir.mkdir(exist_ok=True)
+    (results_dir / f"viewers-{stamp}.md").write_text(text + "\n")
+    (results_dir / f"viewers-{stamp}.json").write_text(json.dumps([asdict(r) for r in results], indent=1))
+
+
+if __name__ == "__main__":
+    main()
