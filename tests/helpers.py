@@ -244,3 +244,29 @@ def wait_hook(page: Any, test: Callable[[dict[str, Any]], bool], timeout: float 
             return value
         time.sleep(0.05)
     pytest.fail(f"timed out waiting on window.__tlscope: {json.dumps(value)[:2000]}")
+
+
+#: A viewer that fetches `?target=` and records whether it got through and which CSP directives it
+#: violated (window.__tlscope {ready, fetched, violations}): what the viewer CSP must stop.
+EXFILTRATOR = """<!doctype html><title>x</title><script type="module" src="x.js"></script>"""
+EXFILTRATOR_JS = """
+window.__tlscope = { ready: false, violations: [] };
+document.addEventListener('securitypolicyviolation', (e) => window.__tlscope.violations.push(e.violatedDirective));
+const target = new URL(location.href).searchParams.get('target');
+fetch(target, { mode: 'no-cors' }).then(
+  () => { window.__tlscope.fetched = true; window.__tlscope.ready = true; },
+  (err) => {
+    window.__tlscope.fetched = false;
+    window.__tlscope.error_text = String(err);
+    window.__tlscope.ready = true;
+  },
+);
+"""
+
+
+def write_leaky_viewer(folder: Path) -> Path:
+    """EXFILTRATOR's two files in `folder` (made)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "index.html").write_text(EXFILTRATOR)
+    (folder / "x.js").write_text(EXFILTRATOR_JS)
+    return folder

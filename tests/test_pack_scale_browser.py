@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import StaticSite, hook, load_script, manifest_ids, raw_events, wait_hook
+from helpers import StaticSite, hook, load_script, manifest_ids, raw_events, wait_hook, write_leaky_viewer
 
 from tlscope.cli import main as tlscope_main
 from tlscope.viewers import EXPLORER, LIB
@@ -85,26 +85,8 @@ def test_scrolling_to_the_last_of_a_million_events(browser: Any, tmp_path: Path)
         site.close()
 
 
-EXFILTRATOR = """<!doctype html><title>x</title><script type="module" src="x.js"></script>"""
-EXFILTRATOR_JS = """
-window.__tlscope = { ready: false, violations: [] };
-document.addEventListener('securitypolicyviolation', (e) => window.__tlscope.violations.push(e.violatedDirective));
-const target = new URL(location.href).searchParams.get('target');
-fetch(target, { mode: 'no-cors' }).then(
-  () => { window.__tlscope.fetched = true; window.__tlscope.ready = true; },
-  (err) => {
-    window.__tlscope.fetched = false;
-    window.__tlscope.error_text = String(err);
-    window.__tlscope.ready = true;
-  },
-);
-"""
-
-
 def test_viewer_csp_blocks_other_origins(browser: Any, tmp_path: Path) -> None:
-    (tmp_path / "v").mkdir()
-    (tmp_path / "v" / "index.html").write_text(EXFILTRATOR)
-    (tmp_path / "v" / "x.js").write_text(EXFILTRATOR_JS)
+    write_leaky_viewer(tmp_path / "v")
     (tmp_path / "loot").mkdir()
     (tmp_path / "loot" / "ok.txt").write_text("reachable")
     other = StaticSite({"/loot": tmp_path / "loot"})

@@ -28,6 +28,8 @@ test('summaries are short plain text', () => {
   assert.ok(s.length <= 100);
   assert.match(s, /^fail_type=X fail_reason=y+/);
   assert.equal(eventSummary({ export: null }), '');
+  const stack = [{ filename: 0, line: 3, name: 'main' }, { filename: 1, line: 9, name: 'step' }];
+  assert.equal(eventSummary({ dynamo_start: { stack } }), 'stack=2 frames, innermost step:9');
 });
 
 test('only relative paths inside the folder are safe', () => {

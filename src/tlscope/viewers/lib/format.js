@@ -46,11 +46,19 @@ export function eventLabel(event) {
 }
 
 const SUMMARY_FIELDS = [
-  'fail_type', 'fail_reason', 'reason', 'expr', 'symbol', 'source', 'op', 'co_name', 'name',
+  'stack', 'fail_type', 'fail_reason', 'reason', 'expr', 'symbol', 'source', 'op', 'co_name', 'name',
   'filename', 'dtype', 'size', 'sizes', 'url',
 ];
 
+function isStack(value) {
+  return Array.isArray(value) && value.length > 0 && value.every((f) => f && typeof f === 'object' && 'line' in f && 'name' in f);
+}
+
 function short(value, limit) {
+  if (isStack(value)) {
+    const last = value[value.length - 1];
+    return `${value.length} frames, innermost ${String(last.name)}:${String(last.line)}`.slice(0, limit);
+  }
   let text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) text = String(value);
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;

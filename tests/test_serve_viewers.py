@@ -1,0 +1,140 @@
+"""The viewers behind `tlscope serve` (issue 11's server, docs/SERVER.md): the acceptance checks of issue 13.
+
+- a raw corpus log served: its viewer_url (the explorer) reaches `ready` with every event of
+  raw.jsonl and the manifest's compile ids;
+- a viewer that fetches another origin is blocked by serve's CSP;
+- both templates' own tests, run as a user runs them (`python -m pytest tests`, `npm run test:browser`);
+- a million events above the size limit: paged through the events API, scrolled to the last.
+
+The server runs as `python -m tlscope serve ... --port 0 --no-browser` and prints its address.
+Until the serve command is on main these tests skip, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import REPO, load_script, wait_hook, write_leaky_viewer
+
+from tlscope.cli import main as tlscope_main
+from tlscope.commands import COMMANDS
+
+pytestmark = pytest.mark.skipif("serve" not in COMMANDS, reason="tlscope serve (issue 11) is not on main yet")
+
+CORPUS = REPO / "corpus" / "traces"
+
+
+@contextmanager
+def serving(*args: str) -> Iterator[str]:
+    """`tlscope serve ARGS --port 0 --no-browser` in a child process; yields its base URL."""
+    command = [sys.executable, "-m", "tlscope", "serve", *args, "--port", "0", "--no-browser"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            found = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if found:
+                yield found.group(0)
+                break
+        else:
+            pytest.fail("tlscope serve printed no address:\n" + "".join(seen))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=120) as response:
+        body = response.read()
+    return json.loads(body) if url.endswith(".json") or "/api/" in url else body
+
+
+def test_viewer_url_of_a_raw_log_reaches_ready(browser: Any) -> None:
+    log = next((CORPUS / "compile_failure").glob("*.log.gz"))
+    with serving(str(log)) as base:
+        trace = get(f"{base}/api/traces")[0]
+        assert trace["viewer_url"].startswith("/viewers/explorer/?trace=")
+        page = browser.new_page()
+        page.goto(base + trace["viewer_url"])
+        hook = wait_hook(page, lambda h: h.get("loaded") is True, timeout=120)  # the first request parses the log
+        raw = get(f"{base}{trace['url']}raw.jsonl").decode().splitlines()
+        manifest = get(f"{base}{trace['url']}manifest.json")
+        assert hook["total"] == len(raw) - 1 == manifest["raw_jsonl_events"]
+        assert hook["compileIds"] == [c["id"] for c in manifest["compile_ids"]]
+        page.close()
+
+
+def test_serve_csp_blocks_a_viewer_fetching_another_origin(browser: Any, tmp_path: Path) -> None:
+    viewer = write_leaky_viewer(tmp_path / "leaky")
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    with serving(str(log), "--viewer", str(viewer)) as base, serving(str(log)) as other:
+        page = browser.new_page()
+        page.goto(f"{base}/viewers/leaky/?target={other}/api/traces")
+        hook = wait_hook(page, lambda h: h.get("ready") is True)
+        assert hook["fetched"] is False and "connect-src" in hook["violations"]
+        page.goto(f"{base}/viewers/leaky/?target={base}/api/traces")
+        hook = wait_hook(page, lambda h: h.get("ready") is True)
+        assert hook["fetched"] is True
+        page.close()
+
+
+def test_vanilla_template_own_test(tmp_path: Path) -> None:
+    target = tmp_path / "my-view"
+    assert tlscope_main(["viewer", "new", str(target), "--template", "vanilla"]) == 0
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=target,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout
+
+
+def test_react_template_own_browser_test(tmp_path: Path) -> None:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    target = tmp_path / "my-react-view"
+    assert tlscope_main(["viewer", "new", str(target), "--template", "react"]) == 0
+    env = {
+        **os.environ,
+        "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
+        "TLSCOPE_CMD": f"{sys.executable} -m tlscope",
+        "CI": "1",
+    }
+    for args in (["ci", "--no-audit", "--no-fund"], ["run", "build"], ["run", "test:browser"]):
+        run = subprocess.run(["npm", *args], cwd=target, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, f"npm {args}:\n{run.stdout[-4000:]}\n{run.stderr[-2000:]}"
+    assert "1 passed" in run.stdout
+
+
+def test_a_million_events_are_paged_from_the_server(browser: Any, tmp_path: Path) -> None:
+    load_script("bench", "synth").compact(tmp_path / "m", 1_000_000)
+    with serving(str(tmp_path / "m")) as base:
+        trace = get(f"{base}/api/traces")[0]
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(base + trace["viewer_url"])
+        hook = wait_hook(page, lambda h: h.get("loaded") is True, timeout=120)
+        assert hook["mode"] == "remote" and hook["total"] == 1_000_000
+        page.locator("#table").evaluate("el => { el.scrollTop = el.scrollHeight; }")
+        wait_hook(page, lambda h: h["visibleRows"]["last"] == 999_999)
+        last = page.locator("#table .row[data-row='999999']")
+        last.locator(".c-k", has_text="compilation_metrics").wait_for()  # its page came from the API
+        page.select_option("#f-kind", "artifact")
+        hook = wait_hook(page, lambda h: h["filter"]["kind"] == "artifact")
+        assert hook["total"] == 250_000
+        page.close()
