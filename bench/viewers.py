@@ -33,11 +33,14 @@ not finished. Results: a markdown table on stdout and bench/results/viewers-<sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -160,32 +163,70 @@ def wait_loaded(page: Any, timeout: float) -> dict[str, Any]:
     return hook
 
 
+def _chromium_pids() -> set[int]:
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if b"chromium" in (entry / "cmdline").read_bytes():
+                    pids.add(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+def _watchdog(pids: set[int], after: float) -> threading.Timer:
+    """Kill this run's chromium after `after` s: a page stuck building a million DOM rows holds
+    its renderer, and Playwright's calls (even close) wait on it."""
+
+    def kill() -> None:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+    timer = threading.Timer(after, kill)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 def measure(p: Any, url: str, viewer: str, case: str, folder: Path, timeout: float) -> Result:
     manifest = json.loads((folder / "manifest.json").read_text())
     result = Result(case, viewer, manifest["raw_jsonl_events"], round((folder / "raw.jsonl").stat().st_size / 1e6, 1))
+    before = _chromium_pids()
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    watchdog = _watchdog(_chromium_pids() - before, timeout + 30)
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(f"{url}/viewers/{viewer}/?trace=/traces/{case}/", wait_until="commit", timeout=120_000)
-        hook = wait_loaded(page, timeout)
-        if not hook.get("loaded"):
-            result.note = f"not loaded after {timeout:.0f} s"
-            result.rss_mb = renderer_memory(browser)
-            return result
-        result.first_rows_ms = round(hook["firstRowsAt"])
-        result.script_to_rows_ms = round(hook["firstRowsAt"] - hook.get("startedAt", 0))
-        result.loaded_ms = round(hook["loadedAt"])
-        assert hook["total"] == result.events, (hook["total"], result.events)
-        frames = page.evaluate(SCROLL, {"selector": "#table" if viewer == "explorer" else "#scroller", "seconds": 3})
-        if len(frames) >= 2:
-            result.frames = len(frames)
-            result.frame_p95_ms = round(statistics.quantiles(frames, n=20)[-1], 1)
-            result.frame_max_ms = round(max(frames), 1)
-        heap = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : null")
-        result.heap_mb = round(heap / 1e6, 1) if heap else None
-        result.rss_mb = renderer_memory(browser)
+        return _measure_in(browser, url, viewer, case, result, timeout)
+    except Exception as err:  # the watchdog killed a stuck browser
+        result.note = result.note or f"did not finish within {timeout:.0f} s ({type(err).__name__})"
+        return result
     finally:
-        browser.close()
+        watchdog.cancel()
+        with contextlib.suppress(Exception):
+            browser.close()
+
+
+def _measure_in(browser: Any, url: str, viewer: str, case: str, result: Result, timeout: float) -> Result:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{url}/viewers/{viewer}/?trace=/traces/{case}/", wait_until="commit", timeout=120_000)
+    hook = wait_loaded(page, timeout)
+    if not hook.get("loaded"):
+        result.note = f"not loaded after {timeout:.0f} s"
+        result.rss_mb = renderer_memory(browser)
+        return result
+    result.first_rows_ms = round(hook["firstRowsAt"])
+    result.script_to_rows_ms = round(hook["firstRowsAt"] - hook.get("startedAt", 0))
+    result.loaded_ms = round(hook["loadedAt"])
+    assert hook["total"] == result.events, (hook["total"], result.events)
+    frames = page.evaluate(SCROLL, {"selector": "#table" if viewer == "explorer" else "#scroller", "seconds": 3})
+    if len(frames) >= 2:
+        result.frames = len(frames)
+        result.frame_p95_ms = round(statistics.quantiles(frames, n=20)[-1], 1)
+        result.frame_max_ms = round(max(frames), 1)
+    heap = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : null")
+    result.heap_mb = round(heap / 1e6, 1) if heap else None
+    result.rss_mb = renderer_memory(browser)
     return result
 
 

@@ -12,12 +12,14 @@ function grow(array, needed) {
 }
 
 export class LineStore {
-  constructor() {
+  /** `expected`: the number of lines to make room for at once (grown by doubling past it). */
+  constructor(expected = 4096) {
+    const room = Math.max(16, expected);
     this.blocks = [];
     this.blockFirst = []; // index of the first line of each block
-    this.blockOf = new Uint32Array(4096);
-    this.startOf = new Uint32Array(4096);
-    this.endOf = new Uint32Array(4096);
+    this.blockOf = new Uint32Array(room);
+    this.startOf = new Uint32Array(room);
+    this.endOf = new Uint32Array(room);
     this.count = 0;
     this.bytes = 0;
     this.carry = [];
@@ -49,6 +51,10 @@ export class LineStore {
         at += piece.length;
       }
       block.set(chunk.subarray(0, last + 1), at);
+    } else if (chunk.byteOffset === 0 && chunk.buffer.byteLength - chunk.length < 4096) {
+      // A chunk that owns its buffer (what fetch streams give) is kept as it is, not copied: the
+      // copy would double what loading a big file churns through.
+      block = chunk.subarray(0, last + 1);
     } else {
       block = chunk.slice(0, last + 1);
     }

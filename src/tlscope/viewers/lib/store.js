@@ -42,14 +42,16 @@ const CACHE_ROWS = 1024;
 const CACHE_FIRST = 256;
 
 export class LocalEvents {
-  constructor() {
-    this.lines = new LineStore();
+  /** `expected`: the events the manifests announce, so the columns are made once at their size. */
+  constructor(expected = 4096) {
+    const room = Math.max(16, expected || 0);
+    this.lines = new LineStore(room);
     this.keys = new Interner();
     this.cids = new Interner();
-    this.keyCol = new Uint16Array(4096);
-    this.cidCol = new Uint32Array(4096);
-    this.rankCol = new Int32Array(4096);
-    this.partCol = new Uint16Array(4096);
+    this.keyCol = new Uint16Array(room);
+    this.cidCol = new Uint32Array(room);
+    this.rankCol = new Int32Array(room);
+    this.partCol = new Uint16Array(room);
     this.parsed = 0; // lines whose columns are filled
     this.keyCounts = new Map();
     this.cache = new Map();

@@ -92,6 +92,7 @@ export interface EventTable {
 }
 
 export class LocalEvents implements EventTable {
+  constructor(expected?: number);
   readonly total: number;
   readonly loadedEvents: number;
   filter: NormalFilter;
@@ -122,6 +123,7 @@ export class RemoteEvents implements EventTable {
 }
 
 export class LineStore {
+  constructor(expected?: number);
   count: number;
   bytes: number;
   push(chunk: Uint8Array): number;

@@ -313,7 +313,7 @@ export async function openTrace(where, options = {}) {
     trace.loaded = Promise.resolve(trace);
     return trace;
   }
-  trace.events = new LocalEvents();
+  trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
   trace.events.onEvent = (event) => trace.observe(event);
   let firstRows;
   const first = new Promise((resolve) => {
