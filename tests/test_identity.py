@@ -45,17 +45,18 @@ def test_every_kind_of_difference_is_reported() -> None:
     assert "same" not in found.replace("same:", "")
 
 
-def test_only_the_random_part_of_a_split_folder_name_is_masked() -> None:
+def test_only_the_split_folder_path_is_masked() -> None:
     tmp = identity.tempfile.gettempdir()
-    one = f'"path": "{tmp}/tlscope-split-ab12_x/dedicated_log_torch_trace_rank_0.log"'.encode()
-    two = f'"path": "{tmp}/tlscope-split-zz99_y/dedicated_log_torch_trace_rank_0.log"'.encode()
-    assert identity.normalise(one) == identity.normalise(two)
-    inside = b'"path": "/s/0/.out.tlscope-o94a81rn/.split/dedicated_log_torch_trace_rank_0.log"'
-    again = b'"path": "/s/0/.out.tlscope-az8w5n_m/.split/dedicated_log_torch_trace_rank_0.log"'
-    assert identity.normalise(inside) == identity.normalise(again)
-    assert identity.normalise(inside) != identity.normalise(again.replace(b"/s/0/", b"/s/1/"))
+    before = f'"path": "{tmp}/tlscope-split-ab12_x/dedicated_log_torch_trace_rank_0.log"'.encode()
+    since = b'"path": "/s/0/.out.tlscope-o94a81rn/.split/dedicated_log_torch_trace_rank_0.log"'
+    again = b'"path": "/s/1/.out.tlscope-az8w5n_m/.split/dedicated_log_torch_trace_rank_0.log"'
+    assert identity.normalise(before) == identity.normalise(since) == identity.normalise(again)
+    # The log's own name after the folder is still compared.
+    assert identity.normalise(since) != identity.normalise(since.replace(b"rank_0", b"rank_1"))
+    # Other temporary names, and everything outside a JSON string's path, are left alone.
     other = f'"path": "{tmp}/tlscope-other-ab12/x.log"'.encode()
     assert identity.normalise(other) == other
+    assert identity.normalise(b"/s/.out.tlscope-ab12/.split/x") == b"/s/.out.tlscope-ab12/.split/x"
     assert identity.normalise(b"size 2814178") != identity.normalise(b"size 2814179")
 
 

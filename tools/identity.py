@@ -30,12 +30,14 @@ What is ignored, and why (nothing else is):
   arguments (`-o out`) and the same absolute input paths, so `manifest.json`'s `command` and
   `inputs[].path`, the summaries printed and every page naming a path are the same in both
   runs: nothing needs masking for them.
-* A muxed log is split into a fresh temporary folder with a random name (`tempfile.mkdtemp`:
-  `$TMPDIR/tlscope-split-XXXX` before issue 9, `out`'s temporary sibling `.out.tlscope-XXXX/.split`
-  since) and each rank is parsed from there, so the rank manifests' `inputs[].path` (and nothing
-  else) name that folder: the random part of such a name (`tlscope-split-XXXX`,
-  `.out.tlscope-XXXX`) is replaced by `<tmp>` in text files before comparing. `--control` runs the
-  base twice and shows that this is the only difference between two runs of one revision.
+* A muxed log is split into a fresh temporary folder with a random name (`tempfile.mkdtemp`),
+  deleted at the end of the run, and each rank is parsed from there, so the rank manifests'
+  `inputs[].path` (and nothing else) name that folder. Where it lives changed on purpose in
+  issue 9 (`$TMPDIR/tlscope-split-XXXX` before, `.../.OUT.tlscope-XXXX/.split`, inside OUT's
+  temporary sibling, since: a run that is killed leaves nothing in $TMPDIR). So such a folder's
+  whole path, up to the log's file name, is replaced by `<split>` in text files before comparing;
+  the file name after it is still compared. `--control` runs the base twice and shows that this
+  is the only difference between two runs of one revision.
 
 Exit status 0 when every case is identical, 1 otherwise (the differences are listed).
 """
@@ -58,9 +60,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "corpus" / "traces"
 SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared")) / "traces" / "tlparse"
-#: The split scratch folder's random name (see the module docstring).
-#: The random part of a temporary folder's name (see the module docstring).
-_TEMP_NAME = re.compile(rb"(?<=/)(tlscope-split-|\.out\.tlscope-)[A-Za-z0-9_]+(?=/)")
+#: The split scratch folder's path, either form (see the module docstring): a JSON string's
+#: characters up to `tlscope-split-XXXX/` or `.NAME.tlscope-XXXX/.split/`.
+_SPLIT_DIR = re.compile(
+    rb'(?<=")[^"\n]*/(?:tlscope-split-[A-Za-z0-9_]+|\.[^"/\n]+\.tlscope-[A-Za-z0-9_]+/\.split)(?=/)'
+)
 _RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_\d+")
 #: How a revision's tlscope is started: its src/ first on sys.path, checked, then `python -m tlscope`.
 _LAUNCH = (
@@ -198,7 +202,7 @@ def _tree(root: Path) -> Iterator[tuple[str, bytes | str]]:
 
 def normalise(data: bytes) -> bytes:
     """The one run-specific part of an output (see the module docstring) masked."""
-    return _TEMP_NAME.sub(rb"\1<tmp>", data)
+    return _SPLIT_DIR.sub(b"<split>", data)
 
 
 def differences(base: Outcome, new: Outcome) -> list[str]:
