@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, load
-from tlscope.lifetime import Terminated, exit_status, terminate_raises
+from tlscope.lifetime import Terminated, exit_status, stop_requested, terminate_raises
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,8 +30,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with terminate_raises():
             if args and args[0] in COMMANDS and (action or not Path(args[0]).exists()):
-                return load(args[0])(args[1:])
-            return load(DEFAULT)(args)
+                status = load(args[0])(args[1:])
+            else:
+                status = load(DEFAULT)(args)
+            signum = stop_requested()
+        if signum is not None:  # its exception was lost in a __del__: the command finished anyway
+            print("Interrupted just as the run ended; its output is complete.", file=sys.stderr)
+            return exit_status(signum)
+        return status
     except (KeyboardInterrupt, Terminated) as stop:
         print("Interrupted; the output was left as it was.", file=sys.stderr)
         return exit_status(stop)

@@ -41,26 +41,57 @@ class Terminated(BaseException):
         self.signum = signum
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated(signum)
+#: The signal that asked this run to stop, if one did (see `stop_requested`).
+_requested: int | None = None
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    global _requested
+    _requested = signum
+    raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+
+
+def _swallow_stops(hook: object) -> None:
+    """sys.unraisablehook while stops raise: a stop raised inside a __del__ or a weakref callback
+    cannot propagate (Python prints it and goes on); it is noted (`stop_requested`) instead of
+    printed as a traceback."""
+    if not isinstance(getattr(hook, "exc_value", None), (KeyboardInterrupt, Terminated)):
+        sys.__unraisablehook__(hook)  # type: ignore[arg-type]
 
 
 @contextlib.contextmanager
 def terminate_raises() -> Iterator[None]:
-    """While inside: SIGTERM and SIGHUP raise Terminated (main thread only; elsewhere a no-op)."""
+    """While inside: SIGINT raises KeyboardInterrupt and SIGTERM / SIGHUP raise Terminated, each
+    noted for `stop_requested` (main thread only; elsewhere a no-op). A signal the caller set to
+    be ignored (`nohup` ignores SIGHUP; a background job SIGINT) stays ignored."""
+    global _requested
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, _raise_terminated) for s in STOP_SIGNALS}
+    _requested = None
+    previous = {}
+    for s in (signal.SIGINT, *STOP_SIGNALS):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            previous[s] = signal.signal(s, _stop)
+    hook, sys.unraisablehook = sys.unraisablehook, _swallow_stops
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for s, handler in previous.items():
             signal.signal(s, handler)
 
 
-def exit_status(stop: BaseException) -> int:
-    """The exit status for a run stopped by KeyboardInterrupt or Terminated."""
+def stop_requested() -> int | None:
+    """The signal that asked the run to stop, even if its exception was lost on the way
+    (raised inside a __del__); None when none came."""
+    return _requested
+
+
+def exit_status(stop: BaseException | int) -> int:
+    """The exit status for a run stopped by KeyboardInterrupt or Terminated (or by signal number)."""
+    if isinstance(stop, int):
+        return 128 + stop
     return 128 + stop.signum if isinstance(stop, Terminated) else EXIT_INTERRUPTED
 
 

@@ -66,8 +66,8 @@ def run(
             abort(all_sinks)
             raise
         manifest = _manifest(reader, writer, problems, command, log)
+        _check_events(options, reader)  # first: "not a trace at all" says more than its problems
         _check_strict(options, problems)
-        _check_events(options, reader)
         manifest.files = sorted([*_listing(out.root), "manifest.json"])
         out.path("manifest.json").write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
     return manifest
