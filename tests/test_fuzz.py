@@ -10,13 +10,15 @@ every mode, multi-rank folders, split, redact) and must find nothing. Long campa
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CORPUS, TLPARSE_TRACES, load_script
+from helpers import CORPUS, REPO, TLPARSE_TRACES, load_script
 
 mutate = load_script("bench", "mutate")
 fuzzrun = load_script("bench", "fuzzrun")
@@ -193,3 +195,18 @@ def test_bounded_campaign_finds_nothing(pool: Any, tmp_path: Path) -> None:
                 failures.setdefault(failure, []).append(outcome.index)
     assert not failures, {k: v[:5] for k, v in failures.items()}  # replay: bench/fuzz.py --replay N --seed SEED
     assert set(mutate.TARGETS) <= set(kinds) and set(mutate.RECORD_MUTATIONS) <= set(kinds)
+
+
+# -- the coverage-guided harness ---------------------------------------------------------------
+
+
+def test_atheris_harness_runs_clean(tmp_path: Path) -> None:
+    """A short libFuzzer session on the reader (pip install -e ".[fuzz]"); longer ones by hand."""
+    pytest.importorskip("atheris", reason='atheris is not installed (pip install -e ".[fuzz]")')
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "seed").write_bytes(b'V1121 19:30:32.270000 1 a.py:1] {"str": ["/a.py", 0]}\n')
+    command = [sys.executable, str(REPO / "bench" / "atheris_reader.py"), "-runs=3000", "-seed=1", str(corpus)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Done 3000 runs" in done.stderr
