@@ -119,8 +119,10 @@ def trial(trace: Path, out: Path, tmpdir: Path, delay: float, reference: set[str
     return result
 
 
-def campaign(trace: Path, trials: int, signum: int, rng: random.Random) -> list[Trial]:
-    with tempfile.TemporaryDirectory(prefix="tlscope-signals-") as scratch:
+def campaign(
+    trace: Path, trials: int, signum: int, rng: random.Random, scratch_root: Path | None = None
+) -> list[Trial]:
+    with tempfile.TemporaryDirectory(prefix="tlscope-signals-", dir=scratch_root) as scratch:
         root = Path(scratch)
         out, tmpdir = root / "out", root / "tmp"
         tmpdir.mkdir()

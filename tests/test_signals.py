@@ -189,3 +189,14 @@ def test_11_ctrl_c_during_the_rank_sniff(
     assert main([str(SIMPLE), "-o", str(tmp_path / "out"), "--no-browser"]) == 130
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines() == ["Interrupted; the output was left as it was."]
+
+
+def test_10_sigterm_at_random_moments(tmp_path: Path) -> None:
+    """bench/signals.py's trials, three of them, on the muxed corpus log (split, then rank workers):
+    at each random moment OUT is intact, no temporary folder is left, no process 3 s later."""
+    import random
+
+    signals_bench = load_script("bench", "signals")
+    results = signals_bench.campaign(MUXED, 3, signal.SIGTERM, random.Random(20251123), scratch_root=tmp_path)
+    assert len(results) == 3
+    assert [r.failures for r in results] == [[], [], []]
