@@ -7,6 +7,7 @@ page.evaluate (the CSP forbids the eval that wait_for_function needs).
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -180,3 +181,19 @@ def test_open_in_perfetto_handshake(
         page.close()
     finally:
         perfetto.close()
+
+
+def test_files_picked_by_the_user(
+    browser: Any, site: StaticSite, viewer_traces: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = viewer_traces["single"]
+    page = browser.new_page()
+    page.goto(f"{site.url}/viewers/explorer/")
+    wait_hook(page, lambda h: h.get("landing") is True)
+    # A gzipped raw.jsonl (decompressed in the page) and the manifest, picked from disk.
+    (tmp_path / "raw.jsonl.gz").write_bytes(gzip.compress((folder / "raw.jsonl").read_bytes()))
+    page.set_input_files("#pick-files", [str(folder / "manifest.json"), str(tmp_path / "raw.jsonl.gz")])
+    hook = wait_hook(page, lambda h: h.get("loaded") is True)
+    assert hook["total"] == len(raw_events(folder))
+    assert set(hook["compileIds"]) == manifest_ids(folder)
+    page.close()
