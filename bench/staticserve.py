@@ -7,6 +7,7 @@ which made a page of a dozen modules wait on connection set-up rather than on th
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -16,6 +17,30 @@ class Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
+
+    def end_headers(self) -> None:
+        self.send_header("Accept-Ranges", "bytes")
+        super().end_headers()
+
+    def do_GET(self) -> None:
+        # Range requests (one `bytes=A-B`), as tlscope serve and most static hosts answer them:
+        # the JS client reads dropped blocks of a big raw.jsonl again with them.
+        spec = self.headers.get("Range", "")
+        path = self.translate_path(self.path)
+        if not spec.startswith("bytes=") or not os.path.isfile(path):
+            super().do_GET()
+            return
+        first, _, last = spec[6:].partition("-")
+        size = os.path.getsize(path)
+        start, end = int(first), min(int(last) if last else size - 1, size - 1)
+        with open(path, "rb") as f:
+            f.seek(start)
+            body = f.read(max(0, end - start + 1))
+        self.send_response(206)
+        self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def main() -> None:

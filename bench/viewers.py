@@ -231,7 +231,7 @@ def _measure_in(browser: Any, url: str, viewer: str, case: str, result: Result, 
 
 
 def table(results: list[Result]) -> str:
-    head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab RSS MB | JS heap MB | note |"
+    head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab memory MB | JS heap MB | note |"
     rows = [head, "|" + "---|" * 11]
     for r in results:
         rows_ms = None if r.first_rows_ms is None else f"{r.first_rows_ms} ({r.script_to_rows_ms})"

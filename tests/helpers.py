@@ -181,7 +181,16 @@ def _make_static_handler() -> type:
             kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
             if target.suffix in (".js", ".mjs"):
                 kind = "text/javascript"
-            self.send_response(200)
+            spec = self.headers.get("Range", "")
+            if spec.startswith("bytes=") and "-" in spec:  # one range, as the JS client asks
+                first, last = spec[6:].split("-", 1)
+                start, end = int(first), min(int(last or len(body) - 1), len(body) - 1)
+                body = body[start : end + 1]
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{end}/{target.stat().st_size}")
+            else:
+                self.send_response(200)
+            self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             if self.path.startswith("/viewers/"):

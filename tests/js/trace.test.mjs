@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openTrace, InlineSource, FileSource, compileIdOf, eventKey } from '../../src/tlscope/viewers/lib/tlscope.js';
 
+const ranges = [];
+
 function folderFetch(root, { api } = {}) {
   return async (url, init = {}) => {
     const u = new URL(url);
@@ -16,7 +18,12 @@ function folderFetch(root, { api } = {}) {
     const file = join(root, decodeURIComponent(u.pathname));
     if (!existsSync(file)) return new Response('no', { status: 404 });
     const body = readFileSync(file);
-    const headers = { 'content-length': String(body.length) };
+    const headers = { 'content-length': String(body.length), 'accept-ranges': 'bytes' };
+    const range = init.headers && init.headers.Range && init.headers.Range.match(/^bytes=(\d+)-(\d+)$/);
+    if (range) {
+      ranges.push(u.pathname);
+      return new Response(body.subarray(Number(range[1]), Number(range[2]) + 1), { status: 206 });
+    }
     return new Response(init.method === 'HEAD' ? null : body, { status: 200, headers });
   };
 }
@@ -147,4 +154,32 @@ test('real corpus traces: totals and compile ids match the manifests', { skip: !
     const withPayload = trace.events.row(0).payload_filename ? trace.events.row(0) : null;
     if (withPayload) assert.equal((await trace.payload(withPayload)).length > 0, true);
   }
+});
+
+test('past keepBytes the bytes are dropped and rows read again by range', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const lines = [JSON.stringify({ string_table: [] })];
+  for (let i = 0; i < 3000; i += 1) lines.push(JSON.stringify({ timestamp: 't', frame_id: i % 7, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
+  mkdirSync(join(dir, 'tr'));
+  writeFileSync(join(dir, 'tr', 'raw.jsonl'), `${lines.join('\r\n')}`); // CRLF, and no newline at the end
+  writeFileSync(join(dir, 'tr', 'manifest.json'), JSON.stringify({ format: 'tlscope', raw_jsonl_events: 3000, compile_ids: [] }));
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir), keepBytes: 1000 });
+  await trace.loaded;
+  const events = trace.events;
+  assert.equal(events.dropped, true);
+  assert.ok(events.lines.blocks.every((b) => b === null));
+  const before = ranges.length;
+  const wanted = [0, 1234, 2999];
+  for (const i of wanted) if (events.row(i) === undefined) await events.loadBlock(events.lines.blockOf[i]);
+  for (const i of wanted) assert.equal(events.row(i).log_line, i + 1);
+  assert.ok(ranges.length > before);
+  await events.setFilter({ q: 'N299' }); // n299, n2990..n2999: read back by runs of blocks
+  assert.equal(events.total, 11);
+  await events.setFilter({ q: 'n2999', cid: '[3/0]' });
+  assert.equal(events.total, 1);
+  for (let i = 0; i < 3000; i += 97) {
+    if (events.event(i) === undefined) await events.loadBlock(events.lines.blockOf[i]);
+    assert.equal(events.event(i).artifact.name, `n${i}`);
+  }
+  assert.ok(events.loadedBlocks.length <= 64);
 });

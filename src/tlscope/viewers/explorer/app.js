@@ -254,7 +254,7 @@ async function start(source, packed) {
   app.table.refresh();
   updateCount(app);
   trySelectPending(app);
-  setTestHook({ loaded: true, loadedAt: performance.now() });
+  setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: Boolean(trace.events.dropped) });
   window.addEventListener('hashchange', () => {
     restoreState(app);
     applyFilter(app, app.filter, { keepRow: true }).then(() => trySelectPending(app));

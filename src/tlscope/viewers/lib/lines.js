@@ -26,6 +26,19 @@ export class LineStore {
     this.carryBytes = 0;
     this.decoder = new TextDecoder();
     this.header = null;
+    // Where each block is in its file, so a dropped block can be read again (HTTP Range, Blob.slice).
+    this.part = 0;
+    this.offset = 0; // bytes of the current file pushed so far
+    this.blockPart = [];
+    this.blockStart = [];
+    this.blockFileLen = [];
+    this.synthetic = false;
+  }
+
+  /** The lines that follow come from another file (the next rank's raw.jsonl). */
+  startFile(part) {
+    this.part = part;
+    this.offset = 0;
   }
 
   /** The next line to complete is handed to `take(text)` instead of being stored. */
@@ -36,6 +49,8 @@ export class LineStore {
   /** Add the next bytes of the file; returns the number of lines completed so far. */
   push(chunk) {
     const last = chunk.lastIndexOf(NEWLINE);
+    const fileStart = this.offset - this.carryBytes;
+    this.offset += chunk.length;
     if (last < 0) {
       // No line ends here (a long line): keep the pieces, joined once its newline comes.
       this.carry.push(chunk.slice());
@@ -60,18 +75,42 @@ export class LineStore {
     }
     this.carry = last + 1 < chunk.length ? [chunk.slice(last + 1)] : [];
     this.carryBytes = this.carry.length ? this.carry[0].length : 0;
-    this.addBlock(block);
+    this.addBlock(block, fileStart);
     return this.count;
   }
 
   /** The file ended: a last line without a newline becomes a line too. */
   finish() {
-    if (this.carry.length) this.push(new Uint8Array([NEWLINE]));
+    if (this.carry.length) {
+      this.synthetic = true; // the newline added here is not in the file
+      this.push(new Uint8Array([NEWLINE]));
+      this.synthetic = false;
+      this.offset -= 1;
+    }
     return this.count;
   }
 
-  addBlock(whole) {
+  /** Forget every block's bytes (they are read again, when needed, with `restore`). */
+  dropAll() {
+    this.blocks.fill(null);
+  }
+
+  /** Put back block `b` from `bytes` (its file range); false when they are not what was read. */
+  restore(b, bytes) {
+    if (bytes.length !== this.blockFileLen[b]) return false;
+    let block = bytes;
+    if (this.blockEndsSynthetic && this.blockEndsSynthetic.has(b)) {
+      block = new Uint8Array(bytes.length + 1);
+      block.set(bytes);
+      block[bytes.length] = NEWLINE;
+    }
+    this.blocks[b] = block;
+    return true;
+  }
+
+  addBlock(whole, fileStart = 0) {
     let block = whole;
+    let start = fileStart;
     if (this.header) {
       // The file's first line (raw.jsonl's string table) goes to its reader, not the table; the
       // block then starts after it, so a block holds exactly its stored lines.
@@ -81,19 +120,24 @@ export class LineStore {
       take(this.decoder.decode(block.subarray(0, end < 0 ? block.length : end)).replace(/\r$/, ''));
       if (end < 0 || end + 1 >= block.length) return;
       block = block.subarray(end + 1);
+      start += end + 1;
     }
     const index = this.blocks.length;
     this.blocks.push(block);
+    this.blockPart.push(this.part);
+    this.blockStart.push(start);
+    this.blockFileLen.push(block.length - (this.synthetic ? 1 : 0));
+    if (this.synthetic) (this.blockEndsSynthetic ||= new Set()).add(index);
     this.blockFirst.push(this.count);
     this.bytes += block.length;
-    let start = 0;
-    while (start < block.length) {
-      let end = block.indexOf(NEWLINE, start);
+    let at = 0;
+    while (at < block.length) {
+      let end = block.indexOf(NEWLINE, at);
       if (end < 0) end = block.length;
       let stop = end;
-      if (stop > start && block[stop - 1] === 0x0d) stop -= 1;
-      if (stop > start) this.addLine(index, start, stop);
-      start = end + 1;
+      if (stop > at && block[stop - 1] === 0x0d) stop -= 1;
+      if (stop > at) this.addLine(index, at, stop);
+      at = end + 1;
     }
   }
 

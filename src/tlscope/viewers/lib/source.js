@@ -27,7 +27,9 @@ export async function maybeGunzip(stream) {
       return reader.cancel(reason);
     },
   });
-  return isGzip(head) ? replay.pipeThrough(new DecompressionStream('gzip')) : replay;
+  const out = isGzip(head) ? replay.pipeThrough(new DecompressionStream('gzip')) : replay;
+  out.gzipped = isGzip(head);
+  return out;
 }
 
 /** Read a whole stream into one Uint8Array. */
@@ -67,12 +69,32 @@ class BaseSource {
   /** The decompressed byte stream of `path`, or of `path.gz` when only that exists (unless `gz` is false). */
   async stream(path, { gz = true } = {}) {
     if (!isSafeRelative(path)) throw new Error(`unsafe path: ${path}`);
+    let stream;
     try {
-      return await maybeGunzip(await this.rawStream(path));
+      stream = await maybeGunzip(await this.rawStream(path));
     } catch (err) {
       if (!gz || !(err instanceof NotFound) || path.endsWith('.gz')) throw err;
-      return maybeGunzip(await this.rawStream(`${path}.gz`));
+      stream = await maybeGunzip(await this.rawStream(`${path}.gz`));
+      stream.gzipped = true;
     }
+    // Whether bytes of this file can be read again by offset (see readRange).
+    this.seekable = this.seekable || new Map();
+    this.seekable.set(path, !stream.gzipped && this.rangeCapable(path));
+    return stream;
+  }
+
+  /** Whether `readRange(path, ...)` works (asked after `stream(path)`; subclasses say). */
+  rangeCapable() {
+    return false;
+  }
+
+  /** Bytes [start, start + length) of `path` as streamed before; only where `canReadRange(path)`. */
+  async readRange() {
+    throw new Error('this source cannot read ranges');
+  }
+
+  canReadRange(path) {
+    return Boolean(this.seekable && this.seekable.get(path));
   }
 
   async bytes(path, options) {
@@ -115,6 +137,14 @@ class SubSource extends BaseSource {
     return this.parent.rawStream(this.prefix + path);
   }
 
+  rangeCapable(path) {
+    return this.parent.rangeCapable(this.prefix + path);
+  }
+
+  readRange(path, start, length) {
+    return this.parent.readRange(this.prefix + path, start, length);
+  }
+
   url(path) {
     return this.parent.url ? this.parent.url(this.prefix + path) : null;
   }
@@ -142,7 +172,22 @@ export class HttpSource extends BaseSource {
     const response = await this.fetch(this.url(path));
     if (response.status === 404 || response.status === 410) throw new NotFound(path);
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    this.ranges = this.ranges || new Map();
+    // Range requests give the file's own bytes only when it is sent as it is on disk.
+    const h = response.headers;
+    this.ranges.set(path, h.get('accept-ranges') === 'bytes' && !h.get('content-encoding'));
     return response.body || new Blob([]).stream();
+  }
+
+  rangeCapable(path) {
+    return Boolean(this.ranges && this.ranges.get(path));
+  }
+
+  async readRange(path, start, length) {
+    const headers = { Range: `bytes=${start}-${start + length - 1}` };
+    const response = await this.fetch(this.url(path), { headers });
+    if (response.status !== 206) throw new Error(`${path}: no range support (HTTP ${response.status})`);
+    return new Uint8Array(await response.arrayBuffer());
   }
 }
 
@@ -173,6 +218,14 @@ export class FileSource extends BaseSource {
     const blob = this.files.get(path);
     if (!blob) throw new NotFound(path);
     return blob.stream();
+  }
+
+  rangeCapable() {
+    return true; // a picked file can be sliced anywhere
+  }
+
+  async readRange(path, start, length) {
+    return new Uint8Array(await this.files.get(path).slice(start, start + length).arrayBuffer());
   }
 }
 

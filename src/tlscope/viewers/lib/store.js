@@ -60,6 +60,64 @@ export class LocalEvents {
     this.viewLength = 0;
     this.listeners = new Set();
     this.onEvent = null; // optional hook (event, index) called once per event while loading
+    // Once loaded, a big file's bytes may be dropped and read again by block when looked at:
+    // `reader(part, start, length)` resolves to those bytes of that part's raw.jsonl.
+    this.reader = null;
+    this.dropped = false;
+    this.loadedBlocks = [];
+    this.pendingBlocks = new Map();
+    this.textHits = null; // lines matching the filter's text, when it was searched by block
+  }
+
+  /** Forget the bytes (columns stay): rows are read again, a block at a time, when shown. */
+  dropBytes(reader) {
+    this.reader = reader;
+    this.dropped = true;
+    this.lines.dropAll();
+    this.loadedBlocks = [];
+  }
+
+  /** Read block `b` again; emits when it is back (rows that were `undefined` can be drawn). */
+  loadBlock(b) {
+    if (this.pendingBlocks.has(b)) return this.pendingBlocks.get(b);
+    const lines = this.lines;
+    const promise = this.reader(lines.blockPart[b], lines.blockStart[b], lines.blockFileLen[b])
+      .then((bytes) => {
+        if (!lines.restore(b, bytes)) throw new Error(`raw.jsonl changed under the viewer (block ${b})`);
+        this.loadedBlocks.push(b);
+        while (this.loadedBlocks.length > KEEP_BLOCKS) lines.blocks[this.loadedBlocks.shift()] = null;
+        this.emit();
+      })
+      .finally(() => this.pendingBlocks.delete(b));
+    this.pendingBlocks.set(b, promise);
+    return promise;
+  }
+
+  /** Lines whose text contains `needle`, reading dropped blocks again in runs of ~8 MB. */
+  async searchDropped(needle) {
+    const lines = this.lines;
+    const hits = [];
+    for (let b = 0; b < lines.blocks.length; ) {
+      let end = b + 1;
+      let bytes = lines.blockFileLen[b];
+      while (end < lines.blocks.length && lines.blockPart[end] === lines.blockPart[b] && bytes < SEARCH_RUN
+             && lines.blockStart[end] === lines.blockStart[end - 1] + lines.blockFileLen[end - 1]) {
+        bytes += lines.blockFileLen[end];
+        end += 1;
+      }
+      const run = await this.reader(lines.blockPart[b], lines.blockStart[b], bytes);
+      let at = 0;
+      for (let k = b; k < end; k += 1) {
+        const had = lines.blocks[k];
+        lines.restore(k, run.subarray(at, at + lines.blockFileLen[k]));
+        at += lines.blockFileLen[k];
+        const to = k + 1 < lines.blockFirst.length ? lines.blockFirst[k + 1] : lines.count;
+        for (const line of this.searchLines(lines.blockFirst[k], to, needle)) hits.push(line);
+        lines.blocks[k] = had;
+      }
+      b = end;
+    }
+    return Uint32Array.from(hits);
   }
 
   get loadedEvents() {
@@ -123,10 +181,15 @@ export class LocalEvents {
     if (this.onEvent) this.onEvent(event, i, part);
   }
 
-  /** The event of line `i` (unfiltered), parsed now or from a small cache. */
+  /** The event of line `i` (unfiltered), parsed now or from a small cache; undefined while its block is read again. */
   event(i) {
     let event = this.cache.get(i);
     if (event === undefined) {
+      const b = this.lines.blockOf[i];
+      if (!this.lines.blocks[b]) {
+        this.loadBlock(b).catch(() => {});
+        return undefined;
+      }
       try {
         event = JSON.parse(this.lines.text(i));
       } catch {
@@ -171,9 +234,11 @@ export class LocalEvents {
     return this.partCol[line];
   }
 
-  setFilter(filter) {
+  async setFilter(filter) {
     this.filter = normalizeFilter(filter);
     const f = this.filter;
+    this.textHits = f.q !== null && this.dropped ? await this.searchDropped(f.q.toLowerCase()) : null;
+    if (this.filter !== f) return this.total; // a newer filter was set while this one searched
     if (f.kind === null && f.cid === null && f.rank === null && f.q === null) {
       this.view = null;
       this.viewLength = 0;
@@ -183,7 +248,7 @@ export class LocalEvents {
       this.extendView(0, this.parsed);
     }
     this.emit();
-    return Promise.resolve(this.total);
+    return this.total;
   }
 
   extendView(from, to) {
@@ -191,7 +256,8 @@ export class LocalEvents {
     const key = f.kind === null ? -1 : this.keys.ids.get(f.kind) ?? -2;
     const cid = f.cid === null ? -1 : this.cids.ids.get(f.cid) ?? -2;
     if (key === -2 || cid === -2) return;
-    const textHits = f.q === null ? null : this.searchLines(from, to, f.q.toLowerCase());
+    let textHits = null;
+    if (f.q !== null) textHits = this.textHits ? this.textHits.filter((line) => line >= from && line < to) : this.searchLines(from, to, f.q.toLowerCase());
     const candidates = textHits || null;
     const n = candidates ? candidates.length : to - from;
     for (let j = 0; j < n; j += 1) {
@@ -252,6 +318,9 @@ function upperBound(sorted, value) {
   }
   return lo;
 }
+
+const KEEP_BLOCKS = 64; // blocks read again and kept (a few MB): the screen and its neighbours
+const SEARCH_RUN = 8 * 1024 * 1024; // bytes read per request when searching dropped blocks
 
 const PAGE = 200;
 const KEEP_PAGES = 64;

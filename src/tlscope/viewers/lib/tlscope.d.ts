@@ -145,6 +145,9 @@ export abstract class Source {
   jsonOr<T>(path: string, fallback: T): Promise<unknown | T>;
   sub(prefix: string): Source;
   url(path: string): string | null;
+  /** Whether bytes of `path` (after streaming it) can be read again by offset. */
+  canReadRange(path: string): boolean;
+  readRange(path: string, start: number, length: number): Promise<Uint8Array>;
 }
 export class HttpSource extends Source {
   constructor(base: string, options?: { fetchImpl?: typeof fetch });
@@ -186,6 +189,8 @@ export interface OpenOptions {
   api?: string | null;
   fetchImpl?: typeof fetch;
   onProgress?: (eventsLoaded: number) => void;
+  /** Above this many bytes, drop raw.jsonl's bytes once indexed where the source can read ranges. */
+  keepBytes?: number;
 }
 
 export class Trace {
@@ -215,6 +220,8 @@ export class Trace {
 }
 
 export const DEFAULT_LIMITS: { events: number; bytes: number };
+/** Bytes of raw.jsonl kept in the tab once indexed; above, blocks are read again when shown. */
+export const KEEP_BYTES: number;
 export function openTrace(where: string | URL | Source, options?: OpenOptions): Promise<Trace>;
 export function eventsApiFor(traceUrl: string): string | null;
 export function resolveFrames(frames: Frame[] | undefined, table: Array<string | null>): ResolvedFrame[];

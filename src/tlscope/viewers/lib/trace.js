@@ -9,6 +9,9 @@ import { LocalEvents, RemoteEvents } from './store.js';
 
 /** Above either limit, a trace served by `tlscope serve` is paged through its events API. */
 export const DEFAULT_LIMITS = { events: 300000, bytes: 128 * 1024 * 1024 };
+/** Above this many bytes of raw.jsonl held in the tab, they are dropped once indexed and read
+ * again a block at a time when shown, where the source can (HTTP Range, a picked file). */
+export const KEEP_BYTES = 64 * 1024 * 1024;
 
 /** The events API URL of a trace served at `/traces/<id>/` by tlscope serve, or null. */
 export function eventsApiFor(traceUrl) {
@@ -241,10 +244,18 @@ function parseStringTable(text) {
   }
 }
 
+function maybeDropBytes(trace, keepBytes) {
+  const events = trace.events;
+  if (events.lines.bytes <= keepBytes) return;
+  if (!trace.parts.every((part) => part.source.canReadRange('raw.jsonl'))) return;
+  events.dropBytes((p, start, length) => trace.parts[p].source.readRange('raw.jsonl', start, length));
+}
+
 async function loadLocal(trace, onProgress) {
   const events = trace.events;
   for (let p = 0; p < trace.parts.length; p += 1) {
     const part = trace.parts[p];
+    events.lines.startFile(p);
     events.lines.expectHeader((text) => {
       part.stringTable = parseStringTable(text);
     });
@@ -295,7 +306,7 @@ async function loadStringTables(trace) {
 
 /**
  * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
- * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}),
+ * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}), `keepBytes`,
  * `api` (events API URL, or null for none), `fetchImpl`, `onProgress(eventsLoaded)`.
  * Resolves once the manifest and the first rows are available; `trace.loaded` resolves when
  * every event is in (local mode) or at once (remote mode).
@@ -321,6 +332,7 @@ export async function openTrace(where, options = {}) {
   });
   const stop = trace.events.onChange(() => firstRows());
   trace.loaded = loadLocal(trace, options.onProgress).then(() => {
+    maybeDropBytes(trace, options.keepBytes ?? KEEP_BYTES);
     trace.complete = true;
     return trace;
   });
