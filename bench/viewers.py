@@ -24,7 +24,8 @@ both through one local static server (bench/staticserve.py: http.server over HTT
   screen per frame for 3 s. Chromium runs with `--disable-frame-rate-limit --disable-gpu-vsync`,
   so a frame takes what its work takes instead of waiting for a 60 Hz vsync;
 * **tab memory**: the renderer process's memory (MB) after loading and
-  scrolling (private memory of the tab's renderer: RssAnon + RssShmem), and the JS heap in use.
+  scrolling (private memory of the tab's renderer: RssAnon + RssShmem), again after a full
+  garbage collection (what the tab settles to), and the JS heap in use (with array buffers).
 
 The full-DOM table gets `--timeout` seconds (default 180) to load; past that it is reported as
 not finished. Results: a markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
@@ -84,6 +85,7 @@ class Result:
     frame_max_ms: float | None = None
     frames: int = 0
     rss_mb: float | None = None
+    settled_mb: float | None = None
     heap_mb: float | None = None
     note: str = ""
 
@@ -224,18 +226,26 @@ def _measure_in(browser: Any, url: str, viewer: str, case: str, result: Result, 
         result.frames = len(frames)
         result.frame_p95_ms = round(statistics.quantiles(frames, n=20)[-1], 1)
         result.frame_max_ms = round(max(frames), 1)
+    result.rss_mb = renderer_memory(browser)
+    # Then after a full collection (what the tab settles to: garbage of the load, and bytes
+    # dropped once indexed, are only returned by the next major GC).
+    page.context.new_cdp_session(page).send("HeapProfiler.collectGarbage")
+    for _ in range(5):  # the process list can come back empty: ask again
+        time.sleep(0.5)
+        result.settled_mb = renderer_memory(browser)
+        if result.settled_mb is not None:
+            break
     heap = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : null")
     result.heap_mb = round(heap / 1e6, 1) if heap else None
-    result.rss_mb = renderer_memory(browser)
     return result
 
 
 def table(results: list[Result]) -> str:
-    head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab memory MB | JS heap MB | note |"
-    rows = [head, "|" + "---|" * 11]
+    head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab memory MB | after GC MB | JS heap MB | note |"
+    rows = [head, "|" + "---|" * 12]
     for r in results:
         rows_ms = None if r.first_rows_ms is None else f"{r.first_rows_ms} ({r.script_to_rows_ms})"
-        cells = [r.case, r.viewer, f"{r.events:,}", r.raw_mb, rows_ms, r.loaded_ms, r.frame_p95_ms, r.frame_max_ms, r.rss_mb, r.heap_mb, r.note]
+        cells = [r.case, r.viewer, f"{r.events:,}", r.raw_mb, rows_ms, r.loaded_ms, r.frame_p95_ms, r.frame_max_ms, r.rss_mb, r.settled_mb, r.heap_mb, r.note]
         rows.append("| " + " | ".join("—" if c is None else str(c) for c in cells) + " |")
     return "\n".join(rows)
 

@@ -82,6 +82,14 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, view
     assert 5 < shown < 100 < h["payload"]["lines"]
     assert page.locator(".code-line .kw").count() > 0
     assert page.locator(".code-line .src").first.text_content() == text.split("\n")[0]
+    # The find box reaches lines that are not in the DOM.
+    lines = text.split("\n")
+    last_def = max(i for i, line in enumerate(lines) if "def " in line)
+    page.fill(".find input", "def ")
+    page.press(".find input", "Shift+Enter")  # from the first hit back to the last
+    current = page.locator(".code-line.current")
+    current.wait_for()
+    assert current.locator(".ln").text_content() == str(last_def + 1)
     # The stack tab resolves file names through the string table (no bare indexes).
     page.select_option("#f-kind", "dynamo_start")
     wait_hook(page, lambda h: h["filter"]["kind"] == "dynamo_start")

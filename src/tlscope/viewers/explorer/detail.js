@@ -19,12 +19,22 @@ function note(doc, text) {
   return el(doc, 'p', 'muted', text);
 }
 
-/** A virtualized, lazily highlighted view of `text` inside `host`. */
+/**
+ * A virtualized, lazily highlighted view of `text` inside `host`, with a find box: only the lines
+ * on screen exist, so the browser's own find cannot see the rest.
+ */
 export function codeView(host, text, language) {
   const doc = host.ownerDocument;
+  const bar = el(doc, 'div', 'find');
+  const input = el(doc, 'input');
+  input.type = 'search';
+  input.placeholder = 'find in payload (Enter: next, Shift+Enter: previous)';
+  const count = el(doc, 'span', 'muted');
+  bar.append(input, count);
   const box = el(doc, 'div', 'code');
-  host.replaceChildren(box);
+  host.replaceChildren(bar, box);
   const hl = new LazyHighlighter(text, language);
+  const find = { hits: [], current: -1 };
   const list = new VirtualList(box, {
     rowHeight: LINE_HEIGHT,
     overscan: 6,
@@ -36,6 +46,8 @@ export function codeView(host, text, language) {
     },
     renderRow: (row, i) => {
       row.firstChild.textContent = String(i + 1);
+      row.classList.toggle('hit', find.set !== undefined && find.set.has(i));
+      row.classList.toggle('current', find.hits[find.current] === i);
       const src = row.lastChild;
       src.replaceChildren();
       for (const [cls, part] of hl.tokens(i)) {
@@ -44,8 +56,27 @@ export function codeView(host, text, language) {
       }
     },
   });
+  const go = (step) => {
+    if (!find.hits.length) return;
+    find.current = (find.current + step + find.hits.length) % find.hits.length;
+    count.textContent = `${find.current + 1} of ${find.hits.length} lines`;
+    list.scrollToIndex(find.hits[find.current], 'center');
+    list.draw();
+  };
+  input.addEventListener('input', () => {
+    const needle = input.value.toLowerCase();
+    find.hits = needle ? hl.lines.flatMap((line, i) => (line.toLowerCase().includes(needle) ? [i] : [])) : [];
+    find.set = new Set(find.hits);
+    find.current = -1;
+    count.textContent = needle ? `${find.hits.length} lines` : '';
+    if (find.hits.length) go(1);
+    else list.draw();
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') go(e.shiftKey ? -1 : 1);
+  });
   list.setCount(hl.lines.length);
-  return { list, highlighter: hl };
+  return { list, highlighter: hl, find };
 }
 
 function languageOf(event, text) {
