@@ -395,3 +395,22 @@ def test_14_nothing_that_is_a_trace_event(what: str, tmp_path: Path, capsys: Any
     assert status == 1 and not (tmp_path / "strict").exists()
     [line] = err.strip().splitlines()
     assert "--strict" in line and "was a trace event" in line
+
+
+def test_14_a_multi_rank_folder_with_an_empty_and_a_non_log_rank(tmp_path: Path, capsys: Any) -> None:
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "dedicated_log_torch_trace_rank_0.log").write_bytes(base_log())
+    (job / "dedicated_log_torch_trace_rank_1.log").write_bytes(b"")
+    (job / "dedicated_log_torch_trace_rank_2.log").write_bytes(Path(sys.executable).resolve().read_bytes()[:500_000])
+    status, _, err = run(capsys, job, "-o", tmp_path / "out", "--no-browser", "-j", "2")
+    assert status == 0
+    warnings = [line for line in err.splitlines() if "was a trace event" in line]
+    assert [w.split(":")[0] for w in warnings] == ["Warning", "Warning"]
+    assert "rank 1: nothing in" in warnings[0] and "(it is empty)" in warnings[0]
+    assert "rank 2: nothing in" in warnings[1] and "rank_2.log" in warnings[1]
+    assert (tmp_path / "out" / "rank_1" / "index.html").is_file()  # listed, as an idle rank would be
+    status, _, err = run(capsys, job, "-o", tmp_path / "strict", "--no-browser", "--strict", "-j", "2")
+    assert status == 1 and not (tmp_path / "strict").exists()
+    [line] = err.strip().splitlines()
+    assert line.startswith("Error: rank 1 (dedicated_log_torch_trace_rank_1.log)") and "was a trace event" in line

@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tlscope import __version__
 from tlscope.commands import others
@@ -22,6 +23,9 @@ from tlscope.read.reader import LogReader
 from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputError
 from tlscope.write.report.options import ReportOptions
+
+if TYPE_CHECKING:  # a multi-rank module: imported only by multi-rank runs (start-up memory)
+    from tlscope.analyse.ranks.summary import RankSummary
 
 #: Below this size a progress bar would only flicker.
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -173,11 +177,11 @@ def _options(args: argparse.Namespace) -> ParseOptions:
 def _multi_rank(args: argparse.Namespace) -> int:
     """Exit 0 when the landing page was written (failed ranks are listed on it); 1 on unusable
     input/OUT, or under --strict when a rank has a problem (OUT then left as it was)."""
-    from tlscope.pipeline.ranks import run_multi_rank  # see pipeline/parse.py: imported after the sniff
+    from tlscope.pipeline.ranks import parse_ranks  # see pipeline/parse.py: imported after the sniff
 
     try:
         options = _options(args)
-        summaries = run_multi_rank(
+        results = parse_ranks(
             args.path,
             args.out,
             options,
@@ -189,11 +193,7 @@ def _multi_rank(args: argparse.Namespace) -> int:
     except (InputError, OutputError, StrictFailure) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
-    failed = [s for s in summaries if s.errors]
-    if failed:
-        print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)
-        for s in failed:
-            print(f"  rank {s.rank}: {s.errors[0]}", file=sys.stderr)
+    _tell_rank_troubles([r.summary for r in results], [r.manifest for r in results])
     if not args.no_browser:
         _open_report(args.out)
     return 0
@@ -274,3 +274,17 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
+
+
+def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest | None]) -> None:
+    """On stderr: each failed rank with its reason, and each rank whose log held no trace event
+    (an empty or non-log file among the rank logs: its report would look like an idle rank)."""
+    failed = [s for s in summaries if s.errors]
+    if failed:
+        print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)
+        for s in failed:
+            print(f"  rank {s.rank}: {s.errors[0]}", file=sys.stderr)
+    for summary, manifest in zip(summaries, manifests, strict=True):
+        if manifest is not None and not manifest.events:
+            text = no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)
+            print(f"Warning: rank {summary.rank}: {text}", file=sys.stderr)
