@@ -414,3 +414,31 @@ def test_14_a_multi_rank_folder_with_an_empty_and_a_non_log_rank(tmp_path: Path,
     assert status == 1 and not (tmp_path / "strict").exists()
     [line] = err.strip().splitlines()
     assert line.startswith("Error: rank 1 (dedicated_log_torch_trace_rank_1.log)") and "was a trace event" in line
+
+
+def test_a_rank_whose_worker_dies_is_listed_not_a_traceback(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed under a rank (out of memory, a crash in C code): that rank, and the ones the
+    broken pool could not finish, fail and are listed; the run ends with a landing page."""
+    import signal
+
+    from tlscope.pipeline import ranks
+
+    parse = ranks.run
+
+    def dies_on_rank_1(log: Path, *args: Any, **kwargs: Any) -> Any:
+        if log.name.endswith("rank_1.log"):
+            os.kill(os.getpid(), signal.SIGKILL)  # in the forked worker
+        return parse(log, *args, **kwargs)
+
+    monkeypatch.setattr(ranks, "run", dies_on_rank_1)
+    job = tmp_path / "job"
+    job.mkdir()
+    for rank in (0, 1):
+        (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_bytes(base_log())
+    status, _, err = run(capsys, job, "-o", tmp_path / "out", "--no-browser", "-j", "2")
+    assert status == 0 and (tmp_path / "out" / "index.html").is_file()
+    assert f"rank 1: parse failed: {ranks.WORKER_DIED}" in err
+    status, _, err = run(capsys, job, "-o", tmp_path / "strict", "--no-browser", "-j", "2", "--strict")
+    assert status == 1 and ranks.WORKER_DIED in err and not (tmp_path / "strict").exists()

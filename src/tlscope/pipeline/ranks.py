@@ -20,7 +20,8 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +124,25 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
             }
             _while_dispatching(idle)
             for i in range(len(work)):
-                yield futures[i].result()
+                yield _outcome(futures[i], work[i][0].rank)
 
     return submit
+
+
+#: A rank whose worker process died under it (killed, out of memory, a crash in C code).
+WORKER_DIED = "its worker process died (killed, out of memory, or crashed)"
+
+
+def _outcome(future: Future[RankResult], rank: int) -> RankResult:
+    """A rank's result; a worker that died is that rank's failure, not a traceback of the run.
+
+    The pool is broken from then on, so the ranks still queued or running fail the same way:
+    each is listed (and under --strict the first one fails the run, named).
+    """
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {WORKER_DIED}"]))
 
 
 @contextlib.contextmanager
