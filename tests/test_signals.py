@@ -47,10 +47,10 @@ def snapshot(folder: Path) -> dict[str, str]:
     }
 
 
-def start(argv: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+def start(argv: list[str], cwd: Path, *, parse: bool = True) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(cwd / "tmp")}
     (cwd / "tmp").mkdir(exist_ok=True)
-    command = [sys.executable, "-m", "tlscope", *argv, "--no-browser"]
+    command = [sys.executable, "-m", "tlscope", *argv, *(["--no-browser"] if parse else [])]
     return subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
@@ -200,3 +200,25 @@ def test_10_sigterm_at_random_moments(tmp_path: Path) -> None:
     results = signals_bench.campaign(MUXED, 3, signal.SIGTERM, random.Random(20251123), scratch_root=tmp_path)
     assert len(results) == 3
     assert [r.failures for r in results] == [[], [], []]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_10_redact_stopped_mid_write_leaves_no_temporary_file(big_log: Path, tmp_path: Path, signum: int) -> None:
+    target = tmp_path / "shared.log"
+    target.write_bytes(b"the previous redacted log\n")
+    proc = start(["redact", str(big_log), "-o", str(target), "--map", "/tmp=/T"], tmp_path, parse=False)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".shared.log.redact-*")) and time.monotonic() < deadline:
+        assert proc.poll() is None, "redact ended before it could be stopped"
+        time.sleep(0.005)
+    time.sleep(0.2)  # well inside the writing
+    os.kill(proc.pid, signum)
+    status, err = finish(proc)
+    assert status == (-signal.SIGKILL if signum == signal.SIGKILL else 128 + signum), err
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 10  # after SIGKILL the guard process removes the temporary file
+    while list(tmp_path.glob(".shared.log.redact-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert target.read_bytes() == b"the previous redacted log\n"
+    assert_nothing_left(proc, tmp_path)
+    assert list(tmp_path.glob(".shared.log.redact-*")) == []

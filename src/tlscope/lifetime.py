@@ -13,6 +13,8 @@
   SIGKILL leaves no worker blocked on a pipe, holding its caller's stdout and stderr open.
 * **Commits** of OUT run with these signals held (`signals_deferred`): an interrupt lands
   before the commit (OUT as it was) or after it (OUT complete), never between its renames.
+* **SIGKILL** cannot be caught: a guard process (`start_guard`) removes the temporary folder
+  (OUT's) or file (`redact`'s) once the run has ended however it ended.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from types import FrameType
 
 #: Exit status of a run stopped by SIGINT (Ctrl-C).
@@ -127,3 +131,37 @@ def worker_init(parent: int) -> None:
     for s in STOP_SIGNALS:
         signal.signal(s, signal.SIG_DFL)
     die_with_parent(parent)
+
+
+#: The guard: waits for its stdin to close (this process and its forks have all ended, or the
+#: run finished and closed it), then removes the folder (or file) if it is still there. Its own session,
+#: so a signal to the run's process group does not stop it; it ignores the others.
+_GUARD_SCRIPT = 'trap "" INT TERM HUP; read -r _; rm -rf -- "$1"'
+
+
+def start_guard(path: Path) -> subprocess.Popen[bytes] | None:
+    """A process that removes `path` (a temporary folder or file) if this run dies before
+    `stop_guard`, SIGKILL included: the cleanup a `finally` cannot do. None where there is no
+    /bin/sh (the promise is then a `finally`'s)."""
+    if os.name != "posix" or not os.path.exists("/bin/sh"):
+        return None
+    with contextlib.suppress(OSError):
+        return subprocess.Popen(
+            ["/bin/sh", "-c", _GUARD_SCRIPT, "tlscope-cleanup", str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return None
+
+
+def stop_guard(guard: subprocess.Popen[bytes] | None) -> None:
+    """Release the guard (the path is committed or removed by now) and reap it."""
+    if guard is None:
+        return
+    with contextlib.suppress(OSError):
+        if guard.stdin is not None:
+            guard.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guard.wait(timeout=5)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from tlscope.lifetime import signals_deferred
+from tlscope.lifetime import signals_deferred, start_guard, stop_guard
 from tlscope.read.glog import loose_prefix_end
 from tlscope.read.json_boundary import JsonError, decode
 from tlscope.read.source import LogSource
@@ -240,16 +240,19 @@ def _write_file(fin: BinaryIO, dst: Path, compress: bool, redactor: Redactor, st
 
 @contextlib.contextmanager
 def _replacing(dst: Path) -> Iterator[Path]:
-    """A temporary file beside `dst` that replaces it at the end, or is removed on failure."""
+    """A temporary file beside `dst` that replaces it at the end, or is removed on failure (by
+    the guard process if this run is killed with SIGKILL)."""
     fd, name = tempfile.mkstemp(prefix=f".{dst.name}.redact-", dir=dst.absolute().parent)
     os.close(fd)
     tmp = Path(name)
+    guard = start_guard(tmp)
     try:
         yield tmp
         with signals_deferred():
             os.replace(tmp, dst)
     finally:
         tmp.unlink(missing_ok=True)
+        stop_guard(guard)
 
 
 def _write(fin: BinaryIO, out: BinaryIO, redactor: Redactor, stats: Stats) -> None:

@@ -18,7 +18,6 @@ the path and the cause in one line.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import re
@@ -29,7 +28,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
-from tlscope.lifetime import signals_deferred
+from tlscope.lifetime import signals_deferred, start_guard, stop_guard
 
 
 class OutputError(Exception):
@@ -163,7 +162,7 @@ class OutputDir:
         except OSError as err:
             raise OutputError(f"cannot create {self.target}: {os_error_text(err)}") from None
         if self.guard:
-            self._guard = _start_guard(self._tmp)
+            self._guard = start_guard(self._tmp)
         return self
 
     def __exit__(
@@ -188,7 +187,7 @@ class OutputDir:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise OutputError(f"cannot write {self.target}: {os_error_text(err)}") from None
         finally:
-            _stop_guard(self._guard)
+            stop_guard(self._guard)
             self._guard = None
 
     def _commit(self, tmp: Path) -> None:
@@ -226,34 +225,3 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     done = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     return bool(done == 0)
-
-
-#: The guard: waits for its stdin to close (this process and its forks have all ended, or the
-#: run finished and closed it), then removes the folder if it is still there. Its own session,
-#: so a signal to the run's process group does not stop it; it ignores the others.
-_GUARD_SCRIPT = 'trap "" INT TERM HUP; read -r _; rm -rf -- "$1"'
-
-
-def _start_guard(folder: Path) -> subprocess.Popen[bytes] | None:
-    if os.name != "posix" or not os.path.exists("/bin/sh"):
-        return None
-    with contextlib.suppress(OSError):
-        return subprocess.Popen(
-            ["/bin/sh", "-c", _GUARD_SCRIPT, "tlscope-cleanup", str(folder)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    return None
-
-
-def _stop_guard(guard: subprocess.Popen[bytes] | None) -> None:
-    """Release the guard (the folder is committed or removed by now) and reap it."""
-    if guard is None:
-        return
-    with contextlib.suppress(OSError):
-        if guard.stdin is not None:
-            guard.stdin.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        guard.wait(timeout=5)
