@@ -442,3 +442,16 @@ def test_a_rank_whose_worker_dies_is_listed_not_a_traceback(
     assert f"rank 1: parse failed: {ranks.WORKER_DIED}" in err
     status, _, err = run(capsys, job, "-o", tmp_path / "strict", "--no-browser", "-j", "2", "--strict")
     assert status == 1 and ranks.WORKER_DIED in err and not (tmp_path / "strict").exists()
+
+
+def test_13_a_rank_log_named_beyond_u32_is_skipped_with_a_note(tmp_path: Path, capsys: Any) -> None:
+    job = tmp_path / "job"
+    job.mkdir()
+    for rank in ("0", "1", str(2**32), "9" * 200):  # 200 digits: int() is never asked to read them
+        (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_bytes(base_log())
+    status, _, _ = run(capsys, job, "-o", tmp_path / "out", "--no-browser", "-j", "2")
+    assert status == 0
+    assert sorted(p.name for p in (tmp_path / "out").glob("rank_*")) == ["rank_0", "rank_1"]
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert f"dedicated_log_torch_trace_rank_{2**32}.log: its rank is beyond 2**32 - 1" in page
+    assert f"dedicated_log_torch_trace_rank_{'9' * 200}.log: its rank is beyond 2**32 - 1" in page

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from tlscope.read.names import looks_like_log, rank_of_rank_log
+from tlscope.read.names import is_rank_log_name, looks_like_log, rank_of_rank_log
 from tlscope.read.ranks import sniff_several_ranks
 
 
@@ -63,6 +63,8 @@ def discover(directory: Path) -> tuple[list[RankLog], list[str]]:
     for path in sorted(directory.iterdir()):
         rank = rank_of_rank_log(path.name)
         if rank is None or not path.is_file():
+            if rank is None and is_rank_log_name(path.name) and path.is_file():
+                notes.append(f"{path.name}: its rank is beyond 2**32 - 1 (ranks are u32); skipped")
             continue
         if rank in found:
             notes.append(f"{path.name}: rank {rank} already read from {found[rank].name}; skipped")

@@ -35,6 +35,11 @@ def rank_of_rank_log(name: str) -> int | None:
     return None if match is None else as_u32(match.group(1))
 
 
+def is_rank_log_name(name: str) -> bool:
+    """A rank log's name by tlparse's rule, whatever its rank (discovery skips one beyond u32)."""
+    return _RANK_LOG.match(name) is not None
+
+
 def rank_in_name(path: Path) -> int | None:
     """The rank PyTorch put in the file name, if any (see _RANK_IN_NAME); a rank is a u32."""
     match = _RANK_IN_NAME.search(path.name)
