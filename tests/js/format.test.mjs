@@ -53,7 +53,8 @@ test('frames resolve through the string table', () => {
 
 test('statuses derived from compilation metrics', () => {
   assert.equal(statusFromMetrics({ fail_type: 'E' }), 'failed');
-  assert.equal(statusFromMetrics({ restart_reasons: ['graph break'] }), 'restarted');
+  assert.equal(statusFromMetrics({ restart_reasons: ['graph break'] }), 'graph_break');
+  assert.equal(statusFromMetrics({ graph_op_count: 0 }), 'empty');
   assert.equal(statusFromMetrics({ has_guarded_code: false }), 'empty');
   assert.equal(statusFromMetrics({ restart_reasons: [] }), 'ok');
   assert.equal(statusFromMetrics(null), null);

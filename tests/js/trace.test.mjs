@@ -183,3 +183,31 @@ test('past keepBytes the bytes are dropped and rows read again by range', async 
   }
   assert.ok(events.loadedBlocks.length <= 64);
 });
+
+test('compiles.json statuses across ranks: the worst shows, each rank remembered, meanings kept', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const statuses = { failed: 'it raised', graph_break: 'stopped at a break', ok: 'fine' };
+  const perRank = [
+    [{ id: '[0/0]', status: 'ok' }, { id: '[1/0]', status: 'graph_break' }],
+    [{ id: '[0/0]', status: 'graph_break' }, { id: '[1/0]', status: 'ok' }, { id: '[2/0]', status: 'failed' }],
+  ];
+  writeFileSync(join(dir, 'multi_rank_summary.json'), JSON.stringify([{ rank: 0 }, { rank: 1 }]));
+  for (const rank of [0, 1]) {
+    const sub = join(dir, `rank_${rank}`);
+    mkdirSync(sub);
+    const ids = perRank[rank].map((c) => c.id);
+    const raw = [JSON.stringify({ string_table: [] }), ...ids.map((id, i) => JSON.stringify({ frame_id: Number(id[1]), frame_compile_id: 0, log_line: i + 1, rank, dynamo_start: {} }))];
+    writeFileSync(join(sub, 'raw.jsonl'), raw.join('\n') + '\n');
+    writeFileSync(join(sub, 'manifest.json'), JSON.stringify({ format: 'tlscope', raw_jsonl_events: ids.length, ranks: [rank], compile_ids: ids.map((id) => ({ id })) }));
+    writeFileSync(join(sub, 'compiles.json'), JSON.stringify({ format: 'tlscope', statuses, compiles: perRank[rank] }));
+  }
+  const trace = await openTrace('http://x/', { fetchImpl: folderFetch(dir) });
+  await trace.loaded;
+  assert.equal(trace.multiRank, true);
+  assert.equal(trace.statusSource, 'compiles.json');
+  assert.equal(trace.status('[0/0]'), 'graph_break');
+  assert.equal(trace.status('[1/0]'), 'graph_break');
+  assert.equal(trace.status('[2/0]'), 'failed');
+  assert.deepEqual(trace.compiles.get('[0/0]').ranks, { 0: 'ok', 1: 'graph_break' });
+  assert.equal(trace.statusText.get('graph_break'), 'stopped at a break');
+});

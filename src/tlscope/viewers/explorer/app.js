@@ -75,9 +75,11 @@ function drawSidebar(app) {
       badge.className = `badge s-${status.replace(/[^a-z_]/gi, '_')}`;
       badge.textContent = status;
       const entry = trace.compiles.get(id);
+      const lines = trace.statusText.has(status) ? [`${status}: ${trace.statusText.get(status)}`] : [];
       if (entry && entry.ranks && Object.keys(entry.ranks).length) {
-        badge.title = Object.entries(entry.ranks).map(([r, s]) => `rank ${r}: ${s}`).join('\n');
+        for (const [r, s] of Object.entries(entry.ranks)) lines.push(`rank ${r}: ${s}`);
       }
+      badge.title = lines.join('\n');
       li.appendChild(badge);
     }
     if (counts.has(id)) {

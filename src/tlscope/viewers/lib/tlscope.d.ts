@@ -208,6 +208,8 @@ export class Trace {
   readonly compiles: Map<string, CompileEntry>;
   /** Where statuses come from: 'compiles.json', 'multi_rank_summary.json' or 'none' (derived). */
   readonly statusSource: string;
+  /** What each status means, from compiles.json `statuses` (empty without it). */
+  readonly statusText: Map<string, string>;
   status(compileId: string): string | null;
   stringTable(part?: number): Array<string | null>;
   resolveFrames(frames: Frame[] | undefined, part?: number): ResolvedFrame[];
@@ -225,6 +227,9 @@ export const KEEP_BYTES: number;
 export function openTrace(where: string | URL | Source, options?: OpenOptions): Promise<Trace>;
 export function eventsApiFor(traceUrl: string): string | null;
 export function resolveFrames(frames: Frame[] | undefined, table: Array<string | null>): ResolvedFrame[];
+/** compiles.json's status vocabulary (docs/FORMAT.md), most severe first. */
+export const STATUS_ORDER: readonly string[];
+/** A status in that vocabulary from a compilation_metrics record (when compiles.json is absent). */
 export function statusFromMetrics(metrics: unknown): string | null;
 
 export const CONTEXT_KEYS: Set<string>;

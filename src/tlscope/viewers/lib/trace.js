@@ -47,13 +47,24 @@ function compilesFromFile(data) {
   return out;
 }
 
-/** A status derived from compilation_metrics, used when compiles.json is absent. */
+/**
+ * A status derived from compilation_metrics, used when compiles.json is absent: the names are
+ * compiles.json's vocabulary (docs/FORMAT.md), so a viewer styles one set of statuses.
+ */
 export function statusFromMetrics(meta) {
   if (!meta || typeof meta !== 'object') return null;
   if (meta.fail_type) return 'failed';
-  if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'restarted';
-  if (meta.has_guarded_code === false) return 'empty';
+  if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'graph_break';
+  if (meta.has_guarded_code === false || meta.graph_op_count === 0) return 'empty';
   return 'ok';
+}
+
+/** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
+export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
+
+function severity(status) {
+  const at = STATUS_ORDER.indexOf(status);
+  return at < 0 ? STATUS_ORDER.length : at;
 }
 
 const METRICS_KEYS = new Set(['compilation_metrics', 'bwd_compilation_metrics', 'aot_autograd_backward_compilation_metrics']);
@@ -69,6 +80,7 @@ export class Trace {
     this.mode = 'local';
     this.compiles = new Map(); // display id -> {id, status, rank?, ...}
     this.statusSource = 'none';
+    this.statusText = new Map(); // status -> what it means (compiles.json `statuses`)
     this.derived = new Map(); // display id -> status derived from metrics while loading
     this.seenCids = new Set();
   }
@@ -102,7 +114,7 @@ export class Trace {
     if (entry && entry.status) return entry.status;
     if (this.derived.has(id)) return this.derived.get(id);
     // Loaded in the tab and no metrics logged for it: say so (tlparse's "missing").
-    return this.mode === 'local' && this.complete && id !== '[-/-]' ? 'missing' : null;
+    return this.mode === 'local' && this.complete && id !== '[-/-]' ? 'metrics_missing' : null;
   }
 
   async readIndexes() {
@@ -111,6 +123,10 @@ export class Trace {
       const compiles = compilesFromFile(files[i]);
       if (compiles) {
         this.statusSource = 'compiles.json';
+        const texts = files[i].statuses;
+        if (texts && typeof texts === 'object') {
+          for (const [name, text] of Object.entries(texts)) if (typeof text === 'string') this.statusText.set(name, text);
+        }
         for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
       }
     });
@@ -145,7 +161,7 @@ export class Trace {
     const prev = this.compiles.get(id);
     const ranks = prev ? { ...prev.ranks } : {};
     if (rank !== null && rank !== undefined) ranks[rank] = entry.status;
-    const status = prev && prev.status !== 'ok' && entry.status === 'ok' ? prev.status : entry.status;
+    const status = prev && severity(prev.status) < severity(entry.status) ? prev.status : entry.status;
     this.compiles.set(id, { ...entry, id, status, ranks });
   }
 
@@ -156,7 +172,7 @@ export class Trace {
     if (METRICS_KEYS.has(key)) {
       const status = statusFromMetrics(event[key]);
       const prev = this.derived.get(cid);
-      if (status && (!prev || prev === 'ok')) this.derived.set(cid, status);
+      if (status && (!prev || severity(status) < severity(prev))) this.derived.set(cid, status);
     }
   }
 
