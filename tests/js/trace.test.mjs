@@ -211,3 +211,46 @@ test('compiles.json statuses across ranks: the worst shows, each rank remembered
   assert.deepEqual(trace.compiles.get('[0/0]').ranks, { 0: 'ok', 1: 'graph_break' });
   assert.equal(trace.statusText.get('graph_break'), 'stopped at a break');
 });
+
+test('bytes dropped while the file streams in; a text filter set mid-load still finds every line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const lines = [JSON.stringify({ string_table: [] })];
+  for (let i = 0; i < 4000; i += 1) lines.push(JSON.stringify({ frame_id: i % 5, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
+  mkdirSync(join(dir, 'tr'));
+  writeFileSync(join(dir, 'tr', 'raw.jsonl'), lines.join('\n') + '\n');
+  writeFileSync(join(dir, 'tr', 'manifest.json'), JSON.stringify({ format: 'tlscope', raw_jsonl_events: 4000, compile_ids: [] }));
+  const inner = folderFetch(dir);
+  let held = 0; // the most bytes of raw.jsonl the store held at once while loading
+  let store = null;
+  const slowFetch = async (url, init = {}) => {
+    const response = await inner(url, init);
+    if (!url.endsWith('/raw.jsonl') || response.status !== 200 || init.method === 'HEAD') return response;
+    const body = new Uint8Array(await response.arrayBuffer());
+    const stream = new ReadableStream({
+      async pull(controller) {
+        if (store) held = Math.max(held, store.lines.blocks.reduce((n, b) => n + (b ? b.length : 0), 0));
+        const at = stream.at || 0;
+        if (at >= body.length) return controller.close();
+        await new Promise((r) => setTimeout(r, 1));
+        controller.enqueue(body.slice(at, at + 4096));
+        stream.at = at + 4096;
+      },
+    });
+    return new Response(stream, { status: 200, headers: response.headers });
+  };
+  const trace = await openTrace('http://x/tr/', { fetchImpl: slowFetch, keepBytes: 20000 });
+  store = trace.events;
+  assert.ok(!trace.complete, 'the filter is set while loading');
+  const filtered = store.setFilter({ q: 'N39' }); // n39, n390..n399, n3900..n3999
+  await trace.loaded;
+  await filtered;
+  assert.equal(store.dropped, true);
+  assert.ok(held < 40000, `held ${held} bytes at once`);
+  const names = [];
+  for (let i = 0; i < store.total; i += 1) {
+    if (store.row(i) === undefined) await store.loadBlock(store.lines.blockOf[store.lineOf(i)]);
+    names.push(store.row(i).artifact.name);
+  }
+  const expected = Array.from({ length: 4000 }, (_, i) => `n${i}`).filter((n) => n.startsWith('n39'));
+  assert.deepEqual(names, expected);
+});

@@ -67,6 +67,8 @@ export class LocalEvents {
     this.loadedBlocks = [];
     this.pendingBlocks = new Map();
     this.textHits = null; // lines matching the filter's text, when it was searched by block
+    this.textHitsTo = 0; // the line those hits were searched up to (later lines: searched as they come)
+    this.dropCursor = 0; // blocks before it were considered for dropping while loading
   }
 
   /** Forget the bytes (columns stay): rows are read again, a block at a time, when shown. */
@@ -75,6 +77,21 @@ export class LocalEvents {
     this.dropped = true;
     this.lines.dropAll();
     this.loadedBlocks = [];
+  }
+
+  /**
+   * While loading: forget the bytes of the blocks indexed so far whose part `canDrop(part)` (its
+   * raw.jsonl can be read again by range), so a big file never sits whole in the tab.
+   */
+  dropIndexed(reader, canDrop) {
+    this.reader = reader;
+    const lines = this.lines;
+    for (; this.dropCursor < lines.blocks.length; this.dropCursor += 1) {
+      if (canDrop(lines.blockPart[this.dropCursor])) {
+        lines.blocks[this.dropCursor] = null;
+        this.dropped = true;
+      }
+    }
   }
 
   /** Read block `b` again; emits when it is back (rows that were `undefined` can be drawn). */
@@ -93,23 +110,29 @@ export class LocalEvents {
     return promise;
   }
 
-  /** Lines whose text contains `needle`, reading dropped blocks again in runs of ~8 MB. */
-  async searchDropped(needle) {
+  /**
+   * Lines whose text contains `needle`, from block `first` to the last block there is: blocks in
+   * the tab are searched there, dropped ones read again in runs of ~8 MB. Resolves with the hits
+   * and the first block not searched (more may have come in while it read).
+   */
+  async searchDropped(needle, first = 0) {
     const lines = this.lines;
     const hits = [];
-    for (let b = 0; b < lines.blocks.length; ) {
+    let b = first;
+    for (; b < lines.blocks.length; ) {
       let end = b + 1;
+      const held = lines.blocks[b] !== null;
       let bytes = lines.blockFileLen[b];
-      while (end < lines.blocks.length && lines.blockPart[end] === lines.blockPart[b] && bytes < SEARCH_RUN
-             && lines.blockStart[end] === lines.blockStart[end - 1] + lines.blockFileLen[end - 1]) {
+      while (!held && end < lines.blocks.length && lines.blocks[end] === null && lines.blockPart[end] === lines.blockPart[b]
+             && bytes < SEARCH_RUN && lines.blockStart[end] === lines.blockStart[end - 1] + lines.blockFileLen[end - 1]) {
         bytes += lines.blockFileLen[end];
         end += 1;
       }
-      const run = await this.reader(lines.blockPart[b], lines.blockStart[b], bytes);
+      const run = held ? null : await this.reader(lines.blockPart[b], lines.blockStart[b], bytes);
       let at = 0;
       for (let k = b; k < end; k += 1) {
         const had = lines.blocks[k];
-        lines.restore(k, run.subarray(at, at + lines.blockFileLen[k]));
+        if (run) lines.restore(k, run.subarray(at, at + lines.blockFileLen[k]));
         at += lines.blockFileLen[k];
         const to = k + 1 < lines.blockFirst.length ? lines.blockFirst[k + 1] : lines.count;
         for (const line of this.searchLines(lines.blockFirst[k], to, needle)) hits.push(line);
@@ -117,6 +140,22 @@ export class LocalEvents {
       }
       b = end;
     }
+    return { hits, next: b };
+  }
+
+  /** Every line matching `needle` when some bytes were dropped; null when a newer filter came. */
+  async searchAll(needle, f) {
+    const hits = [];
+    let next = 0;
+    // Loading goes on while dropped blocks are read: search again from where it stopped until
+    // it has caught up (then no await separates the search from building the view).
+    while (next < this.lines.blocks.length) {
+      const found = await this.searchDropped(needle, next);
+      if (this.filter !== f) return null;
+      for (const line of found.hits) hits.push(line);
+      next = found.next;
+    }
+    this.textHitsTo = next < this.lines.blockFirst.length ? this.lines.blockFirst[next] : this.lines.count;
     return Uint32Array.from(hits);
   }
 
@@ -237,8 +276,12 @@ export class LocalEvents {
   async setFilter(filter) {
     this.filter = normalizeFilter(filter);
     const f = this.filter;
-    this.textHits = f.q !== null && this.dropped ? await this.searchDropped(f.q.toLowerCase()) : null;
-    if (this.filter !== f) return this.total; // a newer filter was set while this one searched
+    this.textHits = null;
+    if (f.q !== null && this.dropped) {
+      const hits = await this.searchAll(f.q.toLowerCase(), f);
+      if (hits === null) return this.total; // a newer filter was set while this one searched
+      this.textHits = hits;
+    }
     if (f.kind === null && f.cid === null && f.rank === null && f.q === null) {
       this.view = null;
       this.viewLength = 0;
@@ -257,7 +300,7 @@ export class LocalEvents {
     const cid = f.cid === null ? -1 : this.cids.ids.get(f.cid) ?? -2;
     if (key === -2 || cid === -2) return;
     let textHits = null;
-    if (f.q !== null) textHits = this.textHits ? this.textHits.filter((line) => line >= from && line < to) : this.searchLines(from, to, f.q.toLowerCase());
+    if (f.q !== null) textHits = this.textCandidates(from, to, f.q.toLowerCase());
     const candidates = textHits || null;
     const n = candidates ? candidates.length : to - from;
     for (let j = 0; j < n; j += 1) {
@@ -269,6 +312,15 @@ export class LocalEvents {
       this.view[this.viewLength] = i;
       this.viewLength += 1;
     }
+  }
+
+  /** Lines in [from, to) matching `needle`: from the search by block, then in the tab for later lines. */
+  textCandidates(from, to, needle) {
+    if (!this.textHits) return this.searchLines(from, to, needle);
+    const hits = Array.from(this.textHits.subarray(lowerBound(this.textHits, from), lowerBound(this.textHits, to)));
+    // Lines that came in after the search: their blocks are still in the tab (dropped only after indexing).
+    if (to > this.textHitsTo) for (const line of this.searchLines(Math.max(from, this.textHitsTo), to, needle)) hits.push(line);
+    return hits;
   }
 
   /** Lines in [from, to) whose JSON text contains `needle` (lower case), ascending. */
@@ -306,6 +358,17 @@ export class LocalEvents {
   keyList() {
     return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   }
+}
+
+function lowerBound(sorted, value) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function upperBound(sorted, value) {

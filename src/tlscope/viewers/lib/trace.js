@@ -260,15 +260,22 @@ function parseStringTable(text) {
   }
 }
 
+function partReader(trace) {
+  return (p, start, length) => trace.parts[p].source.readRange('raw.jsonl', start, length);
+}
+
 function maybeDropBytes(trace, keepBytes) {
   const events = trace.events;
   if (events.lines.bytes <= keepBytes) return;
   if (!trace.parts.every((part) => part.source.canReadRange('raw.jsonl'))) return;
-  events.dropBytes((p, start, length) => trace.parts[p].source.readRange('raw.jsonl', start, length));
+  events.dropBytes(partReader(trace));
 }
 
-async function loadLocal(trace, onProgress) {
+async function loadLocal(trace, onProgress, keepBytes) {
   const events = trace.events;
+  // Past keepBytes, indexed blocks are dropped as the file streams in (where its part can be read
+  // again by range), so the tab never holds the whole file, not even for a moment.
+  const canDrop = (p) => trace.parts[p].source.canReadRange('raw.jsonl');
   for (let p = 0; p < trace.parts.length; p += 1) {
     const part = trace.parts[p];
     events.lines.startFile(p);
@@ -279,6 +286,7 @@ async function loadLocal(trace, onProgress) {
     let lastEmit = 0;
     await streamLines(stream, events.lines, async (from, to) => {
       events.index(from, to, p, part.rank);
+      if (events.lines.bytes > keepBytes) events.dropIndexed(partReader(trace), canDrop);
       const now = Date.now();
       if (now - lastEmit > 50 || from === 0) {
         lastEmit = now;
@@ -347,8 +355,9 @@ export async function openTrace(where, options = {}) {
     firstRows = resolve;
   });
   const stop = trace.events.onChange(() => firstRows());
-  trace.loaded = loadLocal(trace, options.onProgress).then(() => {
-    maybeDropBytes(trace, options.keepBytes ?? KEEP_BYTES);
+  const keepBytes = options.keepBytes ?? KEEP_BYTES;
+  trace.loaded = loadLocal(trace, options.onProgress, keepBytes).then(() => {
+    maybeDropBytes(trace, keepBytes);
     trace.complete = true;
     return trace;
   });
