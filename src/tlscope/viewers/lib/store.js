@@ -185,19 +185,23 @@ export class LocalEvents {
       this.rankCol = growU32(this.rankCol, need);
       this.partCol = growU32(this.partCol, need);
     }
-    // Decode each block once and split it, rather than one TextDecoder call per line.
-    let i = from;
-    const blocks = this.lines.blockFirst;
-    for (let b = upperBound(blocks, from) - 1; i < to && b < blocks.length; b += 1) {
-      const { text, first } = this.lines.blockText(b);
-      let line = first;
+    // Decode runs of lines of up to DECODE_RUN bytes and split them, rather than one TextDecoder
+    // call per line (slow) or one per block: a block's string can be large enough for V8 to put it
+    // straight into the old generation, where only a major collection frees it (hundreds of MB of
+    // garbage at a million events); short strings die young, in the cheap minor collections.
+    const lines = this.lines;
+    for (let i = from; i < to; ) {
+      const b = lines.blockOf[i];
+      const start = lines.startOf[i];
+      let j = i + 1;
+      while (j < to && lines.blockOf[j] === b && lines.endOf[j] - start <= DECODE_RUN) j += 1;
+      const text = lines.decoder.decode(lines.blocks[b].subarray(start, lines.endOf[j - 1]));
+      let line = i;
       for (const raw of text.split('\n')) {
         const body = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-        if (body === '') continue;
-        if (line >= from && line < to) this.indexLine(line, body, part, rank);
-        line += 1;
+        if (body !== '') this.indexLine(line++, body, part, rank);
       }
-      i = line;
+      i = j;
     }
     this.parsed = to;
     if (this.view) this.extendView(from, to);
@@ -382,6 +386,7 @@ function upperBound(sorted, value) {
   return lo;
 }
 
+const DECODE_RUN = 16 * 1024; // bytes of lines decoded at once while indexing (see index)
 const KEEP_BLOCKS = 64; // blocks read again and kept (a few MB): the screen and its neighbours
 const SEARCH_RUN = 8 * 1024 * 1024; // bytes read per request when searching dropped blocks
 
