@@ -6,15 +6,15 @@
 - both templates' own tests, run as a user runs them (`python -m pytest tests`, `npm run test:browser`);
 - a million events above the size limit: paged through the events API, scrolled to the last.
 
-The server runs as `python -m tlscope serve ... --port 0 --no-browser` and prints its address.
-Until the serve command is on main these tests skip, saying so.
+The server runs in-process (uvicorn in a thread on 127.0.0.1, port 0); the React template's own
+browser test starts `tlscope serve` as its user would. Until the serve command is on main these
+tests skip, saying so.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -36,24 +36,17 @@ CORPUS = REPO / "corpus" / "traces"
 
 
 @contextmanager
-def serving(*args: str) -> Iterator[str]:
-    """`tlscope serve ARGS --port 0 --no-browser` in a child process; yields its base URL."""
-    command = [sys.executable, "-m", "tlscope", "serve", *args, "--port", "0", "--no-browser"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def serving(tmp: Path, *sources: str, viewers: tuple[str, ...] = ()) -> Iterator[str]:
+    """`tlscope serve SOURCES --viewer VIEWERS` in-process (helpers.LiveServer: uvicorn in a thread
+    on 127.0.0.1, port 0); yields its base URL."""
+    from helpers import LiveServer  # issue 11's helper: present once tlscope serve is on main
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    server = LiveServer(list(sources), tmp, viewers=list(viewers))
     try:
-        assert proc.stdout is not None
-        seen = []
-        for line in proc.stdout:
-            seen.append(line)
-            found = re.search(r"http://127\.0\.0\.1:\d+", line)
-            if found:
-                yield found.group(0)
-                break
-        else:
-            pytest.fail("tlscope serve printed no address:\n" + "".join(seen))
+        yield server.url
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.close()
 
 
 def get(url: str) -> Any:
@@ -62,9 +55,9 @@ def get(url: str) -> Any:
     return json.loads(body) if url.endswith(".json") or "/api/" in url else body
 
 
-def test_viewer_url_of_a_raw_log_reaches_ready(browser: Any) -> None:
+def test_viewer_url_of_a_raw_log_reaches_ready(browser: Any, tmp_path: Path) -> None:
     log = next((CORPUS / "compile_failure").glob("*.log.gz"))
-    with serving(str(log)) as base:
+    with serving(tmp_path / "s", str(log)) as base:
         trace = get(f"{base}/api/traces")[0]
         assert trace["viewer_url"].startswith("/viewers/explorer/?trace=")
         page = browser.new_page()
@@ -77,10 +70,27 @@ def test_viewer_url_of_a_raw_log_reaches_ready(browser: Any) -> None:
         page.close()
 
 
+def test_viewer_url_of_a_multi_rank_log_folder(browser: Any, tmp_path: Path) -> None:
+    with serving(tmp_path / "s", str(CORPUS / "ranks_diverge_2")) as base:
+        trace = get(f"{base}/api/traces")[0]
+        page = browser.new_page()
+        page.goto(base + trace["viewer_url"])
+        hook = wait_hook(page, lambda h: h.get("loaded") is True, timeout=120)
+        manifests = [get(f"{base}{trace['url']}rank_{r}/manifest.json") for r in (0, 1)]
+        assert hook["total"] == sum(m["raw_jsonl_events"] for m in manifests)
+        union = {c["id"] for m in manifests for c in m["compile_ids"]}
+        assert set(hook["compileIds"]) == union
+        assert all(hook["statuses"][cid] for cid in union if cid != "[-/-]")
+        page.select_option("#f-rank", "1")
+        hook = wait_hook(page, lambda h: h["filter"]["rank"] == 1)
+        assert hook["total"] == manifests[1]["raw_jsonl_events"]
+        page.close()
+
+
 def test_serve_csp_blocks_a_viewer_fetching_another_origin(browser: Any, tmp_path: Path) -> None:
     viewer = write_leaky_viewer(tmp_path / "leaky")
     log = next((CORPUS / "simple").glob("*.log.gz"))
-    with serving(str(log), "--viewer", str(viewer)) as base, serving(str(log)) as other:
+    with serving(tmp_path / "a", str(log), viewers=(str(viewer),)) as base, serving(tmp_path / "b", str(log)) as other:
         page = browser.new_page()
         page.goto(f"{base}/viewers/leaky/?target={other}/api/traces")
         hook = wait_hook(page, lambda h: h.get("ready") is True)
@@ -124,7 +134,7 @@ def test_react_template_own_browser_test(tmp_path: Path) -> None:
 
 def test_a_million_events_are_paged_from_the_server(browser: Any, tmp_path: Path) -> None:
     load_script("bench", "synth").compact(tmp_path / "m", 1_000_000)
-    with serving(str(tmp_path / "m")) as base:
+    with serving(tmp_path / "s", str(tmp_path / "m")) as base:
         trace = get(f"{base}/api/traces")[0]
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         page.goto(base + trace["viewer_url"])

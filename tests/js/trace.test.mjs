@@ -11,7 +11,7 @@ import { openTrace, InlineSource, FileSource, compileIdOf, eventKey } from '../.
 
 const ranges = [];
 
-function folderFetch(root, { api } = {}) {
+function folderFetch(root, { api, encoded = false } = {}) {
   return async (url, init = {}) => {
     const u = new URL(url);
     if (api && u.pathname === api.path) return api.answer(u.searchParams);
@@ -19,6 +19,8 @@ function folderFetch(root, { api } = {}) {
     if (!existsSync(file)) return new Response('no', { status: 404 });
     const body = readFileSync(file);
     const headers = { 'content-length': String(body.length), 'accept-ranges': 'bytes' };
+    // As tlscope serve answers text: gzip-encoded whole files (fetch has decoded them), ranges as they are.
+    if (encoded) headers['content-encoding'] = 'gzip';
     const range = init.headers && init.headers.Range && init.headers.Range.match(/^bytes=(\d+)-(\d+)$/);
     if (range) {
       ranges.push(u.pathname);
@@ -253,4 +255,18 @@ test('bytes dropped while the file streams in; a text filter set mid-load still 
   }
   const expected = Array.from({ length: 4000 }, (_, i) => `n${i}`).filter((n) => n.startsWith('n39'));
   assert.deepEqual(names, expected);
+});
+
+test('whole files sent gzip-encoded (as tlscope serve does) still drop bytes and read ranges', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const lines = [JSON.stringify({ string_table: [] })];
+  for (let i = 0; i < 2000; i += 1) lines.push(JSON.stringify({ frame_id: 0, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
+  mkdirSync(join(dir, 'tr'));
+  writeFileSync(join(dir, 'tr', 'raw.jsonl'), lines.join('\n') + '\n');
+  writeFileSync(join(dir, 'tr', 'manifest.json'), JSON.stringify({ format: 'tlscope', raw_jsonl_events: 2000, compile_ids: [] }));
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir, { encoded: true }), keepBytes: 1000 });
+  await trace.loaded;
+  assert.equal(trace.events.dropped, true);
+  if (trace.events.row(1500) === undefined) await trace.events.loadBlock(trace.events.lines.blockOf[1500]);
+  assert.equal(trace.events.row(1500).artifact.name, 'n1500');
 });

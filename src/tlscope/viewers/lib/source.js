@@ -173,9 +173,9 @@ export class HttpSource extends BaseSource {
     if (response.status === 404 || response.status === 410) throw new NotFound(path);
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     this.ranges = this.ranges || new Map();
-    // Range requests give the file's own bytes only when it is sent as it is on disk.
-    const h = response.headers;
-    this.ranges.set(path, h.get('accept-ranges') === 'bytes' && !h.get('content-encoding'));
+    // Offsets are of the decoded bytes, i.e. of the file itself, also when this answer came
+    // gzip-encoded (tlscope serve compresses text, never a range); readRange checks the 206.
+    this.ranges.set(path, response.headers.get('accept-ranges') === 'bytes');
     return response.body || new Blob([]).stream();
   }
 
@@ -187,6 +187,8 @@ export class HttpSource extends BaseSource {
     const headers = { Range: `bytes=${start}-${start + length - 1}` };
     const response = await this.fetch(this.url(path), { headers });
     if (response.status !== 206) throw new Error(`${path}: no range support (HTTP ${response.status})`);
+    // An encoded range would be a piece of another representation than the file's bytes.
+    if (response.headers.get('content-encoding')) throw new Error(`${path}: the range came encoded`);
     return new Uint8Array(await response.arrayBuffer());
   }
 }
