@@ -57,6 +57,11 @@ class Record(msgspec.Struct):
     payload_md5: str | None
     #: The string table of this record's process (shared, grows as the log is read).
     strings: dict[int, str]
+    #: Bytes of the (uncompressed) input this record takes: its envelope line and payload lines,
+    #: newlines and the blank lines inside its payload included.
+    size: int = 0
+    #: Physical lines of the input this record takes (its envelope line and payload lines).
+    lines: int = 0
 
     @property
     def metadata(self) -> Any:

@@ -76,6 +76,12 @@ class _Lines:
         self._eof = False
         self._pushed: tuple[int, bytes, bool] | None = None
         self.number = 0
+        #: Bytes of the stream taken by the lines returned so far, newlines included (log_size
+        #: attributes every byte of the input to the record, or the bad line, that took it).
+        self.offset = 0
+        #: The offset before the last line `next` returned, and that line's raw length: what
+        #: `push_back` gives back and a re-read takes again.
+        self._last = (0, 0)
 
     def next(self) -> tuple[int, bytes, bool] | None:
         """(line number, line without its newline, ended-with-newline); None at end of file.
@@ -84,6 +90,7 @@ class _Lines:
         """
         if self._pushed is not None:
             item, self._pushed = self._pushed, None
+            self.offset += self._last[1]
             return item
         newline = self._find_newline()
         if newline == -1 and self._pos >= len(self._buf):
@@ -92,10 +99,15 @@ class _Lines:
         stop = newline if newline != -1 else len(self._buf)
         if stop - self._pos >= self._max:
             first = self._buf[self._pos : self._pos + 1]
-            self._skip_line(newline)
+            start = self.offset
+            self.offset += self._skip_line(newline)
+            self._last = (start, self.offset - start)
             return self.number, (_TOO_LONG_PAYLOAD if first == b"\t" else _TOO_LONG), False
         body = self._buf[self._pos : stop]
-        self._pos = stop + 1 if newline != -1 else stop
+        end = stop + 1 if newline != -1 else stop
+        self._last = (self.offset, end - self._pos)
+        self.offset += end - self._pos
+        self._pos = end
         if body.endswith(b"\r"):
             body = body[:-1]
         return self.number, body, newline != -1
@@ -120,12 +132,20 @@ class _Lines:
         if end <= pos:  # not one whole plain line in the buffer
             return None
         self._pos = end
+        self.offset += end - pos
         block = buf[pos:end]
         self.number += block.count(b"\n")
         return block
 
+    @property
+    def taken(self) -> int:
+        """Lines taken so far: `number` less a line given back."""
+        return self.number - (self._pushed is not None)
+
     def push_back(self, item: tuple[int, bytes, bool]) -> None:
+        """Give back the line `next` just returned (its bytes count again when it is re-read)."""
         self._pushed = item
+        self.offset = self._last[0]
 
     def _find_newline(self) -> int:
         """Index of the next newline in the buffer, reading on until there is one, or the line is
@@ -149,9 +169,13 @@ class _Lines:
         self._buf, self._pos = b"".join(parts), 0
         return self._buf.find(b"\n")
 
-    def _skip_line(self, newline: int) -> None:
-        """Discard the rest of an over-long line, reading on to its newline without keeping it."""
+    def _skip_line(self, newline: int) -> int:
+        """Discard the rest of an over-long line, reading on to its newline without keeping it.
+
+        Returns the line's length in bytes, its newline included."""
+        skipped = 0
         while newline == -1 and not self._eof:
+            skipped += len(self._buf) - self._pos
             chunk = self._stream.read(_CHUNK)
             if not chunk:
                 self._eof = True
@@ -159,9 +183,12 @@ class _Lines:
             self._buf, self._pos = chunk, 0
             newline = chunk.find(b"\n")
         if newline == -1:
+            skipped += len(self._buf) - self._pos
             self._buf, self._pos = b"", 0
         else:
+            skipped += newline + 1 - self._pos
             self._pos = newline + 1
+        return skipped
 
 
 class LogReader:
@@ -191,6 +218,8 @@ class LogReader:
         self.process_ranks: dict[int, int] = {}
         self.unknown_keys: dict[str, int] = {}
         self.lines_read = 0
+        #: Bytes of the (uncompressed) log read so far; at the end, its whole size.
+        self.bytes_total = 0
         #: Records yielded so far (lines that were events, with their payloads).
         self.records_read = 0
         self.source: LogSource | None = None
@@ -208,6 +237,7 @@ class LogReader:
                 self.records_read += 1
                 yield record
             self.lines_read = lines.number
+            self.bytes_total = lines.offset
             if source.corrupt is not None:
                 where = max(lines.number, 1)  # the line where reading stopped (1 for an empty stream)
                 self._problem(ProblemKind.CORRUPT_INPUT, where, f"compressed input ends early: {source.corrupt}")
@@ -219,7 +249,11 @@ class LogReader:
         self.problems.add(kind, line, message, str(self.path))
 
     def _records(self, lines: _Lines) -> Iterator[Record]:
-        while (item := lines.next()) is not None:
+        while True:
+            start = lines.offset
+            item = lines.next()
+            if item is None:
+                break
             number, body, ended = item
             if body is _TOO_LONG or body is _TOO_LONG_PAYLOAD:
                 self._problem(ProblemKind.LINE_TOO_LONG, number, f"line longer than {self.max_line} bytes")
@@ -234,6 +268,8 @@ class LogReader:
                 continue
             record = self._record(number, body, ended, lines)
             if record is not None:
+                record.size = lines.offset - start
+                record.lines = lines.taken - number + 1
                 yield record
 
     def _record(self, number: int, body: bytes, ended: bool, lines: _Lines) -> Record | None:
