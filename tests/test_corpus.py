@@ -122,11 +122,30 @@ def test_readme_counts_match(trace: Path) -> None:
     assert documented["artifacts"] == artifacts
 
 
+def torch_json_defects(trace: Path) -> int:
+    """Artifacts declaring `encoding: json` whose payload is not JSON, counted here independently.
+
+    torch 2.13 writes a `recompile_reasons` artifact holding a single reason as bare text; tlscope
+    reads it as text and counts problem bad_payload_json. Nothing else in the corpus is a problem.
+    """
+    found = 0
+    for meta, payload in parsed(trace):
+        artifact = meta.get("artifact")
+        if isinstance(artifact, dict) and artifact.get("encoding") == "json" and payload:
+            try:
+                json.loads("\n".join(payload))
+            except ValueError:
+                assert artifact.get("name") == "recompile_reasons", artifact
+                found += 1
+    return found
+
+
 @pytest.mark.parametrize("trace", TRACES, ids=TRACE_IDS)
 def test_tlscope_reads_strict(trace: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
+    defects = torch_json_defects(trace)
     proc = subprocess.run(
-        [sys.executable, "-m", "tlscope", str(trace), "--strict", "-o", str(out)],
+        [sys.executable, "-m", "tlscope", str(trace), *([] if defects else ["--strict"]), "-o", str(out)],
         capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -139,7 +158,8 @@ def test_tlscope_reads_strict(trace: Path, tmp_path: Path) -> None:
     artifacts: Counter[str] = Counter()
     for path in paths:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-        assert manifest["problems"]["total"] == 0, (path, manifest["problems"])
+        expected = {"bad_payload_json": defects} if defects else {}
+        assert manifest["problems"]["counts"] == expected, (path, manifest["problems"])
         events.update({k: v["count"] for k, v in manifest["events"].items()})
         artifacts.update({k: v["count"] for k, v in manifest["artifacts"].items()})
     # The reader saw the same events the README documents (counted independently).

@@ -58,7 +58,8 @@ PROBLEM_DOCS: dict[ProblemKind, str] = {
     ProblemKind.MISSING_PAYLOAD: "`has_payload` is set but no payload lines follow (or it is not a string).",
     ProblemKind.BAD_STRING_TABLE: "A `str` entry that is not `[string, index]`.",
     ProblemKind.KEY_CONFLICT: "The envelope already has a key tlscope adds to raw.jsonl (line left out of raw.jsonl).",
-    ProblemKind.BAD_PAYLOAD_JSON: "A payload that must be JSON (chromium_event) is not.",
+    ProblemKind.BAD_PAYLOAD_JSON: "A payload that must be JSON is not: a chromium_event, or an artifact that "
+    "declares `encoding: json` (torch 2.13 writes a single recompile reason as bare text; it is read as text).",
     ProblemKind.REPORT: "The HTML report could not render an event (e.g. guards that are not JSON, unknown encoding).",
     ProblemKind.CORRUPT_INPUT: "A .gz input that is cut off or corrupt: reading stops there, earlier records are kept.",
 }
