@@ -55,6 +55,18 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
         return self
 
 
+def compile_id_order(cid: CompileId) -> tuple[int, int, int, int]:
+    """The order compile ids are listed in (manifest, compiles.json): numerically by compiled-autograd
+    id, frame id, frame compile id, attempt, a missing part before any number, so `[-/-]` comes first."""
+    ca, frame, fcid, attempt = cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt
+    return (
+        -1 if ca is None else ca,
+        -1 if frame is None else frame,
+        -1 if fcid is None else fcid,
+        -1 if attempt is None else attempt,
+    )
+
+
 def _dash(value: int | None) -> str:
     return "-" if value is None else str(value)
 

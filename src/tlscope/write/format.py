@@ -13,7 +13,7 @@ from typing import IO, Any
 import msgspec
 
 from tlscope.model.clock import ClockFit
-from tlscope.model.compile_id import CompileId
+from tlscope.model.compile_id import CompileId, compile_id_order
 from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
@@ -45,10 +45,10 @@ class RawEventFields(msgspec.Struct, kw_only=True):
     lineno: int
     #: 1-based line number of the envelope in the input log.
     log_line: int
-    #: `payloads/<md5>.txt` when the event has a payload; md5 computed by tlscope.
-    payload_filename: str | None = None
-    #: Payload size in bytes, with `payload_filename`.
-    payload_size: int | None = None
+    #: `payloads/<md5>.txt`, present only when the event has a payload; md5 computed by tlscope.
+    payload_filename: str | msgspec.UnsetType = msgspec.UNSET
+    #: Payload size in bytes, present exactly when `payload_filename` is.
+    payload_size: int | msgspec.UnsetType = msgspec.UNSET
 
 
 #: Fields tlscope adds to each raw.jsonl event line (see FORMAT.md for each).
@@ -80,21 +80,27 @@ class PayloadStore:
 
 
 class ChromiumWriter:
-    """chromium_events.json: a JSON array Perfetto loads as is, one event per line."""
+    """chromium_events.json: a JSON array Perfetto loads as is, one event per line; and beside it
+    chromium_log_lines.json, the input log line of each (Perfetto's events stay untouched)."""
 
     def __init__(self, out: OutputDir) -> None:
         self._file: IO[bytes] = out.path("chromium_events.json").open("wb")
         self._file.write(b"[")
+        self._lines: IO[bytes] = out.path("chromium_log_lines.json").open("wb")
+        self._lines.write(b"[")
         self.count = 0
 
-    def add(self, event: Any) -> None:
+    def add(self, event: Any, log_line: int) -> None:
         self._file.write(b"\n" if self.count == 0 else b",\n")
         self._file.write(_ENCODER.encode(event))
+        self._lines.write(b"%d" % log_line if self.count == 0 else b",%d" % log_line)
         self.count += 1
 
     def close(self) -> None:
         self._file.write(b"\n]\n" if self.count else b"]\n")
         self._file.close()
+        self._lines.write(b"]\n")
+        self._lines.close()
 
 
 class _CompileIdStats:
@@ -119,6 +125,9 @@ class FormatWriter:
         self.chromium = ChromiumWriter(out)
         self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
         self.raw_events = 0
+        #: The raw.jsonl line of the record just fed, None when it got none (str, chromium_event,
+        #: key_conflict): later sinks (compiles.json) point at it.
+        self.last_raw_line: int | None = None
         self.events: dict[str, KeyStats] = {}
         self.artifacts: dict[str, KeyStats] = {}
         self.compile_ids: dict[CompileId, _CompileIdStats] = {}
@@ -131,6 +140,7 @@ class FormatWriter:
     # -- per record ----------------------------------------------------------------------------
 
     def feed(self, record: Record) -> None:
+        self.last_raw_line = None
         self._count(record)
         if record.key == "str":
             return
@@ -177,7 +187,7 @@ class FormatWriter:
         except JsonError as err:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
             return
-        self.chromium.add(event)
+        self.chromium.add(event, record.line)
         if isinstance(event, dict):
             ts = event.get("ts")
             if isinstance(ts, (int, float)) and not isinstance(ts, bool):
@@ -205,6 +215,7 @@ class FormatWriter:
         # The timestamp needs the fitted clock, known only at the end: keep the prefix time.
         self._raw.write(b"%016d\t" % _moment(p) + _ENCODER.encode(line) + b"\n")
         self.raw_events += 1
+        self.last_raw_line = self.raw_events + 1  # line 1 is the string table
 
     # -- end of pass ---------------------------------------------------------------------------
 
@@ -233,7 +244,7 @@ class FormatWriter:
                 last=self.clock.iso(_moment_prefix(s.last)),
                 events=s.events,
             )
-            for s in sorted(self.compile_ids.values(), key=lambda s: _cid_order(s.cid))
+            for s in sorted(self.compile_ids.values(), key=lambda s: compile_id_order(s.cid))
         ]
 
     def payload_stats(self) -> PayloadStats:
@@ -261,19 +272,6 @@ def _bump(table: dict[str, KeyStats], key: str, size: int) -> None:
         stats = table[key] = KeyStats()
     stats.count += 1
     stats.payload_bytes += size
-
-
-def _cid_order(cid: CompileId) -> tuple[int, int, int, int]:
-    # Missing parts sort first; `[-/-]` comes before every real compile id.
-    return tuple(
-        -1 if v is None else v
-        for v in (  # type: ignore[return-value]
-            cid.compiled_autograd_id,
-            cid.frame_id,
-            cid.frame_compile_id,
-            cid.attempt,
-        )
-    )
 
 
 def _table_list(table: dict[int, str]) -> list[str | None]:

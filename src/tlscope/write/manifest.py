@@ -10,8 +10,10 @@ import msgspec
 
 from tlscope.model.clock import ClockInfo
 
-#: Bump on any incompatible change to an output file; additions keep the version.
+#: Bump on any incompatible change to an output file (FORMAT.md, "Versioning").
 FORMAT_VERSION = 1
+#: Bump on an addition (a new file or field): 1 added compiles.json, log_size.json and this field.
+FORMAT_MINOR = 1
 
 
 class InputFile(msgspec.Struct, kw_only=True):
@@ -69,8 +71,10 @@ class PayloadStats(msgspec.Struct, kw_only=True):
 class Manifest(msgspec.Struct, kw_only=True):
     """Top-level object of manifest.json."""
 
-    format: str = "tlscope"
-    format_version: int = FORMAT_VERSION
+    #: Always "tlscope"; required, like the versions, so a reader can tell what it holds.
+    format: str
+    format_version: int
+    format_minor: int
     tlscope_version: str
     command: list[str]
     inputs: list[InputFile]
