@@ -18,8 +18,9 @@ from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext, Sink, SinkFactory, abort
 from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
+from tlscope.write.answers import AnswersSink
 from tlscope.write.format import FormatWriter, problem_summary
-from tlscope.write.manifest import InputFile, Manifest
+from tlscope.write.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.write.outdir import OutputDir, OutputError
 
 
@@ -55,7 +56,8 @@ def run(
         reader = LogReader(log, problems=problems, max_line=options.max_line)
         ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems)
-        all_sinks: list[Sink] = [writer, *(sinks(ctx) if sinks else ())]
+        # The answers files follow the format writer: they point at the raw.jsonl line it just wrote.
+        all_sinks: list[Sink] = [writer, AnswersSink(writer, problems, log), *(sinks(ctx) if sinks else ())]
         try:
             for record in track(reader, reader):
                 for sink in all_sinks:
@@ -114,6 +116,9 @@ def _manifest(
 ) -> Manifest:
     source_size = log.stat().st_size
     return Manifest(
+        format="tlscope",
+        format_version=FORMAT_VERSION,
+        format_minor=FORMAT_MINOR,
         tlscope_version=__version__,
         command=list(command),
         inputs=[

@@ -12,7 +12,10 @@ from typing import Any, get_type_hints
 
 import msgspec
 
+from tlscope.analyse.phases import PHASES
+from tlscope.model.compiles import GUARD_KINDS, STATUSES, CompilesFile
 from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
+from tlscope.model.logsize import LogSize
 from tlscope.model.problems import PROBLEM_DOCS, ProblemKind
 from tlscope.write.format import RawEventFields
 from tlscope.write.manifest import FORMAT_VERSION, Manifest
@@ -60,6 +63,14 @@ def all_schemas() -> dict[str, dict[str, Any]]:
             "Fields tlscope adds to each raw.jsonl event line; the line's other keys are the envelope's own.",
         ),
         "events.schema.json": events_schema(),
+        "compiles.schema.json": _document(
+            "compiles.schema.json",
+            CompilesFile,
+            "compiles.json: one entry per compile id, and the distinct graph breaks.",
+        ),
+        "log_size.schema.json": _document(
+            "log_size.schema.json", LogSize, "log_size.json: the input's bytes and lines, every byte attributed."
+        ),
     }
 
 
@@ -105,7 +116,32 @@ def write(directory: Path) -> list[Path]:
     return written
 
 
-GENERATED = {"events": event_table, "problems": problem_table}
+def _table(header: tuple[str, str], rows: dict[str, str]) -> str:
+    lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
+    lines += [f"| `{key}` | {text} |" for key, text in rows.items()]
+    return "\n".join(lines)
+
+
+def status_table() -> str:
+    """The compiles.json status vocabulary, most severe first."""
+    return _table(("Status", "Meaning (the first that applies, in this order)"), STATUSES)
+
+
+def guard_kind_table() -> str:
+    return _table(("Kind", "The guard failed because"), GUARD_KINDS)
+
+
+def phase_table() -> str:
+    return _table(("Phase", "What it covers"), PHASES)
+
+
+GENERATED = {
+    "events": event_table,
+    "problems": problem_table,
+    "statuses": status_table,
+    "guard_kinds": guard_kind_table,
+    "phases": phase_table,
+}
 
 
 def update_doc(doc: Path) -> bool:

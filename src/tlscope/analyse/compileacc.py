@@ -1,0 +1,105 @@
+"""What the compile fold keeps per compile id while the log streams by (analyse/compiles.py).
+
+Only small facts are kept: references to payloads (never the payloads), the first line of
+reasons, the inputs' shapes. A long job has thousands of compile ids; each costs a few KB.
+"""
+
+from __future__ import annotations
+
+from tlscope.model.compile_id import CompileId
+from tlscope.model.compiles import (
+    CacheOutcome,
+    Failure,
+    Graph,
+    GraphBreak,
+    GuardFailure,
+    Metrics,
+    PayloadRef,
+    SourceLocation,
+    TensorInput,
+)
+from tlscope.model.events import CompilationMetrics, DescribeTensor
+from tlscope.model.record import Record
+
+#: compilation_metrics fields copied into `Metrics` (the same names).
+METRIC_FIELDS = tuple(name for name in Metrics.__struct_fields__ if name not in ("records", "log_lines"))
+
+
+class CompileAcc:
+    """Facts of one (normalised) compile id."""
+
+    def __init__(self, cid: CompileId) -> None:
+        self.cid = cid
+        self.events = 0
+        self.raw_ranges: list[list[int]] = []
+        self.log_first: int | None = None
+        self.log_last: int | None = None
+        self.stack: list[SourceLocation] = []
+        self.function: SourceLocation | None = None
+        self.graph_breaks: list[GraphBreak] = []
+        self.restart_reasons: list[str] = []
+        self.recompile_reason: str | None = None
+        self.recompile_event: PayloadRef | None = None
+        self.guard_failures: list[GuardFailure] = []
+        self.failure: Failure | None = None
+        self.traceback: PayloadRef | None = None
+        self.cache: list[CacheOutcome] = []
+        self.metrics: Metrics | None = None
+        self.graphs: list[Graph] = []
+        self.code: list[PayloadRef] = []
+        self.guards: PayloadRef | None = None
+        self.inputs: dict[str, TensorInput] = {}
+        self.pending_tensors: dict[tuple[int | None, int | None], DescribeTensor] = {}
+
+    def count(self, record: Record, raw_line: int | None) -> None:
+        self.events += 1
+        self.log_first = record.line if self.log_first is None else self.log_first
+        self.log_last = record.line
+        if raw_line is None:
+            return
+        if self.raw_ranges and self.raw_ranges[-1][1] == raw_line - 1:
+            self.raw_ranges[-1][1] = raw_line
+        else:
+            self.raw_ranges.append([raw_line, raw_line])
+
+    def add_metrics(self, record: Record, metrics: CompilationMetrics) -> None:
+        """Merge one compilation_metrics record: numbers (last wins), failure, restarts, recompile."""
+        kept = self.metrics or Metrics()
+        for name in METRIC_FIELDS:
+            value = getattr(metrics, name, None)
+            if value is not None:
+                setattr(kept, name, value)
+        kept.records += 1
+        kept.log_lines.append(record.line)
+        self.metrics = kept
+        if metrics.fail_type is not None and self.failure is None:
+            self.failure = failure_of(metrics.fail_type, metrics.fail_reason, metrics)
+        for reason in metrics.restart_reasons or ():
+            if reason not in self.restart_reasons:
+                self.restart_reasons.append(reason)
+        if metrics.recompile_reason is not None and self.recompile_reason is None:
+            self.recompile_reason = metrics.recompile_reason
+        if metrics.co_name is not None and self.function is None:
+            self.function = SourceLocation(file=metrics.co_filename, line=metrics.co_firstlineno, name=metrics.co_name)
+
+    def describe_source(self, describer: int | None, tensor_id: int | None, source: str | None) -> None:
+        tensor = self.pending_tensors.pop((describer, tensor_id), None)
+        if tensor is None or source is None or source in self.inputs:
+            return
+        self.inputs[source] = TensorInput(
+            source=source,
+            dtype=tensor.dtype,
+            device=tensor.device,
+            size=tensor.size,
+            stride=tensor.stride,
+            # describe_tensor leaves requires_grad out when it is False.
+            requires_grad=bool(tensor.requires_grad),
+        )
+
+
+def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetrics | None) -> Failure:
+    frame = None
+    if metrics is not None and (metrics.fail_user_frame_filename is not None or metrics.fail_user_frame_lineno):
+        frame = SourceLocation(file=metrics.fail_user_frame_filename, line=metrics.fail_user_frame_lineno)
+    reason = (fail_reason or "").strip().splitlines()
+    return Failure(type=fail_type, reason=reason[0] if reason else "", user_frame=frame)

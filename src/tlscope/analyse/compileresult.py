@@ -1,0 +1,216 @@
+"""From the compile fold's per-compile facts to compiles.json's entries: statuses, attempts, recompiles.
+
+Attempts of one frame compile (`[0/1]`, `[0/1_1]`, ...) are separate compile ids. Facts of the
+frame compile as a whole (its time and phases, and why it is a recompile) are put on its last
+attempt, the one holding compilation_metrics; its inputs and stack are on every attempt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tlscope.analyse.compileacc import CompileAcc
+from tlscope.analyse.compiles import CompileFold
+from tlscope.analyse.graphs import dynamic_dims, placeholder_name
+from tlscope.model.compile_id import CompileId, compile_id_order
+from tlscope.model.compiles import (
+    CompileEntry,
+    Failure,
+    InputChange,
+    Recompile,
+    SourceLocation,
+    TensorInput,
+    Timing,
+)
+
+_OUTSIDE = CompileId()
+_CACHE_ENTRY = re.compile(r"^\[?(?:!(?P<ca>\d+)/)?(?P<f>\d+)/(?P<c>\d+)")
+
+
+def frame_of(cid: CompileId) -> CompileId:
+    """The frame compile an attempt belongs to (attempt left out)."""
+    return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
+
+
+def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
+    """The first status of the vocabulary (model/compiles.py STATUSES) that applies."""
+    if acc.cid == _OUTSIDE:
+        return "outside"
+    if acc.failure is not None:
+        return "failed"
+    if restarted_as is not None:
+        return "restarted"
+    if acc.restart_reasons or acc.graph_breaks:
+        return "graph_break"
+    if acc.metrics is None:
+        return "metrics_missing"
+    if acc.metrics.graph_op_count == 0 or acc.metrics.has_guarded_code is False:
+        return "empty"
+    outcomes = {c.outcome for c in acc.cache}
+    if "hit" in outcomes and outcomes == {"hit"}:
+        return "cache_hit"
+    return "ok"
+
+
+class _Frames:
+    """The attempts of each frame compile, and the facts they share."""
+
+    def __init__(self, fold: CompileFold) -> None:
+        self.fold = fold
+        self.attempts: dict[CompileId, list[CompileAcc]] = {}
+        for acc in fold.accs.values():
+            if acc.cid.frame_compile_id is not None:
+                self.attempts.setdefault(frame_of(acc.cid), []).append(acc)
+        for accs in self.attempts.values():
+            accs.sort(key=lambda a: a.cid.attempt or 0)
+
+    def holder(self, acc: CompileAcc) -> bool:
+        """Whether `acc` carries its frame compile's time and recompile facts."""
+        accs = self.attempts.get(frame_of(acc.cid))
+        if not accs:
+            return True
+        with_metrics = [a for a in accs if a.metrics is not None]
+        return acc is (with_metrics or accs)[-1]
+
+    def next_attempt(self, acc: CompileAcc) -> str | None:
+        later = [a for a in self.attempts.get(frame_of(acc.cid), ()) if (a.cid.attempt or 0) > (acc.cid.attempt or 0)]
+        return later[0].cid.display if later else None
+
+    def inputs(self, frame: CompileId) -> list[TensorInput]:
+        """The frame's tensor inputs (first description wins), with dynamic dims from Dynamo's graph."""
+        merged: dict[str, TensorInput] = {}
+        graph_types: dict[str, str | None] = {}
+        for acc in self.attempts.get(frame, ()):
+            for source, tensor in acc.inputs.items():
+                merged.setdefault(source, tensor)
+            for graph in acc.graphs:
+                if graph.kind == "dynamo_output_graph":
+                    graph_types.update({i.name: i.type for i in graph.inputs})
+        for source, tensor in merged.items():
+            tensor.dynamic_dims = dynamic_dims(graph_types.get(placeholder_name(source)))
+        return list(merged.values())
+
+    def timing(self, acc: CompileAcc) -> Timing | None:
+        frame_time = self.fold.times.get(frame_of(acc.cid))
+        found = frame_time.timing() if frame_time is not None else None
+        if found is None and acc.metrics is not None and acc.metrics.entire_frame_compile_time_s is not None:
+            found = Timing(duration_s=acc.metrics.entire_frame_compile_time_s, source="compilation_metrics")
+        return found
+
+    def recompile(self, acc: CompileAcc) -> Recompile | None:
+        accs = self.attempts.get(frame_of(acc.cid), [acc])
+        failures = next((a.guard_failures for a in accs if a.guard_failures), [])
+        event = next((a.recompile_event for a in accs if a.recompile_event is not None), None)
+        reason = next((a.recompile_reason for a in reversed(accs) if a.recompile_reason is not None), None)
+        if not failures and event is None and reason is None:
+            return None
+        compared = failures[0].cache_entry if failures else _entry_of(reason)
+        found = Recompile(reason=reason, guard_failures=failures, compared_with=compared, event=event)
+        earlier = _frame_key(compared)
+        before, after = (self.inputs(earlier), self.inputs(frame_of(acc.cid))) if earlier is not None else ([], [])
+        if before and after:  # a compile that failed before describing its inputs has nothing to compare
+            found.changes = input_changes(before, after)
+        return found
+
+
+def _entry_of(reason: str | None) -> str | None:
+    match = _CACHE_ENTRY.match(reason or "")
+    return None if match is None else "[" + match.group(0).lstrip("[") + "]"
+
+
+def _frame_key(display: str | None) -> CompileId | None:
+    match = _CACHE_ENTRY.match(display or "")
+    if match is None:
+        return None
+    ca = int(match["ca"]) if match["ca"] is not None else None
+    return CompileId(ca, int(match["f"]), int(match["c"]), None)
+
+
+def input_changes(before: Iterable[TensorInput], after: Iterable[TensorInput]) -> list[InputChange]:
+    """How the tensor inputs differ, field by field, matched by source."""
+    old = {t.source: t for t in before}
+    new = {t.source: t for t in after}
+    changes: list[InputChange] = []
+    for source in [*old, *(s for s in new if s not in old)]:
+        a, b = old.get(source), new.get(source)
+        if a is None or b is None:
+            changes.append(InputChange(input=source, what="presence", before=_yes(a), after=_yes(b)))
+            continue
+        for what, x, y in (
+            ("rank", _rank(a), _rank(b)),
+            ("size", a.size, b.size),
+            ("stride", a.stride, b.stride),
+            ("dtype", a.dtype, b.dtype),
+            ("device", a.device, b.device),
+            ("requires_grad", a.requires_grad, b.requires_grad),
+            ("dynamic_dims", a.dynamic_dims, b.dynamic_dims),
+        ):
+            if x != y:
+                changes.append(InputChange(input=source, what=what, before=_text(x), after=_text(y)))
+    return changes
+
+
+def _rank(t: TensorInput) -> int | None:
+    return None if t.size is None else len(t.size)
+
+
+def _yes(t: TensorInput | None) -> str:
+    return "present" if t is not None else "absent"
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def entries(fold: CompileFold) -> list[CompileEntry]:
+    """One entry per compile id, in manifest order (`[-/-]` first)."""
+    frames = _Frames(fold)
+    return [_entry(acc, frames) for acc in sorted(fold.accs.values(), key=lambda a: compile_id_order(a.cid))]
+
+
+def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
+    restarted_as = frames.next_attempt(acc) if acc.cid.frame_compile_id is not None else None
+    holder = frames.holder(acc)
+    frame_time = frames.fold.times.get(frame_of(acc.cid)) if holder else None
+    frame = frame_of(acc.cid)
+    attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
+    return CompileEntry(
+        id=acc.cid.display,
+        dir=acc.cid.dirname,
+        status=status_of(acc, restarted_as),
+        frame_compile=attempt0.display if acc.cid.frame_compile_id is not None else acc.cid.display,
+        restarted_as=restarted_as,
+        is_recompile=bool(acc.cid.frame_compile_id),
+        function=acc.function or _shared_function(acc, frames),
+        stack=acc.stack or _shared_stack(acc, frames),
+        time=frames.timing(acc) if holder else None,
+        phases=frame_time.phases() if frame_time is not None else [],
+        graph_breaks=acc.graph_breaks,
+        restart_reasons=acc.restart_reasons,
+        recompile=frames.recompile(acc) if holder and acc.cid.frame_compile_id else None,
+        failure=_failure(acc),
+        cache=acc.cache,
+        metrics=acc.metrics,
+        inputs=frames.inputs(frame) if acc.cid.frame_compile_id is not None else list(acc.inputs.values()),
+        graphs=acc.graphs,
+        code=acc.code,
+        guards=acc.guards,
+        events=acc.events,
+        raw_lines=acc.raw_ranges,
+        log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
+    )
+
+
+def _failure(acc: CompileAcc) -> Failure | None:
+    if acc.failure is not None and acc.traceback is not None:
+        acc.failure.traceback = acc.traceback
+    return acc.failure
+
+
+def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
+    return next((a.function for a in frames.attempts.get(frame_of(acc.cid), ()) if a.function is not None), None)
+
+
+def _shared_stack(acc: CompileAcc, frames: _Frames) -> list[SourceLocation]:
+    return next((a.stack for a in frames.attempts.get(frame_of(acc.cid), ()) if a.stack), [])

@@ -1,0 +1,194 @@
+"""What happened to each compile id: the fold behind compiles.json, `summary`, the report and the API.
+
+`CompileFold.feed(record, raw_line)` takes every Record in log order (with the raw.jsonl line the
+format writer gave it, if any); `entries()` returns one `CompileEntry` per compile id. Everything
+is derived from typed events; payloads are read while their record passes (graph break reasons,
+recompile reasons, cache keys, graph signatures) and never kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import msgspec
+
+from tlscope.analyse.compileacc import CompileAcc, failure_of
+from tlscope.analyse.graphbreaks import parse_graph_break
+from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
+from tlscope.analyse.guards import guard_failure, reason_texts
+from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
+from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
+from tlscope.model.compile_id import CompileId
+from tlscope.model.compiles import (
+    CacheOutcome,
+    Graph,
+    GraphBreak,
+    PayloadRef,
+    SourceLocation,
+)
+from tlscope.model.events import (
+    AotAutogradBackwardCompilationMetrics,
+    Artifact,
+    CompilationMetrics,
+    DescribeSource,
+    DescribeTensor,
+    DynamoStart,
+)
+from tlscope.model.record import Record
+from tlscope.read.json_boundary import JsonError, decode
+
+#: Event keys whose payload is code (generated, or a dump of code).
+CODE_KEYS = frozenset({"inductor_output_code", "graph_dump", "dump_file"})
+GUARD_KEYS = frozenset({"dynamo_guards", "dynamo_cpp_guards_str"})
+_CODE_ARTIFACT = re.compile(r"(^fx_graph_runnable$|_BYTECODE$|^inductor_aot_|_code$)")
+_CACHE_ARTIFACT = re.compile(r"^(?P<cache>.+)_cache_(?P<outcome>hit|miss|bypass)$")
+
+#: Reports a problem: (line, message). The fold counts the payloads that contradict their
+#: declared encoding (an artifact with `encoding: "json"` that is not JSON).
+ProblemSink = Callable[[int, str], None]
+
+
+class _CachePayload(msgspec.Struct):
+    key: str | None = None
+    cache_bypass_reason: str | None = None
+    reason: str | None = None
+
+
+_CACHE_DECODER = msgspec.json.Decoder(_CachePayload)
+
+
+def _ignore(line: int, message: str) -> None:
+    pass
+
+
+def payload_ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
+    has = record.payload is not None and record.payload_md5 is not None
+    return PayloadRef(
+        kind=kind,
+        payload_filename=f"payloads/{record.payload_md5}.txt" if has else None,
+        payload_size=len(record.payload) if has and record.payload is not None else None,
+        raw_line=raw_line,
+        log_line=record.line,
+    )
+
+
+class CompileFold:
+    """Folds a log's records into per-compile facts; see `entries()` (analyse/compileresult.py)."""
+
+    def __init__(self, problem: ProblemSink = _ignore) -> None:
+        self.accs: dict[CompileId, CompileAcc] = {}
+        self.times: dict[CompileId, FrameTime] = {}
+        self._problem = problem
+
+    def feed(self, record: Record, raw_line: int | None = None) -> None:
+        if record.key == "str" or record.compile_id is None:
+            return
+        cid = record.compile_id.normalised()
+        acc = self.accs.get(cid)
+        if acc is None:
+            acc = self.accs[cid] = CompileAcc(cid)
+        acc.count(record, raw_line)
+        event = record.event
+        if record.key == "chromium_event":
+            self._chromium(record)
+        elif isinstance(event, Artifact):
+            self._artifact(acc, record, event, raw_line)
+        elif isinstance(event, CompilationMetrics):
+            acc.add_metrics(record, event)
+        elif isinstance(event, AotAutogradBackwardCompilationMetrics):
+            if event.fail_type is not None and acc.failure is None:
+                acc.failure = failure_of(event.fail_type, event.fail_reason, None)
+        elif isinstance(event, DynamoStart):
+            self._dynamo_start(acc, record, event)
+        elif isinstance(event, DescribeTensor):
+            acc.pending_tensors[(event.describer_id, event.id)] = event
+        elif isinstance(event, DescribeSource):
+            acc.describe_source(event.describer_id, event.id, event.source)
+        else:
+            self._payload_event(acc, record, raw_line)
+
+    def _payload_event(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
+        if record.key in GRAPH_KEYS:
+            acc.graphs.append(_graph(record, record.key, raw_line))
+        elif record.key in CODE_KEYS:
+            acc.code.append(payload_ref(record, record.key, raw_line))
+        elif record.key in GUARD_KEYS:
+            acc.guards = payload_ref(record, record.key, raw_line)
+
+    def _chromium(self, record: Record) -> None:
+        try:
+            event = decode(record.payload or b"", CHROMIUM_DECODER)
+        except (JsonError, msgspec.ValidationError):
+            return  # the format writer counts it (bad_payload_json)
+        key = frame_key(event.args.compile_id if event.args is not None else None)
+        if key is not None:
+            self.times.setdefault(key, FrameTime()).feed(event)
+
+    def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
+        frames = drop_convert_frame_suffix(resolve_stack(event.stack, record))
+        acc.stack = [SourceLocation(file=f.filename, line=f.line, name=f.name, code=f.loc) for f in frames]
+        if acc.stack and acc.function is None:
+            last = acc.stack[-1]
+            acc.function = SourceLocation(file=last.file, line=last.line, name=last.name)
+
+    def _artifact(self, acc: CompileAcc, record: Record, event: Artifact, raw_line: int | None) -> None:
+        name = event.name or ""
+        if event.encoding == "json" and name != "recompile_reasons":
+            self._check_json(record, name)
+        if name == "dynamo_graph_break_reason":
+            reason, where = parse_graph_break(record.payload_text)
+            ref = payload_ref(record, name, raw_line)
+            acc.graph_breaks.append(GraphBreak(reason=reason, user_frame=where, event=ref))
+        elif name == "recompile_reasons":
+            self._recompile_reasons(acc, record, raw_line)
+        elif name == "dynamo_error":
+            acc.traceback = payload_ref(record, name, raw_line)
+        elif (match := _CACHE_ARTIFACT.match(name)) is not None:
+            acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
+        elif name in GRAPH_ARTIFACTS:
+            acc.graphs.append(_graph(record, name, raw_line))
+        elif _CODE_ARTIFACT.search(name):
+            acc.code.append(payload_ref(record, name, raw_line))
+
+    def _check_json(self, record: Record, name: str) -> None:
+        if record.payload is None:
+            return
+        try:
+            decode(record.payload)
+        except JsonError as err:
+            self._problem(record.line, f"artifact {name!r} declares encoding json but its payload is not JSON: {err}")
+
+    def _recompile_reasons(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
+        texts, was_json = reason_texts(record.payload or b"")
+        if not was_json:
+            self._problem(
+                record.line,
+                "artifact 'recompile_reasons' declares encoding json but holds plain text (read as one reason)",
+            )
+        acc.recompile_event = payload_ref(record, "recompile_reasons", raw_line)
+        acc.guard_failures = [guard_failure(text) for text in texts]
+
+    def _cache(self, record: Record, cache: str, outcome: str, ref: PayloadRef) -> CacheOutcome:
+        found = CacheOutcome(cache=cache, outcome=outcome, event=ref)
+        try:
+            data = decode(record.payload or b"", _CACHE_DECODER)
+        except (JsonError, msgspec.ValidationError):
+            return found
+        found.key = data.key
+        found.reason = data.cache_bypass_reason or data.reason
+        return found
+
+
+def _graph(record: Record, kind: str, raw_line: int | None) -> Graph:
+    ref = payload_ref(record, kind, raw_line)
+    nodes, inputs = graph_shape(record.payload_text) if record.payload is not None else (None, [])
+    return Graph(
+        kind=ref.kind,
+        payload_filename=ref.payload_filename,
+        payload_size=ref.payload_size,
+        raw_line=ref.raw_line,
+        log_line=ref.log_line,
+        nodes=nodes,
+        inputs=inputs,
+    )

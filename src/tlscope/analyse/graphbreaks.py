@@ -1,0 +1,101 @@
+"""Graph breaks: reading a `dynamo_graph_break_reason` payload, and grouping breaks (tlparse PR #182).
+
+A torch 2.x payload reads:
+
+    Graph break in user code at /path/model.py:23
+    Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, ...:
+
+    Failed to trace builtin operator
+      Explanation: ...
+    User code traceback:
+      File "/path/model.py", line 23, in fn
+        print("x")
+    Traceback (most recent call last): ...
+
+Older torch writes the reason on the `Graph Break Reason:` line itself and may lack the first line;
+the user location then comes from the last frame of the user traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tlscope.model.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
+
+_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.+?)\s*$')
+_REASON = "Graph Break Reason:"
+#: The generic headline newer torch puts before the reason proper.
+_ENCOUNTERED = "Encountered graph break when attempting to trace"
+
+
+def parse_graph_break(text: str) -> tuple[str, SourceLocation]:
+    """(reason headline, user location) of one graph-break payload; never raises."""
+    lines = text.splitlines()
+    location = _first_line_location(lines) or SourceLocation()
+    frame = _last_user_frame(lines)
+    if frame is not None and (location.file is None or (frame.file, frame.line) == (location.file, location.line)):
+        location = frame if location.file is None else _with_code(location, frame)
+    return _headline(lines), location
+
+
+def _first_line_location(lines: list[str]) -> SourceLocation | None:
+    match = _AT.match(lines[0]) if lines else None
+    if match is None:
+        return None
+    return SourceLocation(file=match["file"], line=int(match["line"]))
+
+
+def _with_code(location: SourceLocation, frame: SourceLocation) -> SourceLocation:
+    return SourceLocation(file=location.file, line=location.line, name=frame.name, code=frame.code)
+
+
+def _headline(lines: list[str]) -> str:
+    for i, line in enumerate(lines):
+        if not line.startswith(_REASON):
+            continue
+        rest = line[len(_REASON) :].strip()
+        if rest and not rest.startswith(_ENCOUNTERED):
+            return rest
+        following = next((t.strip() for t in lines[i + 1 :] if t.strip()), "")
+        return following or rest or "(no reason given)"
+    # No `Graph Break Reason:` line: the first line that is not the location.
+    body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
+    return body[0] if body else "(no reason given)"
+
+
+def _last_user_frame(lines: list[str]) -> SourceLocation | None:
+    """The innermost frame of the `User code traceback:` block, with its source line."""
+    try:
+        start = next(i for i, t in enumerate(lines) if t.strip().startswith("User code traceback"))
+    except StopIteration:
+        return None
+    found: SourceLocation | None = None
+    for i in range(start + 1, len(lines)):
+        text = lines[i]
+        if text.startswith("Traceback (most recent call last)"):
+            break
+        match = _FRAME.match(text)
+        if match is not None:
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not _FRAME.match(lines[i + 1]) else None
+            found = SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+    return found
+
+
+def distinct_graph_breaks(entries: Iterable[CompileEntry]) -> list[DistinctGraphBreak]:
+    """Breaks grouped by (reason headline, user file, user line); most frequent first, then first seen."""
+    breaks = sorted(
+        ((gb, entry.id) for entry in entries for gb in entry.graph_breaks), key=lambda pair: pair[0].event.log_line
+    )
+    groups: dict[tuple[str, str | None, int | None], DistinctGraphBreak] = {}
+    for gb, cid in breaks:
+        key = (gb.reason, gb.user_frame.file, gb.user_frame.line)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = DistinctGraphBreak(
+                reason=gb.reason, user_frame=gb.user_frame, count=0, compile_ids=[]
+            )
+        group.count += 1
+        group.compile_ids.append(cid)
+    return sorted(groups.values(), key=lambda g: -g.count)

@@ -1,0 +1,84 @@
+"""Graph sizes from the readable graph code PyTorch logs (Dynamo's, AOTAutograd's, Inductor's).
+
+A graph payload is `print_readable` output:
+
+    class GraphModule(torch.nn.Module):
+        def forward(self, L_x_: "f32[4, 8][8, 1]cpu"):
+            l_x_ = L_x_
+            relu: "f32[4, 8][8, 1]cpu" = torch.relu(l_x_);  l_x_ = None
+            return (relu,)
+
+The inputs are the forward's parameters (with their `dtype[sizes][strides]device` annotation);
+the nodes are its assignment lines (submodules' included). A symbol such as `s77` in the sizes
+marks a dynamic dimension.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tlscope.model.compiles import GraphInput
+
+#: Event keys whose payload is a readable graph.
+GRAPH_KEYS = frozenset(
+    {
+        "dynamo_output_graph",
+        "aot_forward_graph",
+        "aot_backward_graph",
+        "aot_inference_graph",
+        "aot_joint_graph",
+        "compiled_autograd_graph",
+        "inductor_pre_grad_graph",
+        "inductor_post_grad_graph",
+        "optimize_ddp_split_graph",
+        "optimize_ddp_split_child",
+    }
+)
+#: Artifact names whose payload is a readable graph.
+GRAPH_ARTIFACTS = frozenset(
+    {
+        "before_pre_grad_graph",
+        "after_pre_grad_graph",
+        "before_joint_graph",
+        "after_joint_graph",
+        "before_post_grad_graph",
+        "inductor_post_grad_graph",
+        "compiled_autograd_graph_pre_reordering",
+    }
+)
+
+_SIGNATURE = re.compile(r"def forward\((?P<args>.*?)\)\s*(?:->[^:]*)?:", re.DOTALL)
+_ARG = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|$)')
+_ASSIGN = re.compile(r'^[ \t]+[A-Za-z_]\w*(?:\s*:\s*"[^"\n]*")?\s*=(?!=)', re.MULTILINE)
+_DIMS = re.compile(r"^[a-z0-9]+\[(?P<sizes>[^\]]*)\]")
+#: A payload larger than this is not searched for its signature and nodes (sizes stay null).
+MAX_GRAPH_BYTES = 64 * 1024 * 1024
+
+
+def graph_shape(text: str) -> tuple[int | None, list[GraphInput]]:
+    """(assignment lines, forward inputs) of a readable graph; (None, []) if it is not one."""
+    if len(text) > MAX_GRAPH_BYTES:
+        return None, []
+    match = _SIGNATURE.search(text)
+    if match is None:
+        return None, []
+    inputs = []
+    for line in match["args"].splitlines() or [""]:
+        code = line.split("#", 1)[0]
+        for arg in _ARG.finditer(code):
+            if arg["name"] != "self":
+                inputs.append(GraphInput(name=arg["name"], type=arg["type"]))
+    return len(_ASSIGN.findall(text, match.end())), inputs
+
+
+def dynamic_dims(type_text: str | None) -> list[int]:
+    """Dimensions whose size is a symbol in an annotation such as `f32[s77, 8][8, 1]cpu`."""
+    match = _DIMS.match(type_text or "")
+    if match is None or not match["sizes"].strip():
+        return []
+    return [i for i, size in enumerate(match["sizes"].split(",")) if not size.strip().lstrip("-").isdigit()]
+
+
+def placeholder_name(source: str) -> str:
+    """The graph input Dynamo names after a source: `L['x']` -> `L_x_` (non-word runs become `_`)."""
+    return re.sub(r"[^A-Za-z0-9_]+", "_", source)

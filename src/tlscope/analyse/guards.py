@@ -1,0 +1,214 @@
+"""Recompile reasons (tlparse #153, #44): which guard of which cache entry failed, in plain words.
+
+Dynamo logs, when a frame is compiled again, a `recompile_reasons` artifact: one text per earlier
+cache entry, newest first, each `<compile id>: <failed guard>`, e.g.
+
+    0/0: tensor 'x' size mismatch at index 0. expected 4, actual 5
+    1/1: G['SCALE_UP'] == False     # return x * k  # model.py:20 in scaled
+    User stack trace:
+      File "model.py", line 20, in scaled
+
+and puts the first one in `compilation_metrics.recompile_reason`. The artifact is declared
+`encoding: "json"`, but torch 2.13 writes a single reason as bare text (not a JSON list): both
+shapes are read here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import msgspec
+
+from tlscope.model.compiles import GuardFailure, SourceLocation
+from tlscope.read.json_boundary import JsonError, decode
+
+_ENTRY = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", re.DOTALL)
+_USER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.+?)\s*$')
+_REASONS = msgspec.json.Decoder(list[str] | str)
+
+
+def reason_texts(payload: bytes) -> tuple[list[str], bool]:
+    """The reasons of a `recompile_reasons` payload, and whether the payload was JSON as declared."""
+    try:
+        value = decode(payload, _REASONS)
+    except (JsonError, msgspec.ValidationError):
+        text = payload.decode("utf-8", "replace").strip()
+        return ([text] if text else []), False
+    return ([value] if isinstance(value, str) else value), True
+
+
+def guard_failure(text: str) -> GuardFailure:
+    """Classify one reason text (`<cache entry>: <guard>[  # comment][\\nUser stack trace: ...]`)."""
+    match = _ENTRY.match(text.strip())
+    cache_entry, rest = (f"[{match['cid']}]", match["rest"]) if match else ("[?]", text.strip())
+    first, _, trailer = rest.partition("\n")
+    guard = _strip_comment(first)
+    for pattern, build in _RULES:
+        hit = pattern.search(guard)
+        if hit is not None:
+            failure = build(hit, guard)
+            break
+    else:
+        failure = _failure("other", guard, f"guard failed: {guard}")
+    failure.cache_entry = cache_entry
+    failure.user_frame = _user_frame(trailer)
+    return failure
+
+
+def _strip_comment(line: str) -> str:
+    # Dynamo pads the guard and appends `# <source line>  # <file>:<line> in <fn>`; tensor
+    # messages have no comment. A `#` inside quotes (a string value) is part of the guard.
+    cut = re.search(r"\s{2,}#|\s+#\s", line)
+    return (line[: cut.start()] if cut else line).strip()
+
+
+def _user_frame(trailer: str) -> SourceLocation | None:
+    lines = trailer.splitlines()
+    found = None
+    for i, text in enumerate(lines):
+        match = _USER_FRAME.match(text)
+        if match is not None:
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not _USER_FRAME.match(lines[i + 1]) else None
+            found = SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+    return found
+
+
+def _failure(
+    kind: str,
+    guard: str,
+    explanation: str,
+    *,
+    subject: str | None = None,
+    expected: str | None = None,
+    actual: str | None = None,
+) -> GuardFailure:
+    return GuardFailure(
+        cache_entry="",
+        guard=guard,
+        kind=kind,
+        explanation=explanation,
+        subject=subject,
+        expected=expected,
+        actual=actual,
+    )
+
+
+def subject_name(source: str) -> str:
+    """`L['x']` -> `x`, `G['FLAG']` -> `FLAG` (global), anything else as it is."""
+    match = re.fullmatch(r"[LG]\['([^']+)'\]", source.strip())
+    return match[1] if match else source.strip()
+
+
+def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
+    def build(m: re.Match[str], guard: str) -> GuardFailure:
+        name, expected, actual = m["s"], m["e"], m.groupdict().get("act")
+        dim = m.groupdict().get("i")
+        where = f" on dim {dim}" if dim is not None else ""
+        text = f"{what} of {name}{where} changed: {expected} -> {actual}"
+        if kind == "rank":
+            text = f"{name} has {actual} dimensions; the entry was compiled for {expected}"
+        elif kind == "stride":
+            text += " (a transposed, sliced or otherwise non-contiguous tensor)"
+        return _failure(kind, guard, text, subject=name, expected=expected, actual=actual)
+
+    return build
+
+
+def _requires_grad(m: re.Match[str], guard: str) -> GuardFailure:
+    expected = m["e"] == "1"
+    text = f"requires_grad of {m['s']} changed: {expected} -> {not expected}"
+    return _failure("requires_grad", guard, text, subject=m["s"], expected=str(expected), actual=str(not expected))
+
+
+def _global_state(m: re.Match[str], guard: str) -> GuardFailure:
+    what = m["what"].strip()
+    if "grad_mode" in what:
+        text = "grad mode changed: the call ran with gradients enabled/disabled (torch.no_grad) unlike the entry"
+        return _failure("grad_mode", guard, text, subject="grad_mode")
+    return _failure("global_state", guard, f"global torch state changed: {what or 'unspecified'}", subject=what or None)
+
+
+def _dim_marking(m: re.Match[str], guard: str) -> GuardFailure:
+    return _failure(
+        "dim_marking",
+        guard,
+        "an input is marked dynamic (torch._dynamo.mark_dynamic) now but was not when the entry was compiled",
+    )
+
+
+def _dynamic_range(m: re.Match[str], guard: str) -> GuardFailure:
+    text = (
+        f"a dynamic size does not satisfy `{guard}`, a shape guard of the entry's dynamic graph "
+        "(sizes 0 and 1 are always specialised)"
+    )
+    return _failure("dynamic_range", guard, text, subject=subject_name(m["s"]))
+
+
+def _length(m: re.Match[str], guard: str) -> GuardFailure:
+    name = subject_name(m["s"])
+    return _failure(
+        "length", guard, f"length of {name} changed: the entry was compiled for {m['e']}", subject=name, expected=m["e"]
+    )
+
+
+def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
+    def build(m: re.Match[str], guard: str) -> GuardFailure:
+        name = subject_name(m["s"])
+        what = "is a different object" if kind == "identity" else "has a different type"
+        return _failure(kind, guard, f"{name} {what} than when the entry was compiled", subject=name)
+
+    return build
+
+
+def _value(m: re.Match[str], guard: str) -> GuardFailure:
+    source, expected = m["s"].strip(), m["e"].strip()
+    if source.startswith("G["):
+        name = subject_name(source)
+        return _failure(
+            "global",
+            guard,
+            f"global {name} changed: the entry was compiled for {name} == {expected}",
+            subject=source,
+            expected=expected,
+        )
+    name = subject_name(source)
+    text = f"{name} changed: the entry was compiled for {name} == {expected}"
+    return _failure("value", guard, text, subject=source, expected=expected)
+
+
+_TENSOR = r"tensor '(?P<s>[^']*)'"
+_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]] = [
+    (
+        re.compile(_TENSOR + r" size mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
+        _tensor("size", "size"),
+    ),
+    (
+        re.compile(_TENSOR + r" stride mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
+        _tensor("stride", "stride"),
+    ),
+    (
+        re.compile(_TENSOR + r" rank mismatch\. expected (?P<e>\d+), actual (?P<act>\d+)"),
+        _tensor("rank", "number of dimensions"),
+    ),
+    (re.compile(_TENSOR + r" dtype mismatch\. expected (?P<e>[^,]+), actual (?P<act>\S+)"), _tensor("dtype", "dtype")),
+    (re.compile(_TENSOR + r" requires_grad mismatch\. expected requires_grad=(?P<e>\d)"), _requires_grad),
+    (
+        re.compile(
+            _TENSOR + r" (?:Tensor )?device(?: index)? mismatch\. "
+            r"[Ee]xpected (?:device index to be )?(?P<e>.+?),? actual (?P<act>.+)$"
+        ),
+        _tensor("device", "device"),
+    ),
+    (
+        re.compile(_TENSOR + r" dispatch key set mismatch\. expected (?P<e>.+?), actual (?P<act>.+)$"),
+        _tensor("dispatch_keys", "dispatch keys"),
+    ),
+    (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
+    (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
+    (re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$"), _length),
+    (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), _identity("identity")),
+    (re.compile(r"___check_type_id\((?P<s>[^,]+),"), _identity("type")),
+    (re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)"), _dynamic_range),
+    (re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$"), _value),
+]

@@ -1,0 +1,147 @@
+"""Why the log is so big: its bytes and lines by event key, artifact, compile id, module and setting.
+
+Every byte is attributed: the reader gives each Record the bytes and lines it took (envelope
+line, payload lines, newlines), and what no record took (unparsable lines, orphan payload lines)
+is `other`. `LogSizeFold.feed` keeps running totals and the 20 biggest payloads (a heap), never a
+payload.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+
+from tlscope.model.events import Artifact
+from tlscope.model.logsize import BigPayload, LogSize, SettingSize, SizeStats
+from tlscope.model.record import Record
+
+BIGGEST = 20
+ALWAYS = "TORCH_TRACE (always written while tracing)"
+
+#: What makes PyTorch write each kind of event (event key or artifact name), first match wins.
+SETTINGS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^chromium_event$"), ALWAYS + ": compile-time profiling spans, two events per timed phase"),
+    (
+        re.compile(r"compilation_metrics"),
+        ALWAYS + ": one record per compilation, each with the whole dynamo and inductor config",
+    ),
+    (
+        re.compile(r"^inductor_provenance_tracking"),
+        "INDUCTOR_PROVENANCE=1 (torch._inductor.config.trace.provenance_tracking_level): node-to-kernel maps",
+    ),
+    (
+        re.compile(
+            r"^(expression_created|guard_added|guard_added_fast|propagate_real_tensors.*|export|"
+            r"missing_fake_kernel|mismatched_fake_kernel|create_unbacked_symbol)$"
+        ),
+        "TORCH_DTRACE (or torch.export.draft_export): symbolic-shape reasoning, one event per expression",
+    ),
+    (re.compile(r"^compiled_autograd"), "torch._dynamo.config.compiled_autograd = True: the backward graphs"),
+    (re.compile(r"^optimize_ddp"), "DistributedDataParallel with torch._dynamo.config.optimize_ddp"),
+    (re.compile(r"_BYTECODE$"), ALWAYS + ": bytecode of the resume function of each graph break"),
+    (re.compile(r"_cache_(hit|miss|bypass)$"), ALWAYS + ": cache key components (the graph text again)"),
+    (re.compile(r"^fx_graph_runnable$"), ALWAYS + ": a standalone repro script per Inductor graph"),
+    (re.compile(r"^(inductor_output_code|graph_dump)$"), ALWAYS + ": the generated code of each graph"),
+    (re.compile(r"graph"), ALWAYS + ": the graph's code at each stage (Dynamo, AOTAutograd, Inductor passes)"),
+    (re.compile(r"^describe_"), ALWAYS + ": one event per input tensor, storage and source"),
+    (re.compile(r"guards"), ALWAYS + ": the guards of each compiled frame"),
+]
+
+
+def setting_of(kind: str) -> str:
+    for pattern, setting in SETTINGS:
+        if pattern.search(kind):
+            return setting
+    return ALWAYS
+
+
+class LogSizeFold:
+    def __init__(self) -> None:
+        self.by_key: dict[str, SizeStats] = {}
+        self.by_artifact: dict[str, SizeStats] = {}
+        self.by_compile_id: dict[str, SizeStats] = {}
+        self.by_module: dict[str, SizeStats] = {}
+        self.by_kind: dict[str, SizeStats] = {}
+        self._heap: list[tuple[int, int, BigPayload]] = []
+
+    def feed(self, record: Record) -> None:
+        payload = len(record.payload) if record.payload is not None else 0
+        kind = record.key or "(none)"
+        if isinstance(record.event, Artifact):
+            kind = record.event.name or "(unnamed artifact)"
+            _add(self.by_artifact, kind, record, payload)
+        cid = "unknown" if record.compile_id is None else record.compile_id.normalised().display
+        _add(self.by_key, record.key or "(none)", record, payload)
+        _add(self.by_compile_id, cid, record, payload)
+        _add(self.by_module, record.prefix.pathname, record, payload)
+        _add(self.by_kind, kind, record, payload)
+        if payload and (len(self._heap) < BIGGEST or payload > self._heap[0][0]):
+            big = BigPayload(
+                kind=kind,
+                compile_id=cid,
+                bytes=payload,
+                log_line=record.line,
+                payload_filename=None
+                if record.key in ("chromium_event", "str")
+                else f"payloads/{record.payload_md5}.txt",
+                setting=setting_of(kind),
+            )
+            item = (payload, -record.line, big)
+            if len(self._heap) < BIGGEST:
+                heapq.heappush(self._heap, item)
+            else:
+                heapq.heapreplace(self._heap, item)
+
+    def result(
+        self,
+        *,
+        path: str,
+        total_bytes: int,
+        total_lines: int,
+        file_bytes: int,
+        compressed: bool,
+        version: tuple[int, int],
+    ) -> LogSize:
+        attributed = SizeStats()
+        for stats in self.by_key.values():
+            attributed.bytes += stats.bytes
+            attributed.lines += stats.lines
+        return LogSize(
+            format_version=version[0],
+            format_minor=version[1],
+            path=path,
+            total_bytes=total_bytes,
+            total_lines=total_lines,
+            file_bytes=file_bytes,
+            compressed=compressed,
+            by_event_key=_biggest_first(self.by_key),
+            other=SizeStats(bytes=total_bytes - attributed.bytes, lines=total_lines - attributed.lines),
+            by_artifact=_biggest_first(self.by_artifact),
+            by_compile_id=_biggest_first(self.by_compile_id),
+            by_module=_biggest_first(self.by_module),
+            by_setting=self._settings(),
+            biggest_payloads=[big for _, _, big in sorted(self._heap, key=lambda t: (-t[0], -t[1]))],
+        )
+
+    def _settings(self) -> list[SettingSize]:
+        found: dict[str, SettingSize] = {}
+        for kind, stats in sorted(self.by_kind.items(), key=lambda kv: -kv[1].bytes):
+            setting = setting_of(kind)
+            entry = found.setdefault(setting, SettingSize(setting=setting, bytes=0, kinds=[]))
+            entry.bytes += stats.bytes
+            entry.kinds.append(kind)
+        return sorted(found.values(), key=lambda s: -s.bytes)
+
+
+def _add(table: dict[str, SizeStats], key: str, record: Record, payload: int) -> None:
+    stats = table.get(key)
+    if stats is None:
+        stats = table[key] = SizeStats()
+    stats.bytes += record.size
+    stats.lines += record.lines
+    stats.events += 1
+    stats.payload_bytes += payload
+
+
+def _biggest_first(table: dict[str, SizeStats]) -> dict[str, SizeStats]:
+    return dict(sorted(table.items(), key=lambda kv: (-kv[1].bytes, kv[0])))

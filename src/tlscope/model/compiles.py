@@ -1,0 +1,305 @@
+"""compiles.json: one entry per compile id saying what happened to it, and the distinct graph breaks.
+
+These Structs are the file's schema (docs/schema/compiles.schema.json is generated from them) and
+what the analyses in analyse/compiles.py return; `tlscope.load`, `tlscope summary` and the report
+read the same objects. FORMAT.md section "compiles.json" documents every field.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+#: The status vocabulary, most severe first: a compile id gets the first that applies.
+STATUSES: dict[str, str] = {
+    "failed": "The compilation raised: a metrics record of this compile id has `fail_type` "
+    "(`failure` says what and where). The frame runs in eager, or the error reached the caller.",
+    "restarted": "Dynamo abandoned this attempt and analysed the frame again as the next attempt "
+    "(`restarted_as`), usually because of a graph break (`graph_breaks` says where).",
+    "graph_break": "Compiled, but the graph stops at a graph break (`restart_reasons`; the break "
+    "itself is listed under the attempt before, `[F/C]` for `[F/C_1]`). Code after the break runs in "
+    "eager or in a resume function compiled as another frame.",
+    "empty": "Finished without a graph to run: no ops were captured (`graph_ops` 0) or no guarded "
+    "code was installed (`has_guarded_code` false).",
+    "cache_hit": "Compiled by loading the backend's result from a cache: at least one cache hit "
+    "and no miss or bypass (`cache`).",
+    "ok": "Compiled: one graph, no graph break, no failure.",
+    "metrics_missing": "No compilation metrics were logged for this compile id and no later "
+    "attempt explains why: the process may have died or the log been cut, or the id holds only "
+    "runtime events.",
+    "outside": "`[-/-]`: events logged outside any compilation (torch version, string table, "
+    "runtime events with no compile id). Not a compilation.",
+}
+
+#: How a guard failure is classified (`GuardFailure.kind`).
+GUARD_KINDS: dict[str, str] = {
+    "size": "a tensor's size on one dimension differs",
+    "stride": "a tensor's stride on one dimension differs (e.g. a transposed or sliced input)",
+    "rank": "a tensor's number of dimensions differs",
+    "dtype": "a tensor's dtype differs",
+    "device": "a tensor's device differs",
+    "requires_grad": "a tensor's requires_grad differs",
+    "dispatch_keys": "a tensor's dispatch keys differ (device, autograd, autocast, subclass…)",
+    "grad_mode": "grad mode differs (torch.no_grad / torch.enable_grad around the call)",
+    "global_state": "other global torch state differs (deterministic algorithms, autocast…)",
+    "dynamic_range": "a dynamic size is outside the range the graph was compiled for (e.g. 0 or 1, "
+    "which are always specialised)",
+    "dim_marking": "an input was marked dynamic (mark_dynamic) after the entry was compiled, or the reverse",
+    "value": "a Python value the code depends on (an int, a string, a bool…) differs",
+    "global": "a global variable the code reads differs",
+    "length": "the length of a list, tuple or dict differs",
+    "identity": "a different object (or function, or module) is passed where the entry saw another",
+    "type": "an input's type differs",
+    "other": "a guard tlscope does not classify; `guard` holds its text",
+}
+
+
+class SourceLocation(msgspec.Struct, kw_only=True):
+    """A place in user code."""
+
+    file: str | None = None
+    line: int | None = None
+    #: The function's name.
+    name: str | None = None
+    #: The source line's text, when the log gives it.
+    code: str | None = None
+
+
+class PayloadRef(msgspec.Struct, kw_only=True):
+    """An event with a payload, and where to find both."""
+
+    #: The event key, or for an `artifact` its name.
+    kind: str
+    #: `payloads/<md5>.txt` (relative to the folder), or null when the event had no payload.
+    payload_filename: str | None = None
+    payload_size: int | None = None
+    #: 1-based line of the event in raw.jsonl (line 1 is the string table).
+    raw_line: int | None = None
+    #: 1-based line of its envelope in the input log.
+    log_line: int
+
+
+class GraphInput(msgspec.Struct, kw_only=True):
+    """One input of a graph, as its readable code declares it."""
+
+    name: str
+    #: e.g. `f32[s77, 8][8, 1]cpu`: dtype, sizes (symbols are dynamic), strides, device; or `Sym(s0)`.
+    type: str | None = None
+
+
+class Graph(PayloadRef, kw_only=True):
+    """A graph of this compile (Dynamo's, AOTAutograd's or Inductor's), with its size."""
+
+    #: Values computed in the graph's forward (its assignment lines); null if the payload is not a readable graph.
+    nodes: int | None = None
+    inputs: list[GraphInput] = []
+
+
+class TensorInput(msgspec.Struct, kw_only=True):
+    """A tensor input as Dynamo saw it (describe_tensor joined with describe_source)."""
+
+    #: Where it comes from, e.g. `L['x']`, `L['self']._modules['fc']._parameters['weight']`.
+    source: str
+    dtype: str | None = None
+    device: str | None = None
+    size: list[int | str] | None = None
+    stride: list[int | str] | None = None
+    requires_grad: bool | None = None
+    #: Dimensions compiled as dynamic (a symbol in the Dynamo graph's input annotation).
+    dynamic_dims: list[int] = []
+
+
+class Phase(msgspec.Struct, kw_only=True):
+    """Time spent in one phase of the compilation, from the chromium events' begin/end pairs."""
+
+    name: str
+    seconds: float
+    #: How many spans were summed (e.g. one per attempt, or per graph for inductor).
+    count: int
+
+
+class Timing(msgspec.Struct, kw_only=True):
+    """When the frame compile ran and how long it took."""
+
+    #: Epoch microseconds of the `dynamo` chromium event's begin and end (Perfetto's clock).
+    start_us: float | None = None
+    end_us: float | None = None
+    #: Wall time of the whole frame compile, every attempt included.
+    duration_s: float | None = None
+    #: `chromium_event` (the `dynamo` span) or `compilation_metrics` (`entire_frame_compile_time_s`).
+    source: str | None = None
+
+
+class GraphBreak(msgspec.Struct, kw_only=True):
+    """One `dynamo_graph_break_reason` artifact: where tracing stopped, and why."""
+
+    #: The reason's headline: the first line of the reason proper (e.g. `Failed to trace builtin operator`).
+    reason: str
+    #: The user-code location the break happened at (`Graph break in user code at FILE:LINE`).
+    user_frame: SourceLocation
+    #: The artifact itself (its payload holds the whole reason, hints and tracebacks).
+    event: PayloadRef
+
+
+class GuardFailure(msgspec.Struct, kw_only=True):
+    """One failed guard of an earlier cache entry, from the `recompile_reasons` artifact."""
+
+    #: The cache entry whose guard failed, display form (e.g. `[0/0]`).
+    cache_entry: str
+    #: The guard's text as Dynamo logged it, without its trailing source comment.
+    guard: str
+    #: What kind of change failed it (see the guard kinds in FORMAT.md).
+    kind: str
+    #: The same in plain words, e.g. `size of x on dim 0 changed: 4 -> 5`.
+    explanation: str
+    #: The input or variable concerned, e.g. `x`, `G['SCALE_UP']`; null when none is named.
+    subject: str | None = None
+    #: The value the entry was compiled for, and the one this call had, as Dynamo printed them.
+    expected: str | None = None
+    actual: str | None = None
+    #: The user code the guard came from, when Dynamo logged it.
+    user_frame: SourceLocation | None = None
+
+
+class InputChange(msgspec.Struct, kw_only=True):
+    """A difference between this compile's inputs and those of the cache entry it replaces."""
+
+    #: The input, as Dynamo names its source (e.g. `L['x']`).
+    input: str
+    #: `size`, `stride`, `dtype`, `device`, `requires_grad`, `rank`, `dynamic_dims` or `presence`.
+    what: str
+    before: str | None
+    after: str | None
+
+
+class Recompile(msgspec.Struct, kw_only=True):
+    """Why this compile id exists although its frame was compiled before."""
+
+    #: `compilation_metrics.recompile_reason` verbatim: the first guard failure Dynamo reported.
+    reason: str | None = None
+    #: Each earlier cache entry and the guard of it that failed (newest entry first, as Dynamo checks them).
+    guard_failures: list[GuardFailure] = []
+    #: The cache entry this compile is compared with (the newest one), display form.
+    compared_with: str | None = None
+    #: How this compile's inputs differ from that entry's (from describe_tensor and the graphs' inputs).
+    changes: list[InputChange] = []
+    #: The `recompile_reasons` artifact, when logged.
+    event: PayloadRef | None = None
+
+
+class Failure(msgspec.Struct, kw_only=True):
+    """Why a compilation failed (compilation_metrics `fail_*` fields)."""
+
+    type: str
+    #: The first line of `fail_reason` (the whole text is in the metrics event).
+    reason: str
+    user_frame: SourceLocation | None = None
+    #: The `dynamo_error` artifact (its payload is the traceback), when logged.
+    traceback: PayloadRef | None = None
+
+
+class CacheOutcome(msgspec.Struct, kw_only=True):
+    """One cache lookup of this compile (an artifact named `<cache>_cache_<outcome>`)."""
+
+    #: e.g. `fx_graph`, `aotautograd`, `fx_graph_bundled`, `dynamo`, `precompile`.
+    cache: str
+    #: `hit`, `miss` or `bypass`.
+    outcome: str
+    #: The cache key, when the payload gives it.
+    key: str | None = None
+    #: Why the cache was bypassed, when it was and the payload says.
+    reason: str | None = None
+    event: PayloadRef
+
+
+class Metrics(msgspec.Struct, kw_only=True):
+    """The numbers of the compilation_metrics record(s) of this compile id (the last record wins)."""
+
+    entire_frame_compile_time_s: float | None = None
+    backend_compile_time_s: float | None = None
+    inductor_compile_time_s: float | None = None
+    code_gen_time_s: float | None = None
+    dynamo_time_before_restart_s: float | None = None
+    guard_count: int | None = None
+    shape_env_guard_count: int | None = None
+    graph_op_count: int | None = None
+    graph_node_count: int | None = None
+    graph_input_count: int | None = None
+    cache_size: int | None = None
+    accumulated_cache_size: int | None = None
+    has_guarded_code: bool | None = None
+    #: How many compilation_metrics records the compile id has (more than one after torch._dynamo.reset()).
+    records: int = 0
+    #: 1-based log lines of those records.
+    log_lines: list[int] = []
+
+
+class CompileEntry(msgspec.Struct, kw_only=True):
+    """One compile id: did it work, and what did it produce."""
+
+    #: Display form, as manifest `compile_ids[].id`.
+    id: str
+    #: Folder form, as manifest `compile_ids[].dir`.
+    dir: str
+    #: One of the status vocabulary (FORMAT.md): failed, restarted, graph_break, empty, cache_hit, ok,
+    #: metrics_missing, outside.
+    status: str
+    #: The attempt-0 id of this frame compile (e.g. `[0/1]` for `[0/1_2]`); the same as `id` for attempt 0.
+    frame_compile: str
+    #: The next attempt, when this one was restarted.
+    restarted_as: str | None = None
+    #: True when the frame was compiled before (frame_compile_id > 0): see `recompile`.
+    is_recompile: bool = False
+    #: The compiled function: from compilation_metrics (`co_name`, `co_filename`, `co_firstlineno`) or
+    #: the last frame of `dynamo_start`'s stack.
+    function: SourceLocation | None = None
+    #: The user stack that reached the compiled frame, outermost first (dynamo_start, file names resolved).
+    stack: list[SourceLocation] = []
+    #: Timing of the frame compile; given on the attempt holding the metrics (the last one).
+    time: Timing | None = None
+    #: Time per phase (dynamo tracing, AOT, inductor, codegen…), on the same entry as `time`.
+    phases: list[Phase] = []
+    graph_breaks: list[GraphBreak] = []
+    #: compilation_metrics `restart_reasons`: why the attempt before this one was restarted.
+    restart_reasons: list[str] = []
+    recompile: Recompile | None = None
+    failure: Failure | None = None
+    cache: list[CacheOutcome] = []
+    metrics: Metrics | None = None
+    #: The tensor inputs of the frame, as Dynamo saw them for this compile.
+    inputs: list[TensorInput] = []
+    graphs: list[Graph] = []
+    #: Generated code and other code-like payloads (inductor_output_code, fx_graph_runnable, bytecode…).
+    code: list[PayloadRef] = []
+    #: The guards installed (dynamo_guards / dynamo_cpp_guards_str).
+    guards: PayloadRef | None = None
+    #: Events of this compile id (as manifest `compile_ids[].events`: chromium events included).
+    events: int = 0
+    #: raw.jsonl line ranges `[first, last]` (inclusive) holding its events, in file order.
+    raw_lines: list[list[int]] = []
+    #: First and last 1-based line of its envelopes in the input log.
+    log_lines: list[int] = []
+
+
+class DistinctGraphBreak(msgspec.Struct, kw_only=True):
+    """Graph breaks with the same reason headline at the same user location."""
+
+    reason: str
+    user_frame: SourceLocation
+    #: How many `dynamo_graph_break_reason` artifacts have this (reason, location).
+    count: int
+    #: The compile ids they were logged under, in log order (repeated when a compile id broke there twice).
+    compile_ids: list[str]
+
+
+class CompilesFile(msgspec.Struct, kw_only=True):
+    """Top-level object of compiles.json."""
+
+    format: str = "tlscope"
+    format_version: int
+    format_minor: int
+    #: The status vocabulary with each status's meaning (the same as FORMAT.md).
+    statuses: dict[str, str]
+    #: One entry per compile id, in manifest `compile_ids` order.
+    compiles: list[CompileEntry]
+    #: The distinct graph breaks, most frequent first.
+    graph_breaks: list[DistinctGraphBreak]

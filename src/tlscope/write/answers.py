@@ -1,0 +1,74 @@
+"""compiles.json and log_size.json: the answers index files, written from one pass with the others.
+
+The sink runs right after the format writer (pipeline/single.py), so each record's raw.jsonl
+line is known when it is folded. The folds are analyse/'s; this module only writes their results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from tlscope.analyse.compileresult import entries
+from tlscope.analyse.compiles import CompileFold
+from tlscope.analyse.graphbreaks import distinct_graph_breaks
+from tlscope.analyse.logsize import LogSizeFold
+from tlscope.model.compiles import STATUSES, CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.model.problems import ProblemKind, Problems
+from tlscope.model.record import Record
+from tlscope.pipeline.context import RunContext
+from tlscope.write.format import FormatWriter
+from tlscope.write.manifest import FORMAT_MINOR, FORMAT_VERSION
+
+_ENCODER = msgspec.json.Encoder()
+
+
+class AnswersSink:
+    """Folds every record into the compile and log-size analyses; writes both files at the end."""
+
+    def __init__(self, writer: FormatWriter, problems: Problems, log: Path) -> None:
+        self._writer = writer
+        self._log = log
+        self.compiles = CompileFold(
+            lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log))
+        )
+        self.size = LogSizeFold()
+
+    def feed(self, record: Record) -> None:
+        self.compiles.feed(record, self._writer.last_raw_line)
+        self.size.feed(record)
+
+    def finish(self, ctx: RunContext) -> None:
+        found = entries(self.compiles)
+        with ctx.out.path("compiles.json").open("wb") as f:
+            write_compiles(f, found, distinct_graph_breaks(found))
+        source = ctx.reader.source
+        size = self.size.result(
+            path=str(self._log),
+            total_bytes=ctx.reader.bytes_total,
+            total_lines=ctx.reader.lines_read,
+            file_bytes=self._log.stat().st_size,
+            compressed=bool(source and source.compressed),
+            version=(FORMAT_VERSION, FORMAT_MINOR),
+        )
+        ctx.out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(size)) + b"\n")
+
+
+def write_compiles(f: IO[bytes], compiles: Iterable[CompileEntry], breaks: list[DistinctGraphBreak]) -> None:
+    """compiles.json with one compile entry a line (a viewer can show the head of a big file)."""
+    head = CompilesFile(
+        format_version=FORMAT_VERSION, format_minor=FORMAT_MINOR, statuses=STATUSES, compiles=[], graph_breaks=[]
+    )
+    f.write(_ENCODER.encode(head)[:-1].replace(b',"compiles":[],"graph_breaks":[]', b""))
+    f.write(b',"compiles":[')
+    for i, entry in enumerate(compiles):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(entry))
+    f.write(b'\n],"graph_breaks":[')
+    for i, group in enumerate(breaks):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(group))
+    f.write(b"\n]}\n")

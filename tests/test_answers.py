@@ -1,0 +1,261 @@
+"""compiles.json, the distinct graph breaks and log_size.json against real torch logs (issue 12).
+
+Every figure is checked against the log itself, read here with a small independent parser
+(it shares no code with tlscope's reader): the corpus (torch 2.13 logs made by corpus/) and
+tlparse's public traces in ../shared.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS, TLPARSE_TRACES, require_shared
+
+from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.single import run
+from tlscope.write.outdir import OutputDir
+
+CORPUS_LOGS = sorted(p for p in CORPUS.rglob("*.log.gz") if "muxed" not in p.parts)
+SHARED_LOGS = sorted(
+    p
+    for p in (TLPARSE_TRACES / "inputs").glob("*")
+    if p.is_file() and p.suffix in (".log", ".txt") and TLPARSE_TRACES.is_dir()
+)
+LOGS = [*CORPUS_LOGS, *SHARED_LOGS]
+IDS = [p.relative_to(CORPUS if p.is_relative_to(CORPUS) else TLPARSE_TRACES).as_posix() for p in LOGS]
+
+_ENVELOPE = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]]*\] (?P<json>\{.*)$")
+_AT = re.compile(r"^Graph break in user code at (.+):(\d+)\s*$")
+
+
+def log_text(path: Path) -> bytes:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    return path.read_bytes()
+
+
+def envelopes(path: Path) -> list[tuple[dict[str, Any], str]]:
+    """(metadata, payload) of every line that is a JSON envelope; other lines are skipped."""
+    found: list[tuple[dict[str, Any], list[str]]] = []
+    for line in log_text(path).decode("utf-8", "replace").split("\n"):
+        if line.startswith("\t") and found:
+            found[-1][1].append(line[1:])
+            continue
+        match = _ENVELOPE.match(line.rstrip("\r"))
+        if match is None:
+            continue
+        try:
+            meta = json.loads(match["json"])
+        except ValueError:
+            continue
+        if isinstance(meta, dict):
+            found.append((meta, []))
+    return [(meta, "\n".join(lines)) for meta, lines in found]
+
+
+def display(meta: dict[str, Any]) -> str:
+    """A compile id's display form, as FORMAT.md spells it."""
+    fields = ("frame_id", "frame_compile_id", "attempt", "compiled_autograd_id")
+    frame, fcid, attempt, ca = (meta.get(k) for k in fields)
+    head = "" if ca is None else f"!{ca}/"
+    text = "-" if frame is None else str(frame)
+    text += "/" + ("-" if fcid is None else str(fcid))
+    return f"[{head}{text}{'' if not attempt else f'_{attempt}'}]"
+
+
+def break_key(payload: str) -> tuple[str, str | None, int | None]:
+    """(reason headline, user file, user line) of a graph-break payload, read independently."""
+    lines = payload.split("\n")
+    at = _AT.match(lines[0]) if lines else None
+    reason = ""
+    for i, line in enumerate(lines):
+        if line.startswith("Graph Break Reason:"):
+            rest = line[len("Graph Break Reason:") :].strip()
+            if rest and not rest.startswith("Encountered graph break"):
+                reason = rest
+            else:
+                reason = next((t.strip() for t in lines[i + 1 :] if t.strip()), rest)
+            break
+    if at is None:
+        frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
+        return reason, frames[-1][0] if frames else None, int(frames[-1][1]) if frames else None
+    return reason, at[1], int(at[2])
+
+
+def parsed(log: Path, folder: Path) -> Path:
+    """The tlscope format files of `log` (the report is not needed here)."""
+    out = OutputDir(folder / "out", overwrite=False)
+    out.check()
+    run(log, out, ParseOptions())
+    return folder / "out"
+
+
+def load(folder: Path, name: str) -> Any:
+    return json.loads((folder / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("log", LOGS, ids=IDS)
+def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
+    if not log.is_relative_to(CORPUS):
+        require_shared()
+    out = parsed(log, tmp_path)
+    records = envelopes(log)
+    compiles = load(out, "compiles.json")
+    by_id = {c["id"]: c for c in compiles["compiles"]}
+    manifest = load(out, "manifest.json")
+
+    # An entry per compile id, in manifest order.
+    assert [c["id"] for c in compiles["compiles"]] == [c["id"] for c in manifest["compile_ids"]]
+    assert all(c["status"] in compiles["statuses"] for c in compiles["compiles"])
+
+    # Distinct graph breaks: the distinct (reason, location) pairs, counts summing to the artifacts.
+    breaks = Counter(
+        break_key(payload)
+        for meta, payload in records
+        if isinstance(meta.get("artifact"), dict) and meta["artifact"].get("name") == "dynamo_graph_break_reason"
+    )
+    found = {
+        (g["reason"], g["user_frame"].get("file"), g["user_frame"].get("line")): g["count"]
+        for g in compiles["graph_breaks"]
+    }
+    assert found == dict(breaks)
+    assert sum(g["count"] for g in compiles["graph_breaks"]) == sum(breaks.values())
+
+    for meta, _ in records:
+        metrics = meta.get("compilation_metrics")
+        if not isinstance(metrics, dict):
+            continue
+        entry = by_id[display(meta)]
+        # Every compile whose metrics carry a recompile_reason is listed with it.
+        if metrics.get("recompile_reason") is not None:
+            assert entry["recompile"]["reason"] == metrics["recompile_reason"], entry["id"]
+        # Every compile whose metrics carry a fail_type has the failed status.
+        if metrics.get("fail_type") is not None:
+            assert entry["status"] == "failed", entry["id"]
+            assert entry["failure"]["type"] == metrics["fail_type"]
+
+    # Every byte of the input is attributed.
+    size = load(out, "log_size.json")
+    text = log_text(log)
+    assert size["total_bytes"] == len(text)
+    assert size["total_lines"] == text.count(b"\n") + (not text.endswith(b"\n") and bool(text))
+    assert sum(s["bytes"] for s in size["by_event_key"].values()) + size["other"]["bytes"] == len(text)
+    assert sum(s["lines"] for s in size["by_event_key"].values()) + size["other"]["lines"] == size["total_lines"]
+    attributed = len(text) - size["other"]["bytes"]
+    assert sum(s["bytes"] for s in size["by_compile_id"].values()) == attributed
+    assert sum(s["bytes"] for s in size["by_module"].values()) == attributed
+    assert sum(s["bytes"] for s in size["by_setting"]) == attributed
+
+
+def corpus_compiles(scenario: str, tmp_path: Path) -> dict[str, Any]:
+    log = next((CORPUS / scenario).glob("*.log.gz"))
+    return load(parsed(log, tmp_path), "compiles.json")  # type: ignore[no-any-return]
+
+
+def test_recompiles_explained_by_guard_kind(tmp_path: Path) -> None:
+    """recompiles_dynamic: each recompile's newest failed guard, classified, with what changed."""
+    entries = {c["id"]: c for c in corpus_compiles("recompiles_dynamic", tmp_path)["compiles"]}
+    first = {cid: e["recompile"]["guard_failures"][0] for cid, e in entries.items() if e["recompile"]}
+    kinds = {cid: f["kind"] for cid, f in first.items()}
+    assert kinds == {
+        "[0/1]": "size",
+        "[0/2]": "size",
+        "[0/3]": "rank",
+        "[0/4]": "rank",
+        "[0/5]": "stride",
+        "[0/6]": "dynamic_range",
+        "[1/1]": "value",
+        "[1/2]": "global",
+        "[2/1]": "length",
+        "[3/1]": "value",
+        "[3/2]": "value",
+    }
+    assert first["[0/1]"]["explanation"] == "size of x on dim 0 changed: 4 -> 5"
+    assert first["[0/1]"]["cache_entry"] == "[0/0]"
+    assert first["[1/2]"]["subject"] == "G['SCALE_UP']"
+    changes = {(c["input"], c["what"]): (c["before"], c["after"]) for c in entries["[0/1]"]["recompile"]["changes"]}
+    # Dim 0 became dynamic after the size change (automatic dynamic shapes).
+    assert changes == {("L['x']", "size"): ("[4, 8]", "[5, 8]"), ("L['x']", "dynamic_dims"): ("[]", "[0]")}
+    assert entries["[0/5]"]["status"] == "cache_hit"
+    # The recompile limit: the last compile of `limited` fails.
+    assert entries["[3/2]"]["status"] == "failed"
+
+
+def test_grad_mode_dtype_requires_grad_recompiles(tmp_path: Path) -> None:
+    entries = {c["id"]: c for c in corpus_compiles("recompiles", tmp_path)["compiles"]}
+    first = [entries[f"[0/{n}]"]["recompile"]["guard_failures"][0]["kind"] for n in range(1, 5)]
+    assert first == ["size", "dtype", "requires_grad", "grad_mode"]
+    changes = {(c["what"], c["before"], c["after"]) for c in entries["[0/3]"]["recompile"]["changes"]}
+    assert ("requires_grad", "False", "True") in changes
+    changes = {(c["what"], c["before"], c["after"]) for c in entries["[0/2]"]["recompile"]["changes"]}
+    assert ("dtype", "torch.float32", "torch.float64") in changes
+
+
+def test_repeated_graph_breaks_grouped(tmp_path: Path) -> None:
+    found = corpus_compiles("graph_breaks_repeated", tmp_path)
+    groups = [
+        (g["reason"], Path(g["user_frame"]["file"]).name, g["user_frame"]["line"], g["count"])
+        for g in found["graph_breaks"]
+    ]
+    assert groups == [
+        ("Failed to trace builtin operator", "graph_breaks_repeated.py", 15, 5),
+        ("Call to `torch._dynamo.graph_break()`", "graph_breaks_repeated.py", 29, 2),
+        ("Unsupported Tensor.item() call with capture_scalar_outputs=False", "graph_breaks_repeated.py", 34, 1),
+    ]
+    statuses = {c["id"]: c["status"] for c in found["compiles"]}
+    assert statuses["[0/0]"] == "restarted" and statuses["[0/0_1]"] == "graph_break"
+    by_id = {c["id"]: c for c in found["compiles"]}
+    assert by_id["[0/0]"]["restarted_as"] == "[0/0_1]"
+
+
+def test_failures_with_user_frames(tmp_path: Path) -> None:
+    entries = {c["id"]: c for c in corpus_compiles("failures", tmp_path)["compiles"]}
+    assert [entries[i]["status"] for i in ("[0/0]", "[1/0]", "[2/0]")] == ["failed", "failed", "ok"]
+    failure = entries["[1/0]"]["failure"]
+    assert failure["type"] == "TorchRuntimeError"
+    assert (Path(failure["user_frame"]["file"]).name, failure["user_frame"]["line"]) == ("failures.py", 22)
+    assert failure["traceback"]["payload_filename"].startswith("payloads/")
+
+
+def test_cache_miss_then_hit(tmp_path: Path) -> None:
+    miss = {c["id"]: c for c in corpus_compiles("caches/run1", tmp_path / "1")["compiles"]}["[0/0]"]
+    hit = {c["id"]: c for c in corpus_compiles("caches/run2", tmp_path / "2")["compiles"]}["[0/0]"]
+    assert miss["status"] == "ok" and {c["outcome"] for c in miss["cache"]} == {"miss"}
+    assert hit["status"] == "cache_hit" and {c["outcome"] for c in hit["cache"]} == {"hit"}
+    assert {c["cache"] for c in hit["cache"]} == {"fx_graph", "aotautograd"}
+
+
+def test_compile_entry_points_into_raw_jsonl(tmp_path: Path) -> None:
+    """raw_lines ranges hold exactly the compile id's raw.jsonl events; graphs and code name payload files."""
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    out = parsed(log, tmp_path)
+    raw = (out / "raw.jsonl").read_text(encoding="utf-8").splitlines()
+    entry = next(c for c in load(out, "compiles.json")["compiles"] if c["id"] == "[0/0]")
+    lines = [n for first, last in entry["raw_lines"] for n in range(first, last + 1)]
+    assert lines
+    for n in lines:
+        event = json.loads(raw[n - 1].split("\t", 1)[-1]) if "\t" in raw[n - 1][:20] else json.loads(raw[n - 1])
+        assert (event.get("frame_id"), event.get("frame_compile_id")) == (0, 0)
+    assert entry["phases"] and entry["time"]["duration_s"] > 0
+    assert all((out / g["payload_filename"]).is_file() for g in entry["graphs"] + entry["code"])
+    assert any(g["nodes"] for g in entry["graphs"])
+
+
+def test_format_md_documents_every_compiles_and_log_size_field() -> None:
+    from tlscope.model.compiles import CompileEntry
+    from tlscope.model.logsize import LogSize
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    compiles = text.split("## 14. compiles.json", 1)[1].split("## 15.", 1)[0]
+    for name in CompileEntry.__struct_fields__:
+        assert f"| `{name}` |" in compiles, name
+    size = text.split("## 15. log_size.json", 1)[1]
+    for name in LogSize.__struct_fields__:
+        assert f"`{name}`" in size, name
