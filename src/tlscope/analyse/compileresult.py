@@ -209,7 +209,17 @@ def _failure(acc: CompileAcc) -> Failure | None:
 
 
 def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
-    return next((a.function for a in frames.attempts.get(frame_of(acc.cid), ()) if a.function is not None), None)
+    """The function of another attempt, else of another compile of the same frame id (a compile that
+    failed early, e.g. at the recompile limit, logs neither its code object nor its stack)."""
+    found = next((a.function for a in frames.attempts.get(frame_of(acc.cid), ()) if a.function is not None), None)
+    if found is None and acc.cid.frame_id is not None:
+        same_frame = (a for a in frames.fold.accs.values() if _same_frame_id(a.cid, acc.cid) and a.function is not None)
+        found = next((a.function for a in same_frame), None)
+    return found
+
+
+def _same_frame_id(a: CompileId, b: CompileId) -> bool:
+    return (a.compiled_autograd_id, a.frame_id) == (b.compiled_autograd_id, b.frame_id)
 
 
 def _shared_stack(acc: CompileAcc, frames: _Frames) -> list[SourceLocation]:
