@@ -4,4 +4,17 @@
 # importlib.metadata at import time cost ~15 ms of every run's start-up, before any work.
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "load"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tlscope.api import load
+
+
+def __getattr__(name: str) -> object:
+    """`tlscope.load` imports the API on first use: `import tlscope` (every command) stays cheap."""
+    if name == "load":
+        from tlscope.api import load
+
+        return load
+    raise AttributeError(f"module 'tlscope' has no attribute {name!r}")

@@ -1,0 +1,159 @@
+"""What `tlscope summary` shows and `--json` prints: the four questions answered in one object.
+
+A pure function of compiles.json's entries and distinct graph breaks, log_size.json and the
+manifest, so the terminal, the JSON and `Trace.summary()` hold the same figures.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from tlscope.model.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
+from tlscope.model.logsize import LogSize, SizeStats
+
+#: How many rows of each ranking are kept.
+TOP = 10
+
+
+class CompileRow(msgspec.Struct, kw_only=True):
+    id: str
+    status: str
+    function: str | None
+    duration_s: float | None
+    graph_breaks: int
+
+
+class RecompileRow(msgspec.Struct, kw_only=True):
+    id: str
+    function: str | None
+    #: compilation_metrics.recompile_reason, verbatim.
+    reason: str | None
+    #: Every failed guard, newest cache entry first.
+    reasons: list[GuardFailure]
+    #: The plain-words explanation of the newest cache entry's failed guard.
+    explanation: str | None
+    #: What changed in the inputs, e.g. `L['x'] size: [4, 8] -> [5, 8]`.
+    changes: list[str]
+
+
+class PhaseRow(msgspec.Struct, kw_only=True):
+    name: str
+    seconds: float
+    compiles: int
+
+
+class CacheRates(msgspec.Struct, kw_only=True):
+    hits: int
+    misses: int
+    bypasses: int
+    #: hits / (hits + misses + bypasses); null with no lookup.
+    hit_rate: float | None
+    #: Per cache (`fx_graph`, `aotautograd`…): outcome -> count.
+    by_cache: dict[str, dict[str, int]]
+
+
+class LogSizeSummary(msgspec.Struct, kw_only=True):
+    total_bytes: int
+    total_lines: int
+    by_event_key: dict[str, SizeStats]
+    other: SizeStats
+    #: The biggest kinds by the setting that makes PyTorch write them: setting -> bytes.
+    by_setting: dict[str, int]
+
+
+class Summary(msgspec.Struct, kw_only=True):
+    torch_version: str | None
+    #: Compile ids per status.
+    statuses: dict[str, int]
+    compile_time_s: float
+    compiles: list[CompileRow]
+    graph_breaks: list[DistinctGraphBreak]
+    recompiles: list[RecompileRow]
+    failures: list[CompileEntry]
+    slowest_phases: list[PhaseRow]
+    cache: CacheRates
+    log_size: LogSizeSummary
+    problems: dict[str, int]
+
+
+def summarise(
+    compiles: Sequence[CompileEntry], breaks: Sequence[DistinctGraphBreak], size: LogSize, manifest: dict[str, Any]
+) -> Summary:
+    real = [c for c in compiles if c.status != "outside"]
+    problems = manifest.get("problems", {}).get("counts", {})
+    return Summary(
+        torch_version=manifest.get("torch_version"),
+        statuses=dict(Counter(c.status for c in real).most_common()),
+        compile_time_s=round(sum(c.time.duration_s or 0.0 for c in real if c.time is not None), 6),
+        compiles=[_compile_row(c) for c in real],
+        graph_breaks=list(breaks),
+        recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
+        failures=[c for c in real if c.failure is not None],
+        slowest_phases=_phases(real),
+        cache=_cache(real),
+        log_size=LogSizeSummary(
+            total_bytes=size.total_bytes,
+            total_lines=size.total_lines,
+            by_event_key=size.by_event_key,
+            other=size.other,
+            by_setting={s.setting: s.bytes for s in size.by_setting},
+        ),
+        problems=dict(problems) if isinstance(problems, dict) else {},
+    )
+
+
+def _compile_row(entry: CompileEntry) -> CompileRow:
+    return CompileRow(
+        id=entry.id,
+        status=entry.status,
+        function=entry.function.name if entry.function else None,
+        duration_s=entry.time.duration_s if entry.time else None,
+        graph_breaks=len(entry.graph_breaks),
+    )
+
+
+def _recompile_row(entry: CompileEntry) -> RecompileRow:
+    recompile = entry.recompile
+    assert recompile is not None
+    failures = recompile.guard_failures
+    return RecompileRow(
+        id=entry.id,
+        function=entry.function.name if entry.function else None,
+        reason=recompile.reason,
+        reasons=failures,
+        explanation=failures[0].explanation if failures else recompile.reason,
+        changes=[f"{c.input} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
+    )
+
+
+def _phases(compiles: Sequence[CompileEntry]) -> list[PhaseRow]:
+    """Time per phase over all compiles, biggest first (`dynamo`, the whole, left out)."""
+    totals: dict[str, list[float]] = {}
+    for entry in compiles:
+        for phase in entry.phases:
+            if phase.name != "dynamo":
+                total = totals.setdefault(phase.name, [0.0, 0])
+                total[0] += phase.seconds
+                total[1] += 1
+    rows = [PhaseRow(name=n, seconds=round(t[0], 6), compiles=int(t[1])) for n, t in totals.items()]
+    return sorted(rows, key=lambda r: -r.seconds)[:TOP]
+
+
+def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
+    by_cache: dict[str, Counter[str]] = {}
+    for entry in compiles:
+        for lookup in entry.cache:
+            by_cache.setdefault(lookup.cache, Counter())[lookup.outcome] += 1
+    total: Counter[str] = sum(by_cache.values(), Counter())
+    lookups = sum(total.values())
+    return CacheRates(
+        hits=total["hit"],
+        misses=total["miss"],
+        bypasses=total["bypass"],
+        hit_rate=round(total["hit"] / lookups, 4) if lookups else None,
+        by_cache={name: dict(counts) for name, counts in sorted(by_cache.items())},
+    )

@@ -1,0 +1,261 @@
+"""`tlscope.load(path)`: a trace for notebooks and scripts, read from the tlscope format.
+
+PATH is a log (plain or .gz), a folder of logs, or a tlscope output folder. A log is parsed once
+into a temporary folder (removed when the Trace is garbage-collected, or by `close()`); an
+output folder is read where it is. Everything comes from the format files (docs/FORMAT.md):
+`compiles.json`, `log_size.json`, `manifest.json`, `raw.jsonl` and `payloads/`, so the figures
+are those of `tlscope summary`, the report and the explorer.
+
+>>> import tlscope
+>>> trace = tlscope.load(CORPUS / "graph_breaks")
+>>> [(c.id, c.status) for c in trace.compiles][:3]
+[('[-/-]', 'outside'), ('[0/0]', 'restarted'), ('[0/0_1]', 'graph_break')]
+>>> top = trace.graph_breaks[0]
+>>> top.count, top.reason, top.user_frame.line
+(2, 'Attempted to copy.deepcopy a tensor', 153)
+>>> size = trace.log_size
+>>> size.total_bytes == sum(s.bytes for s in size.by_event_key.values()) + size.other.bytes
+True
+>>> event = next(trace.events(kind="dynamo_output_graph", compile_id="[0/0_1]"))
+>>> print(trace.payload(event).splitlines()[0])
+class GraphModule(torch.nn.Module):
+>>> trace.diff(trace).equal
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tlscope.analyse.diff import TraceDiff, diff_traces
+from tlscope.analyse.summary import Summary, summarise
+from tlscope.model.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.model.logsize import LogSize
+from tlscope.read.json_boundary import decode
+
+# Output folders are files like any other (maybe someone else's): decoded through the boundary.
+_OBJECT = msgspec.json.Decoder(dict[str, Any])
+_COMPILES = msgspec.json.Decoder(CompilesFile)
+_LOG_SIZE = msgspec.json.Decoder(LogSize)
+
+
+class TraceError(Exception):
+    """PATH is neither a log nor an output folder tlscope can read."""
+
+
+def load(path: str | Path, *, rank: int | None = None) -> Trace:
+    """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
+
+    A multi-rank output folder (`rank_N/` subfolders) opens rank `rank` (default: the lowest);
+    `trace.ranks` lists them and `trace.rank(n)` opens another.
+    """
+    path = Path(path)
+    if (path / "manifest.json").is_file() or _rank_folders(path):
+        return Trace(path, rank=rank)
+    if not path.exists():
+        raise TraceError(f"{path}: no such file or folder")
+    scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
+    try:
+        _parse_into(path, scratch / "out")
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    trace = Trace(scratch / "out", rank=rank)
+    trace._finalizer = weakref.finalize(trace, shutil.rmtree, scratch, True)
+    return trace
+
+
+def _parse_into(path: Path, out: Path) -> None:
+    """The one adapter to the programmatic parse entry point (pipeline/parse.py)."""
+    from tlscope.pipeline.parse import parse
+
+    parse(path, out, command=["tlscope.load", str(path)])
+
+
+def _rank_folders(path: Path) -> dict[int, Path]:
+    found = {}
+    for child in path.glob("rank_*") if path.is_dir() else ():
+        suffix = child.name[5:]
+        if suffix.isdigit() and (child / "manifest.json").is_file():
+            found[int(suffix)] = child
+    return dict(sorted(found.items()))
+
+
+class Trace:
+    """One rank's tlscope output folder, read lazily (see `load`)."""
+
+    _finalizer: weakref.finalize[Any, Any] | None = None
+
+    def __init__(self, folder: Path, *, rank: int | None = None) -> None:
+        self.root = folder
+        ranks = _rank_folders(folder)
+        if ranks:
+            if rank is not None and rank not in ranks:
+                raise TraceError(f"{folder} has no rank {rank} (ranks: {sorted(ranks)})")
+            rank = next(iter(ranks)) if rank is None else rank
+            self.folder = ranks[rank]
+        elif rank is not None:
+            raise TraceError(f"{folder} is not a multi-rank output folder")
+        else:
+            self.folder = folder
+        self.ranks = sorted(ranks)
+        self.current_rank = rank
+
+    def __repr__(self) -> str:
+        where = f", rank {self.current_rank}" if self.current_rank is not None else ""
+        return f"<tlscope.Trace {str(self.folder)!r}{where}>"
+
+    def rank(self, n: int) -> Trace:
+        """Another rank of a multi-rank trace (sharing its temporary folder)."""
+        other = Trace(self.root, rank=n)
+        other._keep = self  # type: ignore[attr-defined]  # the temporary folder lives as long as both
+        return other
+
+    def close(self) -> None:
+        """Remove the temporary folder of a parsed log now (an output folder is never touched)."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    @cached_property
+    def manifest(self) -> dict[str, Any]:
+        data: dict[str, Any] = decode((self.folder / "manifest.json").read_bytes(), _OBJECT)
+        return data
+
+    @cached_property
+    def _compiles_file(self) -> CompilesFile:
+        path = self.folder / "compiles.json"
+        if not path.is_file():
+            raise TraceError(f"{self.folder} has no compiles.json (written by tlscope 0.1 format 1.1 and later)")
+        found: CompilesFile = decode(path.read_bytes(), _COMPILES)
+        return found
+
+    @property
+    def compiles(self) -> list[CompileEntry]:
+        """One entry per compile id (compiles.json): `.id`, `.status`, `.graph_breaks`, `.recompile`…"""
+        return self._compiles_file.compiles
+
+    def compile(self, compile_id: str) -> CompileEntry:
+        """The entry of one compile id (display form, e.g. `[0/1]`)."""
+        for entry in self.compiles:
+            if entry.id == compile_id:
+                return entry
+        raise KeyError(compile_id)
+
+    @property
+    def graph_breaks(self) -> list[DistinctGraphBreak]:
+        """The distinct graph breaks, most frequent first."""
+        return self._compiles_file.graph_breaks
+
+    @property
+    def recompiles(self) -> list[CompileEntry]:
+        """The entries that explain a recompile (`entry.recompile` is set)."""
+        return [entry for entry in self.compiles if entry.recompile is not None]
+
+    @cached_property
+    def log_size(self) -> LogSize:
+        found: LogSize = decode((self.folder / "log_size.json").read_bytes(), _LOG_SIZE)
+        return found
+
+    def summary(self) -> Summary:
+        """What `tlscope summary` shows (and prints with --json)."""
+        return summarise(self.compiles, self.graph_breaks, self.log_size, self.manifest)
+
+    def events(
+        self, kind: str | None = None, compile_id: str | None = None, rank: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """raw.jsonl's events in log order (streamed), each the JSON object of its line.
+
+        `kind` is an event key or an artifact name; `compile_id` a display form (`[0/1]`; runtime
+        events with no attempt match attempt 0); `rank` picks a rank of a multi-rank trace
+        (default: this trace's rank).
+        """
+        folder = self.folder if rank is None else Trace(self.root, rank=rank).folder
+        with (folder / "raw.jsonl").open("rb") as f:
+            next(f, None)  # the string table
+            for line in f:
+                event: dict[str, Any] = decode(line, _OBJECT)
+                if kind is not None and kind not in (event_key(event), _artifact_name(event)):
+                    continue
+                if compile_id is not None and display_id(event) != compile_id:
+                    continue
+                yield event
+
+    def payload(self, event: dict[str, Any] | str) -> str | None:
+        """The payload text of a raw.jsonl event (or a `payloads/<md5>.txt` name); None without one."""
+        name = event if isinstance(event, str) else event.get("payload_filename")
+        if not isinstance(name, str):
+            return None
+        path = (self.folder / name).resolve()
+        if not path.is_relative_to((self.folder / "payloads").resolve()):
+            raise TraceError(f"{name!r} is not a payload file of {self.folder}")
+        return path.read_bytes().decode("utf-8", "replace")
+
+    def diff(self, other: Trace) -> TraceDiff:
+        """Compiles matched by function and order; graphs, guards, code and metrics compared."""
+        return diff_traces(self.compiles, other.compiles, self.payload, other.payload)
+
+    def to_pandas(self) -> Any:
+        """One row per compile id: id, status, function, time, graph breaks, recompile reason, failure.
+
+        Needs the optional extra: `pip install "tlscope[pandas]"`.
+        """
+        try:  # the optional `pandas` extra; imported by name so mypy needs no stubs without it
+            pandas = importlib.import_module("pandas")
+        except ImportError as err:
+            raise ImportError('to_pandas() needs pandas: pip install "tlscope[pandas]"') from err
+        return pandas.DataFrame([_row(entry) for entry in self.compiles])
+
+
+def _row(entry: CompileEntry) -> dict[str, Any]:
+    function = entry.function
+    return {
+        "id": entry.id,
+        "status": entry.status,
+        "function": function.name if function else None,
+        "file": function.file if function else None,
+        "line": function.line if function else None,
+        "duration_s": entry.time.duration_s if entry.time else None,
+        "graph_breaks": len(entry.graph_breaks),
+        "recompile_reason": entry.recompile.reason if entry.recompile else None,
+        "fail_type": entry.failure.type if entry.failure else None,
+        "events": entry.events,
+    }
+
+
+#: raw.jsonl keys that are context, not the event (FORMAT.md section 3).
+_CONTEXT = frozenset(
+    (
+        *("rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack"),
+        *("severity", "timestamp", "pathname", "thread", "process", "lineno", "log_line"),
+        *("payload_filename", "payload_size"),
+    )
+)
+
+
+def event_key(event: dict[str, Any]) -> str | None:
+    return next((k for k in event if k not in _CONTEXT), None)
+
+
+def _artifact_name(event: dict[str, Any]) -> str | None:
+    artifact = event.get("artifact")
+    name = artifact.get("name") if isinstance(artifact, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def display_id(event: dict[str, Any]) -> str:
+    """The display form of a raw.jsonl event's compile id (attempt 0 when a runtime event has none)."""
+    ca, frame, fcid, attempt = (
+        event.get(k) for k in ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
+    )
+    text = "" if ca is None else f"!{ca}/"
+    text += ("-" if frame is None else str(frame)) + "/" + ("-" if fcid is None else str(fcid))
+    return f"[{text}{f'_{attempt}' if attempt else ''}]"
