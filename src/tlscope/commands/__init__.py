@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "viewer": "tlscope.commands.viewer:main",
     "pack": "tlscope.commands.pack:main",
     "corpus": "tlscope.commands.corpus:main",
+    "summary": "tlscope.commands.summary:main",
+    "diff": "tlscope.commands.diff:main",
 }
 
 #: Commands whose first argument is an action: `tlscope corpus list` runs the command even

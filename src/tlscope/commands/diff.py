@@ -1,0 +1,111 @@
+"""`tlscope diff`: what differs between two traces, two ranks of a job, or two compiles.
+
+    tlscope diff A B                    two traces (logs, folders of logs or output folders)
+    tlscope diff RUN --ranks 0 1        two ranks of one multi-rank trace
+    tlscope diff TRACE --ids 0/0 0/1    two compile ids of one trace (brackets optional)
+
+Compiles are matched by function and order, not by compile id (analyse/diff.py); graphs,
+guards, output code and compile metrics are compared. A unified diff goes to stdout; `-o
+FILE.html` also writes a side-by-side page. Exit status as diff(1): 0 equal, 1 different, 2 error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+
+from tlscope.analyse.diff import TraceDiff, compile_pair_diff
+from tlscope.api import Trace, TraceError, load
+from tlscope.pipeline.single import StrictFailure
+from tlscope.read.inputs import InputError
+from tlscope.write.diffview import html, unified
+from tlscope.write.outdir import OutputError
+
+_ERRORS = (TraceError, InputError, OutputError, StrictFailure, OSError, KeyError, msgspec.DecodeError)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tlscope diff",
+        description="Compare two traces, two ranks (--ranks) or two compile ids (--ids): graphs, guards, "
+        "output code and compile metrics. Exit status: 0 equal, 1 different, 2 error.",
+    )
+    parser.add_argument("a", type=Path, metavar="A", help="a log, a folder of logs or an output folder")
+    parser.add_argument("b", type=Path, nargs="?", metavar="B", help="the other trace (not with --ranks or --ids)")
+    parser.add_argument("--ranks", type=int, nargs=2, metavar=("R1", "R2"), help="two ranks of multi-rank trace A")
+    parser.add_argument("--ids", nargs=2, metavar=("ID1", "ID2"), help="two compile ids of trace A, e.g. 0/0 0/1")
+    parser.add_argument("--json", action="store_true", help="print the differences as JSON instead")
+    parser.add_argument("-o", dest="out", type=Path, metavar="FILE.html", help="also write a side-by-side HTML page")
+    return parser
+
+
+class _Usage(Exception):
+    pass
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:  # argparse exits 2 on usage errors, which is diff(1)'s error too
+        return int(exit_.code or 0)
+    try:
+        a, b, result, labels = _compare(args)
+    except _Usage as err:
+        print(f"tlscope diff: {err}", file=sys.stderr)
+        return 2
+    except _ERRORS as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 2
+    _print(result, a, b, labels, as_json=args.json)
+    if args.out is not None:
+        try:
+            args.out.write_text(html(result, a.payload, b.payload, labels), encoding="utf-8")
+        except OSError as err:
+            print(f"Error: {args.out}: {err}", file=sys.stderr)
+            return 2
+    return 0 if result.equal else 1
+
+
+def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[str, str]]:
+    modes = sum(x is not None for x in (args.b, args.ranks, args.ids))
+    if modes != 1:
+        raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
+    if args.ids is not None:
+        trace = load(args.a)
+        first, second = (trace.compile(_display(i)) for i in args.ids)
+        return (
+            trace,
+            trace,
+            compile_pair_diff(first, second, trace.payload, trace.payload),
+            (f"{args.a} {first.id}", f"{args.a} {second.id}"),
+        )
+    if args.ranks is not None:
+        a = load(args.a, rank=args.ranks[0])
+        b = a.rank(args.ranks[1])
+        labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
+    else:
+        a, b = load(args.a), load(args.b)
+        labels = (str(args.a), str(args.b))
+    return a, b, a.diff(b), labels
+
+
+def _display(text: str) -> str:
+    text = text.strip()
+    return text if text.startswith("[") else f"[{text}]"
+
+
+def _print(result: TraceDiff, a: Trace, b: Trace, labels: tuple[str, str], *, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(result)).decode() + "\n")
+        return
+    for line in unified(result, a.payload, b.payload, labels):
+        sys.stdout.write(line + "\n")
+    state = "equal" if result.equal else f"{len(result.compiles)} compiles differ"
+    sys.stdout.write(
+        f"{result.matched} compiles matched, {result.only_a} only in A, {result.only_b} only in B: {state}\n"
+    )

@@ -1,0 +1,47 @@
+"""`tlscope summary PATH [--json]`: did each compile work, where did it break, why did it
+recompile, why is the log big, in 80 columns (rich) or as JSON.
+
+PATH is a log, a folder of logs or a tlscope output folder (`tlscope.load` opens it); the
+figures are `Trace.summary()`'s, the same as compiles.json and log_size.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+
+from tlscope.api import TraceError, load
+from tlscope.pipeline.single import StrictFailure
+from tlscope.read.inputs import InputError
+from tlscope.write.outdir import OutputError
+from tlscope.write.summary import render
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tlscope summary",
+        description="Compiles with status and time, distinct graph breaks, recompiles explained, slowest "
+        "phases, cache hit rate, log size and problems.",
+    )
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="a log (.log, .gz), a folder of logs or an output folder"
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--rank", type=int, default=None, help="the rank of a multi-rank trace (default: the lowest)")
+    parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's, 80 if none)")
+    args = parser.parse_args(list(argv))
+    try:
+        trace = load(args.path, rank=args.rank)
+        summary = trace.summary()
+    except (TraceError, InputError, OutputError, StrictFailure, OSError, msgspec.DecodeError) as err:
+        print(f"Error: {args.path}: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(summary)).decode() + "\n")
+    else:
+        render(summary, str(args.path), width=args.width)
+    return 0

@@ -1,0 +1,106 @@
+"""The faces of a diff (analyse/diff.py): a unified diff for the terminal, a side-by-side HTML page.
+
+Payload texts are read here, only for the differences found; the page is a Jinja template with
+autoescape on, so log text cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+import msgspec
+
+from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff
+from tlscope.write import templates
+
+#: Lines of context around each change.
+CONTEXT = 3
+
+
+class Row(msgspec.Struct, kw_only=True):
+    """One side-by-side row: `tag` is equal, replace, delete, insert or skip (elided lines)."""
+
+    tag: str
+    a_no: int | None = None
+    a: str = ""
+    b_no: int | None = None
+    b: str = ""
+
+
+class Section(msgspec.Struct, kw_only=True):
+    title: str
+    a_label: str
+    b_label: str
+    rows: list[Row]
+
+
+def texts(diff: Difference, read_a: PayloadReader, read_b: PayloadReader) -> tuple[list[str], list[str]]:
+    """The two sides of a difference as lines (payloads read, values as one line)."""
+    if diff.kind == "payload":
+        a = read_a(diff.a) if diff.a else None
+        b = read_b(diff.b) if diff.b else None
+        return (a or "").splitlines(), (b or "").splitlines()
+    return ([] if diff.a is None else [diff.a]), ([] if diff.b is None else [diff.b])
+
+
+def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> Iterator[str]:
+    """The diff as text lines (no trailing newlines), in diff(1)'s unified form per difference."""
+    for compile_diff in result.compiles:
+        a_id, b_id = compile_diff.a_id or "(none)", compile_diff.b_id or "(none)"
+        yield f"=== {compile_diff.key}: {labels[0]} {a_id} vs {labels[1]} {b_id}"
+        if compile_diff.a_id is None or compile_diff.b_id is None:
+            side = labels[0] if compile_diff.b_id is None else labels[1]
+            yield f"only in {side}"
+            continue
+        for diff in compile_diff.differences:
+            a, b = texts(diff, read_a, read_b)
+            head = (f"{labels[0]} {a_id} {diff.what}", f"{labels[1]} {b_id} {diff.what}")
+            yield from difflib.unified_diff(a, b, head[0], head[1], n=CONTEXT, lineterm="")
+
+
+def side_by_side(a: list[str], b: list[str]) -> list[Row]:
+    """Rows for two texts, equal runs longer than 2*CONTEXT elided."""
+    rows: list[Row] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal" and i2 - i1 > 2 * CONTEXT:
+            rows += [
+                Row(tag="equal", a_no=i + 1, a=a[i], b_no=j + 1, b=b[j])
+                for i, j in zip(range(i1, i1 + CONTEXT), range(j1, j1 + CONTEXT), strict=True)
+            ]
+            rows.append(Row(tag="skip", a=f"… {i2 - i1 - 2 * CONTEXT} equal lines"))
+            rows += [
+                Row(tag="equal", a_no=i + 1, a=a[i], b_no=j + 1, b=b[j])
+                for i, j in zip(range(i2 - CONTEXT, i2), range(j2 - CONTEXT, j2), strict=True)
+            ]
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            i, j = i1 + k, j1 + k
+            rows.append(
+                Row(
+                    tag=tag,
+                    a_no=i + 1 if i < i2 else None,
+                    a=a[i] if i < i2 else "",
+                    b_no=j + 1 if j < j2 else None,
+                    b=b[j] if j < j2 else "",
+                )
+            )
+    return rows
+
+
+def sections(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader) -> Iterator[Section]:
+    for compile_diff in result.compiles:
+        a_id, b_id = compile_diff.a_id or "(none)", compile_diff.b_id or "(none)"
+        if not compile_diff.differences:
+            only = [Row(tag="delete" if compile_diff.b_id is None else "insert", a=a_id, b=b_id)]
+            yield Section(title=f"{compile_diff.key}: on one side only", a_label=a_id, b_label=b_id, rows=only)
+        for diff in compile_diff.differences:
+            a, b = texts(diff, read_a, read_b)
+            yield Section(title=f"{compile_diff.key}: {diff.what}", a_label=a_id, b_label=b_id, rows=side_by_side(a, b))
+
+
+def html(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> str:
+    """The side-by-side page (one self-contained file)."""
+    env = templates.environment("tlscope.write.diffview", {})
+    page = env.get_template("diff.html.jinja")
+    return page.render(result=result, labels=labels, sections=list(sections(result, read_a, read_b)))

@@ -1,0 +1,123 @@
+"""The terminal face of the summary (`tlscope summary`): rich tables that fit 80 columns.
+
+Log-derived strings go through `Text` (never markup), so a reason holding `[bold]` prints as is.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tlscope.analyse.summary import TOP, Summary
+
+#: How long a reason may be in a table cell before it is cut (full text: --json or compiles.json).
+_REASON = 60
+
+
+def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:
+    console = console or Console(width=width or _width(), highlight=False, soft_wrap=False)
+    statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.items()) or "none"
+    head = Text(f"{title}\n", style="bold")
+    head.append(f"torch {summary.torch_version or '?'} · {len(summary.compiles)} compiles ({statuses}) · ")
+    head.append(f"{summary.compile_time_s:.2f} s compiling")
+    console.print(head)
+    for table in (
+        _compiles(summary),
+        _breaks(summary),
+        _recompiles(summary),
+        _failures(summary),
+        _phases(summary),
+        _sizes(summary),
+    ):
+        if table.row_count:
+            console.print(table)
+    console.print(_footer(summary))
+
+
+def _width() -> int:
+    import shutil
+
+    return min(max(shutil.get_terminal_size((80, 24)).columns, 60), 160)
+
+
+def _cut(text: str | None, limit: int = _REASON) -> Text:
+    value = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return Text(value if len(value) <= limit else value[: limit - 1] + "…")
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold", expand=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _compiles(summary: Summary) -> Table:
+    table = _table("Compiles", "id", "status", "function", "time s", "breaks")
+    rows = summary.compiles
+    shown = rows if len(rows) <= 2 * TOP else [r for r in rows if r.status != "ok"][: 2 * TOP]
+    for row in shown:
+        time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
+        style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
+        table.add_row(row.id, Text(row.status, style=style), _cut(row.function, 30), time, str(row.graph_breaks or ""))
+    if len(shown) < len(rows):
+        table.caption = f"{len(rows) - len(shown)} more compiles (all ok) not shown"
+    return table
+
+
+def _breaks(summary: Summary) -> Table:
+    table = _table("Distinct graph breaks", "count", "reason", "where")
+    for group in summary.graph_breaks[:TOP]:
+        where = f"{(group.user_frame.file or '?').rsplit('/', 1)[-1]}:{group.user_frame.line or '?'}"
+        table.add_row(str(group.count), _cut(group.reason), Text(where))
+    return table
+
+
+def _recompiles(summary: Summary) -> Table:
+    table = _table("Recompiles", "id", "why (newest cache entry's failed guard)")
+    for row in summary.recompiles[: 2 * TOP]:
+        why = _cut(row.explanation, 120)
+        for change in row.changes[:3]:
+            why.append("\n  " + change)
+        table.add_row(row.id, why)
+    return table
+
+
+def _failures(summary: Summary) -> Table:
+    table = _table("Failures", "id", "type", "reason", "user frame")
+    for entry in summary.failures[:TOP]:
+        failure = entry.failure
+        assert failure is not None
+        frame = failure.user_frame
+        where = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}" if frame else ""
+        table.add_row(entry.id, Text(failure.type, style="red"), _cut(failure.reason), Text(where))
+    return table
+
+
+def _phases(summary: Summary) -> Table:
+    table = _table("Slowest phases", "phase", "seconds", "compiles")
+    for row in summary.slowest_phases[:5]:
+        table.add_row(row.name, f"{row.seconds:.2f}", str(row.compiles))
+    return table
+
+
+def _sizes(summary: Summary) -> Table:
+    size = summary.log_size
+    table = _table(f"Log size: {size.total_bytes:,} bytes, {size.total_lines:,} lines", "event key", "bytes", "%")
+    for key, stats in list(size.by_event_key.items())[:8]:
+        table.add_row(key, f"{stats.bytes:,}", f"{100 * stats.bytes / max(size.total_bytes, 1):.1f}")
+    if size.other.bytes:
+        table.add_row(
+            "other (no event)", f"{size.other.bytes:,}", f"{100 * size.other.bytes / max(size.total_bytes, 1):.1f}"
+        )
+    return table
+
+
+def _footer(summary: Summary) -> Text:
+    cache = summary.cache
+    rate = f"{100 * cache.hit_rate:.0f}%" if cache.hit_rate is not None else "no lookups"
+    text = Text(f"Cache: {cache.hits} hits, {cache.misses} misses, {cache.bypasses} bypasses ({rate})\n")
+    problems = ", ".join(f"{n} {k}" for k, n in summary.problems.items()) or "none"
+    text.append(f"Problems: {problems}")
+    return text
