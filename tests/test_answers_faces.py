@@ -1,0 +1,224 @@
+"""The other faces of issue 12's analyses: `tlscope summary`, `tlscope diff`, `tlscope.load`.
+
+Each returns the figures compiles.json and log_size.json hold (checked against the log in
+test_answers.py); here the faces are checked against those files and against each other.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS, require_shared
+
+import tlscope
+import tlscope.api
+from tlscope.cli import main as cli
+
+SCENARIOS = ("recompiles_dynamic", "graph_breaks_repeated", "failures", "recompiles", "caches/run2")
+
+
+def corpus_log(scenario: str) -> Path:
+    return next((CORPUS / scenario).glob("*.log.gz"))
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each scenario parsed once by the parse command (report included), as a user would."""
+    root = tmp_path_factory.mktemp("faces")
+    found = {}
+    for scenario in SCENARIOS:
+        out = root / scenario.replace("/", "_")
+        assert cli([str(corpus_log(scenario)), "-o", str(out), "--no-browser"]) == 0
+        found[scenario] = out
+    return found
+
+
+def files(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    compiles = json.loads((folder / "compiles.json").read_text(encoding="utf-8"))
+    size = json.loads((folder / "log_size.json").read_text(encoding="utf-8"))
+    return compiles, size
+
+
+def summary_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert cli(["summary", str(path), "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_summary_json_holds_the_files_figures(
+    scenario: str, folders: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    compiles, size = files(folders[scenario])
+    data = summary_json(folders[scenario], capsys)
+    real = [c for c in compiles["compiles"] if c["status"] != "outside"]
+    assert [(c["id"], c["status"]) for c in data["compiles"]] == [(c["id"], c["status"]) for c in real]
+    assert [(g["reason"], g["count"]) for g in data["graph_breaks"]] == [
+        (g["reason"], g["count"]) for g in compiles["graph_breaks"]
+    ]
+    recompiled = {c["id"]: c["recompile"]["reason"] for c in real if c["recompile"]}
+    assert {r["id"]: r["reason"] for r in data["recompiles"]} == recompiled
+    assert all(r["reasons"] for r in data["recompiles"] if r["reason"])
+    assert data["log_size"]["total_bytes"] == size["total_bytes"]
+    assert data["log_size"]["by_event_key"] == size["by_event_key"]
+
+
+def test_summary_reads_a_raw_log_too(folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from_log = summary_json(corpus_log("failures"), capsys)
+    from_folder = summary_json(folders["failures"], capsys)
+    assert from_log == from_folder
+    assert [f["failure"]["type"] for f in from_log["failures"]] == ["Unsupported", "TorchRuntimeError"]
+
+
+def test_summary_terminal_fits_80_columns(folders: dict[str, Path]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(folders["recompiles_dynamic"]), "--width", "80"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    text = proc.stdout
+    assert "size of x on dim 0 changed: 4 -> 5" in text
+    assert "Dynamo recompile limit exceeded" in text
+    assert re.search(r"Log size: [\d,]+ bytes", text)
+
+
+def test_summary_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["summary", str(tmp_path / "absent.log")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "absent.log" in err
+
+
+def test_diff_of_a_trace_with_itself_is_empty(folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    for scenario in SCENARIOS:
+        assert cli(["diff", str(folders[scenario]), str(folders[scenario])]) == 0
+        assert capsys.readouterr().out.strip().endswith("equal")
+    # A log against its own output folder: the same compiles.
+    assert cli(["diff", str(corpus_log("failures")), str(folders["failures"])]) == 0
+
+
+def test_diff_of_two_traces_differs(
+    folders: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run1 = corpus_log("caches/run1")
+    page = tmp_path / "d.html"
+    assert cli(["diff", str(run1), str(folders["caches/run2"]), "-o", str(page)]) == 1
+    out = capsys.readouterr().out
+    # Matched by function, the status and cache outcomes differ (miss then hit).
+    assert "-ok\n+cache_hit" in out
+    assert "+['aotautograd hit', 'fx_graph hit', 'fx_graph hit']" in out
+    html = page.read_text(encoding="utf-8")
+    assert "cache_hit" in html and "<script" not in html
+    assert cli(["diff", str(folders["recompiles"]), str(folders["failures"])]) == 1
+
+
+def test_diff_two_compile_ids_and_two_ranks(
+    folders: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(["diff", str(folders["recompiles"]), "--ids", "0/0", "[0/2]", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    whats = {d["what"] for d in result["compiles"][0]["differences"]}
+    assert "graph dynamo_output_graph #1" in whats and "guards" in whats
+    assert cli(["diff", str(folders["recompiles"]), "--ids", "0/1", "0/1"]) == 0
+    capsys.readouterr()
+    job = tmp_path / "job"
+    assert cli([str(CORPUS / "ranks_same_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0
+    assert cli(["diff", str(job), "--ranks", "0", "1"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "compiles matched, 0 only in A, 0 only in B" in out
+    assert cli(["diff", str(CORPUS / "ranks_diverge_2"), "--ranks", "0", "1"]) == 1
+
+
+def test_diff_usage_and_errors_exit_2(folders: dict[str, Path], tmp_path: Path) -> None:
+    assert cli(["diff", str(folders["failures"])]) == 2
+    assert cli(["diff", str(tmp_path / "nope"), str(folders["failures"])]) == 2
+    assert cli(["diff", str(folders["failures"]), "--ids", "0/0", "9/9"]) == 2
+
+
+def test_load_returns_the_same_figures(folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    for scenario in SCENARIOS:
+        trace = tlscope.load(folders[scenario])
+        compiles, size = files(folders[scenario])
+        assert [(c.id, c.status) for c in trace.compiles] == [(c["id"], c["status"]) for c in compiles["compiles"]]
+        assert [(g.reason, g.count) for g in trace.graph_breaks] == [
+            (g["reason"], g["count"]) for g in compiles["graph_breaks"]
+        ]
+        assert [c.id for c in trace.recompiles] == [c["id"] for c in compiles["compiles"] if c["recompile"]]
+        assert trace.log_size.total_bytes == size["total_bytes"]
+        assert json.loads(json.dumps(summary_json(folders[scenario], capsys))) == json.loads(
+            tlscope.api.msgspec.json.encode(trace.summary())
+        )
+
+
+def test_load_events_and_payloads(folders: dict[str, Path]) -> None:
+    trace = tlscope.load(folders["graph_breaks_repeated"])
+    raw = (folders["graph_breaks_repeated"] / "raw.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum(1 for _ in trace.events()) == len(raw) - 1
+    breaks = list(trace.events(kind="dynamo_graph_break_reason"))
+    assert len(breaks) == sum(g.count for g in trace.graph_breaks)
+    text = trace.payload(breaks[0])
+    assert text is not None and text.startswith("Graph break in user code at")
+    entry = trace.compile("[4/1_1]")
+    lines = [n for first, last in entry.raw_lines for n in range(first, last + 1)]
+    assert [e["log_line"] for e in trace.events(compile_id="[4/1_1]")] == [
+        json.loads(raw[n - 1])["log_line"] for n in lines
+    ]
+    with pytest.raises(tlscope.api.TraceError):
+        trace.payload("../manifest.json")
+
+
+def test_load_a_log_parses_into_a_temporary_folder() -> None:
+    trace = tlscope.load(corpus_log("failures"))
+    folder = trace.folder
+    assert folder.is_dir() and [c.status for c in trace.compiles][1:] == ["failed", "failed", "ok"]
+    trace.close()
+    assert not folder.exists()
+
+
+def test_load_multi_rank(tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    assert cli([str(CORPUS / "ranks_diverge_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0
+    trace = tlscope.load(job)
+    assert trace.ranks == [0, 1] and trace.current_rank == 0
+    other = trace.rank(1)
+    # A rank's folder holds its own events (and rank-less ones logged before the process group).
+    assert {e.get("rank") for e in other.events()} == {1, None}
+    assert list(trace.events(rank=1)) == list(other.events())
+    assert list(trace.events(rank=0)) != list(other.events())
+    assert trace.diff(other).equal is False
+
+
+def test_to_pandas(folders: dict[str, Path]) -> None:
+    pandas = pytest.importorskip("pandas", reason="the optional pandas extra is not installed")
+    frame = tlscope.load(folders["failures"]).to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame["status"]) == ["outside", "failed", "failed", "ok"]
+
+
+def test_api_doctests() -> None:
+    """The examples in tlscope.api's docstring run against the corpus."""
+    globs = {"CORPUS": CORPUS}
+    result = doctest.testmod(tlscope.api, extraglobs=globs, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 6 and result.failed == 0
+
+
+def test_load_is_lazy() -> None:
+    """`import tlscope` stays cheap: the API's modules load on first use."""
+    code = "import sys, tlscope; print('tlscope.api' in sys.modules, 'msgspec' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["False", "False"]
+
+
+def test_shared_trace_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    """tlparse's comp_failure.log: the failure shows in the summary with its type."""
+    log = require_shared() / "inputs" / "comp_failure.log"
+    data = summary_json(log, capsys)
+    assert data["failures"] and all(f["status"] == "failed" for f in data["failures"])
