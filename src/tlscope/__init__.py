@@ -6,15 +6,12 @@ __version__ = "0.1.0"
 
 __all__ = ["__version__", "load"]
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tlscope.api import load
-
-
 def __getattr__(name: str) -> object:
     """`tlscope.load` imports the API on first use: `import tlscope` (every command) stays cheap."""
     if name == "load":
-        from tlscope.api import load
+        # By name, at first use (PEP 562): the package is every module's parent, so this is the one
+        # place a static import of the API would read as a cycle (api -> pipeline -> `__version__`).
+        import importlib
 
-        return load
+        return importlib.import_module("tlscope.api").load
     raise AttributeError(f"module 'tlscope' has no attribute {name!r}")
