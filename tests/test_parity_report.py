@@ -29,10 +29,12 @@ CORPUS = (
     if (REPO / "corpus" / "traces").is_dir()
     else []
 )
+#: Index files of the format 1.1 tlparse has no counterpart of (deviation "No index of compiles").
+ANSWERS = {"compiles.json", "log_size.json", "chromium_log_lines.json"}
 #: Files tlscope's format writer always adds (deviation "Format files in every mode").
-FORMAT_ONLY = {"manifest.json"}
+FORMAT_ONLY = {"manifest.json", *ANSWERS}
 #: Export mode: tlparse writes only the report; tlscope's format files are still written.
-EXPORT_FORMAT_FILES = {"manifest.json", "raw.jsonl", "chromium_events.json"}
+EXPORT_FORMAT_FILES = {"manifest.json", "raw.jsonl", "chromium_events.json", *ANSWERS}
 #: Deviation "No dangling collectives link": tlparse links a file single-rank runs never write.
 TLPARSE_ONLY_LINKS = {"collectives_parity.json"}
 
