@@ -6,6 +6,7 @@ __version__ = "0.1.0"
 
 __all__ = ["__version__", "load"]
 
+
 def __getattr__(name: str) -> object:
     """`tlscope.load` imports the API on first use: `import tlscope` (every command) stays cheap."""
     if name == "load":

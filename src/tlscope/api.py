@@ -38,9 +38,12 @@ import msgspec
 
 from tlscope.analyse.diff import TraceDiff, diff_traces
 from tlscope.analyse.summary import Summary, summarise
+from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.model.logsize import LogSize
 from tlscope.read.json_boundary import decode
+from tlscope.read.reader import CONTEXT_KEYS
+from tlscope.write.format import RAW_ADDED_FIELDS
 
 # Output folders are files like any other (maybe someone else's): decoded through the boundary.
 _OBJECT = msgspec.json.Decoder(dict[str, Any])
@@ -231,14 +234,8 @@ def _row(entry: CompileEntry) -> dict[str, Any]:
     }
 
 
-#: raw.jsonl keys that are context, not the event (FORMAT.md section 3).
-_CONTEXT = frozenset(
-    (
-        *("rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack"),
-        *("severity", "timestamp", "pathname", "thread", "process", "lineno", "log_line"),
-        *("payload_filename", "payload_size"),
-    )
-)
+#: raw.jsonl keys that are context, not the event (FORMAT.md section 3): the envelope's and tlscope's.
+_CONTEXT = CONTEXT_KEYS | frozenset(RAW_ADDED_FIELDS)
 
 
 def event_key(event: dict[str, Any]) -> str | None:
@@ -253,9 +250,7 @@ def _artifact_name(event: dict[str, Any]) -> str | None:
 
 def display_id(event: dict[str, Any]) -> str:
     """The display form of a raw.jsonl event's compile id (attempt 0 when a runtime event has none)."""
-    ca, frame, fcid, attempt = (
-        event.get(k) for k in ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
-    )
-    text = "" if ca is None else f"!{ca}/"
-    text += ("-" if frame is None else str(frame)) + "/" + ("-" if fcid is None else str(fcid))
-    return f"[{text}{f'_{attempt}' if attempt else ''}]"
+    try:
+        return compile_id_from_envelope(event).normalised().display
+    except BadCompileId:
+        return "unknown"
