@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
+from tlscope.model.logsize import LogSize
+
 #: The status vocabulary, most severe first: a compile id gets the first that applies.
 STATUSES: dict[str, str] = {
     "failed": "The compilation raised: a metrics record of this compile id has `fail_type` "
@@ -303,3 +305,11 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     compiles: list[CompileEntry]
     #: The distinct graph breaks, most frequent first.
     graph_breaks: list[DistinctGraphBreak]
+
+
+class Answers(msgspec.Struct, kw_only=True):
+    """compiles.json's and log_size.json's data in memory, for sinks that finish after them (the report)."""
+
+    compiles: list[CompileEntry]
+    graph_breaks: list[DistinctGraphBreak]
+    log_size: LogSize

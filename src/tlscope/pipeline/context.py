@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from tlscope.model.compiles import Answers
 from tlscope.model.problems import Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.options import ParseOptions
@@ -25,6 +26,9 @@ class RunContext:
         self.reader = reader
         self.problems = problems
         self.options = options
+        #: compiles.json's and log_size.json's data, set by the answers sink when it finishes
+        #: (before the report's sinks, which show it); None in a run without it.
+        self.answers: Answers | None = None
 
 
 class Sink(Protocol):

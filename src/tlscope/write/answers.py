@@ -16,7 +16,7 @@ from tlscope.analyse.compileresult import entries
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.logsize import LogSizeFold
-from tlscope.model.compiles import STATUSES, CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.model.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext
@@ -43,8 +43,9 @@ class AnswersSink:
 
     def finish(self, ctx: RunContext) -> None:
         found = entries(self.compiles)
+        breaks = distinct_graph_breaks(found)
         with ctx.out.path("compiles.json").open("wb") as f:
-            write_compiles(f, found, distinct_graph_breaks(found))
+            write_compiles(f, found, breaks)
         source = ctx.reader.source
         size = self.size.result(
             path=str(self._log),
@@ -55,6 +56,7 @@ class AnswersSink:
             version=(FORMAT_VERSION, FORMAT_MINOR),
         )
         ctx.out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(size)) + b"\n")
+        ctx.answers = Answers(compiles=found, graph_breaks=breaks, log_size=size)
 
 
 def write_compiles(f: IO[bytes], compiles: Iterable[CompileEntry], breaks: list[DistinctGraphBreak]) -> None:
