@@ -29,8 +29,9 @@ CORPUS = (
     if (REPO / "corpus" / "traces").is_dir()
     else []
 )
-#: Index files of the format 1.1 tlparse has no counterpart of (deviation "No index of compiles").
-ANSWERS = {"compiles.json", "log_size.json", "chromium_log_lines.json"}
+#: Index files of the format 1.1, and the report's flame graph page, tlparse has no counterpart of
+#: (deviation "No index of compiles").
+ANSWERS = {"compiles.json", "log_size.json", "chromium_log_lines.json", "compile_time.html"}
 #: Files tlscope's format writer always adds (deviation "Format files in every mode").
 FORMAT_ONLY = {"manifest.json", *ANSWERS}
 #: Export mode: tlparse writes only the report; tlscope's format files are still written.

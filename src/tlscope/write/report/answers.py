@@ -1,0 +1,82 @@
+"""The answers in the report: index.html's sections (distinct graph breaks, recompiles explained,
+log size), the badges on its compile-id rows that link to them, and compile_time.html (the
+compile-time flame graph). All of it is compiles.json's and log_size.json's data (RunContext
+`answers`), rendered by templates with autoescape; the flame graph's data goes in via `tojson`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from tlscope.analyse.flame import flame_tree
+from tlscope.model.compiles import Answers, CompileEntry
+from tlscope.write.outdir import OutputDir
+from tlscope.write.report.render import render
+
+#: Rows of each ranking shown in index.html (the files hold all).
+TOP = 20
+
+
+class Badge(msgspec.Struct, frozen=True):
+    """A link after a compile id's label in index.html's list of build products."""
+
+    href: str
+    text: str
+    css: str
+
+
+def anchor(entry: CompileEntry) -> str:
+    """The id of a compile's row in the recompiles section (path-safe, like its folder)."""
+    return f"recompile-{entry.dir}"
+
+
+def badges(answers: Answers) -> dict[str, list[Badge]]:
+    """Per compile-id label (`[0/1]`): its status and links to the sections that explain it."""
+    group_of = {cid: i for i, group in enumerate(answers.graph_breaks) for cid in group.compile_ids}
+    size = answers.log_size.by_compile_id
+    found: dict[str, list[Badge]] = {}
+    for entry in answers.compiles:
+        if entry.status == "outside":
+            continue
+        row = [Badge(href="#compiles", text=entry.status.replace("_", " "), css=f"answer-{entry.status}")]
+        if entry.id in group_of:
+            row.append(Badge(href=f"#graph-break-{group_of[entry.id]}", text="where it broke", css="answer-link"))
+        if entry.recompile is not None:
+            row.append(Badge(href=f"#{anchor(entry)}", text="why recompiled", css="answer-link"))
+        if entry.id in size:
+            row.append(Badge(href="#log-size", text=f"{size[entry.id].bytes / 1024:.0f} KB of log", css="answer-link"))
+        found[entry.id] = row
+    return found
+
+
+def sections(answers: Answers) -> dict[str, object]:
+    """The template context of index.html's answers sections."""
+    size = answers.log_size
+    return {
+        "answers_statuses": _statuses(answers.compiles),
+        "answers_breaks": answers.graph_breaks[:TOP],
+        "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
+        "answers_recompiles": [e for e in answers.compiles if e.recompile is not None],
+        "answers_size": size,
+        "answers_size_keys": list(size.by_event_key.items())[:TOP],
+        "answers_size_ids": list(size.by_compile_id.items())[:TOP],
+        "answers_anchor": anchor,
+    }
+
+
+def _statuses(compiles: list[CompileEntry]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for entry in compiles:
+        if entry.status != "outside":
+            counts[entry.status] = counts.get(entry.status, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
+def write_flame_page(out: OutputDir, answers: Answers) -> bool:
+    """compile_time.html, when some compile has a time; True if written."""
+    root = flame_tree(answers.compiles)
+    if not root.children:
+        return False
+    page = render("compile_time.html.jinja", tree=msgspec.to_builtins(root))
+    out.path("compile_time.html").write_text(page, encoding="utf-8")
+    return True
