@@ -259,3 +259,21 @@ def test_format_md_documents_every_compiles_and_log_size_field() -> None:
     size = text.split("## 15. log_size.json", 1)[1]
     for name in LogSize.__struct_fields__:
         assert f"`{name}`" in size, name
+
+
+def test_chromium_log_lines_point_at_each_events_line(tmp_path: Path) -> None:
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    out = parsed(log, tmp_path)
+    events = load(out, "chromium_events.json")
+    lines = load(out, "chromium_log_lines.json")
+    assert len(lines) == len(events) > 0
+    text = log_text(log).decode("utf-8").split("\n")
+    for event, line in zip(events, lines, strict=True):
+        envelope = text[line - 1]
+        assert '"chromium_event"' in envelope
+        payload = []
+        for following in text[line:]:
+            if not following.startswith("\t"):
+                break
+            payload.append(following[1:])
+        assert json.loads("\n".join(payload)) == event

@@ -21,6 +21,9 @@ True
 class GraphModule(torch.nn.Module):
 >>> trace.diff(trace).equal
 True
+>>> flame = trace.flame_graph()
+>>> flame.seconds == round(sum(c.time.duration_s for c in trace.compiles if c.time), 6)
+True
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 import msgspec
 
 from tlscope.analyse.diff import TraceDiff, diff_traces
+from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.summary import Summary, summarise
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
@@ -171,6 +175,10 @@ class Trace:
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json)."""
         return summarise(self.compiles, self.graph_breaks, self.log_size, self.manifest)
+
+    def flame_graph(self) -> FlameNode:
+        """The stack trie weighted by compile time (what compile_time.html draws)."""
+        return flame_tree(self.compiles)
 
     def events(
         self, kind: str | None = None, compile_id: str | None = None, rank: int | None = None

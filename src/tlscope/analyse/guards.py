@@ -124,7 +124,10 @@ def _requires_grad(m: re.Match[str], guard: str) -> GuardFailure:
 def _global_state(m: re.Match[str], guard: str) -> GuardFailure:
     what = m["what"].strip()
     if "grad_mode" in what:
-        text = "grad mode changed: the call ran with gradients enabled/disabled (torch.no_grad) unlike the entry"
+        text = (
+            "grad mode changed: gradients were enabled for one call and disabled (torch.no_grad, "
+            "torch.inference_mode) for the other; each mode needs its own compile"
+        )
         return _failure("grad_mode", guard, text, subject="grad_mode")
     return _failure("global_state", guard, f"global torch state changed: {what or 'unspecified'}", subject=what or None)
 
