@@ -17,17 +17,19 @@ STATUSES: dict[str, str] = {
     "(`failure` says what and where). The frame runs in eager, or the error reached the caller.",
     "restarted": "Dynamo abandoned this attempt and analysed the frame again as the next attempt "
     "(`restarted_as`), usually because of a graph break (`graph_breaks` says where).",
-    "graph_break": "Compiled, but the graph stops at a graph break (`restart_reasons`; the break "
-    "itself is listed under the attempt before, `[F/C]` for `[F/C_1]`). Code after the break runs in "
-    "eager or in a resume function compiled as another frame.",
-    "empty": "Finished without a graph to run: no ops were captured (`graph_ops` 0) or no guarded "
-    "code was installed (`has_guarded_code` false).",
+    "graph_break": "Compiled, but the graph stops at a graph break: its metrics carry "
+    "`restart_reasons`, or a break was logged under this id (`graph_breaks`; usually the break is "
+    "listed under the restarted attempt before, `[F/C]` for `[F/C_1]`). Code after the break runs "
+    "in eager or in a resume function (`torch_dynamo_resume_in_<fn>_at_<line>`) compiled as another frame.",
+    "empty": "Finished without a graph to run: no ops were captured (`metrics.graph_op_count` 0) or "
+    "no guarded code was installed (`metrics.has_guarded_code` false); the frame runs in eager.",
     "cache_hit": "Compiled by loading the backend's result from a cache: at least one cache hit "
     "and no miss or bypass (`cache`).",
     "ok": "Compiled: one graph, no graph break, no failure.",
     "metrics_missing": "No compilation metrics were logged for this compile id and no later "
     "attempt explains why: the process may have died or the log been cut, or the id holds only "
-    "runtime events.",
+    "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`, holding the "
+    "compiled backward graphs).",
     "outside": "`[-/-]`: events logged outside any compilation (torch version, string table, "
     "runtime events with no compile id). Not a compilation.",
 }
