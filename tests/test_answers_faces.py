@@ -194,6 +194,24 @@ def test_load_multi_rank(tmp_path: Path) -> None:
     assert list(trace.events(rank=1)) == list(other.events())
     assert list(trace.events(rank=0)) != list(other.events())
     assert trace.diff(other).equal is False
+    assert cli(["summary", str(job), "--rank", "1", "--json"]) == 0
+
+
+def test_summary_of_a_multi_rank_trace_names_its_rank(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = tmp_path / "job"
+    assert cli([str(CORPUS / "ranks_diverge_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0
+    capsys.readouterr()
+    first = summary_json(job, capsys)
+    second = summary_json_rank(job, 1, capsys)
+    assert (first["rank"], first["ranks"], second["rank"]) == (0, [0, 1], 1)
+    assert cli(["summary", str(job), "--width", "80"]) == 0
+    assert "rank 0 of ranks 0, 1" in capsys.readouterr().out
+
+
+def summary_json_rank(path: Path, rank: int, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert cli(["summary", str(path), "--rank", str(rank), "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
 
 
 def test_to_pandas(folders: dict[str, Path]) -> None:

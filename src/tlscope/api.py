@@ -174,7 +174,9 @@ class Trace:
 
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json)."""
-        return summarise(self.compiles, self.graph_breaks, self.log_size, self.manifest)
+        return summarise(
+            self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, ranks=self.ranks
+        )
 
     def flame_graph(self) -> FlameNode:
         """The stack trie weighted by compile time (what compile_time.html draws)."""

@@ -64,6 +64,11 @@ class _Frames:
                 self.attempts.setdefault(frame_of(acc.cid), []).append(acc)
         for accs in self.attempts.values():
             accs.sort(key=lambda a: a.cid.attempt or 0)
+        #: The first compiled function seen per (compiled-autograd id, frame id): one code object.
+        self.functions: dict[tuple[int | None, int | None], SourceLocation] = {}
+        for acc in fold.accs.values():
+            if acc.function is not None and acc.cid.frame_id is not None:
+                self.functions.setdefault((acc.cid.compiled_autograd_id, acc.cid.frame_id), acc.function)
 
     def holder(self, acc: CompileAcc) -> bool:
         """Whether `acc` carries its frame compile's time and recompile facts."""
@@ -213,13 +218,8 @@ def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
     failed early, e.g. at the recompile limit, logs neither its code object nor its stack)."""
     found = next((a.function for a in frames.attempts.get(frame_of(acc.cid), ()) if a.function is not None), None)
     if found is None and acc.cid.frame_id is not None:
-        same_frame = (a for a in frames.fold.accs.values() if _same_frame_id(a.cid, acc.cid) and a.function is not None)
-        found = next((a.function for a in same_frame), None)
+        found = frames.functions.get((acc.cid.compiled_autograd_id, acc.cid.frame_id))
     return found
-
-
-def _same_frame_id(a: CompileId, b: CompileId) -> bool:
-    return (a.compiled_autograd_id, a.frame_id) == (b.compiled_autograd_id, b.frame_id)
 
 
 def _shared_stack(acc: CompileAcc, frames: _Frames) -> list[SourceLocation]:

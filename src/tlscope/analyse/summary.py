@@ -67,6 +67,9 @@ class LogSizeSummary(msgspec.Struct, kw_only=True):
 
 class Summary(msgspec.Struct, kw_only=True):
     torch_version: str | None
+    #: The rank summarised, for a multi-rank trace (null for a single log), and every rank it has.
+    rank: int | None = None
+    ranks: list[int] = []
     #: Compile ids per status.
     statuses: dict[str, int]
     compile_time_s: float
@@ -81,12 +84,20 @@ class Summary(msgspec.Struct, kw_only=True):
 
 
 def summarise(
-    compiles: Sequence[CompileEntry], breaks: Sequence[DistinctGraphBreak], size: LogSize, manifest: dict[str, Any]
+    compiles: Sequence[CompileEntry],
+    breaks: Sequence[DistinctGraphBreak],
+    size: LogSize,
+    manifest: dict[str, Any],
+    *,
+    rank: int | None = None,
+    ranks: Sequence[int] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.get("problems", {}).get("counts", {})
     return Summary(
         torch_version=manifest.get("torch_version"),
+        rank=rank,
+        ranks=list(ranks),
         statuses=dict(Counter(c.status for c in real).most_common()),
         compile_time_s=round(sum(c.time.duration_s or 0.0 for c in real if c.time is not None), 6),
         compiles=[_compile_row(c) for c in real],

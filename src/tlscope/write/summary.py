@@ -19,6 +19,12 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     console = console or Console(width=width or _width(), highlight=False, soft_wrap=False)
     statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.items()) or "none"
     head = Text(f"{title}\n", style="bold")
+    if summary.rank is not None:
+        others = ", ".join(str(r) for r in summary.ranks if r != summary.rank)
+        head.append(
+            f"rank {summary.rank} of ranks {', '.join(map(str, summary.ranks))}; --rank N for another", style=""
+        )
+        head.append(f" ({others})\n" if others else "\n")
     head.append(f"torch {summary.torch_version or '?'} · {len(summary.compiles)} compiles ({statuses}) · ")
     head.append(f"{summary.compile_time_s:.2f} s compiling")
     console.print(head)
