@@ -15,6 +15,8 @@ function folderFetch(root, { api, encoded = false } = {}) {
   return async (url, init = {}) => {
     const u = new URL(url);
     if (api && u.pathname === api.path) return api.answer(u.searchParams);
+    // tlscope serve's trace list: the client asks it whether the events API is there.
+    if (api && u.pathname === '/api/traces') return Response.json([{ id: api.path.split('/')[3], url: `/traces/${api.path.split('/')[3]}/` }]);
     const file = join(root, decodeURIComponent(u.pathname));
     if (!existsSync(file)) return new Response('no', { status: 404 });
     const body = readFileSync(file);
@@ -269,4 +271,45 @@ test('whole files sent gzip-encoded (as tlscope serve does) still drop bytes and
   assert.equal(trace.events.dropped, true);
   if (trace.events.row(1500) === undefined) await trace.events.loadBlock(trace.events.lines.blockOf[1500]);
   assert.equal(trace.events.row(1500).artifact.name, 'n1500');
+});
+
+test('remote mode: the first rows come from raw.jsonl before the events API answers', async () => {
+  const { dir, events } = synthetic();
+  let release;
+  let gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const api = {
+    path: '/api/traces/tr/events',
+    async answer(params) {
+      await gate; // the server is still indexing
+      const offset = Number(params.get('offset'));
+      return Response.json({ total: events.length, offset, events: events.slice(offset, offset + Number(params.get('limit'))) });
+    },
+  };
+  const root = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  mkdirSync(join(root, 'traces'));
+  const { renameSync } = await import('node:fs');
+  renameSync(join(dir, 'tr'), join(root, 'traces', 'tr'));
+  const remote = await openTrace('http://x/traces/tr/', { fetchImpl: folderFetch(root, { api }), limits: { events: 10 } });
+  let answered = false;
+  remote.loaded.then(() => {
+    answered = true;
+  });
+  assert.equal(remote.mode, 'remote');
+  assert.equal(remote.events.total, 50); // from the manifest
+  assert.deepEqual(remote.events.row(0), events[0]);
+  assert.deepEqual(remote.events.row(49), events[49]); // the whole small file came with its first chunk
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(answered, false);
+  release();
+  await remote.loaded;
+  gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const filtered = remote.events.setFilter({ kind: 'artifact' });
+  assert.equal(remote.events.row(1), undefined); // a filtered view never shows the head's rows
+  release();
+  await filtered;
+  assert.equal(remote.events.row(1).log_line, 2);
 });

@@ -228,7 +228,9 @@ async function start(source, packed) {
   wireFilters(app);
   wirePerfetto(app);
   wireReportLink(app);
-  await trace.events.setFilter(app.filter);
+  // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be
+  // there while the server indexes it): only a filter from the URL is waited for.
+  if (Object.values(app.filter).some((v) => v !== null && v !== undefined && v !== '')) await trace.events.setFilter(app.filter);
   app.table.setModel(trace.events);
   let queued = false;
   trace.events.onChange(() => {

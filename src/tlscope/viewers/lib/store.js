@@ -406,6 +406,16 @@ export class RemoteEvents {
     this.listeners = new Set();
     this.keyCounts = keyCounts || new Map();
     this.remote = true;
+    this.head = null; // the first events of raw.jsonl, rows of the unfiltered view until the API answers
+  }
+
+  /**
+   * Show `events` (raw.jsonl's first lines) as the first rows of the unfiltered view, of `total`,
+   * before the server has answered: its first answer can wait on indexing a big file.
+   */
+  seed(events, total) {
+    this.head = events;
+    this.totalCount = total;
   }
 
   get total() {
@@ -468,7 +478,9 @@ export class RemoteEvents {
     const events = this.pages.get(Math.floor(i / PAGE));
     if (!events) {
       this.load(i).catch(() => {});
-      return undefined;
+      const f = this.filter;
+      const unfiltered = f.kind === null && f.cid === null && f.rank === null && f.q === null;
+      return unfiltered && this.head && i < this.head.length ? this.head[i] : undefined;
     }
     return events[i % PAGE];
   }

@@ -117,6 +117,8 @@ export class RemoteEvents implements EventTable {
   filter: NormalFilter;
   row(i: number): RawEvent | undefined;
   load(i: number): Promise<void>;
+  /** raw.jsonl's first events as the unfiltered view's first rows (of `total`) until the API answers. */
+  seed(events: RawEvent[], total: number): void;
   setFilter(filter: Filter): Promise<number>;
   onChange(fn: (table: EventTable) => void): () => void;
   keyList(): Array<[string, number]>;
@@ -200,7 +202,7 @@ export class Trace {
   readonly manifest: Manifest | null;
   readonly mode: 'local' | 'remote';
   readonly events: EventTable;
-  /** Resolves when every event is in (local) or at once (remote). */
+  /** Resolves when every event is in (local) or when the events API has answered (remote). */
   readonly loaded: Promise<Trace>;
   readonly ranks: number[];
   readonly expectedEvents: number | null;

@@ -235,10 +235,22 @@ async function chooseMode(trace, options) {
   const unsure = expected === null || expected * 8192 > limits.bytes;
   const big = options.mode === 'remote' || (expected !== null && expected > limits.events) || (unsure && (await rawBytes(trace)) > limits.bytes);
   if (!big) return 'local';
-  const probe = await trace.source.fetch(`${api}?offset=0&limit=1`).catch(() => null);
-  if (!probe || !probe.ok) return 'local';
+  if (!(await servesEventsApi(trace, api))) return 'local';
   trace.api = api;
   return 'remote';
+}
+
+/**
+ * Whether the server behind `api` has an events API for this trace: asked of its trace list
+ * (/api/traces), not of the events themselves, whose first answer can wait on the server indexing
+ * a big raw.jsonl. A custom `api` (not tlscope serve's layout) is trusted as given.
+ */
+async function servesEventsApi(trace, api) {
+  const match = api.match(/^(.*\/api\/traces)\/([^/]+)\/events$/);
+  if (!match) return true;
+  const list = await trace.source.fetch(match[1]).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const id = decodeURIComponent(match[2]);
+  return Array.isArray(list) && list.some((t) => t && t.id === id);
 }
 
 async function rawBytes(trace) {
@@ -312,20 +324,57 @@ async function keyCountsFromManifests(trace) {
 }
 
 async function loadStringTables(trace) {
-  // Remote mode still needs each part's string table: the first line of raw.jsonl.
+  // Remote mode still needs each part's string table: the first line of raw.jsonl. The lines that
+  // come with it (up to HEAD_ROWS) are kept: the first rows, shown before the API answers.
   for (const part of trace.parts) {
     const reader = (await part.source.stream('raw.jsonl')).getReader();
     const chunks = [];
+    let newlines = 0;
+    let bytes = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
-      if (value.includes(0x0a)) break;
+      bytes += value.length;
+      for (let at = value.indexOf(0x0a); at >= 0; at = value.indexOf(0x0a, at + 1)) newlines += 1;
+      if (newlines > HEAD_ROWS || (newlines > 0 && bytes > HEAD_BYTES)) break;
     }
     reader.cancel().catch(() => {});
-    const text = new TextDecoder().decode(new Uint8Array(await new Blob(chunks).arrayBuffer()));
-    part.stringTable = parseStringTable(text.split('\n')[0]);
+    const lines = new TextDecoder().decode(new Uint8Array(await new Blob(chunks).arrayBuffer())).split('\n');
+    part.stringTable = parseStringTable(lines[0]);
+    part.head = [];
+    // Whole lines only (the last piece may be cut); blank lines are not events.
+    for (const line of lines.slice(1, -1)) {
+      const text = line.replace(/\r$/, '');
+      if (!text) continue;
+      try {
+        part.head.push(JSON.parse(text));
+      } catch {
+        part.head.push({ '(unparsable line)': text.slice(0, 200) });
+      }
+      if (part.head.length === HEAD_ROWS) break;
+    }
   }
+}
+
+const HEAD_ROWS = 200;
+const HEAD_BYTES = 1024 * 1024;
+
+async function openRemote(trace, source) {
+  trace.events = new RemoteEvents(trace.api, { fetchImpl: source.fetch, keyCounts: await keyCountsFromManifests(trace) });
+  await loadStringTables(trace);
+  const expected = trace.expectedEvents;
+  const answered = trace.events.setFilter({}).then(() => trace);
+  // One raw.jsonl is the unfiltered view's order: its first lines are the first rows at once.
+  if (trace.parts.length === 1 && expected !== null && trace.parts[0].head.length) {
+    trace.events.seed(trace.parts[0].head, expected);
+    trace.loaded = answered;
+    answered.catch(() => {});
+  } else {
+    await answered;
+    trace.loaded = Promise.resolve(trace);
+  }
+  return trace;
 }
 
 /**
@@ -333,7 +382,8 @@ async function loadStringTables(trace) {
  * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}), `keepBytes`,
  * `api` (events API URL, or null for none), `fetchImpl`, `onProgress(eventsLoaded)`.
  * Resolves once the manifest and the first rows are available; `trace.loaded` resolves when
- * every event is in (local mode) or at once (remote mode).
+ * every event is in (local mode) or when the events API has answered (remote mode; until then
+ * the first rows of a single raw.jsonl come from its first lines).
  */
 export async function openTrace(where, options = {}) {
   const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
@@ -341,13 +391,7 @@ export async function openTrace(where, options = {}) {
   const trace = new Trace(source, found);
   await trace.readIndexes();
   trace.mode = await chooseMode(trace, options);
-  if (trace.mode === 'remote') {
-    trace.events = new RemoteEvents(trace.api, { fetchImpl: source.fetch, keyCounts: await keyCountsFromManifests(trace) });
-    await loadStringTables(trace);
-    await trace.events.setFilter({});
-    trace.loaded = Promise.resolve(trace);
-    return trace;
-  }
+  if (trace.mode === 'remote') return openRemote(trace, source);
   trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
   trace.events.onEvent = (event) => trace.observe(event);
   let firstRows;
