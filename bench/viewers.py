@@ -2,6 +2,7 @@
 
     python bench/viewers.py                      # every case
     python bench/viewers.py --cases 40k 1m       # some
+    python bench/viewers.py --server serve       # through `tlscope serve` instead (its events API past the limit)
     python bench/viewers.py --list
 
 Cases (output folders made under bench/out/viewers/ on first use):
@@ -14,7 +15,10 @@ Cases (output folders made under bench/out/viewers/ on first use):
 
 Each case is opened in a fresh chromium by each viewer: `explorer` (the default viewer) and
 `fulldom` (bench/fulldom/: the whole raw.jsonl as one table in the DOM, what tlparse-scope does),
-both through one local static server (bench/staticserve.py: http.server over HTTP/1.1 on 127.0.0.1). Measured:
+both through one local server on 127.0.0.1: `--server static` (default; bench/staticserve.py,
+http.server over HTTP/1.1 with Range: every case is held in the tab) or `--server serve`
+(`tlscope serve CASES --viewer bench/fulldom`: text sent gzip-encoded, and past 300,000 events or
+128 MiB the explorer pages through the events API instead of loading raw.jsonl). Measured:
 
 * **first rows**: ms from navigation start to the frame after the first rows are drawn
   (`window.__tlscope.firstRowsAt`), and (in brackets) from the moment the viewer's script
@@ -37,12 +41,16 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
 import sys
 import threading
 import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -131,6 +139,45 @@ def site_root() -> Path:
     return root
 
 
+PageUrl = Callable[[str, str], str]
+
+
+@contextlib.contextmanager
+def static_site(folders: dict[str, Path]) -> Iterator[PageUrl]:
+    """bench/staticserve.py over site_root(); yields (viewer, case) -> the page's URL."""
+    server = subprocess.Popen([sys.executable, str(HERE / "staticserve.py"), str(site_root())],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        assert server.stdout is not None
+        base = server.stdout.readline().strip()
+        yield lambda viewer, case: f"{base}/viewers/{viewer}/?trace=/traces/{case}/"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+@contextlib.contextmanager
+def serve_site(folders: dict[str, Path]) -> Iterator[PageUrl]:
+    """`tlscope serve CASES --viewer bench/fulldom` on 127.0.0.1, port 0; yields (viewer, case) -> URL."""
+    command = [sys.executable, "-m", "tlscope", "serve", *map(str, folders.values()),
+               "--viewer", str(HERE / "fulldom"), "--port", "0", "--no-browser"]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        assert server.stdout is not None
+        found = re.search(r"http://127\.0\.0\.1:\d+", server.stdout.readline())
+        if not found:
+            raise SystemExit("tlscope serve printed no address")
+        base = found.group(0)
+        with urllib.request.urlopen(f"{base}/api/traces", timeout=60) as response:
+            traces = json.load(response)
+        urls = {case: next(t["url"] for t in traces if t["id"].startswith(f"{folder.name}-"))
+                for case, folder in folders.items()}  # fmt: skip
+        yield lambda viewer, case: f"{base}/viewers/{viewer}/?trace={urllib.parse.quote(urls[case], safe='')}"
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def renderer_memory(browser: Any) -> float | None:
     """The tab's private memory in MB: RssAnon + RssShmem of the biggest renderer process.
 
@@ -154,15 +201,17 @@ def renderer_memory(browser: Any) -> float | None:
 
 
 def wait_loaded(page: Any, timeout: float) -> dict[str, Any]:
-    """The hook once `loaded`, or as it is after `timeout` s. The wait polls inside the page, but the
-    timeout is kept here: a page whose script holds its thread (a full-DOM table of a million
-    rows) cannot answer an evaluate, and must not hang the benchmark."""
-    try:
-        page.wait_for_function("window.__tlscope && window.__tlscope.loaded", timeout=timeout * 1000, polling=100)
-    except Exception:  # Playwright's TimeoutError
-        return {}
-    hook: dict[str, Any] = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
-    return hook
+    """The hook once `loaded`, or {} after `timeout` s. Polled from here with plain evaluates:
+    Playwright's wait_for_function evaluates its predicate in a way a viewer CSP without
+    'unsafe-eval' (tlscope serve's) refuses. A page whose script holds its thread (a full-DOM
+    table of a million rows) cannot answer an evaluate: the watchdog ends that browser."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.evaluate("Boolean(window.__tlscope && window.__tlscope.loaded)"):
+            hook: dict[str, Any] = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope))")
+            return hook
+        time.sleep(0.1)
+    return {}
 
 
 def _chromium_pids() -> set[int]:
@@ -192,14 +241,14 @@ def _watchdog(pids: set[int], after: float) -> threading.Timer:
     return timer
 
 
-def measure(p: Any, url: str, viewer: str, case: str, folder: Path, timeout: float) -> Result:
+def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout: float) -> Result:
     manifest = json.loads((folder / "manifest.json").read_text())
     result = Result(case, viewer, manifest["raw_jsonl_events"], round((folder / "raw.jsonl").stat().st_size / 1e6, 1))
     before = _chromium_pids()
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     watchdog = _watchdog(_chromium_pids() - before, timeout + 30)
     try:
-        return _measure_in(browser, url, viewer, case, result, timeout)
+        return _measure_in(browser, page_url, viewer, result, timeout)
     except Exception as err:  # the watchdog killed a stuck browser
         result.note = result.note or f"did not finish within {timeout:.0f} s ({type(err).__name__})"
         return result
@@ -209,9 +258,9 @@ def measure(p: Any, url: str, viewer: str, case: str, folder: Path, timeout: flo
             browser.close()
 
 
-def _measure_in(browser: Any, url: str, viewer: str, case: str, result: Result, timeout: float) -> Result:
+def _measure_in(browser: Any, page_url: str, viewer: str, result: Result, timeout: float) -> Result:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(f"{url}/viewers/{viewer}/?trace=/traces/{case}/", wait_until="commit", timeout=120_000)
+    page.goto(page_url, wait_until="commit", timeout=120_000)
     hook = wait_loaded(page, timeout)
     if not hook.get("loaded"):
         result.note = f"not loaded after {timeout:.0f} s"
@@ -255,34 +304,29 @@ def main() -> None:
     parser.add_argument("--cases", nargs="*", default=["big", "40k", "1m"])
     parser.add_argument("--viewers", nargs="*", default=["explorer", "fulldom"])
     parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("--server", choices=["static", "serve"], default="static")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     if args.list:
         print("big 40k 1m")
         return
     folders = {case: prepare(case) for case in args.cases}
-    root = site_root()
-    server = subprocess.Popen([sys.executable, str(HERE / "staticserve.py"), str(root)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
+    site = serve_site if args.server == "serve" else static_site
+    with site(folders) as page_url:
         from playwright.sync_api import sync_playwright
 
         results = []
         with sync_playwright() as p:
             for case, folder in folders.items():
                 for viewer in args.viewers:
-                    results.append(measure(p, url, viewer, case, folder, args.timeout))
+                    results.append(measure(p, page_url(viewer, case), viewer, case, folder, args.timeout))
                     print(table(results[-1:]).splitlines()[-1], flush=True)
-    finally:
-        server.terminate()
     text = table(results)
     print(f"\n{text}\n\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     results_dir = HERE / "results"
     results_dir.mkdir(exist_ok=True)
-    (results_dir / f"viewers-{stamp}.md").write_text(text + "\n")
+    (results_dir / f"viewers-{stamp}.md").write_text(f"server: {args.server}\n\n{text}\n")
     (results_dir / f"viewers-{stamp}.json").write_text(json.dumps([asdict(r) for r in results], indent=1))
 
 
