@@ -313,3 +313,24 @@ test('remote mode: the first rows come from raw.jsonl before the events API answ
   await filtered;
   assert.equal(remote.events.row(1).log_line, 2);
 });
+
+test('statuses without compiles.json: restarted attempts, missing metrics, tlparse words mapped', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const ev = (cid, extra) => ({ frame_id: cid[0], frame_compile_id: cid[1], ...(cid[2] ? { attempt: cid[2] } : {}), ...extra });
+  const raw = [
+    { string_table: [] },
+    { str: ['x', 1] },
+    ev([0, 0], { dynamo_start: {} }),
+    ev([0, 0, 1], { compilation_metrics: { restart_reasons: ['graph break'] } }),
+    ev([1, 0], { dynamo_start: {} }),
+    ev([2, 0], { compilation_metrics: { graph_op_count: 3 } }),
+  ].map((e) => JSON.stringify(e)).join('\n') + '\n';
+  writeFileSync(join(dir, 'multi_rank_summary.json'), JSON.stringify([{ rank: 0, compiles: { '[2/0]': { status: 'error' } } }]));
+  mkdirSync(join(dir, 'rank_0'));
+  writeFileSync(join(dir, 'rank_0', 'raw.jsonl'), raw);
+  writeFileSync(join(dir, 'rank_0', 'manifest.json'), JSON.stringify({ format: 'tlscope', raw_jsonl_events: 5, compile_ids: [] }));
+  const trace = await openTrace('http://x/', { fetchImpl: folderFetch(dir) });
+  await trace.loaded;
+  assert.deepEqual(trace.compileIds, ['[-/-]', '[0/0]', '[0/0_1]', '[1/0]', '[2/0]']);
+  assert.deepEqual(trace.compileIds.map((id) => trace.status(id)), ['outside', 'restarted', 'graph_break', 'metrics_missing', 'failed']);
+});

@@ -59,6 +59,15 @@ export function statusFromMetrics(meta) {
   return 'ok';
 }
 
+/** multi_rank_summary.json's statuses (tlparse's words) in compiles.json's vocabulary. */
+const SUMMARY_STATUS = { break: 'graph_break', error: 'failed', missing: 'metrics_missing' };
+
+/** The display id of the attempt after `id` (`[0/1]` -> `[0/1_1]`, `[0/1_1]` -> `[0/1_2]`). */
+function nextAttempt(id) {
+  const m = /^(.*?)(?:_(\d+))?\]$/.exec(id);
+  return m ? `${m[1]}_${Number(m[2] || 0) + 1}]` : '';
+}
+
 /** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
 export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
 
@@ -113,8 +122,11 @@ export class Trace {
     const entry = this.compiles.get(id);
     if (entry && entry.status) return entry.status;
     if (this.derived.has(id)) return this.derived.get(id);
+    if (id === '[-/-]') return 'outside';
+    // No metrics, but a next attempt exists: Dynamo abandoned this one and analysed the frame again.
+    if (this.seenCids.has(nextAttempt(id)) || this.compileIds.includes(nextAttempt(id))) return 'restarted';
     // Loaded in the tab and no metrics logged for it: say so (tlparse's "missing").
-    return this.mode === 'local' && this.complete && id !== '[-/-]' ? 'metrics_missing' : null;
+    return this.mode === 'local' && this.complete ? 'metrics_missing' : null;
   }
 
   async readIndexes() {
@@ -150,7 +162,7 @@ export class Trace {
     for (const entry of this.summary) {
       if (!entry || typeof entry.compiles !== 'object' || entry.compiles === null) continue;
       for (const [id, info] of Object.entries(entry.compiles)) {
-        if (info && typeof info.status === 'string') this.mergeStatus(id, info, entry.rank);
+        if (info && typeof info.status === 'string') this.mergeStatus(id, { ...info, status: SUMMARY_STATUS[info.status] || info.status }, entry.rank);
       }
       this.statusSource = 'multi_rank_summary.json';
     }
