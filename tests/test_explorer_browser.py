@@ -1,7 +1,8 @@
 """The explorer in headless Chromium on real corpus traces: load, filters, payloads, stacks, URL state, Perfetto.
 
-Pages are served by StaticSite (helpers.py) with the viewer CSP of docs/SERVER.md, so the
-explorer is shown to work under it. The hook window.__tlscope (docs/VIEWERS.md) is read with
+Pages are served by tlscope serve in-process on port 0 (helpers.LiveServer) once it is on main,
+until then by StaticSite (helpers.py) with the viewer CSP of docs/SERVER.md: either way the
+explorer is shown to work under that CSP. The hook window.__tlscope (docs/VIEWERS.md) is read with
 page.evaluate (the CSP forbids the eval that wait_for_function needs).
 """
 
@@ -9,24 +10,57 @@ from __future__ import annotations
 
 import gzip
 import json
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from helpers import StaticSite, hook, key_of, manifest_ids, raw_events, wait_hook
 
+from tlscope.commands import COMMANDS
 from tlscope.viewers import EXPLORER, LIB
 
 
+@dataclass
+class Site:
+    """Where the explorer and the viewer traces are served: `url`, and each trace's URL path."""
+
+    url: str
+    traces: dict[str, str]
+
+    def explorer(self, name: str, more: str = "") -> str:
+        """The explorer's page for trace `name`; `more` is appended (`&param=...`, `#state`)."""
+        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
+
+
 @pytest.fixture(scope="module")
-def site(viewer_traces: dict[str, Path]) -> Iterator[StaticSite]:
+def site(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """tlscope serve in-process on port 0 once it is on main (issue 11); until then StaticSite,
+    a plain file server with the same paths and the viewer CSP."""
+    if "serve" in COMMANDS:
+        from helpers import LiveServer
+
+        server = LiveServer([str(f) for f in viewer_traces.values()], tmp_path_factory.mktemp("serve"))
+        try:
+            with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+                listing = json.load(response)
+            ids = {t["id"]: t["url"] for t in listing}
+            traces = {
+                n: next(u for i, u in ids.items() if i.startswith(f"{f.name}-")) for n, f in viewer_traces.items()
+            }
+            yield Site(server.url, traces)
+        finally:
+            server.close()
+        return
     mounts = {"/lib": LIB, "/viewers/explorer": EXPLORER}
     mounts.update({f"/traces/{name}": folder for name, folder in viewer_traces.items()})
-    s = StaticSite(mounts)
-    yield s
-    s.close()
+    static = StaticSite(mounts)
+    yield Site(static.url, {name: f"/traces/{name}/" for name in viewer_traces})
+    static.close()
 
 
 def open_explorer(browser: Any, url: str) -> Any:
@@ -39,10 +73,10 @@ def open_explorer(browser: Any, url: str) -> Any:
     return page
 
 
-def test_single_rank_filters_payload_stack(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+def test_single_rank_filters_payload_stack(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
     folder = viewer_traces["single"]
     events = raw_events(folder)
-    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/")
+    page = open_explorer(browser, site.explorer("single"))
     h = hook(page)
     assert h["total"] == len(events) and h["ready"] is True
     assert set(h["compileIds"]) == manifest_ids(folder)
@@ -67,10 +101,10 @@ def test_single_rank_filters_payload_stack(browser: Any, site: StaticSite, viewe
     page.close()
 
 
-def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+def test_payload_is_fetched_and_highlighted(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
     folder = viewer_traces["single"]
     events = raw_events(folder)
-    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/#kind=inductor_output_code")
+    page = open_explorer(browser, site.explorer("single", "#kind=inductor_output_code"))
     page.locator("#table .row[data-row='0'] .c-k", has_text="inductor_output_code").click()
     h = wait_hook(page, lambda h: bool(h.get("payload")))
     first = next(e for e in events if key_of(e) == "inductor_output_code")
@@ -104,14 +138,16 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: StaticSite, view
     assert cells == [f"{table[f['filename']]}:{f['line']}" for f in start["dynamo_start"]["stack"]]
     # Report pages link into the trace folder.
     page.click(".tabs button[data-tab='links']")
+    # (drawn once compile_directory.json, fetched when the tab opens, is in)
+    page.locator(f"ul.links a[href$='{site.traces['single']}index.html']").wait_for(timeout=10_000)
     hrefs = page.locator("ul.links a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
-    assert any(h.endswith("/traces/single/index.html") for h in hrefs)
+    assert all(h.startswith(f"{site.url}{site.traces['single']}") for h in hrefs)
     assert page.errors == []
     page.close()
 
 
-def test_url_state_round_trip(browser: Any, site: StaticSite) -> None:
-    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/multi/")
+def test_url_state_round_trip(browser: Any, site: Site) -> None:
+    page = open_explorer(browser, site.explorer("multi"))
     page.select_option("#f-rank", "1")
     wait_hook(page, lambda h: h["filter"]["rank"] == 1)
     page.select_option("#f-kind", "artifact")
@@ -131,10 +167,10 @@ def test_url_state_round_trip(browser: Any, site: StaticSite) -> None:
     again.close()
 
 
-def test_multi_rank(browser: Any, site: StaticSite, viewer_traces: dict[str, Path]) -> None:
+def test_multi_rank(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
     folder = viewer_traces["multi"]
     events = raw_events(folder)
-    page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/multi/")
+    page = open_explorer(browser, site.explorer("multi"))
     h = hook(page)
     assert h["total"] == len(events)
     assert set(h["compileIds"]) == manifest_ids(folder)
@@ -161,15 +197,13 @@ window.addEventListener('message', (e) => {
 """
 
 
-def test_open_in_perfetto_handshake(
-    browser: Any, site: StaticSite, viewer_traces: dict[str, Path], tmp_path: Path
-) -> None:
+def test_open_in_perfetto_handshake(browser: Any, site: Site, viewer_traces: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text(PERFETTO_STAND_IN)
     (tmp_path / "stand-in.js").write_text(PERFETTO_JS)
     perfetto = StaticSite({"/ui": tmp_path})  # another loopback port: another origin
     try:
         target = f"{perfetto.url}/ui/index.html"
-        page = open_explorer(browser, f"{site.url}/viewers/explorer/?trace=/traces/single/&perfetto={target}")
+        page = open_explorer(browser, site.explorer("single", f"&perfetto={target}"))
         with page.context.expect_page() as popup_info:
             page.click("#perfetto")
         popup = popup_info.value
@@ -182,18 +216,14 @@ def test_open_in_perfetto_handshake(
         assert received["fileName"] == "chromium_events.json"
         page.close()
         # A crafted link naming a non-loopback Perfetto is refused: the button is not offered.
-        page = open_explorer(
-            browser, f"{site.url}/viewers/explorer/?trace=/traces/single/&perfetto=https://evil.example/"
-        )
+        page = open_explorer(browser, site.explorer("single", "&perfetto=https://evil.example/"))
         assert page.locator("#perfetto").is_hidden()
         page.close()
     finally:
         perfetto.close()
 
 
-def test_files_picked_by_the_user(
-    browser: Any, site: StaticSite, viewer_traces: dict[str, Path], tmp_path: Path
-) -> None:
+def test_files_picked_by_the_user(browser: Any, site: Site, viewer_traces: dict[str, Path], tmp_path: Path) -> None:
     folder = viewer_traces["single"]
     page = browser.new_page()
     page.goto(f"{site.url}/viewers/explorer/")

@@ -1,7 +1,8 @@
 """Both templates from `tlscope viewer new` to a passing test (docs/VIEWERS.md).
 
 vanilla: the copy is served (/lib/ beside it, a real corpus trace) and opened in chromium.
-react: `npm ci`, its Vitest tests, `npm run build`, then the built dist/ opened in chromium.
+react: `npm ci`, its Vitest tests, `npm run build`, the built dist/ opened in chromium from a
+plain static host, then (once tlscope serve is on main) its own @playwright/test browser test.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from helpers import StaticSite, manifest_ids, raw_events, wait_hook
 
 from tlscope.cli import main as tlscope_main
+from tlscope.commands import COMMANDS
 from tlscope.viewers import LIB
 
 
@@ -86,3 +88,7 @@ def test_react_template(browser: object, viewer_traces: dict[str, Path], tmp_pat
             check_viewer_page(browser, f"{site.url}/viewers/my-react-view/?trace=/traces/{name}/", folder)
         finally:
             site.close()
+    if "serve" in COMMANDS:
+        # Its own browser test, as its user runs it: @playwright/test starts `tlscope serve --viewer dist`.
+        out = npm(["run", "test:browser"], target)
+        assert "1 passed" in out
