@@ -143,7 +143,20 @@ async function applyFilter(app, changes, { keepRow = false } = {}) {
 function onSelect(app, row, event) {
   saveState(app);
   const pick = event || app.trace.events.row(row);
-  if (!pick) return;
+  if (!pick) {
+    // Its bytes (read again by range) or its page (from the events API) are on their way: show
+    // the row when they come, unless another row was picked meanwhile.
+    const stop = app.trace.events.onChange(() => {
+      if (app.table.selected !== row) return stop();
+      const came = app.trace.events.row(row);
+      if (came) {
+        stop();
+        onSelect(app, row, came);
+      }
+      return undefined;
+    });
+    return;
+  }
   const part = app.trace.mode === 'local' ? app.trace.events.partOfLine(app.trace.events.lineOf(row)) : app.trace.partOfRank(pick.rank);
   const shown = app.detail.show(pick, part);
   setTestHook({ selected: { row, key: eventKey(pick), cid: compileIdOf(pick), log_line: pick.log_line, rank: pick.rank ?? null } });

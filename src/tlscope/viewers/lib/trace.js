@@ -401,9 +401,13 @@ export async function openTrace(where, options = {}) {
   const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
   const found = await findParts(source);
   const trace = new Trace(source, found);
-  await trace.readIndexes();
+  // compiles.json is read while the mode is chosen and raw.jsonl starts: one round trip fewer.
+  const indexes = trace.readIndexes();
   trace.mode = await chooseMode(trace, options);
-  if (trace.mode === 'remote') return openRemote(trace, source);
+  if (trace.mode === 'remote') {
+    await indexes;
+    return openRemote(trace, source);
+  }
   trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
   trace.events.onEvent = (event) => trace.observe(event);
   let firstRows;
@@ -420,6 +424,7 @@ export async function openTrace(where, options = {}) {
   trace.loaded.catch(() => firstRows());
   await Promise.race([first, trace.loaded]);
   stop();
+  await indexes;
   return trace;
 }
 
