@@ -63,6 +63,12 @@ def site(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactor
     static.close()
 
 
+def compiles_statuses(folder: Path) -> dict[str, str]:
+    """compile id -> status, from an output folder's compiles.json."""
+    data = json.loads((folder / "compiles.json").read_text())
+    return {entry["id"]: entry["status"] for entry in data["compiles"]}
+
+
 def open_explorer(browser: Any, url: str) -> Any:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
@@ -81,6 +87,8 @@ def test_single_rank_filters_payload_stack(browser: Any, site: Site, viewer_trac
     assert h["total"] == len(events) and h["ready"] is True
     assert set(h["compileIds"]) == manifest_ids(folder)
     assert h["statuses"]["[0/0]"], "every compile id shows a status"
+    # Statuses are compiles.json's (issue 12's), one for one.
+    assert h["statuses"] == compiles_statuses(folder)
     # Filter by event key through the select: the table holds exactly those events.
     counts = Counter(key_of(e) for e in events)
     page.select_option("#f-kind", "compilation_metrics")
@@ -175,6 +183,10 @@ def test_multi_rank(browser: Any, site: Site, viewer_traces: dict[str, Path]) ->
     assert h["total"] == len(events)
     assert set(h["compileIds"]) == manifest_ids(folder)
     assert page.locator("#f-rank option").all_text_contents() == ["all ranks", "rank 0", "rank 1"]
+    # Across ranks a compile id shows the status it has on one of them (the most severe).
+    per_rank = [compiles_statuses(folder / f"rank_{r}") for r in (0, 1)]
+    for cid, status in h["statuses"].items():
+        assert status in {ranks.get(cid) for ranks in per_rank}, cid
     page.select_option("#f-rank", "1")
     h = wait_hook(page, lambda h: h["filter"]["rank"] == 1)
     # Rank-less lines belong to their log's rank (FORMAT.md section 13): count rank_1's raw.jsonl.
