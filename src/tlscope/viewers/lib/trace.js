@@ -109,6 +109,15 @@ export class Trace {
     return n;
   }
 
+  /** The manifests' compile ids as a set, made once (status() asks it for every compile id). */
+  manifestIdSet() {
+    if (!this.manifestIds) {
+      this.manifestIds = new Set();
+      for (const part of this.parts) for (const id of manifestCompileIds(part.manifest)) this.manifestIds.add(id);
+    }
+    return this.manifestIds;
+  }
+
   /** Compile ids listed by the manifests (union over ranks), sorted, `[-/-]` first. */
   get compileIds() {
     const ids = new Set();
@@ -124,7 +133,8 @@ export class Trace {
     if (this.derived.has(id)) return this.derived.get(id);
     if (id === '[-/-]') return 'outside';
     // No metrics, but a next attempt exists: Dynamo abandoned this one and analysed the frame again.
-    if (this.seenCids.has(nextAttempt(id)) || this.compileIds.includes(nextAttempt(id))) return 'restarted';
+    const next = nextAttempt(id);
+    if (this.seenCids.has(next) || this.manifestIdSet().has(next)) return 'restarted';
     // Loaded in the tab and no metrics logged for it: say so (tlparse's "missing").
     return this.mode === 'local' && this.complete ? 'metrics_missing' : null;
   }
