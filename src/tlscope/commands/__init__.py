@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "corpus": "tlscope.commands.corpus:main",
     "summary": "tlscope.commands.summary:main",
     "diff": "tlscope.commands.diff:main",
+    "serve": "tlscope.commands.serve:main",
 }
 
 #: Commands whose first argument is an action: `tlscope corpus list` runs the command even

@@ -1,0 +1,332 @@
+"""The ASGI application of `tlscope serve` (Starlette): the routes of docs/SERVER.md.
+
+`create_app(server)` builds it from a `Server` (the config, the traces, the viewers); tests run it
+in-process on port 0 (uvicorn in a thread) and drive it with httpx. Every route answers bad input
+with a 4xx and a JSON `{"error": ...}` (or plain text for file routes), never a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from tlscope import __version__
+from tlscope.serve import remote
+from tlscope.serve.config import ServeConfig
+from tlscope.serve.files import file_response
+from tlscope.serve.index import Filter
+from tlscope.serve.openapi import document
+from tlscope.serve.paths import BadPath, check_raw, confine
+from tlscope.serve.security import PAGE_CSP, TOKEN_COOKIE, TRACE_HTML_CSP, VIEWER_CSP, Guard, is_loopback_bind
+from tlscope.serve.stores import RemoteError, Store
+from tlscope.serve.traces import Trace, TraceError, Traces, remote_trace
+from tlscope.serve.viewerdirs import DEFAULT, Viewer
+from tlscope.viewers import LIB
+
+_MAX_BODY = 16 * 1024
+_JSON = "application/json"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+@dataclass
+class Server:
+    """Everything the routes need."""
+
+    config: ServeConfig
+    traces: Traces
+    viewers: dict[str, Viewer]
+    stores: dict[str, Store] = field(default_factory=dict)
+    default_viewer: str = DEFAULT
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(msgspec.json.encode(data), status_code=status, media_type=_JSON, headers=headers)
+
+
+def _server(request: Request) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def _trace(request: Request) -> Trace:
+    trace = _server(request).traces.by_id.get(request.path_params["id"])
+    if trace is None:
+        raise ApiError(404, "no such trace")
+    return trace
+
+
+async def _ready(server: Server, trace: Trace) -> None:
+    """Wait (up to request_timeout) for the trace's parse or download; 503 while it goes on."""
+    try:
+        await asyncio.wait_for(server.traces.ready(trace), server.config.request_timeout)
+    except asyncio.TimeoutError:
+        raise ApiError(503, "the trace is still being prepared", {"retry-after": "5"}) from None
+    except TraceError as err:
+        status = 502 if trace.kind.startswith("remote") else 422
+        raise ApiError(status, str(err)) from None
+    except RemoteError as err:
+        raise ApiError(err.status, str(err)) from None
+
+
+async def list_traces(request: Request) -> Response:
+    server = _server(request)
+    traces = list(server.traces.by_id.values())
+    await asyncio.gather(*(_summary(server, t) for t in traces))
+    return _json([t.describe(server.default_viewer) for t in traces])
+
+
+async def _summary(server: Server, trace: Trace) -> None:
+    with contextlib.suppress(asyncio.TimeoutError, RemoteError, OSError):
+        await asyncio.wait_for(server.traces.summary(trace), 10)
+
+
+async def add_trace(request: Request) -> Response:
+    """POST {"url": "<store URL>"}: serve a trace from a configured store (nothing else)."""
+    server = _server(request)
+    body = await _body(request)
+    try:
+        url = msgspec.json.decode(body, type=_AddTrace).url
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise ApiError(400, f'expected {{"url": "..."}}: {err}') from None
+    try:
+        trace = server.traces.add(remote_trace(server.traces.store_ref(url)))
+    except RemoteError as err:
+        raise ApiError(err.status, str(err)) from None
+    await _summary(server, trace)
+    return _json(trace.describe(server.default_viewer), 201, {"location": f"/api/traces/{trace.id}"})
+
+
+class _AddTrace(msgspec.Struct, forbid_unknown_fields=True):
+    url: str
+
+
+async def _body(request: Request) -> bytes:
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > _MAX_BODY:
+            raise ApiError(413, "request body too large")
+    return bytes(data)
+
+
+async def one_trace(request: Request) -> Response:
+    server, trace = _server(request), _trace(request)
+    await _summary(server, trace)
+    return _json(trace.describe(server.default_viewer))
+
+
+async def events(request: Request) -> Response:
+    server, trace = _server(request), _trace(request)
+    f, offset, limit = _events_query(request, server.config)
+    await _ready(server, trace)
+    try:
+        index = await server.traces.index(trace)
+    except (RemoteError, TraceError, OSError) as err:
+        raise ApiError(getattr(err, "status", 502), f"events index unavailable: {err}") from None
+    body = await asyncio.to_thread(index.page, f, offset, limit) if f.q else index.page(f, offset, limit)
+    return Response(body, media_type=_JSON, headers={"cache-control": "no-cache"})
+
+
+def _events_query(request: Request, config: ServeConfig) -> tuple[Filter, int, int]:
+    q = request.query_params
+    unknown = set(q.keys()) - {"kind", "compile_id", "rank", "q", "offset", "limit"}
+    if unknown:
+        raise ApiError(400, f"unknown parameter(s): {', '.join(sorted(unknown))}")
+    offset = _int(q.get("offset"), "offset", 0, 0, 2**31)
+    limit = _int(q.get("limit"), "limit", 200, 0, config.max_page)
+    rank = None if q.get("rank") in (None, "") else _int(q.get("rank"), "rank", 0, -1, 2**31)
+    text = q.get("q") or None
+    if text is not None and len(text) > config.max_query:
+        raise ApiError(400, f"q is longer than {config.max_query} characters")
+    for name in ("kind", "compile_id"):
+        if len(q.get(name) or "") > 512:
+            raise ApiError(400, f"{name} is too long")
+    return Filter(kind=q.get("kind") or None, compile_id=q.get("compile_id") or None, rank=rank, q=text), offset, limit
+
+
+def _int(raw: str | None, name: str, default: int, low: int, high: int) -> int:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        raise ApiError(400, f"{name} must be an integer") from None
+    if not low <= value <= high:
+        raise ApiError(400, f"{name} must be in {low}..{high}")
+    return value
+
+
+async def trace_file(request: Request) -> Response:
+    server, trace = _server(request), _trace(request)
+    rel = _checked(request, request.path_params.get("path", ""))
+    await _ready(server, trace)
+    if trace.local is not None:
+        path = _confined(trace.local, rel)
+        extra = {"content-security-policy": TRACE_HTML_CSP} if path.suffix == ".html" else None
+        return file_response(path, request.headers, method=request.method, extra=extra)
+    assert trace.remote is not None
+    try:
+        return await remote.file_response(trace.remote, rel, request.headers, method=request.method)
+    except RemoteError as err:
+        raise ApiError(err.status, str(err)) from None
+
+
+def _checked(request: Request, rel: str) -> str:
+    try:
+        check_raw(request.scope.get("raw_path") or b"")
+    except BadPath as err:
+        raise ApiError(400, str(err)) from None
+    return rel
+
+
+def _confined(root: Any, rel: str) -> Any:
+    try:
+        path = confine(root, rel)
+    except BadPath as err:
+        raise ApiError(400 if "leaves" not in str(err) else 404, str(err)) from None
+    if not path.is_file():
+        raise ApiError(404, "no such file")
+    return path
+
+
+def to_folder(request: Request) -> Response:
+    return RedirectResponse(quote(request.url.path) + "/", status_code=308)
+
+
+async def lib_file(request: Request) -> Response:
+    rel = _checked(request, request.path_params.get("path", ""))
+    return file_response(_confined(LIB, rel), request.headers, method=request.method)
+
+
+async def viewer_file(request: Request) -> Response:
+    viewer = _server(request).viewers.get(request.path_params["name"])
+    if viewer is None:
+        raise ApiError(404, "no such viewer")
+    rel = _checked(request, request.path_params.get("path", ""))
+    path = _confined(viewer.folder, rel)
+    return file_response(path, request.headers, method=request.method, extra={"content-security-policy": VIEWER_CSP})
+
+
+async def list_viewers(request: Request) -> Response:
+    server = _server(request)
+    return _json([dict(v.describe(), default=v.name == server.default_viewer) for v in server.viewers.values()])
+
+
+async def list_stores(request: Request) -> Response:
+    return _json([s.describe() for s in _server(request).stores.values()])
+
+
+async def openapi(request: Request) -> Response:
+    return _json(document(__version__))
+
+
+async def home(request: Request) -> Response:
+    from tlscope.write.templates import environment
+
+    server = _server(request)
+    traces = list(server.traces.by_id.values())
+    await asyncio.gather(*(_summary(server, t) for t in traces))
+    page = (
+        environment("tlscope.serve", {})
+        .get_template("home.html.jinja")
+        .render(
+            version=__version__,
+            traces=[t.describe(server.default_viewer) for t in traces],
+            viewers=[v.describe() for v in server.viewers.values()],
+            stores=[s.describe() for s in server.stores.values()],
+            default_viewer=server.default_viewer,
+        )
+    )
+    return HTMLResponse(page, headers={"content-security-policy": PAGE_CSP, "cache-control": "no-cache"})
+
+
+async def login(request: Request) -> Response:
+    """`/login?token=T[&next=/path]`: check T, keep it in a cookie for this origin, go on."""
+    import hmac
+
+    token = _server(request).config.token
+    sent = request.query_params.get("token", "")
+    if token is None or not hmac.compare_digest(sent.encode(), token.encode()):
+        raise ApiError(401, "wrong or missing token")
+    target = request.query_params.get("next", "/")
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        target = "/"
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    if request.url.path.startswith("/api/"):
+        return _json({"error": exc.message}, exc.status, exc.headers)
+    return PlainTextResponse(exc.message, exc.status, headers=exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _json({"error": exc.detail}, exc.status_code, dict(exc.headers or {}))
+
+
+FILE_METHODS = ["GET", "HEAD"]
+ROUTES = [
+    Route("/", home, methods=FILE_METHODS),
+    Route("/login", login, methods=["GET"]),
+    Route("/openapi.json", openapi, methods=FILE_METHODS),
+    Route("/api/traces", list_traces, methods=FILE_METHODS),
+    Route("/api/traces", add_trace, methods=["POST"]),
+    Route("/api/traces/{id}", one_trace, methods=FILE_METHODS),
+    Route("/api/traces/{id}/events", events, methods=FILE_METHODS),
+    Route("/api/viewers", list_viewers, methods=FILE_METHODS),
+    Route("/api/stores", list_stores, methods=FILE_METHODS),
+    Route("/traces/{id}", to_folder, methods=FILE_METHODS),
+    Route("/traces/{id}/{path:path}", trace_file, methods=FILE_METHODS),
+    Route("/lib/{path:path}", lib_file, methods=FILE_METHODS),
+    Route("/viewers/{name}", to_folder, methods=FILE_METHODS),
+    Route("/viewers/{name}/{path:path}", viewer_file, methods=FILE_METHODS),
+]
+
+
+def create_app(server: Server) -> Starlette:
+    """The application for `server`, behind the guard (host check, CORS, token)."""
+    app = Starlette(
+        routes=ROUTES,
+        exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+        lifespan=_lifespan,
+    )
+    app.state.server = server
+    config = server.config
+    loopback = is_loopback_bind(config.host)
+    hosts = None if not loopback and not config.allowed_hosts else _hosts(config, loopback)
+    app.add_middleware(Guard, origins=config.allow_origins, hosts=hosts, token=config.token)
+    return app
+
+
+def _hosts(config: ServeConfig, loopback: bool) -> list[str]:
+    from tlscope.serve.security import LOOPBACK_NAMES
+
+    return [*config.allowed_hosts, *(LOOPBACK_NAMES if loopback else ())]
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+    yield
+    server: Server = app.state.server
+    for store in server.stores.values():
+        await store.close()

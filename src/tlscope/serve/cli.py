@@ -1,0 +1,112 @@
+"""The command-line side shared by `tlscope serve` and `tlscope run`: the server flags, merging
+them over the config file, starting (one line on failure) and serving (the address printed, the
+browser opened, Ctrl-C)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import webbrowser
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+import msgspec
+
+from tlscope.serve.app import Server
+from tlscope.serve.config import ConfigError, ServeConfig, check, load
+from tlscope.serve.security import is_loopback_bind
+from tlscope.serve.server import base_url, bind, build, run
+from tlscope.serve.stores import RemoteError
+from tlscope.serve.viewerdirs import ViewerError
+
+
+def add_server_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags `serve` and `run` share."""
+    parser.add_argument("--port", type=int, help="port to listen on (default 8000; 0: any free port)")
+    parser.add_argument("--host", help="address to bind (default 127.0.0.1, this machine only)")
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let pages from ORIGIN (scheme://host[:port], exactly) read traces; repeatable; '*' for any",
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="TOML settings file (flags override it)")
+    parser.add_argument("--token", help="require this bearer token on every request (also: config `token`)")
+    parser.add_argument("--viewer", action="append", default=[], metavar="PATH", help="host the viewer in PATH")
+    parser.add_argument("--cache-dir", type=Path, help="where raw logs are parsed to")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+
+
+def config_from(args: argparse.Namespace) -> ServeConfig:
+    """The config file's settings with the flags over them. Raises ConfigError."""
+    config = load(args.config)
+    changes: dict[str, object] = {}
+    for flag, name in (("port", "port"), ("host", "host"), ("token", "token")):
+        if getattr(args, flag) is not None:
+            changes[name] = getattr(args, flag)
+    if args.allow_origin:
+        changes["allow_origins"] = [*config.allow_origins, *args.allow_origin]
+    if args.cache_dir is not None:
+        changes["cache_dir"] = str(args.cache_dir)
+    return check(msgspec.structs.replace(config, **changes))
+
+
+def warnings_for(config: ServeConfig) -> list[str]:
+    out = []
+    if "*" in config.allow_origins:
+        out.append("--allow-origin '*': any web page you visit can read every trace this server serves")
+    if not is_loopback_bind(config.host) and config.token is None:
+        out.append(f"bound to {config.host} without a token: anyone who can reach it can read every trace")
+    return out
+
+
+def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, object] | int:
+    """Build the server and bind its socket, or return the exit status of a failure (one line printed)."""
+    try:
+        config = config_from(args)
+        warnings = warnings_for(config)
+        server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings)
+        sock = bind(config.host, config.port)
+    except ConfigError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 2
+    except (RemoteError, ViewerError) as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"Error: {err.filename + ': ' if err.filename else ''}{err.strerror or err}", file=sys.stderr)
+        return 1
+    for warning in warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    return server, sock
+
+
+def serve(server: Server, sock: object, *, browser: bool) -> int:
+    """Print where, open the browser, serve until Ctrl-C; 0, or 130 when interrupted."""
+    import socket
+
+    assert isinstance(sock, socket.socket)
+    url = base_url(sock)
+    traces = list(server.traces.by_id.values())
+    # The address is the command's output (stdout, flushed at once): scripts and templates' tests
+    # read it from there; progress and warnings go to stderr.
+    print(f"tlscope serve: {url}/ ({len(traces)} trace(s); Ctrl-C to stop)")
+    for trace in traces:
+        print(f"  {trace.id}: {url}{trace.describe(server.default_viewer)['viewer_url']}")
+    if server.config.token is not None:
+        print(f"  sign in: {url}/login?token=<token>")
+    sys.stdout.flush()
+    if browser:
+        target = url + (traces[0].describe(server.default_viewer)["viewer_url"] if len(traces) == 1 else "/")
+        if server.config.token is not None:
+            target = f"{url}/login?token={quote(server.config.token)}&next={quote(target[len(url) :])}"
+        threading.Timer(0.5, webbrowser.open, (target,)).start()
+    try:
+        run(server, sock)
+    except KeyboardInterrupt:
+        print("tlscope serve: stopped", file=sys.stderr)
+        return 130
+    return 0

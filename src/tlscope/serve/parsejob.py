@@ -1,0 +1,58 @@
+"""`python -m tlscope.serve.parsejob SRC OUT`: one cache parse, in its own process.
+
+The server runs each parse of a raw log in a child process: the event loop keeps answering (no
+GIL held by a parse), a parse's memory goes back to the OS when it ends, and a crash in it
+cannot take the server down. Progress goes to stdout as lines `progress DONE TOTAL` (bytes of
+the log read, of its size), or `rank N` as each rank of a job is parsed; errors to stderr, one
+line, and the exit status is the parse command's (0 ok, 1 input or output error).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from tlscope.model.record import Record
+from tlscope.pipeline.parse import parse
+from tlscope.read.inputs import InputError
+from tlscope.read.reader import LogReader
+from tlscope.write.outdir import OutputError, os_error_text
+
+_EVERY = 0.25  # seconds between progress lines
+
+
+def _track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
+    total = reader.path.stat().st_size
+    last = 0.0
+    for i, record in enumerate(records):
+        if i % 1024 == 0 and time.monotonic() - last > _EVERY:
+            last = time.monotonic()
+            print(f"progress {reader.bytes_read} {total}", flush=True)
+        yield record
+    print(f"progress {total} {total}", flush=True)
+
+
+def _echo(line: str) -> None:
+    print(f"rank {line}", flush=True)
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m tlscope.serve.parsejob SRC OUT", file=sys.stderr)
+        return 2
+    src, out = Path(argv[0]), Path(argv[1])
+    try:
+        parse(src, out, overwrite=True, command=["tlscope", "serve", str(src)], track=_track, echo=_echo)
+    except (InputError, OutputError) as err:
+        print(f"{src}: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(os_error_text(err), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,315 @@
+"""Remote stores: traces in S3-compatible buckets, GCS, or on https:// file hosts, through fsspec.
+
+Only a URL under a configured store's `url` is ever fetched (`Store.ref`): a request cannot make
+the server fetch anything else. For https:// stores, every connection the client opens (the first
+and each redirect's) is checked on the address it is about to connect to (`AddressPolicy`): an
+address that is not globally routable (private, loopback, link-local, CGNAT, multicast, reserved)
+is refused unless a network of the store's `allow_networks` holds it. The check is on the very
+socket address, after DNS, so a name that resolves differently the second time (DNS rebinding)
+gains nothing: what is checked is what is connected to.
+
+Bytes are streamed a chunk at a time (never a whole object in memory); each store has a bounded
+number of requests in flight, a timeout on every wait, and a largest object size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import ipaddress
+import json
+import socket
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from tlscope.serve.config import StoreConfig
+from tlscope.serve.paths import BadPath, segments
+from tlscope.serve.summary import summarise
+
+CHUNK = 1024 * 1024
+_SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class RemoteError(Exception):
+    """A remote request refused or failed, with the HTTP status to answer."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Refused(OSError):
+    """A connection to an address the store's policy does not allow (SSRF protection)."""
+
+
+class AddressPolicy:
+    """Which addresses an https:// store may connect to: global ones, and `allow_networks`."""
+
+    def __init__(self, allow: list[str]) -> None:
+        self.allow: list[Network] = [ipaddress.ip_network(n, strict=False) for n in allow]
+
+    def allowed(self, host: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if any(ip in net for net in self.allow):
+            return True
+        return ip.is_global and not ip.is_multicast
+
+    def socket_factory(self, addr_info: tuple[Any, ...]) -> socket.socket:
+        """aiohttp's socket factory: refuse before connecting to an address outside the policy."""
+        family, kind, proto, _, sockaddr = addr_info
+        if not self.allowed(str(sockaddr[0])):
+            raise Refused(f"address {sockaddr[0]} is not allowed for this store")
+        return socket.socket(family=family, type=kind, proto=proto)
+
+
+@dataclass(frozen=True)
+class StoreRef:
+    """A trace (folder prefix or log object) inside a store: `key` is the fsspec path."""
+
+    store: Store
+    key: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Info:
+    size: int
+    etag: str
+
+
+class Store:
+    """One configured store (see the module doc); fsspec's filesystem is made on first use."""
+
+    def __init__(self, name: str, config: StoreConfig) -> None:
+        self.name = name
+        self.config = config
+        parts = urlsplit(config.url)
+        self.scheme = "gcs" if parts.scheme == "gs" else parts.scheme
+        self.http = self.scheme in ("http", "https")
+        self.prefix = config.url if config.url.endswith("/") else config.url + "/"
+        self.policy = AddressPolicy(config.allow_networks)
+        self._fs: Any = None
+        self._limit: asyncio.Semaphore | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "url": self.prefix, "kind": self.scheme}
+
+    def ref(self, url: str) -> StoreRef | None:
+        """The ref of `url` if it lies under this store's prefix (checked segment by segment)."""
+        if not url.startswith(self.prefix):
+            return None
+        rest = url[len(self.prefix) :]
+        if "?" in rest or "#" in rest:
+            return None
+        try:
+            parts = segments(unquote(rest) if self.http else rest)
+        except BadPath:
+            return None
+        if self.http and any(p != unquote(p) or "%" in p for p in rest.split("/")):
+            return None  # no double encoding
+        return StoreRef(self, self.key_of("/".join(parts)) + ("/" if url.endswith("/") and parts else ""), url)
+
+    def key_of(self, rel: str) -> str:
+        """The fsspec path of `rel` under the prefix: the URL for https, `bucket/key` for s3/gs."""
+        full = self.prefix + rel
+        return full if self.http else full.split("://", 1)[1]
+
+    async def fs(self) -> Any:
+        if self._fs is None:
+            self._fs = await self._make_fs()
+            self._limit = asyncio.Semaphore(self.config.max_concurrency)
+        return self._fs
+
+    async def _make_fs(self) -> Any:
+        try:
+            import fsspec
+        except ImportError:  # pragma: no cover - fsspec is a dependency
+            raise RemoteError(501, "fsspec is not installed") from None
+        try:
+            if self.http:
+                fs = fsspec.filesystem("http", asynchronous=True, skip_instance_cache=True, get_client=self._client)
+            else:
+                options: dict[str, Any] = {"anon": self.config.anon, **self.config.options}
+                if self.config.endpoint_url:
+                    options["endpoint_url"] = self.config.endpoint_url
+                fs = fsspec.filesystem(self.scheme, asynchronous=True, skip_instance_cache=True, **options)
+            if hasattr(fs, "set_session"):
+                await fs.set_session()
+        except ImportError as err:
+            extra = "gcs" if self.scheme == "gcs" else "remote"
+            raise RemoteError(501, f"store {self.name}: install tlscope[{extra}] ({err})") from None
+        return fs
+
+    async def _client(self, **kwargs: Any) -> Any:
+        import aiohttp
+
+        timeout = aiohttp.ClientTimeout(sock_connect=self.config.timeout, sock_read=self.config.timeout)
+        connector = aiohttp.TCPConnector(socket_factory=self.policy.socket_factory, use_dns_cache=False)
+        kwargs.pop("loop", None)
+        return aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=False, **kwargs)
+
+    async def close(self) -> None:
+        """Close the HTTP sessions of the filesystem (at server shutdown)."""
+        fs, self._fs = self._fs, None
+        session = getattr(fs, "_session", None) or getattr(fs, "session", None)
+        if session is not None and hasattr(session, "close"):
+            with contextlib.suppress(Exception):
+                result = session.close()
+                if asyncio.iscoroutine(result):
+                    await result
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[Any]:
+        """The filesystem, with one of the store's concurrent request slots held."""
+        fs = await self.fs()
+        assert self._limit is not None
+        async with self._limit:
+            yield fs
+
+    async def _wait(self, what: Any) -> Any:
+        try:
+            return await asyncio.wait_for(what, self.config.timeout)
+        except asyncio.TimeoutError:
+            raise RemoteError(504, f"store {self.name}: no answer within {self.config.timeout:g} s") from None
+        except (FileNotFoundError, KeyError) as err:
+            if _refused(err):
+                raise RemoteError(403, f"store {self.name}: {_refused(err)}") from None
+            raise RemoteError(404, "not found in the store") from None
+        except RemoteError:
+            raise
+        except Exception as err:  # the backends raise many kinds (botocore, aiohttp, OSError...)
+            if _refused(err):
+                raise RemoteError(403, f"store {self.name}: {_refused(err)}") from None
+            raise RemoteError(502, f"store {self.name}: {type(err).__name__}: {err}") from None
+
+    async def info(self, key: str) -> Info:
+        async with self.slot() as fs:
+            raw = await self._wait(fs._info(key))
+        size = raw.get("size")
+        if raw.get("type") == "directory" or not isinstance(size, int):
+            raise RemoteError(404, "not a file in the store")
+        if size > self.config.max_object_bytes:
+            raise RemoteError(413, f"object of {size} bytes is over this store's max_object_bytes")
+        tag = raw.get("ETag") or raw.get("etag") or raw.get("md5Hash") or raw.get("generation")
+        modified = raw.get("LastModified") or raw.get("mtime") or raw.get("updated") or ""
+        etag = str(tag).strip('"') if tag else f"{size:x}-{hashlib.sha256(str(modified).encode()).hexdigest()[:16]}"
+        return Info(size, f'"{etag}"')
+
+    async def identity(self, key: str) -> str:
+        """What names these bytes (URL, size, ETag), to find a parse of them in the cache."""
+        info = await self.info(key)
+        return f"{self.name}\0{key}\0{info.size}\0{info.etag}"
+
+    async def stream(self, key: str, start: int = 0, stop: int | None = None) -> AsyncIterator[bytes]:
+        """Bytes [start, stop) of object `key`, a chunk at a time, with a request slot held."""
+        async with self.slot() as fs:
+            if start and not self.http:
+                async for chunk in self._ranged(fs, key, start, stop):
+                    yield chunk
+                return
+            handle = await self._wait(fs.open_async(key, "rb"))
+            try:
+                async for chunk in self._read(handle, start, stop):
+                    yield chunk
+            finally:
+                with contextlib.suppress(Exception):
+                    await handle.close()
+
+    async def _read(self, handle: Any, start: int, stop: int | None) -> AsyncIterator[bytes]:
+        at, sent = 0, 0
+        while stop is None or at < stop:
+            chunk = await self._wait(handle.read(CHUNK))
+            if not chunk:
+                return
+            lo, at = at, at + len(chunk)
+            if at <= start:
+                continue  # before the range: the file host sends it all
+            piece = chunk[max(0, start - lo) : None if stop is None else stop - lo]
+            sent += len(piece)
+            if sent > self.config.max_object_bytes:
+                raise RemoteError(413, "object grew over this store's max_object_bytes")
+            yield piece
+
+    async def _ranged(self, fs: Any, key: str, start: int, stop: int | None) -> AsyncIterator[bytes]:
+        end = stop if stop is not None else (await self.info(key)).size
+        at = start
+        while at < end:
+            chunk = await self._wait(fs._cat_file(key, start=at, end=min(end, at + CHUNK)))
+            if not chunk:
+                return
+            at += len(chunk)
+            yield chunk
+
+    async def read_small(self, key: str, limit: int = _SUMMARY_MAX) -> bytes:
+        data = bytearray()
+        async for chunk in self.stream(key):
+            data += chunk
+            if len(data) > limit:
+                raise RemoteError(413, f"{key} is too big to read whole")
+        return bytes(data)
+
+    async def download(self, key: str, dest: Path, progress: Callable[[int, int], None]) -> None:
+        """Copy object `key` to the local file `dest`, streamed, with progress (bytes, size)."""
+        size = (await self.info(key)).size
+        done = 0
+        with dest.open("wb") as out:
+            async for chunk in self.stream(key):
+                out.write(chunk)
+                done += len(chunk)
+                progress(done, size)
+
+    async def check_folder(self, ref: StoreRef) -> None:
+        """Raise RemoteError unless `ref` is an output folder (a manifest or a multi-rank summary)."""
+        for name in ("manifest.json", "multi_rank_summary.json"):
+            try:
+                await self.info(self.child(ref, name))
+                return
+            except RemoteError as err:
+                if err.status != 404:
+                    raise
+        raise RemoteError(404, f"{ref.url} holds no manifest.json or multi_rank_summary.json")
+
+    def child(self, ref: StoreRef, rel: str) -> str:
+        return ref.key.rstrip("/") + "/" + "/".join(segments(rel))
+
+    async def json(self, ref: StoreRef, rel: str) -> Any:
+        try:
+            return json.loads(await self.read_small(self.child(ref, rel)))
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    async def summary(self, ref: StoreRef) -> dict[str, Any] | None:
+        try:
+            manifest = await self.json(ref, "manifest.json")
+            if isinstance(manifest, dict):
+                return summarise([manifest], [])
+            entries = await self.json(ref, "multi_rank_summary.json")
+            ranks = [e["rank"] for e in entries or [] if isinstance(e, dict) and type(e.get("rank")) is int]
+            manifests = [await self.json(ref, f"rank_{r}/manifest.json") for r in ranks]
+        except RemoteError:
+            return None
+        return summarise([m for m in manifests if isinstance(m, dict)], ranks)
+
+
+def _refused(err: BaseException | None) -> str | None:
+    """The message of a Refused anywhere in the exception's causes (aiohttp and fsspec wrap it)."""
+    seen = 0
+    while err is not None and seen < 10:
+        if isinstance(err, Refused):
+            return str(err)
+        inner = getattr(err, "os_error", None)
+        if isinstance(inner, Refused):
+            return str(inner)
+        err = err.__cause__ or err.__context__
+        seen += 1
+    return None

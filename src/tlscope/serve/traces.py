@@ -1,0 +1,294 @@
+"""The traces a server knows: what each one is, where its files are, and its summary.
+
+A trace comes from a local PATH (an output folder, a raw log, a folder of logs, a job's rank
+logs) or from a URL inside a configured store (an output folder or a raw log there). Raw logs
+become output folders in the cache on first use (`Traces.ready`); remote output folders are
+served from the store, byte for byte. Each trace has a stable id (its name and a hash of where
+it comes from), so a link to `/traces/<id>/` keeps working across restarts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote
+
+import anyio.to_thread
+
+from tlscope.read.inputs import candidate_logs, is_multi_rank
+from tlscope.serve.cache import Cache, input_key
+from tlscope.serve.index import EventIndex, parts_of
+from tlscope.serve.stores import RemoteError, Store, StoreRef
+from tlscope.serve.summary import summarise
+
+Kind = Literal["folder", "log", "remote-folder", "remote-log"]
+State = Literal["ready", "pending", "parsing", "failed"]
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_LOG_SUFFIXES = (".log", ".gz", ".txt")
+Progress = Callable[["Trace"], None]
+
+
+class TraceError(Exception):
+    """A trace that cannot be made ready (its parse failed, or its store refused): 502 / 422."""
+
+
+@dataclass
+class Trace:
+    id: str
+    source: str
+    kind: Kind
+    #: The local output folder (a folder trace's path; a parsed log's cache folder once ready).
+    local: Path | None = None
+    #: A remote trace's store and key (the folder prefix or the log object).
+    remote: StoreRef | None = None
+    state: State = "pending"
+    #: Bytes read of the log and its size while parsing; ranks done for a job.
+    progress: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    summary: dict[str, Any] | None = None
+    index: EventIndex | None = None
+    index_task: asyncio.Task[EventIndex] | None = None
+    ready_task: asyncio.Task[None] | None = None
+
+    def url(self) -> str:
+        return f"/traces/{self.id}/"
+
+    def describe(self, default_viewer: str) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "url": self.url(),
+            "viewer_url": f"/viewers/{default_viewer}/?trace={quote(self.url(), safe='')}",
+            "source": self.source,
+            "kind": self.kind,
+            "state": self.state,
+            "progress": self.progress or None,
+            "error": self.error,
+            "summary": self.summary,
+        }
+
+
+def make_id(name: str, where: str) -> str:
+    """`<name>-<8 hex>`: readable, URL-safe, stable for one source."""
+    stem = name
+    for suffix in (".gz", ".log", ".txt"):
+        stem = stem.removesuffix(suffix)
+    slug = _SLUG.sub("-", stem).strip("-.")[:40] or "trace"
+    return f"{slug}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
+
+
+def is_output_folder(path: Path) -> bool:
+    return (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file()
+
+
+def local_traces(path: Path) -> list[Trace]:
+    """The traces PATH holds: one, or one per log of a folder of unrelated logs. Raises OSError."""
+    path = path.resolve(strict=True)
+    if path.is_dir() and is_output_folder(path):
+        return [Trace(make_id(path.name, str(path)), str(path), "folder", local=path, state="ready")]
+    if path.is_dir() and not is_multi_rank(path):
+        logs = candidate_logs(path)
+        if len(logs) > 1:
+            return [Trace(make_id(p.name, str(p)), str(p), "log") for p in logs]
+    return [Trace(make_id(path.name, str(path)), str(path), "log")]
+
+
+def remote_trace(ref: StoreRef) -> Trace:
+    name = ref.key.rstrip("/").rsplit("/", 1)[-1] or ref.store.name
+    kind: Kind = "remote-log" if ref.key.endswith(_LOG_SUFFIXES) else "remote-folder"
+    return Trace(make_id(name, ref.url), ref.url, kind, remote=ref)
+
+
+class Traces:
+    """The registry, and what makes a trace ready (parse, download) exactly once."""
+
+    def __init__(self, cache: Cache, stores: dict[str, Store], on_progress: Progress | None = None) -> None:
+        self.cache = cache
+        self.stores = stores
+        self.by_id: dict[str, Trace] = {}
+        self.on_progress = on_progress
+
+    def add(self, trace: Trace) -> Trace:
+        return self.by_id.setdefault(trace.id, trace)
+
+    def add_source(self, source: str) -> list[Trace]:
+        """A PATH or store URL from the command line or config. Raises OSError or RemoteError."""
+        if "://" in source:
+            return [self.add(remote_trace(self.store_ref(source)))]
+        return [self.add(t) for t in local_traces(Path(source))]
+
+    def store_ref(self, url: str) -> StoreRef:
+        """The configured store holding `url`; RemoteError when none does (no fetch from elsewhere)."""
+        for store in self.stores.values():
+            ref = store.ref(url)
+            if ref is not None:
+                return ref
+        raise RemoteError(403, f"{url} is in no configured store")
+
+    async def ready(self, trace: Trace) -> None:
+        """Make the trace's files servable (parse or download once); raises TraceError."""
+        if trace.kind == "folder" or (trace.kind == "remote-folder" and trace.state == "ready"):
+            return
+        if trace.state == "ready" and trace.local is not None and trace.local.is_dir():
+            return
+        if trace.ready_task is None or trace.ready_task.done():
+            trace.ready_task = asyncio.ensure_future(self._make_ready(trace))
+        await asyncio.shield(trace.ready_task)
+
+    async def _make_ready(self, trace: Trace) -> None:
+        trace.error = None
+        try:
+            if trace.kind == "log":
+                key = await anyio.to_thread.run_sync(_key_of, Path(trace.source))
+                trace.local = await self.cache.ensure(key, lambda out: self._parse(trace, Path(trace.source), out))
+            elif trace.kind == "remote-log":
+                assert trace.remote is not None
+                trace.local = await self._remote_log(trace, trace.remote)
+            else:
+                assert trace.remote is not None
+                await trace.remote.store.check_folder(trace.remote)
+        except (TraceError, RemoteError, OSError) as err:
+            trace.state = "failed"
+            trace.error = str(err) if not isinstance(err, OSError) else f"{err.strerror or err}"
+            raise TraceError(trace.error) from None
+        trace.state = "ready"
+        trace.progress = {}
+
+    async def _parse(self, trace: Trace, src: Path, out: Path) -> None:
+        trace.state = "parsing"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tlscope.serve.parsejob", str(src), str(out),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        errors = asyncio.ensure_future(proc.stderr.read())
+        try:
+            async for raw in proc.stdout:
+                self._progress(trace, raw.decode(errors="replace").split())
+            status = await proc.wait()
+        except BaseException:
+            proc.kill()
+            await proc.wait()
+            raise
+        if status != 0:
+            message = (await errors).decode(errors="replace").strip().splitlines()
+            raise TraceError(f"parse failed: {message[-1] if message else f'exit status {status}'}")
+
+    def _progress(self, trace: Trace, words: list[str]) -> None:
+        if len(words) == 3 and words[0] == "progress" and words[1].isdigit() and words[2].isdigit():
+            trace.progress = {"bytes": int(words[1]), "total": int(words[2])}
+        elif words and words[0] == "rank":
+            trace.progress = {"ranks_done": trace.progress.get("ranks_done", 0) + 1}
+        if self.on_progress is not None:
+            self.on_progress(trace)
+
+    async def _remote_log(self, trace: Trace, ref: StoreRef) -> Path:
+        identity = await ref.store.identity(ref.key)
+        key = self.cache.alias(identity)
+        if key is not None and self.cache.ready(key):
+            self.cache.touch(key)
+            return self.cache.folder(key)
+        trace.state = "parsing"
+        name = ref.key.rsplit("/", 1)[-1]
+        download = self.cache.temp_path(_SLUG.sub("_", name))
+        try:
+            await ref.store.download(ref.key, download, lambda done, total: self._got(trace, done, total))
+            key = await anyio.to_thread.run_sync(input_key, download)
+            self.cache.set_alias(identity, key)
+            return await self.cache.ensure(key, lambda out: self._parse(trace, download, out))
+        finally:
+            download.unlink(missing_ok=True)
+
+    def _got(self, trace: Trace, done: int, total: int) -> None:
+        trace.progress = {"downloaded": done, "total": total}
+        if self.on_progress is not None:
+            self.on_progress(trace)
+
+    async def summary(self, trace: Trace) -> dict[str, Any] | None:
+        """The trace's summary once known (folders: read now; logs: after their parse)."""
+        if trace.summary is None and trace.local is not None and trace.state == "ready":
+            trace.summary = await anyio.to_thread.run_sync(local_summary, trace.local)
+        elif trace.summary is None and trace.kind == "remote-folder" and trace.remote is not None:
+            trace.summary = await trace.remote.store.summary(trace.remote)
+        return trace.summary
+
+    async def index(self, trace: Trace) -> EventIndex:
+        """The trace's events index, built once (concurrent callers share the build)."""
+        if trace.index is not None:
+            return trace.index
+        if trace.index_task is None:
+            trace.index_task = asyncio.ensure_future(self._build_index(trace))
+        try:
+            trace.index = await asyncio.shield(trace.index_task)
+        except BaseException:
+            if trace.index_task.done():
+                trace.index_task = None  # a failed build is tried again by the next request
+            raise
+        return trace.index
+
+    async def _build_index(self, trace: Trace) -> EventIndex:
+        folder = trace.local
+        if folder is None:
+            assert trace.remote is not None
+            folder = await self._remote_raw(trace.remote)
+        return await anyio.to_thread.run_sync(EventIndex, parts_of(folder))
+
+    async def _remote_raw(self, ref: StoreRef) -> Path:
+        """A remote folder's raw.jsonl files (and rank list), copied once into the cache for its index."""
+        store = ref.store
+        names = ["raw.jsonl"]
+        head = "manifest.json"
+        ranks = await store.json(ref, "multi_rank_summary.json") if not await _has(store, ref, "raw.jsonl") else None
+        if isinstance(ranks, list):
+            head = "multi_rank_summary.json"
+            names = [f"rank_{e['rank']}/raw.jsonl" for e in ranks if isinstance(e, dict) and type(e.get("rank")) is int]
+        identity = await store.identity(store.child(ref, head))
+        key = "remote-" + hashlib.sha256(identity.encode()).hexdigest()
+        return await self.cache.ensure(key, lambda out: _copy_files(store, ref, [head, *names], out, self.cache))
+
+
+async def _has(store: Store, ref: StoreRef, rel: str) -> bool:
+    try:
+        await store.info(store.child(ref, rel))
+    except RemoteError as err:
+        if err.status == 404:
+            return False
+        raise
+    return True
+
+
+async def _copy_files(store: Store, ref: StoreRef, names: list[str], out: Path, cache: Cache) -> None:
+    """Download `names` (relative paths) of a remote folder into `out`, whole or not at all."""
+    tmp = cache.temp_path("folder")
+    try:
+        for name in names:
+            dest = tmp.joinpath(*name.split("/"))
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            await store.download(store.child(ref, name), dest, lambda done, total: None)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _key_of(path: Path) -> str:
+    return input_key(path, iter(candidate_logs(path)) if path.is_dir() else None)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def local_summary(folder: Path) -> dict[str, Any]:
+    parts = parts_of(folder)
+    manifests = [m for p in parts if isinstance(m := _read_json(p.path.parent / "manifest.json"), dict)]
+    return summarise(manifests, [p.rank for p in parts if p.rank is not None])
