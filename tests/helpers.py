@@ -279,3 +279,64 @@ def write_leaky_viewer(folder: Path) -> Path:
     (folder / "index.html").write_text(EXFILTRATOR)
     (folder / "x.js").write_text(EXFILTRATOR_JS)
     return folder
+
+
+# -- tlscope serve in-process (uvicorn in a thread on 127.0.0.1:0) -----------------------------
+
+
+class LiveServer:
+    """`tlscope serve`'s app for `sources`, served by uvicorn in a thread on 127.0.0.1, port 0.
+
+    `config` takes ServeConfig fields (cache_dir defaults to a fresh folder under `tmp`).
+    `.url` is the base URL, `.server` the tlscope.serve.app.Server; `close()` stops it.
+    """
+
+    def __init__(self, sources: list[str], tmp: Path, *, viewers: list[str] = (), **config: Any) -> None:  # type: ignore[assignment]
+        import threading
+
+        import uvicorn
+
+        from tlscope.serve.app import create_app
+        from tlscope.serve.config import ServeConfig, check
+        from tlscope.serve.server import base_url, bind, build, uvicorn_config, wait_started
+
+        config.setdefault("cache_dir", str(tmp / "serve-cache"))
+        self.config = check(ServeConfig(**config))
+        self.server = build(self.config, sources, viewer_paths=list(viewers))
+        self.sock = bind("127.0.0.1", 0)
+        self.url = base_url(self.sock)
+        self.uvicorn = uvicorn.Server(uvicorn_config(create_app(self.server)))
+        self.thread = threading.Thread(target=self.uvicorn.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        wait_started(self.uvicorn)
+
+    def trace_ids(self) -> list[str]:
+        return list(self.server.traces.by_id)
+
+    def close(self) -> None:
+        self.uvicorn.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+
+def raw_request(
+    url: str, target: str | bytes, headers: dict[str, str] | None = None, method: str = "GET"
+) -> tuple[int, bytes]:
+    """Send `target` byte for byte (no client normalises '..' or '%2e' away); (status, body).
+
+    Reads until the server closes (`Connection: close`); a chunked body comes back as sent.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    raw_target = target.encode("latin-1") if isinstance(target, str) else target
+    lines = [method.encode() + b" " + raw_target + b" HTTP/1.1", f"Host: {parts.netloc}".encode(), b"Connection: close"]
+    lines += [f"{k}: {v}".encode("latin-1") for k, v in (headers or {}).items()]
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(b"\r\n".join(lines) + b"\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body

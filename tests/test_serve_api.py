@@ -1,0 +1,296 @@
+"""`tlscope serve`'s HTTP surface (docs/SERVER.md), in-process on port 0, driven by httpx, on real traces.
+
+Trace files byte for byte with their validators (ETag, 304, 206, 416, gzip), the events API
+against raw.jsonl for every filter (single and multi-rank), a raw log parsed on first use, the
+JS client and viewers with the viewer CSP, and the OpenAPI document against the real routes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers import CORPUS, LiveServer, key_of
+
+from tlscope.serve.app import ROUTES
+from tlscope.serve.security import VIEWER_CSP
+from tlscope.viewers import LIB
+
+RAW_LOG = CORPUS / "graph_breaks"
+
+
+@pytest.fixture(scope="module")
+def live(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    tmp = tmp_path_factory.mktemp("serve-api")
+    sources = [str(viewer_traces["single"]), str(viewer_traces["multi"]), str(RAW_LOG)]
+    server = LiveServer(sources, tmp)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def client(live: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+
+
+def trace_by_source(client: httpx.Client, source: Path) -> dict[str, Any]:
+    listed = client.get("/api/traces").json()
+    return next(t for t in listed if t["source"] == str(source.resolve()))
+
+
+def raw_lines(folder: Path) -> list[bytes]:
+    """Event lines of raw.jsonl (every rank in rank order), without the string-table line."""
+    parts = sorted(folder.glob("rank_*/raw.jsonl"), key=lambda p: int(p.parent.name[5:])) or [folder / "raw.jsonl"]
+    return [line for p in parts for line in p.read_bytes().splitlines()[1:] if line]
+
+
+def events_raw(client: httpx.Client, tid: str, **params: Any) -> tuple[int, list[bytes]]:
+    """(total, the events' lines), paging through every page; each page's body must be exactly
+    `{"total":N,"offset":K,"events":[` + the events' raw.jsonl lines joined by ',' + `]}`."""
+    out: list[bytes] = []
+    offset, total = 0, None
+    while total is None or offset < total:
+        r = client.get(f"/api/traces/{tid}/events", params={**params, "offset": offset, "limit": 97})
+        assert r.status_code == 200, r.text
+        body = json.loads(r.content)
+        total = body["total"]
+        assert body["offset"] == offset
+        head = b'{"total":%d,"offset":%d,"events":[' % (total, offset)
+        assert r.content.startswith(head) and r.content.endswith(b"]}")
+        lines = _split_events(r.content[len(head) : -2], len(body["events"]))
+        out.extend(lines)
+        if not body["events"]:
+            break
+        offset += len(body["events"])
+    return total or 0, out
+
+
+def _split_events(inner: bytes, n: int) -> list[bytes]:
+    """The n JSON objects of `inner` (joined by ','), as bytes, cut where each one parses whole."""
+    out, decoder, at = [], json.JSONDecoder(), 0
+    text = inner.decode()
+    for _ in range(n):
+        _, end = decoder.raw_decode(text, at)
+        out.append(text[at:end].encode())
+        at = end + 1
+    assert at - 1 == len(text) or n == 0
+    return out
+
+
+def test_listing_has_the_contract_fields(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    t = trace_by_source(client, viewer_traces["single"])
+    assert t["url"] == f"/traces/{t['id']}/"
+    assert t["viewer_url"] == f"/viewers/explorer/?trace=%2Ftraces%2F{t['id']}%2F"
+    manifest = json.loads((viewer_traces["single"] / "manifest.json").read_text())
+    s = t["summary"]
+    assert s["torch_version"] == manifest["torch_version"]
+    assert s["events"] == manifest["raw_jsonl_events"] == len(raw_lines(viewer_traces["single"]))
+    assert s["compile_ids"] == len(manifest["compile_ids"])
+    assert s["problems"] == manifest["problems"]["total"]
+    multi = trace_by_source(client, viewer_traces["multi"])
+    assert multi["summary"]["ranks"] == [0, 1]
+    assert multi["summary"]["events"] == len(raw_lines(viewer_traces["multi"]))
+
+
+@pytest.mark.parametrize("name", ["single", "multi"])
+def test_files_are_byte_exact(client: httpx.Client, viewer_traces: dict[str, Path], name: str) -> None:
+    folder = viewer_traces[name]
+    base = trace_by_source(client, folder)["url"]
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    assert len(files) > 20
+    for path in files:
+        rel = path.relative_to(folder).as_posix()
+        r = client.get(base + rel, headers={"accept-encoding": "identity"})
+        assert r.status_code == 200, rel
+        assert r.content == path.read_bytes(), rel
+        assert r.headers["etag"].startswith('"') and not r.headers["etag"].startswith("W/")
+
+
+def test_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["single"]
+    url = trace_by_source(client, folder)["url"] + "raw.jsonl"
+    data = (folder / "raw.jsonl").read_bytes()
+    r = client.get(url, headers={"accept-encoding": "identity"})
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    tag = r.headers["etag"]
+    assert client.get(url, headers={"if-none-match": tag, "accept-encoding": "identity"}).status_code == 304
+    assert client.get(url, headers={"if-none-match": f'"other", W/{tag}'}).status_code == 304
+    part = client.get(url, headers={"range": "bytes=10-99", "accept-encoding": "gzip"})
+    assert part.status_code == 206 and part.content == data[10:100]
+    assert part.headers["content-range"] == f"bytes 10-99/{len(data)}"
+    assert "content-encoding" not in part.headers
+    assert client.get(url, headers={"range": "bytes=-5"}).content == data[-5:]
+    assert client.get(url, headers={"range": f"bytes={len(data) - 3}-"}).content == data[-3:]
+    bad = client.get(url, headers={"range": f"bytes={len(data)}-"})
+    assert bad.status_code == 416 and bad.headers["content-range"] == f"bytes */{len(data)}"
+    assert client.get(url, headers={"range": "bytes=5-1"}).status_code == 200  # invalid: ignored
+    assert client.get(url, headers={"range": "bytes=0-1", "if-range": '"stale"'}).status_code == 200
+    zipped = client.send(client.build_request("GET", url, headers={"accept-encoding": "gzip"}), stream=True)
+    raw = b"".join(zipped.iter_raw())
+    assert zipped.headers["content-encoding"] == "gzip" and gzip.decompress(raw) == data
+    assert zipped.headers["etag"] != tag
+    assert client.get(url, headers={"if-none-match": zipped.headers["etag"]}).status_code == 304
+    head = client.head(url, headers={"accept-encoding": "identity"})
+    assert head.status_code == 200 and head.headers["content-length"] == str(len(data)) and not head.content
+
+
+def test_payloads_are_immutable_and_content_addressed(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["single"]
+    payload = next((folder / "payloads").iterdir())
+    r = client.get(trace_by_source(client, folder)["url"] + "payloads/" + payload.name)
+    assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert r.headers["etag"] in (f'"{payload.stem}"', f'"{payload.stem}-gz"')
+    assert r.headers["content-type"] == "text/plain; charset=utf-8"
+    manifest = client.get(trace_by_source(client, folder)["url"] + "manifest.json")
+    assert manifest.headers["cache-control"] == "no-cache"
+
+
+@pytest.mark.parametrize("name", ["single", "multi"])
+def test_events_api_agrees_with_raw_jsonl(client: httpx.Client, viewer_traces: dict[str, Path], name: str) -> None:
+    folder = viewer_traces[name]
+    tid = trace_by_source(client, folder)["id"]
+    lines = raw_lines(folder)
+    events = [json.loads(line) for line in lines]
+    total, got = events_raw(client, tid)
+    assert total == len(lines) and got == lines
+    for kind in Counter(key_of(e) for e in events):
+        want = [line for line, e in zip(lines, events, strict=True) if key_of(e) == kind]
+        assert events_raw(client, tid, kind=kind) == (len(want), want)
+    if name == "multi":  # an event's rank is its `rank` field, else its rank folder's (as in the JS client)
+        for rank in (0, 1):
+            mine = set(raw_lines(folder / f"rank_{rank}"))
+            want = [ln for ln in lines if json.loads(ln).get("rank", rank if ln in mine else None) == rank]
+            assert events_raw(client, tid, rank=rank) == (len(want), want)
+    want = [line for line in lines if b"dynamo" in line.lower()]
+    assert events_raw(client, tid, q="DYNAMO") == (len(want), want)
+    cid = '"frame_id":0,'
+    assert events_raw(client, tid, compile_id="[0/0]", q=cid)[0] > 0
+
+
+def test_events_api_compile_id_and_bad_queries(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    folder = viewer_traces["single"]
+    tid = trace_by_source(client, folder)["id"]
+    lines = raw_lines(folder)
+    zero = [ln for ln in lines if (e := json.loads(ln)).get("frame_id") == 0 and e.get("frame_compile_id") == 0]
+    zero = [
+        ln for ln in zero if json.loads(ln).get("attempt") in (None, 0) and "compiled_autograd_id" not in json.loads(ln)
+    ]
+    assert events_raw(client, tid, compile_id="[0/0]") == (len(zero), zero)
+    assert events_raw(client, tid, compile_id="[9/9]") == (0, [])
+    base = f"/api/traces/{tid}/events"
+    for params in (
+        {"offset": "-1"},
+        {"limit": "x"},
+        {"limit": "100000"},
+        {"rank": "1.5"},
+        {"q": "x" * 1000},
+        {"z": "1"},
+    ):
+        r = client.get(base, params=params)
+        assert r.status_code == 400 and "error" in r.json(), params
+    assert client.get("/api/traces/nope/events").status_code == 404
+    page = client.get(base, params={"offset": len(lines) + 5}).json()
+    assert page == {"total": len(lines), "offset": len(lines) + 5, "events": []}
+
+
+def test_raw_log_is_parsed_on_first_use(client: httpx.Client, live: LiveServer) -> None:
+    t = trace_by_source(client, RAW_LOG)
+    assert t["kind"] == "log"
+    manifest = client.get(t["url"] + "manifest.json")
+    assert manifest.status_code == 200
+    folder = live.server.traces.by_id[t["id"]].local
+    assert folder is not None and folder.parent == Path(live.config.cache_dir or "")
+    assert manifest.content == (folder / "manifest.json").read_bytes()
+    after = client.get(f"/api/traces/{t['id']}").json()
+    assert after["state"] == "ready" and after["summary"]["events"] == len(raw_lines(folder))
+    _, got = events_raw(client, t["id"])
+    assert got == raw_lines(folder)
+    landing = client.get(t["url"])
+    assert landing.status_code == 200 and landing.content == (folder / "index.html").read_bytes()
+    assert "content-security-policy" in landing.headers
+
+
+def test_lib_viewers_and_csp(client: httpx.Client) -> None:
+    r = client.get("/lib/tlscope.js")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+    assert (
+        r.content == (LIB / "tlscope.js").read_bytes()
+        or gzip.decompress(r.content) == (LIB / "tlscope.js").read_bytes()
+    )
+    page = client.get("/viewers/explorer/")
+    assert page.status_code == 200 and b"tlscope explorer" in page.content
+    assert page.headers["content-security-policy"] == VIEWER_CSP
+    for directive in ("default-src 'self'", "connect-src 'self'", "script-src 'self'", "object-src 'none'",
+                      "base-uri 'none'", "frame-ancestors 'none'"):  # fmt: skip
+        assert directive in VIEWER_CSP
+    assert client.get("/viewers/explorer/app.js").headers["content-security-policy"] == VIEWER_CSP
+    assert client.get("/viewers/explorer", follow_redirects=False).status_code == 308
+    assert client.get("/viewers/nope/").status_code == 404
+    viewers = client.get("/api/viewers").json()
+    assert {"name": "explorer", "url": "/viewers/explorer/", "source": "built-in", "default": True} in viewers
+
+
+def test_viewer_from_path_and_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "my-view"
+    (mine / "dist").mkdir(parents=True)
+    (mine / "dist" / "index.html").write_text("<!doctype html><title>mine</title>")
+    # A Vite project's own index.html is its dev entry: the built dist/ must win over it.
+    (mine / "index.html").write_text('<!doctype html><script type="module" src="/src/main.tsx"></script>')
+    pkg = tmp_path / "site"
+    (pkg / "tlscope_viewer_ep").mkdir(parents=True)
+    (pkg / "tlscope_viewer_ep" / "index.html").write_text("<!doctype html><title>ep</title>")
+    (pkg / "tlscope_viewer_ep" / "__init__.py").write_text(
+        "from pathlib import Path\ndef folder():\n    return Path(__file__).parent\n"
+    )
+    dist = pkg / "tlscope_viewer_ep-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tlscope-viewer-ep\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[tlscope.viewers]\nep-view = tlscope_viewer_ep:folder\nbroken = nowhere:x\n"
+    )
+    monkeypatch.syspath_prepend(str(pkg))
+    server = LiveServer([], tmp_path, viewers=[str(mine)])
+    try:
+        with httpx.Client(base_url=server.url) as c:
+            names = {v["name"]: v for v in c.get("/api/viewers").json()}
+            assert names["my-view"]["source"] == "path" and names["ep-view"]["source"] == "package tlscope-viewer-ep"
+            assert "broken" not in names
+            assert b"<title>mine</title>" in c.get("/viewers/my-view/").content
+            ep = c.get("/viewers/ep-view/index.html")
+            assert b"<title>ep</title>" in ep.content and ep.headers["content-security-policy"] == VIEWER_CSP
+    finally:
+        server.close()
+
+
+def test_home_page_and_openapi_match_routes(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    home = client.get("/")
+    assert home.status_code == 200 and trace_by_source(client, viewer_traces["single"])["id"].encode() in home.content
+    assert "script-src" not in home.headers["content-security-policy"]  # default-src 'none': no script
+    doc = client.get("/openapi.json").json()
+    documented = {(path, method.upper()) for path, ops in doc["paths"].items() for method in ops}
+    served = set()
+    for route in ROUTES:
+        for method in route.methods or ():
+            if method != "HEAD":
+                served.add((route.path.replace("{path:path}", "{path}"), method))
+    assert documented == served
+    for path, ops in doc["paths"].items():
+        for op in ops.values():
+            names = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
+            assert names == {seg[1:-1] for seg in path.split("/") if seg.startswith("{")}, path
+
+
+def test_post_trace_only_from_stores(client: httpx.Client) -> None:
+    r = client.post("/api/traces", json={"url": "https://example.com/trace/"})
+    assert r.status_code == 403 and "no configured store" in r.json()["error"]
+    assert client.post("/api/traces", content=b"{not json").status_code == 400
+    assert client.post("/api/traces", json={"url": "x", "extra": 1}).status_code == 400
+    assert client.post("/api/traces", content=b"x" * 100_000).status_code == 413
+    assert client.get("/api/stores").json() == []
