@@ -78,8 +78,7 @@ async def _ready(server: Server, trace: Trace) -> None:
     except asyncio.TimeoutError:
         raise ApiError(503, "the trace is still being prepared", {"retry-after": "5"}) from None
     except TraceError as err:
-        status = 502 if trace.kind.startswith("remote") else 422
-        raise ApiError(status, str(err)) from None
+        raise ApiError(err.status, str(err)) from None
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None
 

@@ -161,12 +161,14 @@ class Store:
     async def close(self) -> None:
         """Close the HTTP sessions of the filesystem (at server shutdown)."""
         fs, self._fs = self._fs, None
-        session = getattr(fs, "_session", None) or getattr(fs, "session", None)
-        if session is not None and hasattr(session, "close"):
-            with contextlib.suppress(Exception):
-                result = session.close()
-                if asyncio.iscoroutine(result):
-                    await result
+        # The HTTP filesystem's aiohttp session; s3fs's aiobotocore client (its session has no close).
+        for name in ("_session", "_s3"):
+            client = getattr(fs, name, None)
+            if client is not None and hasattr(client, "close"):
+                with contextlib.suppress(Exception):
+                    result = client.close()
+                    if asyncio.iscoroutine(result):
+                        await result
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[Any]:
@@ -289,16 +291,22 @@ class Store:
             return None
 
     async def summary(self, ref: StoreRef) -> dict[str, Any] | None:
+        """A remote folder's summary from its manifest, or from each rank's (a multi-rank folder)."""
+        manifest = await self._json_or_none(ref, "manifest.json")
+        if isinstance(manifest, dict):
+            return summarise([manifest], [])
+        entries = await self._json_or_none(ref, "multi_rank_summary.json")
+        if not isinstance(entries, list):
+            return None
+        ranks = [e["rank"] for e in entries if isinstance(e, dict) and type(e.get("rank")) is int]
+        manifests = await asyncio.gather(*(self._json_or_none(ref, f"rank_{r}/manifest.json") for r in ranks))
+        return summarise([m for m in manifests if isinstance(m, dict)], ranks)
+
+    async def _json_or_none(self, ref: StoreRef, rel: str) -> Any:
         try:
-            manifest = await self.json(ref, "manifest.json")
-            if isinstance(manifest, dict):
-                return summarise([manifest], [])
-            entries = await self.json(ref, "multi_rank_summary.json")
-            ranks = [e["rank"] for e in entries or [] if isinstance(e, dict) and type(e.get("rank")) is int]
-            manifests = [await self.json(ref, f"rank_{r}/manifest.json") for r in ranks]
+            return await self.json(ref, rel)
         except RemoteError:
             return None
-        return summarise([m for m in manifests if isinstance(m, dict)], ranks)
 
 
 def _refused(err: BaseException | None) -> str | None:

@@ -37,7 +37,12 @@ Progress = Callable[["Trace"], None]
 
 
 class TraceError(Exception):
-    """A trace that cannot be made ready (its parse failed, or its store refused): 502 / 422."""
+    """A trace that cannot be made ready: its parse failed (422), or its store refused or failed
+    (the store's status: 403 for an address the SSRF policy refuses, 404, 413, 502, 504)."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -157,7 +162,7 @@ class Traces:
         except (TraceError, RemoteError, OSError) as err:
             trace.state = "failed"
             trace.error = str(err) if not isinstance(err, OSError) else f"{err.strerror or err}"
-            raise TraceError(trace.error) from None
+            raise TraceError(trace.error, getattr(err, "status", 422)) from None
         trace.state = "ready"
         trace.progress = {}
 

@@ -1,0 +1,270 @@
+"""Remote stores behind `tlscope serve` (docs/SERVER.md, "Stores"), each a real process on loopback.
+
+- an S3-compatible store: moto's server mode, reached through s3fs with `endpoint_url`;
+- an https-style file host: tests/filehost.py (the standard library's file server, no CORS headers).
+
+Shown: output folders streamed through byte for byte with the store's validators, 304, 206 and
+gzip; the events API over a remote folder; a raw log in a store parsed once into the cache; only
+URLs under a configured store fetched; the SSRF policy on the address connected to (loopback
+refused unless listed, a redirect re-checked); the largest object size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers import CORPUS, LiveServer
+
+boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
+pytest.importorskip("s3fs", reason="the S3 tests need tlscope[remote] (the test extra)")
+
+HERE = Path(__file__).resolve().parent
+BUCKET = "team-traces"
+RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
+_CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            pytest.fail(f"the store process exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"nothing listens on 127.0.0.1:{port}")
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def moto(viewer_traces: dict[str, Path]) -> Iterator[str]:
+    """moto's S3 server in its own process, with the single and multi-rank folders and a raw log."""
+    port = free_port()
+    env = {**os.environ, **_CREDS}
+    cmd = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, proc)
+        endpoint = f"http://127.0.0.1:{port}"
+        s3 = boto3.client("s3", endpoint_url=endpoint, **_boto_creds())
+        s3.create_bucket(Bucket=BUCKET)
+        for name, folder in viewer_traces.items():
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                s3.upload_file(str(path), BUCKET, f"runs/{name}/{path.relative_to(folder).as_posix()}")
+            for path in sorted(p for p in folder.rglob("*") if p.is_file() and name == "single"):
+                s3.upload_file(str(path), BUCKET, f"small/{name}/{path.relative_to(folder).as_posix()}")
+        s3.upload_file(str(RAW_LOG), BUCKET, f"logs/{RAW_LOG.name}")
+        yield endpoint
+    finally:
+        stop(proc)
+
+
+def _boto_creds() -> dict[str, str]:
+    return {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
+
+
+@pytest.fixture(scope="module")
+def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """tests/filehost.py serving the single folder and the raw log; yields its base URL."""
+    root = tmp_path_factory.mktemp("filehost")
+    shutil.copytree(viewer_traces["single"], root / "single")
+    shutil.copy(RAW_LOG, root / RAW_LOG.name)
+    proc = subprocess.Popen([sys.executable, str(HERE / "filehost.py"), str(root)], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="module")
+def env_creds() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in _CREDS.items():
+            mp.setenv(key, value)
+        yield
+
+
+@pytest.fixture(scope="module")
+def live(moto: str, filehost: str, env_creds: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    port = filehost.rsplit(":", 1)[1]
+    stores = {
+        "runs": {"url": f"s3://{BUCKET}/runs/", "endpoint_url": moto},
+        "logs": {"url": f"s3://{BUCKET}/logs/", "endpoint_url": moto},
+        "small": {"url": f"s3://{BUCKET}/small/", "endpoint_url": moto, "max_object_bytes": 100},
+        "files": {"url": f"{filehost}/", "allow_networks": ["127.0.0.1/32"]},
+        # The same host by name, loopback not allowed: what an https store gets by default.
+        "strict": {"url": f"http://localhost:{port}/"},
+    }
+    server = LiveServer([], tmp_path_factory.mktemp("remote"), stores=_store_configs(stores))
+    yield server
+    server.close()
+
+
+def _store_configs(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from tlscope.serve.config import StoreConfig
+
+    return {name: StoreConfig(**options) for name, options in raw.items()}
+
+
+@pytest.fixture(scope="module")
+def client(live: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+
+
+def add(client: httpx.Client, url: str) -> dict[str, Any]:
+    r = client.post("/api/traces", json={"url": url})
+    assert r.status_code == 201, r.text
+    trace: dict[str, Any] = r.json()
+    assert r.headers["location"] == f"/api/traces/{trace['id']}"
+    return trace
+
+
+def raw_events(folder: Path) -> list[bytes]:
+    parts = sorted(folder.glob("rank_*/raw.jsonl"), key=lambda p: int(p.parent.name[5:])) or [folder / "raw.jsonl"]
+    return [line for p in parts for line in p.read_bytes().splitlines()[1:] if line]
+
+
+@pytest.mark.parametrize("name", ["single", "multi"])
+def test_s3_folder_streamed_through(client: httpx.Client, viewer_traces: dict[str, Path], name: str) -> None:
+    folder = viewer_traces[name]
+    trace = add(client, f"s3://{BUCKET}/runs/{name}/")
+    assert trace["kind"] == "remote-folder" and trace["url"] == f"/traces/{trace['id']}/"
+    files = [p for p in folder.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl", ".txt", ".html")]
+    for path in sorted(files)[:40]:
+        rel = path.relative_to(folder).as_posix()
+        r = client.get(trace["url"] + rel, headers={"accept-encoding": "identity"})
+        assert r.status_code == 200 and r.content == path.read_bytes(), rel
+    listed = client.get(f"/api/traces/{trace['id']}").json()
+    assert listed["summary"]["events"] == len(raw_events(folder))
+    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 1}).json()
+    assert events["total"] == len(raw_events(folder))
+
+
+def test_s3_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    trace = add(client, f"s3://{BUCKET}/runs/single/")
+    raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
+    url = trace["url"] + "raw.jsonl"
+    whole = client.get(url, headers={"accept-encoding": "identity"})
+    tag = whole.headers["etag"]
+    assert whole.content == raw and tag.startswith('"') and not tag.startswith("W/")
+    assert client.get(url, headers={"if-none-match": tag}).status_code == 304
+    part = client.get(url, headers={"range": "bytes=10-99", "accept-encoding": "gzip"})
+    assert part.status_code == 206 and part.content == raw[10:100]
+    assert part.headers["content-range"] == f"bytes 10-99/{len(raw)}" and "content-encoding" not in part.headers
+    assert client.get(url, headers={"range": f"bytes={len(raw) + 5}-"}).status_code == 416
+    with httpx.stream("GET", client.base_url.join(url), headers={"accept-encoding": "gzip"}) as r:
+        assert r.headers["content-encoding"] == "gzip"
+        assert gzip.decompress(b"".join(r.iter_raw())) == raw
+    payload = next((viewer_traces["single"] / "payloads").glob("*.txt"))
+    r = client.get(f"{trace['url']}payloads/{payload.name}", headers={"accept-encoding": "identity"})
+    assert r.content == payload.read_bytes() and "immutable" in r.headers["cache-control"]
+
+
+def test_s3_raw_log_parsed_once(client: httpx.Client, live: LiveServer) -> None:
+    trace = add(client, f"s3://{BUCKET}/logs/{RAW_LOG.name}")
+    again = add(client, f"s3://{BUCKET}/logs/{RAW_LOG.name}")
+    assert again["id"] == trace["id"]
+    assert trace["kind"] == "remote-log"
+    manifest = client.get(trace["url"] + "manifest.json")
+    assert manifest.status_code == 200
+    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
+    assert events["total"] == manifest.json()["raw_jsonl_events"] > 0
+    cache = Path(live.config.cache_dir or "")
+    parsed = [p.stem for p in cache.iterdir() if p.suffix == ".json" and not p.name.startswith("remote-")]
+    assert parsed == [hashlib.sha256(RAW_LOG.read_bytes()).hexdigest()]  # one parse, keyed by its bytes
+    assert not list((cache / "tmp").iterdir())  # the download is gone
+
+
+def test_file_host_folder_and_raw_log(client: httpx.Client, filehost: str, viewer_traces: dict[str, Path]) -> None:
+    trace = add(client, f"{filehost}/single/")
+    raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
+    r = client.get(trace["url"] + "raw.jsonl", headers={"accept-encoding": "identity"})
+    assert r.status_code == 200 and r.content == raw and r.headers["etag"]
+    part = client.get(trace["url"] + "raw.jsonl", headers={"range": "bytes=-50"})
+    assert part.status_code == 206 and part.content == raw[-50:]
+    log = add(client, f"{filehost}/{RAW_LOG.name}")
+    assert client.get(log["url"] + "manifest.json").status_code == 200
+
+
+def test_only_configured_stores_are_fetched(client: httpx.Client, filehost: str, moto: str) -> None:
+    for url in (
+        "http://127.0.0.1:1/x/",
+        f"{filehost}:80/single/",
+        f"{filehost}/single/?x=1",
+        f"{moto}/{BUCKET}/runs/single/",  # the S3 endpoint as a plain URL: in no store
+        "s3://other-bucket/runs/single/",
+        f"s3://{BUCKET}/runs/../logs/",
+        f"{filehost}/single/%2e%2e/",
+        f"{filehost}/single/%252e%252e/",
+        "file:///etc/passwd",
+    ):
+        r = client.post("/api/traces", json={"url": url})
+        assert r.status_code == 403, (url, r.status_code, r.text)
+    for body in (b"{", b'{"url": 1}', b'{"url": "s3://x/", "more": 1}', b"x" * 20000):
+        assert client.post("/api/traces", content=body).status_code in (400, 413)
+
+
+def test_ssrf_loopback_refused_unless_listed(client: httpx.Client, filehost: str) -> None:
+    allowed = add(client, f"{filehost}/single/")  # "files" lists 127.0.0.1/32
+    assert client.get(allowed["url"] + "manifest.json").status_code == 200
+    port = filehost.rsplit(":", 1)[1]
+    refused = add(client, f"http://localhost:{port}/single/")  # "strict": the same host, not listed
+    r = client.get(refused["url"] + "manifest.json")
+    assert r.status_code == 403 and "not allowed" in r.text, r.text
+    assert client.get(f"/api/traces/{refused['id']}/events").status_code == 403
+
+
+def test_ssrf_redirects_are_checked_again(client: httpx.Client, filehost: str) -> None:
+    """The file host redirects /to/HOST/PORT/PATH: followed to itself, refused anywhere else."""
+    port = filehost.rsplit(":", 1)[1]
+    same = add(client, f"{filehost}/to/127.0.0.1/{port}/single/")
+    assert client.get(same["url"] + "manifest.json").status_code == 200
+    for host, to_port in (("127.0.0.2", port), ("169.254.169.254", "80"), ("10.0.0.1", "80"), ("0.0.0.0", port)):
+        trace = add(client, f"{filehost}/to/{host}/{to_port}/single/")
+        r = client.get(trace["url"] + "manifest.json")
+        assert r.status_code == 403 and "not allowed" in r.text, (host, r.status_code, r.text)
+
+
+def test_store_max_object_bytes(client: httpx.Client) -> None:
+    trace = add(client, f"s3://{BUCKET}/small/single/")
+    r = client.get(trace["url"] + "raw.jsonl")
+    assert r.status_code == 413 and "max_object_bytes" in r.text
+
+
+def test_store_listing_shows_no_secrets(client: httpx.Client, moto: str) -> None:
+    stores = client.get("/api/stores").json()
+    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict"}
+    assert moto not in json.dumps(stores)  # endpoints and options stay on the server
