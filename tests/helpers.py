@@ -313,6 +313,11 @@ class LiveServer:
     def trace_ids(self) -> list[str]:
         return list(self.server.traces.by_id)
 
+    def trace_url(self, source: Path) -> str:
+        """The `/traces/<id>/` URL of the trace served from `source` (a path given to the server)."""
+        wanted = str(Path(source).resolve())
+        return next(t.url() for t in self.server.traces.by_id.values() if t.source == wanted)
+
     def close(self) -> None:
         self.uvicorn.should_exit = True
         self.thread.join(timeout=10)
