@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "summary": "tlscope.commands.summary:main",
     "diff": "tlscope.commands.diff:main",
     "serve": "tlscope.commands.serve:main",
+    "run": "tlscope.commands.run:main",
 }
 
 #: Commands whose first argument is an action: `tlscope corpus list` runs the command even
