@@ -1,0 +1,302 @@
+"""`python bench/serve.py`: tlscope serve under load on loopback (issue 11's targets).
+
+    python bench/serve.py                       # everything, default sizes
+    python bench/serve.py --requests 20000 --concurrency 64 --events 200000 --pass-mb 50 --big-mb 500
+    python bench/serve.py --only payloads events
+
+Parts, each against `python -m tlscope serve ... --port 0` started as its own process:
+
+* **payloads**: GET of the trace's payload files (`Accept-Encoding: identity`, keep-alive), from
+  `--concurrency` connections at once, `--requests` in all (bounded by `--seconds`): requests/s
+  and latency p50/p99. Target: >= 2,000 req/s and p99 < 100 ms at 64 connections on 2 cores.
+* **events**: pages of 100 events from the events API of a synthetic trace of `--events` events
+  (bench/synth.py's compact trace), at offsets spread over the whole trace, 8 connections: pages/s.
+* **passthrough**: a `--pass-mb` MB raw.jsonl on a plain file host (bench/staticserve.py, its own
+  process) read directly and through tlscope serve (a configured store): throughput of each and
+  their ratio. Target: >= 80%.
+* **rss**: the server's resident memory (VmRSS, sampled every 20 ms) while a `--big-mb` MB remote
+  object streams through it to a client that reads as fast as it can. Target: flat, < 150 MB.
+
+The load generator is a small asyncio HTTP/1.1 client in this process; it shares the machine's
+cores with the server, so the figures are a lower bound of what the server does alone. Nothing
+here runs in the test suite. Results are printed as a table and written to
+bench/results/serve-latest.json (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import synth  # noqa: E402 - bench/ is a folder of scripts
+
+CORPUS_LOG = next((REPO / "corpus" / "traces" / "simple").glob("*.log.gz"))
+
+
+# -- processes -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def process_printing_url(command: list[str]) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Start `command`; yield it and the first http://127.0.0.1:PORT it prints on stdout."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            found = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if found:
+                yield proc, found.group(0)
+                return
+        raise RuntimeError(f"{command[:4]} printed no address (exit {proc.poll()})")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tlscope", "serve", *args, "--port", "0", "--no-browser"]
+
+
+def get_json(base: str, path: str) -> Any:
+    import urllib.request
+
+    with urllib.request.urlopen(base + path, timeout=600) as r:
+        return json.load(r)
+
+
+# -- a minimal keep-alive HTTP/1.1 client ---------------------------------------------------------
+
+
+class Connection:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, base: str) -> Connection:
+        host_port = base.split("://", 1)[1]
+        host, port = host_port.rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port), limit=1 << 20)
+        return cls(reader, writer, host_port)
+
+    async def get(self, path: str, sink: bool = False) -> tuple[int, int]:
+        """GET path; (status, body bytes). sink: count the body without keeping it."""
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\nAccept-Encoding: identity\r\n\r\n".encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+        if length is None:
+            raise RuntimeError(f"no Content-Length in {head[:200]!r}")
+        remaining = int(length.group(1))
+        if not sink:
+            await self.reader.readexactly(remaining)
+            return status, remaining
+        while remaining:
+            chunk = await self.reader.read(min(remaining, 1 << 20))
+            if not chunk:
+                raise RuntimeError("connection closed mid-body")
+            remaining -= len(chunk)
+        return status, int(length.group(1))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def load(base: str, paths: list[str], concurrency: int, requests: int, seconds: float) -> dict[str, float]:
+    """`requests` GETs over `paths` from `concurrency` connections (at most `seconds`): rate, latencies."""
+    latencies: list[float] = []
+    counter = iter(range(requests))
+    deadline = time.perf_counter() + seconds
+    conns = [await Connection.open(base) for _ in range(concurrency)]
+
+    async def worker(conn: Connection) -> None:
+        for i in counter:
+            if time.perf_counter() > deadline:
+                return
+            start = time.perf_counter()
+            status, _ = await conn.get(paths[i % len(paths)])
+            if status != 200:
+                raise RuntimeError(f"status {status} for {paths[i % len(paths)]}")
+            latencies.append(time.perf_counter() - start)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(c) for c in conns))
+    elapsed = time.perf_counter() - began
+    for c in conns:
+        c.close()
+    latencies.sort()
+    return {
+        "requests": len(latencies),
+        "seconds": round(elapsed, 3),
+        "per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(1000 * latencies[len(latencies) // 2], 2),
+        "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 2),
+    }
+
+
+async def read_rate(base: str, path: str) -> float:
+    conn = await Connection.open(base)
+    start = time.perf_counter()
+    status, size = await conn.get(path, sink=True)
+    elapsed = time.perf_counter() - start
+    conn.close()
+    if status != 200:
+        raise RuntimeError(f"status {status} for {path}")
+    return size / elapsed / 1e6
+
+
+# -- the parts -------------------------------------------------------------------------------------
+
+
+def payloads(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    out = tmp / "simple"
+    subprocess.run([sys.executable, "-m", "tlscope", str(CORPUS_LOG), "-o", str(out), "--no-browser"],
+                   check=True, capture_output=True)  # fmt: skip
+    with process_printing_url(serve_command(str(out), "--cache-dir", str(tmp / "cache"))) as (_, base):
+        trace = get_json(base, "/api/traces")[0]
+        paths = [f"{trace['url']}payloads/{p.name}" for p in sorted((out / "payloads").glob("*.txt"))]
+        asyncio.run(load(base, paths, args.concurrency, min(2000, args.requests), args.seconds))  # warm-up
+        result = asyncio.run(load(base, paths, args.concurrency, args.requests, args.seconds))
+    sizes = [p.stat().st_size for p in (out / "payloads").glob("*.txt")]
+    return {**result, "concurrency": args.concurrency, "files": len(paths), "median_bytes": statistics.median(sizes)}
+
+
+def events(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    folder = tmp / "events"
+    synth.compact(folder, args.events)
+    with process_printing_url(serve_command(str(folder), "--cache-dir", str(tmp / "cache"))) as (_, base):
+        trace = get_json(base, "/api/traces")[0]
+        api = f"/api/traces/{trace['id']}/events"
+        get_json(base, api + "?limit=1")  # the index is built by the first request
+        step = max(1, args.events // 997)
+        paths = [f"{api}?offset={(i * step) % args.events}&limit=100" for i in range(997)]
+        result = asyncio.run(load(base, paths, 8, args.requests // 4, args.seconds))
+        kind = asyncio.run(load(base, [f"{api}?kind=artifact&offset={o}&limit=100" for o in range(0, 5000, 100)],
+                                8, args.requests // 8, args.seconds))  # fmt: skip
+    return {"events": args.events, "pages_per_s": result["per_s"], "p99_ms": result["p99_ms"],
+            "filtered_pages_per_s": kind["per_s"]}  # fmt: skip
+
+
+def remote_folder(root: Path, mb: int) -> Path:
+    """An output folder whose raw.jsonl is `mb` MB of event-like lines."""
+    folder = root / f"remote-{mb}"
+    folder.mkdir(parents=True)
+    line = (json.dumps({"artifact": {"name": "x", "encoding": "string"}, "pad": "x" * 180}) + "\n").encode()
+    block = line * ((1 << 20) // len(line) + 1)
+    with (folder / "raw.jsonl").open("wb") as f:
+        written = 0
+        while written < mb * 1_000_000:
+            f.write(block)
+            written += len(block)
+    (folder / "manifest.json").write_text(json.dumps({"format_version": 1, "raw_jsonl_events": 0}))
+    return folder
+
+
+@contextmanager
+def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int]]:
+    """The file host serving folder's parent, and tlscope serve with it as a store: (host, trace url, pid)."""
+    with process_printing_url([sys.executable, str(HERE / "staticserve.py"), str(folder.parent)]) as (_, host):
+        config = tmp / f"serve-{folder.name}.toml"
+        config.write_text(
+            f'traces = ["{host}/{folder.name}/"]\n[stores.files]\nurl = "{host}/"\nallow_networks = ["127.0.0.1/32"]\n'
+        )
+        command = serve_command("--config", str(config), "--cache-dir", str(tmp / "cache"))
+        with process_printing_url(command) as (proc, base):
+            trace = get_json(base, "/api/traces")[0]
+            yield host, base + trace["url"], proc.pid
+
+
+def passthrough(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    folder = remote_folder(tmp, args.pass_mb)
+    with through_store(tmp, folder) as (host, trace_url, _):
+        base, path = trace_url.split("/traces/", 1)
+        direct, via = [], []
+        for _ in range(args.rounds):  # alternating, so neither side always gets the warmer cache
+            direct.append(asyncio.run(read_rate(host, f"/{folder.name}/raw.jsonl")))
+            via.append(asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl")))
+    d, v = statistics.median(direct), statistics.median(via)
+    shutil.rmtree(folder)
+    return {"mb": args.pass_mb, "direct_MBps": round(d, 1), "via_serve_MBps": round(v, 1), "ratio": round(v / d, 3)}
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def rss(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    folder = remote_folder(tmp, args.big_mb)
+    samples: list[float] = []
+    with through_store(tmp, folder) as (_, trace_url, pid):
+        base, path = trace_url.split("/traces/", 1)
+        idle = rss_mb(pid)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.is_set():
+                samples.append(rss_mb(pid))
+                time.sleep(0.02)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        rate = asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl"))
+        done.set()
+        sampler.join()
+    shutil.rmtree(folder)
+    return {"mb": args.big_mb, "idle_rss_MB": round(idle, 1), "max_rss_MB": round(max(samples), 1),
+            "samples": len(samples), "MBps": round(rate, 1)}  # fmt: skip
+
+
+PARTS = {"payloads": payloads, "events": events, "passthrough": passthrough, "rss": rss}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", choices=sorted(PARTS), help="run only these parts")
+    parser.add_argument("--requests", type=int, default=20000, help="payload requests (events: a quarter)")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--seconds", type=float, default=30.0, help="time cap of each load run")
+    parser.add_argument("--events", type=int, default=200_000, help="events of the events-API trace")
+    parser.add_argument("--pass-mb", type=int, default=50)
+    parser.add_argument("--big-mb", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3, help="passthrough reads of each kind")
+    args = parser.parse_args()
+    import importlib.util
+
+    report: dict[str, Any] = {
+        "cpus": os.cpu_count(),
+        "loadavg_before": os.getloadavg(),
+        "http_parser": "httptools" if importlib.util.find_spec("httptools") else "h11",
+    }
+    with tempfile.TemporaryDirectory(prefix="tlscope-bench-serve-") as tmp:
+        for name in args.only or list(PARTS):
+            report[name] = PARTS[name](Path(tmp), args)
+            print(f"{name}: {json.dumps(report[name])}", flush=True)
+    report["loadavg_after"] = os.getloadavg()
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    (results / "serve-latest.json").write_text(json.dumps(report, indent=2))
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
