@@ -137,11 +137,16 @@ class Traces:
                 return ref
         raise RemoteError(403, f"{url} is in no configured store")
 
+    @staticmethod
+    def is_ready(trace: Trace) -> bool:
+        """Whether the trace's files can be served now (a parsed log's folder may have been evicted)."""
+        if trace.kind == "folder" or (trace.kind == "remote-folder" and trace.state == "ready"):
+            return True
+        return trace.state == "ready" and trace.local is not None and trace.local.is_dir()
+
     async def ready(self, trace: Trace) -> None:
         """Make the trace's files servable (parse or download once); raises TraceError."""
-        if trace.kind == "folder" or (trace.kind == "remote-folder" and trace.state == "ready"):
-            return
-        if trace.state == "ready" and trace.local is not None and trace.local.is_dir():
+        if self.is_ready(trace):
             return
         if trace.ready_task is None or trace.ready_task.done():
             trace.ready_task = asyncio.ensure_future(self._make_ready(trace))
