@@ -74,6 +74,7 @@ def _trace(request: Request) -> Trace:
 async def _ready(server: Server, trace: Trace) -> None:
     """Wait (up to request_timeout) for the trace's parse or download; 503 while it goes on."""
     if server.traces.is_ready(trace):
+        server.traces.note_use(trace)
         return  # the common case, without wait_for's task per request
     try:
         await asyncio.wait_for(server.traces.ready(trace), server.config.request_timeout)

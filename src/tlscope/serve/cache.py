@@ -9,7 +9,11 @@ bytes, and `<root>/tmp/` holds downloads in progress.
 * **One parse per key.** In a process, concurrent `ensure` calls for one key await the same
   task; across processes, the second waits on the first's lock and then finds the folder there.
 * **Bounded.** After each new entry, least recently used entries are removed (whole folders)
-  until the total is under the bound; entries in use in this process are kept.
+  until the total is under the bound; entries being made (here or, by their lock, in another
+  process) are kept. Use is the entry's `.json` modification time, touched as traces are served
+  (`Traces.note_use`). A served trace whose folder was removed is parsed again on its next
+  request (same key, same folder path); a file being sent from it is unaffected (its open
+  descriptor keeps the bytes).
 * A failed parse leaves no folder (the parse writes a temporary sibling and renames it).
 """
 
@@ -38,7 +42,6 @@ class Cache:
         self.root = root
         self.max_bytes = max_bytes
         self._flights: dict[str, asyncio.Task[Path]] = {}
-        self._in_use: set[str] = set()
         for sub in ("alias", "tmp"):
             (root / sub).mkdir(parents=True, exist_ok=True)
 
@@ -58,7 +61,6 @@ class Cache:
 
     async def ensure(self, key: str, produce: Callable[[Path], Awaitable[None]]) -> Path:
         """The folder of `key`, made by `produce(folder)` once if it is not there yet."""
-        self._in_use.add(key)
         flight = self._flights.get(key)
         if flight is None:
             flight = asyncio.ensure_future(self._produce(key, produce))
@@ -98,7 +100,7 @@ class Cache:
         for _, key, size in sorted(entries):
             if total <= self.max_bytes:
                 break
-            if key in keep or key in self._in_use or not self._remove(key):
+            if key in keep or key in self._flights or not self._remove(key):
                 continue
             total -= size
             removed.append(key)

@@ -15,6 +15,7 @@ import json
 import re
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ State = Literal["ready", "pending", "parsing", "failed"]
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _LOG_SUFFIXES = (".log", ".gz", ".txt")
 Progress = Callable[["Trace"], None]
+_USE_EVERY = 60.0  # seconds between two marks of a cache entry's use
 
 
 class TraceError(Exception):
@@ -62,6 +64,8 @@ class Trace:
     index: EventIndex | None = None
     index_task: asyncio.Task[EventIndex] | None = None
     ready_task: asyncio.Task[None] | None = None
+    #: When its cache entry was last marked used (monotonic seconds).
+    used: float = 0.0
 
     def url(self) -> str:
         return f"/traces/{self.id}/"
@@ -143,6 +147,13 @@ class Traces:
         if trace.kind == "folder" or (trace.kind == "remote-folder" and trace.state == "ready"):
             return True
         return trace.state == "ready" and trace.local is not None and trace.local.is_dir()
+
+    def note_use(self, trace: Trace) -> None:
+        """Mark a parsed trace's cache entry used (at most once a minute: one utime, not one a request)."""
+        now = time.monotonic()
+        if trace.local is not None and trace.kind in ("log", "remote-log") and now - trace.used > _USE_EVERY:
+            trace.used = now
+            self.cache.touch(trace.local.name)
 
     async def ready(self, trace: Trace) -> None:
         """Make the trace's files servable (parse or download once); raises TraceError."""
