@@ -294,3 +294,31 @@ def test_post_trace_only_from_stores(client: httpx.Client) -> None:
     assert client.post("/api/traces", json={"url": "x", "extra": 1}).status_code == 400
     assert client.post("/api/traces", content=b"x" * 100_000).status_code == 413
     assert client.get("/api/stores").json() == []
+
+
+def test_connections_get_tcp_nodelay() -> None:
+    """asyncio sets TCP_NODELAY only when the socket's proto says TCP; without it, Nagle held each
+    body back for the client's delayed ACK (40 ms a request on a keep-alive connection)."""
+    import asyncio
+    import socket
+
+    from tlscope.serve.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    seen: list[int] = []
+
+    async def main() -> None:
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            conn = writer.get_extra_info("socket")
+            seen.append(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(handle, sock=sock)
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        while not seen:
+            await asyncio.sleep(0.01)
+        writer.close()
+        server.close()
+
+    asyncio.run(main())
+    assert seen == [1]

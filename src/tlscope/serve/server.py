@@ -67,7 +67,10 @@ def build(
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on host:port (port 0: any free one). Raises OSError."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
+    # accepted sockets copy it from this one. With proto 0, Nagle held each response body back
+    # until the client's delayed ACK of the headers: 40 ms a request on a keep-alive connection.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
