@@ -22,6 +22,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from tlscope import __version__
+from tlscope.read.json_boundary import JsonError
+from tlscope.read.json_boundary import decode as decode_json
 from tlscope.serve import remote
 from tlscope.serve.config import ServeConfig
 from tlscope.serve.files import file_response
@@ -103,8 +105,8 @@ async def add_trace(request: Request) -> Response:
     server = _server(request)
     body = await _body(request)
     try:
-        url = msgspec.json.decode(body, type=_AddTrace).url
-    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        url = decode_json(body, _ADD_TRACE).url
+    except JsonError as err:
         raise ApiError(400, f'expected {{"url": "..."}}: {err}') from None
     try:
         trace = server.traces.add(remote_trace(server.traces.store_ref(url)))
@@ -116,6 +118,9 @@ async def add_trace(request: Request) -> Response:
 
 class _AddTrace(msgspec.Struct, forbid_unknown_fields=True):
     url: str
+
+
+_ADD_TRACE = msgspec.json.Decoder(_AddTrace)
 
 
 async def _body(request: Request) -> bytes:

@@ -29,10 +29,13 @@ import shutil
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio.to_thread
 
 from tlscope import __version__
+from tlscope.read.json_boundary import JsonError
+from tlscope.read.json_boundary import decode as decode_json
 
 _HASH_BLOCK = 1024 * 1024
 
@@ -49,11 +52,8 @@ class Cache:
         return self.root / key
 
     def ready(self, key: str) -> bool:
-        try:
-            meta = json.loads((self.root / f"{key}.json").read_text())
-        except (OSError, ValueError):
-            return False
-        return isinstance(meta, dict) and meta.get("tlscope") == __version__ and self.folder(key).is_dir()
+        meta = _meta(self.root / f"{key}.json")
+        return meta.get("tlscope") == __version__ and self.folder(key).is_dir()
 
     def touch(self, key: str) -> None:
         with contextlib.suppress(OSError):
@@ -93,8 +93,9 @@ class Cache:
         """Remove least recently used entries until the cache fits its bound; return their keys."""
         entries = []
         for meta in self.root.glob("*.json"):
-            with contextlib.suppress(OSError, ValueError):
-                entries.append((meta.stat().st_mtime, meta.stem, int(json.loads(meta.read_text()).get("bytes", 0))))
+            with contextlib.suppress(OSError):
+                size = _meta(meta).get("bytes")
+                entries.append((meta.stat().st_mtime, meta.stem, size if type(size) is int else 0))
         total = sum(e[2] for e in entries)
         removed = []
         for _, key, size in sorted(entries):
@@ -130,6 +131,15 @@ class Cache:
 
     def temp_path(self, name: str) -> Path:
         return self.root / "tmp" / f"{os.getpid()}-{time.monotonic_ns()}-{name}"
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    """An entry's `.json` (empty when unreadable: then the entry is not ready)."""
+    try:
+        meta = decode_json(path.read_bytes())
+    except (OSError, JsonError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def _digest(text: str) -> str:

@@ -14,7 +14,6 @@ raw.jsonl lines themselves, byte for byte, joined into the JSON answer without r
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from array import array
@@ -26,6 +25,8 @@ from typing import Any
 
 import msgspec
 
+from tlscope.read.json_boundary import JsonError
+from tlscope.read.json_boundary import decode as decode_json
 from tlscope.read.reader import CONTEXT_KEYS
 from tlscope.write.format import RAW_ADDED_FIELDS
 
@@ -37,7 +38,6 @@ _KEEP_FILTERS = 16
 #: than `limit` before the end; the next page starts at offset + len(events).
 MAX_PAGE_BYTES = 32 * 1024 * 1024
 _SCAN_BLOCK = 4 * 1024 * 1024
-_DECODER = msgspec.json.Decoder()
 
 
 def _part(value: object) -> str:
@@ -99,8 +99,8 @@ class EventIndex:
     def _add_part(self, number: int, part: Part) -> None:
         for offset, line in _lines(part.path):
             try:
-                event = _DECODER.decode(line)
-            except msgspec.DecodeError:
+                event = decode_json(line)
+            except JsonError:
                 event = None
             if not isinstance(event, dict) or (offset == 0 and "string_table" in event):
                 continue
@@ -238,8 +238,8 @@ def parts_of(folder: Path) -> list[Part]:
     if (folder / "raw.jsonl").is_file():
         return [Part(folder / "raw.jsonl", None)]
     try:
-        summary = json.loads((folder / "multi_rank_summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        summary = decode_json((folder / "multi_rank_summary.json").read_bytes())
+    except (OSError, JsonError):
         summary = None
     ranks = [e.get("rank") for e in summary if isinstance(e, dict)] if isinstance(summary, list) else []
     found = [r for r in ranks if type(r) is int and (folder / f"rank_{r}" / "raw.jsonl").is_file()]

@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import hashlib
 import ipaddress
-import json
 import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from tlscope.read.json_boundary import JsonError
+from tlscope.read.json_boundary import decode as decode_json
 from tlscope.serve.config import StoreConfig
 from tlscope.serve.paths import BadPath, segments
 from tlscope.serve.summary import summarise
@@ -286,8 +287,8 @@ class Store:
 
     async def json(self, ref: StoreRef, rel: str) -> Any:
         try:
-            return json.loads(await self.read_small(self.child(ref, rel)))
-        except (ValueError, UnicodeDecodeError):
+            return decode_json(await self.read_small(self.child(ref, rel)))
+        except JsonError:
             return None
 
     async def summary(self, ref: StoreRef) -> dict[str, Any] | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import re
 import shutil
 import sys
@@ -25,6 +24,8 @@ from urllib.parse import quote
 import anyio.to_thread
 
 from tlscope.read.inputs import candidate_logs, is_multi_rank
+from tlscope.read.json_boundary import JsonError
+from tlscope.read.json_boundary import decode as decode_json
 from tlscope.serve.cache import Cache, input_key
 from tlscope.serve.index import EventIndex, parts_of
 from tlscope.serve.stores import RemoteError, Store, StoreRef
@@ -304,8 +305,8 @@ def _key_of(path: Path) -> str:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return decode_json(path.read_bytes())
+    except (OSError, JsonError):
         return None
 
 
