@@ -88,7 +88,10 @@ def load(path: Path | None) -> ServeConfig:
         raise ConfigError(f"{path}: {err.strerror or err}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, msgspec.ValidationError) as err:
         raise ConfigError(f"{path}: {err}") from None
-    return check(config)
+    try:
+        return check(config)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
 
 
 def check(config: ServeConfig) -> ServeConfig:
