@@ -223,17 +223,27 @@ def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int]]:
             yield host, base + trace["url"], proc.pid
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def passthrough(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     folder = remote_folder(tmp, args.pass_mb)
-    with through_store(tmp, folder) as (host, trace_url, _):
+    with through_store(tmp, folder) as (host, trace_url, pid):
         base, path = trace_url.split("/traces/", 1)
-        direct, via = [], []
+        asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl"))  # warm-up: connections, page cache
+        direct, via, cpu = [], [], 0.0
         for _ in range(args.rounds):  # alternating, so neither side always gets the warmer cache
             direct.append(asyncio.run(read_rate(host, f"/{folder.name}/raw.jsonl")))
+            before = cpu_seconds(pid)
             via.append(asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl")))
+            cpu += cpu_seconds(pid) - before
     d, v = statistics.median(direct), statistics.median(via)
     shutil.rmtree(folder)
-    return {"mb": args.pass_mb, "direct_MBps": round(d, 1), "via_serve_MBps": round(v, 1), "ratio": round(v / d, 3)}
+    return {"mb": args.pass_mb, "direct_MBps": round(d, 1), "via_serve_MBps": round(v, 1), "ratio": round(v / d, 3),
+            "serve_cpu_s_per_GB": round(cpu / (args.rounds * args.pass_mb / 1000), 2)}  # fmt: skip
 
 
 def rss_mb(pid: int) -> float:
