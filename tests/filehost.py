@@ -4,7 +4,7 @@ Run as its own process (a real remote store on loopback). It serves DIR with the
 library's handler, which sends no CORS headers (the browser never talks to it: tlscope serve
 does), listens on 127.0.0.1 on a free port and prints that port on its first stdout line.
 `GET /to/HOST/PORT/PATH` answers 302 to http://HOST:PORT/PATH (a redirect the client must check
-again before following it).
+again before following it). `GET /stall/PATH` waits 5 s before answering (a store that hangs).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import http.server
 import sys
+import time
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -19,6 +20,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.path.startswith("/stall/"):
+            time.sleep(5)
+            self.path = self.path[len("/stall") :]
         if self.path.startswith("/to/"):
             self.send_response(302)
             host, port, rest = [*self.path[4:].split("/", 2), "", ""][:3]
@@ -29,6 +33,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
     def do_HEAD(self) -> None:
+        if self.path.startswith("/stall/"):
+            time.sleep(5)
+            self.path = self.path[len("/stall") :]
         if self.path.startswith("/to/"):
             self.do_GET()
             return

@@ -126,6 +126,7 @@ def live(moto: str, filehost: str, env_creds: None, tmp_path_factory: pytest.Tem
         "files": {"url": f"{filehost}/", "allow_networks": ["127.0.0.1/32"]},
         # The same host by name, loopback not allowed: what an https store gets by default.
         "strict": {"url": f"http://localhost:{port}/"},
+        "stalls": {"url": f"{filehost}/stall/", "allow_networks": ["127.0.0.1/32"], "timeout": 1.0},
     }
     server = LiveServer([], tmp_path_factory.mktemp("remote"), stores=_store_configs(stores))
     yield server
@@ -264,7 +265,13 @@ def test_store_max_object_bytes(client: httpx.Client) -> None:
     assert r.status_code == 413 and "max_object_bytes" in r.text
 
 
+def test_a_store_that_hangs_times_out(client: httpx.Client, filehost: str) -> None:
+    trace = add(client, f"{filehost}/stall/single/")  # "stalls" (timeout 1 s), the longer prefix, over "files"
+    r = client.get(trace["url"] + "manifest.json")
+    assert r.status_code == 504 and "no answer within 1 s" in r.text, r.text
+
+
 def test_store_listing_shows_no_secrets(client: httpx.Client, moto: str) -> None:
     stores = client.get("/api/stores").json()
-    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict"}
+    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict", "stalls"}
     assert moto not in json.dumps(stores)  # endpoints and options stay on the server

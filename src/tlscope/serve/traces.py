@@ -135,12 +135,12 @@ class Traces:
         return [self.add(t) for t in local_traces(Path(source))]
 
     def store_ref(self, url: str) -> StoreRef:
-        """The configured store holding `url`; RemoteError when none does (no fetch from elsewhere)."""
-        for store in self.stores.values():
-            ref = store.ref(url)
-            if ref is not None:
-                return ref
-        raise RemoteError(403, f"{url} is in no configured store")
+        """The configured store holding `url` (the longest prefix: the most specific store, with its
+        own limits and networks); RemoteError when none does (no fetch from elsewhere)."""
+        refs = [ref for store in self.stores.values() if (ref := store.ref(url)) is not None]
+        if not refs:
+            raise RemoteError(403, f"{url} is in no configured store")
+        return max(refs, key=lambda ref: len(ref.store.prefix))
 
     @staticmethod
     def is_ready(trace: Trace) -> bool:
