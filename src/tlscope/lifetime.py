@@ -92,6 +92,13 @@ def stop_requested() -> int | None:
     return _requested
 
 
+def stop_handled() -> None:
+    """The command dealt with the stop it was asked for and exits with a status of its own (`tlscope
+    run`: Ctrl-C is how its server normally ends, and the program's status still goes out)."""
+    global _requested
+    _requested = None
+
+
 def exit_status(stop: BaseException | int) -> int:
     """The exit status for a run stopped by KeyboardInterrupt or Terminated (or by signal number)."""
     if isinstance(stop, int):

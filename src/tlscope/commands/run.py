@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from tlscope.lifetime import Terminated
+from tlscope.lifetime import Terminated, stop_handled
 from tlscope.pipeline.parse import parse
 from tlscope.read.inputs import InputError, candidate_logs, several_ranks
 from tlscope.serve.cli import add_server_flags, serve, start
@@ -67,6 +67,7 @@ def run_program(program: list[str], trace_dir: Path) -> int:
     except KeyboardInterrupt:
         print("tlscope run: waiting for the program to stop...", file=sys.stderr)
         status = _stop(proc)
+        stop_handled()  # the program got it too; what it wrote is parsed, its status goes out
     except Terminated:  # SIGTERM/SIGHUP to tlscope alone: the program must not outlive it
         proc.terminate()
         _stop(proc)
@@ -130,4 +131,5 @@ def main(argv: Sequence[str]) -> int:
         return status or started
     server, sock = started
     serve(server, sock, browser=not args.no_browser)  # Ctrl-C is how this part normally ends
+    stop_handled()
     return status
