@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from tlscope.lifetime import stop_handled
 from tlscope.serve.app import Server
 from tlscope.serve.config import ConfigError, ServeConfig, check, load
 from tlscope.serve.security import is_loopback_bind
@@ -107,6 +108,7 @@ def serve(server: Server, sock: object, *, browser: bool) -> int:
     try:
         run(server, sock)
     except KeyboardInterrupt:
+        stop_handled()  # the usual end of a server: its own line, status 130
         print("tlscope serve: stopped", file=sys.stderr)
         return 130
     return 0
