@@ -277,3 +277,24 @@ def test_chromium_log_lines_point_at_each_events_line(tmp_path: Path) -> None:
                 break
             payload.append(following[1:])
         assert json.loads("\n".join(payload)) == event
+
+
+@pytest.mark.parametrize(
+    ("text", "prefix", "expected"),
+    [
+        ("0/1", False, "[0/1]"),
+        ("!0/1/0", False, "[!0/1/0]"),
+        ("0/1_2", False, "[0/1]"),
+        ("[0/3]", False, "[0/3]"),
+        ("None", False, None),
+        ("0/3: tensor 'x' size mismatch", False, None),
+        ("0/3: tensor 'x' size mismatch", True, "[0/3]"),
+        ("x0/1", True, None),
+    ],
+)
+def test_compile_ids_in_text(text: str, prefix: bool, expected: str | None) -> None:
+    """Chromium `args.compile_id` and recompile reasons name frame compiles in one text form."""
+    from tlscope.model.compile_id import frame_compile_from_text
+
+    found = frame_compile_from_text(text, prefix=prefix)
+    assert (found.display if found else None) == expected

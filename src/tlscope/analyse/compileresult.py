@@ -7,13 +7,12 @@ attempt, the one holding compilation_metrics; its inputs and stack are on every 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from tlscope.analyse.compileacc import CompileAcc
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphs import dynamic_dims, placeholder_name
-from tlscope.model.compile_id import CompileId, compile_id_order
+from tlscope.model.compile_id import CompileId, compile_id_order, frame_compile_from_text
 from tlscope.model.compiles import (
     CompileEntry,
     Failure,
@@ -25,7 +24,6 @@ from tlscope.model.compiles import (
 )
 
 _OUTSIDE = CompileId()
-_CACHE_ENTRY = re.compile(r"^\[?(?:!(?P<ca>\d+)/)?(?P<f>\d+)/(?P<c>\d+)")
 
 
 def frame_of(cid: CompileId) -> CompileId:
@@ -120,16 +118,12 @@ class _Frames:
 
 
 def _entry_of(reason: str | None) -> str | None:
-    match = _CACHE_ENTRY.match(reason or "")
-    return None if match is None else "[" + match.group(0).lstrip("[") + "]"
+    found = frame_compile_from_text(reason, prefix=True)
+    return None if found is None else found.display
 
 
 def _frame_key(display: str | None) -> CompileId | None:
-    match = _CACHE_ENTRY.match(display or "")
-    if match is None:
-        return None
-    ca = int(match["ca"]) if match["ca"] is not None else None
-    return CompileId(ca, int(match["f"]), int(match["c"]), None)
+    return frame_compile_from_text(display, prefix=True)
 
 
 def input_changes(before: Iterable[TensorInput], after: Iterable[TensorInput]) -> list[InputChange]:

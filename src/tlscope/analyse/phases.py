@@ -8,11 +8,9 @@ phases below are kept (a compile has ~100 distinct span names; these say where t
 
 from __future__ import annotations
 
-import re
-
 import msgspec
 
-from tlscope.model.compile_id import CompileId
+from tlscope.model.compile_id import CompileId, frame_compile_from_text
 from tlscope.model.compiles import Phase, Timing
 
 #: The phases kept per compile, in pipeline order, with what each covers.
@@ -37,8 +35,6 @@ PHASES: dict[str, str] = {
     "gc": "garbage collection after compiling",
 }
 
-_CID = re.compile(r"^(?:!(?P<ca>\d+)/?)?(?:(?P<f>\d+)/(?P<c>\d+))?(?:_(?P<attempt>\d+))?$")
-
 
 class _Args(msgspec.Struct):
     compile_id: str | None = None
@@ -61,11 +57,7 @@ CHROMIUM_DECODER = msgspec.json.Decoder(ChromiumEvent)
 
 def frame_key(compile_id: str | None) -> CompileId | None:
     """The frame compile (attempt left out) a chromium `args.compile_id` names; None for `None`/junk."""
-    match = _CID.match(compile_id or "")
-    if match is None or match["f"] is None:
-        return None
-    ca = int(match["ca"]) if match["ca"] is not None else None
-    return CompileId(ca, int(match["f"]), int(match["c"]), None)
+    return frame_compile_from_text(compile_id)
 
 
 def phase_name(name: str) -> str | None:

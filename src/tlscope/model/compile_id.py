@@ -7,6 +7,7 @@ missing (`[-/-]`, folder `-_-_-_-`): that is what tlparse does and what its user
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -65,6 +66,20 @@ def compile_id_order(cid: CompileId) -> tuple[int, int, int, int]:
         -1 if fcid is None else fcid,
         -1 if attempt is None else attempt,
     )
+
+
+#: A compile id as PyTorch prints it in text (chromium `args.compile_id`, recompile reasons):
+#: `0/1`, `0/1_2`, `!0/1/0`, with or without brackets.
+_TEXT = re.compile(r"\[?(?:!(?P<ca>\d+)/)?(?P<frame>\d+)/(?P<fcid>\d+)(?:_(?P<attempt>\d+))?\]?")
+
+
+def frame_compile_from_text(text: str | None, *, prefix: bool = False) -> CompileId | None:
+    """The frame compile (attempt left out) `text` names, or starts with when `prefix`; None if not one."""
+    match = (_TEXT.match if prefix else _TEXT.fullmatch)(text or "")
+    if match is None:
+        return None
+    ca = int(match["ca"]) if match["ca"] is not None else None
+    return CompileId(ca, int(match["frame"]), int(match["fcid"]), None)
 
 
 def _dash(value: int | None) -> str:
