@@ -68,6 +68,11 @@ def test_summary_json_holds_the_files_figures(
     assert all(r["reasons"] for r in data["recompiles"] if r["reason"])
     assert data["log_size"]["total_bytes"] == size["total_bytes"]
     assert data["log_size"]["by_event_key"] == size["by_event_key"]
+    timed = [c for c in real if c["time"]]
+    assert sum(f["compiles"] for f in data["slowest_functions"]) <= len(timed)
+    if len(data["slowest_functions"]) < 10:
+        total = sum(c["time"]["duration_s"] for c in timed)
+        assert sum(f["seconds"] for f in data["slowest_functions"]) == pytest.approx(total, abs=1e-5)
 
 
 def test_summary_reads_a_raw_log_too(folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,6 +46,16 @@ class PhaseRow(msgspec.Struct, kw_only=True):
     compiles: int
 
 
+class FunctionTime(msgspec.Struct, kw_only=True):
+    """Compile time of one compiled function (the flame graph's leaves, summed)."""
+
+    function: str
+    file: str | None
+    line: int | None
+    seconds: float
+    compiles: int
+
+
 class CacheRates(msgspec.Struct, kw_only=True):
     hits: int
     misses: int
@@ -78,6 +88,8 @@ class Summary(msgspec.Struct, kw_only=True):
     recompiles: list[RecompileRow]
     failures: list[CompileEntry]
     slowest_phases: list[PhaseRow]
+    #: Compile time per compiled function, biggest first: where the flame graph is widest.
+    slowest_functions: list[FunctionTime]
     cache: CacheRates
     log_size: LogSizeSummary
     problems: dict[str, int]
@@ -105,6 +117,7 @@ def summarise(
         recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
         failures=[c for c in real if c.failure is not None],
         slowest_phases=_phases(real),
+        slowest_functions=_functions(real),
         cache=_cache(real),
         log_size=LogSizeSummary(
             total_bytes=size.total_bytes,
@@ -152,6 +165,19 @@ def _phases(compiles: Sequence[CompileEntry]) -> list[PhaseRow]:
                 total[1] += 1
     rows = [PhaseRow(name=n, seconds=round(t[0], 6), compiles=int(t[1])) for n, t in totals.items()]
     return sorted(rows, key=lambda r: -r.seconds)[:TOP]
+
+
+def _functions(compiles: Sequence[CompileEntry]) -> list[FunctionTime]:
+    totals: dict[tuple[str, str | None, int | None], FunctionTime] = {}
+    for entry in compiles:
+        if entry.time is None or entry.time.duration_s is None:
+            continue
+        fn = entry.function
+        key = (fn.name or "?", fn.file, fn.line) if fn else ("?", None, None)
+        row = totals.setdefault(key, FunctionTime(function=key[0], file=key[1], line=key[2], seconds=0.0, compiles=0))
+        row.seconds = round(row.seconds + entry.time.duration_s, 6)
+        row.compiles += 1
+    return sorted(totals.values(), key=lambda r: -r.seconds)[:TOP]
 
 
 def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:

@@ -34,6 +34,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         _recompiles(summary),
         _failures(summary),
         _phases(summary),
+        _functions(summary),
         _sizes(summary),
     ):
         if table.row_count:
@@ -105,6 +106,16 @@ def _phases(summary: Summary) -> Table:
     table = _table("Slowest phases", "phase", "seconds", "compiles")
     for row in summary.slowest_phases[:5]:
         table.add_row(row.name, f"{row.seconds:.2f}", str(row.compiles))
+    return table
+
+
+def _functions(summary: Summary) -> Table:
+    table = _table(
+        "Slowest functions to compile (compile_time.html draws them)", "function", "where", "seconds", "compiles"
+    )
+    for row in summary.slowest_functions[:5]:
+        where = f"{(row.file or '?').rsplit('/', 1)[-1]}:{row.line or '?'}"
+        table.add_row(_cut(row.function, 30), Text(where), f"{row.seconds:.2f}", str(row.compiles))
     return table
 
 
