@@ -36,12 +36,12 @@ def fake_program(tmp: Path, *, status: int = 0, wait: bool = False) -> list[str]
         import os, shutil, sys, time
         out = os.environ["TORCH_TRACE"]
         shutil.copy({str(LOG)!r}, os.path.join(out, "dedicated_log_torch_trace_rank_0_abc.log.gz"))
-        print("wrote", sys.argv[1:], flush=True)
-        if {wait!r}:
-            try:
+        try:  # before the line the test waits for: Ctrl-C may come right after it
+            print("wrote", sys.argv[1:], flush=True)
+            if {wait!r}:
                 time.sleep(120)
-            except KeyboardInterrupt:
-                sys.exit(7)  # a program that handles Ctrl-C and says so in its own status
+        except KeyboardInterrupt:
+            sys.exit(7)  # a program that handles Ctrl-C and says so in its own status
         sys.exit({status})
         """)
     )
