@@ -7,8 +7,9 @@ server is stopped with Ctrl-C (the normal way to end it); a run of tlscope that 
 exits 1 (or 2 for a usage error), or PROGRAM's status when that was not 0.
 
 Ctrl-C while PROGRAM runs reaches PROGRAM too (same process group): tlscope waits for it to
-stop, then still parses what it wrote (a stopped training run is often exactly what one wants
-to look at). Ctrl-C during the parse stops tlscope (exit 130; OUT is left as it was).
+stop (30 s at most; a second Ctrl-C kills it at once), then still parses what it wrote (a
+stopped training run is often exactly what one wants to look at). Ctrl-C during the parse stops
+tlscope (exit 130; OUT is left as it was).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,25 +64,36 @@ def run_program(program: list[str], trace_dir: Path) -> int:
     except OSError as err:
         print(f"Error: {program[0]}: {err.strerror or err}", file=sys.stderr)
         return 127 if isinstance(err, FileNotFoundError) else 126
+    # Ctrl-C reaches the program (same process group); here it is only noted, never raised: a
+    # KeyboardInterrupt landing just after waitpid() reaped the program loses its status (Popen
+    # then reports 0), which is the one thing this command must pass on.
+    interrupts: list[float] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(time.monotonic()))
     try:
-        status = proc.wait()
-    except KeyboardInterrupt:
-        print("tlscope run: waiting for the program to stop...", file=sys.stderr)
-        status = _stop(proc)
-        stop_handled()  # the program got it too; what it wrote is parsed, its status goes out
+        status = _wait(proc, interrupts)
     except Terminated:  # SIGTERM/SIGHUP to tlscope alone: the program must not outlive it
         proc.terminate()
-        _stop(proc)
+        _wait(proc, [time.monotonic()])
         raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
     return 128 - status if status < 0 else status
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> int:
-    try:
-        return proc.wait(_STOP_WAIT)
-    except (subprocess.TimeoutExpired, KeyboardInterrupt):
-        proc.send_signal(signal.SIGKILL)
-        return proc.wait()
+def _wait(proc: subprocess.Popen[bytes], interrupts: list[float]) -> int:
+    """The program's status; after a Ctrl-C it gets _STOP_WAIT seconds, after a second one none."""
+    told = False
+    while True:
+        try:
+            return proc.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        if interrupts and not told:
+            print("tlscope run: waiting for the program to stop (Ctrl-C again to kill it)...", file=sys.stderr)
+            told = True
+        if len(interrupts) > 1 or (interrupts and time.monotonic() - interrupts[0] > _STOP_WAIT):
+            proc.kill()
+            return proc.wait()
 
 
 def what_to_parse(trace_dir: Path) -> Path | None:
