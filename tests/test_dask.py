@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +37,29 @@ def test_local_cluster_gives_the_same_report_as_local_workers(tlparse_traces: Pa
     for rank in range(3):
         directory = tmp_path / "dask" / f"rank_{rank}" / "compile_directory.json"
         assert json.loads(directory.read_text("utf-8"))
+
+
+def test_a_rank_whose_dask_task_fails_is_listed_not_a_traceback(
+    tlparse_traces: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the cluster raises for a task (a killed worker, a lost connection) fails that rank
+    only; the others are parsed and the landing page lists it."""
+    from tlscope.pipeline import ranks
+
+    parse = ranks.parse_rank
+
+    def cluster_fails_rank_1(log: str, rank: int, *args: Any) -> ranks.RankResult:
+        if rank == 1:
+            raise RuntimeError("worker tcp://127.0.0.1:1 lost")  # what the client re-raises
+        return parse(log, rank, *args)
+
+    monkeypatch.setattr(ranks, "parse_rank", cluster_fails_rank_1)
+    src = tmp_path / "in"
+    shutil.copytree(tlparse_traces / "inputs" / "multi_rank_schedule", src)
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        summaries = run_multi_rank(
+            src, tmp_path / "out", ParseOptions(), scheduler=cluster.scheduler_address, echo=lambda _: None
+        )
+    assert [(s.rank, s.parsed) for s in summaries] == [(0, True), (1, False), (2, True)]
+    assert summaries[1].errors == ["parse failed: its Dask task failed (RuntimeError: worker tcp://127.0.0.1:1 lost)"]
+    assert (tmp_path / "out" / "index.html").is_file() and (tmp_path / "out" / "rank_2" / "index.html").is_file()

@@ -212,11 +212,22 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Sub
                 for log, folder in work
             ]
             idle()
-            for future in futures:
-                result: Any = future.result()
-                yield result
+            for (log, _), future in zip(work, futures, strict=True):
+                yield _task_outcome(future, log.rank)
 
     return submit
+
+
+def _task_outcome(future: Any, rank: int) -> RankResult:
+    """A rank's result from Dask. parse_rank returns its own failures, so what raises here is the
+    cluster's (a worker killed, KilledWorker after retries, a lost connection): that rank's
+    failure, listed, not a traceback that drops the other ranks."""
+    try:
+        result: RankResult = future.result()
+    except Exception as err:
+        why = f"parse failed: its Dask task failed ({type(err).__name__}: {err})"
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[why]))
+    return result
 
 
 def run_multi_rank(
