@@ -1,4 +1,5 @@
-"""Items 7-9: the patterns that took the square of their input, replaced by linear code.
+"""Items 7-9: the patterns that took the square of their input, replaced by linear code
+(and the same for the analysis patterns of compiles.json, analyse/linear.py).
 
 Each replacement must give exactly what the original pattern gave (checked on many random
 strings made of the characters that matter), and must finish on the inputs that made the
@@ -16,7 +17,7 @@ import sys
 import pytest
 from helpers import REPO
 
-from tlscope.analyse import naming
+from tlscope.analyse import graphbreaks, graphs, guards, linear, naming
 from tlscope.analyse.ranks import parity
 from tlscope.read import glog
 
@@ -25,6 +26,15 @@ SEED_NSPID = re.compile(r"[^/]+-seed-nspid[^/]+/")
 LOOSE_PREFIX = re.compile(r"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]\n]*\] ")
 TAGS = re.compile(r"<[^>]*>", re.DOTALL)
 BLOCK_COMMENTS = re.compile(r"/\*.*?\*/", re.DOTALL)
+#: The analysis patterns as compiles.json's first version searched them (issue 12).
+SIGNATURE = re.compile(r"def forward\((?P<args>.*?)\)\s*(?:->[^:]*)?:", re.DOTALL)
+ARG = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|$)')
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.+?)\s*$')
+COMMENT = re.compile(r"\s{2,}#|\s+#\s")
+OBJ_ID = re.compile(r"___check_obj_id\((?P<s>[^,]+),")
+SIZE_OR_SYMBOL = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
+#: Whitespace of every kind Python's \s knows, and characters near it that are not.
+SPACES = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "\u200b"]
 
 
 def random_strings(atoms: list[str], count: int, seed: int) -> list[str]:
@@ -64,17 +74,78 @@ def test_parity_counts_are_unchanged_on_real_looking_code() -> None:
     assert dict(counts) == {"all_reduce": 1} and waits == 1
 
 
+def same(a: re.Match[str] | None, b: re.Match[str] | None) -> bool:
+    return (a is None and b is None) or (
+        a is not None and b is not None and a.span() == b.span() and a.groupdict() == b.groupdict()
+    )
+
+
+def test_forward_signature_is_the_original_search() -> None:
+    atoms = ["def forward(", "def forward", ")", "):", ") ->", "->", ":", " ", "\n", "a", "(", '"Sym(s0)"']
+    for text in random_strings(atoms, 100_000, 4):
+        assert same(linear.forward_signature(graphs._SIGNATURE, text), SIGNATURE.search(text)), text
+
+
+def test_word_led_matches_are_the_original_finditer() -> None:
+    atoms = ["a", "b1", "_", "1", "é", "数", ",", ":", '"', ' "f32[3]"', " ", "!", "\n", "x: ", "self"]
+    for text in random_strings(atoms, 100_000, 5):
+        found = [(*m.span(), m["name"], m["type"]) for m in linear.word_led_matches(graphs._ARG, text)]
+        assert found == [(*m.span(), m["name"], m["type"]) for m in ARG.finditer(text)], text
+
+
+@pytest.mark.parametrize("pattern", [graphbreaks._FRAME, guards._USER_FRAME])
+def test_frame_lines_are_the_original_pattern(pattern: re.Pattern[str]) -> None:
+    atoms = ['  File "a.py", line 3, in ', "f", "é", *SPACES, "<module>", "x y", '"', "\n"]
+    for text in random_strings(atoms, 100_000, 6):
+        assert same(pattern.match(text), FRAME.match(text)), text
+
+
+def test_comment_start_is_the_original_search() -> None:
+    atoms = ["#", "a", "'#'", *SPACES]
+    for text in random_strings(atoms, 100_000, 7):
+        match = COMMENT.search(text)
+        assert linear.comment_start(text) == (None if match is None else match.start()), text
+
+
+def test_comma_ended_search_is_the_original_search() -> None:
+    atoms = ["___check_obj_id(", "___check_obj_id", ",", "(", "a", "x)", " "]
+    for text in random_strings(atoms, 100_000, 8):
+        assert same(linear.search_ending_by(guards._COMMA_ENDED[0], text, ","), OBJ_ID.search(text)), text
+
+
+def test_size_or_symbol_is_the_original_search() -> None:
+    atoms = [".size()[", ".stride()[", "1", "]", "s", "s1", "a", "L['x']", " ", ".", "(", ")", "()", "é", "-", "["]
+    for text in random_strings(atoms, 200_000, 9):
+        assert same(linear.size_or_symbol(guards._SIZE_OR_SYMBOL, text), SIZE_OR_SYMBOL.search(text)), text
+
+
+def test_anchored_rules_match_as_they_searched() -> None:
+    atoms = ["len(", ")", " == ", "1", "a", "=", "<", " ", "\n", "x"]
+    for pattern in [p for p, _ in guards._RULES if p.pattern.startswith("^")]:
+        for text in random_strings(atoms, 20_000, 10):
+            assert same(guards._search(pattern, text), pattern.search(text)), text
+
+
 _HANG_CASES: dict[str, str] = {
     "seed-nspid": "naming.simplify_filename('a' * 4_000_000 + '-seed-nspid' + 'b' * 4_000_000)",
     "loose prefix": "glog.loose_prefix_end('V1121 19:30:32.270000 1 ' * 200_000)",
     "block comments": "parity.code_counts('/*a' * 1_000_000)",
     "tags": "parity.code_counts('<a' * 1_000_000)",
+    "forward signature": "graphs.graph_shape('def forward(' * 400_000)",
+    "forward arguments": "graphs.graph_shape('def forward(' + 'a' * 1_000_000 + '!):')",
+    "frame line": "graphbreaks._last_user_frame(['User code traceback:', "
+    "'  File \"a\", line 1, in f' + ' ' * 1_000_000 + 'x'])",
+    "guard comment": "guards.guard_failure('0/0: a' + ' ' * 1_000_000 + 'b')",
+    "guard subject": "guards.guard_failure('0/0: ' + 'a' * 1_000_000)",
+    "guard identity": "guards.guard_failure('0/0: ' + '___check_obj_id(' * 100_000)",
+    "guard value": "guards.guard_failure('0/0: ' + 'a' * 1_000_000 + ' == b')",
 }
 
 
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
-    script = "from tlscope.analyse import naming\nfrom tlscope.analyse.ranks import parity\n"
+    script = "from tlscope.analyse import graphbreaks, graphs, guards, naming\n"
+    script += "from tlscope.analyse.ranks import parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"
     done = subprocess.run([sys.executable, "-c", script], timeout=120, capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr

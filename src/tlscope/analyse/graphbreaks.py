@@ -24,7 +24,9 @@ from collections.abc import Iterable
 from tlscope.model.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.+?)\s*$')
+#: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
+#: quadratic on a long line of spaces. The last non-space character ends the name instead.
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
 _REASON = "Graph Break Reason:"
 #: The generic headline newer torch puts before the reason proper.
 _ENCOUNTERED = "Encountered graph break when attempting to trace"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from tlscope.analyse.linear import forward_signature, word_led_matches
 from tlscope.model.compiles import GraphInput
 
 #: Event keys whose payload is a readable graph.
@@ -59,13 +60,13 @@ def graph_shape(text: str) -> tuple[int | None, list[GraphInput]]:
     """(assignment lines, forward inputs) of a readable graph; (None, []) if it is not one."""
     if len(text) > MAX_GRAPH_BYTES:
         return None, []
-    match = _SIGNATURE.search(text)
+    match = forward_signature(_SIGNATURE, text)
     if match is None:
         return None, []
     inputs = []
     for line in match["args"].splitlines() or [""]:
         code = line.split("#", 1)[0]
-        for arg in _ARG.finditer(code):
+        for arg in word_led_matches(_ARG, code):
             if arg["name"] != "self":
                 inputs.append(GraphInput(name=arg["name"], type=arg["type"]))
     return len(_ASSIGN.findall(text, match.end())), inputs

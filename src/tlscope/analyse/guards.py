@@ -20,11 +20,14 @@ from collections.abc import Callable
 
 import msgspec
 
+from tlscope.analyse.linear import comment_start, search_ending_by, size_or_symbol
 from tlscope.model.compiles import GuardFailure, SourceLocation
 from tlscope.read.json_boundary import JsonError, decode
 
 _ENTRY = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", re.DOTALL)
-_USER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.+?)\s*$')
+#: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
+#: quadratic on a long line of spaces. The last non-space character ends the name instead.
+_USER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
 _REASONS = msgspec.json.Decoder(list[str] | str)
 
 
@@ -45,7 +48,7 @@ def guard_failure(text: str) -> GuardFailure:
     first, _, trailer = rest.partition("\n")
     guard = _strip_comment(first)
     for pattern, build in _RULES:
-        hit = pattern.search(guard)
+        hit = _search(pattern, guard)
         if hit is not None:
             failure = build(hit, guard)
             break
@@ -56,11 +59,22 @@ def guard_failure(text: str) -> GuardFailure:
     return failure
 
 
+def _search(pattern: re.Pattern[str], guard: str) -> re.Match[str] | None:
+    """`pattern.search(guard)`, in linear time for the rules whose plain search is quadratic."""
+    if pattern is _SIZE_OR_SYMBOL:
+        return size_or_symbol(pattern, guard)
+    if pattern in _COMMA_ENDED:
+        return search_ending_by(pattern, guard, ",")
+    if pattern.pattern.startswith("^"):  # anchored: retrying from every start only repeats the failure
+        return pattern.match(guard)
+    return pattern.search(guard)
+
+
 def _strip_comment(line: str) -> str:
     # Dynamo pads the guard and appends `# <source line>  # <file>:<line> in <fn>`; tensor
     # messages have no comment. A `#` inside quotes (a string value) is part of the guard.
-    cut = re.search(r"\s{2,}#|\s+#\s", line)
-    return (line[: cut.start()] if cut else line).strip()
+    cut = comment_start(line)  # re.search(r"\s{2,}#|\s+#\s", line), in linear time
+    return (line if cut is None else line[:cut]).strip()
 
 
 def _user_frame(trailer: str) -> SourceLocation | None:
@@ -180,6 +194,9 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("value", guard, text, subject=source, expected=expected)
 
 
+#: Rules searched in linear time by `_search` (see analyse/linear.py).
+_COMMA_ENDED = (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), re.compile(r"___check_type_id\((?P<s>[^,]+),"))
+_SIZE_OR_SYMBOL = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
 _TENSOR = r"tensor '(?P<s>[^']*)'"
 _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]] = [
     (
@@ -210,8 +227,8 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]
     (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
     (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
     (re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$"), _length),
-    (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), _identity("identity")),
-    (re.compile(r"___check_type_id\((?P<s>[^,]+),"), _identity("type")),
-    (re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)"), _dynamic_range),
+    (_COMMA_ENDED[0], _identity("identity")),
+    (_COMMA_ENDED[1], _identity("type")),
+    (_SIZE_OR_SYMBOL, _dynamic_range),
     (re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$"), _value),
 ]
