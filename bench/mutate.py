@@ -524,8 +524,11 @@ def payload_md5(records: list[Rec], rng: random.Random, pool: Pool) -> None:
 
 def regex_bomb(records: list[Rec], rng: random.Random, pool: Pool) -> None:
     """Text on which a backtracking regex takes the square of its length (or worse)."""
-    n = rng.choice([20_000, 80_000, 200_000])
-    kind = rng.choice(["block-comment", "tag", "entity", "c10d", "glog", "seed-nspid"])
+    n = rng.choice([20_000, 80_000, 200_000])  # characters (a bomb of 16-character atoms: bytes)
+    kind = rng.choice(["block-comment", "tag", "entity", "c10d", "glog", "seed-nspid", *_ANALYSIS_BOMBS])
+    if kind in _ANALYSIS_BOMBS:
+        records.insert(rng.randrange(0, len(records) + 1), _analysis_bomb(records, kind, n))
+        return
     if kind == "glog":
         line = b"V1121 19:30:32.270000 1 " * (n // 24)
         records.insert(rng.randrange(0, len(records) + 1), Rec(b"", None, line))
@@ -543,6 +546,27 @@ def regex_bomb(records: list[Rec], rng: random.Random, pool: Pool) -> None:
         "c10d": b"torch.ops._c10d_functional." + b"a" * n,
     }[kind]
     rec.payload = [*(rec.payload or [])[:20], text]
+
+
+#: Artifacts whose payload compiles.json's analysis searches (graph code, graph-break reasons,
+#: recompile reasons), each with text its first regexes took the square of the length on.
+_ANALYSIS_BOMBS = ["forward-signature", "forward-args", "frame-spaces", "guard-comment", "guard-subject"]
+
+
+def _analysis_bomb(records: list[Rec], kind: str, n: int) -> Rec:
+    name, payload = {
+        "forward-signature": ("before_pre_grad_graph", "def forward(" * (n // 12)),
+        "forward-args": ("before_pre_grad_graph", "def forward(" + "a" * n + "!):"),
+        "frame-spaces": ("dynamo_graph_break_reason", 'User code traceback:\n  File "a", line 1, in f' + " " * n + "x"),
+        "guard-comment": ("recompile_reasons", json.dumps(["0/0: a" + " " * n + "b"])),
+        "guard-subject": ("recompile_reasons", json.dumps(["0/0: " + "a" * n, "0/0: " + "___check_obj_id(" * n])),
+    }[kind]
+    rec = _str_record(records, 0, "")
+    encoding = "json" if name == "recompile_reasons" else "string"
+    cid = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    rec.envelope = {"artifact": {"name": name, "encoding": encoding}, **cid}
+    rec.payload = [line.encode() for line in payload.split("\n")]
+    return rec
 
 
 def line_ops(records: list[Rec], rng: random.Random, pool: Pool) -> None:
