@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,17 @@ def campaign(args: argparse.Namespace) -> Tally:
     cases = (mutate.make_case(pool, args.seed, i, args.targets) for i in range(tally.next_index, stop))
     started = time.monotonic() - tally.elapsed_s
     state.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _run(args, pool, cases, tally, state, started)
+    except KeyboardInterrupt:  # Ctrl-C: keep what was done, so --resume goes on from here
+        done = f"interrupted after {tally.inputs} inputs"
+        print(f"{done}; --resume goes on from input {tally.next_index}", file=sys.stderr)
+    tally.elapsed_s = time.monotonic() - started
+    state.write_text(json.dumps(tally.to_json()))
+    return tally
+
+
+def _run(args: argparse.Namespace, pool: Any, cases: Iterator[Any], tally: Tally, state: Path, started: float) -> None:
     with (
         tempfile.TemporaryDirectory(prefix="tlscope-fuzz-") as scratch,
         fuzzrun.Runner(Path(scratch), jobs=args.jobs, timeout=args.timeout) as runner,
@@ -153,9 +165,6 @@ def campaign(args: argparse.Namespace) -> Tally:
                 tally.elapsed_s = time.monotonic() - started
                 state.write_text(json.dumps(tally.to_json()))
                 print(f"{tally.inputs} inputs, {len(tally.failures)} failure kinds", file=sys.stderr)
-    tally.elapsed_s = time.monotonic() - started
-    state.write_text(json.dumps(tally.to_json()))
-    return tally
 
 
 def main(argv: list[str] | None = None) -> int:
