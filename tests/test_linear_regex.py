@@ -119,6 +119,16 @@ def test_size_or_symbol_is_the_original_search() -> None:
         assert same(linear.size_or_symbol(guards._SIZE_OR_SYMBOL, text), SIZE_OR_SYMBOL.search(text)), text
 
 
+def test_device_and_dispatch_rules_are_the_original_search() -> None:
+    leads = ["tensor 'x' device mismatch. expected ", "tensor 'x' dispatch key set mismatch. expected "]
+    atoms = [*leads, "tensor '", "'", " actual ", ", actual ", "actual", ",", "a", "cpu", " ", "é"]
+    rules = [p for p, _ in guards._RULES if p.pattern.endswith(" actual (?P<act>.+)$")]
+    assert len(rules) == 2
+    for pattern in rules:
+        for text in random_strings(atoms, 100_000, 11):
+            assert same(guards._search(pattern, text), pattern.search(text)), text
+
+
 def test_anchored_rules_match_as_they_searched() -> None:
     atoms = ["len(", ")", " == ", "1", "a", "=", "<", " ", "\n", "x"]
     for pattern in [p for p, _ in guards._RULES if p.pattern.startswith("^")]:
@@ -139,6 +149,7 @@ _HANG_CASES: dict[str, str] = {
     "guard subject": "guards.guard_failure('0/0: ' + 'a' * 1_000_000)",
     "guard identity": "guards.guard_failure('0/0: ' + '___check_obj_id(' * 100_000)",
     "guard value": "guards.guard_failure('0/0: ' + 'a' * 1_000_000 + ' == b')",
+    "guard device": "guards.guard_failure('0/0: ' + \"tensor 'x' device mismatch. expected \" * 100_000)",
 }
 
 

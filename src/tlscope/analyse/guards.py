@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from tlscope.analyse.linear import comment_start, search_ending_by, size_or_symbol
+from tlscope.analyse.linear import actual_at_end, comment_start, search_ending_by, size_or_symbol
 from tlscope.model.compiles import GuardFailure, SourceLocation
 from tlscope.read.json_boundary import JsonError, decode
 
@@ -65,6 +65,8 @@ def _search(pattern: re.Pattern[str], guard: str) -> re.Match[str] | None:
         return size_or_symbol(pattern, guard)
     if pattern in _COMMA_ENDED:
         return search_ending_by(pattern, guard, ",")
+    if pattern.pattern.endswith(" actual (?P<act>.+)$"):
+        return actual_at_end(pattern, guard, "tensor '")
     if pattern.pattern.startswith("^"):  # anchored: retrying from every start only repeats the failure
         return pattern.match(guard)
     return pattern.search(guard)

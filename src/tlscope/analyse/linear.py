@@ -99,3 +99,23 @@ def size_or_symbol(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
         if last_tail is not None:
             return pattern.match(text, run.start(), last_tail.end())
     return None if symbol is None else pattern.match(text, symbol.start())
+
+
+def actual_at_end(pattern: re.Pattern[str], text: str, lead: str) -> re.Match[str] | None:
+    """`pattern.search(text)` for a one-line `text` and a pattern that starts with the literal
+    `lead` and ends `(?P<e>.+?),? actual (?P<act>.+)$` (the device and dispatch-key rules).
+
+    From wherever its `.+?` starts, the pattern succeeds as soon as one ` actual ` with a
+    character after it follows: so attempts are made only at the `lead`s before the last such
+    ` actual `, and the first that gets as far as the `.+?` decides.
+    """
+    if "\n" in text:  # `$` and `.` see lines: not the one-line case this is exact for
+        return pattern.search(text)
+    last = text.rfind(" actual ", 0, len(text) - 1)
+    start = text.find(lead)
+    while start != -1 and start < last:
+        hit = pattern.match(text, start)
+        if hit is not None:
+            return hit
+        start = text.find(lead, start + 1)
+    return None
