@@ -455,3 +455,19 @@ def test_13_a_rank_log_named_beyond_u32_is_skipped_with_a_note(tmp_path: Path, c
     page = (tmp_path / "out" / "index.html").read_text()
     assert f"dedicated_log_torch_trace_rank_{2**32}.log: its rank is beyond 2**32 - 1" in page
     assert f"dedicated_log_torch_trace_rank_{'9' * 200}.log: its rank is beyond 2**32 - 1" in page
+
+
+def test_2_compile_ids_of_thousands_of_digits_in_log_text(tmp_path: Path, capsys: Any) -> None:
+    """Compile ids read from text (a recompile reason, a chromium event's args.compile_id) are
+    u32s: 5,000 digits are no compile id, not a ValueError from int() (Python's 4,300-digit limit)."""
+    reasons = json.dumps(["1" * 5000 + "/0: x == 1", "0/0: y == 2"]).encode()
+    event = {"name": "x", "ph": "B", "ts": 1, "pid": 0, "tid": 0, "args": {"compile_id": "7" * 5000 + "/0"}}
+    log = log_with(
+        tmp_path,
+        envelope({"artifact": {"name": "recompile_reasons", "encoding": "json"}, **CID}, reasons),
+        envelope({"chromium_event": {}, **CID}, json.dumps(event).encode()),
+    )
+    status, _, _ = run(capsys, log, "-o", tmp_path / "out", "--no-browser")
+    assert status == 0
+    compiles = json.loads((tmp_path / "out" / "compiles.json").read_text())
+    assert compiles  # the fold finished; the long ids are simply not compile ids

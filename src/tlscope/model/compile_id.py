@@ -78,8 +78,18 @@ def frame_compile_from_text(text: str | None, *, prefix: bool = False) -> Compil
     match = (_TEXT.match if prefix else _TEXT.fullmatch)(text or "")
     if match is None:
         return None
-    ca = int(match["ca"]) if match["ca"] is not None else None
-    return CompileId(ca, int(match["frame"]), int(match["fcid"]), None)
+    # Each part is a u32; log text may hold thousands of digits, which int() refuses (ValueError).
+    parts = [_u32(match[name]) for name in ("ca", "frame", "fcid")]
+    if any(part is None for part in parts[1:]) or (match["ca"] is not None and parts[0] is None):
+        return None
+    return CompileId(parts[0], parts[1], parts[2], None)
+
+
+def _u32(digits: str | None) -> int | None:
+    if digits is None or len(digits.lstrip("0")) > 10:
+        return None
+    value = int(digits)
+    return value if value <= 0xFFFF_FFFF else None
 
 
 def _dash(value: int | None) -> str:
