@@ -549,8 +549,16 @@ def regex_bomb(records: list[Rec], rng: random.Random, pool: Pool) -> None:
 
 
 #: Artifacts whose payload compiles.json's analysis searches (graph code, graph-break reasons,
-#: recompile reasons), each with text its first regexes took the square of the length on.
-_ANALYSIS_BOMBS = ["forward-signature", "forward-args", "frame-spaces", "guard-comment", "guard-subject"]
+#: recompile reasons), each with text its first regexes took the square of the length on (or,
+#: `reason-cid-digits`, a compile id of more digits than int() reads).
+_ANALYSIS_BOMBS = [
+    "forward-signature",
+    "forward-args",
+    "frame-spaces",
+    "guard-comment",
+    "guard-subject",
+    "reason-cid-digits",
+]
 
 
 def _analysis_bomb(records: list[Rec], kind: str, n: int) -> Rec:
@@ -558,6 +566,7 @@ def _analysis_bomb(records: list[Rec], kind: str, n: int) -> Rec:
         "forward-signature": ("before_pre_grad_graph", "def forward(" * (n // 12)),
         "forward-args": ("before_pre_grad_graph", "def forward(" + "a" * n + "!):"),
         "frame-spaces": ("dynamo_graph_break_reason", 'User code traceback:\n  File "a", line 1, in f' + " " * n + "x"),
+        "reason-cid-digits": ("recompile_reasons", json.dumps(["9" * (n // 4) + "/0: x == 1"])),
         "guard-comment": ("recompile_reasons", json.dumps(["0/0: a" + " " * n + "b"])),
         "guard-subject": ("recompile_reasons", json.dumps(["0/0: " + "a" * n, "0/0: " + "___check_obj_id(" * n])),
     }[kind]
