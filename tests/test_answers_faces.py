@@ -123,6 +123,13 @@ def test_diff_of_two_traces_differs(
     html = page.read_text(encoding="utf-8")
     assert "cache_hit" in html and "<script" not in html
     assert cli(["diff", str(folders["recompiles"]), str(folders["failures"])]) == 1
+    out = capsys.readouterr().out
+    # The log-size question between traces: event keys whose bytes moved by over a tenth.
+    a, b = tlscope.load(folders["recompiles"]), tlscope.load(folders["failures"])
+    sizes = {c.key: (c.a_bytes, c.b_bytes) for c in a.diff(b).sizes}
+    assert sizes["aot_backward_graph"] == (a.log_size.by_event_key["aot_backward_graph"].bytes, 0)
+    assert "log size by event key" in out and "aot_backward_graph" in out
+    assert a.diff(a).sizes == []
 
 
 def test_diff_two_compile_ids_and_two_ranks(

@@ -39,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.diff import TraceDiff, diff_traces
+from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.summary import Summary, summarise
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
@@ -214,7 +214,9 @@ class Trace:
 
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared."""
-        return diff_traces(self.compiles, other.compiles, self.payload, other.payload)
+        result = diff_traces(self.compiles, other.compiles, self.payload, other.payload)
+        result.sizes = size_changes(self.log_size, other.log_size)
+        return result
 
     def to_pandas(self) -> Any:
         """One row per compile id: id, status, function, time, graph breaks, recompile reason, failure.

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 import msgspec
 
 from tlscope.model.compiles import CompileEntry, PayloadRef
+from tlscope.model.logsize import LogSize
 
 #: Reads a payload file name (`payloads/<md5>.txt`) of one side; None when it has no text.
 PayloadReader = Callable[[str], "str | None"]
@@ -59,6 +60,14 @@ class CompileDiff(msgspec.Struct, kw_only=True):
     differences: list[Difference]
 
 
+class SizeChange(msgspec.Struct, kw_only=True):
+    """Log bytes of one event key on each side (log_size.json's `by_event_key`)."""
+
+    key: str
+    a_bytes: int
+    b_bytes: int
+
+
 class TraceDiff(msgspec.Struct, kw_only=True):
     equal: bool
     #: Pairs matched on both sides.
@@ -67,6 +76,25 @@ class TraceDiff(msgspec.Struct, kw_only=True):
     only_b: int
     #: Compiles that differ (or exist on one side only), in A's order then B's leftovers.
     compiles: list[CompileDiff]
+    #: "Did the log get bigger?": bytes per event key whose size differs by more than
+    #: SIZE_CHANGE (a tenth), biggest change first. Informative: sizes move a little between any
+    #: two runs, so they never make two traces different.
+    sizes: list[SizeChange] = []
+
+
+#: A relative change in an event key's bytes worth reporting.
+SIZE_CHANGE = 0.1
+
+
+def size_changes(a: LogSize, b: LogSize) -> list[SizeChange]:
+    """Event keys whose bytes differ by more than SIZE_CHANGE between two logs, biggest change first."""
+    found = []
+    for key in [*a.by_event_key, *(k for k in b.by_event_key if k not in a.by_event_key)]:
+        x = a.by_event_key[key].bytes if key in a.by_event_key else 0
+        y = b.by_event_key[key].bytes if key in b.by_event_key else 0
+        if abs(x - y) > SIZE_CHANGE * max(x, y, 1):
+            found.append(SizeChange(key=key, a_bytes=x, b_bytes=y))
+    return sorted(found, key=lambda c: -abs(c.a_bytes - c.b_bytes))
 
 
 def match_key(entry: CompileEntry, nth: int) -> str:

@@ -22,7 +22,7 @@ from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
 from tlscope.pipeline.single import StrictFailure
 from tlscope.read.inputs import InputError
-from tlscope.write.diffview import html, unified
+from tlscope.write.diffview import html, size_lines, unified
 from tlscope.write.outdir import OutputError
 
 _ERRORS = (TraceError, InputError, OutputError, StrictFailure, OSError, KeyError, msgspec.DecodeError)
@@ -104,6 +104,8 @@ def _print(result: TraceDiff, a: Trace, b: Trace, labels: tuple[str, str], *, as
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(result)).decode() + "\n")
         return
     for line in unified(result, a.payload, b.payload, labels):
+        sys.stdout.write(line + "\n")
+    for line in size_lines(result, labels):
         sys.stdout.write(line + "\n")
     state = "equal" if result.equal else f"{len(result.compiles)} compiles differ"
     sys.stdout.write(

@@ -59,6 +59,14 @@ def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, lab
             yield from difflib.unified_diff(a, b, head[0], head[1], n=CONTEXT, lineterm="")
 
 
+def size_lines(result: TraceDiff, labels: tuple[str, str]) -> Iterator[str]:
+    """The event keys whose log bytes moved by more than a tenth (informative, not a difference)."""
+    if result.sizes:
+        yield f"log size by event key, bytes ({labels[0]} -> {labels[1]}):"
+    for change in result.sizes:
+        yield f"  {change.key}: {change.a_bytes:,} -> {change.b_bytes:,}"
+
+
 def side_by_side(a: list[str], b: list[str]) -> list[Row]:
     """Rows for two texts, equal runs longer than 2*CONTEXT elided."""
     rows: list[Row] = []
