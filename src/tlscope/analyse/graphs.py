@@ -81,5 +81,9 @@ def dynamic_dims(type_text: str | None) -> list[int]:
 
 
 def placeholder_name(source: str) -> str:
-    """The graph input Dynamo names after a source: `L['x']` -> `L_x_` (non-word runs become `_`)."""
-    return re.sub(r"[^A-Za-z0-9_]+", "_", source)
+    """The graph input Dynamo names after a source: `L['x']` -> `L_x_`, `L['___stack0']` -> `L_stack0_`.
+
+    Dynamo replaces each run of characters other than letters and digits, underscores included,
+    by one `_` (a resume function's `___stack0` input is the placeholder `L_stack0_`).
+    """
+    return re.sub(r"[^A-Za-z0-9]+", "_", source)

@@ -28,6 +28,8 @@ _ENTRY = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", r
 #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
 #: quadratic on a long line of spaces. The last non-space character ends the name instead.
 _USER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
+# The end of Dynamo's guard comment, after its last `  # `: `<file>:<line> in <fn>[ (a note)]`.
+_FRAME_TAIL = re.compile(r"(?P<file>[^#]*?):(?P<line>\d+) in (?P<name>[\w<>.]+)")
 _REASONS = msgspec.json.Decoder(list[str] | str)
 
 
@@ -55,7 +57,7 @@ def guard_failure(text: str) -> GuardFailure:
     else:
         failure = _failure("other", guard, f"guard failed: {guard}")
     failure.cache_entry = cache_entry
-    failure.user_frame = _user_frame(trailer)
+    failure.user_frame = user_frame_of(trailer) or _comment_frame(first)
     return failure
 
 
@@ -79,7 +81,27 @@ def _strip_comment(line: str) -> str:
     return (line if cut is None else line[:cut]).strip()
 
 
-def _user_frame(trailer: str) -> SourceLocation | None:
+def _comment_frame(line: str) -> SourceLocation | None:
+    """The user frame of a guard's trailing comment `# <source line>  # <file>:<line> in <fn>`.
+
+    The source line may hold its own `  # `: the frame is after the last one. String operations
+    and an anchored match keep it linear on hostile text.
+    """
+    cut = comment_start(line)
+    body = line[cut:].strip() if cut is not None else ""
+    if not body.startswith("#"):
+        return None
+    source, found, tail = body[1:].rpartition("  # ")
+    match = _FRAME_TAIL.match(tail.lstrip()) if found else None
+    if match is None or not match["file"].strip():
+        return None
+    return SourceLocation(
+        file=match["file"].strip(), line=int(match["line"]), name=match["name"], code=source.strip() or None
+    )
+
+
+def user_frame_of(trailer: str) -> SourceLocation | None:
+    """The innermost `File "f", line N, in fn` frame of a traceback-like text, with its source line."""
     lines = trailer.splitlines()
     found = None
     for i, text in enumerate(lines):
