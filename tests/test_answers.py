@@ -298,3 +298,47 @@ def test_compile_ids_in_text(text: str, prefix: bool, expected: str | None) -> N
 
     found = frame_compile_from_text(text, prefix=prefix)
     assert (found.display if found else None) == expected
+
+
+def test_no_graph_captured_is_empty(tmp_path: Path) -> None:
+    """Vibe finding A: a resume function with nothing to capture (no ops, no dynamo_output_graph)
+    is `empty`, as index.html's "Empty graph" says, not `ok`."""
+    breaks = {c["id"]: c for c in corpus_compiles("graph_breaks_repeated", tmp_path)["compiles"]}
+    assert breaks["[2/0]"]["status"] == breaks["[8/0]"]["status"] == "empty"
+    assert breaks["[2/0]"]["metrics"]["graph_op_count"] is None and breaks["[2/0]"]["graphs"] == []
+    assert breaks["[3/0]"]["status"] == "ok"
+
+
+def test_resume_function_inputs_dynamic_dims(tmp_path: Path) -> None:
+    """Vibe finding C: L['___stack0'] is the graph placeholder L_stack0_, whose sizes are symbols."""
+    breaks = {c["id"]: c for c in corpus_compiles("graph_breaks_repeated", tmp_path)["compiles"]}
+    (stack0,) = breaks["[5/1_1]"]["inputs"]
+    assert (stack0["source"], stack0["dynamic_dims"]) == ("L['___stack0']", [0, 1])
+    changes = {c["what"]: (c["before"], c["after"]) for c in breaks["[5/1_1]"]["recompile"]["changes"]}
+    assert changes["dynamic_dims"] == ("[]", "[0, 1]")
+
+
+def test_guard_user_frame_from_trailing_comment(tmp_path: Path) -> None:
+    """Vibe finding D: a guard's trailing comment `# <code>  # <file>:<line> in <fn>` is its user frame."""
+    dynamic = {c["id"]: c for c in corpus_compiles("recompiles_dynamic", tmp_path)["compiles"]}
+    frame = dynamic["[0/6]"]["recompile"]["guard_failures"][0]["user_frame"]
+    assert (Path(frame["file"]).name, frame["line"], frame["name"], frame["code"]) == (
+        "recompiles_dynamic.py",
+        16,
+        "shaped",
+        "return torch.relu(x) * 2",
+    )
+    # A tensor guard has no comment and no frame.
+    assert dynamic["[0/5]"]["recompile"]["guard_failures"][0]["user_frame"] is None
+
+
+def test_failure_user_frame_from_dynamo_error(tmp_path: Path) -> None:
+    """Vibe finding H: the failure's function and source line come from the dynamo_error traceback."""
+    failed = {c["id"]: c for c in corpus_compiles("failures", tmp_path)["compiles"]}
+    frame = failed["[0/0]"]["failure"]["user_frame"]
+    assert (frame["line"], frame["name"], frame["code"]) == (
+        17,
+        "must_be_whole",
+        'print("no graph breaks allowed", y.shape)',
+    )
+    assert failed["[1/0]"]["failure"]["user_frame"]["name"] == "mismatched"

@@ -43,6 +43,8 @@ class CompileAcc:
         self.guard_failures: list[GuardFailure] = []
         self.failure: Failure | None = None
         self.traceback: PayloadRef | None = None
+        #: The user frame of the `dynamo_error` traceback (`from user code:`), with name and code.
+        self.error_frame: SourceLocation | None = None
         self.cache: list[CacheOutcome] = []
         self.metrics: Metrics | None = None
         self.graphs: list[Graph] = []

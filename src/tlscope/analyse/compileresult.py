@@ -43,12 +43,19 @@ def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
         return "graph_break"
     if acc.metrics is None:
         return "metrics_missing"
-    if acc.metrics.graph_op_count == 0 or acc.metrics.has_guarded_code is False:
+    if acc.metrics.graph_op_count == 0 or acc.metrics.has_guarded_code is False or not _captured(acc):
         return "empty"
     outcomes = {c.outcome for c in acc.cache}
     if "hit" in outcomes and outcomes == {"hit"}:
         return "cache_hit"
     return "ok"
+
+
+def _captured(acc: CompileAcc) -> bool:
+    """Whether Dynamo captured a graph: ops counted, or its output graph logged (older torch)."""
+    if acc.metrics is not None and acc.metrics.graph_op_count:
+        return True
+    return any(g.kind == "dynamo_output_graph" for g in acc.graphs)
 
 
 class _Frames:
@@ -202,9 +209,17 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
 
 
 def _failure(acc: CompileAcc) -> Failure | None:
-    if acc.failure is not None and acc.traceback is not None:
-        acc.failure.traceback = acc.traceback
-    return acc.failure
+    failure, frame = acc.failure, acc.error_frame
+    if failure is None:
+        return None
+    if acc.traceback is not None:
+        failure.traceback = acc.traceback
+    # The metrics give file and line only; the traceback's frame adds the function and the source
+    # line (taken when it is the same place, or when the metrics named none).
+    told = failure.user_frame
+    if frame is not None and (told is None or (told.file, told.line) == (frame.file, frame.line)):
+        failure.user_frame = frame
+    return failure
 
 
 def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:

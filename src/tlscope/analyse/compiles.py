@@ -16,7 +16,7 @@ import msgspec
 from tlscope.analyse.compileacc import CompileAcc, failure_of
 from tlscope.analyse.graphbreaks import parse_graph_break
 from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
-from tlscope.analyse.guards import guard_failure, reason_texts
+from tlscope.analyse.guards import guard_failure, reason_texts, user_frame_of
 from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
 from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
 from tlscope.model.compile_id import CompileId
@@ -144,6 +144,7 @@ class CompileFold:
             self._recompile_reasons(acc, record, raw_line)
         elif name == "dynamo_error":
             acc.traceback = payload_ref(record, name, raw_line)
+            acc.error_frame = error_user_frame(record.payload_text)
         elif (match := _CACHE_ARTIFACT.match(name)) is not None:
             acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
         elif name in GRAPH_ARTIFACTS:
@@ -178,6 +179,12 @@ class CompileFold:
         found.key = data.key
         found.reason = data.cache_bypass_reason or data.reason
         return found
+
+
+def error_user_frame(text: str) -> SourceLocation | None:
+    """The innermost frame of a `dynamo_error` traceback's `from user code:` block, if it has one."""
+    _, found, block = text.rpartition("\nfrom user code:\n")
+    return user_frame_of(block.split("\n\n", 1)[0]) if found else None
 
 
 def _graph(record: Record, kind: str, raw_line: int | None) -> Graph:
