@@ -342,3 +342,40 @@ def test_failure_user_frame_from_dynamo_error(tmp_path: Path) -> None:
         'print("no graph breaks allowed", y.shape)',
     )
     assert failed["[1/0]"]["failure"]["user_frame"]["name"] == "mismatched"
+
+
+def test_log_size_settings_say_what_the_bytes_are(tmp_path: Path) -> None:
+    """Vibe finding N: graph break reasons are not "the graph's code"; chromium events are not only spans."""
+    log = next((CORPUS / "graph_breaks_repeated").glob("*.log.gz"))
+    size = load(parsed(log, tmp_path), "log_size.json")
+    setting = {kind: s["setting"] for s in size["by_setting"] for kind in s["kinds"]}
+    assert "graph break" in setting["dynamo_graph_break_reason"]
+    assert "graph's code" not in setting["dynamo_graph_break_reason"]
+    assert "instant events" in setting["chromium_event"]
+    # by_* are objects keyed by name, biggest first (JSON object order as written).
+    sizes = [s["bytes"] for s in size["by_event_key"].values()]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def _share(text: str, path: str) -> tuple[float, float]:
+    row = next(line for line in text.splitlines() if line.startswith(f"| `{path}"))
+    match = re.search(r"(\d+)\u2013(\d+)% of the log \|$", row)
+    assert match is not None, f"FORMAT.md gives no measured share of the log for {path}"
+    return float(match[1]), float(match[2])
+
+
+@pytest.mark.parametrize("scenario", ["failures", "simple", "graph_breaks_repeated"])
+def test_format_md_size_shares_hold_on_the_corpus(scenario: str, tmp_path: Path) -> None:
+    """Vibe finding M: §1's "% of the log" of raw.jsonl, payloads/ and chromium_events.json are measured."""
+    log = next((CORPUS / scenario).glob("*.log.gz"))
+    folder = parsed(log, tmp_path)
+    total = len(log_text(log))
+    sizes = {
+        "raw.jsonl": (folder / "raw.jsonl").stat().st_size,
+        "payloads/": sum(p.stat().st_size for p in (folder / "payloads").iterdir()),
+        "chromium_events.json": (folder / "chromium_events.json").stat().st_size,
+    }
+    text = (Path(__file__).resolve().parents[1] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    for path, size in sizes.items():
+        low, high = _share(text, path)
+        assert low <= 100 * size / total <= high, (path, round(100 * size / total, 1))

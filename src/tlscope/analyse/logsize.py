@@ -20,7 +20,11 @@ ALWAYS = "TORCH_TRACE (always written while tracing)"
 
 #: What makes PyTorch write each kind of event (event key or artifact name), first match wins.
 SETTINGS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^chromium_event$"), ALWAYS + ": compile-time profiling spans, two events per timed phase"),
+    (
+        re.compile(r"^chromium_event$"),
+        ALWAYS + ": compile-time profiling, a begin and an end event per timed phase plus instant events "
+        "(the biggest: cache misses and hits repeating the cache key's components)",
+    ),
     (
         re.compile(r"compilation_metrics"),
         ALWAYS + ": one record per compilation, each with the whole dynamo and inductor config",
@@ -42,6 +46,10 @@ SETTINGS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"_cache_(hit|miss|bypass)$"), ALWAYS + ": cache key components (the graph text again)"),
     (re.compile(r"^fx_graph_runnable$"), ALWAYS + ": a standalone repro script per Inductor graph"),
     (re.compile(r"^(inductor_output_code|graph_dump)$"), ALWAYS + ": the generated code of each graph"),
+    (
+        re.compile(r"^dynamo_graph_break_reason$"),
+        ALWAYS + ": one text per graph break (reason, hints, user-code traceback)",
+    ),
     (re.compile(r"graph"), ALWAYS + ": the graph's code at each stage (Dynamo, AOTAutograd, Inductor passes)"),
     (re.compile(r"^describe_"), ALWAYS + ": one event per input tensor, storage and source"),
     (re.compile(r"guards"), ALWAYS + ": the guards of each compiled frame"),

@@ -14,18 +14,23 @@ from tlscope.model.logsize import LogSize
 #: The status vocabulary, most severe first: a compile id gets the first that applies.
 STATUSES: dict[str, str] = {
     "failed": "The compilation raised: a metrics record of this compile id has `fail_type` "
-    "(`failure` says what and where). The frame runs in eager, or the error reached the caller.",
+    "(`failure` says what and where). What happened next is not in the log: at the recompile limit "
+    "(`Dynamo recompile limit exceeded`) the frame runs in eager from then on; otherwise the error "
+    "reached the caller (`fullgraph=True`, or `torch._dynamo.config.suppress_errors` off, the default) "
+    "or, with suppress_errors on, the frame ran in eager.",
     "restarted": "Dynamo abandoned this attempt and analysed the frame again as the next attempt "
     "(`restarted_as`), usually because of a graph break (`graph_breaks` says where).",
     "graph_break": "Compiled, but the graph stops at a graph break: its metrics carry "
     "`restart_reasons`, or a break was logged under this id (`graph_breaks`; usually the break is "
     "listed under the restarted attempt before, `[F/C]` for `[F/C_1]`). Code after the break runs "
     "in eager or in a resume function (`torch_dynamo_resume_in_<fn>_at_<line>`) compiled as another frame.",
-    "empty": "Finished without a graph to run: no ops were captured (`metrics.graph_op_count` 0) or "
-    "no guarded code was installed (`metrics.has_guarded_code` false); the frame runs in eager.",
+    "empty": 'Finished without a graph to run (index.html\'s "Empty graph"): no ops were captured '
+    "(`metrics.graph_op_count` 0, or null with no `dynamo_output_graph` in `graphs`) or no guarded "
+    "code was installed (`metrics.has_guarded_code` false); the frame runs in eager.",
     "cache_hit": "Compiled by loading the backend's result from a cache: at least one cache hit "
     "and no miss or bypass (`cache`).",
-    "ok": "Compiled: one graph, no graph break, no failure.",
+    "ok": "Compiled: one captured graph (`metrics.graph_op_count` > 0, or a `dynamo_output_graph` in "
+    "`graphs`), no graph break, no failure.",
     "metrics_missing": "No compilation metrics were logged for this compile id and no later "
     "attempt explains why: the process may have died or the log been cut, or the id holds only "
     "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`, holding the "
