@@ -379,3 +379,15 @@ def test_format_md_size_shares_hold_on_the_corpus(scenario: str, tmp_path: Path)
     for path, size in sizes.items():
         low, high = _share(text, path)
         assert low <= 100 * size / total <= high, (path, round(100 * size / total, 1))
+
+
+def test_mark_dynamic_surfaced_in_recompile_changes(tmp_path: Path) -> None:
+    """Vibe finding E: [0/5] was compiled because x was marked dynamic (torch._dynamo.mark_dynamic);
+    the input says so and the changes show it, while guard_failures keeps every entry's own guard."""
+    entries = {c["id"]: c for c in corpus_compiles("recompiles_dynamic", tmp_path)["compiles"]}
+    (x,) = entries["[0/5]"]["inputs"]
+    assert x["marked_dynamic"] == [0]
+    changes = {c["what"]: (c["before"], c["after"]) for c in entries["[0/5]"]["recompile"]["changes"]}
+    assert changes["marked_dynamic"] == ("[]", "[0]")
+    kinds = {f["cache_entry"]: f["kind"] for f in entries["[0/5]"]["recompile"]["guard_failures"]}
+    assert kinds["[0/2]"] == "dim_marking"

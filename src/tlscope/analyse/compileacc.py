@@ -96,6 +96,7 @@ class CompileAcc:
             stride=tensor.stride,
             # describe_tensor leaves requires_grad out when it is False.
             requires_grad=bool(tensor.requires_grad),
+            marked_dynamic=list(tensor.dynamo_dynamic_indices or ()),
         )
 
 

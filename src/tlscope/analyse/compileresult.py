@@ -151,6 +151,7 @@ def input_changes(before: Iterable[TensorInput], after: Iterable[TensorInput]) -
             ("device", a.device, b.device),
             ("requires_grad", a.requires_grad, b.requires_grad),
             ("dynamic_dims", a.dynamic_dims, b.dynamic_dims),
+            ("marked_dynamic", a.marked_dynamic, b.marked_dynamic),
         ):
             if x != y:
                 changes.append(InputChange(input=source, what=what, before=_text(x), after=_text(y)))

@@ -115,6 +115,9 @@ class TensorInput(msgspec.Struct, kw_only=True):
     requires_grad: bool | None = None
     #: Dimensions compiled as dynamic (a symbol in the Dynamo graph's input annotation).
     dynamic_dims: list[int] = []
+    #: Dimensions the user marked dynamic (torch._dynamo.mark_dynamic: describe_tensor's
+    #: `dynamo_dynamic_indices`). Since 1.1's second revision; absent in folders written before.
+    marked_dynamic: list[int] = []
 
 
 class Phase(msgspec.Struct, kw_only=True):
