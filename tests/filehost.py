@@ -5,14 +5,21 @@ library's handler, which sends no CORS headers (the browser never talks to it: t
 does), listens on 127.0.0.1 on a free port and prints that port on its first stdout line.
 `GET /to/HOST/PORT/PATH` answers 302 to http://HOST:PORT/PATH (a redirect the client must check
 again before following it). `GET /stall/PATH` waits 5 s before answering (a store that hangs).
+`GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
+Range and always sends the whole file); `GET /ranges` lists, as JSON, the Range header of every
+`/ranged/` GET so far (null for none), so a test can tell what the server asked the store for.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
+import os
 import sys
 import time
+
+RANGES: list[str | None] = []
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -30,7 +37,36 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if self.path == "/ranges":
+            self._send(200, json.dumps(RANGES).encode(), {})
+            return
+        if self.path.startswith("/ranged/"):
+            self.path = self.path[len("/ranged") :]
+            RANGES.append(self.headers.get("Range"))
+            if self._ranged():
+                return
         super().do_GET()
+
+    def _ranged(self) -> bool:
+        """Answer a single `bytes=A-B`, `bytes=A-` or `bytes=-N` range with 206; False otherwise."""
+        spec, path = self.headers.get("Range", ""), self.translate_path(self.path)
+        if not spec.startswith("bytes=") or "," in spec or not os.path.isfile(path):
+            return False
+        size = os.path.getsize(path)
+        first, _, last = spec[6:].partition("-")
+        start, end = (size - int(last), size - 1) if not first else (int(first), min(int(last or size - 1), size - 1))
+        with open(path, "rb") as f:
+            f.seek(start)
+            body = f.read(end + 1 - start)
+        self._send(206, body, {"Content-Range": f"bytes {start}-{end}/{size}"})
+        return True
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        for name, value in {**headers, "Content-Length": str(len(body))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
 
     def do_HEAD(self) -> None:
         if self.path.startswith("/stall/"):
@@ -39,6 +75,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/to/"):
             self.do_GET()
             return
+        if self.path.startswith("/ranged/"):
+            self.path = self.path[len("/ranged") :]
         super().do_HEAD()
 
 

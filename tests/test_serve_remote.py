@@ -220,6 +220,30 @@ def test_file_host_folder_and_raw_log(client: httpx.Client, filehost: str, viewe
     assert client.get(log["url"] + "manifest.json").status_code == 200
 
 
+def test_file_host_ranges_are_asked_for_not_skipped_to(
+    client: httpx.Client, filehost: str, viewer_traces: dict[str, Path]
+) -> None:
+    """A Range request through an https store sends the range upstream (the host honours it under
+    /ranged/): the server neither downloads the bytes before it nor sends more than was asked."""
+    trace = add(client, f"{filehost}/ranged/single/")
+    raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
+    size = len(raw)
+    asked = {
+        "bytes=100-199": raw[100:200],
+        "bytes=-50": raw[-50:],
+        f"bytes={size - 70}-": raw[-70:],
+        "bytes=0-9": raw[:10],
+    }
+    for spec, want in asked.items():
+        part = client.get(trace["url"] + "raw.jsonl", headers={"range": spec})
+        assert (part.status_code, part.content) == (206, want), spec
+    whole = client.get(trace["url"] + "raw.jsonl", headers={"accept-encoding": "identity"})
+    assert whole.content == raw
+    sent = httpx.get(f"{filehost}/ranges").json()
+    upstream = ["bytes=100-199", f"bytes={size - 50}-{size - 1}", f"bytes={size - 70}-{size - 1}", "bytes=0-9", None]
+    assert sent[-5:] == upstream
+
+
 def test_only_configured_stores_are_fetched(client: httpx.Client, filehost: str, moto: str) -> None:
     for url in (
         "http://127.0.0.1:1/x/",

@@ -2,7 +2,8 @@
 
 The store's ETag (an object's MD5 on S3, its generation on GCS, the file host's ETag) is the
 response's; `If-None-Match` is answered 304 from the store's metadata alone; `Range` is served
-by a ranged read on object stores and by skipping on file hosts; the body is streamed from the
+by a ranged read (on a file host, a GET with `Range`, skipping only if the host ignores it); the
+body is streamed from the
 store as it arrives (the first chunk is read before the status is sent, so a store that fails at
 once gets its proper status, not a cut-off 200).
 """
