@@ -12,8 +12,9 @@ Parts, each against `python -m tlscope serve ... --port 0` started as its own pr
 * **events**: pages of 100 events from the events API of a synthetic trace of `--events` events
   (bench/synth.py's compact trace), at offsets spread over the whole trace, 8 connections: pages/s.
 * **passthrough**: a `--pass-mb` MB raw.jsonl on a plain file host (bench/staticserve.py, its own
-  process) read directly and through tlscope serve (a configured store): throughput of each and
-  their ratio. Target: >= 80%.
+  process) read directly, through tlscope serve (a configured store) and through bench/relay.py
+  (the cheapest Python relay, a yardstick), in alternating rounds: throughput of each, their
+  ratio to direct, and each process's CPU seconds per GB. Target: serve >= 80% of direct.
 * **rss**: the server's resident memory (VmRSS, sampled every 20 ms) while a `--big-mb` MB remote
   object streams through it to a client that reads as fast as it can. Target: flat, < 150 MB.
 
@@ -30,6 +31,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -210,9 +212,10 @@ def remote_folder(root: Path, mb: int) -> Path:
 
 
 @contextmanager
-def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int]]:
-    """The file host serving folder's parent, and tlscope serve with it as a store: (host, trace url, pid)."""
-    with process_printing_url([sys.executable, str(HERE / "staticserve.py"), str(folder.parent)]) as (_, host):
+def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int, int]]:
+    """The file host serving folder's parent, and tlscope serve with it as a store:
+    (host url, trace url, serve's pid, the host's pid)."""
+    with process_printing_url([sys.executable, str(HERE / "staticserve.py"), str(folder.parent)]) as (hproc, host):
         config = tmp / f"serve-{folder.name}.toml"
         config.write_text(
             f'traces = ["{host}/{folder.name}/"]\n[stores.files]\nurl = "{host}/"\nallow_networks = ["127.0.0.1/32"]\n'
@@ -220,7 +223,7 @@ def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int]]:
         command = serve_command("--config", str(config), "--cache-dir", str(tmp / "cache"))
         with process_printing_url(command) as (proc, base):
             trace = get_json(base, "/api/traces")[0]
-            yield host, base + trace["url"], proc.pid
+            yield host, base + trace["url"], proc.pid, hproc.pid
 
 
 def cpu_seconds(pid: int) -> float:
@@ -229,21 +232,54 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_reads(url: str, pids: dict[str, int], mb: int, reads: int) -> dict[str, float]:
+    """`reads` whole reads of `url`: MB/s, and CPU seconds per GB of the client and of `pids`."""
+    base, path = url.split("/", 3)[2], "/" + url.split("/", 3)[3]
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    mine, start = own_cpu(), time.perf_counter()
+    for _ in range(reads):
+        asyncio.run(read_rate("http://" + base, path))
+    wall, gb = time.perf_counter() - start, reads * mb / 1000
+    cpu = {f"{name}_cpu_s_per_GB": (cpu_seconds(pid) - before[name]) / gb for name, pid in pids.items()}
+    return {"MBps": reads * mb / wall, "client_cpu_s_per_GB": (own_cpu() - mine) / gb, **cpu}
+
+
 def passthrough(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The same object read directly, through tlscope serve and through bench/relay.py, rounds
+    alternating; medians per way, with each process's CPU per GB (the ratio is the machine's to
+    give: three processes share two cores where direct reading has two)."""
     folder = remote_folder(tmp, args.pass_mb)
-    with through_store(tmp, folder) as (host, trace_url, pid):
-        base, path = trace_url.split("/traces/", 1)
-        asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl"))  # warm-up: connections, page cache
-        direct, via, cpu = [], [], 0.0
-        for _ in range(args.rounds):  # alternating, so neither side always gets the warmer cache
-            direct.append(asyncio.run(read_rate(host, f"/{folder.name}/raw.jsonl")))
-            before = cpu_seconds(pid)
-            via.append(asyncio.run(read_rate(base, f"/traces/{path}raw.jsonl")))
-            cpu += cpu_seconds(pid) - before
-    d, v = statistics.median(direct), statistics.median(via)
+    samples: dict[str, list[dict[str, float]]] = {"direct": [], "serve": [], "relay": []}
+    with (
+        through_store(tmp, folder) as (host, trace_url, pid, host_pid),
+        process_printing_url([sys.executable, str(HERE / "relay.py"), host]) as (relay, relayed),
+    ):
+        urls = {"direct": host, "serve": trace_url, "relay": relayed}
+        paths = {"direct": f"{host}/{folder.name}/raw.jsonl", "serve": f"{trace_url}raw.jsonl",
+                 "relay": f"{relayed}/{folder.name}/raw.jsonl"}  # fmt: skip
+        pids = {"direct": {"host": host_pid}, "serve": {"host": host_pid, "serve": pid},
+                "relay": {"host": host_pid, "relay": relay.pid}}  # fmt: skip
+        for way in urls:
+            timed_reads(paths[way], pids[way], args.pass_mb, 1)  # warm-up: connections, page cache
+        for _ in range(args.rounds):
+            for way in urls:
+                samples[way].append(timed_reads(paths[way], pids[way], args.pass_mb, args.reads))
     shutil.rmtree(folder)
-    return {"mb": args.pass_mb, "direct_MBps": round(d, 1), "via_serve_MBps": round(v, 1), "ratio": round(v / d, 3),
-            "serve_cpu_s_per_GB": round(cpu / (args.rounds * args.pass_mb / 1000), 2)}  # fmt: skip
+    result: dict[str, Any] = {"mb": args.pass_mb, "rounds": args.rounds, "reads_per_round": args.reads}
+    for way, rows in samples.items():
+        result[way] = {key: round(statistics.median(r[key] for r in rows), 2) for key in rows[0]}
+    direct = result["direct"]["MBps"]
+    result["ratio"] = round(result["serve"]["MBps"] / direct, 3)
+    result["relay_ratio"] = round(result["relay"]["MBps"] / direct, 3)
+    result["ratios_by_round"] = [
+        round(s["MBps"] / d["MBps"], 3) for s, d in zip(samples["serve"], samples["direct"], strict=True)
+    ]
+    return result
 
 
 def rss_mb(pid: int) -> float:
@@ -256,7 +292,7 @@ def rss_mb(pid: int) -> float:
 def rss(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     folder = remote_folder(tmp, args.big_mb)
     samples: list[float] = []
-    with through_store(tmp, folder) as (_, trace_url, pid):
+    with through_store(tmp, folder) as (_, trace_url, pid, _):
         base, path = trace_url.split("/traces/", 1)
         idle = rss_mb(pid)
         done = threading.Event()
@@ -288,7 +324,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200_000, help="events of the events-API trace")
     parser.add_argument("--pass-mb", type=int, default=50)
     parser.add_argument("--big-mb", type=int, default=500)
-    parser.add_argument("--rounds", type=int, default=3, help="passthrough reads of each kind")
+    parser.add_argument("--rounds", type=int, default=7, help="passthrough rounds (each way read in turn)")
+    parser.add_argument("--reads", type=int, default=3, help="passthrough reads of each way per round")
     args = parser.parse_args()
     import importlib.util
 
