@@ -5,7 +5,8 @@ library's handler, which sends no CORS headers (the browser never talks to it: t
 does), listens on 127.0.0.1 on a free port and prints that port on its first stdout line.
 `GET /to/HOST/PORT/PATH` answers 302 to http://HOST:PORT/PATH (a redirect the client must check
 again before following it). `GET /stall/PATH` waits 5 s before answering (a store that hangs).
-`GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
+`GET /slowbody/PATH` sends PATH's headers and first half, then stalls for a minute (a store that
+hangs mid-body). `GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
 Range and always sends the whole file); `GET /ranges` lists, as JSON, the Range header of every
 `/ranged/` GET so far (null for none), so a test can tell what the server asked the store for.
 """
@@ -40,6 +41,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path == "/ranges":
             self._send(200, json.dumps(RANGES).encode(), {})
             return
+        if self.path.startswith("/slowbody/"):
+            self._half_then_stall(self.translate_path(self.path[len("/slowbody") :]))
+            return
         if self.path.startswith("/ranged/"):
             self.path = self.path[len("/ranged") :]
             RANGES.append(self.headers.get("Range"))
@@ -61,6 +65,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self._send(206, body, {"Content-Range": f"bytes {start}-{end}/{size}"})
         return True
 
+    def _half_then_stall(self, path: str) -> None:
+        with open(path, "rb") as f:
+            body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2])
+        self.wfile.flush()
+        time.sleep(60)
+
     def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
         self.send_response(status)
         for name, value in {**headers, "Content-Length": str(len(body))}.items():
@@ -75,8 +89,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/to/"):
             self.do_GET()
             return
-        if self.path.startswith("/ranged/"):
-            self.path = self.path[len("/ranged") :]
+        for prefix in ("/ranged", "/slowbody"):
+            if self.path.startswith(prefix + "/"):
+                self.path = self.path[len(prefix) :]
         super().do_HEAD()
 
 

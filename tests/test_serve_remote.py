@@ -127,6 +127,7 @@ def live(moto: str, filehost: str, env_creds: None, tmp_path_factory: pytest.Tem
         # The same host by name, loopback not allowed: what an https store gets by default.
         "strict": {"url": f"http://localhost:{port}/"},
         "stalls": {"url": f"{filehost}/stall/", "allow_networks": ["127.0.0.1/32"], "timeout": 1.0},
+        "slowbody": {"url": f"{filehost}/slowbody/", "allow_networks": ["127.0.0.1/32"], "timeout": 1.0},
     }
     server = LiveServer([], tmp_path_factory.mktemp("remote"), stores=_store_configs(stores))
     yield server
@@ -295,7 +296,25 @@ def test_a_store_that_hangs_times_out(client: httpx.Client, filehost: str) -> No
     assert r.status_code == 504 and "no answer within 1 s" in r.text, r.text
 
 
+def test_a_store_that_stalls_mid_body_is_cut_off(
+    client: httpx.Client, filehost: str, viewer_traces: dict[str, Path]
+) -> None:
+    """The store's timeout also bounds each read of a body already flowing: the host sends half of
+    raw.jsonl and then nothing for a minute; the server gives up after its 1 s and closes the
+    response, so the client sees a cut-off body, not its own read timeout (30 s)."""
+    trace = add(client, f"{filehost}/slowbody/single/")
+    raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
+    got = bytearray()
+    with pytest.raises(httpx.RemoteProtocolError):  # peer closed before Content-Length was reached
+        headers = {"accept-encoding": "identity"}
+        with client.stream("GET", trace["url"] + "raw.jsonl", headers=headers, timeout=30) as r:
+            assert r.status_code == 200
+            for chunk in r.iter_raw():
+                got += chunk
+    assert raw.startswith(bytes(got)) and len(got) < len(raw)
+
+
 def test_store_listing_shows_no_secrets(client: httpx.Client, moto: str) -> None:
     stores = client.get("/api/stores").json()
-    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict", "stalls"}
+    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict", "stalls", "slowbody"}
     assert moto not in json.dumps(stores)  # endpoints and options stay on the server

@@ -183,8 +183,13 @@ class Store:
             yield fs
 
     async def _wait(self, what: Any) -> Any:
+        """`what` awaited under the store's timeout, its failure as a RemoteError."""
+        return await self._mapped(asyncio.wait_for(what, self.config.timeout))
+
+    async def _mapped(self, what: Any) -> Any:
+        """`what` awaited, its failure as a RemoteError (for waits whose backend keeps the timeout)."""
         try:
-            return await asyncio.wait_for(what, self.config.timeout)
+            return await what
         except asyncio.TimeoutError:
             raise RemoteError(504, f"store {self.name}: no answer within {self.config.timeout:g} s") from None
         except (FileNotFoundError, KeyError) as err:
@@ -234,7 +239,7 @@ class Store:
     async def _opened(self, fs: Any, key: str, stop: int | None) -> AsyncIterator[bytes]:
         handle = await self._wait(fs.open_async(key, "rb"))
         try:
-            async for chunk in self._bounded(lambda: handle.read(CHUNK), 0, stop):
+            async for chunk in self._bounded(lambda: self._wait(handle.read(CHUNK)), 0, stop):
                 yield chunk
         finally:
             with contextlib.suppress(Exception):
@@ -256,17 +261,20 @@ class Store:
                 raise RemoteError(502, f"store {self.name}: HTTP {response.status} from the store")
             skip = 0 if response.status == 206 else start
             end = None if stop is None else stop - start + skip
-            async for chunk in self._bounded(response.content.readany, skip, end):
+            # Not under _wait: the session's own sock_read timeout bounds each read, and
+            # asyncio.wait_for's task per piece was a third of the server's Python time per GB.
+            content = response.content
+            async for chunk in self._bounded(lambda: self._mapped(content.readany()), skip, end):
                 yield chunk
         finally:
             response.release()
 
     async def _bounded(self, read: Callable[[], Any], start: int, stop: int | None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of what `read` returns piece by piece (b"" at the end), under the
-        store's timeout for each piece and its max_object_bytes in all."""
+        store's max_object_bytes in all (`read` keeps the timeout and maps the failures)."""
         at, sent = 0, 0
         while stop is None or at < stop:
-            chunk = await self._wait(read())
+            chunk = await read()
             if not chunk:
                 return
             lo, at = at, at + len(chunk)
