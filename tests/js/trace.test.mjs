@@ -334,3 +334,44 @@ test('statuses without compiles.json: restarted attempts, missing metrics, tlpar
   assert.deepEqual(trace.compileIds, ['[-/-]', '[0/0]', '[0/0_1]', '[1/0]', '[2/0]']);
   assert.deepEqual(trace.compileIds.map((id) => trace.status(id)), ['outside', 'restarted', 'graph_break', 'metrics_missing', 'failed']);
 });
+
+test('prefetched answers are used once, and their Content-Length spares the HEAD', async () => {
+  const { dir, raw } = synthetic();
+  writeFileSync(join(dir, 'tr', 'raw.jsonl'), raw);
+  const inner = folderFetch(dir);
+  const asked = [];
+  const fetchImpl = (url, init = {}) => {
+    asked.push(`${init.method || 'GET'} ${new URL(url).pathname}`);
+    return inner(url, init);
+  };
+  const early = new Map(['manifest.json', 'multi_rank_summary.json', 'compiles.json', 'raw.jsonl'].map((f) => [f, inner(`http://x/tr/${f}`)]));
+  // A limit that leaves raw.jsonl's size in doubt: without the prefetched answer, a HEAD asks it.
+  const options = { limits: { bytes: 100000 }, api: 'http://x/api/traces/tr/events' };
+  const trace = await openTrace('http://x/tr/', { ...options, fetchImpl, prefetch: { base: 'http://x/tr/', responses: early } });
+  await trace.loaded;
+  assert.equal(trace.events.total, 50);
+  assert.equal(trace.mode, 'local');
+  assert.deepEqual(asked, [], 'every request was answered by the prefetch');
+  // Another trace's prefetch is never taken for this one; without it the size costs a HEAD.
+  asked.length = 0;
+  const other = await openTrace('http://x/tr/', { ...options, fetchImpl, prefetch: { base: 'http://x/other/', responses: early } });
+  await other.loaded;
+  assert.equal(other.events.total, 50);
+  assert.ok(asked.includes('GET /tr/manifest.json') && asked.includes('HEAD /tr/raw.jsonl'), asked.join(', '));
+});
+
+test('the first rows are out before the rest of a big first chunk is indexed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const n = 5000;
+  const lines = [JSON.stringify({ string_table: [] })];
+  for (let i = 0; i < n; i += 1) lines.push(JSON.stringify({ frame_id: 0, frame_compile_id: 0, attempt: 0, log_line: i + 1, dynamo_start: { i } }));
+  mkdirSync(join(dir, 'tr'), { recursive: true });
+  writeFileSync(join(dir, 'tr', 'raw.jsonl'), `${lines.join('\n')}\n`); // one response body: one chunk
+  writeFileSync(join(dir, 'tr', 'manifest.json'), JSON.stringify({ format: 'tlscope', format_version: 1, raw_jsonl_events: n, compile_ids: ['[0/0]'] }));
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir), api: null });
+  assert.ok(trace.events.loadedEvents >= 100 && trace.events.loadedEvents < n, `indexed ${trace.events.loadedEvents} of ${n} when opened`);
+  assert.equal(trace.events.row(0).log_line, 1);
+  await trace.loaded;
+  assert.equal(trace.events.total, n);
+  assert.equal(trace.events.row(n - 1).log_line, n);
+});

@@ -117,6 +117,7 @@ def render(folder: Path, budget: int = DEFAULT_BUDGET, title: str = "") -> tuple
         raise PackError("the explorer's index.html no longer has the stylesheet link and module script pack replaces")
     page = page.replace(link, f"<style>\n{style}</style>")
     page = re.sub(r'<link rel="modulepreload"[^>]*>\n', "", page)  # the modules are inlined
+    page = page.replace('<script type="module" async src="prefetch.js"></script>\n', "")  # nothing to fetch
     page = page.replace("<!-- Every module asked for at once, not import level by import level. -->\n", "")
     page = page.replace(
         module,

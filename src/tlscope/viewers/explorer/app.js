@@ -7,7 +7,7 @@
 import {
   FileSource, InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, readState, setTestHook, writeState,
 } from '/lib/tlscope.js';
-import { createEventTable, formatBytes } from './table.js';
+import { createEventTable, formatBytes, formatCount } from './table.js';
 import { createDetail } from './detail.js';
 
 const byId = (id) => document.getElementById(id);
@@ -37,7 +37,7 @@ function traceTitle(trace) {
   if (m.torch_version) parts.push(`torch ${m.torch_version}`);
   if (trace.multiRank) parts.push(`${trace.parts.length} ranks`);
   const expected = trace.expectedEvents;
-  if (expected !== null) parts.push(`${expected.toLocaleString('en')} events`);
+  if (expected !== null) parts.push(`${formatCount(expected)} events`);
   if (trace.mode === 'remote') parts.push('paged from the server');
   return parts.join(' · ');
 }
@@ -122,8 +122,8 @@ function saveState(app) {
 function updateCount(app) {
   const { events } = app.trace;
   const loading = app.trace.mode === 'local' && !app.trace.complete;
-  const total = events.total.toLocaleString('en');
-  const all = (app.trace.expectedEvents ?? events.loadedEvents).toLocaleString('en');
+  const total = formatCount(events.total);
+  const all = formatCount(app.trace.expectedEvents ?? events.loadedEvents);
   byId('count').textContent = `${total} of ${all} events${loading ? ' (loading…)' : ''}`;
   const range = app.table.list.visibleRange();
   setTestHook({ total: events.total, visibleRows: range, filter: { ...events.filter } });
@@ -133,7 +133,7 @@ async function applyFilter(app, changes, { keepRow = false } = {}) {
   Object.assign(app.filter, changes);
   if (!keepRow) app.table.selected = -1;
   await app.trace.events.setFilter(app.filter);
-  app.table.list.container.scrollTop = 0;
+  app.table.list.scrollTo(0);
   app.table.refresh();
   for (const li of byId('cids').children) li.classList.toggle('on', li.dataset.cid === (app.filter.cid || ''));
   updateCount(app);
@@ -229,7 +229,7 @@ async function start(source, packed) {
   byId('landing').hidden = true;
   byId('main').hidden = false;
   byId('status').textContent = 'Opening…';
-  const trace = await openTrace(source, { onProgress: (n) => { byId('status').textContent = `Loading ${n.toLocaleString('en')} events…`; } });
+  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress: (n) => { byId('status').textContent = `Loading ${formatCount(n)} events…`; } });
   const app = { trace, filter: {}, pendingRow: -1 };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
   app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app) });

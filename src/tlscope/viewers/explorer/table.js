@@ -12,6 +12,14 @@ function timeOf(timestamp) {
   return typeof timestamp === 'string' && timestamp.length >= 23 ? timestamp.slice(11, 23) : '';
 }
 
+/**
+ * 1234567 -> "1,234,567". Not toLocaleString('en'): its first call sets up ICU number formatting,
+ * 10-15 ms on the way to the first rows.
+ */
+export function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 export function formatBytes(n) {
   if (!Number.isFinite(n)) return '';
   if (n < 1024) return `${n} B`;
@@ -31,22 +39,38 @@ function makeRow(doc) {
   return el;
 }
 
+/**
+ * Set a cell's text by changing its one Text node in place, and only when it differs. Replacing
+ * textContent makes a new Text node and layout object per cell per frame: Blink's garbage
+ * collected heap kept hundreds of MB of them at a million rows (bench/viewers.py, memory-infra).
+ */
+function setText(cell, value) {
+  const node = cell.firstChild;
+  if (node === null) cell.appendChild(cell.ownerDocument.createTextNode(value));
+  else if (node.data !== value) node.data = value;
+}
+
 function fillRow(el, index, event, selected, rank) {
   const cells = el.children;
-  el.dataset.row = String(index);
   el.classList.toggle('on', index === selected);
+  // A redraw that shows the same event in the same row (the table redraws as a trace loads)
+  // touches nothing else.
+  if (el.shownIndex === index && el.shownEvent === event && event !== undefined) return;
+  el.shownIndex = index;
+  el.shownEvent = event;
+  el.dataset.row = String(index);
   el.classList.toggle('loading', !event);
-  cells[0].textContent = String(index + 1);
+  setText(cells[0], String(index + 1));
   if (!event) {
-    for (let i = 1; i < cells.length; i += 1) cells[i].textContent = i === 4 ? 'loading…' : '';
+    for (let i = 1; i < cells.length; i += 1) setText(cells[i], i === 4 ? 'loading…' : '');
     return;
   }
-  cells[1].textContent = timeOf(event.timestamp);
-  cells[2].textContent = Number.isInteger(event.rank) ? String(event.rank) : rank >= 0 ? String(rank) : '';
-  cells[3].textContent = compileIdOf(event);
-  cells[4].textContent = eventLabel(event);
-  cells[5].textContent = eventSummary(event, 200);
-  cells[6].textContent = Number.isFinite(event.payload_size) ? formatBytes(event.payload_size) : '';
+  setText(cells[1], timeOf(event.timestamp));
+  setText(cells[2], Number.isInteger(event.rank) ? String(event.rank) : rank >= 0 ? String(rank) : '');
+  setText(cells[3], compileIdOf(event));
+  setText(cells[4], eventLabel(event));
+  setText(cells[5], eventSummary(event, 200));
+  setText(cells[6], Number.isFinite(event.payload_size) ? formatBytes(event.payload_size) : '');
 }
 
 /** The table in `container`; `onSelect(row, event)` when the user picks a row. */
@@ -86,7 +110,7 @@ export function createEventTable(container, { onSelect }) {
   });
   container.addEventListener('keydown', (e) => {
     if (!table.model) return;
-    const page = Math.max(1, Math.floor(container.clientHeight / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor(list.viewport / ROW_HEIGHT) - 1);
     const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity };
     if (!(e.key in moves)) return;
     e.preventDefault();

@@ -150,9 +150,14 @@ class SubSource extends BaseSource {
   }
 }
 
-/** Files under a base URL. `fetchImpl` is injectable for tests. */
+/**
+ * Files under a base URL. `fetchImpl` is injectable for tests. `prefetch` ({base, responses}:
+ * a map from path to a promise of a Response, or of null when that request failed) holds answers
+ * to requests made before this source existed (the explorer's prefetch.js); each is used once,
+ * and only when its base is this source's.
+ */
 export class HttpSource extends BaseSource {
-  constructor(base, { fetchImpl } = {}) {
+  constructor(base, { fetchImpl, prefetch } = {}) {
     super();
     const href = typeof location === 'undefined' ? undefined : location.href;
     const url = new URL(base, href);
@@ -162,14 +167,35 @@ export class HttpSource extends BaseSource {
     this.base = url;
     this.kind = 'http';
     this.fetch = fetchImpl || ((...args) => fetch(...args));
+    this.prefetched = prefetch && prefetch.base === url.href && prefetch.responses instanceof Map ? new Map(prefetch.responses) : new Map();
   }
 
   url(path) {
     return new URL(path, this.base).href;
   }
 
+  /** The prefetched answer for `path` (taken: a body is read once), or a new request. */
+  async request(path) {
+    const early = this.prefetched.get(path);
+    this.prefetched.delete(path);
+    const response = early ? await early : null;
+    return response || this.fetch(this.url(path));
+  }
+
+  /**
+   * The byte size of `path` when a prefetched answer already tells it (Content-Length of an
+   * answer not content-encoded), else null: spares a HEAD request before choosing a mode.
+   */
+  async knownLength(path) {
+    const early = this.prefetched.get(path);
+    const response = early ? await early : null;
+    if (!response || !response.ok || response.headers.get('content-encoding')) return null;
+    const length = Number(response.headers.get('content-length'));
+    return Number.isFinite(length) && response.headers.get('content-length') !== null ? length : null;
+  }
+
   async rawStream(path) {
-    const response = await this.fetch(this.url(path));
+    const response = await this.request(path);
     if (response.status === 404 || response.status === 410) throw new NotFound(path);
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     this.ranges = this.ranges || new Map();

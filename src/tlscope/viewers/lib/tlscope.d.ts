@@ -152,7 +152,10 @@ export abstract class Source {
   readRange(path: string, start: number, length: number): Promise<Uint8Array>;
 }
 export class HttpSource extends Source {
-  constructor(base: string, options?: { fetchImpl?: typeof fetch });
+  /** `prefetch`: answers to requests made before the source existed (path -> Response or null), used once each when `base` is this source's. */
+  constructor(base: string, options?: { fetchImpl?: typeof fetch; prefetch?: Prefetch });
+  /** raw.jsonl's size from a prefetched answer's Content-Length (not content-encoded), else null. */
+  knownLength(path: string): Promise<number | null>;
   readonly kind: 'http';
   readonly base: URL;
   url(path: string): string;
@@ -190,9 +193,16 @@ export interface OpenOptions {
   limits?: { events?: number; bytes?: number };
   api?: string | null;
   fetchImpl?: typeof fetch;
+  /** Requests already made for this trace (the explorer's prefetch.js sets window.__tlscopePrefetch). */
+  prefetch?: Prefetch;
   onProgress?: (eventsLoaded: number) => void;
   /** Above this many bytes, drop raw.jsonl's bytes once indexed where the source can read ranges. */
   keepBytes?: number;
+}
+
+export interface Prefetch {
+  base: string;
+  responses: Map<string, Promise<Response | null>>;
 }
 
 export class Trace {

@@ -278,6 +278,11 @@ async function servesEventsApi(trace, api) {
 async function rawBytes(trace) {
   let total = 0;
   for (const part of trace.parts) {
+    const known = part.source.knownLength ? await part.source.knownLength('raw.jsonl') : null;
+    if (known !== null) {
+      total += known;
+      continue;
+    }
     const url = part.source.url('raw.jsonl');
     const head = await trace.source.fetch(url, { method: 'HEAD' }).catch(() => null);
     total += head && head.ok ? Number(head.headers.get('content-length') || 0) : 0;
@@ -305,11 +310,35 @@ function maybeDropBytes(trace, keepBytes) {
   events.dropBytes(partReader(trace));
 }
 
+/** Resolves after the next frame is drawn (or after 100 ms where frames do not come: a hidden tab, node). */
+function nextFrame() {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    if (typeof requestAnimationFrame !== 'function') return;
+    requestAnimationFrame(() => setTimeout(() => {
+      clearTimeout(timer);
+      resolve();
+    }, 0));
+  });
+}
+
+// Lines indexed before the first rows are shown: a screenful and more, not the whole first chunk
+// (which can be megabytes when the network is faster than the page).
+const FIRST_ROWS = 200;
+// Indexing gives the page a turn at least this often (ms), so it draws and answers while loading.
+const SLICE_MS = 30;
+
 async function loadLocal(trace, onProgress, keepBytes) {
   const events = trace.events;
   // Past keepBytes, indexed blocks are dropped as the file streams in (where its part can be read
   // again by range), so the tab never holds the whole file, not even for a moment.
   const canDrop = (p) => trace.parts[p].source.canReadRange('raw.jsonl');
+  let lastYield = Date.now();
+  let shown = false;
+  const report = () => {
+    events.emit();
+    if (onProgress) onProgress(events.parsed);
+  };
   for (let p = 0; p < trace.parts.length; p += 1) {
     const part = trace.parts[p];
     events.lines.startFile(p);
@@ -317,16 +346,23 @@ async function loadLocal(trace, onProgress, keepBytes) {
       part.stringTable = parseStringTable(text);
     });
     const stream = await part.source.stream('raw.jsonl');
-    let lastEmit = 0;
     await streamLines(stream, events.lines, async (from, to) => {
-      events.index(from, to, p, part.rank);
+      let at = from;
+      if (!shown) {
+        // The first rows go on screen before anything else is indexed.
+        shown = true;
+        at = Math.min(to, from + FIRST_ROWS);
+        events.index(from, at, p, part.rank);
+        report();
+        await nextFrame();
+        lastYield = Date.now();
+      }
+      if (at < to) events.index(at, to, p, part.rank);
       if (events.lines.bytes > keepBytes) events.dropIndexed(partReader(trace), canDrop);
-      const now = Date.now();
-      if (now - lastEmit > 50 || from === 0) {
-        lastEmit = now;
-        events.emit();
-        if (onProgress) onProgress(events.parsed);
+      if (Date.now() - lastYield > SLICE_MS) {
+        report();
         await new Promise((r) => setTimeout(r, 0)); // let the page draw between chunks
+        lastYield = Date.now();
       }
     });
   }

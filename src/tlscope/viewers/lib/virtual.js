@@ -54,20 +54,34 @@ export class VirtualList {
     this.spacer.className = 'vl-spacer';
     container.replaceChildren(this.layer, this.spacer);
     container.style.overflowY = 'auto';
-    this.onScroll = () => this.draw();
+    // Neither the height nor the scroll position is read from the DOM outside the observer and
+    // the scroll event: reading them forces a layout of the page, and the first draws (before
+    // the page was ever laid out) paid a full layout each. The window's height stands in for the
+    // container's until the observer, which runs before the first paint, says what it is.
+    this.height = (doc.defaultView && doc.defaultView.innerHeight) || 800;
+    this.scrollTop = 0;
+    this.onScroll = () => {
+      this.scrollTop = this.container.scrollTop;
+      this.draw();
+    };
     container.addEventListener('scroll', this.onScroll, { passive: true });
-    this.resize = new ResizeObserver(() => this.layout());
+    this.resize = new ResizeObserver((entries) => {
+      const height = entries[entries.length - 1].contentRect.height;
+      if (height !== this.height) {
+        this.height = height;
+        this.layout();
+      }
+    });
     this.resize.observe(container);
     this.layout();
   }
 
-  /** The container's height, measured on resize (reading it while scrolling would force a layout). */
+  /** The container's height, as the resize observer last saw it (never read while scrolling). */
   get viewport() {
     return this.height;
   }
 
   layout() {
-    this.height = this.container.clientHeight;
     const h = this.height;
     this.layer.style.height = `${h}px`;
     const { virtual } = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: h, scrollTop: 0 });
@@ -88,7 +102,17 @@ export class VirtualList {
 
   setCount(count) {
     this.count = count;
+    // A shorter list clamps the scroll position (the browser's own scroll event follows).
+    const { virtual } = scrollMapping({ count, rowHeight: this.rowHeight, viewport: this.height, scrollTop: 0 });
+    this.scrollTop = Math.min(this.scrollTop, Math.max(0, virtual - this.height));
     this.layout();
+  }
+
+  /** Scroll to pixel `top` of the (scaled) scroll range and draw. */
+  scrollTo(top) {
+    this.container.scrollTop = top;
+    this.scrollTop = top;
+    this.draw();
   }
 
   /** Row indices on screen (fully or partly visible) as of the last draw (no layout is forced). */
@@ -97,7 +121,7 @@ export class VirtualList {
   }
 
   draw() {
-    const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.container.scrollTop });
+    const m = scrollMapping({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, scrollTop: this.scrollTop });
     this.first = m.first;
     this.last = Math.min(this.count, m.first + Math.ceil((this.viewport + m.offset) / this.rowHeight)) - 1;
     for (let k = 0; k < this.pool.length; k += 1) {
@@ -123,8 +147,7 @@ export class VirtualList {
     } else if (align === 'center') top = index - Math.floor(rows / 2);
     const target = scrollTopFor({ count: this.count, rowHeight: this.rowHeight, viewport: this.viewport, index: Math.max(0, top) });
     // Scaled scroll positions are fractional; the mapping rounds down, so nudge up a little.
-    this.container.scrollTop = Math.ceil(target);
-    this.draw();
+    this.scrollTo(Math.ceil(target));
   }
 
   destroy() {
