@@ -55,13 +55,15 @@ def tlparse_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def viewer_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Output folders of real corpus traces for the viewer tests: `single` (one log) and `multi` (2 ranks)."""
+    """Output folders of real corpus traces for the viewer tests: `single` (one log), `multi` (2 ranks),
+    `breaks` (the same graph breaks hit under several compile ids)."""
     from tlscope.cli import main as tlscope_main
 
     root = tmp_path_factory.mktemp("viewer-traces")
     made = {
         "single": REPO / "corpus" / "traces" / "compile_failure",
         "multi": REPO / "corpus" / "traces" / "ranks_same_2",
+        "breaks": REPO / "corpus" / "traces" / "graph_breaks_repeated",
     }
     for name, src in made.items():
         assert tlscope_main([str(src), "-o", str(root / name), "--no-browser"]) == 0

@@ -154,6 +154,59 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: Site, viewer_tra
     page.close()
 
 
+def test_graph_breaks_tab(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
+    """compiles.json's distinct graph breaks: listed with reason, location, count and compile ids,
+    each compile id leading to its dynamo_graph_break_reason event in the table, payload open."""
+    folder = viewer_traces["breaks"]
+    expected = json.loads((folder / "compiles.json").read_text())["graph_breaks"]
+    assert len(expected) >= 2 and any(b["count"] > 1 for b in expected), "the corpus trace repeats its breaks"
+    page = open_explorer(browser, site.explorer("breaks"))
+    shown = hook(page)["graphBreaks"]
+    assert [(b["reason"], b["file"], b["line"], b["count"], b["compileIds"]) for b in shown] == [
+        (b["reason"], b["user_frame"]["file"], b["user_frame"]["line"], b["count"], b["compile_ids"]) for b in expected
+    ]
+    assert page.locator("#breaks").is_hidden()
+    page.click("#tab-breaks")
+    items = page.locator("#breaks li.gb")
+    assert items.count() == len(expected)
+    first = items.nth(0)
+    assert first.locator(".gb-reason").text_content() == expected[0]["reason"]
+    assert first.locator(".gb-count").text_content() == f"\N{MULTIPLICATION SIGN}{expected[0]['count']}"
+    frame = expected[0]["user_frame"]
+    assert first.locator(".gb-loc").text_content() == f"{Path(frame['file']).name}:{frame['line']} in {frame['name']}"
+    assert first.locator(".gb-code").text_content() == frame["code"]
+    chips = first.locator(".gb-cid")
+    assert chips.all_text_contents() == expected[0]["compile_ids"]
+    # The last compile id of the most frequent break: the table shows that id's break events.
+    cid = expected[0]["compile_ids"][-1]
+    chips.nth(len(expected[0]["compile_ids"]) - 1).click()
+    h = wait_hook(page, lambda h: h["filter"]["cid"] == cid and h.get("selected", {}).get("cid") == cid)
+    want = [
+        e for e in raw_events(folder)
+        if key_of(e) == "artifact" and e["artifact"]["name"] == "dynamo_graph_break_reason"
+        and compile_id_of(e) == cid
+    ]  # fmt: skip
+    assert h["filter"] == {"kind": "artifact", "cid": cid, "rank": None, "q": "dynamo_graph_break_reason"}
+    assert h["total"] == len(want) >= 1
+    assert h["selected"]["log_line"] == want[0]["log_line"]
+    # Its payload (the reason and the user's traceback) is open in the detail pane.
+    payload = (folder / want[0]["payload_filename"]).read_text(encoding="utf-8")
+    wait_hook(page, lambda h: bool(h.get("payload")))
+    assert page.locator(".code-line .src").first.text_content() == payload.split("\n")[0]
+    assert page.locator("#f-kind").input_value() == "artifact"
+    assert page.locator("#f-q").input_value() == "dynamo_graph_break_reason"
+    assert page.errors == []
+    page.close()
+
+
+def compile_id_of(event: dict[str, Any]) -> str:
+    """FORMAT.md section 7's display compile id of a raw.jsonl event (without compiled autograd)."""
+    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
+    if fid is None and fcid is None:
+        return "[-/-]"
+    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
+
+
 def test_url_state_round_trip(browser: Any, site: Site) -> None:
     page = open_explorer(browser, site.explorer("multi"))
     page.select_option("#f-rank", "1")

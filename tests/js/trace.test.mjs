@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openTrace, InlineSource, FileSource, compileIdOf, eventKey } from '../../src/tlscope/viewers/lib/tlscope.js';
+import { openTrace, InlineSource, FileSource, compileIdOf, eventKey, mergeGraphBreaks } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const ranges = [];
 
@@ -374,4 +374,28 @@ test('the first rows are out before the rest of a big first chunk is indexed', a
   await trace.loaded;
   assert.equal(trace.events.total, n);
   assert.equal(trace.events.row(n - 1).log_line, n);
+});
+
+test('graph breaks of compiles.json merged over ranks: counts summed, ranks and compile ids kept', async () => {
+  const frame = { file: 'm.py', line: 3, name: 'f', code: 'print(x)' };
+  const merged = mergeGraphBreaks([
+    { rank: 0, breaks: [{ reason: 'R1', user_frame: frame, count: 2, compile_ids: ['[0/0]', '[1/0]'] }, { reason: 'R2', user_frame: { file: 'm.py', line: 9 }, count: 1, compile_ids: ['[2/0]'] }] },
+    { rank: 1, breaks: [{ reason: 'R1', user_frame: frame, count: 1, compile_ids: ['[0/0]'] }, { count: 3 }, null] },
+    { rank: 2, breaks: undefined },
+  ]);
+  assert.deepEqual(merged.map((b) => [b.reason, b.count, b.ranks]), [['R1', 3, [0, 1]], ['R2', 1, [0]]]);
+  assert.deepEqual(merged[0].sites, [{ cid: '[0/0]', rank: 0 }, { cid: '[1/0]', rank: 0 }, { cid: '[0/0]', rank: 1 }]);
+  assert.deepEqual([merged[0].file, merged[0].line, merged[0].name, merged[0].code], ['m.py', 3, 'f', 'print(x)']);
+  assert.deepEqual([merged[1].name, merged[1].code], [null, null]);
+});
+
+test('a trace opened from a folder with compiles.json has its graph breaks', { skip: !REAL && 'TLSCOPE_JS_TRACES not set (run through pytest)' }, async () => {
+  for (const [name, folder] of Object.entries(REAL)) {
+    const trace = await openTrace(`http://x/${name}/`, { fetchImpl: folderFetch(join(folder, '..')) });
+    const files = trace.multiRank ? trace.parts.map((p) => join(folder, p.prefix, 'compiles.json')) : [join(folder, 'compiles.json')];
+    const total = files.reduce((n, f) => n + JSON.parse(readFileSync(f, 'utf8')).graph_breaks.reduce((m, b) => m + b.count, 0), 0);
+    assert.equal(trace.graphBreaks.reduce((n, b) => n + b.count, 0), total, name);
+    if (name === 'breaks') assert.ok(total > trace.graphBreaks.length, 'the corpus trace repeats its breaks');
+    await trace.loaded;
+  }
 });

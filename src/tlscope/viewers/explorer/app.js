@@ -9,6 +9,7 @@ import {
 } from '/lib/tlscope.js';
 import { createEventTable, formatBytes, formatCount } from './table.js';
 import { createDetail } from './detail.js';
+import { breakFilter, drawBreaks } from './breaks.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -95,6 +96,35 @@ function drawSidebar(app) {
   setTestHook({ compileIds: trace.compileIds, statuses });
 }
 
+function showSideTab(name) {
+  byId('cids').hidden = name !== 'cids';
+  byId('breaks').hidden = name !== 'breaks';
+  byId('tab-cids').classList.toggle('on', name === 'cids');
+  byId('tab-breaks').classList.toggle('on', name === 'breaks');
+}
+
+/** The "Graph breaks" tab; a picked compile id shows its break event, selected (payload open). */
+function wireBreaks(app) {
+  const pick = async (site) => {
+    await applyFilter(app, breakFilter(site));
+    if (app.trace.events.total > 0) app.table.select(0);
+  };
+  const shown = drawBreaks(byId('breaks'), app.trace, { onPick: (site) => pick(site) });
+  byId('breaks-n').textContent = `(${shown.length})`;
+  byId('tab-cids').addEventListener('click', () => showSideTab('cids'));
+  byId('tab-breaks').addEventListener('click', () => showSideTab('breaks'));
+  setTestHook({ graphBreaks: shown });
+}
+
+function syncControls(app) {
+  const f = app.filter;
+  const kind = byId('f-kind');
+  if (f.kind && ![...kind.options].some((o) => o.value === f.kind)) kind.appendChild(new Option(f.kind, f.kind));
+  kind.value = f.kind || '';
+  byId('f-rank').value = f.rank ?? '';
+  byId('f-q').value = f.q || '';
+}
+
 function fillKinds(app) {
   const select = byId('f-kind');
   const keep = app.filter.kind || '';
@@ -131,6 +161,7 @@ function updateCount(app) {
 
 async function applyFilter(app, changes, { keepRow = false } = {}) {
   Object.assign(app.filter, changes);
+  syncControls(app);
   if (!keepRow) app.table.selected = -1;
   await app.trace.events.setFilter(app.filter);
   app.table.list.scrollTo(0);
@@ -238,6 +269,7 @@ async function start(source, packed) {
   fillRanks(app);
   fillKinds(app);
   drawSidebar(app);
+  wireBreaks(app);
   wireFilters(app);
   wirePerfetto(app);
   wireReportLink(app);

@@ -205,6 +205,20 @@ export interface Prefetch {
   responses: Map<string, Promise<Response | null>>;
 }
 
+/** One distinct graph break of compiles.json `graph_breaks`, merged over ranks. */
+export interface GraphBreak {
+  reason: string;
+  file: string | null;
+  line: number | null;
+  name: string | null;
+  code: string | null;
+  /** How many dynamo_graph_break_reason artifacts (summed over ranks). */
+  count: number;
+  ranks: number[];
+  /** Each artifact's compile id (and rank in a multi-rank folder), in log order. */
+  sites: Array<{ cid: string; rank: number | null }>;
+}
+
 export class Trace {
   readonly source: Source;
   readonly multiRank: boolean;
@@ -222,6 +236,8 @@ export class Trace {
   readonly statusSource: string;
   /** What each status means, from compiles.json `statuses` (empty without it). */
   readonly statusText: Map<string, string>;
+  /** compiles.json's distinct graph breaks, most frequent first (empty without compiles.json). */
+  readonly graphBreaks: GraphBreak[];
   status(compileId: string): string | null;
   stringTable(part?: number): Array<string | null>;
   resolveFrames(frames: Frame[] | undefined, part?: number): ResolvedFrame[];
@@ -239,6 +255,7 @@ export const KEEP_BYTES: number;
 export function openTrace(where: string | URL | Source, options?: OpenOptions): Promise<Trace>;
 export function eventsApiFor(traceUrl: string): string | null;
 export function resolveFrames(frames: Frame[] | undefined, table: Array<string | null>): ResolvedFrame[];
+export function mergeGraphBreaks(lists: Array<{ rank: number | null; breaks: unknown }>): GraphBreak[];
 /** compiles.json's status vocabulary (docs/FORMAT.md), most severe first. */
 export const STATUS_ORDER: readonly string[];
 /** A status in that vocabulary from a compilation_metrics record (when compiles.json is absent). */

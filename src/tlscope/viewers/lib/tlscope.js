@@ -9,7 +9,7 @@ export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eve
 export { FileSource, HttpSource, InlineSource, NotFound, isGzip, maybeGunzip, readAll } from './source.js';
 export { LineStore, streamLines } from './lines.js';
 export { LocalEvents, RemoteEvents, normalizeFilter } from './store.js';
-export { DEFAULT_LIMITS, KEEP_BYTES, STATUS_ORDER, Trace, eventsApiFor, openTrace, resolveFrames, statusFromMetrics } from './trace.js';
+export { DEFAULT_LIMITS, KEEP_BYTES, STATUS_ORDER, Trace, eventsApiFor, mergeGraphBreaks, openTrace, resolveFrames, statusFromMetrics } from './trace.js';
 export { formatState, queryParam, readState, writeState } from './urlstate.js';
 export { PERFETTO_ORIGIN, openInPerfetto, perfettoUrl } from './perfetto.js';
 export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from './highlight.js';

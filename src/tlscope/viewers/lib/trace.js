@@ -68,6 +68,37 @@ function nextAttempt(id) {
   return m ? `${m[1]}_${Number(m[2] || 0) + 1}]` : '';
 }
 
+/**
+ * compiles.json's distinct graph breaks (`graph_breaks`) of every part as one list: a break at
+ * the same (reason, file, line) on several ranks is one entry whose `count` is the sum, with
+ * `ranks` and each compile id's rank (`sites`: [{cid, rank}], in log order, rank by rank). Most
+ * frequent first. `lists`: [{rank, breaks}] (rank null for a single log).
+ */
+export function mergeGraphBreaks(lists) {
+  const merged = new Map();
+  for (const { rank, breaks } of lists) {
+    if (!Array.isArray(breaks)) continue;
+    for (const entry of breaks) {
+      if (!entry || typeof entry.reason !== 'string') continue;
+      const frame = entry.user_frame && typeof entry.user_frame === 'object' ? entry.user_frame : {};
+      const file = typeof frame.file === 'string' ? frame.file : null;
+      const line = Number.isInteger(frame.line) ? frame.line : null;
+      const key = JSON.stringify([entry.reason, file, line]);
+      let out = merged.get(key);
+      if (!out) {
+        out = { reason: entry.reason, file, line, name: typeof frame.name === 'string' ? frame.name : null,
+                code: typeof frame.code === 'string' ? frame.code : null, count: 0, ranks: [], sites: [] };
+        merged.set(key, out);
+      }
+      out.count += Number.isInteger(entry.count) ? entry.count : 0;
+      if (rank !== null && rank !== undefined && !out.ranks.includes(rank)) out.ranks.push(rank);
+      const ids = Array.isArray(entry.compile_ids) ? entry.compile_ids : [];
+      for (const cid of ids) if (typeof cid === 'string') out.sites.push({ cid, rank: rank ?? null });
+    }
+  }
+  return [...merged.values()].sort((a, b) => b.count - a.count);
+}
+
 /** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
 export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
 
@@ -91,6 +122,7 @@ export class Trace {
     this.statusSource = 'none';
     this.statusText = new Map(); // status -> what it means (compiles.json `statuses`)
     this.derived = new Map(); // display id -> status derived from metrics while loading
+    this.graphBreaks = []; // compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks)
     this.seenCids = new Set();
   }
 
@@ -152,6 +184,7 @@ export class Trace {
         for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
       }
     });
+    this.graphBreaks = mergeGraphBreaks(this.parts.map((part, i) => ({ rank: part.rank, breaks: files[i] && files[i].graph_breaks })));
     if (this.statusSource === 'none' && this.summary) this.readSummaryStatuses();
   }
 

@@ -1,0 +1,79 @@
+// The sidebar's "Graph breaks" tab: compiles.json's distinct graph breaks (docs/FORMAT.md
+// section 14), most frequent first: the reason, where in the user's code (file:line, function,
+// the source line), how many times and under which compile ids. A compile id leads to its
+// dynamo_graph_break_reason event in the table (whose payload holds the full reason and the
+// user's traceback). Text goes in with textContent.
+
+const BREAK_ARTIFACT = 'dynamo_graph_break_reason';
+
+function el(doc, tag, cls, text) {
+  const node = doc.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** `a/b/c.py` -> `c.py` (the whole path stays in the title). */
+function baseName(file) {
+  const at = file.lastIndexOf('/');
+  return at < 0 ? file : file.slice(at + 1);
+}
+
+function location(entry) {
+  if (entry.file === null) return 'location not logged';
+  const where = `${baseName(entry.file)}${entry.line === null ? '' : `:${entry.line}`}`;
+  return entry.name ? `${where} in ${entry.name}` : where;
+}
+
+/** The filter that shows the break's event of one compile id (and rank, in a multi-rank folder). */
+export function breakFilter(site) {
+  return { kind: 'artifact', cid: site.cid, rank: site.rank, q: BREAK_ARTIFACT };
+}
+
+function siteLabel(site, multiRank) {
+  return multiRank && site.rank !== null ? `${site.cid} r${site.rank}` : site.cid;
+}
+
+function breakItem(doc, entry, index, multiRank) {
+  const li = el(doc, 'li', 'gb');
+  li.dataset.break = String(index);
+  const head = el(doc, 'div', 'gb-head');
+  head.append(el(doc, 'span', 'badge gb-count', `×${entry.count}`), el(doc, 'span', 'gb-reason', entry.reason));
+  const loc = el(doc, 'div', 'gb-loc', location(entry));
+  if (entry.file !== null) loc.title = `${entry.file}${entry.line === null ? '' : `:${entry.line}`}`;
+  li.append(head, loc);
+  if (entry.code) li.appendChild(el(doc, 'code', 'gb-code', entry.code));
+  const sites = el(doc, 'div', 'gb-cids');
+  entry.sites.forEach((site, k) => {
+    const chip = el(doc, 'button', 'gb-cid', siteLabel(site, multiRank));
+    chip.type = 'button';
+    chip.dataset.site = String(k);
+    chip.title = `Show this graph break's ${BREAK_ARTIFACT} event`;
+    sites.appendChild(chip);
+  });
+  li.appendChild(sites);
+  return li;
+}
+
+/**
+ * Draw `trace.graphBreaks` into `list`; `onPick(site)` when the user picks a break (its first
+ * site) or one of its compile ids. Returns what the test hook shows of them.
+ */
+export function drawBreaks(list, trace, { onPick }) {
+  const doc = list.ownerDocument;
+  list.replaceChildren();
+  const breaks = trace.graphBreaks;
+  if (!breaks.length) {
+    list.appendChild(el(doc, 'li', 'muted gb-none', trace.statusSource === 'compiles.json' ? 'No graph breaks.' : 'No compiles.json: graph breaks are not indexed.'));
+  }
+  breaks.forEach((entry, i) => list.appendChild(breakItem(doc, entry, i, trace.multiRank)));
+  list.onclick = (e) => {
+    const item = e.target.closest('li.gb');
+    if (!item) return;
+    const entry = breaks[Number(item.dataset.break)];
+    const chip = e.target.closest('.gb-cid');
+    const site = entry.sites[chip ? Number(chip.dataset.site) : 0];
+    if (site) onPick(site);
+  };
+  return breaks.map((b) => ({ reason: b.reason, file: b.file, line: b.line, count: b.count, compileIds: b.sites.map((s) => s.cid), ranks: b.ranks }));
+}
