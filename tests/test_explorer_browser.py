@@ -97,7 +97,7 @@ def test_single_rank_filters_payload_stack(browser: Any, site: Site, viewer_trac
     assert page.locator("#table .row:visible").count() == counts["compilation_metrics"]
     # A compile id from the sidebar narrows it further.
     cid = "[1/0_1]"
-    page.click(f"#cids li[data-cid='{cid}']")
+    page.click(f"#cids [data-cid='{cid}']")
     h = wait_hook(page, lambda h: h["filter"]["cid"] == cid)
     assert h["total"] == 1
     # Text search (case-insensitive) over the raw lines, combined with nothing else.

@@ -10,6 +10,7 @@ import {
 import { createEventTable, formatBytes, formatCount } from './table.js';
 import { createDetail } from './detail.js';
 import { breakFilter, drawBreaks } from './breaks.js';
+import { createSidebar } from './sidebar.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -56,44 +57,9 @@ function cidEventCounts(trace) {
 }
 
 function drawSidebar(app) {
-  const { trace } = app;
-  const list = byId('cids');
-  const counts = cidEventCounts(trace);
-  list.replaceChildren();
-  const statuses = {};
-  const all = document.createElement('li');
-  all.dataset.cid = '';
-  all.append('all');
-  list.appendChild(all);
-  for (const id of trace.compileIds) {
-    const li = document.createElement('li');
-    li.dataset.cid = id;
-    li.append(id);
-    const status = trace.status(id);
-    statuses[id] = status;
-    if (status) {
-      const badge = document.createElement('span');
-      badge.className = `badge s-${status.replace(/[^a-z_]/gi, '_')}`;
-      badge.textContent = status;
-      const entry = trace.compiles.get(id);
-      const lines = trace.statusText.has(status) ? [`${status}: ${trace.statusText.get(status)}`] : [];
-      if (entry && entry.ranks && Object.keys(entry.ranks).length) {
-        for (const [r, s] of Object.entries(entry.ranks)) lines.push(`rank ${r}: ${s}`);
-      }
-      badge.title = lines.join('\n');
-      li.appendChild(badge);
-    }
-    if (counts.has(id)) {
-      const n = document.createElement('span');
-      n.className = 'n';
-      n.textContent = String(counts.get(id));
-      li.appendChild(n);
-    }
-    list.appendChild(li);
-  }
-  for (const li of list.children) li.classList.toggle('on', li.dataset.cid === (app.filter.cid || ''));
-  byId('status-source').textContent = trace.statusSource === 'none' ? '(status from metrics)' : '';
-  setTestHook({ compileIds: trace.compileIds, statuses });
+  const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace));
+  byId('status-source').textContent = app.trace.statusSource === 'none' ? '(status from metrics)' : '';
+  setTestHook({ compileIds, statuses });
 }
 
 function showSideTab(name) {
@@ -166,7 +132,7 @@ async function applyFilter(app, changes, { keepRow = false } = {}) {
   await app.trace.events.setFilter(app.filter);
   app.table.list.scrollTo(0);
   app.table.refresh();
-  for (const li of byId('cids').children) li.classList.toggle('on', li.dataset.cid === (app.filter.cid || ''));
+  app.sidebar.draw();
   updateCount(app);
   saveState(app);
 }
@@ -209,8 +175,8 @@ function wireFilters(app) {
     applyFilter(app, { kind: null, cid: null, rank: null, q: null });
   });
   byId('cids').addEventListener('click', (e) => {
-    const li = e.target.closest('li');
-    if (li) applyFilter(app, { cid: li.dataset.cid || null });
+    const row = e.target.closest('[data-cid]');
+    if (row) applyFilter(app, { cid: row.dataset.cid || null });
   });
 }
 
@@ -264,6 +230,7 @@ async function start(source, packed) {
   const app = { trace, filter: {}, pendingRow: -1 };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
   app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app) });
+  app.sidebar = createSidebar(byId('cids'), { selected: () => app.filter.cid || '' });
   restoreState(app);
   byId('trace-title').textContent = traceTitle(trace);
   fillRanks(app);

@@ -1,0 +1,69 @@
+// The sidebar's compile ids: a VirtualList of fixed-height rows ("all", then every compile id
+// with its status badge and event count), so a trace of 10,000 compile ids keeps a screenful of
+// elements, not 40,000 (the layout objects of a full list were ~90 MB of the tab at a million
+// events, rebuilt when loading ended). Text goes in with textContent.
+
+import { VirtualList } from '/lib/tlscope.js';
+
+const ROW_HEIGHT = 22;
+
+function makeRow(doc) {
+  const row = doc.createElement('div');
+  row.className = 'cid';
+  row.setAttribute('role', 'listitem');
+  const id = doc.createElement('span');
+  id.className = 'cid-id';
+  const badge = doc.createElement('span');
+  const n = doc.createElement('span');
+  n.className = 'n';
+  row.append(id, badge, n);
+  return row;
+}
+
+/** The tooltip of a status badge: what the status means, and each rank's status. */
+function badgeTitle(trace, id, status) {
+  const lines = trace.statusText.has(status) ? [`${status}: ${trace.statusText.get(status)}`] : [];
+  const entry = trace.compiles.get(id);
+  if (entry && entry.ranks) for (const [r, s] of Object.entries(entry.ranks)) lines.push(`rank ${r}: ${s}`);
+  return lines.join('\n');
+}
+
+/**
+ * The compile-id list in `container`; `selected()` gives the compile id of the current filter
+ * ('' for all). `update(trace, counts)` redraws it from the trace's ids, statuses and event
+ * counts and returns {compileIds, statuses} for the test hook.
+ */
+export function createSidebar(container, { selected }) {
+  const doc = container.ownerDocument;
+  const side = { ids: [], statuses: new Map(), counts: new Map(), trace: null };
+  const list = new VirtualList(container, {
+    rowHeight: ROW_HEIGHT,
+    overscan: 4,
+    createRow: () => makeRow(doc),
+    renderRow: (row, index) => {
+      const id = index === 0 ? '' : side.ids[index - 1];
+      const [label, badge, n] = row.children;
+      row.dataset.cid = id;
+      row.classList.toggle('on', id === selected());
+      label.textContent = index === 0 ? 'all' : id;
+      const status = index === 0 ? null : side.statuses.get(id);
+      badge.hidden = !status;
+      badge.className = status ? `badge s-${status.replace(/[^a-z_]/gi, '_')}` : '';
+      badge.textContent = status || '';
+      badge.title = status ? badgeTitle(side.trace, id, status) : '';
+      n.textContent = side.counts.has(id) ? String(side.counts.get(id)) : '';
+    },
+  });
+  return {
+    list,
+    draw: () => list.draw(),
+    update(trace, counts) {
+      side.trace = trace;
+      side.ids = trace.compileIds;
+      side.counts = counts;
+      side.statuses = new Map(side.ids.map((id) => [id, trace.status(id)]));
+      list.setCount(side.ids.length + 1);
+      return { compileIds: side.ids, statuses: Object.fromEntries(side.statuses) };
+    },
+  };
+}
