@@ -47,6 +47,7 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
   const [cid, setCid] = useState<string>(() => readState(location.hash).cid ?? '');
   const [version, bump] = useReducer((n: number) => n + 1, 0);
+  const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
     setTestHook({ ready: false, total: 0, compileIds: [] });
@@ -60,10 +61,9 @@ export function App() {
       .then((opened) => {
         setTrace(opened);
         stop = opened.events.onChange(bump);
-        opened.loaded.then(() => {
-          bump();
-          setTestHook({ loaded: true });
-        });
+        // `loaded` goes to the test hook with the total it was reached at (the effect below), never
+        // ahead of it: a test that waits for loaded then reads a total that is final.
+        opened.loaded.then(() => setLoaded(true));
       })
       .catch((err: Error) => setError(err.message));
     return () => stop();
@@ -78,8 +78,8 @@ export function App() {
   useEffect(() => {
     if (error) setTestHook({ error });
     if (!trace) return;
-    setTestHook({ ready: true, total: trace.events.total, compileIds: trace.compileIds, filter: cid });
-  }, [trace, version, cid, error]);
+    setTestHook({ ready: true, total: trace.events.total, compileIds: trace.compileIds, filter: cid, loaded });
+  }, [trace, version, cid, error, loaded]);
 
   if (error) return <p className="error">{error}</p>;
   if (!trace) return <p>Opening…</p>;
