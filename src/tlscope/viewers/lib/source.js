@@ -211,7 +211,9 @@ export class HttpSource extends BaseSource {
 
   async readRange(path, start, length) {
     const headers = { Range: `bytes=${start}-${start + length - 1}` };
-    const response = await this.fetch(this.url(path), { headers });
+    // no-store: a range is read while the file's GET may still stream in, and the HTTP cache
+    // holds a second request of one URL until the first ends (Chromium's cache lock, up to 20 s).
+    const response = await this.fetch(this.url(path), { headers, cache: 'no-store' });
     if (response.status !== 206) throw new Error(`${path}: no range support (HTTP ${response.status})`);
     // An encoded range would be a piece of another representation than the file's bytes.
     if (response.headers.get('content-encoding')) throw new Error(`${path}: the range came encoded`);

@@ -317,7 +317,9 @@ async function rawBytes(trace) {
       continue;
     }
     const url = part.source.url('raw.jsonl');
-    const head = await trace.source.fetch(url, { method: 'HEAD' }).catch(() => null);
+    // no-store: the browser's HTTP cache makes a request wait (up to 20 s in Chromium) while
+    // another of the same URL is in flight, as the prefetched GET of raw.jsonl may be.
+    const head = await trace.source.fetch(url, { method: 'HEAD', cache: 'no-store' }).catch(() => null);
     total += head && head.ok ? Number(head.headers.get('content-length') || 0) : 0;
   }
   return total;
