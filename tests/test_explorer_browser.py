@@ -109,6 +109,22 @@ def test_single_rank_filters_payload_stack(browser: Any, site: Site, viewer_trac
     page.close()
 
 
+def test_trace_files_are_asked_for_once(browser: Any, site: Site) -> None:
+    """prefetch.js asks for the index files and raw.jsonl while the modules load; the client
+    takes those answers (no second request of any of them)."""
+    page = browser.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(f"{r.method} {r.url.rsplit('/', 1)[-1]}"))
+    page.goto(site.explorer("single"))
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    assert asked.count("GET prefetch.js") == 1
+    for name in ("manifest.json", "compiles.json", "raw.jsonl"):
+        assert [a for a in asked if a.endswith(f" {name}")] == [f"GET {name}"], asked
+    # raw.jsonl is asked once the manifest is in, not before.
+    assert asked.index("GET raw.jsonl") > asked.index("GET manifest.json")
+    page.close()
+
+
 def test_payload_is_fetched_and_highlighted(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
     folder = viewer_traces["single"]
     events = raw_events(folder)
