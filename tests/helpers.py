@@ -284,6 +284,53 @@ def write_leaky_viewer(folder: Path) -> Path:
 # -- tlscope serve in-process (uvicorn in a thread on 127.0.0.1:0) -----------------------------
 
 
+def free_port() -> int:
+    """A port free on 127.0.0.1 now, for a process that takes no port 0 (`--port N`)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, proc: Any, timeout: float = 60) -> None:
+    """Wait until something accepts on 127.0.0.1:`port`; fail if `proc` (a Popen) exits first."""
+    import socket
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            pytest.fail(f"the store process exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"nothing listens on 127.0.0.1:{port}")
+
+
+def stop_process(proc: Any) -> None:
+    """Terminate a Popen, kill it if it has not gone in 10 s, and reap it."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def add_trace(client: Any, url: str) -> dict[str, Any]:
+    """POST a store URL to a live server's /api/traces (an httpx.Client); the trace it lists."""
+    r = client.post("/api/traces", json={"url": url})
+    assert r.status_code == 201, r.text
+    trace: dict[str, Any] = r.json()
+    assert r.headers["location"] == f"/api/traces/{trace['id']}"
+    return trace
+
+
 class LiveServer:
     """`tlscope serve`'s app for `sources`, served by uvicorn in a thread on 127.0.0.1, port 0.
 

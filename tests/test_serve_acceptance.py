@@ -12,26 +12,18 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
-from helpers import CORPUS, key_of, raw_request
+from helpers import CORPUS, free_port, key_of, raw_request
 
 from tlscope.cli import main as tlscope_main
 
 LOG = next((CORPUS / "recompiles").glob("*.log.gz"))
 ALLOWED = "http://127.0.0.1:9"
 SPELLINGS = ["../", "..%2f", "%2e%2e/", "%2E%2E%2F", "..%5c", "..\\", "%2e%2e%5c", "payloads/../../", "%252e%252e/"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def test_acceptance(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from tlscope.serve.config import ServeConfig
 from tlscope.serve.files import file_response
 from tlscope.serve.index import Filter
 from tlscope.serve.openapi import document
-from tlscope.serve.paths import BadPath, check_raw, confine
+from tlscope.serve.paths import BadPath, check_raw, confine, segments
 from tlscope.serve.security import PAGE_CSP, TOKEN_COOKIE, TRACE_HTML_CSP, VIEWER_CSP, Guard, is_loopback_bind
 from tlscope.serve.stores import RemoteError, Store
 from tlscope.serve.traces import Trace, TraceError, Traces, remote_trace
@@ -197,6 +197,7 @@ async def trace_file(request: Request) -> Response:
 def _checked(request: Request, rel: str) -> str:
     try:
         check_raw(request.scope.get("raw_path") or b"")
+        segments(rel)  # decoded too: a remote folder has no confine() to refuse '..' later
     except BadPath as err:
         raise ApiError(400, str(err)) from None
     return rel

@@ -33,7 +33,8 @@ class StoreConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     #: Where the store's traces live: `s3://bucket/prefix/`, `gs://bucket/prefix/` or `https://host/path/`.
     #: Only URLs under it are ever fetched.
     url: str
-    #: S3-compatible endpoint (MinIO, Ceph, R2, moto...); None for AWS itself.
+    #: S3-compatible endpoint (MinIO, Ceph, R2, moto...), or a GCS JSON-API endpoint (an emulator);
+    #: None for AWS or Google Cloud Storage itself.
     endpoint_url: str | None = None
     #: Read without credentials (public buckets).
     anon: bool = False
@@ -41,7 +42,7 @@ class StoreConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     options: dict[str, str | int | float | bool] = msgspec.field(default_factory=dict)
     #: https:// stores: networks (CIDR) allowed although private, loopback or link-local.
     allow_networks: list[str] = msgspec.field(default_factory=list)
-    #: Requests to this store at once (more wait their turn).
+    #: Requests to this store at once (more wait their turn, at most `timeout`, then 504).
     max_concurrency: int = 8
     #: Seconds to wait for a connection or for the next bytes of a response.
     timeout: float = 30.0

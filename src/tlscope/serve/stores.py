@@ -27,8 +27,9 @@ from urllib.parse import unquote, urlsplit
 
 from tlscope.read.json_boundary import JsonError
 from tlscope.read.json_boundary import decode as decode_json
+from tlscope.serve import gcs
 from tlscope.serve.config import StoreConfig
-from tlscope.serve.paths import BadPath, segments
+from tlscope.serve.paths import BadPath, check_raw, segments
 from tlscope.serve.summary import summarise
 
 CHUNK = 1024 * 1024
@@ -113,6 +114,9 @@ class Store:
         if "?" in rest or "#" in rest:
             return None
         try:
+            # An encoded '.', '/', '\\' or NUL is refused for object stores too: their keys are
+            # taken literally, but a URL that spells an escape is never what a user meant to share.
+            check_raw(rest.encode())
             parts = segments(unquote(rest) if self.http else rest)
         except BadPath:
             return None
@@ -139,17 +143,33 @@ class Store:
         try:
             if self.http:
                 fs = fsspec.filesystem("http", asynchronous=True, skip_instance_cache=True, get_client=self._client)
+            elif self.scheme == "gcs":
+                fs = gcs.filesystem(self._options())
             else:
-                options: dict[str, Any] = {"anon": self.config.anon, **self.config.options}
-                if self.config.endpoint_url:
-                    options["endpoint_url"] = self.config.endpoint_url
-                fs = fsspec.filesystem(self.scheme, asynchronous=True, skip_instance_cache=True, **options)
-            if hasattr(fs, "set_session"):
-                await fs.set_session()
+                fs = fsspec.filesystem(self.scheme, asynchronous=True, skip_instance_cache=True, **self._options())
+            for opener in ("set_session", "_set_session"):  # s3fs, http / gcsfs
+                if hasattr(fs, opener):
+                    await getattr(fs, opener)()
+                    break
         except ImportError as err:
             extra = "gcs" if self.scheme == "gcs" else "remote"
             raise RemoteError(501, f"store {self.name}: install tlscope[{extra}] ({err})") from None
         return fs
+
+    def _options(self) -> dict[str, Any]:
+        """The backend's storage options: how it says anonymous, the config's options, the endpoint.
+
+        s3fs takes `anon`; gcsfs `token="anon"` (without it, gcsfs tries the default credentials,
+        then the metadata server at 169.254.169.254, and only then goes anonymous).
+        """
+        if self.scheme == "gcs":
+            anon: dict[str, Any] = {"token": "anon"} if self.config.anon else {}
+        else:
+            anon = {"anon": self.config.anon}
+        options: dict[str, Any] = {**anon, **self.config.options}
+        if self.config.endpoint_url:
+            options["endpoint_url"] = self.config.endpoint_url
+        return options
 
     async def _client(self, **kwargs: Any) -> Any:
         import aiohttp
@@ -176,11 +196,22 @@ class Store:
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[Any]:
-        """The filesystem, with one of the store's concurrent request slots held."""
+        """The filesystem, with one of the store's concurrent request slots held.
+
+        A request waits for a slot no longer than the store's `timeout` (504 then, as for a store
+        that does not answer): slots held by slow transfers must not make the others hang.
+        """
         fs = await self.fs()
         assert self._limit is not None
-        async with self._limit:
+        try:
+            await asyncio.wait_for(self._limit.acquire(), self.config.timeout)
+        except asyncio.TimeoutError:
+            busy = f"all {self.config.max_concurrency} request slots stayed busy for {self.config.timeout:g} s"
+            raise RemoteError(504, f"store {self.name}: {busy}") from None
+        try:
             yield fs
+        finally:
+            self._limit.release()
 
     async def _wait(self, what: Any) -> Any:
         """`what` awaited under the store's timeout, its failure as a RemoteError."""
