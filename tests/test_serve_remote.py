@@ -16,17 +16,16 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer
+from helpers import CORPUS, LiveServer, free_port, stop_process, wait_listening
+from helpers import add_trace as add
 
 boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
 pytest.importorskip("s3fs", reason="the S3 tests need tlscope[remote] (the test extra)")
@@ -35,35 +34,6 @@ HERE = Path(__file__).resolve().parent
 BUCKET = "team-traces"
 RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
 _CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            pytest.fail(f"the store process exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"nothing listens on 127.0.0.1:{port}")
-
-
-def stop(proc: subprocess.Popen[Any]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +54,10 @@ def moto(viewer_traces: dict[str, Path]) -> Iterator[str]:
             for path in sorted(p for p in folder.rglob("*") if p.is_file() and name == "single"):
                 s3.upload_file(str(path), BUCKET, f"small/{name}/{path.relative_to(folder).as_posix()}")
         s3.upload_file(str(RAW_LOG), BUCKET, f"logs/{RAW_LOG.name}")
+        s3.upload_file(str(RAW_LOG), BUCKET, f"small/{RAW_LOG.name}")
         yield endpoint
     finally:
-        stop(proc)
+        stop_process(proc)
 
 
 def _boto_creds() -> dict[str, str]:
@@ -99,13 +70,15 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     root = tmp_path_factory.mktemp("filehost")
     shutil.copytree(viewer_traces["single"], root / "single")
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
+    shutil.copytree(viewer_traces["single"], root / "tiny" / "single")  # the "tiny" store's
+    shutil.copy(RAW_LOG, root / "tiny" / RAW_LOG.name)
     proc = subprocess.Popen([sys.executable, str(HERE / "filehost.py"), str(root)], stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
         yield f"http://127.0.0.1:{port}"
     finally:
-        stop(proc)
+        stop_process(proc)
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +101,10 @@ def live(moto: str, filehost: str, env_creds: None, tmp_path_factory: pytest.Tem
         "strict": {"url": f"http://localhost:{port}/"},
         "stalls": {"url": f"{filehost}/stall/", "allow_networks": ["127.0.0.1/32"], "timeout": 1.0},
         "slowbody": {"url": f"{filehost}/slowbody/", "allow_networks": ["127.0.0.1/32"], "timeout": 1.0},
+        "tiny": {"url": f"{filehost}/tiny/", "allow_networks": ["127.0.0.1/32"], "max_object_bytes": 100},
+        # s3fs against an S3 endpoint that answers nothing for 5 s (moto itself cannot be slowed):
+        # the file host's stall path, which botocore reaches as http://127.0.0.1:PORT/stall/BUCKET/KEY.
+        "s3stalls": {"url": "s3://stalled-bucket/runs/", "endpoint_url": f"{filehost}/stall", "timeout": 1.0},
     }
     server = LiveServer([], tmp_path_factory.mktemp("remote"), stores=_store_configs(stores))
     yield server
@@ -144,14 +121,6 @@ def _store_configs(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def client(live: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=live.url, timeout=120) as c:
         yield c
-
-
-def add(client: httpx.Client, url: str) -> dict[str, Any]:
-    r = client.post("/api/traces", json={"url": url})
-    assert r.status_code == 201, r.text
-    trace: dict[str, Any] = r.json()
-    assert r.headers["location"] == f"/api/traces/{trace['id']}"
-    return trace
 
 
 def raw_events(folder: Path) -> list[bytes]:
@@ -284,16 +253,28 @@ def test_ssrf_redirects_are_checked_again(client: httpx.Client, filehost: str) -
         assert r.status_code == 403 and "not allowed" in r.text, (host, r.status_code, r.text)
 
 
-def test_store_max_object_bytes(client: httpx.Client) -> None:
-    trace = add(client, f"s3://{BUCKET}/small/single/")
+@pytest.mark.parametrize("store", ["s3", "file host"])
+def test_store_max_object_bytes(client: httpx.Client, filehost: str, store: str) -> None:
+    """Objects over a store's max_object_bytes (100) get 413: a folder's file, and a raw log to parse."""
+    base = f"s3://{BUCKET}/small/" if store == "s3" else f"{filehost}/tiny/"
+    trace = add(client, f"{base}single/")
     r = client.get(trace["url"] + "raw.jsonl")
     assert r.status_code == 413 and "max_object_bytes" in r.text
+    assert client.get(trace["url"] + "raw.jsonl", headers={"range": "bytes=0-9"}).status_code == 413
+    log = add(client, base + RAW_LOG.name)
+    r = client.get(log["url"] + "manifest.json")
+    assert r.status_code == 413 and "max_object_bytes" in r.text, r.text
 
 
-def test_a_store_that_hangs_times_out(client: httpx.Client, filehost: str) -> None:
-    trace = add(client, f"{filehost}/stall/single/")  # "stalls" (timeout 1 s), the longer prefix, over "files"
-    r = client.get(trace["url"] + "manifest.json")
-    assert r.status_code == 504 and "no answer within 1 s" in r.text, r.text
+@pytest.mark.parametrize("store", ["s3", "file host"])
+def test_a_store_that_hangs_times_out(client: httpx.Client, filehost: str, store: str) -> None:
+    """A store that does not answer within its `timeout` (1 s) gets 504, for a file and for a raw log."""
+    # The "stalls" store (its longer prefix wins over "files"), or s3fs against a stalling endpoint.
+    base = f"{filehost}/stall/" if store == "file host" else "s3://stalled-bucket/runs/"
+    for url in (base + "single/", base + RAW_LOG.name):
+        trace = add(client, url)
+        r = client.get(trace["url"] + "manifest.json")
+        assert r.status_code == 504 and "no answer within 1 s" in r.text, (url, r.text)
 
 
 def test_a_store_that_stalls_mid_body_is_cut_off(
@@ -316,5 +297,6 @@ def test_a_store_that_stalls_mid_body_is_cut_off(
 
 def test_store_listing_shows_no_secrets(client: httpx.Client, moto: str) -> None:
     stores = client.get("/api/stores").json()
-    assert {s["name"] for s in stores} == {"runs", "logs", "small", "files", "strict", "stalls", "slowbody"}
+    names = {"runs", "logs", "small", "files", "strict", "stalls", "slowbody", "tiny", "s3stalls"}
+    assert {s["name"] for s in stores} == names
     assert moto not in json.dumps(stores)  # endpoints and options stay on the server

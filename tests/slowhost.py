@@ -1,0 +1,116 @@
+"""A file host that holds its answers, for the per-store limits' tests: `python tests/slowhost.py DIR`.
+
+Run as its own process (a real remote store on loopback, 127.0.0.1, a free port printed on the
+first stdout line). It serves DIR under any first path segment (`/hold/single/raw.jsonl` and
+`/queue/single/raw.jsonl` are both `DIR/single/raw.jsonl`: one prefix per store under test) and
+counts the requests it is answering at once. While its gate is closed, a GET's status and
+headers go out at once but its body drips, one byte every 0.2 s: the request stays in flight
+without ever idling long enough for a read timeout. Opening the gate sends the rest.
+
+Control (not under any store's prefix, so only the test reaches it):
+`/_close` and `/_open` (the gate), `/_stats` (JSON: `in_flight`, `max_in_flight`, `served`),
+`/_reset` (zero the maximum and the count of served requests).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+GATE = threading.Event()
+GATE.set()
+LOCK = threading.Lock()
+STATS = {"in_flight": 0, "max_in_flight": 0, "served": 0}
+
+
+def count(delta: int) -> None:
+    with LOCK:
+        STATS["in_flight"] += delta
+        STATS["max_in_flight"] = max(STATS["max_in_flight"], STATS["in_flight"])
+        STATS["served"] += delta < 0
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real file host
+
+    def __init__(self, *args: object, directory: str) -> None:
+        self.root = Path(directory)
+        super().__init__(*args)  # type: ignore[arg-type]
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/_"):
+            self.control()
+            return
+        count(+1)
+        try:
+            self.answer(body=True)
+        finally:
+            count(-1)
+
+    def do_HEAD(self) -> None:
+        count(+1)
+        try:
+            self.answer(body=False)
+        finally:
+            count(-1)
+
+    def control(self) -> None:
+        with LOCK:
+            if self.path == "/_open":
+                GATE.set()
+            elif self.path == "/_close":
+                GATE.clear()
+            elif self.path == "/_reset":
+                STATS["max_in_flight"], STATS["served"] = STATS["in_flight"], 0
+            data = json.dumps(STATS).encode()
+        self.send(200, data, "application/json")
+
+    def answer(self, body: bool) -> None:
+        parts = self.path.split("?", 1)[0].split("/")[2:]
+        path = self.root.joinpath(*parts) if parts and ".." not in parts else self.root / "-"
+        if not path.is_file():
+            self.send(404, b"not found", "text/plain")
+            return
+        data = path.read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("ETag", f'"{os.stat(path).st_mtime_ns:x}-{len(data):x}"')
+        self.end_headers()
+        if body:
+            self.drip(data)
+
+    def drip(self, data: bytes) -> None:
+        at = 0
+        while at < len(data) and not GATE.wait(0.2):
+            self.wfile.write(data[at : at + 1])
+            self.wfile.flush()
+            at += 1
+        self.wfile.write(data[at:])
+
+    def send(self, status: int, data: bytes, ctype: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main() -> None:
+    handler = functools.partial(Handler, directory=sys.argv[1])
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

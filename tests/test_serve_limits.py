@@ -1,0 +1,146 @@
+"""A store's `max_concurrency` against a real slow file host (tests/slowhost.py, its own process).
+
+The host counts the requests it answers at once and, while its gate is closed, holds each GET
+in flight (status sent, body dripping a byte every 0.2 s, so no read timeout fires). Shown:
+with `max_concurrency = 2` the host never sees more than 2 requests at once while 6 clients ask;
+the 4 in excess wait (none is answered while the gate is closed) and then all succeed byte for
+byte; a request that waits for a slot longer than the store's `timeout` gets 504, not a hang, and
+the slot it waited for serves the next request once it is free; a request for a raw log still
+downloading gets 503 with Retry-After once the server's `request_timeout` passes, and its files
+once the download and parse are done.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers import CORPUS, LiveServer, add_trace, stop_process
+
+pytest.importorskip("aiohttp", reason="https:// stores need tlscope[remote] (the test extra)")
+
+HERE = Path(__file__).resolve().parent
+RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
+
+
+@pytest.fixture(scope="module")
+def slowhost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("slowhost")
+    shutil.copytree(viewer_traces["single"], root / "single")
+    shutil.copy(RAW_LOG, root / RAW_LOG.name)
+    command = [sys.executable, str(HERE / "slowhost.py"), str(root)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    finally:
+        stop_process(proc)
+
+
+@pytest.fixture(scope="module")
+def live(slowhost: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    from tlscope.serve.config import StoreConfig
+
+    loopback = ["127.0.0.1/32"]
+    stores = {
+        "held": StoreConfig(url=f"{slowhost}/hold/", allow_networks=loopback, max_concurrency=2, timeout=60),
+        "queue": StoreConfig(url=f"{slowhost}/queue/", allow_networks=loopback, max_concurrency=1, timeout=2),
+    }
+    # request_timeout: how long a request waits for a trace being fetched or parsed (then 503).
+    server = LiveServer([], tmp_path_factory.mktemp("limits"), stores=stores, request_timeout=1.0)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def client(live: LiveServer, slowhost: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+    httpx.get(f"{slowhost}/_open")  # never leave a held request behind
+
+
+def host(slowhost: str, command: str) -> dict[str, int]:
+    stats: dict[str, int] = httpx.get(f"{slowhost}/_{command}").json()
+    return stats
+
+
+def ready_trace(client: httpx.Client, slowhost: str, url: str) -> dict[str, Any]:
+    """Add the folder and let its readiness check and summary go through with the gate open."""
+    host(slowhost, "open")
+    trace = add_trace(client, url)
+    assert client.get(f"/api/traces/{trace['id']}").json()["summary"]["events"] > 0
+    return trace
+
+
+def wait_for(test: Any, what: str, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while not test():
+        if time.monotonic() > end:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_at_most_max_concurrency_in_flight(client: httpx.Client, slowhost: str, viewer_traces: dict[str, Path]) -> None:
+    trace = ready_trace(client, slowhost, f"{slowhost}/hold/single/")
+    payloads = sorted((viewer_traces["single"] / "payloads").glob("*.txt"))[:6]
+    assert len(payloads) == 6
+    host(slowhost, "close")
+    host(slowhost, "reset")
+    results: dict[str, httpx.Response] = {}
+
+    def fetch(path: Path) -> None:
+        url = f"{trace['url']}payloads/{path.name}"
+        results[path.name] = httpx.get(client.base_url.join(url), headers={"accept-encoding": "identity"}, timeout=120)
+
+    threads = [threading.Thread(target=fetch, args=(p,)) for p in payloads]
+    for t in threads:
+        t.start()
+    wait_for(lambda: host(slowhost, "stats")["in_flight"] >= 2, "two requests held at the host")
+    time.sleep(1.0)  # room for a third request to reach the host, were the limit not kept
+    stats = host(slowhost, "stats")
+    assert stats["in_flight"] == 2 and stats["max_in_flight"] == 2, stats
+    assert results == {}  # the held two and the four waiting for a slot: none answered yet
+    host(slowhost, "open")
+    for t in threads:
+        t.join(timeout=120)
+    assert {name: r.status_code for name, r in results.items()} == {p.name: 200 for p in payloads}
+    assert all(results[p.name].content == p.read_bytes() for p in payloads)
+    assert host(slowhost, "stats")["max_in_flight"] == 2  # the store never had more than 2 at once
+
+
+def test_waiting_past_the_timeout_is_504(client: httpx.Client, slowhost: str, viewer_traces: dict[str, Path]) -> None:
+    trace = ready_trace(client, slowhost, f"{slowhost}/queue/single/")
+    first, second = sorted((viewer_traces["single"] / "payloads").glob("*.txt"))[:2]
+    host(slowhost, "close")
+    with client.stream("GET", f"{trace['url']}payloads/{first.name}", headers={"accept-encoding": "identity"}) as held:
+        assert held.status_code == 200  # streaming, dripping: it holds the store's only slot
+        wait_for(lambda: host(slowhost, "stats")["in_flight"] == 1, "the held request at the host")
+        waited = client.get(f"{trace['url']}payloads/{second.name}", timeout=30)  # a hang fails here
+        assert waited.status_code == 504 and "request slots stayed busy for 2 s" in waited.text, waited.text
+        assert host(slowhost, "stats")["in_flight"] == 1  # the refused request never reached the host
+        host(slowhost, "open")
+        assert held.read() == first.read_bytes()  # the held one completes intact
+    after = client.get(f"{trace['url']}payloads/{second.name}", headers={"accept-encoding": "identity"})
+    assert after.status_code == 200 and after.content == second.read_bytes()  # the slot was given back
+
+
+def test_request_timeout_while_a_log_downloads(client: httpx.Client, slowhost: str) -> None:
+    host(slowhost, "close")
+    trace = add_trace(client, f"{slowhost}/hold/{RAW_LOG.name}")
+    r = client.get(trace["url"] + "manifest.json", timeout=30)  # a hang fails here
+    assert r.status_code == 503 and r.headers["retry-after"] == "5", r.text
+    assert client.get(f"/api/traces/{trace['id']}/events", timeout=30).status_code == 503
+    listed = client.get(f"/api/traces/{trace['id']}", timeout=5).json()  # the listing never waits
+    assert listed["state"] in ("pending", "parsing"), listed
+    host(slowhost, "open")
+    wait_for(lambda: client.get(trace["url"] + "manifest.json").status_code == 200, "the parsed log")
+    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
+    assert events["total"] > 0
