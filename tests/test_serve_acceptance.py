@@ -11,9 +11,11 @@ others nothing; no request of any spelling reads a file outside the trace; Ctrl-
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -105,3 +107,50 @@ def check_cors(client: httpx.Client, url: str) -> None:
         assert "access-control-allow-origin" not in r.headers, other
         p = client.options(url + "raw.jsonl", headers={"origin": other, "access-control-request-method": "GET"})
         assert "access-control-allow-origin" not in p.headers and p.status_code == 403, other
+
+
+def _serve(tmp_path: Path, source: Path, recorder: Path, *flags: str) -> tuple[subprocess.Popen[str], str]:
+    """`tlscope serve SOURCE` as its user runs it, $BROWSER being `recorder`; (process, base URL)."""
+    port = free_port()
+    command = [sys.executable, "-m", "tlscope", "serve", str(source), "--port", str(port),
+               "--cache-dir", str(tmp_path / "cache"), *flags]  # fmt: skip
+    env = {**os.environ, "BROWSER": str(recorder)}  # webbrowser runs `recorder URL`
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert f"http://127.0.0.1:{port}/" in first, first  # 127.0.0.1 when no --host is given
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    return proc.stderr.read() if proc.stderr else ""
+
+
+def test_browser_opens_on_the_viewer_and_the_parse_shows_progress(tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    recorder = tmp_path / "browser"
+    recorder.write_text(f"#!{sys.executable}\nimport sys\nopen({str(opened)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    recorder.chmod(0o755)
+    proc, url = _serve(tmp_path, LOG, recorder)
+    try:
+        with httpx.Client(base_url=url, timeout=120) as client:
+            trace = client.get("/api/traces").json()[0]
+            assert client.get(trace["url"] + "manifest.json").status_code == 200  # waits for the parse
+            deadline = time.monotonic() + 30
+            while not opened.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+    finally:
+        stderr = _stop(proc)
+    assert opened.read_text().splitlines() == [url + trace["viewer_url"]]  # the trace's default viewer
+    assert trace["viewer_url"].startswith("/viewers/explorer/?trace=")
+    assert f"tlscope serve: {trace['id']}: parsing, 100% of" in stderr, stderr  # progress on stderr
+    opened.unlink()
+    proc, url = _serve(tmp_path, LOG, recorder, "--no-browser")
+    try:
+        httpx.get(url + "/api/traces", timeout=30).raise_for_status()
+        time.sleep(2)  # the browser opens 0.5 s after the address is printed: it would have by now
+    finally:
+        _stop(proc)
+    assert not opened.exists()

@@ -322,3 +322,68 @@ def test_connections_get_tcp_nodelay() -> None:
 
     asyncio.run(main())
     assert seen == [1]
+
+
+def test_events_index_is_built_once(
+    viewer_traces: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Concurrent first requests share one build; later pages and filters reuse it (no rescan)."""
+    import threading
+
+    import tlscope.serve.traces as traces_module
+
+    builds: list[int] = []
+
+    class Counted(traces_module.EventIndex):  # type: ignore[misc,name-defined]
+        def __init__(self, parts: Any) -> None:
+            builds.append(len(parts))
+            super().__init__(parts)
+
+    monkeypatch.setattr(traces_module, "EventIndex", Counted)
+    folder = viewer_traces["multi"]
+    server = LiveServer([str(folder)], tmp_path)
+    try:
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            tid = trace_by_source(client, folder)["id"]
+            base = f"{server.url}/api/traces/{tid}/events"
+            totals: list[int] = []
+            threads = [
+                threading.Thread(target=lambda: totals.append(httpx.get(base).json()["total"])) for _ in range(4)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            lines = raw_lines(folder)
+            assert totals == [len(lines)] * 4
+            index = server.server.traces.by_id[tid].index
+            for params in ({"offset": 5, "limit": 3}, {"kind": "dynamo_start"}, {"rank": 1}, {"q": "inductor"}):
+                assert client.get(f"/api/traces/{tid}/events", params=params).status_code == 200
+            assert events_raw(client, tid) == (len(lines), lines)
+            assert server.server.traces.by_id[tid].index is index
+        assert builds == [2]  # one build, over both ranks' raw.jsonl
+    finally:
+        server.close()
+
+
+def test_the_stack_is_starlette_and_uvicorn(tmp_path: Path) -> None:
+    """Issue 11's stack point: an established ASGI stack; no hand-written HTTP, no http.server in the package."""
+    import ast
+
+    import uvicorn
+    from starlette.applications import Starlette
+
+    import tlscope
+    from tlscope.serve.app import create_app
+    from tlscope.serve.config import ServeConfig, check
+    from tlscope.serve.server import build, uvicorn_config
+
+    banned = {"http.server", "socketserver", "wsgiref", "wsgiref.simple_server"}
+    for path in Path(tlscope.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            assert not banned & set(names), (path, names)
+    app = create_app(build(check(ServeConfig(cache_dir=str(tmp_path))), []))
+    assert isinstance(app, Starlette) and isinstance(uvicorn_config(app), uvicorn.Config)

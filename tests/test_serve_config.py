@@ -102,3 +102,21 @@ def test_command_line_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str
     viewer.mkdir()
     assert tlscope_main(["serve", "--viewer", str(viewer), "--no-browser", "--port", "0"]) == 1
     assert "no index.html" in capsys.readouterr().err
+
+
+def test_the_testing_table_names_real_tests() -> None:
+    """docs/SERVER.md's "How it is tested": every test file and test function it names exists."""
+    section = DOC.split("## How it is tested", 1)[1]
+    named = 0
+    for row in (line for line in section.splitlines() if line.startswith("| ") and "`" in line):
+        current: Path | None = None
+        for ref in re.findall(r"`([^`]+)`", row.split(" | ", 1)[1]):
+            file, _, func = ref.partition("::")
+            if file.endswith(".py"):
+                current = REPO / ("tests" if "/" not in file else "") / file
+                assert current.is_file(), ref
+            if func:
+                assert current is not None, row
+                assert re.search(rf"^def {re.escape(func)}\(", current.read_text(), re.M), (current.name, func)
+                named += 1
+    assert named > 40
