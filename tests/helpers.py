@@ -371,6 +371,24 @@ class LiveServer:
         self.sock.close()
 
 
+def check_remote_log_parsed_once(client: Any, live: LiveServer, url: str, log: Path) -> dict[str, Any]:
+    """A raw log in a store (`url`): added twice, one trace; parsed on first use, once, into the
+    cache under the SHA-256 of its bytes; its events API agrees with its manifest; no download left."""
+    import hashlib
+
+    trace = add_trace(client, url)
+    assert trace["kind"] == "remote-log" and add_trace(client, url)["id"] == trace["id"]
+    manifest = client.get(trace["url"] + "manifest.json")
+    assert manifest.status_code == 200
+    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
+    assert events["total"] == manifest.json()["raw_jsonl_events"] > 0
+    cache = Path(live.config.cache_dir or "")
+    parsed = [p.stem for p in cache.iterdir() if p.suffix == ".json" and not p.name.startswith("remote-")]
+    assert parsed == [hashlib.sha256(log.read_bytes()).hexdigest()]  # one parse, keyed by its bytes
+    assert not list((cache / "tmp").iterdir())  # the download is gone
+    return trace
+
+
 def raw_request(
     url: str, target: str | bytes, headers: dict[str, str] | None = None, method: str = "GET"
 ) -> tuple[int, bytes]:

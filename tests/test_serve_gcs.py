@@ -12,7 +12,6 @@ bytes; 404 for what the bucket lacks; 403 for a URL outside the store.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,7 +19,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, add_trace, free_port, raw_request, stop_process, wait_listening
+from helpers import (
+    CORPUS,
+    LiveServer,
+    add_trace,
+    check_remote_log_parsed_once,
+    free_port,
+    raw_request,
+    stop_process,
+    wait_listening,
+)
 
 pytest.importorskip("gcsfs", reason="gs:// stores need gcsfs (tlscope[gcs], in the test extra)")
 pytest.importorskip("gcp_storage_emulator", reason="the GCS tests need gcp-storage-emulator (the test extra)")
@@ -126,17 +134,9 @@ def test_gcs_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[st
 
 
 def test_gcs_raw_log_parsed_on_first_use(client: httpx.Client, live: LiveServer) -> None:
-    trace = add_trace(client, f"gs://{BUCKET}/logs/{RAW_LOG.name}")
-    assert trace["kind"] == "remote-log"
-    assert add_trace(client, f"gs://{BUCKET}/logs/{RAW_LOG.name}")["id"] == trace["id"]
-    manifest = client.get(trace["url"] + "manifest.json")
-    assert manifest.status_code == 200
-    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
-    assert events["total"] == manifest.json()["raw_jsonl_events"] > 0
-    cache = Path(live.config.cache_dir or "")
-    parsed = [p.stem for p in cache.iterdir() if p.suffix == ".json" and not p.name.startswith("remote-")]
-    assert parsed == [hashlib.sha256(RAW_LOG.read_bytes()).hexdigest()]  # parsed once, keyed by its bytes
-    assert client.get(f"/api/traces/{trace['id']}").json()["summary"]["events"] == events["total"]
+    trace = check_remote_log_parsed_once(client, live, f"gs://{BUCKET}/logs/{RAW_LOG.name}", RAW_LOG)
+    summary = client.get(f"/api/traces/{trace['id']}").json()["summary"]
+    assert summary["events"] == client.get(trace["url"] + "manifest.json").json()["raw_jsonl_events"]
 
 
 def test_gcs_missing_is_404(client: httpx.Client) -> None:

@@ -12,7 +12,6 @@ refused unless listed, a redirect re-checked); the largest object size.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import shutil
@@ -24,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, free_port, stop_process, wait_listening
+from helpers import CORPUS, LiveServer, check_remote_log_parsed_once, free_port, stop_process, wait_listening
 from helpers import add_trace as add
 
 boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
@@ -165,18 +164,7 @@ def test_s3_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str
 
 
 def test_s3_raw_log_parsed_once(client: httpx.Client, live: LiveServer) -> None:
-    trace = add(client, f"s3://{BUCKET}/logs/{RAW_LOG.name}")
-    again = add(client, f"s3://{BUCKET}/logs/{RAW_LOG.name}")
-    assert again["id"] == trace["id"]
-    assert trace["kind"] == "remote-log"
-    manifest = client.get(trace["url"] + "manifest.json")
-    assert manifest.status_code == 200
-    events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
-    assert events["total"] == manifest.json()["raw_jsonl_events"] > 0
-    cache = Path(live.config.cache_dir or "")
-    parsed = [p.stem for p in cache.iterdir() if p.suffix == ".json" and not p.name.startswith("remote-")]
-    assert parsed == [hashlib.sha256(RAW_LOG.read_bytes()).hexdigest()]  # one parse, keyed by its bytes
-    assert not list((cache / "tmp").iterdir())  # the download is gone
+    check_remote_log_parsed_once(client, live, f"s3://{BUCKET}/logs/{RAW_LOG.name}", RAW_LOG)
 
 
 def test_file_host_folder_and_raw_log(client: httpx.Client, filehost: str, viewer_traces: dict[str, Path]) -> None:
