@@ -79,6 +79,16 @@ _FILE_ANSWERS = {
     "400": {"description": "A path that would leave the folder"},
     "404": {"description": "No such file"},
 }
+#: A trace's files may come from a store, or wait for a parse: the store's and the wait's answers too.
+_TRACE_FILE_ANSWERS = {
+    **_FILE_ANSWERS,
+    "403": {"description": "The store's address policy refused the connection"},
+    "413": {"description": "The object is over the store's max_object_bytes"},
+    "422": {"description": "The trace failed to parse"},
+    "502": {"description": "The store failed"},
+    "503": {"description": "The trace is still being prepared (Retry-After)"},
+    "504": {"description": "The store did not answer, or no request slot freed, within its timeout"},
+}
 
 
 def _events_params() -> list[dict[str, Any]]:
@@ -119,7 +129,7 @@ def _paths() -> dict[str, Any]:
         "/api/traces/{id}/events": {get: {
             "summary": "The trace's events, filtered and paged (the JSON twin of raw.jsonl)",
             "parameters": _events_params(),
-            "responses": {"200": _ok(_EVENTS), **_errors(400, 404, 422, 502, 503)},
+            "responses": {"200": _ok(_EVENTS), **_errors(400, 403, 404, 413, 422, 502, 503, 504)},
         }},
         "/api/viewers": {get: {"summary": "Hosted viewers",
                                "responses": {"200": _ok({"type": "array", "items": _VIEWER})}}},
@@ -128,7 +138,7 @@ def _paths() -> dict[str, Any]:
         "/traces/{id}": {get: {"summary": "Redirect to /traces/{id}/", "parameters": [_ID],
                                "responses": {"308": {"description": "Redirect"}}}},
         "/traces/{id}/{path}": {get: {"summary": "A file of the trace folder", "parameters": [_ID, _FILE],
-                                      "responses": _FILE_ANSWERS}},
+                                      "responses": _TRACE_FILE_ANSWERS}},
         "/lib/{path}": {get: {"summary": "The JS client", "parameters": [_FILE], "responses": _FILE_ANSWERS}},
         "/viewers/{name}": {get: {"summary": "Redirect to /viewers/{name}/",
                                   "parameters": [_param("name", "path", {"type": "string"}, "Viewer name")],
