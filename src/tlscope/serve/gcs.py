@@ -32,7 +32,8 @@ class StreamedObject:
     async def _open(self) -> None:
         fs = self.fs
         await fs._set_session()
-        response = await fs.session.get(fs.url(self.path), headers=fs._get_headers(None))
+        # gcsfs's own headers (credentials, refreshed when due) and parameters (requester pays).
+        response = await fs.session.get(fs.url(self.path), headers=fs._get_headers(None), params=fs._get_params({}))
         if response.status >= 400:
             # gcsfs's own mapping of an error answer: FileNotFoundError for 404, its HttpError else.
             content = await response.read()
