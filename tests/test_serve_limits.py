@@ -144,3 +144,25 @@ def test_request_timeout_while_a_log_downloads(client: httpx.Client, slowhost: s
     wait_for(lambda: client.get(trace["url"] + "manifest.json").status_code == 200, "the parsed log")
     events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 0}).json()
     assert events["total"] > 0
+
+
+def test_slot_waits_never_lose_a_slot() -> None:
+    """The slot wait itself: a timed-out wait takes no slot, and a wait cancelled (its client gone)
+    just as a slot is handed to it gives that slot back, so the store's limit never shrinks."""
+    import asyncio
+
+    from tlscope.serve.stores import _acquire
+
+    async def scenario() -> list[bool]:
+        limit = asyncio.Semaphore(1)
+        got = [await _acquire(limit, 1), await _acquire(limit, 0.05)]  # taken; then busy: timed out
+        waiter = asyncio.ensure_future(_acquire(limit, 30))
+        await asyncio.sleep(0.05)
+        limit.release()  # handed to the waiter...
+        waiter.cancel()  # ...whose request is cancelled before it runs
+        await asyncio.wait({waiter})
+        await asyncio.sleep(0)
+        got += [waiter.cancelled(), await _acquire(limit, 0.5), limit.locked()]
+        return got
+
+    assert asyncio.run(scenario()) == [True, False, True, True, True]

@@ -203,11 +203,9 @@ class Store:
         """
         fs = await self.fs()
         assert self._limit is not None
-        try:
-            await asyncio.wait_for(self._limit.acquire(), self.config.timeout)
-        except asyncio.TimeoutError:
+        if not await _acquire(self._limit, self.config.timeout):
             busy = f"all {self.config.max_concurrency} request slots stayed busy for {self.config.timeout:g} s"
-            raise RemoteError(504, f"store {self.name}: {busy}") from None
+            raise RemoteError(504, f"store {self.name}: {busy}")
         try:
             yield fs
         finally:
@@ -386,6 +384,26 @@ class Store:
             return await self.json(ref, rel)
         except RemoteError:
             return None
+
+
+async def _acquire(limit: asyncio.Semaphore, timeout: float) -> bool:
+    """Take a slot of `limit` within `timeout` seconds; False if none freed in time.
+
+    Not asyncio.wait_for: on Python < 3.12 it can drop an acquire that completed just as the
+    timeout fired, and the slot would be lost for good. Here a cancelled acquire gives its slot
+    back (asyncio.Semaphore does), and one that completed anyway is kept and used.
+    """
+    task = asyncio.ensure_future(limit.acquire())
+    try:
+        await asyncio.wait({task}, timeout=timeout)
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+    except BaseException:  # this request was cancelled (client gone): give back a slot taken meanwhile
+        task.cancel()
+        task.add_done_callback(lambda t: None if t.cancelled() else limit.release())
+        raise
+    return not task.cancelled()
 
 
 def _refused(err: BaseException | None) -> str | None:
