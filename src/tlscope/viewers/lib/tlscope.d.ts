@@ -307,6 +307,11 @@ export class VirtualList {
   draw(): void;
   visibleRange(): { first: number; last: number };
   scrollToIndex(index: number, align?: 'auto' | 'top' | 'center'): void;
+  /** Scroll to pixel `top` of the (scaled) scroll range and draw. Set the position through this,
+   * not the container's scrollTop: the list reads no layout outside its scroll events. */
+  scrollTo(top: number): void;
+  /** The container's height as the resize observer last reported it. */
+  readonly viewport: number;
   destroy(): void;
 }
 
