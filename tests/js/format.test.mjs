@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  compareCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, formatState, guessLanguage,
+  compareCompileIds, sortCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, formatState, guessLanguage,
   highlightJson, highlightPython, isSafeRelative, LazyHighlighter, perfettoUrl, readState, resolveFrames,
   scrollMapping, scrollTopFor, statusFromMetrics, MAX_HEIGHT, eventsApiFor, normalizeFilter,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
@@ -124,4 +124,14 @@ test('scaled scroll reaches the last of a million rows', () => {
   }
   const small = scrollMapping({ count: 100, rowHeight: 24, viewport: 600, scrollTop: 48 });
   assert.deepEqual([small.first, small.offset, small.scale], [2, 0, 1]);
+});
+
+test('sortCompileIds orders as compareCompileIds does, with every kind of id', () => {
+  const ids = ['[10/0]', '[-/-]', '[0/0_1]', '[!0/2/0]', '[0/0]', '[2/0]', '[1/0]', '[!1/0/0_2]', '[0/-]', '[-/3]', '[3/1_12]', '[3/1_2]'];
+  for (let round = 0; round < 20; round += 1) {
+    const shuffled = [...ids].sort(() => Math.random() - 0.5);
+    const sorted = sortCompileIds(shuffled);
+    assert.deepEqual(sorted, [...shuffled].sort(compareCompileIds));
+    assert.notEqual(sorted, shuffled); // a new array: the caller's is left as it was
+  }
 });

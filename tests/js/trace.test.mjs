@@ -427,3 +427,15 @@ test('raw.jsonl sent gzip-encoded (no usable length): its HEAD bypasses the cach
   // bypasses the HTTP cache is not held until that GET ends (Chromium: 20 s, tlscope serve, 40k case).
   assert.deepEqual(asked, [{ what: 'HEAD /tr/raw.jsonl', cache: 'no-store' }]);
 });
+
+test('the manifests\' compile ids are sorted once; without a manifest the ids seen so far are listed', async () => {
+  const { dir } = synthetic();
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir) });
+  await trace.loaded;
+  assert.deepEqual(trace.compileIds, ['[0/0]', '[1/0]', '[2/0]']);
+  assert.equal(trace.compileIds, trace.compileIds, 'the same sorted array each time it is asked');
+  const bare = new InlineSource(new Map([['raw.jsonl', readFileSync(join(dir, 'tr', 'raw.jsonl.gz'))]]));
+  const fromEvents = await openTrace(bare);
+  await fromEvents.loaded;
+  assert.deepEqual(fromEvents.compileIds, ['[0/0]', '[1/0]', '[2/0]']);
+});

@@ -95,17 +95,29 @@ export function manifestCompileIds(manifest) {
   return list.map((entry) => (typeof entry === 'string' ? entry : entry.id)).filter((id) => typeof id === 'string');
 }
 
-/** Compare display compile ids the way manifests sort them: `[-/-]` first, then numerically. */
-export function compareCompileIds(a, b) {
-  const key = (id) => (id.match(/\d+|-/g) || []).map((p) => (p === '-' ? -1 : Number(p)));
-  const ka = key(a);
-  const kb = key(b);
-  const aCa = a.startsWith('[!') ? 1 : 0;
-  const bCa = b.startsWith('[!') ? 1 : 0;
-  if (aCa !== bCa) return aCa - bCa;
+/** The sort key of a display compile id: compiled-autograd ids last, then its numbers (`-` is -1). */
+function compileIdKey(id) {
+  return [id.startsWith('[!') ? 1 : 0, ...(id.match(/\d+|-/g) || []).map((p) => (p === '-' ? -1 : Number(p)))];
+}
+
+function compareKeys(ka, kb) {
   for (let i = 0; i < Math.max(ka.length, kb.length); i += 1) {
     const d = (ka[i] ?? -2) - (kb[i] ?? -2);
     if (d !== 0) return d;
   }
   return 0;
+}
+
+/** Compare display compile ids the way manifests sort them: `[-/-]` first, then numerically. */
+export function compareCompileIds(a, b) {
+  return compareKeys(compileIdKey(a), compileIdKey(b));
+}
+
+/**
+ * `ids` sorted as compareCompileIds sorts them, each id's key made once: sorting 10,000 ids
+ * with the comparison alone matched its regex ~280,000 times (~80 ms, on the way to the first rows).
+ */
+export function sortCompileIds(ids) {
+  const keys = new Map(ids.map((id) => [id, compileIdKey(id)]));
+  return [...ids].sort((a, b) => compareKeys(keys.get(a), keys.get(b)));
 }

@@ -269,6 +269,8 @@ export function eventSummary(event: RawEvent, limit?: number): string;
 export function isSafeRelative(path: string): boolean;
 export function manifestCompileIds(manifest: Manifest | null): string[];
 export function compareCompileIds(a: string, b: string): number;
+/** `ids` sorted as compareCompileIds sorts them (each id's key computed once). */
+export function sortCompileIds(ids: string[]): string[];
 export function normalizeFilter(filter?: Filter): NormalFilter;
 
 export type ViewState = Record<string, string>;

@@ -5,7 +5,7 @@
 //   const trace = await openTrace('/traces/abc/');      // or a FileSource / InlineSource
 //   trace.events.total; trace.events.row(0); await trace.payload(event);
 
-export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, isSafeRelative, manifestCompileIds } from './format.js';
+export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 export { FileSource, HttpSource, InlineSource, NotFound, isGzip, maybeGunzip, readAll } from './source.js';
 export { LineStore, streamLines } from './lines.js';
 export { LocalEvents, RemoteEvents, normalizeFilter } from './store.js';

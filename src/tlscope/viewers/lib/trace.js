@@ -2,7 +2,7 @@
 // any source. Reads the manifest and index files first (small), then streams raw.jsonl into the
 // table model, or pages it through the server's events API when it is too big to hold.
 
-import { compareCompileIds, compileIdOf, eventKey, isSafeRelative, manifestCompileIds } from './format.js';
+import { compileIdOf, eventKey, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { HttpSource } from './source.js';
 import { streamLines } from './lines.js';
 import { LocalEvents, RemoteEvents } from './store.js';
@@ -150,12 +150,17 @@ export class Trace {
     return this.manifestIds;
   }
 
-  /** Compile ids listed by the manifests (union over ranks), sorted, `[-/-]` first. */
+  /**
+   * Compile ids listed by the manifests (union over ranks), sorted, `[-/-]` first; without them,
+   * the ids seen in the events so far. The manifests' list is sorted once (it cannot change).
+   */
   get compileIds() {
+    if (this.sortedIds) return this.sortedIds;
     const ids = new Set();
     for (const part of this.parts) for (const id of manifestCompileIds(part.manifest)) ids.add(id);
-    if (ids.size === 0) for (const id of this.seenCids) ids.add(id);
-    return [...ids].sort(compareCompileIds);
+    if (ids.size === 0) return sortCompileIds([...this.seenCids]);
+    this.sortedIds = sortCompileIds([...ids]);
+    return this.sortedIds;
   }
 
   /** The status of a compile id: compiles.json, then the multi-rank summary, then metrics. */
