@@ -14,7 +14,9 @@ Parts, each against `python -m tlscope serve ... --port 0` started as its own pr
 * **passthrough**: a `--pass-mb` MB raw.jsonl on a plain file host (bench/staticserve.py, its own
   process) read directly, through tlscope serve (a configured store) and through bench/relay.py
   (the cheapest Python relay, a yardstick), in alternating rounds: throughput of each, their
-  ratio to direct, and each process's CPU seconds per GB. Target: serve >= 80% of direct.
+  ratio to direct, and each process's CPU seconds per GB; once with the file host unpaced on
+  loopback and once with its bodies paced to `--store-rates` MB/s (default 1,250: a 10 Gbit/s
+  link, a store on another machine). Target: serve >= 80% of direct.
 * **rss**: the server's resident memory (VmRSS, sampled every 20 ms) while a `--big-mb` MB remote
   object streams through it to a client that reads as fast as it can. Target: flat, < 150 MB.
 
@@ -212,10 +214,11 @@ def remote_folder(root: Path, mb: int) -> Path:
 
 
 @contextmanager
-def through_store(tmp: Path, folder: Path) -> Iterator[tuple[str, str, int, int]]:
-    """The file host serving folder's parent, and tlscope serve with it as a store:
-    (host url, trace url, serve's pid, the host's pid)."""
-    with process_printing_url([sys.executable, str(HERE / "staticserve.py"), str(folder.parent)]) as (hproc, host):
+def through_store(tmp: Path, folder: Path, rate: float = 0) -> Iterator[tuple[str, str, int, int]]:
+    """The file host serving folder's parent (bodies paced to `rate` MB/s if given), and tlscope
+    serve with it as a store: (host url, trace url, serve's pid, the host's pid)."""
+    host_command = [sys.executable, str(HERE / "staticserve.py"), str(folder.parent)]
+    with process_printing_url(host_command + (["--rate", str(rate)] if rate else [])) as (hproc, host):
         config = tmp / f"serve-{folder.name}.toml"
         config.write_text(
             f'traces = ["{host}/{folder.name}/"]\n[stores.files]\nurl = "{host}/"\nallow_networks = ["127.0.0.1/32"]\n'
@@ -250,27 +253,34 @@ def timed_reads(url: str, pids: dict[str, int], mb: int, reads: int) -> dict[str
 
 
 def passthrough(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """The same object read directly, through tlscope serve and through bench/relay.py, rounds
-    alternating; medians per way, with each process's CPU per GB (the ratio is the machine's to
-    give: three processes share two cores where direct reading has two)."""
+    """The same object read directly, through tlscope serve and through bench/relay.py, in
+    alternating rounds, for each `--store-rates` (0: the file host unpaced on loopback)."""
     folder = remote_folder(tmp, args.pass_mb)
+    result: dict[str, Any] = {"mb": args.pass_mb, "rounds": args.rounds, "reads_per_round": args.reads}
+    for rate in args.store_rates:
+        result[f"store at {rate:g} MB/s" if rate else "store unpaced"] = passthrough_at(tmp, folder, rate, args)
+    shutil.rmtree(folder)
+    return result
+
+
+def passthrough_at(tmp: Path, folder: Path, rate: float, args: argparse.Namespace) -> dict[str, Any]:
+    """Medians per way, each process's CPU per GB, and the ratios to direct (the machine's to
+    give on loopback: three processes share two cores where direct reading has two)."""
     samples: dict[str, list[dict[str, float]]] = {"direct": [], "serve": [], "relay": []}
     with (
-        through_store(tmp, folder) as (host, trace_url, pid, host_pid),
+        through_store(tmp, folder, rate) as (host, trace_url, pid, host_pid),
         process_printing_url([sys.executable, str(HERE / "relay.py"), host]) as (relay, relayed),
     ):
-        urls = {"direct": host, "serve": trace_url, "relay": relayed}
         paths = {"direct": f"{host}/{folder.name}/raw.jsonl", "serve": f"{trace_url}raw.jsonl",
                  "relay": f"{relayed}/{folder.name}/raw.jsonl"}  # fmt: skip
         pids = {"direct": {"host": host_pid}, "serve": {"host": host_pid, "serve": pid},
                 "relay": {"host": host_pid, "relay": relay.pid}}  # fmt: skip
-        for way in urls:
+        for way in paths:
             timed_reads(paths[way], pids[way], args.pass_mb, 1)  # warm-up: connections, page cache
         for _ in range(args.rounds):
-            for way in urls:
+            for way in paths:
                 samples[way].append(timed_reads(paths[way], pids[way], args.pass_mb, args.reads))
-    shutil.rmtree(folder)
-    result: dict[str, Any] = {"mb": args.pass_mb, "rounds": args.rounds, "reads_per_round": args.reads}
+    result: dict[str, Any] = {}
     for way, rows in samples.items():
         result[way] = {key: round(statistics.median(r[key] for r in rows), 2) for key in rows[0]}
     direct = result["direct"]["MBps"]
@@ -326,6 +336,8 @@ def main() -> None:
     parser.add_argument("--big-mb", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=7, help="passthrough rounds (each way read in turn)")
     parser.add_argument("--reads", type=int, default=3, help="passthrough reads of each way per round")
+    rates_help = "passthrough: the file host's MB/s per body (0: unpaced; 1250: a 10 Gbit/s link)"
+    parser.add_argument("--store-rates", type=float, nargs="*", default=[0.0, 1250.0], help=rates_help)
     args = parser.parse_args()
     import importlib.util
 

@@ -1,4 +1,7 @@
-"""`python bench/staticserve.py ROOT`: serve ROOT on 127.0.0.1 (a free port, printed) over HTTP/1.1.
+"""`python bench/staticserve.py ROOT [--rate MBPS]`: serve ROOT on 127.0.0.1 (a free port, printed) over HTTP/1.1.
+
+`--rate` paces each response body to MBPS MB/s, as a store across a network link would send it
+(1 Gbit/s is 125 MB/s, 10 Gbit/s 1,250 MB/s); without it, bodies go as fast as loopback takes them.
 
 http.server's handler speaks HTTP/1.0 unless told otherwise: a new connection per request,
 which made a page of a dozen modules wait on connection set-up rather than on the viewer.
@@ -6,15 +9,19 @@ which made a page of a dozen modules wait on connection set-up rather than on th
 
 from __future__ import annotations
 
+import argparse
 import functools
+import io
 import os
 import socket
-import sys
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 class Handler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: every reply has a Content-Length
+    rate: float | None = None  # bytes per second of a body, or as fast as it goes
 
     def setup(self) -> None:
         super().setup()
@@ -25,6 +32,19 @@ class Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        if self.rate is None:
+            # sendfile(2), as static hosts send files (nginx's `sendfile on`): the file host's
+            # own cost per byte is the kernel's, in the direct reads and through a store alike.
+            outputfile.flush()
+            self.connection.sendfile(source)
+            return
+        start, sent = time.perf_counter(), 0
+        while block := source.read(256 * 1024):
+            outputfile.write(block)
+            sent += len(block)
+            time.sleep(max(0.0, start + sent / self.rate - time.perf_counter()))
 
     def end_headers(self) -> None:
         self.send_header("Accept-Ranges", "bytes")
@@ -48,11 +68,16 @@ class Handler(SimpleHTTPRequestHandler):
         self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        self.copyfile(io.BytesIO(body), self.wfile)
 
 
 def main() -> None:
-    handler = functools.partial(Handler, directory=sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root")
+    parser.add_argument("--rate", type=float, help="MB/s of each response body (default: unpaced)")
+    args = parser.parse_args()
+    Handler.rate = args.rate * 1e6 if args.rate else None
+    handler = functools.partial(Handler, directory=args.root)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
