@@ -183,13 +183,15 @@ export class HttpSource extends BaseSource {
   }
 
   /**
-   * The byte size of `path` when a prefetched answer already tells it (Content-Length of an
-   * answer not content-encoded), else null: spares a HEAD request before choosing a mode.
+   * The byte size of `path` as a prefetched answer tells it (its Content-Length), sparing a HEAD
+   * before choosing a mode; 0 when that answer came content-encoded (tlscope serve gzips text as
+   * it sends it and says no size, and a HEAD is answered the same way); null without one.
    */
   async knownLength(path) {
     const early = this.prefetched.get(path);
     const response = early ? await early : null;
-    if (!response || !response.ok || response.headers.get('content-encoding')) return null;
+    if (!response || !response.ok) return null;
+    if (response.headers.get('content-encoding')) return 0;
     const length = Number(response.headers.get('content-length'));
     return Number.isFinite(length) && response.headers.get('content-length') !== null ? length : null;
   }

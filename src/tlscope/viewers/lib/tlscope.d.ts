@@ -154,7 +154,7 @@ export abstract class Source {
 export class HttpSource extends Source {
   /** `prefetch`: answers to requests made before the source existed (path -> Response or null), used once each when `base` is this source's. */
   constructor(base: string, options?: { fetchImpl?: typeof fetch; prefetch?: Prefetch });
-  /** raw.jsonl's size from a prefetched answer's Content-Length (not content-encoded), else null. */
+  /** A file's size from a prefetched answer's Content-Length; 0 when it came content-encoded (no size said); null without one. */
   knownLength(path: string): Promise<number | null>;
   readonly kind: 'http';
   readonly base: URL;
