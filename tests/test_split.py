@@ -73,3 +73,61 @@ def test_split_command(muxed: Path, tmp_path: Path) -> None:
     assert main(["split", str(muxed), "-o", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == [f"dedicated_log_torch_trace_rank_{r}.log" for r in range(3)]
     assert main(["split", str(muxed), "-o", str(out)]) == 1  # exists, no --overwrite
+
+
+#: Files in which nothing is a trace event: text, an empty file, glog-prefixed lines whose
+#: envelope is no JSON object, a glog line with an impossible date, orphan payload lines.
+NOT_LOGS = {
+    "text.txt": b"hello\nworld\n",
+    "empty.log": b"",
+    "glog_no_json.log": b"I1123 10:00:00.000000 42 torch/_logging/x.py:1] not json\n"
+    b'I1123 10:00:00.000000 42 torch/_logging/x.py:1] ["a list"]\n',
+    "bad_date.log": b'I1323 10:00:00.000000 42 torch/_logging/x.py:1] {"str": ["a", 0]}\n',
+    "payload_only.log": b"\tdef forward(self):\n\t    pass\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_LOGS))
+def test_split_refuses_a_file_with_no_trace_event(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a log: one line on stderr saying so (as `parse` words it), exit 1, nothing written."""
+    log = tmp_path / name
+    log.write_bytes(NOT_LOGS[name])
+    out = tmp_path / "split"
+    assert main(["split", str(log), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"nothing in {log} was a trace event" in err and "Nothing written" in err
+    lines = NOT_LOGS[name].count(b"\n")
+    assert ("it is empty" if not lines else f"none of its {lines} line") in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no temporary folder either
+
+
+def test_split_refusal_leaves_an_existing_out_as_it_was(tmp_path: Path) -> None:
+    log = tmp_path / "notes.txt"
+    log.write_bytes(NOT_LOGS["text.txt"])
+    out = tmp_path / "split"
+    out.mkdir()
+    (out / "keep.log").write_text("mine")
+    assert main(["split", str(log), "-o", str(out), "--overwrite"]) == 1
+    assert [p.name for p in out.iterdir()] == ["keep.log"]
+    assert (out / "keep.log").read_text() == "mine"
+
+
+def test_split_of_a_gzipped_non_log_is_refused(tmp_path: Path) -> None:
+    log = tmp_path / "notes.log.gz"
+    log.write_bytes(gzip.compress(b"just text\n" * 3))
+    assert main(["split", str(log), "-o", str(tmp_path / "split")]) == 1
+    assert not (tmp_path / "split").exists()
+
+
+def test_split_keeps_a_log_whose_one_event_follows_junk(tmp_path: Path) -> None:
+    """One real event after junk lines is a log: split writes it (rank-less: unranked.log)."""
+    log = tmp_path / "mixed.log"
+    event = b'V1123 10:00:00.000000 42 torch/_dynamo/x.py:1] {"dynamo_start": {"stack": []}, "frame_id": 0}\n'
+    log.write_bytes(b"junk\n" * 5 + event)
+    out = tmp_path / "split"
+    assert main(["split", str(log), "-o", str(out)]) == 0
+    assert (out / "unranked.log").read_bytes() == b"junk\n" * 5 + event

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tlscope.pipeline.single import no_events_text
+from tlscope.read.reader import first_event
 from tlscope.read.split import split_log
 from tlscope.write.outdir import OutputDir, OutputError
 
@@ -26,6 +28,12 @@ def main(argv: Sequence[str]) -> int:
         return 1
     out = OutputDir(args.out, overwrite=args.overwrite)
     try:
+        out.check()  # an existing OUT is refused before the log is read, as by `parse`
+        found, lines = first_event(args.log)
+        if found is None:
+            # Nothing to split: a copy of the file in unranked.log would look like a split log.
+            print(f"Error: {no_events_text(str(args.log), lines)} Nothing written.", file=sys.stderr)
+            return 1
         with out:
             written = split_log(args.log, out.root)
     except (OutputError, OSError) as err:

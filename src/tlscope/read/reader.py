@@ -478,3 +478,29 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def first_event(path: Path, max_line: int = DEFAULT_MAX_LINE) -> tuple[int | None, int]:
+    """(line number of the log's first trace event, lines read); (None, all its lines) if none is.
+
+    An event as LogReader takes one (a glog prefix with a possible date and time, then a JSON
+    object), found without collecting payloads or counting problems: `tlscope split` asks before
+    it writes anything, so that a file that is no log is refused rather than copied whole into
+    unranked.log. A real log answers on its first line; only a file that is no log is read through.
+    """
+    with LogSource(path) as source:
+        lines = _Lines(source.stream, max_line)
+        while (item := lines.next()) is not None:
+            number, body, _ = item
+            if body is _TOO_LONG or body[:1] == b"\t":
+                continue
+            match = PREFIX.search(body)
+            if match is None or not _possible_time(_prefix(match)):
+                continue
+            try:
+                envelope = decode(body[match.end() :])
+            except JsonError:
+                continue
+            if isinstance(envelope, dict):
+                return number, lines.number
+        return None, lines.number
