@@ -107,7 +107,56 @@ def test_ctrl_c_reaches_the_program_and_its_trace_is_still_parsed(tmp_path: Path
     assert proc.stdout is not None
     assert "wrote" in proc.stdout.readline()
     os.killpg(proc.pid, signal.SIGINT)
-    assert proc.wait(timeout=120) == 7  # what the program exited with
+    assert proc.wait(timeout=120) == 7, proc.stderr.read() if proc.stderr else ""  # the program's status
+    assert (out / "manifest.json").is_file()
+
+
+#: `tlscope run` as a loaded machine schedules it: the program starts, and Ctrl-C comes, before
+#: Popen returns in tlscope (the race that made the test above fail under load, now forced).
+LATE_POPEN = """
+import subprocess, sys, time
+from pathlib import Path
+from tlscope.cli import main
+
+marker = Path(sys.argv[1])
+
+
+class LatePopen(subprocess.Popen):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        while not marker.exists():  # until the program has had its Ctrl-C
+            time.sleep(0.01)
+
+
+subprocess.Popen = LatePopen
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_ctrl_c_as_the_program_starts_is_not_tlscopes_to_die_of(tmp_path: Path) -> None:
+    program = tmp_path / "train.py"
+    program.write_text(
+        textwrap.dedent(f"""
+        import os, shutil, signal, sys, time
+        shutil.copy({str(LOG)!r}, os.path.join(os.environ["TORCH_TRACE"], "dedicated_log_torch_trace_rank_0.log.gz"))
+        try:
+            os.killpg(0, signal.SIGINT)  # Ctrl-C at the terminal: tlscope's group, this program included
+            time.sleep(120)
+        except KeyboardInterrupt:
+            open(sys.argv[1], "w").close()
+            sys.exit(7)
+        """)
+    )
+    marker, out = tmp_path / "interrupted", tmp_path / "out"
+    driver = tmp_path / "driver.py"
+    driver.write_text(LATE_POPEN)
+    args = ["run", "-o", str(out), "--no-serve", "--", sys.executable, str(program), str(marker)]
+    proc = subprocess.Popen(
+        [sys.executable, str(driver), str(marker), *args], stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    _, err = proc.communicate(timeout=120)
+    assert marker.exists(), err  # the program got the Ctrl-C
+    assert proc.returncode == 7, err  # and tlscope, told of it before the program started, passed its status on
     assert (out / "manifest.json").is_file()
 
 

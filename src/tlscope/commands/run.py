@@ -59,22 +59,25 @@ def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 def run_program(program: list[str], trace_dir: Path) -> int:
     """Run PROGRAM with TORCH_TRACE=trace_dir; its exit status (128+N for signal N)."""
     env = {**os.environ, "TORCH_TRACE": str(trace_dir)}
-    try:
-        proc = subprocess.Popen(program, env=env)
-    except OSError as err:
-        print(f"Error: {program[0]}: {err.strerror or err}", file=sys.stderr)
-        return 127 if isinstance(err, FileNotFoundError) else 126
     # Ctrl-C reaches the program (same process group); here it is only noted, never raised: a
     # KeyboardInterrupt landing just after waitpid() reaped the program loses its status (Popen
-    # then reports 0), which is the one thing this command must pass on.
+    # then reports 0), which is the one thing this command must pass on. Noted from before the
+    # program starts: installed after Popen, a Ctrl-C the program already handles could reach
+    # tlscope first (a loaded machine may run the new program before Popen returns here).
     interrupts: list[float] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(time.monotonic()))
     try:
-        status = _wait(proc, interrupts)
-    except Terminated:  # SIGTERM/SIGHUP to tlscope alone: the program must not outlive it
-        proc.terminate()
-        _wait(proc, [time.monotonic()])
-        raise
+        try:
+            proc = subprocess.Popen(program, env=env)
+        except OSError as err:
+            print(f"Error: {program[0]}: {err.strerror or err}", file=sys.stderr)
+            return 127 if isinstance(err, FileNotFoundError) else 126
+        try:
+            status = _wait(proc, interrupts)
+        except Terminated:  # SIGTERM/SIGHUP to tlscope alone: the program must not outlive it
+            proc.terminate()
+            _wait(proc, [time.monotonic()])
+            raise
     finally:
         signal.signal(signal.SIGINT, previous)
     return 128 - status if status < 0 else status
