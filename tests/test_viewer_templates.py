@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import StaticSite, manifest_ids, raw_events, wait_hook
@@ -32,16 +33,52 @@ def test_viewer_new_refuses_bad_names_and_existing_folders(tmp_path: Path, capsy
     assert capsys.readouterr().out.split() == ["react", "vanilla"]
 
 
+#: Before the page's scripts: keep every state window.__tlscope passes through (a copy taken once
+#: the script that changed it has run), so that a test checks all of them, not only those its
+#: polls happen to see. A state a poll can see is one some test could wait for: on a loaded
+#: machine polls come late and rare, and see any state that lasts from one task to the next.
+RECORD_HOOK = """
+(() => {
+  const states = [];
+  let hook, queued = false;
+  const snap = () => { queued = false; states.push(JSON.parse(JSON.stringify(hook))); };
+  const changed = () => { if (!queued) { queued = true; queueMicrotask(snap); } };
+  const watch = (target) => new Proxy(target, {
+    set(t, key, value) { t[key] = value; changed(); return true; },
+  });
+  Object.defineProperty(window, '__tlscopeStates', { value: states });
+  Object.defineProperty(window, '__tlscope', {
+    configurable: true,
+    get() { return hook; },
+    set(value) { if (value !== hook) { hook = watch(value); changed(); } },
+  });
+})();
+"""
+
+
+def hook_states(page: Any) -> list[dict[str, Any]]:
+    states = page.evaluate("JSON.parse(JSON.stringify(window.__tlscopeStates))")
+    assert isinstance(states, list) and states
+    return states
+
+
 def check_viewer_page(browser: object, url: str, folder: Path) -> None:
+    """The page's hook, as its tests wait on it: `loaded` only with every event counted, and
+    `filter` only with the filtered count (never a stale total beside a new flag)."""
     page = browser.new_page()  # type: ignore[attr-defined]
+    page.add_init_script(RECORD_HOOK)
     page.goto(url)
+    events = len(raw_events(folder))
     hook = wait_hook(page, lambda h: h.get("loaded") is True)
-    assert hook["total"] == len(raw_events(folder))
+    assert hook["total"] == events
     assert set(hook["compileIds"]) == manifest_ids(folder)
     page.locator("li", has_text="[0/0]").first.click()
     hook = wait_hook(page, lambda h: h.get("filter") == "[0/0]")
-    assert 0 < hook["total"] < len(raw_events(folder))
+    assert 0 < hook["total"] < events
     assert "cid=%5B0%2F0%5D" in page.url
+    states = hook_states(page)
+    assert [s for s in states if s.get("loaded") and not s.get("filter") and s["total"] != events] == []
+    assert [s for s in states if s.get("filter") == "[0/0]" and not 0 < s["total"] < events] == []
     page.close()
 
 

@@ -48,6 +48,7 @@ async function main() {
   const trace = await openTrace(where);
   const events = trace.events;
   let cid = readState(location.hash).cid || '';
+  let applied = null; // the filter whose total the list shows
   const list = new VirtualList(byId('events'), {
     rowHeight: 23,
     createRow: eventRow,
@@ -61,12 +62,15 @@ async function main() {
   const redraw = () => {
     list.setCount(events.total);
     byId('count').textContent = `${events.total} events${trace.complete || trace.mode === 'remote' ? '' : ' (loading…)'}`;
-    setTestHook({ total: events.total, compileIds: trace.compileIds, filter: cid });
+    // While a filter is on its way the hook keeps the last state it described: a poll must never
+    // see a new filter beside the old total, or the reverse.
+    if (applied === cid) setTestHook({ total: events.total, compileIds: trace.compileIds, filter: applied });
   };
   const pick = async (id) => {
     cid = id;
     writeState({ cid });
     await events.setFilter({ cid });
+    if (cid === id) applied = id; // a later pick wins, whichever answers first
     drawCompileIds(trace, cid, pick);
     redraw();
   };

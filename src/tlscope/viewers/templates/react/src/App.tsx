@@ -47,7 +47,10 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
   const [cid, setCid] = useState<string>(() => readState(location.hash).cid ?? '');
   const [version, bump] = useReducer((n: number) => n + 1, 0);
+  // What the list shows once its promise is kept: every event in, the filter of this cid applied.
+  // The test hook says `loaded` or names a `filter` only beside the total that goes with it.
   const [loaded, setLoaded] = useState(false);
+  const [applied, setApplied] = useState<string | null>(null);
 
   useEffect(() => {
     setTestHook({ ready: false, total: 0, compileIds: [] });
@@ -61,8 +64,6 @@ export function App() {
       .then((opened) => {
         setTrace(opened);
         stop = opened.events.onChange(bump);
-        // `loaded` goes to the test hook with the total it was reached at (the effect below), never
-        // ahead of it: a test that waits for loaded then reads a total that is final.
         opened.loaded.then(() => setLoaded(true));
       })
       .catch((err: Error) => setError(err.message));
@@ -71,15 +72,26 @@ export function App() {
 
   useEffect(() => {
     if (!trace) return;
+    let current = true; // a filter set after this one wins, whichever answers first
     writeState({ cid });
-    trace.events.setFilter({ cid }).then(bump);
+    trace.events.setFilter({ cid }).then(() => {
+      if (current) setApplied(cid);
+      bump();
+    });
+    return () => {
+      current = false;
+    };
   }, [trace, cid]);
 
   useEffect(() => {
     if (error) setTestHook({ error });
-    if (!trace) return;
-    setTestHook({ ready: true, total: trace.events.total, compileIds: trace.compileIds, filter: cid, loaded });
-  }, [trace, version, cid, error, loaded]);
+    // While a filter is on its way the hook keeps the last state it described: a poll must never
+    // see a new filter beside the old total, or the reverse.
+    if (!trace || applied !== cid) return;
+    // One update, from what this render shows: set apart, a poll could see `loaded` beside the
+    // total of a render that had not counted every event yet.
+    setTestHook({ ready: true, loaded, total: trace.events.total, compileIds: trace.compileIds, filter: applied });
+  }, [trace, version, applied, cid, loaded, error]);
 
   if (error) return <p className="error">{error}</p>;
   if (!trace) return <p>Opening…</p>;
