@@ -6,6 +6,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 
 from __future__ import annotations
 
+from tlscope.analyse.callvalues import Values
 from tlscope.model.compile_id import CompileId
 from tlscope.model.compiles import (
     CacheOutcome,
@@ -51,6 +52,9 @@ class CompileAcc:
         self.code: list[PayloadRef] = []
         self.guards: PayloadRef | None = None
         self.inputs: dict[str, TensorInput] = {}
+        #: The recompiling call's values that this compile logged, for its failed guards' `actual`
+        #: (analyse/callvalues.py): only those of sources a guard failure names, so a few.
+        self.call_values: Values = {}
         self.pending_tensors: dict[tuple[int | None, int | None], DescribeTensor] = {}
 
     def count(self, record: Record, raw_line: int | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tlscope.analyse.callvalues import fill_actuals, value_changes
 from tlscope.analyse.compileacc import CompileAcc
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphs import dynamic_dims, placeholder_name
@@ -118,9 +119,13 @@ class _Frames:
         compared = failures[0].cache_entry if failures else _entry_of(reason)
         found = Recompile(reason=reason, guard_failures=failures, compared_with=compared, event=event)
         earlier = _frame_key(compared)
-        before, after = (self.inputs(earlier), self.inputs(frame_of(acc.cid))) if earlier is not None else ([], [])
+        after = self.inputs(frame_of(acc.cid))
+        before = self.inputs(earlier) if earlier is not None else []
         if before and after:  # a compile that failed before describing its inputs has nothing to compare
             found.changes = input_changes(before, after)
+        values = {want: value for a in accs for want, value in a.call_values.items()}
+        fill_actuals(failures, values, after)
+        found.changes += value_changes(failures, values)
         return found
 
 

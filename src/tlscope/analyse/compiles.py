@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import msgspec
 
+from tlscope.analyse.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
 from tlscope.analyse.compileacc import CompileAcc, failure_of
 from tlscope.analyse.graphbreaks import parse_graph_break
 from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
@@ -31,6 +32,7 @@ from tlscope.model.events import (
     AotAutogradBackwardCompilationMetrics,
     Artifact,
     CompilationMetrics,
+    CreateSymbol,
     DescribeSource,
     DescribeTensor,
     DynamoStart,
@@ -80,6 +82,9 @@ class CompileFold:
         self.accs: dict[CompileId, CompileAcc] = {}
         self.times: dict[CompileId, FrameTime] = {}
         self._problem = problem
+        #: Per frame compile (attempt left out): the Python values its failed guards are about,
+        #: looked for in its later guards and symbols (recompile_reasons comes first in a compile).
+        self._wanted: dict[CompileId, set[Wanted]] = {}
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
         if record.key == "str" or record.compile_id is None:
@@ -105,6 +110,8 @@ class CompileFold:
             acc.pending_tensors[(event.describer_id, event.id)] = event
         elif isinstance(event, DescribeSource):
             acc.describe_source(event.describer_id, event.id, event.source)
+        elif isinstance(event, CreateSymbol):
+            self._symbol(acc, event)
         else:
             self._payload_event(acc, record, raw_line)
 
@@ -115,6 +122,17 @@ class CompileFold:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
             acc.guards = payload_ref(record, record.key, raw_line)
+            wanted = self._wanted.get(_frame(acc.cid))
+            if wanted and record.payload is not None:
+                acc.call_values.update(guard_values(guard_codes(record.key, record.payload), wanted))
+
+    def _symbol(self, acc: CompileAcc, event: CreateSymbol) -> None:
+        """A Python int the call changed, made dynamic: its value is the symbol's `val`."""
+        if event.source is None or event.val is None:
+            return
+        want = ("value", value_key(event.source))
+        if want in self._wanted.get(_frame(acc.cid), ()):
+            acc.call_values.setdefault(want, (event.source, event.val))
 
     def _chromium(self, record: Record) -> None:
         try:
@@ -169,6 +187,9 @@ class CompileFold:
             )
         acc.recompile_event = payload_ref(record, "recompile_reasons", raw_line)
         acc.guard_failures = [guard_failure(text) for text in texts]
+        wanted = {w for w in map(wanted_of, acc.guard_failures) if w is not None}
+        if wanted:
+            self._wanted.setdefault(_frame(acc.cid), set()).update(wanted)
 
     def _cache(self, record: Record, cache: str, outcome: str, ref: PayloadRef) -> CacheOutcome:
         found = CacheOutcome(cache=cache, outcome=outcome, event=ref)
@@ -179,6 +200,11 @@ class CompileFold:
         found.key = data.key
         found.reason = data.cache_bypass_reason or data.reason
         return found
+
+
+def _frame(cid: CompileId) -> CompileId:
+    """The frame compile of an attempt (analyse/compileresult.py's frame_of, which imports this)."""
+    return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
 
 
 def error_user_frame(text: str) -> SourceLocation | None:

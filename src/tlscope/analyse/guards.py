@@ -222,6 +222,10 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
 _COMMA_ENDED = (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), re.compile(r"___check_type_id\((?P<s>[^,]+),"))
 _SIZE_OR_SYMBOL = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
 _TENSOR = r"tensor '(?P<s>[^']*)'"
+#: `len(<source>) == <n>` and `<source> == <value>`: Dynamo's guards on a length and on a Python
+#: value, in a recompile reason and in an entry's own guards alike (analyse/callvalues.py).
+LENGTH_GUARD = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
+VALUE_GUARD = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
 _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]] = [
     (
         re.compile(_TENSOR + r" size mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
@@ -250,9 +254,9 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]
     ),
     (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
     (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
-    (re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$"), _length),
+    (LENGTH_GUARD, _length),
     (_COMMA_ENDED[0], _identity("identity")),
     (_COMMA_ENDED[1], _identity("type")),
     (_SIZE_OR_SYMBOL, _dynamic_range),
-    (re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$"), _value),
+    (VALUE_GUARD, _value),
 ]

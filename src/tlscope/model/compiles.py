@@ -177,7 +177,8 @@ class InputChange(msgspec.Struct, kw_only=True):
 
     #: The input, as Dynamo names its source (e.g. `L['x']`).
     input: str
-    #: `size`, `stride`, `dtype`, `device`, `requires_grad`, `rank`, `dynamic_dims` or `presence`.
+    #: `size`, `stride`, `dtype`, `device`, `requires_grad`, `rank`, `dynamic_dims`, `marked_dynamic`,
+    #: `presence`; or, for a Python value whose new value the log holds, `value` or `length`.
     what: str
     before: str | None
     after: str | None

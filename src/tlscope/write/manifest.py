@@ -12,8 +12,9 @@ from tlscope.model.clock import ClockInfo
 
 #: Bump on any incompatible change to an output file (FORMAT.md, "Versioning").
 FORMAT_VERSION = 1
-#: Bump on an addition (a new file or field): 1 added compiles.json, log_size.json and this field.
-FORMAT_MINOR = 1
+#: Bump on an addition (a new file or field): 1 added compiles.json, log_size.json and this field;
+#: 2 the recompiling call's Python values in compiles.json (guard_failures[].actual, changes value/length).
+FORMAT_MINOR = 2
 
 
 class InputFile(msgspec.Struct, kw_only=True):

@@ -1,0 +1,140 @@
+"""The value the recompiling call had, for guards on Python values (compiles.json `actual`).
+
+A `recompile_reasons` reason gives each earlier cache entry's failed guard with the value that
+entry was compiled for (`k == 2`, `len(xs) == 2`, `G['FLAG'] == False`), never the call's.
+The new compile logs the call's value itself when it kept one:
+
+- specialised on it: the new entry's guards hold `<source> == <value>` (`L['k'] == 3`,
+  `G['FLAG'] == True`, `len(L['xs']) == 3`), since Dynamo compiled it for exactly that call;
+- made it dynamic (an int whose value changed becomes a symbol): `create_symbol`'s `val`, for
+  the symbol whose `source` is that input.
+
+A compile that logged neither (stopped at the recompile limit, failed before building guards,
+an older torch) leaves `actual` null: nothing is guessed. A `dynamic_range` guard's subject is a
+tensor size (`x.size()[0]`): the new compile's `describe_tensor` holds it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tlscope.analyse.guards import LENGTH_GUARD, VALUE_GUARD, subject_name
+from tlscope.analyse.linear import comment_start
+from tlscope.model.compiles import GuardFailure, InputChange, TensorInput
+from tlscope.read.json_boundary import JsonError, decode
+
+#: Guard kinds whose new value the new compile's guards or symbols can hold.
+VALUE_KINDS = frozenset({"value", "global", "length"})
+#: (what, key): what is `value` or `length`; key is the source with a local's `L['name']` as `name`.
+Wanted = tuple[str, str]
+#: Wanted -> (the source as the new compile logged it, the call's value as Dynamo printed it).
+Values = dict[Wanted, tuple[str, str]]
+_LOCAL = re.compile(r"L\['([^'\\]+)'\]")
+#: The guard code of a C++ guard tree line, after its `| +- KIND: ` lead.
+_TREE_LINE = re.compile(r"^[|+\- ]*[A-Z][A-Z0-9_]*: ")
+_TENSOR_DIM = re.compile(r"^(?P<s>.+)\.(?P<what>size|stride)\(\)\[(?P<i>\d{1,9})\]$")
+
+
+def value_key(source: str) -> str:
+    """`L['k']` -> `k`, `L['xs'][0]` -> `xs[0]`: locals as reasons print them; globals kept whole."""
+    source = source.strip()
+    match = _LOCAL.match(source)
+    return source if match is None else match[1] + source[match.end() :]
+
+
+def wanted_of(failure: GuardFailure) -> Wanted | None:
+    """What a guard failure's new value would be found under, for the kinds that have one."""
+    if failure.kind not in VALUE_KINDS:
+        return None
+    pattern = LENGTH_GUARD if failure.kind == "length" else VALUE_GUARD
+    match = pattern.match(failure.guard)
+    if match is None:
+        return None
+    return ("length" if failure.kind == "length" else "value", value_key(match["s"]))
+
+
+def guard_codes(key: str, payload: bytes) -> list[str]:
+    """The guard expressions of a guards payload: `dynamo_guards` JSON (`code`) or the C++ tree."""
+    if key == "dynamo_guards":
+        try:
+            items = decode(payload)
+        except JsonError:
+            return []
+        codes = (item.get("code") for item in items if isinstance(item, dict)) if isinstance(items, list) else ()
+        return [code for code in codes if isinstance(code, str)]
+    found = []
+    for line in payload.decode("utf-8", "replace").splitlines():
+        lead = _TREE_LINE.match(line) if "==" in line else None
+        if lead is not None:
+            cut = comment_start(line)
+            found.append(line[lead.end() : cut].strip())
+    return found
+
+
+def guard_values(codes: list[str], wanted: set[Wanted]) -> Values:
+    """(source as logged, value) of each wanted source that a guard pins to one value."""
+    values: Values = {}
+    for code in codes:
+        length = LENGTH_GUARD.match(code)
+        match = length or VALUE_GUARD.match(code)
+        if match is None:
+            continue
+        want = ("length" if length else "value", value_key(match["s"]))
+        value = match["e"].strip()
+        if want in wanted and _whole(value):
+            values.setdefault(want, (match["s"].strip(), value))
+    return values
+
+
+def _whole(value: str) -> bool:
+    """False for a string literal cut short: a `  # ` inside it was taken for the guard's comment."""
+    return value[:1] not in ("'", '"') or (len(value) > 1 and value[-1] == value[0])
+
+
+def fill_actuals(failures: list[GuardFailure], values: Values, inputs: list[TensorInput]) -> None:
+    """Set `actual` (and say it in `explanation`) where the new compile logged the call's value."""
+    for failure in failures:
+        if failure.actual is not None:
+            continue
+        want = wanted_of(failure)
+        if want is not None and want in values:
+            failure.actual = values[want][1]
+            failure.explanation = _explained(failure)
+        elif failure.kind == "dynamic_range" and failure.subject is not None:
+            failure.actual = _tensor_dim(failure.subject, inputs)
+            if failure.actual is not None:
+                failure.explanation = (
+                    f"{failure.subject} is {failure.actual} in this call, outside `{failure.guard}`, a shape guard "
+                    "of the entry's dynamic graph (sizes 0 and 1 are always specialised)"
+                )
+
+
+def _explained(failure: GuardFailure) -> str:
+    name = subject_name(failure.subject or "")
+    if failure.kind == "length":
+        return f"length of {name} changed: {failure.expected} -> {failure.actual}"
+    lead = "global " if failure.kind == "global" else ""
+    return f"{lead}{name} changed: {failure.expected} -> {failure.actual}"
+
+
+def _tensor_dim(subject: str, inputs: list[TensorInput]) -> str | None:
+    match = _TENSOR_DIM.match(subject)
+    if match is None:
+        return None
+    tensor = next((t for t in inputs if value_key(t.source) == value_key(match["s"])), None)
+    sizes = None if tensor is None else (tensor.size if match["what"] == "size" else tensor.stride)
+    index = int(match["i"])
+    return str(sizes[index]) if sizes is not None and index < len(sizes) else None
+
+
+def value_changes(failures: list[GuardFailure], values: Values) -> list[InputChange]:
+    """`changes` entries for the Python values whose both sides the log holds: the newest entry's
+    failed guard (expected) and the new compile's value (actual)."""
+    changes = []
+    for failure in failures[:1]:
+        want = wanted_of(failure)
+        if want is not None and want in values and failure.actual is not None:
+            changes.append(
+                InputChange(input=values[want][0], what=want[0], before=failure.expected, after=failure.actual)
+            )
+    return changes
