@@ -20,7 +20,8 @@ http.server over HTTP/1.1 with Range: every case is held in the tab) or `--serve
 (`tlscope serve CASES --viewer bench/fulldom`: text sent gzip-encoded, and past 300,000 events or
 128 MiB the explorer pages through the events API instead of loading raw.jsonl). Measured:
 
-* **first rows**: ms from navigation start to the frame after the first rows are drawn
+* **first rows**: ms from navigation start (of a freshly launched browser; `--warm`: one that has
+  drawn a blank page first) to the frame after the first rows are drawn
   (`window.__tlscope.firstRowsAt`), and (in brackets) from the moment the viewer's script
   starts (`startedAt`: the page and its modules are loaded, what is left is the viewer's work);
 * **loaded**: ms until every event is in (`loadedAt`);
@@ -241,13 +242,15 @@ def _watchdog(pids: set[int], after: float) -> threading.Timer:
     return timer
 
 
-def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout: float) -> Result:
+def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout: float, warm: bool = False) -> Result:
     manifest = json.loads((folder / "manifest.json").read_text())
     result = Result(case, viewer, manifest["raw_jsonl_events"], round((folder / "raw.jsonl").stat().st_size / 1e6, 1))
     before = _chromium_pids()
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     watchdog = _watchdog(_chromium_pids() - before, timeout + 30)
     try:
+        if warm:  # a browser already running, as a user's is: one page drawn first, on no site of ours
+            browser.new_page().set_content("<p>warm</p>")
         return _measure_in(browser, page_url, viewer, result, timeout)
     except Exception as err:  # the watchdog killed a stuck browser
         result.note = result.note or f"did not finish within {timeout:.0f} s ({type(err).__name__})"
@@ -306,6 +309,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--server", choices=["static", "serve"], default="static")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--warm", action="store_true",
+                        help="draw one blank page in the fresh browser before the viewer's (a running browser)")  # fmt: skip
     args = parser.parse_args()
     if args.list:
         print("big 40k 1m")
@@ -319,7 +324,7 @@ def main() -> None:
         with sync_playwright() as p:
             for case, folder in folders.items():
                 for viewer in args.viewers:
-                    results.append(measure(p, page_url(viewer, case), viewer, case, folder, args.timeout))
+                    results.append(measure(p, page_url(viewer, case), viewer, case, folder, args.timeout, args.warm))
                     print(table(results[-1:]).splitlines()[-1], flush=True)
     text = table(results)
     print(f"\n{text}\n\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
