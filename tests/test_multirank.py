@@ -366,3 +366,31 @@ def test_preload_runs_once_before_forking_workers(multi_rank_logs: Path, tmp_pat
         run_multi_rank(multi_rank_logs, out, ParseOptions(), jobs=jobs, sinks=report_sinks, preload=preload, echo=str)
         assert calls == expected  # in this process only: the workers inherit what it loaded
         assert (out / "rank_1" / "index.html").is_file()
+
+
+def test_an_interrupt_kills_a_worker_the_pool_had_not_listed_yet() -> None:
+    """An interrupt landing after a worker's fork but before the pool lists it (the race behind a
+    run that said "Interrupted" and kept its pipes open): every process started since the pool was
+    made is killed, and a process that was alive before it is left alone."""
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tlscope.pipeline import ranks as multirank
+
+    fork = multiprocessing.get_context("fork")
+    bystander = fork.Process(target=time.sleep, args=(60,))
+    bystander.start()
+    try:
+        before = set(multiprocessing.active_children())
+        executor = ProcessPoolExecutor(max_workers=1, mp_context=fork)
+        unlisted = fork.Process(target=time.sleep, args=(60,))  # the worker the pool had not listed
+        with pytest.raises(KeyboardInterrupt), multirank._stopped_on_failure(executor, before):
+            unlisted.start()
+            raise KeyboardInterrupt
+        unlisted.join(10)
+        assert unlisted.exitcode is not None and unlisted.exitcode < 0  # killed, not left waiting
+        assert bystander.is_alive()
+    finally:
+        bystander.kill()
+        bystander.join()

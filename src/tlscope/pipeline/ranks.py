@@ -111,10 +111,11 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
             # Once here instead of once in every forked worker, which inherits it: less CPU in
             # all, and the pool's cores go to parsing from the first rank on.
             preload()
+        before = set(multiprocessing.active_children())
         executor = ProcessPoolExecutor(
             max_workers=min(jobs, len(work)), mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
         )
-        with _stopped_on_failure(executor):
+        with _stopped_on_failure(executor, before):
             # Biggest logs first, so the last parse to start is a small one and no worker is
             # left alone with a big rank at the end (longest-processing-time-first).
             by_size = sorted(range(len(work)), key=lambda i: (-_size(work[i][0].path), i))
@@ -146,17 +147,22 @@ def _outcome(future: Future[RankResult], rank: int) -> RankResult:
 
 
 @contextlib.contextmanager
-def _stopped_on_failure(executor: ProcessPoolExecutor) -> Iterator[None]:
+def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None = None) -> Iterator[None]:
     """Shut the pool down on the way out; on an exception or interrupt, kill its workers first.
 
     `with executor` would wait for every rank already running (seconds to minutes) while the
     run is failing or the user pressed Ctrl-C, and the workers would go on writing into a
-    folder being removed.
+    folder being removed. The workers are the pool's list and every process started since
+    `before` (the children alive when the pool was made): an interrupt that lands while the
+    pool is starting a worker, after the fork and before the pool lists it, would otherwise
+    leave that worker waiting for work forever, holding the run's stdout and stderr open.
     """
     try:
         yield
     except BaseException:
         workers = list((getattr(executor, "_processes", None) or {}).values())
+        if before is not None:
+            workers += [p for p in multiprocessing.active_children() if p not in before and p not in workers]
         executor.shutdown(wait=False, cancel_futures=True)
         for worker in workers:
             worker.kill()
