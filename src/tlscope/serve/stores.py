@@ -309,11 +309,8 @@ class Store:
             lo, at = at, at + len(chunk)
             if at <= start:
                 continue  # before the range: a host that ignores Range sends it all
-            piece = (
-                chunk[max(0, start - lo) : None if stop is None else stop - lo]
-                if lo < start or (stop is not None and at > stop)
-                else chunk
-            )
+            # A slice spanning the whole chunk is the chunk itself (bytes are not copied then).
+            piece = chunk[max(0, start - lo) : None if stop is None else stop - lo]
             sent += len(piece)
             if sent > self.config.max_object_bytes:
                 raise RemoteError(413, "object grew over this store's max_object_bytes")
