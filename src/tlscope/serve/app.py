@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -35,6 +36,7 @@ from tlscope.serve.stores import RemoteError, Store
 from tlscope.serve.traces import Trace, TraceError, Traces, remote_trace
 from tlscope.serve.viewerdirs import DEFAULT, Viewer
 from tlscope.viewers import LIB
+from tlscope.viewers.build import BuildError, built_explorer
 
 _MAX_BODY = 16 * 1024
 _JSON = "application/json"
@@ -227,8 +229,20 @@ async def viewer_file(request: Request) -> Response:
     if viewer is None:
         raise ApiError(404, "no such viewer")
     rel = _checked(request, request.path_params.get("path", ""))
-    path = _confined(viewer.folder, rel)
+    path = _confined(_viewer_root(viewer), rel)
     return file_response(path, request.headers, method=request.method, extra={"content-security-policy": VIEWER_CSP})
+
+
+def _viewer_root(viewer: Viewer) -> Path:
+    """The built-in explorer goes out as its build (its modules bundled in one app.js:
+    viewers/build.py), remade when its files change. Should that ever fail, its source files,
+    which work as they are (one request per module), rather than no explorer."""
+    if viewer.source != "built-in":
+        return viewer.folder
+    try:
+        return built_explorer()
+    except (BuildError, OSError):
+        return viewer.folder
 
 
 async def list_viewers(request: Request) -> Response:

@@ -90,8 +90,16 @@ def _module(path: Path, text: str, index: dict[Path, int]) -> str:
     return f"// {path.name}\nconst {_var(path, index)} = (() => {{\n" + "\n".join(head) + body + returned + "\n})();\n"
 
 
+def modules(entry: Path) -> list[Path]:
+    """The module files `entry` imports, directly or not, dependencies first and `entry` last."""
+    order: list[Path] = []
+    _visit(entry.resolve(), {}, [], order)
+    return order
+
+
 def bundle(entry: Path) -> str:
-    """The module graph from `entry` as one script (for an inline `<script type="module">`)."""
+    """The module graph from `entry` as one script (for an inline `<script type="module">`, or a
+    module file of its own: it imports and exports nothing)."""
     seen: dict[Path, str] = {}
     order: list[Path] = []
     _visit(entry.resolve(), seen, [], order)

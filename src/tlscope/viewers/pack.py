@@ -1,6 +1,6 @@
 """`tlscope pack`: one HTML file holding the explorer and a trace, that opens from file://.
 
-The explorer's modules are bundled into one inline script (viewers/bundle.py), its stylesheet
+The explorer's modules are bundled into one inline script (viewers/build.py), its stylesheet
 inlined, and the trace's files put in a `<script type="application/json" id="tlscope-pack">`
 element as base64 of their gzip (decompressed in the browser by DecompressionStream). Payloads
 go in smallest first until the budget is spent; the file lists the ones left out.
@@ -11,13 +11,11 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tlscope.viewers import EXPLORER
-from tlscope.viewers.bundle import bundle
+from tlscope.viewers.build import BuildError, packed_page
 
 #: Payload bytes (uncompressed) a pack holds by default.
 DEFAULT_BUDGET = 32 * 1024 * 1024
@@ -108,21 +106,9 @@ def render(folder: Path, budget: int = DEFAULT_BUDGET, title: str = "") -> tuple
     """The packed HTML page for `folder`, and what it holds."""
     files, result = collect(folder, budget)
     data = {"format": "tlscope-pack", "version": 1, "title": title, "files": files, "omitted": result.omitted}
-    page = (EXPLORER / "index.html").read_text(encoding="utf-8")
-    style = (EXPLORER / "explorer.css").read_text(encoding="utf-8").replace("</", "<\\/")
-    script = bundle(EXPLORER / "app.js")
-    link = '<link rel="stylesheet" href="explorer.css">'
-    module = '<script type="module" src="app.js"></script>'
-    if link not in page or module not in page:
-        raise PackError("the explorer's index.html no longer has the stylesheet link and module script pack replaces")
-    page = page.replace(link, f"<style>\n{style}</style>")
-    page = re.sub(r'<link rel="modulepreload"[^>]*>\n', "", page)  # the modules are inlined
-    page = page.replace('<script type="module" async src="prefetch.js"></script>\n', "")  # nothing to fetch
-    page = page.replace("<!-- Every module asked for at once, not import level by import level. -->\n", "")
-    page = page.replace(
-        module,
-        f'<script type="application/json" id="tlscope-pack">{_json_for_script(data)}</script>\n'
-        f'<script type="module">\n{script}</script>',
-    )
+    try:
+        page = packed_page(_json_for_script(data))
+    except BuildError as err:
+        raise PackError(str(err)) from None
     result.size = len(page.encode("utf-8"))
     return page, result
