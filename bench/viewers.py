@@ -16,14 +16,20 @@ Cases (output folders made under bench/out/viewers/ on first use):
 Each case is opened in a fresh chromium by each viewer: `explorer` (the default viewer) and
 `fulldom` (bench/fulldom/: the whole raw.jsonl as one table in the DOM, what tlparse-scope does),
 both through one local server on 127.0.0.1: `--server static` (default; bench/staticserve.py,
-http.server over HTTP/1.1 with Range: every case is held in the tab) or `--server serve`
+http.server over HTTP/1.1 with Range, serving the explorer as tlscope serve sends it, its modules
+bundled in one app.js (viewers/build.py): every case is held in the tab) or `--server serve`
 (`tlscope serve CASES --viewer bench/fulldom`: text sent gzip-encoded, and past 300,000 events or
 128 MiB the explorer pages through the events API instead of loading raw.jsonl). Measured:
 
-* **first rows**: ms from navigation start (of a freshly launched browser; `--warm`: one that has
-  drawn a blank page first) to the frame after the first rows are drawn
+* **first rows**: ms from navigation start to the frame after the first rows are drawn
   (`window.__tlscope.firstRowsAt`), and (in brackets) from the moment the viewer's script
-  starts (`startedAt`: the page and its modules are loaded, what is left is the viewer's work);
+  starts (`startedAt`: the page and its modules are loaded, what is left is the viewer's work).
+  The browser is freshly launched (`--browser cold`, the default), has drawn a blank page first
+  (`warm`), or has also gone idle (`settled`: its processes used under 10% of a core for 0.5 s,
+  at most 15 s after launch). A fresh chromium spends about 0.4 CPU-s starting up (its browser
+  process and a top-chrome WebUI renderer) in the very time the page loads, which on two cores
+  makes the cold figure mostly chromium's own start; `settled` is a user's running, idle browser
+  opening a link;
 * **loaded**: ms until every event is in (`loadedAt`);
 * **frame p95 / max**: the time between animation frames while the table is scrolled by one
   screen per frame for 3 s. Chromium runs with `--disable-frame-rate-limit --disable-gpu-vsync`,
@@ -33,7 +39,7 @@ http.server over HTTP/1.1 with Range: every case is held in the tab) or `--serve
   garbage collection (what the tab settles to), and the JS heap in use (with array buffers).
 
 The full-DOM table gets `--timeout` seconds (default 180) to load; past that it is reported as
-not finished. Results: a markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
+not finished. `--rounds N` runs each case and viewer N times and gives medians. Results: a markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -59,9 +66,16 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out" / "viewers"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-frame-rate-limit", "--disable-gpu-vsync", "--no-first-run",
-                 "--enable-precise-memory-info"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-frame-rate-limit",
+    "--disable-gpu-vsync",
+    "--no-first-run",
+    "--enable-precise-memory-info",
+]
 SCROLL = """async ({ selector, seconds }) => {
   const el = document.querySelector(selector);
   const frames = [];
@@ -128,10 +142,18 @@ def prepare(case: str) -> Path:
 
 def site_root() -> Path:
     """One folder served by http.server: symlinks to the JS client, the viewers and the cases."""
-    from tlscope.viewers import EXPLORER, LIB
+    from tlscope.viewers import LIB
+    from tlscope.viewers.build import build_explorer
 
     root = OUT / "site"
-    links = {root / "lib": LIB, root / "viewers" / "explorer": EXPLORER, root / "viewers" / "fulldom": HERE / "fulldom"}
+    # The explorer as tlscope serve sends it (one bundled app.js: viewers/build.py), made afresh.
+    explorer = root / "viewers" / "explorer"
+    explorer.parent.mkdir(parents=True, exist_ok=True)
+    if explorer.is_symlink():
+        explorer.unlink()
+    shutil.rmtree(explorer, ignore_errors=True)
+    build_explorer(explorer)
+    links = {root / "lib": LIB, root / "viewers" / "fulldom": HERE / "fulldom"}
     links.update({root / "traces" / p.name: p for p in OUT.iterdir() if p.is_dir() and p.name != "site"})
     for link, target in links.items():
         link.parent.mkdir(parents=True, exist_ok=True)
@@ -146,8 +168,13 @@ PageUrl = Callable[[str, str], str]
 @contextlib.contextmanager
 def static_site(folders: dict[str, Path]) -> Iterator[PageUrl]:
     """bench/staticserve.py over site_root(); yields (viewer, case) -> the page's URL."""
-    server = subprocess.Popen([sys.executable, str(HERE / "staticserve.py"), str(site_root())],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "staticserve.py"), str(site_root())],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
     try:
         assert server.stdout is not None
         base = server.stdout.readline().strip()
@@ -242,15 +269,40 @@ def _watchdog(pids: set[int], after: float) -> threading.Timer:
     return timer
 
 
-def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout: float, warm: bool = False) -> Result:
+def _cpu_seconds(pids: set[int]) -> float:
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pids: Callable[[], set[int]], idle: float = 0.1, window: float = 0.5, limit: float = 15) -> float:
+    """Wait until the processes `pids()` use under `idle` of a core over `window` s (at most
+    `limit` s); the seconds waited."""
+    start = last_at = time.monotonic()
+    last = _cpu_seconds(pids())
+    while time.monotonic() - start < limit:
+        time.sleep(window)
+        now, at = _cpu_seconds(pids()), time.monotonic()
+        if now - last < idle * (at - last_at):
+            break
+        last, last_at = now, at
+    return time.monotonic() - start
+
+
+def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout: float, start: str = "cold") -> Result:
     manifest = json.loads((folder / "manifest.json").read_text())
     result = Result(case, viewer, manifest["raw_jsonl_events"], round((folder / "raw.jsonl").stat().st_size / 1e6, 1))
     before = _chromium_pids()
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     watchdog = _watchdog(_chromium_pids() - before, timeout + 30)
     try:
-        if warm:  # a browser already running, as a user's is: one page drawn first, on no site of ours
+        if start != "cold":  # a browser already running, as a user's is: one page drawn first, on no site of ours
             browser.new_page().set_content("<p>warm</p>")
+        if start == "settled":
+            settle(lambda: _chromium_pids() - before)
         return _measure_in(browser, page_url, viewer, result, timeout)
     except Exception as err:  # the watchdog killed a stuck browser
         result.note = result.note or f"did not finish within {timeout:.0f} s ({type(err).__name__})"
@@ -292,12 +344,43 @@ def _measure_in(browser: Any, page_url: str, viewer: str, result: Result, timeou
     return result
 
 
+def combine(runs: list[Result]) -> Result:
+    """One result of several runs of a case and viewer: each figure's median over the runs that
+    have it, the spread of first rows in the note."""
+    if len(runs) == 1:
+        return runs[0]
+    out = Result(runs[0].case, runs[0].viewer, runs[0].events, runs[0].raw_mb)
+    for name in ("first_rows_ms", "script_to_rows_ms", "loaded_ms", "frame_p95_ms", "frame_max_ms", "frames",
+                 "rss_mb", "settled_mb", "heap_mb"):  # fmt: skip
+        values = [getattr(r, name) for r in runs if getattr(r, name) is not None]
+        if values:
+            setattr(out, name, round(statistics.median(values), 1))
+    firsts = sorted(r.first_rows_ms for r in runs if r.first_rows_ms is not None)
+    spread = f"first rows {firsts[0]:.0f}-{firsts[-1]:.0f}" if firsts else ""
+    notes = sorted({r.note for r in runs if r.note})
+    out.note = "; ".join([f"median of {len(runs)} runs", spread, *notes]).strip("; ")
+    return out
+
+
 def table(results: list[Result]) -> str:
     head = "| case | viewer | events | raw.jsonl MB | first rows ms | loaded ms | frame p95 ms | frame max ms | tab memory MB | after GC MB | JS heap MB | note |"
     rows = [head, "|" + "---|" * 12]
     for r in results:
         rows_ms = None if r.first_rows_ms is None else f"{r.first_rows_ms} ({r.script_to_rows_ms})"
-        cells = [r.case, r.viewer, f"{r.events:,}", r.raw_mb, rows_ms, r.loaded_ms, r.frame_p95_ms, r.frame_max_ms, r.rss_mb, r.settled_mb, r.heap_mb, r.note]
+        cells = [
+            r.case,
+            r.viewer,
+            f"{r.events:,}",
+            r.raw_mb,
+            rows_ms,
+            r.loaded_ms,
+            r.frame_p95_ms,
+            r.frame_max_ms,
+            r.rss_mb,
+            r.settled_mb,
+            r.heap_mb,
+            r.note,
+        ]
         rows.append("| " + " | ".join("—" if c is None else str(c) for c in cells) + " |")
     return "\n".join(rows)
 
@@ -309,8 +392,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--server", choices=["static", "serve"], default="static")
     parser.add_argument("--list", action="store_true")
-    parser.add_argument("--warm", action="store_true",
-                        help="draw one blank page in the fresh browser before the viewer's (a running browser)")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs of each case and viewer (each in a new browser); the table gives medians")  # fmt: skip
+    parser.add_argument("--browser", choices=["cold", "warm", "settled"], default="cold",
+                        help="the browser a page opens in: freshly launched, after one blank page, or gone idle too")  # fmt: skip
     args = parser.parse_args()
     if args.list:
         print("big 40k 1m")
@@ -324,14 +409,20 @@ def main() -> None:
         with sync_playwright() as p:
             for case, folder in folders.items():
                 for viewer in args.viewers:
-                    results.append(measure(p, page_url(viewer, case), viewer, case, folder, args.timeout, args.warm))
-                    print(table(results[-1:]).splitlines()[-1], flush=True)
+                    runs = []
+                    for _ in range(args.rounds):
+                        runs.append(
+                            measure(p, page_url(viewer, case), viewer, case, folder, args.timeout, args.browser)
+                        )
+                        print(table(runs[-1:]).splitlines()[-1], flush=True)
+                    results.append(combine(runs))
     text = table(results)
     print(f"\n{text}\n\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     results_dir = HERE / "results"
     results_dir.mkdir(exist_ok=True)
-    (results_dir / f"viewers-{stamp}.md").write_text(f"server: {args.server}\n\n{text}\n")
+    head = f"server: {args.server}, browser: {args.browser}, rounds: {args.rounds}"
+    (results_dir / f"viewers-{stamp}.md").write_text(f"{head}\n\n{text}\n")
     (results_dir / f"viewers-{stamp}.json").write_text(json.dumps([asdict(r) for r in results], indent=1))
 
 
