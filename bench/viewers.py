@@ -25,8 +25,8 @@ bundled in one app.js (viewers/build.py): every case is held in the tab) or `--s
   (`window.__tlscope.firstRowsAt`), and (in brackets) from the moment the viewer's script
   starts (`startedAt`: the page and its modules are loaded, what is left is the viewer's work).
   The browser is freshly launched (`--browser cold`, the default), has drawn a blank page first
-  (`warm`), or has also gone idle (`settled`: its processes used under 10% of a core for 0.5 s,
-  at most 15 s after launch). A fresh chromium spends about 0.4 CPU-s starting up (its browser
+  (`warm`), or has also opened the tab and gone idle (`settled`: its processes used under 10% of
+  a core for 0.5 s, at most 15 s after launch). A fresh chromium spends about 0.4 CPU-s starting up (its browser
   process and a top-chrome WebUI renderer) in the very time the page loads, which on two cores
   makes the cold figure mostly chromium's own start; `settled` is a user's running, idle browser
   opening a link;
@@ -39,7 +39,8 @@ bundled in one app.js (viewers/build.py): every case is held in the tab) or `--s
   garbage collection (what the tab settles to), and the JS heap in use (with array buffers).
 
 The full-DOM table gets `--timeout` seconds (default 180) to load; past that it is reported as
-not finished. `--rounds N` runs each case and viewer N times and gives medians. Results: a markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
+not finished. `--rounds N` runs each case and viewer N times and gives medians. Results: a
+markdown table on stdout and bench/results/viewers-<stamp>.{md,json}.
 """
 
 from __future__ import annotations
@@ -301,9 +302,8 @@ def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout
     try:
         if start != "cold":  # a browser already running, as a user's is: one page drawn first, on no site of ours
             browser.new_page().set_content("<p>warm</p>")
-        if start == "settled":
-            settle(lambda: _chromium_pids() - before)
-        return _measure_in(browser, page_url, viewer, result, timeout)
+        idle = (lambda: settle(lambda: _chromium_pids() - before)) if start == "settled" else None
+        return _measure_in(browser, page_url, viewer, result, timeout, idle)
     except Exception as err:  # the watchdog killed a stuck browser
         result.note = result.note or f"did not finish within {timeout:.0f} s ({type(err).__name__})"
         return result
@@ -313,8 +313,12 @@ def measure(p: Any, page_url: str, viewer: str, case: str, folder: Path, timeout
             browser.close()
 
 
-def _measure_in(browser: Any, page_url: str, viewer: str, result: Result, timeout: float) -> Result:
+def _measure_in(
+    browser: Any, page_url: str, viewer: str, result: Result, timeout: float, idle: Callable[[], object] | None
+) -> Result:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
+    if idle is not None:  # the tab open (its renderer started) and the browser idle: then the link
+        idle()
     page.goto(page_url, wait_until="commit", timeout=120_000)
     hook = wait_loaded(page, timeout)
     if not hook.get("loaded"):
@@ -393,9 +397,9 @@ def main() -> None:
     parser.add_argument("--server", choices=["static", "serve"], default="static")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="runs of each case and viewer (each in a new browser); the table gives medians")  # fmt: skip
+                        help="runs of each case and viewer (a new browser each); the table gives medians")  # fmt: skip
     parser.add_argument("--browser", choices=["cold", "warm", "settled"], default="cold",
-                        help="the browser a page opens in: freshly launched, after one blank page, or gone idle too")  # fmt: skip
+                        help="the browser a page opens in: fresh, after a blank page, or idle too")  # fmt: skip
     args = parser.parse_args()
     if args.list:
         print("big 40k 1m")
