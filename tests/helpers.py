@@ -5,6 +5,7 @@ Fixtures live in conftest.py and use these; test modules never import conftest o
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -12,7 +13,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -369,6 +370,19 @@ class LiveServer:
         self.uvicorn.should_exit = True
         self.thread.join(timeout=10)
         self.sock.close()
+
+    @contextlib.contextmanager
+    def compressing(self, mode: str = "always") -> Iterator[None]:
+        """The server with config `compress` set to `mode` meanwhile: every test client is on
+        loopback, which the default ("auto") sends no gzip to."""
+        import msgspec
+
+        before = self.server.config
+        self.server.config = msgspec.structs.replace(before, compress=mode)
+        try:
+            yield
+        finally:
+            self.server.config = before
 
 
 def check_remote_log_parsed_once(client: Any, live: LiveServer, url: str, log: Path) -> dict[str, Any]:

@@ -7,6 +7,8 @@ JS client and viewers with the viewer CSP, and the OpenAPI document against the 
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import gzip
 import json
 from collections import Counter
@@ -113,7 +115,12 @@ def test_files_are_byte_exact(client: httpx.Client, viewer_traces: dict[str, Pat
         assert r.headers["etag"].startswith('"') and not r.headers["etag"].startswith("W/")
 
 
-def test_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+def test_validators_ranges_gzip(client: httpx.Client, live: LiveServer, viewer_traces: dict[str, Path]) -> None:
+    with live.compressing():
+        _validators_ranges_gzip(client, viewer_traces)
+
+
+def _validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
     folder = viewer_traces["single"]
     url = trace_by_source(client, folder)["url"] + "raw.jsonl"
     data = (folder / "raw.jsonl").read_bytes()
@@ -387,3 +394,55 @@ def test_the_stack_is_starlette_and_uvicorn(tmp_path: Path) -> None:
             assert not banned & set(names), (path, names)
     app = create_app(build(check(ServeConfig(cache_dir=str(tmp_path))), []))
     assert isinstance(app, Starlette) and isinstance(uvicorn_config(app), uvicorn.Config)
+
+
+def test_compress_policy(live: LiveServer, viewer_traces: dict[str, Path]) -> None:
+    """Config `compress`: "auto" (the default) gzips for clients elsewhere, never for one on this
+    machine (loopback bytes are free, gzip as it sends costs a core); "always" and "never" mean it."""
+    from tlscope.serve.app import create_app
+
+    url = live.trace_url(viewer_traces["single"]) + "raw.jsonl"
+    size = (viewer_traces["single"] / "raw.jsonl").stat().st_size
+
+    async def encodings(peer: str) -> list[str | None]:
+        # The app in-process with a chosen peer address (httpx's ASGI transport sets the client).
+        transport = httpx.ASGITransport(app=create_app(live.server), client=(peer, 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            out = []
+            for path in (url, "/lib/trace.js", "/viewers/explorer/app.js"):
+                r = await c.get(path, headers={"accept-encoding": "gzip"})
+                assert r.status_code == 200
+                out.append(r.headers.get("content-encoding"))
+            return out
+
+    assert live.server.config.compress == "auto"
+    assert asyncio.run(encodings("10.1.2.3")) == ["gzip"] * 3
+    assert asyncio.run(encodings("2001:db8::7")) == ["gzip"] * 3
+    for loopback in ("127.0.0.1", "127.3.4.5", "::1"):
+        assert asyncio.run(encodings(loopback)) == [None] * 3
+    with httpx.Client(base_url=live.url) as c:  # a real loopback connection
+        r = c.get(url, headers={"accept-encoding": "gzip"})
+        assert "content-encoding" not in r.headers and r.headers["content-length"] == str(size)
+    with live.compressing("never"):
+        assert asyncio.run(encodings("10.1.2.3")) == [None] * 3
+    with live.compressing("always"):
+        assert asyncio.run(encodings("127.0.0.1")) == ["gzip"] * 3
+
+
+def test_compress_flag_and_config(tmp_path: Path) -> None:
+    from tlscope.serve.cli import add_server_flags, config_from
+    from tlscope.serve.config import ConfigError, load
+
+    parser = argparse.ArgumentParser()
+    add_server_flags(parser)
+    assert config_from(parser.parse_args([])).compress == "auto"
+    assert config_from(parser.parse_args(["--compress", "never"])).compress == "never"
+    file = tmp_path / "serve.toml"
+    file.write_text('compress = "always"\n')
+    assert config_from(parser.parse_args(["--config", str(file)])).compress == "always"
+    assert config_from(parser.parse_args(["--config", str(file), "--compress", "auto"])).compress == "auto"
+    file.write_text('compress = "sometimes"\n')
+    with pytest.raises(ConfigError, match="compress"):
+        load(file)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--compress", "sometimes"])

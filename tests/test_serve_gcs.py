@@ -109,7 +109,12 @@ def test_gcs_folder_listed_and_byte_exact(client: httpx.Client, viewer_traces: d
     assert page["total"] == events_in(folder) and len(page["events"]) == 5
 
 
-def test_gcs_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+def test_gcs_validators_ranges_gzip(client: httpx.Client, live: LiveServer, viewer_traces: dict[str, Path]) -> None:
+    with live.compressing():
+        _gcs_validators_ranges_gzip(client, viewer_traces)
+
+
+def _gcs_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
     trace = add_trace(client, f"gs://{BUCKET}/runs/single/")
     raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
     url = trace["url"] + "raw.jsonl"

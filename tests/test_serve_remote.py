@@ -143,7 +143,12 @@ def test_s3_folder_streamed_through(client: httpx.Client, viewer_traces: dict[st
     assert events["total"] == len(raw_events(folder))
 
 
-def test_s3_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+def test_s3_validators_ranges_gzip(client: httpx.Client, live: LiveServer, viewer_traces: dict[str, Path]) -> None:
+    with live.compressing():
+        _s3_validators_ranges_gzip(client, viewer_traces)
+
+
+def _s3_validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
     trace = add(client, f"s3://{BUCKET}/runs/single/")
     raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
     url = trace["url"] + "raw.jsonl"

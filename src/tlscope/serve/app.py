@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,12 +189,33 @@ async def trace_file(request: Request) -> Response:
     if trace.local is not None:
         path = _confined(trace.local, rel)
         extra = {"content-security-policy": TRACE_HTML_CSP} if path.suffix == ".html" else None
-        return file_response(path, request.headers, method=request.method, extra=extra)
+        return file_response(path, request.headers, method=request.method, extra=extra, compress=_compress(request))
     assert trace.remote is not None
     try:
-        return await remote.file_response(trace.remote, rel, request.headers, method=request.method)
+        return await remote.file_response(
+            trace.remote, rel, request.headers, method=request.method, compress=_compress(request)
+        )
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None
+
+
+def _compress(request: Request) -> bool:
+    """Whether files may go gzip-encoded to this client (config `compress`). "auto" spares clients
+    on this machine: over loopback bytes cost nothing, while gzip as it sends takes a CPU core
+    (~200 MB/s), which on two cores slowed the explorer's first rows of a 108 MB raw.jsonl from a
+    median of 256 ms to 329 (bench/viewers.py --server serve)."""
+    mode = _server(request).config.compress
+    if mode != "auto":
+        return mode == "always"
+    client = request.client
+    return client is None or not _is_loopback(client.host)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # not an address (a Unix socket's peer, a test transport's name)
+        return False
 
 
 def _checked(request: Request, rel: str) -> str:
@@ -221,7 +243,7 @@ def to_folder(request: Request) -> Response:
 
 async def lib_file(request: Request) -> Response:
     rel = _checked(request, request.path_params.get("path", ""))
-    return file_response(_confined(LIB, rel), request.headers, method=request.method)
+    return file_response(_confined(LIB, rel), request.headers, method=request.method, compress=_compress(request))
 
 
 async def viewer_file(request: Request) -> Response:
@@ -230,7 +252,8 @@ async def viewer_file(request: Request) -> Response:
         raise ApiError(404, "no such viewer")
     rel = _checked(request, request.path_params.get("path", ""))
     path = _confined(_viewer_root(viewer), rel)
-    return file_response(path, request.headers, method=request.method, extra={"content-security-policy": VIEWER_CSP})
+    csp = {"content-security-policy": VIEWER_CSP}
+    return file_response(path, request.headers, method=request.method, extra=csp, compress=_compress(request))
 
 
 def _viewer_root(viewer: Viewer) -> Path:

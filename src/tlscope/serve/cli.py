@@ -38,6 +38,11 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", help="require this bearer token on every request (also: config `token`)")
     parser.add_argument("--viewer", action="append", default=[], metavar="PATH", help="host the viewer in PATH")
     parser.add_argument("--cache-dir", type=Path, help="where raw logs are parsed to")
+    parser.add_argument(
+        "--compress",
+        choices=["auto", "always", "never"],
+        help="gzip text as it is sent (default auto: not to clients on this machine)",
+    )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
 
 
@@ -45,7 +50,7 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
     """The config file's settings with the flags over them. Raises ConfigError."""
     config = load(args.config)
     changes: dict[str, object] = {}
-    for flag, name in (("port", "port"), ("host", "host"), ("token", "token")):
+    for flag, name in (("port", "port"), ("host", "host"), ("token", "token"), ("compress", "compress")):
         if getattr(args, flag) is not None:
             changes[name] = getattr(args, flag)
     if args.allow_origin:

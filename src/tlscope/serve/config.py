@@ -10,6 +10,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -76,6 +77,9 @@ class ServeConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     max_query: int = 256
     #: Seconds a request may wait for a trace to be parsed or fetched before 503.
     request_timeout: float = 600.0
+    #: gzip text as it is sent: "auto" (to clients not on this machine: over loopback the bytes
+    #: cost nothing and compressing them a CPU core), "always" or "never".
+    compress: Literal["auto", "always", "never"] = "auto"
 
 
 def load(path: Path | None) -> ServeConfig:

@@ -8,7 +8,8 @@
   `Content-Range`; a range starting past the end -> 416 with `Content-Range: bytes */size`;
   `If-Range` that does not match -> the whole file; several ranges or a malformed header -> the
   whole file (RFC 9110 lets a server ignore Range).
-* gzip when the client accepts it, for text types of 1 KiB or more, never for a range.
+* gzip when the client accepts it (and the caller allows it: `compress`), for text types of 1 KiB
+  or more, never for a range.
 * Bytes are read and sent a chunk at a time (never a whole file in memory); small files are read
   in one system call on the event loop, bigger ones chunk by chunk in a worker thread.
 """
@@ -121,8 +122,10 @@ def file_response(
     method: str,
     cache: str | None = None,
     extra: Mapping[str, str] | None = None,
+    compress: bool = True,
 ) -> Response:
-    """The answer for file `path` (which exists and is confined) to a GET or HEAD with `headers`."""
+    """The answer for file `path` (which exists and is confined) to a GET or HEAD with `headers`;
+    gzip-encoded where the client accepts it and `compress` allows it."""
     st = path.stat()
     tag = etag_of(path, st)
     gz_tag = tag[:-1] + '-gz"'
@@ -146,7 +149,8 @@ def file_response(
                 **base, "etag": tag, "content-type": ctype, "accept-ranges": "bytes",
                 "content-range": f"bytes {start}-{end}/{st.st_size}",
             })  # fmt: skip
-    gzip = st.st_size >= _GZIP_MIN and ctype.startswith(_TEXT) and accepts_gzip(headers.get("accept-encoding", ""))
+    text = st.st_size >= _GZIP_MIN and ctype.startswith(_TEXT)
+    gzip = compress and text and accepts_gzip(headers.get("accept-encoding", ""))
     head = {**base, "content-type": ctype, "accept-ranges": "bytes"}
     if gzip:
         return FileBody(path, 0, st.st_size, head=method == "HEAD", gzip=True,

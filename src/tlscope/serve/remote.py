@@ -22,8 +22,11 @@ from tlscope.serve.stores import RemoteError, StoreRef
 _TEXT = ("text/", "application/json", "application/x-ndjson", "image/svg+xml")
 
 
-async def file_response(ref: StoreRef, rel: str, headers: Mapping[str, str], *, method: str) -> Response:
-    """The answer for file `rel` of remote folder `ref` (a folder's index.html for a folder path)."""
+async def file_response(
+    ref: StoreRef, rel: str, headers: Mapping[str, str], *, method: str, compress: bool = True
+) -> Response:
+    """The answer for file `rel` of remote folder `ref` (a folder's index.html for a folder path);
+    gzip-encoded where the client accepts it and `compress` allows it."""
     parts = segments(rel)
     if not parts or rel.endswith("/"):
         parts.append("index.html")
@@ -51,7 +54,7 @@ async def file_response(ref: StoreRef, rel: str, headers: Mapping[str, str], *, 
             head.update({"etag": info.etag, "content-range": f"bytes {start}-{end}/{info.size}"})
             head["content-length"] = str(end + 1 - start)
             return await _streamed(store.stream(key, start, end + 1), 206, head, method)
-    if ctype.startswith(_TEXT) and info.size >= 1024 and accepts_gzip(headers.get("accept-encoding", "")):
+    if compress and ctype.startswith(_TEXT) and info.size >= 1024 and accepts_gzip(headers.get("accept-encoding", "")):
         head.update({"etag": gz_tag, "content-encoding": "gzip"})
         return await _streamed(gzipped(store.stream(key)), 200, head, method)
     head.update({"etag": info.etag, "content-length": str(info.size)})
