@@ -136,3 +136,15 @@ def test_packed_page_inlines_everything_and_fetches_nothing() -> None:
     assert 'rel="modulepreload"' not in page and '"prefetch.js"' not in page
     assert re.search(r"<script[^>]*\bsrc=", page) is None and '<link rel="stylesheet"' not in page
     assert '<script type="application/json" id="tlscope-pack">{"files":{}}</script>' in page
+
+
+def test_the_source_folder_hosted_by_path_replaces_the_build(tmp_path: Path) -> None:
+    """`tlscope serve --viewer src/tlscope/viewers/explorer`: the modules one by one (docs/VIEWERS.md)."""
+    live = LiveServer([], tmp_path, viewers=[str(EXPLORER)])
+    try:
+        with httpx.Client(base_url=live.url, timeout=60) as c:
+            assert c.get("/viewers/explorer/app.js").content == (EXPLORER / "app.js").read_bytes()
+            assert c.get("/viewers/explorer/table.js").status_code == 200
+            assert 'rel="modulepreload"' in c.get("/viewers/explorer/").text
+    finally:
+        live.close()
