@@ -72,7 +72,7 @@ def _param(name: str, where: str, schema: dict[str, Any], doc: str, required: bo
 _ID = _param("id", "path", {"type": "string"}, "Trace id (from /api/traces)")
 _FILE = _param("path", "path", {"type": "string"}, "A file of the trace folder, e.g. manifest.json")
 _FILE_ANSWERS = {
-    "200": _ok(None, "application/octet-stream", "The file (gzip-encoded when accepted)"),
+    "200": _ok(None, "application/octet-stream", "The file (gzip when accepted, by default not to loopback)"),
     "206": {"description": "A byte range of the file (Range)"},
     "304": {"description": "Not modified (If-None-Match)"},
     "416": {"description": "Range not satisfiable"},
