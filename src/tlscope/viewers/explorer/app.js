@@ -11,6 +11,7 @@ import { createEventTable, formatBytes, formatCount } from './table.js';
 import { createDetail } from './detail.js';
 import { breakFilter, drawBreaks } from './breaks.js';
 import { createSidebar } from './sidebar.js';
+import { createCompileTab } from './compile.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -137,7 +138,68 @@ async function applyFilter(app, changes, { keepRow = false } = {}) {
   saveState(app);
 }
 
+/** The compile id the Compile tab explains: the one picked in the sidebar, else the selected event's. */
+function compileTarget(app) {
+  if (app.filter.cid) return app.filter.cid;
+  const event = app.table.selected >= 0 ? app.trace.events.row(app.table.selected) : null;
+  return event ? compileIdOf(event) : null;
+}
+
+/** The event behind a compiles.json payload reference, selected in the table (payload open). */
+async function selectRef(app, ref, { cid, rank }) {
+  const { trace } = app;
+  // As the Graph breaks tab does: the table narrowed to that kind of event of that compile id.
+  const isKey = trace.events.keyList().some(([key]) => key === ref.kind);
+  const onRank = trace.multiRank ? rank : null;
+  await applyFilter(app, { cid, rank: onRank, kind: isKey ? ref.kind : 'artifact', q: isKey ? null : ref.kind });
+  const row = await rowOfRef(trace, ref, onRank);
+  setTestHook({ followed: { raw_line: ref.raw_line, log_line: ref.log_line, row } });
+  if (row < 0) return;
+  app.detail.state.tab = 'payload';
+  app.table.select(row);
+}
+
+/** The row of the current view holding a reference's event, or -1. */
+async function rowOfRef(trace, ref, rank) {
+  const events = trace.events;
+  if (trace.mode === 'local') {
+    const row = events.rowOfLine(events.lineOfRaw(trace.partOfRank(rank ?? undefined), ref.raw_line));
+    if (row >= 0) return row;
+  }
+  // Paged from the events API: its rows are raw.jsonl's objects, told apart by their log line.
+  for (let i = 0; i < Math.min(events.total, 2000); i += 1) {
+    if (!events.row(i) && events.load) await events.load(i);
+    const event = events.row(i);
+    if (event && event.log_line === ref.log_line) return i;
+  }
+  return -1;
+}
+
+function drawCompileTab(app, body, title) {
+  // Made on first use: nothing of it runs before the first rows.
+  if (!app.compileTab) {
+    app.compileTab = createCompileTab(app.trace, {
+      onRef: (ref, target) => selectRef(app, ref, target),
+      onPickCid: (cid) => pickCompileId(app, cid),
+      onRedraw: () => app.detail.redraw(),
+    });
+  }
+  const cid = compileTarget(app);
+  title.textContent = cid ? `compile ${cid}` : '';
+  setTestHook({ compile: app.compileTab.draw(body, cid, app.filter.rank ?? null) });
+}
+
+/** A compile id picked in the sidebar (or a link): the table filtered to it, its Compile tab shown. */
+async function pickCompileId(app, cid) {
+  await applyFilter(app, { cid: cid || null });
+  if (cid) await app.detail.redraw('compile');
+  else if (app.detail.state.tab === 'compile') await app.detail.redraw();
+  saveState(app);
+}
+
 function onSelect(app, row, event) {
+  // A row picked while the Compile tab shows: its payload instead (a restored row keeps the tab).
+  if (app.detail.state.tab === 'compile' && !app.keepTab) app.detail.state.tab = 'payload';
   saveState(app);
   const pick = event || app.trace.events.row(row);
   if (!pick) {
@@ -176,7 +238,7 @@ function wireFilters(app) {
   });
   byId('cids').addEventListener('click', (e) => {
     const row = e.target.closest('[data-cid]');
-    if (row) applyFilter(app, { cid: row.dataset.cid || null });
+    if (row) pickCompileId(app, row.dataset.cid || null);
   });
 }
 
@@ -219,7 +281,9 @@ function trySelectPending(app) {
   if (!(app.pendingRow >= 0) || app.pendingRow >= app.trace.events.total) return;
   const row = app.pendingRow;
   app.pendingRow = -1;
+  app.keepTab = true;
   app.table.select(row);
+  app.keepTab = false;
 }
 
 async function start(source, packed) {
@@ -229,7 +293,7 @@ async function start(source, packed) {
   const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress: (n) => { byId('status').textContent = `Loading ${formatCount(n)} events…`; } });
   const app = { trace, filter: {}, pendingRow: -1 };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
-  app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app) });
+  app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) });
   app.sidebar = createSidebar(byId('cids'), { selected: () => app.filter.cid || '' });
   restoreState(app);
   byId('trace-title').textContent = traceTitle(trace);
@@ -259,9 +323,11 @@ async function start(source, packed) {
   updateCount(app);
   trySelectPending(app);
   // firstRowsAt / loadedAt: ms since navigation start (bench/viewers.py reads them).
-  requestAnimationFrame(() =>
-    setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsAt: performance.now(), packed: packed ? { omitted: packed.omitted || [] } : null }),
-  );
+  requestAnimationFrame(() => {
+    setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsAt: performance.now(), packed: packed ? { omitted: packed.omitted || [] } : null });
+    // A URL naming the Compile tab: drawn once the first rows are.
+    if (app.detail.state.tab === 'compile') app.detail.redraw();
+  });
   byId('status').textContent = trace.mode === 'remote' ? '' : 'Loading…';
   await trace.loaded;
   byId('status').textContent = packed && packed.omitted && packed.omitted.length ? `${packed.omitted.length} payloads left out of this file` : '';
@@ -270,10 +336,15 @@ async function start(source, packed) {
   app.table.refresh();
   updateCount(app);
   trySelectPending(app);
+  // Without compiles.json, statuses come from the metrics read while loading.
+  if (app.detail.state.tab === 'compile') app.detail.redraw();
   setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: Boolean(trace.events.dropped) });
   window.addEventListener('hashchange', () => {
     restoreState(app);
-    applyFilter(app, app.filter, { keepRow: true }).then(() => trySelectPending(app));
+    applyFilter(app, app.filter, { keepRow: true }).then(() => {
+      trySelectPending(app);
+      if (app.detail.state.tab === 'compile') app.detail.redraw();
+    });
   });
 }
 

@@ -165,8 +165,12 @@ async function linksView(doc, trace, event, part) {
   return box;
 }
 
-/** The detail pane; `show(event, part, tab)` fills it. Resolves once the tab is drawn. */
-export function createDetail(root, trace, { onTab } = {}) {
+/**
+ * The detail pane; `show(event, part, tab)` fills it. Resolves once the tab is drawn. The
+ * Compile tab is drawn by `compile(body, title)` (explorer/compile.js, through app.js), which
+ * knows the compile id it shows; `redraw(tab)` draws the pane again, on `tab` if given.
+ */
+export function createDetail(root, trace, { onTab, compile } = {}) {
   const doc = root.ownerDocument;
   const body = root.querySelector('#detail-body');
   const title = root.querySelector('#detail-title');
@@ -183,6 +187,11 @@ export function createDetail(root, trace, { onTab } = {}) {
     for (const b of root.querySelectorAll('.tabs button')) b.classList.toggle('on', b.dataset.tab === state.tab);
     const event = state.event;
     state.payloadShown = null;
+    if (state.tab === 'compile') {
+      title.textContent = '';
+      if (compile) compile(body, title);
+      return undefined;
+    }
     if (!event) return body.replaceChildren(note(doc, 'Select an event.'));
     title.textContent = `${compileIdOf(event)} ${eventKey(event)} · log line ${event.log_line ?? '?'}`;
     if (state.tab === 'event') {
@@ -219,6 +228,10 @@ export function createDetail(root, trace, { onTab } = {}) {
     show(event, part, tab) {
       state.event = event;
       state.part = part;
+      if (tab) state.tab = tab;
+      return draw();
+    },
+    redraw(tab) {
       if (tab) state.tab = tab;
       return draw();
     },

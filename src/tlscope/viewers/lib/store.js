@@ -269,6 +269,22 @@ export class LocalEvents {
     return -1;
   }
 
+  /**
+   * The line index of raw.jsonl line `rawLine` (1-based, line 1 the string table) of part `part`:
+   * parts are indexed one after another, so its first line is found by bisection.
+   */
+  lineOfRaw(part, rawLine) {
+    let lo = 0;
+    let hi = this.parsed;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.partCol[mid] < part) lo = mid + 1;
+      else hi = mid;
+    }
+    const line = lo + rawLine - 2;
+    return line >= lo && line < this.parsed && this.partCol[line] === part ? line : -1;
+  }
+
   rankOfLine(line) {
     return this.rankCol[line];
   }

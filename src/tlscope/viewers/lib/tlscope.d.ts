@@ -62,7 +62,63 @@ export interface CompileEntry {
   id: string;
   status: string;
   ranks?: Record<number, string>;
+  /** In a multi-rank folder: each rank's own entry (the merged one takes the last rank's fields). */
+  byRank?: Record<number, CompileEntry>;
   [field: string]: unknown;
+}
+
+/** A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`. */
+export interface PayloadRef {
+  kind: string;
+  raw_line: number;
+  log_line: number | null;
+  payload_filename: string | null;
+}
+
+/** A guard failure for display; `values` is `expected → actual` ("not logged" for a null side). */
+export interface GuardFailureView {
+  cacheEntry: string | null;
+  kind: string;
+  explanation: string;
+  guard: string | null;
+  expected: string | null;
+  actual: string | null;
+  values: string | null;
+  where: string | null;
+  code: string | null;
+}
+
+export interface ChangeView {
+  input: string;
+  what: string;
+  before: string;
+  after: string;
+}
+
+/** What a view shows of one compile id (describeCompile): every string is plain, untrusted text. */
+export interface CompileView {
+  id: string;
+  status: string | null;
+  ranks: Record<string, string>;
+  /** `name at file:line`. */
+  function: string | null;
+  durationS: number | null;
+  /** The slowest phases, `dynamo` (the whole) left out. */
+  phases: Array<{ name: string; seconds: number; count: number }>;
+  restartReasons: string[];
+  isRecompile: boolean;
+  restartedAs: string | null;
+  recompile: null | {
+    reason: string | null;
+    comparedWith: string | null;
+    recommended: (GuardFailureView & { index: number; why: string }) | null;
+    guardFailures: GuardFailureView[];
+    changes: ChangeView[];
+    event: PayloadRef | null;
+  };
+  failure: null | { type: string; reason: string; where: string | null; code: string | null; traceback: PayloadRef | null };
+  graphBreaks: Array<{ reason: string; where: string | null; code: string | null; event: PayloadRef | null }>;
+  cache: Array<{ cache: string; outcome: string; reason: string | null; event: PayloadRef | null }>;
 }
 
 export interface Filter {
@@ -101,6 +157,8 @@ export class LocalEvents implements EventTable {
   event(line: number): RawEvent;
   lineOf(row: number): number;
   rowOfLine(line: number): number;
+  /** The line index of raw.jsonl line `rawLine` (1-based, 1 the string table) of part `part`, or -1. */
+  lineOfRaw(part: number, rawLine: number): number;
   rankOfLine(line: number): number;
   partOfLine(line: number): number;
   cidCounts(): Map<string, number>;
@@ -239,6 +297,8 @@ export class Trace {
   /** compiles.json's distinct graph breaks, most frequent first (empty without compiles.json). */
   readonly graphBreaks: GraphBreak[];
   status(compileId: string): string | null;
+  /** A compile id's compiles.json entry as `rank` logged it (the merged entry otherwise), or null. */
+  compileEntry(compileId: string, rank?: number | null): CompileEntry | null;
   stringTable(part?: number): Array<string | null>;
   resolveFrames(frames: Frame[] | undefined, part?: number): ResolvedFrame[];
   partOfRank(rank: number | undefined): number;
@@ -330,3 +390,20 @@ declare global {
     __tlscope?: TestHook;
   }
 }
+
+/** Guard kinds about a tensor's shape (`size`, `stride`, `rank`). */
+export const SHAPE_KINDS: Set<string>;
+/** What a view shows where the log holds no value: "not logged". */
+export const NOT_LOGGED: string;
+/** A user frame as `file:line in name` (null without a file). */
+export function frameText(frame: unknown): string | null;
+export function payloadRef(ref: unknown): PayloadRef | null;
+export function formatGuardFailure(failure: unknown): GuardFailureView;
+export function formatChange(change: unknown): ChangeView;
+/**
+ * The guard failure that explains a recompile best (FORMAT.md "Which failure is the cause"): the
+ * newest entry whose failed guard is not a specialised tensor shape; else the newest entry.
+ */
+export function recommendedFailure(recompile: unknown): { index: number; failure: Record<string, unknown>; why: string } | null;
+export function topPhases(phases: unknown, n?: number): Array<{ name: string; seconds: number; count: number }>;
+export function describeCompile(entry: unknown, merged?: { status?: string | null; ranks?: Record<string, string> }): CompileView;

@@ -15,3 +15,4 @@ export { PERFETTO_ORIGIN, openInPerfetto, perfettoUrl } from './perfetto.js';
 export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from './highlight.js';
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
+export { NOT_LOGGED, SHAPE_KINDS, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';

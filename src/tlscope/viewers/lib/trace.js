@@ -222,7 +222,20 @@ export class Trace {
     const ranks = prev ? { ...prev.ranks } : {};
     if (rank !== null && rank !== undefined) ranks[rank] = entry.status;
     const status = prev && severity(prev.status) < severity(entry.status) ? prev.status : entry.status;
-    this.compiles.set(id, { ...entry, id, status, ranks });
+    // Each rank's own entry is kept beside the merged one (the fields differ between ranks).
+    const byRank = prev ? { ...prev.byRank } : {};
+    if (rank !== null && rank !== undefined) byRank[rank] = entry;
+    this.compiles.set(id, { ...entry, id, status, ranks, byRank });
+  }
+
+  /**
+   * The compiles.json entry of a compile id as one rank logged it (the merged entry for a single
+   * log, or when `rank` is null or has no entry of its own), or null.
+   */
+  compileEntry(id, rank = null) {
+    const merged = this.compiles.get(id);
+    if (!merged) return null;
+    return (rank !== null && merged.byRank && merged.byRank[rank]) || merged;
   }
 
   observe(event) {

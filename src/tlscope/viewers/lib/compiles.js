@@ -1,0 +1,187 @@
+// One compile id explained, from its compiles.json entry (docs/FORMAT.md section 14): status,
+// function, time and phases, why it recompiled (the recommended guard failure first), failure,
+// graph breaks and cache lookups, each payload reference kept so a viewer can select its event.
+// Pure functions over untrusted JSON: every value is checked and turned into plain strings or
+// numbers; nothing here touches the DOM.
+
+/** Guard kinds about a tensor's shape, which an entry fails when it had specialised that shape. */
+export const SHAPE_KINDS = new Set(['size', 'stride', 'rank']);
+
+/** What a view shows where the log holds no value (never an invented one). */
+export const NOT_LOGGED = 'not logged';
+
+const PHASES_SHOWN = 5;
+
+/** A logged scalar as text (null stays null; objects as JSON). */
+function text(value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function list(value) {
+  return Array.isArray(value) ? value.filter((v) => v && typeof v === 'object') : [];
+}
+
+/**
+ * A user frame ({file, line, name, code}) as `file:line in name`, or null when it has no file.
+ * @param {unknown} frame
+ * @returns {string | null}
+ */
+export function frameText(frame) {
+  if (!frame || typeof frame !== 'object' || typeof frame.file !== 'string') return null;
+  const where = Number.isInteger(frame.line) ? `${frame.file}:${frame.line}` : frame.file;
+  return typeof frame.name === 'string' && frame.name ? `${where} in ${frame.name}` : where;
+}
+
+function frameCode(frame) {
+  return frame && typeof frame === 'object' && typeof frame.code === 'string' && frame.code ? frame.code : null;
+}
+
+/**
+ * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line}) checked, or
+ * null when it names no raw.jsonl line.
+ * @param {unknown} ref
+ */
+export function payloadRef(ref) {
+  if (!ref || typeof ref !== 'object' || !Number.isInteger(ref.raw_line) || ref.raw_line < 2) return null;
+  return {
+    kind: typeof ref.kind === 'string' ? ref.kind : '',
+    raw_line: ref.raw_line,
+    log_line: Number.isInteger(ref.log_line) ? ref.log_line : null,
+    payload_filename: typeof ref.payload_filename === 'string' ? ref.payload_filename : null,
+  };
+}
+
+/**
+ * One guard failure of `recompile.guard_failures` for display: `values` is `expected → actual`
+ * with "not logged" for a null side, or null when Dynamo printed neither.
+ * @param {unknown} failure
+ */
+export function formatGuardFailure(failure) {
+  const f = failure && typeof failure === 'object' ? failure : {};
+  const expected = text(f.expected);
+  const actual = text(f.actual);
+  const guard = text(f.guard);
+  return {
+    cacheEntry: text(f.cache_entry),
+    kind: typeof f.kind === 'string' && f.kind ? f.kind : 'other',
+    explanation: text(f.explanation) || guard || '',
+    guard,
+    expected,
+    actual,
+    values: expected === null && actual === null ? null : `${expected ?? NOT_LOGGED} → ${actual ?? NOT_LOGGED}`,
+    where: frameText(f.user_frame),
+    code: frameCode(f.user_frame),
+  };
+}
+
+/** How close a failure came to matching: 0 (not a specialised shape), 1 (`other`), 2 (a shape). */
+function distance(failure) {
+  if (!failure || typeof failure !== 'object' || typeof failure.kind !== 'string') return 1;
+  if (SHAPE_KINDS.has(failure.kind)) return 2;
+  return failure.kind === 'other' ? 1 : 0;
+}
+
+/**
+ * The guard failure that explains a recompile best (FORMAT.md "Which failure is the cause"):
+ * the newest entry whose failed guard is not a size, stride or rank of a tensor it had
+ * specialised; an unclassified guard (`other`) after those; else the newest entry. `why` says
+ * why it was chosen over `guard_failures[0]`. Null when there are no guard failures.
+ * @param {unknown} recompile
+ * @returns {{index: number, failure: object, why: string} | null}
+ */
+export function recommendedFailure(recompile) {
+  const failures = recompile && typeof recompile === 'object' && Array.isArray(recompile.guard_failures) ? recompile.guard_failures : [];
+  if (!failures.length) return null;
+  let best = 0;
+  failures.forEach((f, i) => {
+    if (distance(f) < distance(failures[best])) best = i;
+  });
+  const chosen = failures[best];
+  const entry = (f) => text(f && f.cache_entry) || 'an earlier entry';
+  const kind = (f) => (f && typeof f.kind === 'string' ? f.kind : 'other');
+  let why = failures.length === 1 ? 'the only cache entry of this frame' : 'the newest cache entry; every other entry failed on a specialised tensor shape too';
+  if (best > 0) {
+    why = `the newest entry ${entry(failures[0])} failed on a ${kind(failures[0])} guard of a tensor it had specialised; ${entry(chosen)} came closest: it failed only on ${kind(chosen)}`;
+  } else if (distance(chosen) === 0 && failures.length > 1) {
+    why = 'the newest cache entry, which failed on something other than a specialised tensor shape';
+  }
+  return { index: best, failure: chosen, why };
+}
+
+/**
+ * A `changes` item ({input, what, before, after}) as strings.
+ * @param {unknown} change
+ */
+export function formatChange(change) {
+  const c = change && typeof change === 'object' ? change : {};
+  return { input: text(c.input) || '', what: text(c.what) || '', before: text(c.before) ?? NOT_LOGGED, after: text(c.after) ?? NOT_LOGGED };
+}
+
+/** The slowest phases, the whole (`dynamo`) left out. */
+export function topPhases(phases, n = PHASES_SHOWN) {
+  return list(phases)
+    .filter((p) => typeof p.name === 'string' && p.name !== 'dynamo' && Number.isFinite(p.seconds))
+    .map((p) => ({ name: p.name, seconds: p.seconds, count: Number.isInteger(p.count) ? p.count : 1 }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, n);
+}
+
+function describeFunction(fn) {
+  if (!fn || typeof fn !== 'object') return null;
+  const name = typeof fn.name === 'string' && fn.name ? fn.name : '?';
+  const where = frameText({ file: fn.file, line: fn.line });
+  return where ? `${name} at ${where}` : name;
+}
+
+function describeRecompile(recompile) {
+  if (!recompile || typeof recompile !== 'object') return null;
+  const best = recommendedFailure(recompile);
+  return {
+    reason: text(recompile.reason),
+    comparedWith: text(recompile.compared_with),
+    recommended: best ? { index: best.index, why: best.why, ...formatGuardFailure(best.failure) } : null,
+    guardFailures: (Array.isArray(recompile.guard_failures) ? recompile.guard_failures : []).map(formatGuardFailure),
+    changes: list(recompile.changes).map(formatChange),
+    event: payloadRef(recompile.event),
+  };
+}
+
+function describeFailure(failure) {
+  if (!failure || typeof failure !== 'object') return null;
+  return {
+    type: text(failure.type) || '?',
+    reason: text(failure.reason) || '',
+    where: frameText(failure.user_frame),
+    code: frameCode(failure.user_frame),
+    traceback: payloadRef(failure.traceback),
+  };
+}
+
+/**
+ * What a view shows of one compiles.json entry, as plain data (see tlscope.d.ts CompileView).
+ * `status` and `ranks` are the merged ones of a multi-rank folder when given.
+ * @param {object} entry
+ * @param {{status?: string | null, ranks?: Record<string, string>}} [merged]
+ */
+export function describeCompile(entry, merged = {}) {
+  const e = entry && typeof entry === 'object' ? entry : {};
+  const time = e.time && typeof e.time === 'object' ? e.time : {};
+  return {
+    id: text(e.id) || '',
+    status: merged.status ?? text(e.status),
+    ranks: merged.ranks && typeof merged.ranks === 'object' ? merged.ranks : {},
+    function: describeFunction(e.function),
+    durationS: Number.isFinite(time.duration_s) ? time.duration_s : null,
+    phases: topPhases(e.phases),
+    restartReasons: (Array.isArray(e.restart_reasons) ? e.restart_reasons : []).map(text).filter((r) => r !== null),
+    isRecompile: e.is_recompile === true,
+    restartedAs: text(e.restarted_as),
+    recompile: describeRecompile(e.recompile),
+    failure: describeFailure(e.failure),
+    graphBreaks: list(e.graph_breaks).map((b) => ({ reason: text(b.reason) || '', where: frameText(b.user_frame), code: frameCode(b.user_frame), event: payloadRef(b.event) })),
+    cache: list(e.cache).map((c) => ({ cache: text(c.cache) || '', outcome: text(c.outcome) || '', reason: text(c.reason), event: payloadRef(c.event) })),
+  };
+}

@@ -1,0 +1,108 @@
+// describeCompile and its parts (lib/compiles.js): one compiles.json entry made into what a view
+// shows. Entries below are trimmed from real torch 2.13 logs (corpus recompiles_dynamic, FORMAT.md
+// section 14); TLSCOPE_JS_TRACES (set by tests/test_js.py) adds every entry of real output folders.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases,
+} from '../../src/tlscope/viewers/lib/tlscope.js';
+
+const gf = (cache_entry, kind, extra = {}) => ({ cache_entry, kind, explanation: `${kind} of ${cache_entry}`, guard: 'g', subject: 'x', expected: '1', actual: '2', user_frame: null, ...extra });
+
+test('the recommended failure is the newest that is not a specialised tensor shape', () => {
+  // recompiles_dynamic [0/5]: [0/4] stride, [0/3] rank, [0/2] dim_marking, [0/1] size, [0/0] size.
+  const failures = [gf('[0/4]', 'stride'), gf('[0/3]', 'rank'), gf('[0/2]', 'dim_marking', { expected: null, actual: null }), gf('[0/1]', 'size'), gf('[0/0]', 'size')];
+  const best = recommendedFailure({ guard_failures: failures });
+  assert.equal(best.index, 2);
+  assert.equal(best.failure.cache_entry, '[0/2]');
+  assert.match(best.why, /\[0\/4\] failed on a stride guard/);
+  // Only shapes: the newest. An unclassified guard beats a shape, a known kind beats `other`.
+  assert.equal(recommendedFailure({ guard_failures: [gf('[0/1]', 'size'), gf('[0/0]', 'rank')] }).index, 0);
+  assert.equal(recommendedFailure({ guard_failures: [gf('[0/2]', 'size'), gf('[0/1]', 'other'), gf('[0/0]', 'size')] }).index, 1);
+  assert.equal(recommendedFailure({ guard_failures: [gf('[0/2]', 'other'), gf('[0/1]', 'value')] }).index, 1);
+  assert.equal(recommendedFailure({ guard_failures: [gf('[1/0]', 'value')] }).why, 'the only cache entry of this frame');
+  for (const none of [null, {}, { guard_failures: [] }, { guard_failures: 'x' }]) assert.equal(recommendedFailure(none), null);
+});
+
+test('a guard failure is formatted without inventing a value', () => {
+  // recompiles_dynamic [3/2]: the call's 'ccc' is nowhere in the log.
+  const f = formatGuardFailure({ cache_entry: '[3/1]', kind: 'value', explanation: "mode changed: the entry was compiled for mode == 'bb'", expected: "'bb'", actual: null,
+    user_frame: { file: 'corpus/scenarios/recompiles_dynamic.py', line: 31, name: 'limited', code: 'return x + len(mode)' } });
+  assert.equal(f.actual, null);
+  assert.equal(f.values, `'bb' → ${NOT_LOGGED}`);
+  assert.equal(f.where, 'corpus/scenarios/recompiles_dynamic.py:31 in limited');
+  assert.equal(f.code, 'return x + len(mode)');
+  // dim_marking: Dynamo printed neither side.
+  assert.equal(formatGuardFailure(gf('[0/2]', 'dim_marking', { expected: null, actual: null })).values, null);
+  // dynamic_range: no expected, the new size as actual.
+  assert.equal(formatGuardFailure(gf('[0/5]', 'dynamic_range', { expected: null, actual: '1' })).values, `${NOT_LOGGED} → 1`);
+  // Hostile or odd input: strings stay strings, missing fields have defaults, nothing throws.
+  const odd = formatGuardFailure({ kind: 7, explanation: null, guard: '<b>g</b>', expected: 3, actual: { a: 1 }, user_frame: { file: 5 } });
+  assert.deepEqual([odd.kind, odd.explanation, odd.expected, odd.actual, odd.where], ['other', '<b>g</b>', '3', '{"a":1}', null]);
+  assert.equal(formatGuardFailure(null).kind, 'other');
+});
+
+test('frames, changes, phases and payload references', () => {
+  assert.equal(frameText({ file: 'a.py', line: 3, name: 'f' }), 'a.py:3 in f');
+  assert.equal(frameText({ file: 'a.py' }), 'a.py');
+  assert.equal(frameText(null), null);
+  assert.deepEqual(formatChange({ input: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' }), { input: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' });
+  assert.equal(formatChange({ input: 'k', what: 'value', before: '2', after: null }).after, NOT_LOGGED);
+  const phases = [{ name: 'dynamo', seconds: 9, count: 1 }, { name: 'a', seconds: 1, count: 1 }, { name: 'b', seconds: 3, count: 2 }, { name: 'c', seconds: 'x' }];
+  assert.deepEqual(topPhases(phases).map((p) => p.name), ['b', 'a']);
+  assert.equal(topPhases(phases, 1).length, 1);
+  assert.equal(payloadRef({ kind: 'dynamo_error', raw_line: 12, log_line: 40, payload_filename: 'payloads/x.txt' }).raw_line, 12);
+  for (const bad of [null, { raw_line: '3' }, { raw_line: 1 }, { raw_line: 2.5 }]) assert.equal(payloadRef(bad), null);
+});
+
+test('describeCompile: a failed recompile at the limit', () => {
+  const entry = {
+    id: '[3/2]', status: 'failed', is_recompile: true, restarted_as: null, restart_reasons: [],
+    function: { file: '$CWD/corpus/scenarios/recompiles_dynamic.py', line: 29, name: 'limited' },
+    time: { duration_s: 0.01 }, phases: [{ name: 'dynamo', seconds: 0.01, count: 1 }],
+    recompile: { reason: "3/1: mode == 'bb'", compared_with: '[3/1]', changes: [],
+      guard_failures: [gf('[3/1]', 'value', { actual: null }), gf('[3/0]', 'value', { actual: null })],
+      event: { kind: 'recompile_reasons', raw_line: 327, log_line: 41343, payload_filename: 'payloads/a.txt' } },
+    failure: { type: 'FailOnRecompileLimitHit', reason: 'Dynamo recompile limit exceeded', user_frame: null, traceback: null },
+    graph_breaks: [], cache: [{ cache: 'fx_graph', outcome: 'bypass', key: null, reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9 } }],
+  };
+  const view = describeCompile(entry, { status: 'failed', ranks: { 0: 'failed' } });
+  assert.equal(view.function, 'limited at $CWD/corpus/scenarios/recompiles_dynamic.py:29');
+  assert.equal(view.recompile.recommended.cacheEntry, '[3/1]');
+  assert.equal(view.recompile.recommended.actual, null);
+  assert.equal(view.recompile.guardFailures.length, 2);
+  assert.equal(view.recompile.event.raw_line, 327);
+  assert.deepEqual(view.failure, { type: 'FailOnRecompileLimitHit', reason: 'Dynamo recompile limit exceeded', where: null, code: null, traceback: null });
+  assert.deepEqual(view.cache, [{ cache: 'fx_graph', outcome: 'bypass', reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9, payload_filename: null } }]);
+  assert.deepEqual(view.phases, []);
+  assert.deepEqual(view.ranks, { 0: 'failed' });
+  // Nothing logged at all: an empty view, no throw.
+  const empty = describeCompile({ id: '[9/0]' });
+  assert.deepEqual([empty.status, empty.function, empty.recompile, empty.failure, empty.graphBreaks, empty.cache], [null, null, null, null, [], []]);
+});
+
+const REAL = process.env.TLSCOPE_JS_TRACES ? JSON.parse(process.env.TLSCOPE_JS_TRACES) : null;
+
+test('every entry of real compiles.json files is described', { skip: !REAL && 'TLSCOPE_JS_TRACES not set (run through pytest)' }, () => {
+  let described = 0;
+  for (const folder of Object.values(REAL)) {
+    const files = [join(folder, 'compiles.json'), join(folder, 'rank_0', 'compiles.json'), join(folder, 'rank_1', 'compiles.json')].filter(existsSync);
+    for (const file of files) {
+      for (const entry of JSON.parse(readFileSync(file, 'utf8')).compiles) {
+        const view = describeCompile(entry);
+        assert.equal(view.id, entry.id);
+        assert.equal(view.status, entry.status);
+        assert.equal(view.graphBreaks.length, entry.graph_breaks.length);
+        assert.equal(view.cache.length, entry.cache.length);
+        assert.equal(view.failure === null, entry.failure === null);
+        assert.equal(view.recompile === null, entry.recompile === null);
+        if (entry.failure) assert.equal(view.failure.type, entry.failure.type);
+        for (const b of view.graphBreaks) assert.ok(b.event === null || Number.isInteger(b.event.raw_line));
+        described += 1;
+      }
+    }
+  }
+  assert.ok(described > 10, `${described} entries`);
+});

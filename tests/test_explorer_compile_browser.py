@@ -1,0 +1,300 @@
+"""The explorer's Compile tab in headless Chromium, on real corpus traces made with torch.
+
+A compile id picked in the sidebar shows, from compiles.json (docs/FORMAT.md section 14): its
+status (each rank's in a multi-rank folder), function, time, why it recompiled (the recommended
+guard failure first, then every one, and the inputs' changes), failure, graph breaks and cache
+lookups, with buttons that select the event behind each payload reference. Every value asserted
+is read from the folder's compiles.json here, not written into the test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from helpers import REPO, LiveServer, hook, raw_events, wait_hook
+
+CORPUS = REPO / "corpus" / "traces"
+HOSTILE = '<img src=x onerror="window.__pwned=1">'
+#: Corpus traces the tab is tested on (name -> corpus folder).
+TRACES = {
+    "recompiles": "recompiles",
+    "dynamic": "recompiles_dynamic",
+    "failures": "failures",
+    "ranks": "ranks_diverge_2",
+}
+
+
+def _hostile_copy(src: Path, dest: Path) -> None:
+    """`src` with every string of compiles.json's entries that the tab shows made into markup."""
+    shutil.copytree(src, dest)
+    data = json.loads((dest / "compiles.json").read_text())
+    for entry in data["compiles"]:
+        recompile = entry.get("recompile")
+        if not recompile:
+            continue
+        for failure in recompile["guard_failures"]:
+            failure.update(kind=HOSTILE, explanation=HOSTILE, expected=HOSTILE, actual=HOSTILE, cache_entry=HOSTILE)
+            failure["user_frame"] = {"file": HOSTILE, "line": 1, "name": HOSTILE, "code": HOSTILE}
+        for change in recompile["changes"]:
+            change.update(input=HOSTILE, what=HOSTILE, before=HOSTILE, after=HOSTILE)
+        entry["function"] = {"file": HOSTILE, "line": 3, "name": HOSTILE, "code": None}
+        entry["restart_reasons"] = [HOSTILE]
+    (dest / "compiles.json").write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Output folders: the TRACES, `hostile` (recompiles with markup in compiles.json) and `old`
+    (recompiles without compiles.json, as an older tlscope wrote it)."""
+    from tlscope.cli import main as tlscope_main
+
+    root = tmp_path_factory.mktemp("compile-tab")
+    out = {}
+    for name, corpus in TRACES.items():
+        assert tlscope_main([str(CORPUS / corpus), "-o", str(root / name), "--no-browser"]) == 0
+        out[name] = root / name
+    _hostile_copy(out["recompiles"], root / "hostile")
+    shutil.copytree(out["recompiles"], root / "old")
+    (root / "old" / "compiles.json").unlink()
+    return {**out, "hostile": root / "hostile", "old": root / "old"}
+
+
+class Site:
+    def __init__(self, url: str, traces: dict[str, str]) -> None:
+        self.url = url
+        self.traces = traces
+
+    def explorer(self, name: str, more: str = "") -> str:
+        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
+
+
+@pytest.fixture(scope="module")
+def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    server = LiveServer([str(f) for f in folders.values()], tmp_path_factory.mktemp("serve"))
+    try:
+        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+            listing = json.load(response)
+        ids = {t["id"]: t["url"] for t in listing}
+        yield Site(
+            server.url, {n: next(u for i, u in ids.items() if i.startswith(f"{f.name}-")) for n, f in folders.items()}
+        )
+    finally:
+        server.close()
+
+
+def entries(folder: Path) -> dict[str, dict[str, Any]]:
+    return {e["id"]: e for e in json.loads((folder / "compiles.json").read_text())["compiles"]}
+
+
+def open_page(browser: Any, url: str) -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    return page
+
+
+def pick(page: Any, cid: str) -> dict[str, Any]:
+    page.click(f"#cids [data-cid='{cid}']")
+    return wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == cid and h["filter"]["cid"] == cid)
+
+
+def shown_failure(failure: dict[str, Any]) -> dict[str, Any]:
+    """What the hook shows of a compiles.json guard failure."""
+    expected, actual = failure["expected"], failure["actual"]
+    values = None if expected is None and actual is None else f"{expected or 'not logged'} → {actual or 'not logged'}"
+    keys = ("kind", "explanation", "expected", "actual")
+    return {"cache_entry": failure["cache_entry"], **{k: failure[k] for k in keys}, "values": values}
+
+
+def test_the_compile_tab_explains_every_recompile(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """recompiles: each recompile's guard failures and changes, as compiles.json has them."""
+    page = open_page(browser, site.explorer("recompiles"))
+    recompiles = [e for e in entries(folders["recompiles"]).values() if e["recompile"]]
+    assert len(recompiles) >= 3
+    for entry in recompiles:
+        h = pick(page, entry["id"])
+        c = h["compile"]
+        rec = entry["recompile"]
+        assert c["status"] == entry["status"] and c["source"] == "compiles.json"
+        assert (
+            c["guardFailures"]
+            == len(rec["guard_failures"])
+            == page.locator(".cp-table").first.locator("tr").count() - 1
+        )
+        assert c["changes"] == [
+            {k: ch[k] if ch[k] is not None else "not logged" for k in ("input", "what", "before", "after")}
+            for ch in rec["changes"]
+        ]
+        assert (
+            c["function"] == f"{entry['function']['name']} at {entry['function']['file']}:{entry['function']['line']}"
+        )
+        assert page.locator(".cp-id").text_content() == entry["id"]
+        assert page.locator(".tabs button.on").get_attribute("data-tab") == "compile"
+        # The table is filtered to the compile id, as before the tab existed.
+        assert h["total"] == sum(1 for e in raw_events(folders["recompiles"]) if _cid(e) == entry["id"])
+    assert page.errors == []
+    page.close()
+
+
+def _cid(event: dict[str, Any]) -> str:
+    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
+    if fid is None and fcid is None:
+        return "[-/-]"
+    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
+
+
+def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """recompiles_dynamic: [0/5] recommends [0/2]'s dim_marking over the newest entry's stride
+    (FORMAT.md "Which failure is the cause"); [3/2]'s actual is null and shows as "not logged"."""
+    data = entries(folders["dynamic"])
+    page = open_page(browser, site.explorer("dynamic"))
+    c = pick(page, "[0/5]")["compile"]
+    failures = data["[0/5]"]["recompile"]["guard_failures"]
+    assert failures[0]["kind"] in {"size", "stride", "rank"}
+    chosen = next(f for f in failures if f["kind"] not in {"size", "stride", "rank", "other"})
+    assert chosen["kind"] == "dim_marking" and chosen["cache_entry"] == "[0/2]"  # FORMAT.md's example
+    assert c["recommended"] == shown_failure(chosen)
+    assert page.locator(".cp-rec .cp-entry").text_content() == "[0/2]"
+    assert page.locator(".cp-rec .cp-expl").text_content() == chosen["explanation"]
+    assert c["guardFailures"] == len(failures)
+    assert {"input": "L['x']", "what": "marked_dynamic", "before": "[]", "after": "[0]"} in c["changes"]
+    page.screenshot(path=str(folders["dynamic"].parent / "compile-tab.png"))
+    # [3/2]: a value guard whose new value the log does not hold.
+    c = pick(page, "[3/2]")["compile"]
+    first = data["[3/2]"]["recompile"]["guard_failures"][0]
+    assert first["actual"] is None and first["expected"] is not None
+    assert c["recommended"] == shown_failure(first)
+    assert c["recommended"]["values"] == f"{first['expected']} → not logged"
+    assert page.locator(".cp-rec .cp-values").text_content() == f"{first['expected']} → not logged"
+    assert c["status"] == data["[3/2]"]["status"] == "failed"
+    assert c["failure"]["type"] == data["[3/2]"]["failure"]["type"]
+    # Its user frame: file:line in name, and the source line.
+    frame = first["user_frame"]
+    assert page.locator(".cp-rec .cp-where").text_content() == f"{frame['file']}:{frame['line']} in {frame['name']}"
+    assert page.locator(".cp-rec .cp-code").text_content() == frame["code"]
+    assert page.errors == []
+    page.close()
+
+
+def test_failure_and_its_traceback_event(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """failures: a failed compile's type, reason and user frame; its button selects the traceback
+    event (the dynamo_error artifact at the reference's raw.jsonl line), payload open."""
+    data = entries(folders["failures"])
+    failed = next(e for e in data.values() if e["failure"] and e["failure"]["traceback"])
+    page = open_page(browser, site.explorer("failures"))
+    c = pick(page, failed["id"])["compile"]
+    f = failed["failure"]
+    assert c["failure"]["type"] == f["type"] and c["failure"]["reason"] == f["reason"]
+    assert c["status"] == "failed"
+    page.locator(".cp-sec", has_text="Failure").locator(".cp-ref").click()
+    h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == f["traceback"]["log_line"])
+    raw = (folders["failures"] / "raw.jsonl").read_text().splitlines()[f["traceback"]["raw_line"] - 1]
+    assert h["selected"]["log_line"] == json.loads(raw)["log_line"]
+    assert h["selected"]["cid"] == failed["id"]
+    assert page.locator(".tabs button.on").get_attribute("data-tab") == "payload"
+    payload = (folders["failures"] / f["traceback"]["payload_filename"]).read_text(encoding="utf-8")
+    wait_hook(page, lambda h: bool(h.get("payload")))
+    assert page.locator(".code-line .src").first.text_content() == payload.split("\n")[0]
+    # The Compile tab comes back for the same compile id.
+    page.click(".tabs button[data-tab='compile']")
+    assert page.locator(".cp-id").text_content() == failed["id"]
+    assert page.errors == []
+    page.close()
+
+
+def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """Each reference button selects exactly the event at its raw.jsonl line."""
+    entry = entries(folders["recompiles"])["[0/2]"]
+    page = open_page(browser, site.explorer("recompiles"))
+    pick(page, "[0/2]")
+    refs = [entry["recompile"]["event"], *(c["event"] for c in entry["cache"])]
+    assert page.locator(".cp-ref").count() == len(refs)
+    lines = (folders["recompiles"] / "raw.jsonl").read_text().splitlines()
+    for i, ref in enumerate(refs):
+        page.click(".tabs button[data-tab='compile']")
+        page.locator(".cp-ref").nth(i).click()
+        h = wait_hook(page, lambda h, ref=ref: (h.get("followed") or {}).get("raw_line") == ref["raw_line"])
+        assert h["followed"]["row"] >= 0
+        h = wait_hook(page, lambda h, ref=ref: h.get("selected", {}).get("log_line") == ref["log_line"])
+        assert json.loads(lines[ref["raw_line"] - 1])["log_line"] == h["selected"]["log_line"]
+    page.close()
+
+
+def test_multi_rank_statuses(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """ranks_diverge_2: every rank's status of a compile id, and each rank's own entry."""
+    per_rank = {r: entries(folders["ranks"] / f"rank_{r}") for r in (0, 1)}
+    page = open_page(browser, site.explorer("ranks"))
+    both = [cid for cid in per_rank[0] if cid in per_rank[1] and cid != "[-/-]"]
+    only = [cid for cid in per_rank[1] if cid not in per_rank[0]]
+    assert both and only, "ranks_diverge_2's ranks compile different frames"
+    for cid in (both[0], only[0]):
+        c = pick(page, cid)["compile"]
+        want = {str(r): per_rank[r][cid]["status"] for r in (0, 1) if cid in per_rank[r]}
+        assert c["ranks"] == want
+        assert page.locator(".cp-rank").all_text_contents() == [f"rank {r}: {s}" for r, s in want.items()]
+    # The other rank's own entry, picked with its button.
+    cid = both[0]
+    pick(page, cid)
+    page.click(".cp-rank[data-rank='1']")
+    c = wait_hook(page, lambda h: h["compile"]["rank"] == 1)["compile"]
+    assert c["cache"] == len(per_rank[1][cid]["cache"]) and c["graphBreaks"] == len(per_rank[1][cid]["graph_breaks"])
+    # A reference of rank 1's entry selects that event in rank 1's raw.jsonl (the second part).
+    cid = next(i for i in both if per_rank[1][i]["cache"])
+    pick(page, cid)
+    page.click(".cp-rank[data-rank='1']")
+    wait_hook(page, lambda h: h["compile"]["rank"] == 1 and h["compile"]["id"] == cid)
+    ref = per_rank[1][cid]["cache"][0]["event"]
+    page.locator(".cp-sec", has_text="Cache lookups").locator(".cp-ref").first.click()
+    h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == ref["log_line"])
+    assert h["selected"]["rank"] == 1 and h["filter"]["rank"] == 1 and h["selected"]["cid"] == cid
+    line = (folders["ranks"] / "rank_1" / "raw.jsonl").read_text().splitlines()[ref["raw_line"] - 1]
+    assert json.loads(line)["log_line"] == ref["log_line"]
+    assert page.errors == []
+    page.close()
+
+
+def test_log_strings_are_shown_as_text(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    page = open_page(browser, site.explorer("hostile"))
+    c = pick(page, "[0/2]")["compile"]
+    assert c["recommended"]["explanation"] == HOSTILE and c["recommended"]["kind"] == HOSTILE
+    pane = page.locator("#detail-body")
+    assert HOSTILE in pane.text_content()
+    assert pane.locator("img").count() == 0
+    assert page.evaluate("() => window.__pwned === undefined") is True
+    assert page.errors == []
+    page.close()
+
+
+def test_url_round_trip(browser: Any, site: Site) -> None:
+    page = open_page(browser, site.explorer("dynamic"))
+    before = pick(page, "[0/5]")
+    url = page.url
+    assert "tab=compile" in url and f"cid={quote('[0/5]', safe='')}" in url
+    again = open_page(browser, url)
+    after = wait_hook(again, lambda h: (h.get("compile") or {}).get("id") == "[0/5]")
+    assert after["compile"] == before["compile"]
+    assert after["filter"] == before["filter"]
+    assert again.locator(".tabs button.on").get_attribute("data-tab") == "compile"
+    page.close()
+    again.close()
+
+
+def test_without_compiles_json(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    page = open_page(browser, site.explorer("old"))
+    h = hook(page)
+    assert h["statuses"]["[0/1]"] == "ok"  # from compilation_metrics, as before
+    c = pick(page, "[0/1]")["compile"]
+    assert c["source"] == "none" and c["status"] == "ok" and c["recommended"] is None
+    assert "No compiles.json" in page.locator("#detail-body").text_content()
+    assert page.errors == []
+    page.close()
