@@ -100,8 +100,9 @@ function recompileSection(doc, view, refs) {
   const sec = section(doc, 'Why it recompiled');
   const r = view.recompile;
   if (!r) {
-    const text = view.restartedAs ? `Restarted as ${view.restartedAs}: its entry holds the compile's outcome.` : 'Not a recompile.';
-    sec.appendChild(el(doc, 'p', 'muted', view.isRecompile && !view.restartedAs ? 'A recompile, but no recompile_reasons were logged.' : text));
+    // A restarted attempt: the last attempt of the frame compile holds the metrics and the reasons.
+    const text = view.restartedAs ? `This attempt was restarted as ${view.restartedAs}, whose entry holds why the frame was compiled again.` : 'A recompile, but no recompile_reasons were logged.';
+    sec.appendChild(el(doc, 'p', 'muted', text));
     if (view.restartedAs) sec.appendChild(refs.cid(view.restartedAs));
     return sec;
   }
@@ -240,10 +241,12 @@ export function createCompileTab(trace, handlers) {
     box.appendChild(facts(doc, [
       ['function', view.function || NOT_LOGGED],
       ['time', timeText(view)],
+      ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
       ['restart reasons', view.restartReasons.join('; ')],
+      ['restarted as', view.restartedAs],
       ['status means', trace.statusText.get(view.status) || ''],
     ]));
-    box.appendChild(recompileSection(doc, view, refs));
+    if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
     if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
     if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
     if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));

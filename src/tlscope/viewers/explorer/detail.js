@@ -185,6 +185,8 @@ export function createDetail(root, trace, { onTab, compile } = {}) {
   async function draw() {
     const token = (state.token += 1);
     for (const b of root.querySelectorAll('.tabs button')) b.classList.toggle('on', b.dataset.tab === state.tab);
+    // The Compile tab is a page to read: the pane takes most of the height while it shows.
+    if (root.parentElement) root.parentElement.classList.toggle('compile-open', state.tab === 'compile');
     const event = state.event;
     state.payloadShown = null;
     if (state.tab === 'compile') {
