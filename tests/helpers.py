@@ -236,6 +236,25 @@ def key_of(event: dict[str, Any]) -> str:
     return next(k for k in event if k not in VIEWER_CONTEXT)
 
 
+def compile_id_of(event: dict[str, Any]) -> str:
+    """FORMAT.md section 7's display compile id of a raw.jsonl event (without compiled autograd)."""
+    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
+    if fid is None and fcid is None:
+        return "[-/-]"
+    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
+
+
+def open_explorer(browser: Any, url: str, height: int = 900) -> Any:
+    """A new page on `url`, loaded (hook `loaded`); `page.errors` collects uncaught page errors."""
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    return page
+
+
 def hook(page: Any) -> dict[str, Any]:
     value = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
     assert isinstance(value, dict)

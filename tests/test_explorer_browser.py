@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import StaticSite, hook, key_of, manifest_ids, raw_events, wait_hook
+from helpers import StaticSite, compile_id_of, hook, key_of, manifest_ids, open_explorer, raw_events, wait_hook
 
 from tlscope.commands import COMMANDS
 from tlscope.viewers import EXPLORER, LIB
@@ -67,16 +67,6 @@ def compiles_statuses(folder: Path) -> dict[str, str]:
     """compile id -> status, from an output folder's compiles.json."""
     data = json.loads((folder / "compiles.json").read_text())
     return {entry["id"]: entry["status"] for entry in data["compiles"]}
-
-
-def open_explorer(browser: Any, url: str) -> Any:
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
-    page.goto(url)
-    wait_hook(page, lambda h: h.get("loaded") is True)
-    return page
 
 
 def test_single_rank_filters_payload_stack(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
@@ -238,14 +228,6 @@ def test_graph_breaks_tab(browser: Any, site: Site, viewer_traces: dict[str, Pat
     assert page.locator("#f-q").input_value() == "dynamo_graph_break_reason"
     assert page.errors == []
     page.close()
-
-
-def compile_id_of(event: dict[str, Any]) -> str:
-    """FORMAT.md section 7's display compile id of a raw.jsonl event (without compiled autograd)."""
-    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
-    if fid is None and fcid is None:
-        return "[-/-]"
-    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
 
 
 def test_url_state_round_trip(browser: Any, site: Site) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, hook, raw_events, wait_hook
+from helpers import REPO, LiveServer, compile_id_of, hook, open_explorer, raw_events, wait_hook
 
 CORPUS = REPO / "corpus" / "traces"
 HOSTILE = '<img src=x onerror="window.__pwned=1">'
@@ -94,13 +94,7 @@ def entries(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def open_page(browser: Any, url: str) -> Any:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
-    page.goto(url)
-    wait_hook(page, lambda h: h.get("loaded") is True)
-    return page
+    return open_explorer(browser, url, height=1000)
 
 
 def pick(page: Any, cid: str) -> dict[str, Any]:
@@ -141,16 +135,9 @@ def test_the_compile_tab_explains_every_recompile(browser: Any, site: Site, fold
         assert page.locator(".cp-id").text_content() == entry["id"]
         assert page.locator(".tabs button.on").get_attribute("data-tab") == "compile"
         # The table is filtered to the compile id, as before the tab existed.
-        assert h["total"] == sum(1 for e in raw_events(folders["recompiles"]) if _cid(e) == entry["id"])
+        assert h["total"] == sum(1 for e in raw_events(folders["recompiles"]) if compile_id_of(e) == entry["id"])
     assert page.errors == []
     page.close()
-
-
-def _cid(event: dict[str, Any]) -> str:
-    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
-    if fid is None and fcid is None:
-        return "[-/-]"
-    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
 
 
 def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: dict[str, Path]) -> None:
