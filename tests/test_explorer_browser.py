@@ -323,3 +323,37 @@ def test_files_picked_by_the_user(browser: Any, site: Site, viewer_traces: dict[
     assert hook["total"] == len(raw_events(folder))
     assert set(hook["compileIds"]) == manifest_ids(folder)
     page.close()
+
+
+def test_first_rows_do_not_wait_for_compiles_json(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
+    """compiles.json (megabytes in a big trace) is read after the first rows are drawn: with its
+    answer held back, the table is ready and the sidebar lists the ids without statuses from it;
+    once it comes, statuses and graph breaks are drawn. An unreadable one leaves statuses derived
+    from the metrics, and the page says so."""
+    folder = viewer_traces["breaks"]
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    held: list[Any] = []
+    page.route("**/compiles.json", lambda route: held.append(route))
+    page.goto(site.explorer("breaks"))
+    h = wait_hook(page, lambda h: h.get("ready") is True and h.get("total", 0) > 0)
+    assert held, "compiles.json was asked for"
+    assert set(h["compileIds"]) == manifest_ids(folder)
+    assert h["graphBreaks"] == []  # graph breaks come only from compiles.json
+    assert page.locator("#status-source").text_content() == ""  # not "(status from metrics)" yet
+    assert page.locator("#breaks li").first.text_content() == "Reading compiles.json\N{HORIZONTAL ELLIPSIS}"
+    assert h.get("loaded") is not True
+    for route in held:
+        route.continue_()
+    h = wait_hook(page, lambda h: h.get("loaded") is True)
+    assert h["statuses"] == compiles_statuses(folder)
+    assert len(h["graphBreaks"]) == len(json.loads((folder / "compiles.json").read_text())["graph_breaks"])
+    page.close()
+    page = browser.new_page()
+    broken = '{"compiles": ['
+    page.route("**/compiles.json", lambda route: route.fulfill(body=broken, content_type="application/json"))
+    page.goto(site.explorer("breaks"))
+    h = wait_hook(page, lambda h: h.get("loaded") is True)
+    assert h["total"] == len(raw_events(folder)) and "error" not in h
+    assert "compiles.json unreadable" in (page.locator("#status").text_content() or "")
+    assert page.locator("#status-source").text_content() == "(status from metrics)"
+    page.close()

@@ -444,3 +444,41 @@ test('the manifests\' compile ids are sorted once; without a manifest the ids se
   await fromEvents.loaded;
   assert.deepEqual(fromEvents.compileIds, ['[0/0]', '[1/0]', '[2/0]']);
 });
+
+test('waitForIndexes: false opens at the first rows while compiles.json is still on its way', async () => {
+  const { dir } = synthetic();
+  writeFileSync(join(dir, 'tr', 'compiles.json'), JSON.stringify({ format: 'tlscope', compiles: [{ id: '[1/0]', status: 'graph_break' }], graph_breaks: [] }));
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
+  const inner = folderFetch(dir);
+  // compiles.json is answered only once the test says so.
+  const fetchImpl = async (url, init) => (url.endsWith('/compiles.json') ? held.then(() => inner(url, init)) : inner(url, init));
+  const trace = await openTrace('http://x/tr/', { fetchImpl, waitForIndexes: false });
+  assert.equal(trace.indexesRead, false);
+  assert.equal(trace.statusSource, 'none');
+  assert.ok(trace.events.total > 0, 'the first rows are there');
+  release();
+  await trace.indexes;
+  assert.equal(trace.indexesRead, true);
+  assert.equal(trace.statusSource, 'compiles.json');
+  assert.equal(trace.status('[1/0]'), 'graph_break');
+  await trace.loaded;
+  // By default openTrace waits for it, as it always has.
+  const waited = await openTrace('http://x/tr/', { fetchImpl: inner });
+  assert.equal(waited.indexesRead, true);
+  assert.equal(waited.statusSource, 'compiles.json');
+});
+
+test('an unreadable compiles.json rejects openTrace, or only trace.indexes when not waited for', async () => {
+  const { dir } = synthetic();
+  writeFileSync(join(dir, 'tr', 'compiles.json'), '{"compiles": [');
+  await assert.rejects(openTrace('http://x/tr/', { fetchImpl: folderFetch(dir) }), SyntaxError);
+  const trace = await openTrace('http://x/tr/', { fetchImpl: folderFetch(dir), waitForIndexes: false });
+  await assert.rejects(trace.indexes, SyntaxError);
+  assert.equal(trace.indexesRead, true);
+  assert.equal(trace.statusSource, 'none');
+  await trace.loaded;
+  assert.equal(trace.events.total, 50);
+});

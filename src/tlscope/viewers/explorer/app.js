@@ -59,7 +59,8 @@ function cidEventCounts(trace) {
 
 function drawSidebar(app) {
   const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace));
-  byId('status-source').textContent = app.trace.statusSource === 'none' ? '(status from metrics)' : '';
+  const derived = app.trace.statusSource === 'none' && app.trace.indexesRead;
+  byId('status-source').textContent = derived ? '(status from metrics)' : '';
   setTestHook({ compileIds, statuses });
 }
 
@@ -70,17 +71,30 @@ function showSideTab(name) {
   byId('tab-breaks').classList.toggle('on', name === 'breaks');
 }
 
-/** The "Graph breaks" tab; a picked compile id shows its break event, selected (payload open). */
-function wireBreaks(app) {
+/** The "Graph breaks" tab (drawn again once compiles.json is in); a picked compile id shows its
+ * break event, selected (payload open). */
+function drawBreaksTab(app) {
   const pick = async (site) => {
     await applyFilter(app, breakFilter(site));
     if (app.trace.events.total > 0) app.table.select(0);
   };
   const shown = drawBreaks(byId('breaks'), app.trace, { onPick: (site) => pick(site) });
-  byId('breaks-n').textContent = `(${shown.length})`;
+  byId('breaks-n').textContent = app.trace.indexesRead ? `(${shown.length})` : '';
+  setTestHook({ graphBreaks: shown });
+}
+
+function wireSideTabs() {
   byId('tab-cids').addEventListener('click', () => showSideTab('cids'));
   byId('tab-breaks').addEventListener('click', () => showSideTab('breaks'));
-  setTestHook({ graphBreaks: shown });
+}
+
+/** Once compiles.json is read (after the first rows: it can be megabytes), statuses and graph
+ * breaks are drawn again; unreadable, statuses stay derived from the metrics, and the page says so. */
+async function whenIndexesRead(app) {
+  const failed = await app.trace.indexes.then(() => null, (err) => err);
+  if (failed) app.notes.push(`compiles.json unreadable (${failed.message || failed}): statuses from metrics`);
+  drawSidebar(app);
+  drawBreaksTab(app);
 }
 
 function syncControls(app) {
@@ -290,8 +304,12 @@ async function start(source, packed) {
   byId('landing').hidden = true;
   byId('main').hidden = false;
   byId('status').textContent = 'Opening…';
-  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress: (n) => { byId('status').textContent = `Loading ${formatCount(n)} events…`; } });
-  const app = { trace, filter: {}, pendingRow: -1 };
+  const onProgress = (n) => {
+    byId('status').textContent = `Loading ${formatCount(n)} events…`;
+  };
+  // The first rows do not wait for compiles.json (whenIndexesRead draws what it adds).
+  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress, waitForIndexes: false });
+  const app = { trace, filter: {}, pendingRow: -1, notes: [] };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
   app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) });
   app.sidebar = createSidebar(byId('cids'), { selected: () => app.filter.cid || '' });
@@ -300,7 +318,9 @@ async function start(source, packed) {
   fillRanks(app);
   fillKinds(app);
   drawSidebar(app);
-  wireBreaks(app);
+  drawBreaksTab(app);
+  wireSideTabs();
+  const indexesIn = whenIndexesRead(app);
   wireFilters(app);
   wirePerfetto(app);
   wireReportLink(app);
@@ -330,7 +350,10 @@ async function start(source, packed) {
   });
   byId('status').textContent = trace.mode === 'remote' ? '' : 'Loading…';
   await trace.loaded;
-  byId('status').textContent = packed && packed.omitted && packed.omitted.length ? `${packed.omitted.length} payloads left out of this file` : '';
+  await indexesIn;
+  const notes = [...app.notes];
+  if (packed && packed.omitted && packed.omitted.length) notes.push(`${packed.omitted.length} payloads left out of this file`);
+  byId('status').textContent = notes.join(' · ');
   fillKinds(app);
   drawSidebar(app);
   app.table.refresh();

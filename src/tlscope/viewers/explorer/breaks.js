@@ -64,7 +64,8 @@ export function drawBreaks(list, trace, { onPick }) {
   list.replaceChildren();
   const breaks = trace.graphBreaks;
   if (!breaks.length) {
-    list.appendChild(el(doc, 'li', 'muted gb-none', trace.statusSource === 'compiles.json' ? 'No graph breaks.' : 'No compiles.json: graph breaks are not indexed.'));
+    const none = trace.statusSource === 'compiles.json' ? 'No graph breaks.' : 'No compiles.json: graph breaks are not indexed.';
+    list.appendChild(el(doc, 'li', 'muted gb-none', trace.indexesRead ? none : 'Reading compiles.json…'));
   }
   breaks.forEach((entry, i) => list.appendChild(breakItem(doc, entry, i, trace.multiRank)));
   list.onclick = (e) => {

@@ -256,6 +256,8 @@ export interface OpenOptions {
   onProgress?: (eventsLoaded: number) => void;
   /** Above this many bytes, drop raw.jsonl's bytes once indexed where the source can read ranges. */
   keepBytes?: number;
+  /** false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it. */
+  waitForIndexes?: boolean;
 }
 
 export interface Prefetch {
@@ -286,6 +288,10 @@ export class Trace {
   readonly events: EventTable;
   /** Resolves when every event is in (local) or when the events API has answered (remote). */
   readonly loaded: Promise<Trace>;
+  /** Resolves once compiles.json is read (statuses, graph breaks); rejects if it is unreadable. */
+  readonly indexes: Promise<void>;
+  /** Whether compiles.json has been asked for and answered (found, absent or unreadable). */
+  readonly indexesRead: boolean;
   readonly ranks: number[];
   readonly expectedEvents: number | null;
   readonly compileIds: string[];

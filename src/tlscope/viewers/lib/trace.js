@@ -123,6 +123,8 @@ export class Trace {
     this.statusText = new Map(); // status -> what it means (compiles.json `statuses`)
     this.derived = new Map(); // display id -> status derived from metrics while loading
     this.graphBreaks = []; // compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks)
+    this.indexesRead = false; // compiles.json asked for and answered (found, absent or unreadable)
+    this.indexes = Promise.resolve(); // openTrace: resolves once compiles.json is read
     this.seenCids = new Set();
   }
 
@@ -177,7 +179,12 @@ export class Trace {
   }
 
   async readIndexes() {
-    const files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
+    let files;
+    try {
+      files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
+    } finally {
+      this.indexesRead = true;
+    }
     this.parts.forEach((part, i) => {
       const compiles = compilesFromFile(files[i]);
       if (compiles) {
@@ -491,20 +498,32 @@ async function openRemote(trace, source) {
 /**
  * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
  * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}), `keepBytes`,
- * `api` (events API URL, or null for none), `fetchImpl`, `onProgress(eventsLoaded)`.
- * Resolves once the manifest and the first rows are available; `trace.loaded` resolves when
- * every event is in (local mode) or when the events API has answered (remote mode; until then
- * the first rows of a single raw.jsonl come from its first lines).
+ * `api` (events API URL, or null for none), `fetchImpl`, `onProgress(eventsLoaded)`,
+ * `waitForIndexes` (default true).
+ * Resolves once the manifest and the first rows are available, and compiles.json (statuses,
+ * graph breaks) is read; with `waitForIndexes: false`, without waiting for compiles.json (megabytes
+ * in a big trace, and the first rows do not need it): `trace.indexes` resolves when it is read.
+ * `trace.loaded` resolves when every event is in (local mode) or when the events API has answered
+ * (remote mode; until then the first rows of a single raw.jsonl come from its first lines).
  */
 export async function openTrace(where, options = {}) {
   const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
   const found = await findParts(source);
   const trace = new Trace(source, found);
-  // compiles.json is read while the mode is chosen and raw.jsonl starts: one round trip fewer.
-  const indexes = trace.readIndexes();
+  const wait = options.waitForIndexes !== false;
+  // compiles.json is read while the mode is chosen and raw.jsonl starts (one round trip fewer);
+  // or, not waited for, once the first rows are drawn: parsing its megabytes (14 MB in the 40k
+  // bench case) on the page's one thread would otherwise land before them.
+  let indexes = wait ? trace.readIndexes() : null;
+  const settle = (promise) => {
+    trace.indexes = promise;
+    promise.catch(() => {}); // reported through trace.indexes (or openTrace, when it waits)
+    return promise;
+  };
+  if (indexes) settle(indexes);
   trace.mode = await chooseMode(trace, options);
   if (trace.mode === 'remote') {
-    await indexes;
+    await settle(indexes || trace.readIndexes());
     return openRemote(trace, source);
   }
   trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
@@ -521,9 +540,10 @@ export async function openTrace(where, options = {}) {
     return trace;
   });
   trace.loaded.catch(() => firstRows());
+  if (!indexes) indexes = settle(first.then(nextFrame).then(() => trace.readIndexes()));
   await Promise.race([first, trace.loaded]);
   stop();
-  await indexes;
+  if (wait) await indexes;
   return trace;
 }
 
