@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from helpers import StaticSite, compile_id_of, hook, key_of, manifest_ids, open_explorer, raw_events, wait_hook
@@ -334,9 +334,14 @@ def test_first_rows_do_not_wait_for_compiles_json(browser: Any, site: Site, view
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     held: list[Any] = []
     page.route("**/compiles.json", lambda route: held.append(route))
-    page.goto(site.explorer("breaks"))
+    cid = sorted(compiles_statuses(folder))[-1]
+    # A link to a compile id's Compile tab: it waits for compiles.json too, saying so.
+    page.goto(site.explorer("breaks", "#" + urlencode({"cid": cid, "tab": "compile"})))
     h = wait_hook(page, lambda h: h.get("ready") is True and h.get("total", 0) > 0)
     assert held, "compiles.json was asked for"
+    h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == cid)
+    assert h["compile"]["source"] == "pending"
+    assert "Reading compiles.json" in (page.locator("#detail-body").text_content() or "")
     assert set(h["compileIds"]) == manifest_ids(folder)
     assert h["graphBreaks"] == []  # graph breaks come only from compiles.json
     assert page.locator("#status-source").text_content() == ""  # not "(status from metrics)" yet
@@ -346,6 +351,8 @@ def test_first_rows_do_not_wait_for_compiles_json(browser: Any, site: Site, view
         route.continue_()
     h = wait_hook(page, lambda h: h.get("loaded") is True)
     assert h["statuses"] == compiles_statuses(folder)
+    assert h["compile"]["id"] == cid and h["compile"]["source"] == "compiles.json"
+    assert h["compile"]["status"] == compiles_statuses(folder)[cid]
     assert len(h["graphBreaks"]) == len(json.loads((folder / "compiles.json").read_text())["graph_breaks"])
     page.close()
     page = browser.new_page()

@@ -95,6 +95,7 @@ async function whenIndexesRead(app) {
   if (failed) app.notes.push(`compiles.json unreadable (${failed.message || failed}): statuses from metrics`);
   drawSidebar(app);
   drawBreaksTab(app);
+  if (app.detail.state.tab === 'compile') app.detail.redraw();
 }
 
 function syncControls(app) {

@@ -205,6 +205,11 @@ export function createCompileTab(trace, handlers) {
       box.appendChild(el(doc, 'p', 'muted', 'Pick a compile id in the sidebar to see its status, why it recompiled, its failure, graph breaks and cache lookups.'));
       return null;
     }
+    if (!trace.indexesRead) {
+      // The explorer reads compiles.json after the first rows are drawn; this is drawn again then.
+      box.append(header(doc, cid, trace.status(cid)), el(doc, 'p', 'muted', 'Reading compiles.json…'));
+      return { id: cid, status: trace.status(cid), rank: null, ranks: {}, source: 'pending', recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+    }
     if (trace.statusSource !== 'compiles.json') return withoutIndex(doc, box, trace, cid);
     const merged = trace.compiles.get(cid);
     if (!merged) {
