@@ -28,6 +28,7 @@ TRACES = {
     "dynamic": "recompiles_dynamic",
     "failures": "failures",
     "ranks": "ranks_diverge_2",
+    "repeated": "graph_breaks_repeated",
 }
 
 
@@ -229,6 +230,13 @@ def test_multi_rank_statuses(browser: Any, site: Site, folders: dict[str, Path])
         want = {str(r): per_rank[r][cid]["status"] for r in (0, 1) if cid in per_rank[r]}
         assert c["ranks"] == want
         assert page.locator(".cp-rank").all_text_contents() == [f"rank {r}: {s}" for r, s in want.items()]
+    # A restarted attempt leads to the attempt that went on.
+    restarted = next(cid for cid in both if per_rank[0][cid]["restarted_as"])
+    pick(page, restarted)
+    page.click(".cp-facts .cp-cid")
+    nxt = per_rank[0][restarted]["restarted_as"]
+    h = wait_hook(page, lambda h: h["compile"]["id"] == nxt and h["filter"]["cid"] == nxt)
+    assert h["compile"]["status"] in {per_rank[r][nxt]["status"] for r in (0, 1)}
     # The other rank's own entry, picked with its button.
     cid = both[0]
     pick(page, cid)
@@ -283,5 +291,25 @@ def test_without_compiles_json(browser: Any, site: Site, folders: dict[str, Path
     c = pick(page, "[0/1]")["compile"]
     assert c["source"] == "none" and c["status"] == "ok" and c["recommended"] is None
     assert "No compiles.json" in page.locator("#detail-body").text_content()
+    assert page.errors == []
+    page.close()
+
+
+def test_a_reference_logged_under_another_attempt(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """graph_breaks_repeated: a recompile whose frame compile restarted has its entry on the last
+    attempt and its recompile_reasons event logged under the first; the button still finds it."""
+    lines = (folders["repeated"] / "raw.jsonl").read_text().splitlines()
+    entry, ref = next(
+        (e, e["recompile"]["event"])
+        for e in entries(folders["repeated"]).values()
+        if e["recompile"] and compile_id_of(json.loads(lines[e["recompile"]["event"]["raw_line"] - 1])) != e["id"]
+    )
+    logged_under = compile_id_of(json.loads(lines[ref["raw_line"] - 1]))
+    page = open_page(browser, site.explorer("repeated"))
+    pick(page, entry["id"])
+    page.locator(".cp-sec", has_text="Why it recompiled").locator(".cp-ref").click()
+    h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == ref["log_line"])
+    assert h["selected"]["cid"] == logged_under == h["filter"]["cid"] and h["selected"]["key"] == "artifact"
+    assert h["filter"]["q"] == "recompile_reasons"
     assert page.errors == []
     page.close()

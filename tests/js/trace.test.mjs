@@ -138,8 +138,15 @@ test('above the limit, a served trace is paged through the events API', async ()
   assert.equal(calls.at(-1).kind, 'artifact');
   assert.equal(calls.at(-1).compile_id, '[0/0]');
   assert.equal(remote.events.row(3).log_line, 46);
+  // A compiles.json payload reference: in the paged view, found by its log line.
+  assert.equal(await remote.rowOfRef({ raw_line: 47, log_line: 46 }), 3);
+  assert.equal(await remote.rowOfRef({ raw_line: 48, log_line: 47 }), -1);
   const local = await openTrace('http://x/traces/tr/', { fetchImpl: folderFetch(root, { api }) });
   assert.equal(local.mode, 'local'); // below the limit: held in the tab
+  // Held in the tab: found by its raw.jsonl line (line 1 is the string table).
+  await local.events.setFilter({ kind: 'artifact', cid: '[0/0]' });
+  assert.equal(await local.rowOfRef({ raw_line: 47, log_line: 46 }), 3);
+  assert.equal(await local.rowOfRef({ raw_line: 48, log_line: 47 }), -1);
 });
 
 const REAL = process.env.TLSCOPE_JS_TRACES ? JSON.parse(process.env.TLSCOPE_JS_TRACES) : null;
@@ -481,4 +488,35 @@ test('an unreadable compiles.json rejects openTrace, or only trace.indexes when 
   assert.equal(trace.statusSource, 'none');
   await trace.loaded;
   assert.equal(trace.events.total, 50);
+});
+
+/** Every payload reference of a compiles.json entry. */
+function refsOf(entry) {
+  const refs = [entry.recompile && entry.recompile.event, entry.failure && entry.failure.traceback, entry.guards];
+  for (const list of [entry.graph_breaks, entry.cache]) for (const item of list) refs.push(item.event);
+  for (const list of [entry.graphs, entry.code]) for (const item of list) refs.push(item);
+  return refs.filter((r) => r && Number.isInteger(r.raw_line));
+}
+
+test('each compiles.json payload reference leads to its event, on every rank', { skip: !REAL && 'TLSCOPE_JS_TRACES not set (run through pytest)' }, async () => {
+  let found = 0;
+  for (const [name, folder] of Object.entries(REAL)) {
+    const trace = await openTrace(`http://x/${name}/`, { fetchImpl: folderFetch(join(folder, '..')) });
+    await trace.loaded;
+    for (const part of trace.parts) {
+      const entries = JSON.parse(readFileSync(join(folder, part.prefix, 'compiles.json'), 'utf8')).compiles;
+      for (const entry of entries) {
+        for (const ref of refsOf(entry)) {
+          const cid = await trace.refCompileId(ref, part.rank);
+          assert.ok(cid === entry.id || cid.startsWith(entry.frame_compile.slice(0, -1)), `${cid} is an attempt of ${entry.id}`);
+          await trace.events.setFilter({ cid, rank: part.rank });
+          const row = await trace.rowOfRef(ref, part.rank);
+          assert.ok(row >= 0, `${name} ${part.rank} ${entry.id} ${ref.kind}`);
+          assert.equal(trace.events.row(row).log_line, ref.log_line);
+          found += 1;
+        }
+      }
+    }
+  }
+  assert.ok(found > 50, `${found} references`);
 });

@@ -160,34 +160,29 @@ function compileTarget(app) {
   return event ? compileIdOf(event) : null;
 }
 
-/** The event behind a compiles.json payload reference, selected in the table (payload open). */
+/**
+ * The event behind a compiles.json payload reference of compile id `cid` (and `rank`), selected in
+ * the table with its payload open. As the Graph breaks tab does, the table is narrowed to that
+ * kind of event of the event's own compile id (a recompile's reasons are logged under the frame
+ * compile's first attempt, its entry is the last); paged from the server, where that id is not
+ * known here, to the entry's id and, failing that, to the kind alone.
+ */
 async function selectRef(app, ref, { cid, rank }) {
   const { trace } = app;
-  // As the Graph breaks tab does: the table narrowed to that kind of event of that compile id.
   const isKey = trace.events.keyList().some(([key]) => key === ref.kind);
   const onRank = trace.multiRank ? rank : null;
-  await applyFilter(app, { cid, rank: onRank, kind: isKey ? ref.kind : 'artifact', q: isKey ? null : ref.kind });
-  const row = await rowOfRef(trace, ref, onRank);
+  const narrow = { rank: onRank, kind: isKey ? ref.kind : 'artifact', q: isKey ? null : ref.kind };
+  const own = await trace.refCompileId(ref, onRank);
+  let row = -1;
+  for (const id of own ? [own] : [cid, null]) {
+    await applyFilter(app, { ...narrow, cid: id });
+    row = await trace.rowOfRef(ref, onRank);
+    if (row >= 0) break;
+  }
   setTestHook({ followed: { raw_line: ref.raw_line, log_line: ref.log_line, row } });
   if (row < 0) return;
   app.detail.state.tab = 'payload';
   app.table.select(row);
-}
-
-/** The row of the current view holding a reference's event, or -1. */
-async function rowOfRef(trace, ref, rank) {
-  const events = trace.events;
-  if (trace.mode === 'local') {
-    const row = events.rowOfLine(events.lineOfRaw(trace.partOfRank(rank ?? undefined), ref.raw_line));
-    if (row >= 0) return row;
-  }
-  // Paged from the events API: its rows are raw.jsonl's objects, told apart by their log line.
-  for (let i = 0; i < Math.min(events.total, 2000); i += 1) {
-    if (!events.row(i) && events.load) await events.load(i);
-    const event = events.row(i);
-    if (event && event.log_line === ref.log_line) return i;
-  }
-  return -1;
 }
 
 function drawCompileTab(app, body, title) {

@@ -103,7 +103,6 @@ function recompileSection(doc, view, refs) {
     // A restarted attempt: the last attempt of the frame compile holds the metrics and the reasons.
     const text = view.restartedAs ? `This attempt was restarted as ${view.restartedAs}, whose entry holds why the frame was compiled again.` : 'A recompile, but no recompile_reasons were logged.';
     sec.appendChild(el(doc, 'p', 'muted', text));
-    if (view.restartedAs) sec.appendChild(refs.cid(view.restartedAs));
     return sec;
   }
   if (r.recommended) sec.appendChild(recommendedBox(doc, r.recommended));
@@ -226,7 +225,8 @@ export function createCompileTab(trace, handlers) {
         return b;
       },
       cid: (id) => {
-        const b = el(doc, 'button', 'cp-ref', `open ${id}`);
+        const b = el(doc, 'button', 'cp-ref cp-cid', id);
+        b.title = `Show compile id ${id}`;
         b.type = 'button';
         b.addEventListener('click', () => handlers.onPickCid(id));
         return b;
@@ -248,7 +248,7 @@ export function createCompileTab(trace, handlers) {
       ['time', timeText(view)],
       ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
       ['restart reasons', view.restartReasons.join('; ')],
-      ['restarted as', view.restartedAs],
+      ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
       ['status means', trace.statusText.get(view.status) || ''],
     ]));
     if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));

@@ -305,6 +305,10 @@ export class Trace {
   status(compileId: string): string | null;
   /** A compile id's compiles.json entry as `rank` logged it (the merged entry otherwise), or null. */
   compileEntry(compileId: string, rank?: number | null): CompileEntry | null;
+  /** The compile id of a payload reference's event, read from its line (null when paged from the server). */
+  refCompileId(ref: { raw_line: number }, rank?: number | null): Promise<string | null>;
+  /** The row of the current view holding a payload reference's event (of rank `rank`'s folder), or -1. */
+  rowOfRef(ref: { raw_line: number; log_line: number | null }, rank?: number | null): Promise<number>;
   stringTable(part?: number): Array<string | null>;
   resolveFrames(frames: Frame[] | undefined, part?: number): ResolvedFrame[];
   partOfRank(rank: number | undefined): number;

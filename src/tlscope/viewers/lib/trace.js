@@ -107,6 +107,9 @@ function severity(status) {
   return at < 0 ? STATUS_ORDER.length : at;
 }
 
+/** Rows of a paged view searched for a payload reference's event. */
+const REF_SCAN_ROWS = 2000;
+
 const METRICS_KEYS = new Set(['compilation_metrics', 'bwd_compilation_metrics', 'aot_autograd_backward_compilation_metrics']);
 
 export class Trace {
@@ -254,6 +257,48 @@ export class Trace {
       const prev = this.derived.get(cid);
       if (status && (!prev || severity(status) < severity(prev))) this.derived.set(cid, status);
     }
+  }
+
+  /**
+   * The compile id of the event behind a compiles.json payload reference of rank `rank`'s folder,
+   * read from its raw.jsonl line when the events are held in the tab (null when paged from the
+   * server). It can differ from the entry's: a recompile's `recompile_reasons` is logged under the
+   * frame compile's first attempt (`[1/1]`) while the entry holding the metrics is its last (`[1/1_1]`).
+   */
+  async refCompileId(ref, rank = null) {
+    if (this.mode !== 'local') return null;
+    const events = this.events;
+    const part = this.partOfRank(rank ?? undefined);
+    if (events.lineOfRaw(part, ref.raw_line) < 0 && !this.complete) await this.loaded;
+    const line = events.lineOfRaw(part, ref.raw_line);
+    if (line < 0) return null;
+    let event = events.event(line);
+    if (event === undefined) {
+      await events.loadBlock(events.lines.blockOf[line]).catch(() => {}); // its bytes were dropped: read again
+      event = events.event(line);
+    }
+    return event ? compileIdOf(event) : null;
+  }
+
+  /**
+   * The row of the current view holding the event of a compiles.json payload reference
+   * ({raw_line, log_line}) of rank `rank`'s folder (null: a single log), or -1. Held in the tab:
+   * its raw.jsonl line; paged from the events API: the first rows' log lines (narrow the view
+   * to that kind of event of that compile id first, as the explorer does).
+   */
+  async rowOfRef(ref, rank = null) {
+    const events = this.events;
+    if (this.mode === 'local') {
+      const find = () => events.rowOfLine(events.lineOfRaw(this.partOfRank(rank ?? undefined), ref.raw_line));
+      if (find() < 0 && !this.complete) await this.loaded; // its line may not be read yet
+      return find();
+    }
+    for (let i = 0; i < Math.min(events.total, REF_SCAN_ROWS); i += 1) {
+      if (!events.row(i)) await events.load(i).catch(() => {});
+      const event = events.row(i);
+      if (event && event.log_line === ref.log_line) return i;
+    }
+    return -1;
   }
 
   /** The string table of the part (rank folder) an event came from. */
