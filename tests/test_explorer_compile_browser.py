@@ -137,6 +137,14 @@ def test_the_compile_tab_explains_every_recompile(browser: Any, site: Site, fold
         assert page.locator(".tabs button.on").get_attribute("data-tab") == "compile"
         # The table is filtered to the compile id, as before the tab existed.
         assert h["total"] == sum(1 for e in raw_events(folders["recompiles"]) if compile_id_of(e) == entry["id"])
+    # [-/-] is not a compilation: its meaning, nothing about recompiles.
+    c = pick(page, "[-/-]")["compile"]
+    assert c["status"] == "outside" and page.locator(".cp-sec").count() == 0
+    assert (
+        page.locator(".cp")
+        .text_content()
+        .endswith(json.loads((folders["recompiles"] / "compiles.json").read_text())["statuses"]["outside"])
+    )
     assert page.errors == []
     page.close()
 

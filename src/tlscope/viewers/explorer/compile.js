@@ -242,6 +242,10 @@ export function createCompileTab(trace, handlers) {
       });
     }
     box.appendChild(header(doc, cid, view.status, ranks));
+    if (view.status === 'outside') {
+      box.appendChild(el(doc, 'p', 'muted', trace.statusText.get('outside') || 'Events logged outside any compilation.'));
+      return hookOf(view, rank, trace.statusSource);
+    }
     if (rank !== null) box.appendChild(el(doc, 'div', 'cp-sub', `Details as rank ${rank} logged them`));
     box.appendChild(facts(doc, [
       ['function', view.function || NOT_LOGGED],
