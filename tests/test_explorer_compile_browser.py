@@ -164,6 +164,9 @@ def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: 
     assert page.locator(".cp-rec .cp-expl").text_content() == chosen["explanation"]
     assert c["guardFailures"] == len(failures)
     assert {"input": "L['x']", "what": "marked_dynamic", "before": "[]", "after": "[0]"} in c["changes"]
+    # A guard Dynamo printed no values for: a dash, not "not logged → not logged".
+    cells = page.locator("tr", has_text="dim_marking").first.locator("td")
+    assert chosen["expected"] is None and chosen["actual"] is None and cells.nth(3).text_content() == "\N{EM DASH}"
     page.screenshot(path=str(folders["dynamic"].parent / "compile-tab.png"))
     # [3/2]: a value guard whose new value the log does not hold.
     c = pick(page, "[3/2]")["compile"]

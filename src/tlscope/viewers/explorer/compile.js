@@ -106,7 +106,8 @@ function recompileSection(doc, view, refs) {
     return sec;
   }
   if (r.recommended) sec.appendChild(recommendedBox(doc, r.recommended));
-  const rows = r.guardFailures.map((g) => [g.cacheEntry || '?', g.kind, g.explanation, g.values ?? `${NOT_LOGGED} → ${NOT_LOGGED}`, frameCell(doc, g.where, g.code)]);
+  // No values: Dynamo prints none for this kind of guard (dim_marking, grad_mode...), so a dash.
+  const rows = r.guardFailures.map((g) => [g.cacheEntry || '?', g.kind, g.explanation, g.values ?? '—', frameCell(doc, g.where, g.code)]);
   sec.appendChild(el(doc, 'div', 'cp-sub', `Every cache entry's failed guard (${r.guardFailures.length}, newest first)`));
   sec.appendChild(table(doc, ['cache entry', 'kind', 'explanation', 'expected → actual', 'user frame'], rows));
   sec.appendChild(el(doc, 'div', 'cp-sub', `What changed in the inputs${r.comparedWith ? ` since ${r.comparedWith}` : ''}`));
