@@ -568,7 +568,9 @@ export async function openTrace(where, options = {}) {
   if (indexes) settle(indexes);
   trace.mode = await chooseMode(trace, options);
   if (trace.mode === 'remote') {
-    await settle(indexes || trace.readIndexes());
+    // Paged from the server: the first rows come from it, compiles.json beside them.
+    indexes = indexes || settle(trace.readIndexes());
+    if (wait) await indexes;
     return openRemote(trace, source);
   }
   trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
