@@ -229,6 +229,29 @@ def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: d
     page.close()
 
 
+def test_references_when_paged_from_the_server(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """?mode=remote pages the trace through serve's events API (as a trace past the limits is):
+    the tab's reference buttons still select the event at their raw.jsonl line, found by its log
+    line among the narrowed view's rows."""
+    entry = entries(folders["recompiles"])["[0/2]"]
+    events = (folders["recompiles"] / "raw.jsonl").read_text().splitlines()
+    page = open_page(browser, site.explorer("recompiles", "&mode=remote"))
+    h = wait_hook(page, lambda h: h.get("loaded") is True)
+    assert h["mode"] == "remote" and h["total"] == len(events) - 1  # line 1: the string table
+    pick(page, "[0/2]")
+    refs = [entry["recompile"]["event"], *(c["event"] for c in entry["cache"])]
+    assert page.locator(".cp-ref").count() == len(refs)
+    for i, ref in enumerate(refs):
+        page.click(".tabs button[data-tab='compile']")
+        page.locator(".cp-ref").nth(i).click()
+        h = wait_hook(page, lambda h, ref=ref: (h.get("followed") or {}).get("raw_line") == ref["raw_line"])
+        assert h["followed"]["row"] >= 0
+        h = wait_hook(page, lambda h, ref=ref: h.get("selected", {}).get("log_line") == ref["log_line"])
+        assert json.loads(events[ref["raw_line"] - 1])["log_line"] == h["selected"]["log_line"]
+    assert page.errors == []
+    page.close()
+
+
 def test_multi_rank_statuses(browser: Any, site: Site, folders: dict[str, Path]) -> None:
     """ranks_diverge_2: every rank's status of a compile id, and each rank's own entry."""
     per_rank = {r: entries(folders["ranks"] / f"rank_{r}") for r in (0, 1)}

@@ -303,8 +303,10 @@ async function start(source, packed) {
   const onProgress = (n) => {
     byId('status').textContent = `Loading ${formatCount(n)} events…`;
   };
-  // The first rows do not wait for compiles.json (whenIndexesRead draws what it adds).
-  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress, waitForIndexes: false });
+  // The first rows do not wait for compiles.json (whenIndexesRead draws what it adds). ?mode=remote
+  // pages a served trace through the events API whatever its size (local: holds it in the tab).
+  const mode = ['local', 'remote'].includes(queryParam('mode')) ? queryParam('mode') : 'auto';
+  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress, waitForIndexes: false, mode });
   const app = { trace, filter: {}, pendingRow: -1, notes: [] };
   app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
   app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) });
