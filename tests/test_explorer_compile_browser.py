@@ -211,14 +211,14 @@ def test_failure_and_its_traceback_event(browser: Any, site: Site, folders: dict
     page.close()
 
 
-def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: dict[str, Path]) -> None:
-    """Each reference button selects exactly the event at its raw.jsonl line."""
-    entry = entries(folders["recompiles"])["[0/2]"]
-    page = open_page(browser, site.explorer("recompiles"))
-    pick(page, "[0/2]")
+def follow_every_reference(page: Any, folder: Path, cid: str) -> None:
+    """Pick `cid`, then click each of its payload references (the recompile reasons, the cache
+    lookups): each selects exactly the event at the reference's raw.jsonl line."""
+    entry = entries(folder)[cid]
+    lines = (folder / "raw.jsonl").read_text().splitlines()
+    pick(page, cid)
     refs = [entry["recompile"]["event"], *(c["event"] for c in entry["cache"])]
     assert page.locator(".cp-ref").count() == len(refs)
-    lines = (folders["recompiles"] / "raw.jsonl").read_text().splitlines()
     for i, ref in enumerate(refs):
         page.click(".tabs button[data-tab='compile']")
         page.locator(".cp-ref").nth(i).click()
@@ -226,6 +226,12 @@ def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: d
         assert h["followed"]["row"] >= 0
         h = wait_hook(page, lambda h, ref=ref: h.get("selected", {}).get("log_line") == ref["log_line"])
         assert json.loads(lines[ref["raw_line"] - 1])["log_line"] == h["selected"]["log_line"]
+
+
+def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """Each reference button selects exactly the event at its raw.jsonl line."""
+    page = open_page(browser, site.explorer("recompiles"))
+    follow_every_reference(page, folders["recompiles"], "[0/2]")
     page.close()
 
 
@@ -233,21 +239,11 @@ def test_references_when_paged_from_the_server(browser: Any, site: Site, folders
     """?mode=remote pages the trace through serve's events API (as a trace past the limits is):
     the tab's reference buttons still select the event at their raw.jsonl line, found by its log
     line among the narrowed view's rows."""
-    entry = entries(folders["recompiles"])["[0/2]"]
     events = (folders["recompiles"] / "raw.jsonl").read_text().splitlines()
     page = open_page(browser, site.explorer("recompiles", "&mode=remote"))
     h = wait_hook(page, lambda h: h.get("loaded") is True)
     assert h["mode"] == "remote" and h["total"] == len(events) - 1  # line 1: the string table
-    pick(page, "[0/2]")
-    refs = [entry["recompile"]["event"], *(c["event"] for c in entry["cache"])]
-    assert page.locator(".cp-ref").count() == len(refs)
-    for i, ref in enumerate(refs):
-        page.click(".tabs button[data-tab='compile']")
-        page.locator(".cp-ref").nth(i).click()
-        h = wait_hook(page, lambda h, ref=ref: (h.get("followed") or {}).get("raw_line") == ref["raw_line"])
-        assert h["followed"]["row"] >= 0
-        h = wait_hook(page, lambda h, ref=ref: h.get("selected", {}).get("log_line") == ref["log_line"])
-        assert json.loads(events[ref["raw_line"] - 1])["log_line"] == h["selected"]["log_line"]
+    follow_every_reference(page, folders["recompiles"], "[0/2]")
     assert page.errors == []
     page.close()
 
