@@ -180,7 +180,7 @@ def test_10_sigterm_of_a_multi_rank_run_splitting_a_muxed_log(
 def test_11_ctrl_c_during_the_rank_sniff(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tlscope.commands import parse
+    from tlscope.pipeline import parse  # the parse command imports it from there when it runs
 
     def interrupted(*args: object, **kwargs: object) -> bool:
         raise KeyboardInterrupt

@@ -6,7 +6,6 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
 from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, load
@@ -29,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
     try:
         with terminate_raises():
-            if args and args[0] in COMMANDS and (action or not Path(args[0]).exists()):
+            if args and args[0] in COMMANDS and (action or not os.path.exists(args[0])):
                 status = load(args[0])(args[1:])
             else:
                 status = load(DEFAULT)(args)

@@ -22,12 +22,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
-from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # every command imports this module first: `tlscope --version` skips these
+    import subprocess
+    from pathlib import Path
+    from types import FrameType
 
 #: Exit status of a run stopped by SIGINT (Ctrl-C).
 EXIT_INTERRUPTED = 130
@@ -152,6 +155,8 @@ def start_guard(path: Path) -> subprocess.Popen[bytes] | None:
     /bin/sh (the promise is then a `finally`'s)."""
     if os.name != "posix" or not os.path.exists("/bin/sh"):
         return None
+    import subprocess
+
     with contextlib.suppress(OSError):
         return subprocess.Popen(
             ["/bin/sh", "-c", _GUARD_SCRIPT, "tlscope-cleanup", str(path)],
@@ -167,6 +172,8 @@ def stop_guard(guard: subprocess.Popen[bytes] | None) -> None:
     """Release the guard (the path is committed or removed by now) and reap it."""
     if guard is None:
         return
+    import subprocess
+
     with contextlib.suppress(OSError):
         if guard.stdin is not None:
             guard.stdin.close()

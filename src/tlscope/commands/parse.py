@@ -14,18 +14,17 @@ from typing import TYPE_CHECKING
 
 from tlscope import __version__
 from tlscope.commands import others
-from tlscope.model.record import Record
-from tlscope.pipeline.options import ParseOptions
-from tlscope.pipeline.parse import parse_log, wants_multi_rank
-from tlscope.pipeline.single import StrictFailure, Tracker, no_events_text
-from tlscope.read.inputs import InputError
-from tlscope.read.reader import LogReader
-from tlscope.write.manifest import Manifest
-from tlscope.write.outdir import OutputError
-from tlscope.write.report.options import ReportOptions
 
-if TYPE_CHECKING:  # a multi-rank module: imported only by multi-rank runs (start-up memory)
+# The parse itself is imported by `main` once the flags are read: `tlscope --version` and
+# `--help` then cost the interpreter and argparse only (tests/test_startup.py), not msgspec, the
+# model, the analyses and the report (~35 ms of imports).
+if TYPE_CHECKING:
     from tlscope.analyse.ranks.summary import RankSummary
+    from tlscope.model.record import Record
+    from tlscope.pipeline.options import ParseOptions
+    from tlscope.pipeline.single import Tracker
+    from tlscope.read.reader import LogReader
+    from tlscope.write.manifest import Manifest
 
 #: Below this size a progress bar would only flicker.
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -129,6 +128,11 @@ def _multi_rank_flags(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str]) -> int:
     args_list = list(argv)
     args = build_parser().parse_args(args_list)
+    from tlscope.pipeline.parse import parse_log, wants_multi_rank
+    from tlscope.pipeline.single import StrictFailure, no_events_text
+    from tlscope.read.inputs import InputError
+    from tlscope.write.outdir import OutputError
+
     try:
         multi_rank = wants_multi_rank(args.path, all_ranks=args.all_ranks_html, latest=args.latest)
     except InputError as err:
@@ -161,6 +165,9 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _options(args: argparse.Namespace) -> ParseOptions:
+    from tlscope.pipeline.options import ParseOptions
+    from tlscope.write.report.options import ReportOptions
+
     return ParseOptions(
         # As in tlparse, export mode never applies the strict checks.
         strict=args.strict and not args.export,
@@ -178,6 +185,9 @@ def _multi_rank(args: argparse.Namespace) -> int:
     """Exit 0 when the landing page was written (failed ranks are listed on it); 1 on unusable
     input/OUT, or under --strict when a rank has a problem (OUT then left as it was)."""
     from tlscope.pipeline.ranks import parse_ranks  # see pipeline/parse.py: imported after the sniff
+    from tlscope.pipeline.single import StrictFailure
+    from tlscope.read.inputs import InputError
+    from tlscope.write.outdir import OutputError
 
     try:
         options = _options(args)
@@ -279,6 +289,8 @@ def _size(n: int) -> str:
 def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest | None]) -> None:
     """On stderr: each failed rank with its reason, and each rank whose log held no trace event
     (an empty or non-log file among the rank logs: its report would look like an idle rank)."""
+    from tlscope.pipeline.single import no_events_text
+
     failed = [s for s in summaries if s.errors]
     if failed:
         print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)

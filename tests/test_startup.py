@@ -1,0 +1,78 @@
+"""Start-up: `tlscope --version` and `tlscope --help` import only what they print (issue 21).
+
+Structural, never timed: each runs in a fresh interpreter started as the console script is,
+which then lists sys.modules. The parse, the model (msgspec), the analyses, the report (Jinja,
+Pygments), the terminal summary (rich) and the server are each tens of milliseconds of imports
+that a version or usage line does not need (bench/README.md has the figures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Run the console script with argv, then print the imported modules' names as JSON on stderr.
+_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv.pop(1))
+sys.argv = ["tlscope", *sys.argv[1:]]
+from tlscope.cli import main
+try:
+    status = main()
+except SystemExit as stop:
+    status = stop.code
+sys.stderr.write("\\nMODULES " + json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+#: Top-level packages and tlscope subpackages a version or usage line must not import.
+FORBIDDEN = (
+    "msgspec",
+    "jinja2",
+    "pygments",
+    "rich",
+    "starlette",
+    "uvicorn",
+    "tlscope.model",
+    "tlscope.read",
+    "tlscope.analyse",
+    "tlscope.pipeline",
+    "tlscope.write",
+    "tlscope.serve",
+    "tlscope.format",
+    "tlscope.api",
+)
+
+
+def imported(*argv: str) -> tuple[object, list[str]]:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(SRC), *argv], capture_output=True, text=True, env=env, timeout=60
+    )
+    report = json.loads(done.stderr.rpartition("\nMODULES ")[2])
+    return report["status"], report["modules"]
+
+
+def offenders(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V", "--help", "-h"])
+def test_version_and_help_import_no_parse_machinery(flag: str) -> None:
+    status, modules = imported(flag)
+    assert status == 0
+    assert "tlscope.commands.parse" in modules  # the flag was answered by the parse command...
+    assert offenders(modules) == []  # ...without importing what a parse needs
+
+
+def test_the_probe_sees_a_parse_import_everything(tmp_path: Path) -> None:
+    """The check above can fail: a real (failing) parse imports the forbidden modules."""
+    status, modules = imported(str(tmp_path / "missing.log"), "-o", str(tmp_path / "out"), "--no-browser")
+    assert status == 1
+    assert {"msgspec", "tlscope.pipeline.parse", "tlscope.read.inputs"} <= set(offenders(modules))
