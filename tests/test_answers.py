@@ -128,18 +128,23 @@ def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
     assert found == dict(breaks)
     assert sum(g["count"] for g in compiles["graph_breaks"]) == sum(breaks.values())
 
+    last_forward: dict[str, dict[str, Any]] = {}
     for meta, _ in records:
         metrics = meta.get("compilation_metrics")
         if not isinstance(metrics, dict):
             continue
         entry = by_id[display(meta)]
+        last_forward[entry["id"]] = metrics
         # Every compile whose metrics carry a recompile_reason is listed with it.
         if metrics.get("recompile_reason") is not None:
             assert entry["recompile"]["reason"] == metrics["recompile_reason"], entry["id"]
-        # Every compile whose metrics carry a fail_type has the failed status.
+        # Every failure is kept: the entry's first failure is the first failed record's.
         if metrics.get("fail_type") is not None:
-            assert entry["status"] == "failed", entry["id"]
-            assert entry["failure"]["type"] == metrics["fail_type"]
+            assert entry["failure"] is not None, entry["id"]
+    # The entry's status is its last forward compile's: failed exactly when that one failed.
+    for cid, metrics in last_forward.items():
+        assert (by_id[cid]["status"] == "failed") == (metrics.get("fail_type") is not None), cid
+    assert_every_metrics_record_kept(records, compiles["compiles"])
 
     # Every byte of the input is attributed.
     size = load(out, "log_size.json")
@@ -152,6 +157,70 @@ def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
     assert sum(s["bytes"] for s in size["by_compile_id"].values()) == attributed
     assert sum(s["bytes"] for s in size["by_module"].values()) == attributed
     assert sum(s["bytes"] for s in size["by_setting"]) == attributed
+
+
+METRICS_KEYS = (
+    "compilation_metrics",
+    "bwd_compilation_metrics",
+    "compilation_metrics_runtime",
+    "bwd_compilation_metrics_runtime",
+)
+
+
+def record_seconds(metrics: dict[str, Any]) -> float:
+    """A record's compile time as FORMAT.md defines `time_s` (0 when neither field was logged)."""
+    if metrics.get("entire_frame_compile_time_s") is not None:
+        return float(metrics["entire_frame_compile_time_s"])
+    return float(metrics.get("duration_us") or 0) / 1e6
+
+
+def assert_every_metrics_record_kept(records: list[tuple[dict[str, Any], str]], entries: list[dict[str, Any]]) -> None:
+    """Per compile id and kind, compiles.json's metrics_records match the log's records: count,
+    log lines' order, time (summed) and failures."""
+    log: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for meta, _ in records:
+        for key in METRICS_KEYS:
+            if isinstance(meta.get(key), dict):
+                log.setdefault((display(meta), key), []).append(meta[key])
+    kept: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        lines = [r["log_line"] for r in entry["metrics_records"]]
+        assert lines == sorted(lines), entry["id"]
+        assert entry["metrics"] is None or entry["metrics"]["records"] == len(lines), entry["id"]
+        for record in entry["metrics_records"]:
+            kept.setdefault((entry["id"], record["kind"]), []).append(record)
+    assert {k: len(v) for k, v in kept.items()} == {k: len(v) for k, v in log.items()}
+    for key, found in kept.items():
+        assert sum(r["time_s"] or 0.0 for r in found) == pytest.approx(sum(map(record_seconds, log[key])), abs=1e-6)
+        assert [r["failure"]["type"] if r["failure"] else None for r in found] == [m.get("fail_type") for m in log[key]]
+        assert [r["status"] == "failed" for r in found] == [m.get("fail_type") is not None for m in log[key]]
+    # The acceptance figure: forward compile time over the whole log.
+    total = sum(record_seconds(m) for (_, kind), ms in log.items() if kind == "compilation_metrics" for m in ms)
+    ours = sum(r["time_s"] or 0.0 for (_, kind), rs in kept.items() if kind == "compilation_metrics" for r in rs)
+    assert ours == pytest.approx(total, abs=1e-6)
+
+
+def test_compile_failure_keeps_both_compiles_of_0_0(tmp_path: Path) -> None:
+    """compile_failure's [0/0]: a failed 0.1049 s compile, then after torch._dynamo.reset() a good
+    14.010961 s one; both kept, the entry's status the last one's, its metrics unmerged."""
+    entry = next(c for c in corpus_compiles("compile_failure", tmp_path)["compiles"] if c["id"] == "[0/0]")
+    assert [(r["status"], r["time_s"]) for r in entry["metrics_records"]] == [("failed", 0.1049), ("ok", 14.010961)]
+    assert entry["metrics_records"][0]["failure"]["type"] == "BackendCompilerFailed"
+    assert entry["status"] == "ok"
+    assert entry["failure"]["type"] == "BackendCompilerFailed"
+    assert entry["metrics"]["entire_frame_compile_time_s"] == 14.010961
+    assert entry["metrics"]["backend_compile_time_s"] == 13.94676
+    assert entry["metrics"]["records"] == 2
+
+
+def test_backward_record_does_not_overwrite_forward_metrics(tmp_path: Path) -> None:
+    """simple's [0/0] has a forward record and a backward one: `metrics` is the forward's."""
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    forward = next(m["compilation_metrics"] for m, _ in envelopes(log) if "compilation_metrics" in m)
+    entry = next(c for c in load(parsed(log, tmp_path), "compiles.json")["compiles"] if c["id"] == "[0/0]")
+    assert [r["kind"] for r in entry["metrics_records"]] == ["compilation_metrics", "bwd_compilation_metrics"]
+    assert entry["metrics"]["inductor_compile_time_s"] == forward["inductor_compile_time_s"]
+    assert entry["metrics_records"][1]["time_s"] == pytest.approx(3.992364)
 
 
 def corpus_compiles(scenario: str, tmp_path: Path) -> dict[str, Any]:

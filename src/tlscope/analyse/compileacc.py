@@ -15,6 +15,7 @@ from tlscope.model.compiles import (
     GraphBreak,
     GuardFailure,
     Metrics,
+    MetricsRecord,
     PayloadRef,
     SourceLocation,
     TensorInput,
@@ -48,6 +49,11 @@ class CompileAcc:
         self.error_frame: SourceLocation | None = None
         self.cache: list[CacheOutcome] = []
         self.metrics: Metrics | None = None
+        #: Every metrics record (forward, backward, runtime), in log order.
+        self.records: list[MetricsRecord] = []
+        #: A forward record without `fail_type` came after a failed one: the id's last compile
+        #: (after torch._dynamo.reset() renumbered compiles) worked, so its status is not `failed`.
+        self.recovered = False
         self.graphs: list[Graph] = []
         self.code: list[PayloadRef] = []
         self.guards: PayloadRef | None = None
@@ -69,17 +75,33 @@ class CompileAcc:
             self.raw_ranges.append([raw_line, raw_line])
 
     def add_metrics(self, record: Record, metrics: CompilationMetrics) -> None:
-        """Merge one compilation_metrics record: numbers (last wins), failure, restarts, recompile."""
-        kept = self.metrics or Metrics()
-        for name in METRIC_FIELDS:
-            value = getattr(metrics, name, None)
-            if value is not None:
-                setattr(kept, name, value)
+        """Keep one metrics record; `metrics` holds the numbers of the last forward one.
+
+        The numbers are never merged across records: a failed compile's times must not be read as
+        those of the compile after it, nor a backward record's Inductor time as the forward's.
+        """
+        forward = record.key == "compilation_metrics"
+        failure = None if metrics.fail_type is None else failure_of(metrics.fail_type, metrics.fail_reason, metrics)
+        self.records.append(
+            MetricsRecord(
+                kind=record.key,
+                log_line=record.line,
+                status=record_status(metrics, forward),
+                time_s=record_seconds(metrics),
+                failure=failure,
+            )
+        )
+        kept = self.metrics
+        if kept is None or forward or not any(r.kind == "compilation_metrics" for r in self.records[:-1]):
+            kept = Metrics(
+                **{name: getattr(metrics, name, None) for name in METRIC_FIELDS},
+                records=kept.records if kept else 0,
+                log_lines=kept.log_lines if kept else [],
+            )
         kept.records += 1
         kept.log_lines.append(record.line)
         self.metrics = kept
-        if metrics.fail_type is not None and self.failure is None:
-            self.failure = failure_of(metrics.fail_type, metrics.fail_reason, metrics)
+        self._outcome(failure, forward)
         for reason in metrics.restart_reasons or ():
             if reason not in self.restart_reasons:
                 self.restart_reasons.append(reason)
@@ -87,6 +109,16 @@ class CompileAcc:
             self.recompile_reason = metrics.recompile_reason
         if metrics.co_name is not None and self.function is None:
             self.function = SourceLocation(file=metrics.co_filename, line=metrics.co_firstlineno, name=metrics.co_name)
+
+    def _outcome(self, failure: Failure | None, forward: bool) -> None:
+        """The first failure is kept; a later forward compile that worked makes the id recovered."""
+        if failure is not None:
+            if self.failure is None:
+                self.failure = failure
+            if forward:
+                self.recovered = False
+        elif forward and self.failure is not None:
+            self.recovered = True
 
     def describe_source(self, describer: int | None, tensor_id: int | None, source: str | None) -> None:
         tensor = self.pending_tensors.pop((describer, tensor_id), None)
@@ -110,3 +142,25 @@ def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetr
         frame = SourceLocation(file=metrics.fail_user_frame_filename, line=metrics.fail_user_frame_lineno)
     reason = (fail_reason or "").strip().splitlines()
     return Failure(type=fail_type, reason=reason[0] if reason else "", user_frame=frame)
+
+
+def record_status(metrics: CompilationMetrics, forward: bool) -> str:
+    """The status vocabulary (model/compiles.py STATUSES) applied to one metrics record alone."""
+    if metrics.fail_type is not None:
+        return "failed"
+    if not forward:
+        return "ok"
+    if metrics.restart_reasons:
+        return "graph_break"
+    if metrics.graph_op_count == 0 or metrics.has_guarded_code is False:
+        return "empty"
+    return "ok"
+
+
+def record_seconds(metrics: CompilationMetrics) -> float | None:
+    """A record's compile time: the frame's, else its span (backward records log only that)."""
+    if metrics.entire_frame_compile_time_s is not None:
+        return float(metrics.entire_frame_compile_time_s)
+    if metrics.duration_us is not None:
+        return round(metrics.duration_us / 1e6, 6)
+    return None

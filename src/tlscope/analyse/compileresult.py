@@ -36,7 +36,7 @@ def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
     """The first status of the vocabulary (model/compiles.py STATUSES) that applies."""
     if acc.cid == _OUTSIDE:
         return "outside"
-    if acc.failure is not None:
+    if acc.failure is not None and not acc.recovered:
         return "failed"
     if restarted_as is not None:
         return "restarted"
@@ -204,6 +204,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         failure=_failure(acc),
         cache=acc.cache,
         metrics=acc.metrics,
+        metrics_records=acc.records,
         inputs=frames.inputs(frame) if acc.cid.frame_compile_id is not None else list(acc.inputs.values()),
         graphs=acc.graphs,
         code=acc.code,

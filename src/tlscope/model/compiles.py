@@ -13,8 +13,10 @@ from tlscope.model.logsize import LogSize
 
 #: The status vocabulary, most severe first: a compile id gets the first that applies.
 STATUSES: dict[str, str] = {
-    "failed": "The compilation raised: a metrics record of this compile id has `fail_type` "
-    "(`failure` says what and where). What happened next is not in the log: at the recompile limit "
+    "failed": "The compilation raised: the last forward metrics record of this compile id has "
+    "`fail_type`, or a backward compile failed after it (`failure` says what and where; a failed "
+    "record followed by a good one, after torch._dynamo.reset(), leaves `failure` set and the "
+    "good compile's status, see `metrics_records`). What happened next is not in the log: at the recompile limit "
     "(`Dynamo recompile limit exceeded`) the frame runs in eager from then on; otherwise the error "
     "reached the caller (`fullgraph=True`, or `torch._dynamo.config.suppress_errors` off, the default) "
     "or, with suppress_errors on, the frame ran in eager.",
@@ -224,8 +226,28 @@ class CacheOutcome(msgspec.Struct, kw_only=True):
     event: PayloadRef
 
 
+class MetricsRecord(msgspec.Struct, kw_only=True):
+    """One metrics record of a compile id: one compilation PyTorch measured, forward or backward.
+
+    A compile id holds several when torch._dynamo.reset() made PyTorch number compiles from
+    `[0/0]` again, and when AOTAutograd compiled the backward (`bwd_compilation_metrics`).
+    """
+
+    #: The event key: `compilation_metrics`, `bwd_compilation_metrics`, or their `_runtime` forms.
+    kind: str
+    #: 1-based input-log line of the record.
+    log_line: int
+    #: The status vocabulary applied to this record alone: `failed` (`fail_type`), `graph_break`
+    #: (`restart_reasons`), `empty` (no ops, or no guarded code), else `ok`.
+    status: str
+    #: Seconds: `entire_frame_compile_time_s`, or `duration_us` / 1e6 when that is absent (a
+    #: backward record logs no frame time); null when neither was logged.
+    time_s: float | None = None
+    failure: Failure | None = None
+
+
 class Metrics(msgspec.Struct, kw_only=True):
-    """The numbers of the compilation_metrics record(s) of this compile id (the last record wins)."""
+    """The numbers of the compile id's last forward `compilation_metrics` record (else its last record)."""
 
     entire_frame_compile_time_s: float | None = None
     backend_compile_time_s: float | None = None
@@ -240,7 +262,7 @@ class Metrics(msgspec.Struct, kw_only=True):
     cache_size: int | None = None
     accumulated_cache_size: int | None = None
     has_guarded_code: bool | None = None
-    #: How many compilation_metrics records the compile id has (more than one after torch._dynamo.reset()).
+    #: How many metrics records the compile id has, of every kind (`metrics_records` lists them).
     records: int = 0
     #: 1-based log lines of those records.
     log_lines: list[int] = []
@@ -278,6 +300,8 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     failure: Failure | None = None
     cache: list[CacheOutcome] = []
     metrics: Metrics | None = None
+    #: Every metrics record of this id, in log order, each with its own status, time and failure.
+    metrics_records: list[MetricsRecord] = []
     #: The tensor inputs of the frame, as Dynamo saw them for this compile.
     inputs: list[TensorInput] = []
     graphs: list[Graph] = []

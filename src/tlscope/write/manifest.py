@@ -14,7 +14,7 @@ from tlscope.model.clock import ClockInfo
 FORMAT_VERSION = 1
 #: Bump on an addition (a new file or field): 1 added compiles.json, log_size.json and this field;
 #: 2 the recompiling call's Python values in compiles.json (guard_failures[].actual, changes value/length).
-FORMAT_MINOR = 2
+FORMAT_MINOR = 3
 
 
 class InputFile(msgspec.Struct, kw_only=True):
