@@ -318,8 +318,8 @@ def test_compile_entry_points_into_raw_jsonl(tmp_path: Path) -> None:
 
 
 def test_format_md_documents_every_compiles_and_log_size_field() -> None:
-    from tlscope.model.compiles import CompileEntry
-    from tlscope.model.logsize import LogSize
+    from tlscope.format.compiles import CompileEntry
+    from tlscope.format.logsize import LogSize
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     compiles = text.split("## 14. compiles.json", 1)[1].split("## 15.", 1)[0]

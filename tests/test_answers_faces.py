@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import CORPUS, require_shared
 
@@ -166,7 +167,7 @@ def test_load_returns_the_same_figures(folders: dict[str, Path], capsys: pytest.
         assert [c.id for c in trace.recompiles] == [c["id"] for c in compiles["compiles"] if c["recompile"]]
         assert trace.log_size.total_bytes == size["total_bytes"]
         assert json.loads(json.dumps(summary_json(folders[scenario], capsys))) == json.loads(
-            tlscope.api.msgspec.json.encode(trace.summary())
+            msgspec.json.encode(trace.summary())
         )
 
 

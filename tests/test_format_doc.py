@@ -9,11 +9,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from tlscope.format.manifest import Manifest
+from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import EVENT_TYPES
 from tlscope.model.problems import ProblemKind
 from tlscope.write import schema
-from tlscope.write.format import RAW_ADDED_FIELDS
-from tlscope.write.manifest import Manifest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 FORMAT = DOCS / "FORMAT.md"

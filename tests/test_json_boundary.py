@@ -1,4 +1,4 @@
-"""The JSON decode boundary (read/json_boundary.py): serde_json's limits, and the only decoder.
+"""The JSON decode boundary (format/json_boundary.py): serde_json's limits, and the only decoder.
 
 tlparse parses with serde_json: 127 levels of nesting pass, the 128th is an error, and numbers
 outside double range are errors. `decode` accepts exactly that, so a JSON artifact is
@@ -20,7 +20,7 @@ import msgspec
 import pytest
 from helpers import REPO
 
-from tlscope.read.json_boundary import MAX_DEPTH, JsonError, check, decode
+from tlscope.format.json_boundary import MAX_DEPTH, JsonError, check, decode
 
 
 def nested_list(depth: int) -> bytes:
@@ -139,7 +139,7 @@ def test_artifacts_are_json_exactly_when_tlparse_says_so(tlparse_bin: Path, tmp_
 
 # -- the only decoder ----------------------------------------------------------------------------
 
-#: Calls that decode JSON text; outside read/json_boundary.py only msgspec Decoder objects may be
+#: Calls that decode JSON text; outside format/json_boundary.py only msgspec Decoder objects may be
 #: built (to be passed to `decode`), never asked to decode themselves.
 _DECODING = {("json", "loads"), ("json", "load"), ("msgspec.json", "decode"), ("msgspec", "decode")}
 
@@ -158,7 +158,7 @@ def _decoding_calls(path: Path) -> list[str]:
 
 #: The boundary itself; a module that reads only tlscope's own output files, whose nesting the
 #: boundary already bounded; the viewer templates (projects of their own, copied out by users).
-_ALLOWED = {"src/tlscope/read/json_boundary.py", "src/tlscope/viewers/pack.py"}
+_ALLOWED = {"src/tlscope/format/json_boundary.py", "src/tlscope/viewers/pack.py"}
 _ALLOWED_UNDER = "src/tlscope/viewers/templates/"
 
 

@@ -37,39 +37,32 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.summary import Summary, summarise
-from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
-from tlscope.model.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
-from tlscope.model.logsize import LogSize
-from tlscope.read.json_boundary import decode
-from tlscope.read.reader import CONTEXT_KEYS
-from tlscope.write.format import RAW_ADDED_FIELDS
-
-# Output folders are files like any other (maybe someone else's): decoded through the boundary.
-_OBJECT = msgspec.json.Decoder(dict[str, Any])
-_COMPILES = msgspec.json.Decoder(CompilesFile)
-_LOG_SIZE = msgspec.json.Decoder(LogSize)
+from tlscope.format import layout
+from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.format.errors import FormatError
+from tlscope.format.folder import OutputFolder, is_output_folder
+from tlscope.format.logsize import LogSize
+from tlscope.format.manifest import Manifest
 
 
-class TraceError(Exception):
+class TraceError(FormatError):
     """PATH is neither a log nor an output folder tlscope can read."""
 
 
 def load(path: str | Path, *, rank: int | None = None) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
-    A multi-rank output folder (`rank_N/` subfolders) opens rank `rank` (default: the lowest);
+    A multi-rank output folder (`rank_N` subfolders) opens rank `rank` (default: the lowest);
     `trace.ranks` lists them and `trace.rank(n)` opens another.
     """
     path = Path(path)
-    if (path / "manifest.json").is_file() or _rank_folders(path):
+    if is_output_folder(path):
         return Trace(path, rank=rank)
     if not path.exists():
-        raise TraceError(f"{path}: no such file or folder")
+        raise TraceError("no such file or folder", path=path)
     scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
     try:
         _parse_into(path, scratch / "out")
@@ -88,15 +81,6 @@ def _parse_into(path: Path, out: Path) -> None:
     parse(path, out, command=["tlscope.load", str(path)])
 
 
-def _rank_folders(path: Path) -> dict[int, Path]:
-    found = {}
-    for child in path.glob("rank_*") if path.is_dir() else ():
-        suffix = child.name[5:]
-        if suffix.isdigit() and (child / "manifest.json").is_file():
-            found[int(suffix)] = child
-    return dict(sorted(found.items()))
-
-
 class Trace:
     """One rank's tlscope output folder, read lazily (see `load`)."""
 
@@ -104,16 +88,18 @@ class Trace:
 
     def __init__(self, folder: Path, *, rank: int | None = None) -> None:
         self.root = folder
-        ranks = _rank_folders(folder)
+        top = OutputFolder(folder)
+        ranks = top.ranks()
         if ranks:
             if rank is not None and rank not in ranks:
-                raise TraceError(f"{folder} has no rank {rank} (ranks: {sorted(ranks)})")
-            rank = next(iter(ranks)) if rank is None else rank
-            self.folder = ranks[rank]
+                raise TraceError(f"has no rank {rank} (ranks: {sorted(ranks)})", path=folder)
+            rank = min(ranks) if rank is None else rank
+            self._folder = top.rank(rank)
         elif rank is not None:
-            raise TraceError(f"{folder} is not a multi-rank output folder")
+            raise TraceError("is not a multi-rank output folder", path=folder)
         else:
-            self.folder = folder
+            self._folder = top
+        self.folder = self._folder.path
         self.ranks = sorted(ranks)
         self.current_rank = rank
 
@@ -133,17 +119,17 @@ class Trace:
             self._finalizer()
 
     @cached_property
-    def manifest(self) -> dict[str, Any]:
-        data: dict[str, Any] = decode((self.folder / "manifest.json").read_bytes(), _OBJECT)
-        return data
+    def manifest(self) -> Manifest:
+        return self._folder.manifest()
 
     @cached_property
     def _compiles_file(self) -> CompilesFile:
-        path = self.folder / "compiles.json"
-        if not path.is_file():
-            raise TraceError(f"{self.folder} has no compiles.json (written by tlscope 0.1 format 1.1 and later)")
-        found: CompilesFile = decode(path.read_bytes(), _COMPILES)
-        return found
+        try:
+            return self._folder.compiles()
+        except FormatError as err:
+            if self._folder.file(layout.COMPILES).is_file():
+                raise
+            raise TraceError(f"{err} (written by tlscope 0.1 format 1.1 and later)", path=self.folder) from None
 
     @property
     def compiles(self) -> list[CompileEntry]:
@@ -169,8 +155,7 @@ class Trace:
 
     @cached_property
     def log_size(self) -> LogSize:
-        found: LogSize = decode((self.folder / "log_size.json").read_bytes(), _LOG_SIZE)
-        return found
+        return self._folder.log_size()
 
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json)."""
@@ -191,26 +176,18 @@ class Trace:
         events with no attempt match attempt 0); `rank` picks a rank of a multi-rank trace
         (default: this trace's rank).
         """
-        folder = self.folder if rank is None else Trace(self.root, rank=rank).folder
-        with (folder / "raw.jsonl").open("rb") as f:
-            next(f, None)  # the string table
-            for line in f:
-                event: dict[str, Any] = decode(line, _OBJECT)
-                if kind is not None and kind not in (event_key(event), _artifact_name(event)):
-                    continue
-                if compile_id is not None and display_id(event) != compile_id:
-                    continue
-                yield event
+        folder = self._folder if rank is None else Trace(self.root, rank=rank)._folder
+        yield from folder.events(kind, compile_id)
 
     def payload(self, event: dict[str, Any] | str) -> str | None:
         """The payload text of a raw.jsonl event (or a `payloads/<md5>.txt` name); None without one."""
         name = event if isinstance(event, str) else event.get("payload_filename")
         if not isinstance(name, str):
             return None
-        path = (self.folder / name).resolve()
-        if not path.is_relative_to((self.folder / "payloads").resolve()):
-            raise TraceError(f"{name!r} is not a payload file of {self.folder}")
-        return path.read_bytes().decode("utf-8", "replace")
+        try:
+            return self._folder.payload(name)
+        except FormatError:
+            raise TraceError(f"{name!r} is not a payload file", path=self.folder) from None
 
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared."""
@@ -244,25 +221,3 @@ def _row(entry: CompileEntry) -> dict[str, Any]:
         "fail_type": entry.failure.type if entry.failure else None,
         "events": entry.events,
     }
-
-
-#: raw.jsonl keys that are context, not the event (FORMAT.md section 3): the envelope's and tlscope's.
-_CONTEXT = CONTEXT_KEYS | frozenset(RAW_ADDED_FIELDS)
-
-
-def event_key(event: dict[str, Any]) -> str | None:
-    return next((k for k in event if k not in _CONTEXT), None)
-
-
-def _artifact_name(event: dict[str, Any]) -> str | None:
-    artifact = event.get("artifact")
-    name = artifact.get("name") if isinstance(artifact, dict) else None
-    return name if isinstance(name, str) else None
-
-
-def display_id(event: dict[str, Any]) -> str:
-    """The display form of a raw.jsonl event's compile id (attempt 0 when a runtime event has none)."""
-    try:
-        return compile_id_from_envelope(event).normalised().display
-    except BadCompileId:
-        return "unknown"

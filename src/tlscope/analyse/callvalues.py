@@ -20,8 +20,8 @@ import re
 
 from tlscope.analyse.guards import LENGTH_GUARD, VALUE_GUARD, subject_name
 from tlscope.analyse.linear import comment_start
-from tlscope.model.compiles import GuardFailure, InputChange, TensorInput
-from tlscope.read.json_boundary import JsonError, decode
+from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
+from tlscope.format.json_boundary import JsonError, decode
 
 #: Guard kinds whose new value the new compile's guards or symbols can hold.
 VALUE_KINDS = frozenset({"value", "global", "length"})

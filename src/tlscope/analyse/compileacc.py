@@ -7,8 +7,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 from __future__ import annotations
 
 from tlscope.analyse.callvalues import Values
-from tlscope.model.compile_id import CompileId
-from tlscope.model.compiles import (
+from tlscope.format.compiles import (
     CacheOutcome,
     Failure,
     Graph,
@@ -20,6 +19,7 @@ from tlscope.model.compiles import (
     SourceLocation,
     TensorInput,
 )
+from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics, DescribeTensor
 from tlscope.model.record import Record
 

@@ -13,8 +13,7 @@ from tlscope.analyse.callvalues import fill_actuals, value_changes
 from tlscope.analyse.compileacc import CompileAcc
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphs import dynamic_dims, placeholder_name
-from tlscope.model.compile_id import CompileId, compile_id_order, frame_compile_from_text
-from tlscope.model.compiles import (
+from tlscope.format.compiles import (
     CompileEntry,
     Failure,
     InputChange,
@@ -23,6 +22,7 @@ from tlscope.model.compiles import (
     TensorInput,
     Timing,
 )
+from tlscope.model.compile_id import CompileId, compile_id_order, frame_compile_from_text
 
 _OUTSIDE = CompileId()
 
@@ -33,7 +33,7 @@ def frame_of(cid: CompileId) -> CompileId:
 
 
 def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
-    """The first status of the vocabulary (model/compiles.py STATUSES) that applies."""
+    """The first status of the vocabulary (format/compiles.py STATUSES) that applies."""
     if acc.cid == _OUTSIDE:
         return "outside"
     if acc.failure is not None and not acc.recovered:

@@ -20,14 +20,15 @@ from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.guards import guard_failure, reason_texts, user_frame_of
 from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
 from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
-from tlscope.model.compile_id import CompileId
-from tlscope.model.compiles import (
+from tlscope.format.compiles import (
     CacheOutcome,
     Graph,
     GraphBreak,
     PayloadRef,
     SourceLocation,
 )
+from tlscope.format.json_boundary import JsonError, decode
+from tlscope.model.compile_id import CompileId
 from tlscope.model.events import (
     AotAutogradBackwardCompilationMetrics,
     Artifact,
@@ -38,7 +39,6 @@ from tlscope.model.events import (
     DynamoStart,
 )
 from tlscope.model.record import Record
-from tlscope.read.json_boundary import JsonError, decode
 
 #: Event keys whose payload is code (generated, or a dump of code).
 CODE_KEYS = frozenset({"inductor_output_code", "graph_dump", "dump_file"})

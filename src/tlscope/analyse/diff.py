@@ -18,8 +18,8 @@ from pathlib import PurePosixPath
 
 import msgspec
 
-from tlscope.model.compiles import CompileEntry, PayloadRef
-from tlscope.model.logsize import LogSize
+from tlscope.format.compiles import CompileEntry, PayloadRef
+from tlscope.format.logsize import LogSize
 
 #: Reads a payload file name (`payloads/<md5>.txt`) of one side; None when it has no text.
 PayloadReader = Callable[[str], "str | None"]

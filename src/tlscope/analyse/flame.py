@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from tlscope.model.compiles import CompileEntry, SourceLocation
+from tlscope.format.compiles import CompileEntry, SourceLocation
 
 
 class FlameNode(msgspec.Struct, kw_only=True):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tlscope.model.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
 #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from tlscope.analyse.linear import forward_signature, word_led_matches
-from tlscope.model.compiles import GraphInput
+from tlscope.format.compiles import GraphInput
 
 #: Event keys whose payload is a readable graph.
 GRAPH_KEYS = frozenset(

@@ -21,8 +21,8 @@ from collections.abc import Callable
 import msgspec
 
 from tlscope.analyse.linear import actual_at_end, comment_start, search_ending_by, size_or_symbol
-from tlscope.model.compiles import GuardFailure, SourceLocation
-from tlscope.read.json_boundary import JsonError, decode
+from tlscope.format.compiles import GuardFailure, SourceLocation
+from tlscope.format.json_boundary import JsonError, decode
 
 _ENTRY = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", re.DOTALL)
 #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import heapq
 import re
 
+from tlscope.format.logsize import BigPayload, LogSize, SettingSize, SizeStats
 from tlscope.model.events import Artifact
-from tlscope.model.logsize import BigPayload, LogSize, SettingSize, SizeStats
 from tlscope.model.record import Record
 
 BIGGEST = 20

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import msgspec
 
+from tlscope.format.compiles import Phase, Timing
 from tlscope.model.compile_id import CompileId, frame_compile_from_text
-from tlscope.model.compiles import Phase, Timing
 
 #: The phases kept per compile, in pipeline order, with what each covers.
 PHASES: dict[str, str] = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlscope.read.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, decode
 
 LineMap = dict[int, list[int]]
 

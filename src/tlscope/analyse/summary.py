@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
-from tlscope.model.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
-from tlscope.model.logsize import LogSize, SizeStats
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
+from tlscope.format.logsize import LogSize, SizeStats
+from tlscope.format.manifest import Manifest
 
 #: How many rows of each ranking are kept.
 TOP = 10
@@ -99,15 +99,15 @@ def summarise(
     compiles: Sequence[CompileEntry],
     breaks: Sequence[DistinctGraphBreak],
     size: LogSize,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     *,
     rank: int | None = None,
     ranks: Sequence[int] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
-    problems = manifest.get("problems", {}).get("counts", {})
+    problems = manifest.problems.counts
     return Summary(
-        torch_version=manifest.get("torch_version"),
+        torch_version=manifest.torch_version,
         rank=rank,
         ranks=list(ranks),
         statuses=dict(Counter(c.status for c in real).most_common()),

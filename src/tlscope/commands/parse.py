@@ -20,11 +20,11 @@ from tlscope.commands import others
 # model, the analyses and the report (~35 ms of imports).
 if TYPE_CHECKING:
     from tlscope.analyse.ranks.summary import RankSummary
+    from tlscope.format.manifest import Manifest
     from tlscope.model.record import Record
     from tlscope.pipeline.options import ParseOptions
     from tlscope.pipeline.single import Tracker
     from tlscope.read.reader import LogReader
-    from tlscope.write.manifest import Manifest
 
 #: Below this size a progress bar would only flicker.
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024

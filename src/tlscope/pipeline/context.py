@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from tlscope.model.compiles import Answers
+from tlscope.format.compiles import Answers
 from tlscope.model.problems import Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.options import ParseOptions

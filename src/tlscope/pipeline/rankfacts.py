@@ -20,11 +20,11 @@ from pathlib import PurePosixPath
 from tlscope.analyse.directory import CompileDirectory
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext, Sink, SinkFactory
-from tlscope.write.format import RAW_ADDED_FIELDS
 from tlscope.write.report.pages import reformat_json
 from tlscope.write.report.sink import ReportSink
 

@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init
 from tlscope.pipeline.context import SinkFactory
 from tlscope.pipeline.options import ParseOptions
@@ -38,7 +39,6 @@ from tlscope.read.split import ranks_in_log, split_log
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
-from tlscope.write.manifest import Manifest
 from tlscope.write.outdir import OutputDir, OutputError, UnsafePath, os_error_text
 from tlscope.write.report.assembly import preload_report, report_sinks
 

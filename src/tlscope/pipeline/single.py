@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 
 from tlscope import __version__
+from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.model.problems import Problem, ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext, Sink, SinkFactory, abort
@@ -20,7 +21,6 @@ from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
 from tlscope.write.answers import AnswersSink
 from tlscope.write.format import FormatWriter, problem_summary
-from tlscope.write.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.write.outdir import OutputDir, OutputError
 
 

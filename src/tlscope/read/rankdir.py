@@ -18,10 +18,10 @@ from typing import Any
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
-from tlscope.read.json_boundary import JsonError, decode
 
 
 def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:

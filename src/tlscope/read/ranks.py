@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tlscope.read.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.read.names import U32_MAX, as_u32
 from tlscope.read.source import LogSource
 

@@ -20,32 +20,16 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.raw import CONTEXT_KEYS
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.events import EVENT_TYPES, Event, StringEntry
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.glog import PREFIX
-from tlscope.read.json_boundary import JsonError, decode
 from tlscope.read.names import rank_in_name
 from tlscope.read.ranks import valid_rank
 from tlscope.read.source import LogSource
-
-#: Envelope keys that are context, not the event (PyTorch reserves these names).
-CONTEXT_KEYS = frozenset(
-    {
-        "rank",
-        "compiled_autograd_id",
-        "frame_id",
-        "frame_compile_id",
-        "attempt",
-        "has_payload",
-        "stack",
-        "severity",
-        "timestamp",
-        "pathname",
-        "thread",
-    }
-)
 
 #: Real string tables hold thousands of entries; an index beyond this is rejected.
 MAX_STRING_INDEX = 1_000_000

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.lifetime import signals_deferred, start_guard, stop_guard
 from tlscope.read.glog import loose_prefix_end
-from tlscope.read.json_boundary import JsonError, decode
 from tlscope.read.source import LogSource
 
 _HAS_PAYLOAD = re.compile(r'("has_payload":\s*")([0-9a-f]{32})(")')

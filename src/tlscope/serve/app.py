@@ -24,8 +24,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from tlscope import __version__
-from tlscope.read.json_boundary import JsonError
-from tlscope.read.json_boundary import decode as decode_json
+from tlscope.format.json_boundary import JsonError
+from tlscope.format.json_boundary import decode as decode_json
 from tlscope.serve import remote
 from tlscope.serve.config import ServeConfig
 from tlscope.serve.files import file_response

@@ -34,8 +34,8 @@ from typing import Any
 import anyio.to_thread
 
 from tlscope import __version__
-from tlscope.read.json_boundary import JsonError
-from tlscope.read.json_boundary import decode as decode_json
+from tlscope.format.json_boundary import JsonError
+from tlscope.format.json_boundary import decode as decode_json
 
 _HASH_BLOCK = 1024 * 1024
 

@@ -21,42 +21,18 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from tlscope.read.json_boundary import JsonError
-from tlscope.read.json_boundary import decode as decode_json
-from tlscope.read.reader import CONTEXT_KEYS
-from tlscope.write.format import RAW_ADDED_FIELDS
+from tlscope.format.json_boundary import JsonError
+from tlscope.format.json_boundary import decode as decode_json
+from tlscope.format.raw import display_compile_id, event_key
 
-#: Keys of a raw.jsonl line that are not its event key (FORMAT.md section 3).
-NOT_EVENT_KEYS = CONTEXT_KEYS | frozenset(RAW_ADDED_FIELDS)
-_CID_FIELDS = ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
 _KEEP_FILTERS = 16
 #: A page stops growing past this many bytes (a page of huge lines); `events` may then be shorter
 #: than `limit` before the end; the next page starts at offset + len(events).
 MAX_PAGE_BYTES = 32 * 1024 * 1024
 _SCAN_BLOCK = 4 * 1024 * 1024
-
-
-def _part(value: object) -> str:
-    return str(value) if type(value) is int and value >= 0 else "-"
-
-
-def display_compile_id(event: dict[str, Any]) -> str:
-    """FORMAT.md section 7's display form, as the JS client's compileIdOf renders it."""
-    ca, fid, fcid, attempt = (event.get(k) for k in _CID_FIELDS)
-    if ca is None and fid is None and fcid is None:
-        return "[-/-]"
-    out = "[" + (f"!{_part(ca)}/" if ca is not None else "") + f"{_part(fid)}/{_part(fcid)}"
-    if type(attempt) is int and attempt != 0:
-        out += f"_{attempt}"
-    return out + "]"
-
-
-def event_key(event: dict[str, Any]) -> str:
-    return next((k for k in event if k not in NOT_EVENT_KEYS), "(none)")
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tlscope.read.json_boundary import JsonError
-from tlscope.read.json_boundary import decode as decode_json
+from tlscope.format.json_boundary import JsonError
+from tlscope.format.json_boundary import decode as decode_json
 from tlscope.serve import gcs
 from tlscope.serve.config import StoreConfig
 from tlscope.serve.paths import BadPath, check_raw, segments

@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 import anyio.to_thread
 
+from tlscope.format.json_boundary import JsonError
+from tlscope.format.json_boundary import decode as decode_json
 from tlscope.read.inputs import candidate_logs, is_multi_rank
-from tlscope.read.json_boundary import JsonError
-from tlscope.read.json_boundary import decode as decode_json
 from tlscope.serve.cache import Cache, input_key
 from tlscope.serve.index import EventIndex, parts_of
 from tlscope.serve.stores import RemoteError, Store, StoreRef

@@ -16,12 +16,12 @@ from tlscope.analyse.compileresult import entries
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.logsize import LogSizeFold
-from tlscope.model.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext
 from tlscope.write.format import FormatWriter
-from tlscope.write.manifest import FORMAT_MINOR, FORMAT_VERSION
 
 _ENCODER = msgspec.json.Encoder()
 

@@ -12,6 +12,15 @@ from typing import IO, Any
 
 import msgspec
 
+from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.manifest import (
+    CompileIdEntry,
+    KeyStats,
+    PayloadStats,
+    ProblemEntry,
+    ProblemSummary,
+)
+from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.clock import ClockFit
 from tlscope.model.compile_id import CompileId, compile_id_order
 from tlscope.model.events import Artifact, CompilationMetrics
@@ -19,40 +28,11 @@ from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.pipeline.context import RunContext
-from tlscope.read.json_boundary import JsonError, decode
-from tlscope.write.manifest import (
-    CompileIdEntry,
-    KeyStats,
-    PayloadStats,
-    ProblemEntry,
-    ProblemSummary,
-)
 from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
 
 
-class RawEventFields(msgspec.Struct, kw_only=True):
-    """The fields tlscope adds to each raw.jsonl event line, beside the envelope's own keys."""
-
-    #: ISO-8601 local time of the glog prefix; year (and UTC offset) fitted, see manifest `clock`.
-    timestamp: str
-    #: Process id from the glog prefix (tlparse calls it `thread`).
-    process: int
-    #: Emitting module path from the glog prefix (no leading space).
-    pathname: str
-    #: Line number in the emitting module.
-    lineno: int
-    #: 1-based line number of the envelope in the input log.
-    log_line: int
-    #: `payloads/<md5>.txt`, present only when the event has a payload; md5 computed by tlscope.
-    payload_filename: str | msgspec.UnsetType = msgspec.UNSET
-    #: Payload size in bytes, present exactly when `payload_filename` is.
-    payload_size: int | msgspec.UnsetType = msgspec.UNSET
-
-
-#: Fields tlscope adds to each raw.jsonl event line (see FORMAT.md for each).
-RAW_ADDED_FIELDS: tuple[str, ...] = RawEventFields.__struct_fields__
 _RAW_PART = "raw.jsonl.part"
 
 

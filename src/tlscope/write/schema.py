@@ -13,12 +13,12 @@ from typing import Any, get_type_hints
 import msgspec
 
 from tlscope.analyse.phases import PHASES
-from tlscope.model.compiles import GUARD_KINDS, STATUSES, CompilesFile
+from tlscope.format.compiles import GUARD_KINDS, STATUSES, CompilesFile
+from tlscope.format.logsize import LogSize
+from tlscope.format.manifest import FORMAT_VERSION, Manifest
+from tlscope.format.raw import RawEventFields
 from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
-from tlscope.model.logsize import LogSize
 from tlscope.model.problems import PROBLEM_DOCS, ProblemKind
-from tlscope.write.format import RawEventFields
-from tlscope.write.manifest import FORMAT_VERSION, Manifest
 
 _ID_BASE = "https://tlscope.invalid/schema/v{version}/"
 

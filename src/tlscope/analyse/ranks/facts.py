@@ -17,9 +17,9 @@ import msgspec
 
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics
-from tlscope.read.json_boundary import JsonError, decode
 
 #: The per-compile artifacts the cross-rank analyses read, by file-name prefix (tlparse's).
 RUNTIME_PREFIX = "inductor_runtime_and_tensor_meta"

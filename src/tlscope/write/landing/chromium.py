@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.read.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 
 #: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.

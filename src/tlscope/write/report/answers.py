@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 
 from tlscope.analyse.flame import flame_tree
-from tlscope.model.compiles import Answers, CompileEntry
+from tlscope.format.compiles import Answers, CompileEntry
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.read.json_boundary import decode
+from tlscope.format.json_boundary import decode
 
 _I64_MIN = -(2**63)
 _U64_MAX = 2**64 - 1

@@ -12,10 +12,10 @@ from markupsafe import Markup
 from tlscope.analyse.directory import CompileDirectory, Entry
 from tlscope.analyse.naming import simplify_filename, split_name
 from tlscope.analyse.stack import resolve_stack
+from tlscope.format.json_boundary import decode
 from tlscope.model.events import CompilationMetrics, GuardAddedFast, SymbolicShapeSpecialization
 from tlscope.model.payloads import DynamoGuardsPayload
 from tlscope.model.record import Record
-from tlscope.read.json_boundary import decode
 from tlscope.read.reader import LogReader
 from tlscope.read.source import LogSource
 from tlscope.write.outdir import OutputDir

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from tlscope.model.logsize import LogSize
+from tlscope.format.logsize import LogSize
 
 #: The status vocabulary, most severe first: a compile id gets the first that applies.
 STATUSES: dict[str, str] = {

@@ -1,0 +1,145 @@
+"""The reader of the format: one output folder on disk, its ranks and its files, typed.
+
+Everything that reads an output folder (`tlscope.load`, summary, diff, pack, serve and the
+tests' oracle) opens it here, so what a folder is, which ranks it holds, what a raw.jsonl line's
+event key and compile id are, and which payload names are allowed are decided once (with the
+pure rules of format/layout.py and format/raw.py, which a remote store applies too). Output
+folders are files like any other (maybe someone else's): every file is decoded through the JSON
+boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from tlscope.format import layout
+from tlscope.format.compiles import CompilesFile
+from tlscope.format.errors import FormatError
+from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.logsize import LogSize
+from tlscope.format.manifest import Manifest
+from tlscope.format.raw import artifact_name, display_compile_id, event_key
+
+T = TypeVar("T")
+_OBJECT = msgspec.json.Decoder(dict[str, Any])
+_DECODERS: dict[type, msgspec.json.Decoder[Any]] = {
+    Manifest: msgspec.json.Decoder(Manifest),
+    CompilesFile: msgspec.json.Decoder(CompilesFile),
+    LogSize: msgspec.json.Decoder(LogSize),
+}
+
+
+def is_output_folder(path: Path) -> bool:
+    """A folder holding a manifest.json (one log's output) or a multi_rank_summary.json (a job's)."""
+    return path.is_dir() and any((path / marker).is_file() for marker in layout.MARKERS)
+
+
+class OutputFolder:
+    """An output folder: a single log's, or a job's with one output folder per rank."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path) -> OutputFolder:
+        """The output folder at `path`, or FormatError saying why it is none."""
+        if not is_output_folder(path):
+            markers = " or ".join(layout.MARKERS)
+            raise FormatError(f"holds no {markers}: not a tlscope output folder", path=path)
+        return cls(path)
+
+    def __repr__(self) -> str:
+        return f"OutputFolder({str(self.path)!r})"
+
+    @property
+    def multi_rank(self) -> bool:
+        return not (self.path / layout.MANIFEST).is_file()
+
+    def ranks(self) -> list[int]:
+        """The ranks of a multi-rank folder in its summary's order ([] for a single log's folder).
+
+        Those its multi_rank_summary.json lists and that have an output folder; without a
+        readable summary, the `rank_N` subfolders holding one, in rank order.
+        """
+        if not self.multi_rank:
+            return []
+        try:
+            listed = layout.listed_ranks(decode((self.path / layout.MULTI_RANK_SUMMARY).read_bytes()))
+        except (OSError, JsonError):
+            listed = sorted(r for p in self._children() if (r := layout.rank_of_dir(p.name)) is not None)
+        return [r for r in listed if (self.path / layout.rank_dir(r) / layout.MANIFEST).is_file()]
+
+    def _children(self) -> Iterator[Path]:
+        return self.path.iterdir() if self.path.is_dir() else iter(())
+
+    def rank(self, rank: int) -> OutputFolder:
+        """Rank `rank`'s output folder (FormatError if the folder has no such rank)."""
+        ranks = self.ranks()
+        if rank not in ranks:
+            raise FormatError(f"has no rank {rank} (ranks: {sorted(ranks)})", path=self.path)
+        return OutputFolder(self.path / layout.rank_dir(rank))
+
+    def parts(self) -> list[tuple[int | None, OutputFolder]]:
+        """(rank, single-log folder) of each part: the folder itself, or each rank in order."""
+        if not self.multi_rank:
+            return [(None, self)]
+        return [(r, OutputFolder(self.path / layout.rank_dir(r))) for r in self.ranks()]
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def _typed(self, name: str, kind: type[T]) -> T:
+        path = self.path / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise FormatError(f"has no {name}", path=self.path) from None
+        try:
+            value: T = decode(data, _DECODERS[kind])
+        except JsonError as err:
+            raise FormatError(f"{err}", path=path) from None
+        return value
+
+    def manifest(self) -> Manifest:
+        return self._typed(layout.MANIFEST, Manifest)
+
+    def compiles(self) -> CompilesFile:
+        return self._typed(layout.COMPILES, CompilesFile)
+
+    def log_size(self) -> LogSize:
+        return self._typed(layout.LOG_SIZE, LogSize)
+
+    def raw_path(self) -> Path:
+        return self.path / layout.RAW
+
+    def events(self, kind: str | None = None, compile_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """raw.jsonl's events in log order (streamed), each the JSON object of its line.
+
+        `kind` is an event key or an artifact name; `compile_id` a display form (format/raw.py).
+        """
+        with self.raw_path().open("rb") as lines:
+            next(lines, None)  # the string table
+            for line in lines:
+                try:
+                    event: dict[str, Any] = decode(line, _OBJECT)
+                except JsonError as err:
+                    raise FormatError(f"{err}", path=self.raw_path()) from None
+                if kind is not None and kind not in (event_key(event), artifact_name(event)):
+                    continue
+                if compile_id is not None and display_compile_id(event) != compile_id:
+                    continue
+                yield event
+
+    def payload_path(self, name: str) -> Path:
+        """The file of payload `name` (`payloads/<md5>.txt`); FormatError for any other name."""
+        path = (self.path / name).resolve()
+        if not layout.is_payload_name(name) or not path.is_relative_to((self.path / layout.PAYLOADS).resolve()):
+            raise FormatError(f"{name!r} is not a payload file", path=self.path)
+        return path
+
+    def payload(self, name: str) -> str:
+        return self.payload_path(name).read_bytes().decode("utf-8", "replace")
