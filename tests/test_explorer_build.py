@@ -1,5 +1,5 @@
-"""The explorer as tlscope serve sends it (viewers/build.py): one bundled app.js instead of 17
-module requests, rebuilt when a source file changes, and the source files should a build fail.
+"""The explorer as tlscope serve sends it (viewers/build.py): one bundled app.js instead of a request
+per module, rebuilt when a source file changes, and the source files should a build fail.
 The page's scripts as the browser asks for them are checked in test_explorer_browser.py."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from tlscope.serve import app as serve_app
 from tlscope.viewers import EXPLORER, LIB
 from tlscope.viewers import build as explorer_build
 from tlscope.viewers.build import BuildError, build_explorer, packed_page, without_preloads
-from tlscope.viewers.bundle import modules
+from tlscope.viewers.bundle import bundle, modules
 
 IMPORT_OR_EXPORT = re.compile(r"^\s*(import|export)\b[^(.]", re.M)
 
@@ -148,3 +149,26 @@ def test_the_source_folder_hosted_by_path_replaces_the_build(tmp_path: Path) -> 
             assert 'rel="modulepreload"' in c.get("/viewers/explorer/").text
     finally:
         live.close()
+
+
+def test_bundle_binds_a_name_both_imported_and_re_exported_once(tmp_path: Path) -> None:
+    # lib/trace.js uses Trace and KEEP_BYTES and re-exports them (its public import path).
+    (tmp_path / "a.js").write_text("export const X = 2;\nexport const Y = 3;\n")
+    (tmp_path / "b.js").write_text(
+        "import { X } from './a.js';\nexport { X, Y } from './a.js';\nexport const Z = X * 10;\n"
+    )
+    (tmp_path / "main.js").write_text("import { X, Y, Z } from './b.js';\nglobalThis.out = [X, Y, Z];\n")
+    script = bundle(tmp_path / "main.js")
+    module_b = script.split("// b.js")[1].split("// main.js")[0]
+    assert module_b.count("X: X") == 1, script
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the bundle's evaluation is not checked")
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script + "console.log(JSON.stringify(globalThis.out));"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[2,3,20]"

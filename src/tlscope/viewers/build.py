@@ -1,12 +1,13 @@
 """The explorer as `tlscope serve` sends it: its ES modules bundled into one `app.js`.
 
 The explorer is written as plain ES modules (no build step: edit a file, reload the page). Sent
-that way, a page asks for 17 modules; on a loaded two-core machine the browser's work for those
-requests, and the module graph's evaluation waiting on the last of them, was most of the time
-before the first rows (bench/viewers.py: the 40k-event case's median went from about 300 ms to
-about 225 ms in a freshly launched chromium). So serve sends a build of it, made here from the
-same files each time they change (`built_explorer()` compares their sizes and modification
-times on every call, so a developer's edit shows on the next reload):
+that way, a page asks for each module (17 when measured, more since); on a loaded two-core
+machine the browser's work for those requests, and the module graph's evaluation waiting on
+the last of them, was most of the time before the first rows (bench/viewers.py: the 40k-event
+case's median went from about 300 ms to about 225 ms in a freshly launched chromium). So serve
+sends a build of it, made here from the same files each time they change (`built_explorer()`
+compares their sizes and modification times on every call, so a developer's edit shows on the
+next reload):
 
 * `app.js`: the bundle (viewers/bundle.py) of app.js and every module it imports;
 * `index.html`: the page without its `<link rel="modulepreload">` hints (nothing left to preload);

@@ -4,7 +4,8 @@ Each module becomes a function scope that returns its exports; its imports becom
 destructuring of the modules it depends on, evaluated first. Only the import and export
 forms the project's modules use are understood; anything else is an error, never a silent
 miss: `import { a, b as c } from 'x.js';`, `export function|class|const|let NAME`,
-`export { a, b } from 'x.js';`. Specifiers are `/lib/...` (the client) or relative.
+`export { a, b } from 'x.js';` (also of names the module imports from there, to use them).
+Specifiers are `/lib/...` (the client) or relative.
 """
 
 from __future__ import annotations
@@ -70,11 +71,17 @@ def _visit(path: Path, seen: dict[Path, str], stack: list[Path], order: list[Pat
 def _module(path: Path, text: str, index: dict[Path, int]) -> str:
     head: list[str] = []
     exports: list[str] = []
+    bound: dict[str, tuple[str, str]] = {}  # local name -> (module variable, imported name)
 
     def bind(match: re.Match[str], export: bool) -> str:
         source = _var(_resolve(match.group(2), path), index)
         pairs = _names(match.group(1))
-        head.append("const { " + ", ".join(f"{a}: {b}" for a, b in pairs) + f" }} = {source};")
+        # A name both imported and re-exported (`import { a } from 'x'; export { a } from 'x';`)
+        # is bound once; the same local name from elsewhere is the module's error, kept as one.
+        fresh = [(a, b) for a, b in pairs if bound.get(b) != (source, a)]
+        bound.update((b, (source, a)) for a, b in fresh)
+        if fresh:
+            head.append("const { " + ", ".join(f"{a}: {b}" for a, b in fresh) + f" }} = {source};")
         if export:
             exports.extend(b for _, b in pairs)
         return ""

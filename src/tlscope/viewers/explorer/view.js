@@ -1,0 +1,279 @@
+// The explorer's trace page: a sidebar of compile ids with statuses and graph breaks, the event
+// table, the selected event's detail (its payload, or its compile explained), "Open in Perfetto"
+// and the report link. The filter controls and URL state are controls.js's.
+
+import {
+  compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, setTestHook,
+} from '/lib/tlscope.js';
+import { createEventTable, formatCount } from './table.js';
+import { createDetail } from './detail.js';
+import { breakFilter, drawBreaks } from './breaks.js';
+import { createSidebar } from './sidebar.js';
+import { createCompileTab } from './compile.js';
+import { byId } from './dom.js';
+import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
+
+function traceTitle(trace) {
+  const m = trace.manifest || {};
+  const parts = [];
+  if (m.torch_version) parts.push(`torch ${m.torch_version}`);
+  if (trace.multiRank) parts.push(`${trace.parts.length} ranks`);
+  const expected = trace.expectedEvents;
+  if (expected !== null) parts.push(`${formatCount(expected)} events`);
+  if (trace.mode === 'remote') parts.push('paged from the server');
+  return parts.join(' · ');
+}
+
+function cidEventCounts(trace) {
+  // Rows of the table per compile id once loaded in the tab; the manifests' counts (which
+  // include str and chromium_event lines) while paging from the server.
+  if (trace.mode === 'local' && trace.complete) return trace.events.cidCounts();
+  const counts = new Map();
+  for (const part of trace.parts) {
+    const list = part.manifest && Array.isArray(part.manifest.compile_ids) ? part.manifest.compile_ids : [];
+    for (const entry of list) if (entry && typeof entry.id === 'string') counts.set(entry.id, (counts.get(entry.id) || 0) + (entry.events || 0));
+  }
+  return counts;
+}
+
+function drawSidebar(app) {
+  const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace));
+  const derived = app.trace.statusSource === 'none' && app.trace.indexesRead;
+  byId('status-source').textContent = derived ? '(status from metrics)' : '';
+  setTestHook({ compileIds, statuses });
+}
+
+function showSideTab(name) {
+  byId('cids').hidden = name !== 'cids';
+  byId('breaks').hidden = name !== 'breaks';
+  byId('tab-cids').classList.toggle('on', name === 'cids');
+  byId('tab-breaks').classList.toggle('on', name === 'breaks');
+}
+
+/** The "Graph breaks" tab (drawn again once compiles.json is in); a picked compile id shows its
+ * break event, selected (payload open). */
+function drawBreaksTab(app) {
+  const pick = async (site) => {
+    await applyFilter(app, breakFilter(site));
+    if (app.trace.events.total > 0) app.table.select(0);
+  };
+  const shown = drawBreaks(byId('breaks'), app.trace, { onPick: (site) => pick(site) });
+  byId('breaks-n').textContent = app.trace.indexesRead ? `(${shown.length})` : '';
+  setTestHook({ graphBreaks: shown });
+}
+
+function wireSideTabs(app) {
+  byId('tab-cids').addEventListener('click', () => showSideTab('cids'));
+  byId('tab-breaks').addEventListener('click', () => showSideTab('breaks'));
+  byId('cids').addEventListener('click', (e) => {
+    const row = e.target.closest('[data-cid]');
+    if (row) pickCompileId(app, row.dataset.cid || null);
+  });
+}
+
+/** Once compiles.json is read (after the first rows: it can be megabytes), statuses and graph
+ * breaks are drawn again; unreadable, statuses stay derived from the metrics, and the page says so. */
+async function whenIndexesRead(app) {
+  const failed = await app.trace.indexes.then(() => null, (err) => err);
+  if (failed) app.notes.push(`compiles.json unreadable (${failed.message || failed}): statuses from metrics`);
+  drawSidebar(app);
+  drawBreaksTab(app);
+  if (app.detail.state.tab === 'compile') app.detail.redraw();
+}
+
+/** The compile id the Compile tab explains: the one picked in the sidebar, else the selected event's. */
+function compileTarget(app) {
+  if (app.filter.cid) return app.filter.cid;
+  const event = app.table.selected >= 0 ? app.trace.events.row(app.table.selected) : null;
+  return event ? compileIdOf(event) : null;
+}
+
+/**
+ * The event behind a compiles.json payload reference of compile id `cid` (and `rank`), selected in
+ * the table with its payload open. As the Graph breaks tab does, the table is narrowed to that
+ * kind of event of the event's own compile id (a recompile's reasons are logged under the frame
+ * compile's first attempt, its entry is the last); paged from the server, where that id is not
+ * known here, to the entry's id and, failing that, to the kind alone.
+ */
+async function selectRef(app, ref, { cid, rank }) {
+  const { trace } = app;
+  const isKey = trace.events.keyList().some(([key]) => key === ref.kind);
+  const onRank = trace.multiRank ? rank : null;
+  const narrow = { rank: onRank, kind: isKey ? ref.kind : 'artifact', q: isKey ? null : ref.kind };
+  const own = await trace.refCompileId(ref, onRank);
+  let row = -1;
+  for (const id of own ? [own] : [cid, null]) {
+    await applyFilter(app, { ...narrow, cid: id });
+    row = await trace.rowOfRef(ref, onRank);
+    if (row >= 0) break;
+  }
+  setTestHook({ followed: { raw_line: ref.raw_line, log_line: ref.log_line, row } });
+  if (row < 0) return;
+  app.detail.state.tab = 'payload';
+  app.table.select(row);
+}
+
+function drawCompileTab(app, body, title) {
+  // Made on first use: nothing of it runs before the first rows.
+  if (!app.compileTab) {
+    app.compileTab = createCompileTab(app.trace, {
+      onRef: (ref, target) => selectRef(app, ref, target),
+      onPickCid: (cid) => pickCompileId(app, cid),
+      onRedraw: () => app.detail.redraw(),
+    });
+  }
+  const cid = compileTarget(app);
+  title.textContent = cid ? `compile ${cid}` : '';
+  setTestHook({ compile: app.compileTab.draw(body, cid, app.filter.rank ?? null) });
+}
+
+/** A compile id picked in the sidebar (or a link): the table filtered to it, its Compile tab shown. */
+async function pickCompileId(app, cid) {
+  await applyFilter(app, { cid: cid || null });
+  if (cid) await app.detail.redraw('compile');
+  else if (app.detail.state.tab === 'compile') await app.detail.redraw();
+  saveState(app);
+}
+
+function onSelect(app, row, event) {
+  // A row picked while the Compile tab shows: its payload instead (a restored row keeps the tab).
+  if (app.detail.state.tab === 'compile' && !app.keepTab) app.detail.state.tab = 'payload';
+  saveState(app);
+  const pick = event || app.trace.events.row(row);
+  if (!pick) {
+    // Its bytes (read again by range) or its page (from the events API) are on their way: show
+    // the row when they come, unless another row was picked meanwhile.
+    const stop = app.trace.events.onChange(() => {
+      if (app.table.selected !== row) return stop();
+      const came = app.trace.events.row(row);
+      if (came) {
+        stop();
+        onSelect(app, row, came);
+      }
+      return undefined;
+    });
+    return;
+  }
+  const part = app.trace.mode === 'local' ? app.trace.events.partOfLine(app.trace.events.lineOf(row)) : app.trace.partOfRank(pick.rank);
+  const shown = app.detail.show(pick, part);
+  setTestHook({ selected: { row, key: eventKey(pick), cid: compileIdOf(pick), log_line: pick.log_line, rank: pick.rank ?? null } });
+  shown.then(() => setTestHook({ payload: app.detail.state.payloadShown }));
+}
+
+function wirePerfetto(app) {
+  const button = byId('perfetto');
+  const target = perfettoUrl(queryParam('perfetto'));
+  const files = app.trace.manifest && Array.isArray(app.trace.manifest.files) ? app.trace.manifest.files : null;
+  button.hidden = !target || app.trace.source.kind !== 'http' || (files !== null && !files.includes('chromium_events.json') && !app.trace.multiRank);
+  if (target) button.title = `Open chromium_events.json in ${new URL(target).origin}`;
+  button.addEventListener('click', () => {
+    setTestHook({ perfetto: { state: 'opening', target } });
+    const buffer = app.trace.chromiumEvents().then((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const title = `tlscope ${traceTitle(app.trace)}`.replace(/[^A-Za-z0-9.\-_#:/?=&;%+$ ]/g, ' ');
+    openInPerfetto(buffer, { url: target, title, fileName: 'chromium_events.json' }).then(
+      () => setTestHook({ perfetto: { state: 'sent', target } }),
+      (err) => {
+        byId('status').textContent = `Perfetto: ${err.message}`;
+        setTestHook({ perfetto: { state: 'error', target, error: err.message } });
+      },
+    );
+  });
+}
+
+function wireReportLink(app) {
+  const href = app.trace.fileUrl('index.html');
+  const link = byId('report-link');
+  link.hidden = !href;
+  if (href) link.href = href;
+}
+
+/** The page's parts made and drawn for an opened trace (the table has no model yet). */
+function createPage(trace) {
+  const app = { trace, filter: {}, pendingRow: -1, notes: [] };
+  app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
+  app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) });
+  app.sidebar = createSidebar(byId('cids'), { selected: () => app.filter.cid || '' });
+  restoreState(app);
+  byId('trace-title').textContent = traceTitle(trace);
+  fillRanks(app);
+  fillKinds(app);
+  drawSidebar(app);
+  drawBreaksTab(app);
+  wireSideTabs(app);
+  wireFilters(app);
+  wirePerfetto(app);
+  wireReportLink(app);
+  return app;
+}
+
+/** The table shown and kept up to date as events come (one redraw per frame at most). */
+function showTable(app, packed) {
+  const { trace } = app;
+  app.table.setModel(trace.events);
+  let queued = false;
+  trace.events.onChange(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      app.table.refresh();
+      updateCount(app);
+      trySelectPending(app);
+    });
+  });
+  app.table.list.container.addEventListener('scroll', () => setTestHook({ visibleRows: app.table.list.visibleRange() }), { passive: true });
+  updateCount(app);
+  trySelectPending(app);
+  // firstRowsAt / loadedAt: ms since navigation start (bench/viewers.py reads them).
+  requestAnimationFrame(() => {
+    setTestHook({ ready: true, mode: trace.mode, expectedEvents: trace.expectedEvents, firstRowsAt: performance.now(), packed: packed ? { omitted: packed.omitted || [] } : null });
+    // A URL naming the Compile tab: drawn once the first rows are.
+    if (app.detail.state.tab === 'compile') app.detail.redraw();
+  });
+}
+
+/** Everything in (events, and compiles.json read or failed): the page drawn with all of it. */
+function showLoaded(app, packed) {
+  const notes = [...app.notes];
+  if (packed && packed.omitted && packed.omitted.length) notes.push(`${packed.omitted.length} payloads left out of this file`);
+  byId('status').textContent = notes.join(' · ');
+  fillKinds(app);
+  drawSidebar(app);
+  app.table.refresh();
+  updateCount(app);
+  trySelectPending(app);
+  // Without compiles.json, statuses come from the metrics read while loading.
+  if (app.detail.state.tab === 'compile') app.detail.redraw();
+  setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: Boolean(app.trace.events.dropped) });
+  window.addEventListener('hashchange', () => {
+    restoreState(app);
+    applyFilter(app, app.filter, { keepRow: true }).then(() => {
+      trySelectPending(app);
+      if (app.detail.state.tab === 'compile') app.detail.redraw();
+    });
+  });
+}
+
+/** Open the trace at `source` (a URL or a source object) on the trace page; `packed`: `tlscope pack`'s data. */
+export async function start(source, packed) {
+  byId('landing').hidden = true;
+  byId('main').hidden = false;
+  byId('status').textContent = 'Opening…';
+  const onProgress = (n) => {
+    byId('status').textContent = `Loading ${formatCount(n)} events…`;
+  };
+  // The first rows do not wait for compiles.json (whenIndexesRead draws what it adds). ?mode=remote
+  // pages a served trace through the events API whatever its size (local: holds it in the tab).
+  const mode = ['local', 'remote'].includes(queryParam('mode')) ? queryParam('mode') : 'auto';
+  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress, waitForIndexes: false, mode });
+  const app = createPage(trace);
+  const indexesIn = whenIndexesRead(app);
+  // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be
+  // there while the server indexes it): only a filter from the URL is waited for.
+  if (Object.values(app.filter).some((v) => v !== null && v !== undefined && v !== '')) await trace.events.setFilter(app.filter);
+  showTable(app, packed);
+  byId('status').textContent = trace.mode === 'remote' ? '' : 'Loading…';
+  await trace.loaded;
+  await indexesIn;
+  showLoaded(app, packed);
+}

@@ -1,0 +1,78 @@
+// The format's rules as the client applies them (docs/FORMAT.md): compiles.json's status
+// vocabulary and its severity order, a status derived from compilation_metrics where compiles.json
+// is absent, graph breaks merged over ranks, and stack frames resolved through the string table.
+
+/**
+ * A status derived from compilation_metrics, used when compiles.json is absent: the names are
+ * compiles.json's vocabulary (docs/FORMAT.md), so a viewer styles one set of statuses.
+ */
+export function statusFromMetrics(meta) {
+  if (!meta || typeof meta !== 'object') return null;
+  if (meta.fail_type) return 'failed';
+  if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'graph_break';
+  if (meta.has_guarded_code === false || meta.graph_op_count === 0) return 'empty';
+  return 'ok';
+}
+
+/** multi_rank_summary.json's statuses (tlparse's words) in compiles.json's vocabulary. */
+export const SUMMARY_STATUS = { break: 'graph_break', error: 'failed', missing: 'metrics_missing' };
+
+/** The display id of the attempt after `id` (`[0/1]` -> `[0/1_1]`, `[0/1_1]` -> `[0/1_2]`). */
+export function nextAttempt(id) {
+  const m = /^(.*?)(?:_(\d+))?\]$/.exec(id);
+  return m ? `${m[1]}_${Number(m[2] || 0) + 1}]` : '';
+}
+
+/**
+ * compiles.json's distinct graph breaks (`graph_breaks`) of every part as one list: a break at
+ * the same (reason, file, line) on several ranks is one entry whose `count` is the sum, with
+ * `ranks` and each compile id's rank (`sites`: [{cid, rank}], in log order, rank by rank). Most
+ * frequent first. `lists`: [{rank, breaks}] (rank null for a single log).
+ */
+export function mergeGraphBreaks(lists) {
+  const merged = new Map();
+  for (const { rank, breaks } of lists) {
+    if (!Array.isArray(breaks)) continue;
+    for (const entry of breaks) {
+      if (!entry || typeof entry.reason !== 'string') continue;
+      const frame = entry.user_frame && typeof entry.user_frame === 'object' ? entry.user_frame : {};
+      const file = typeof frame.file === 'string' ? frame.file : null;
+      const line = Number.isInteger(frame.line) ? frame.line : null;
+      const key = JSON.stringify([entry.reason, file, line]);
+      let out = merged.get(key);
+      if (!out) {
+        out = { reason: entry.reason, file, line, name: typeof frame.name === 'string' ? frame.name : null,
+                code: typeof frame.code === 'string' ? frame.code : null, count: 0, ranks: [], sites: [] };
+        merged.set(key, out);
+      }
+      out.count += Number.isInteger(entry.count) ? entry.count : 0;
+      if (rank !== null && rank !== undefined && !out.ranks.includes(rank)) out.ranks.push(rank);
+      const ids = Array.isArray(entry.compile_ids) ? entry.compile_ids : [];
+      for (const cid of ids) if (typeof cid === 'string') out.sites.push({ cid, rank: rank ?? null });
+    }
+  }
+  return [...merged.values()].sort((a, b) => b.count - a.count);
+}
+
+/** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
+export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
+
+export function severity(status) {
+  const at = STATUS_ORDER.indexOf(status);
+  return at < 0 ? STATUS_ORDER.length : at;
+}
+
+export const METRICS_KEYS = new Set(['compilation_metrics', 'bwd_compilation_metrics', 'aot_autograd_backward_compilation_metrics']);
+
+/** Frames with `file` resolved through `table`; `uninterned_filename` takes precedence. */
+export function resolveFrames(frames, table) {
+  if (!Array.isArray(frames)) return [];
+  return frames.map((frame) => {
+    const f = frame && typeof frame === 'object' ? frame : {};
+    let file = '(unknown)';
+    if (typeof f.uninterned_filename === 'string') file = f.uninterned_filename;
+    else if (Number.isInteger(f.filename) && typeof table[f.filename] === 'string') file = table[f.filename];
+    else if (typeof f.filename === 'string') file = f.filename;
+    return { file, line: Number.isInteger(f.line) ? f.line : null, name: String(f.name ?? ''), loc: typeof f.loc === 'string' ? f.loc : '' };
+  });
+}
