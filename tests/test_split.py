@@ -64,7 +64,9 @@ def test_muxed_log_is_reported_as_multi_rank(muxed: Path, tmp_path: Path) -> Non
     assert [s.rank for s in summaries] == [0, 1, 2]
     assert all(s.parsed and not s.errors for s in summaries)
     landing = (out / "index.html").read_text("utf-8")
-    assert "split by rank before parsing" in landing
+    assert "split it by rank before parsing" in landing
+    # What tlscope did to the input is said as plain text, not in the red problem box (issue 20).
+    assert '<div class="problem-box">' not in landing
     assert '<a href="rank_2/index.html">' in landing
 
 

@@ -17,7 +17,7 @@ from tlscope.analyse.callvalues import Wanted, guard_codes, guard_values, value_
 from tlscope.analyse.compileacc import CompileAcc, failure_of
 from tlscope.analyse.graphbreaks import parse_graph_break
 from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
-from tlscope.analyse.guards import guard_failure, reason_texts, user_frame_of
+from tlscope.analyse.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
 from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
@@ -78,10 +78,12 @@ def payload_ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
 class CompileFold:
     """Folds a log's records into per-compile facts; see `entries()` (analyse/compileresult.py)."""
 
-    def __init__(self, problem: ProblemSink = _ignore) -> None:
+    def __init__(self, problem: ProblemSink = _ignore, note: ProblemSink = _ignore) -> None:
         self.accs: dict[CompileId, CompileAcc] = {}
         self.times: dict[CompileId, FrameTime] = {}
         self._problem = problem
+        #: Known torch quirks (model/problems.py NoteKind): said, never counted as problems.
+        self._note = note
         #: Per frame compile (attempt left out): the Python values its failed guards are about,
         #: looked for in its later guards and symbols (recompile_reasons comes first in a compile).
         self._wanted: dict[CompileId, set[Wanted]] = {}
@@ -180,7 +182,9 @@ class CompileFold:
 
     def _recompile_reasons(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
         texts, was_json = reason_texts(record.payload or b"")
-        if not was_json:
+        if not was_json and is_torch_bare_reason(record.payload or b""):
+            self._note(record.line, "artifact 'recompile_reasons' declares encoding json; torch wrote one reason bare")
+        elif not was_json:
             self._problem(
                 record.line,
                 "artifact 'recompile_reasons' declares encoding json but holds plain text (read as one reason)",

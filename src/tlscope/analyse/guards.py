@@ -9,8 +9,9 @@ cache entry, newest first, each `<compile id>: <failed guard>`, e.g.
       File "model.py", line 20, in scaled
 
 and puts the first one in `compilation_metrics.recompile_reason`. The artifact is declared
-`encoding: "json"`, but torch 2.13 writes a single reason as bare text (not a JSON list): both
-shapes are read here.
+`encoding: "json"`, but torch writes a single reason as bare text (its payload is `reasons[0] if
+len(reasons) == 1 else reasons`): both shapes are read here, and `is_torch_bare_reason` tells
+that known quirk (a note) from a payload that is really broken (a problem).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def reason_texts(payload: bytes) -> tuple[list[str], bool]:
         text = payload.decode("utf-8", "replace").strip()
         return ([text] if text else []), False
     return ([value] if isinstance(value, str) else value), True
+
+
+def is_torch_bare_reason(payload: bytes) -> bool:
+    """True when a non-JSON `recompile_reasons` payload is exactly torch's one bare reason:
+    text that starts with the earlier cache entry's compile id (`0/0: ...`)."""
+    text = payload.decode("utf-8", "replace").strip()
+    return _ENTRY.match(text) is not None
 
 
 def guard_failure(text: str) -> GuardFailure:

@@ -263,6 +263,9 @@ def summary(manifest: Manifest, out: Path) -> str:
         parts.append(f"{problems.total} problems ({kinds}){where}.")
     else:
         parts[-1] += ", no problems."
+    if manifest.notes.total:  # known torch quirks: said after the problems, never leading
+        n = manifest.notes.total
+        parts.append(f"({n} known torch quirk{'s' if n > 1 else ''} noted, not problems: -v lists them.)")
     parts.append(
         f"Wrote {out}/: raw.jsonl ({manifest.raw_jsonl_events} events), "
         f"{manifest.payloads.files} payloads, {manifest.chromium_events} chromium events, manifest.json."
@@ -273,6 +276,8 @@ def summary(manifest: Manifest, out: Path) -> str:
 def _print_details(manifest: Manifest) -> None:
     for p in manifest.problems.first:
         print(f"  line {p.line}: {p.kind}: {p.message}", file=sys.stderr)
+    for p in manifest.notes.first:  # known torch quirks: said under -v, never problems
+        print(f"  line {p.line}: note {p.kind}: {p.message} (a known torch quirk, not a problem)", file=sys.stderr)
     for key in manifest.unknown_event_keys:
         print(f"  unknown event key {key}: {manifest.events[key].count}", file=sys.stderr)
 

@@ -13,8 +13,10 @@ from tlscope.model.clock import ClockInfo
 #: Bump on any incompatible change to an output file (FORMAT.md, "Versioning").
 FORMAT_VERSION = 1
 #: Bump on an addition (a new file or field): 1 added compiles.json, log_size.json and this field;
-#: 2 the recompiling call's Python values in compiles.json (guard_failures[].actual, changes value/length).
-FORMAT_MINOR = 3
+#: 2 the recompiling call's Python values in compiles.json (guard_failures[].actual, changes value/length);
+#: 3 compiles.json metrics_records (every metrics record of a compile id);
+#: 4 manifest `notes` (known torch quirks, no longer counted as problems).
+FORMAT_MINOR = 4
 
 
 class InputFile(msgspec.Struct, kw_only=True):
@@ -95,5 +97,7 @@ class Manifest(msgspec.Struct, kw_only=True):
     #: The process whose string table is the first line of raw.jsonl.
     string_table_process: int | None
     problems: ProblemSummary
+    #: Known torch quirks met, recognised exactly (never problems, never a --strict failure); 1.4.
+    notes: ProblemSummary = msgspec.field(default_factory=lambda: ProblemSummary(total=0, counts={}, first=[]))
     #: Output files, relative to the output folder, sorted (payloads/ summarised above).
     files: list[str]

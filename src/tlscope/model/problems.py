@@ -2,6 +2,10 @@
 
 A bad line is never a crash: the reader records a Problem and moves on. `--strict` turns any
 recorded problem into a failure that names the first one.
+
+A note is not a problem: a known quirk of torch's own logging, recognised exactly (NOTE_DOCS;
+docs/DEVIATIONS.md), that every log of that torch version shows. Notes are kept beside the
+problems (`Problems.notes`, manifest.json `notes`) and never fail `--strict`.
 """
 
 from __future__ import annotations
@@ -59,14 +63,28 @@ PROBLEM_DOCS: dict[ProblemKind, str] = {
     ProblemKind.BAD_STRING_TABLE: "A `str` entry that is not `[string, index]`.",
     ProblemKind.KEY_CONFLICT: "The envelope already has a key tlscope adds to raw.jsonl (line left out of raw.jsonl).",
     ProblemKind.BAD_PAYLOAD_JSON: "A payload that must be JSON is not: a chromium_event, or an artifact that "
-    "declares `encoding: json` (torch 2.13 writes a single recompile reason as bare text; it is read as text).",
+    "declares `encoding: json` (but not torch's bare-text recompile reason: a note, see below).",
     ProblemKind.REPORT: "The HTML report could not render an event (e.g. guards that are not JSON, unknown encoding).",
     ProblemKind.CORRUPT_INPUT: "A .gz input that is cut off or corrupt: reading stops there, earlier records are kept.",
 }
 
 
+class NoteKind(str, Enum):
+    """Every known torch quirk tlscope recognises; the value is the name used in manifest.json."""
+
+    RECOMPILE_REASONS_TEXT = "recompile_reasons_text"
+
+
+#: One line for FORMAT.md: what each note means.
+NOTE_DOCS: dict[NoteKind, str] = {
+    NoteKind.RECOMPILE_REASONS_TEXT: "A `recompile_reasons` artifact declared `encoding: json` that holds one "
+    "reason as bare text (`0/0: tensor 'x' size mismatch ...`): torch writes the reason list's only item "
+    "unquoted when a frame has one earlier cache entry (torch 2.x, `guards.py`). Read as that one reason.",
+}
+
+
 class Problem(msgspec.Struct, frozen=True):
-    kind: ProblemKind
+    kind: ProblemKind | NoteKind
     line: int
     message: str
     #: The input file, when a run reads several.
@@ -77,11 +95,19 @@ class Problems:
     """Counts problems by kind and keeps the first `keep_per_kind` of each kind."""
 
     def __init__(self, keep_per_kind: int = 20) -> None:
-        self.counts: Counter[ProblemKind] = Counter()
+        self.counts: Counter[ProblemKind | NoteKind] = Counter()
         self.first: list[Problem] = []
         self._keep = keep_per_kind
+        #: The known torch quirks met (never counted in `total`, never a `--strict` failure).
+        self.notes: Problems | None = None
 
-    def add(self, kind: ProblemKind, line: int, message: str, file: str | None = None) -> None:
+    def note(self, kind: NoteKind, line: int, message: str, file: str | None = None) -> None:
+        """Record a known torch quirk (see NoteKind) beside the problems."""
+        if self.notes is None:
+            self.notes = Problems(self._keep)
+        self.notes.add(kind, line, message, file)
+
+    def add(self, kind: ProblemKind | NoteKind, line: int, message: str, file: str | None = None) -> None:
         self.counts[kind] += 1
         if self.counts[kind] <= self._keep:
             self.first.append(Problem(kind, line, message, file))

@@ -34,7 +34,7 @@ from tlscope.pipeline.context import SinkFactory
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import StrictFailure, refuse_out_holding, run
-from tlscope.read.inputs import InputError, RankLog, discover
+from tlscope.read.inputs import InputError, RankLog, candidate_logs, discover
 from tlscope.read.split import ranks_in_log, split_log
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
@@ -307,12 +307,13 @@ def parse_ranks(
         # A muxed log is split inside OUT's temporary folder, so whatever ends the run (an
         # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.
         scratch = target.path(f"{_SPLIT_FOLDER}/.keep").parent
-        logs, notes = _inputs(path, scratch)
+        logs, notes, info = _inputs(path, scratch)
         results = _parse_into(target, logs, submit, echo)
         shutil.rmtree(scratch)
         if strict_job:
             _check_strict(logs, results)
-        written = write_landing(target, [r.summary for r in results], notes, header=options.report.custom_header_html)
+        summaries = [r.summary for r in results]
+        written = write_landing(target, summaries, notes, info=info, header=options.report.custom_header_html)
     for label, name in written.items():
         echo(f"{label}: {out}/{name}")
     echo(f"Multi-rank report generated under {out}")
@@ -346,20 +347,23 @@ def _check_strict(logs: Sequence[RankLog], results: Sequence[RankResult]) -> Non
             raise StrictFailure(f"rank {log.rank} ({name}): {result.summary.errors[0]}", None)
 
 
-def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str]]:
+def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str], list[str]]:
+    """(rank logs, notes on what was left out, what tlscope did: not problems)."""
+    if path.is_dir() and not discover(path)[0] and len(muxed := candidate_logs(path)) == 1:
+        path = muxed[0]  # a folder holding one muxed log is that log
     if path.is_file():
         ranks = ranks_in_log(path)
         if len(ranks) < 1:
             raise InputError(f"{path} holds no rank-tagged events")
         split_log(path, scratch)
         logs, notes = discover(scratch)
-        notes.insert(0, f"{path.name} holds ranks {', '.join(map(str, ranks))}: split by rank before parsing")
+        info = [f"{path.name} holds ranks {', '.join(map(str, ranks))}: tlscope split it by rank before parsing"]
         if (scratch / "unranked.log").exists():
             notes.append("events of processes that never logged a rank were left out (unranked.log)")
-        return logs, notes
+        return logs, notes, info
     if not path.is_dir():
         raise InputError(f"Input path {path} must be a directory when using --all-ranks-html")
     logs, notes = discover(path)
     if not logs:
         raise InputError(f"No rank log files found in directory {path}")
-    return logs, notes
+    return logs, notes, []

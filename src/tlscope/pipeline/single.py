@@ -146,6 +146,7 @@ def _manifest(
         raw_jsonl_events=writer.raw_events,
         string_table_process=next(iter(reader.string_tables), None),
         problems=problem_summary(problems),
+        notes=problem_summary(problems.notes or Problems()),
         files=[],
     )
 

@@ -80,4 +80,10 @@ def is_multi_rank(path: Path) -> bool:
 
 def several_ranks(path: Path) -> bool:
     """Plain `tlscope PATH` goes multi-rank for a folder of several ranks' logs or a muxed log."""
-    return is_multi_rank(path) if path.is_dir() else sniff_several_ranks(path)
+    if not path.is_dir():
+        return sniff_several_ranks(path)
+    if is_multi_rank(path):
+        return True
+    # A folder holding one log is that log (resolve_input): a muxed one goes multi-rank too.
+    logs = candidate_logs(path)
+    return len(logs) == 1 and sniff_several_ranks(logs[0])

@@ -18,7 +18,7 @@ from tlscope.analyse.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.logsize import LogSizeFold
 from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
-from tlscope.model.problems import ProblemKind, Problems
+from tlscope.model.problems import NoteKind, ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext
 from tlscope.write.format import FormatWriter
@@ -33,7 +33,8 @@ class AnswersSink:
         self._writer = writer
         self._log = log
         self.compiles = CompileFold(
-            lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log))
+            lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log)),
+            lambda line, message: problems.note(NoteKind.RECOMPILE_REASONS_TEXT, line, message, str(log)),
         )
         self.size = LogSizeFold()
 

@@ -18,7 +18,7 @@ from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import FORMAT_VERSION, Manifest
 from tlscope.format.raw import RawEventFields
 from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
-from tlscope.model.problems import PROBLEM_DOCS, ProblemKind
+from tlscope.model.problems import NOTE_DOCS, PROBLEM_DOCS, ProblemKind
 
 _ID_BASE = "https://tlscope.invalid/schema/v{version}/"
 
@@ -96,6 +96,10 @@ def problem_table() -> str:
     return "\n".join(rows)
 
 
+def note_table() -> str:
+    return _table(("Kind", "The known torch quirk"), {kind.value: NOTE_DOCS[kind] for kind in NOTE_DOCS})
+
+
 def _fields(cls: type[Event]) -> list[tuple[str, Any]]:
     hints = get_type_hints(cls)
     return [(name, hints[name]) for name in cls.__struct_fields__]
@@ -138,6 +142,7 @@ def phase_table() -> str:
 GENERATED = {
     "events": event_table,
     "problems": problem_table,
+    "notes": note_table,
     "statuses": status_table,
     "guard_kinds": guard_kind_table,
     "phases": phase_table,

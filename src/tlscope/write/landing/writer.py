@@ -19,10 +19,17 @@ from tlscope.write.outdir import OutputDir
 
 
 def write_landing(
-    out: OutputDir, summaries: Sequence[RankSummary], notes: Sequence[str] = (), *, header: str = ""
+    out: OutputDir,
+    summaries: Sequence[RankSummary],
+    notes: Sequence[str] = (),
+    *,
+    info: Sequence[str] = (),
+    header: str = "",
 ) -> dict[str, str]:
     """Write everything beside the rank folders; returns {label: file} of the optional files written.
 
+    `notes` are inputs left out (shown with the problems); `info` what tlscope did to the input
+    (a muxed log split by rank), shown as plain text: it is not a problem.
     `header` is the user's --custom-header-html, inserted unescaped (it is theirs, as in tlparse).
     """
     ranks = sorted(summaries, key=lambda s: s.rank)
@@ -40,6 +47,7 @@ def write_landing(
     _write(out, "multi_rank_summary.json", pretty(msgspec.to_builtins(list(ranks)), sort_keys=False))
     context = _context(ranks, notes, chromium_problems)
     context["has_chromium"] = has_chromium
+    context["info"] = list(info)
     context["header"] = Markup(header)
     _write(out, "index.html", _template().render(**context))
     return written
