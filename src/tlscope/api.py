@@ -39,6 +39,7 @@ from typing import Any
 
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
+from tlscope.analyse.ranks.divergence import JobView, job_view, rank_overview
 from tlscope.analyse.summary import Summary, summarise
 from tlscope.format import layout
 from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
@@ -158,10 +159,16 @@ class Trace:
         return self._folder.log_size()
 
     def summary(self) -> Summary:
-        """What `tlscope summary` shows (and prints with --json)."""
+        """What `tlscope summary` shows (and prints with --json): every rank first, then this one's details."""
+        job = self.job_view() if self.ranks else None
         return summarise(
-            self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, ranks=self.ranks
+            self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, job=job
         )
+
+    def job_view(self) -> JobView:
+        """A multi-rank trace's rank lines and divergence (as its ranks.json), from each rank's compiles.json."""
+        overviews = [rank_overview(n, (self if n == self.current_rank else self.rank(n)).compiles) for n in self.ranks]
+        return job_view(overviews)
 
     def flame_graph(self) -> FlameNode:
         """The stack trie weighted by compile time (what compile_time.html draws)."""

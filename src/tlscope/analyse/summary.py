@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -77,9 +78,14 @@ class LogSizeSummary(msgspec.Struct, kw_only=True):
 
 class Summary(msgspec.Struct, kw_only=True):
     torch_version: str | None
-    #: The rank summarised, for a multi-rank trace (null for a single log), and every rank it has.
+    #: The rank whose details follow, for a multi-rank trace (null for a single log).
     rank: int | None = None
-    ranks: list[int] = []
+    #: A multi-rank trace's every rank at a glance (compiles, compile time, breaks, recompiles,
+    #: failures, cache), ranks ascending; empty for a single log.
+    ranks: list[RankLine] = []
+    #: How the ranks' compiles diverge (groups with identical compile sequences, ids not on every
+    #: rank, one sentence per group); null for a single log.
+    divergence: Divergence | None = None
     #: Compile ids per status.
     statuses: dict[str, int]
     compile_time_s: float
@@ -102,14 +108,15 @@ def summarise(
     manifest: Manifest,
     *,
     rank: int | None = None,
-    ranks: Sequence[int] = (),
+    job: JobView | None = None,
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
     return Summary(
         torch_version=manifest.torch_version,
         rank=rank,
-        ranks=list(ranks),
+        ranks=job.ranks if job is not None else [],
+        divergence=job.divergence if job is not None else None,
         statuses=dict(Counter(c.status for c in real).most_common()),
         compile_time_s=round(sum(c.time.duration_s or 0.0 for c in real if c.time is not None), 6),
         compiles=[_compile_row(c) for c in real],

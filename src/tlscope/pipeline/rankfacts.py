@@ -85,6 +85,8 @@ class RankFacts:
     def finish(self, ctx: RunContext) -> None:
         """Fold the directory and the kept artifacts (the report has finished: its pages exist)."""
         summary = self.summary
+        if ctx.answers is not None:  # the answers sink finished first (pipeline/single.py)
+            facts.note_compiles(ctx.answers.compiles, summary)
         if self._directory is None:
             summary.errors.append("compile_directory.json is missing")
         else:

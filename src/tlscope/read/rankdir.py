@@ -15,13 +15,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
+from tlscope.format.compiles import CompilesFile
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
+
+_COMPILES = msgspec.json.Decoder(CompilesFile)
 
 
 def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:
@@ -37,6 +42,7 @@ def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) ->
         summary.execution_order = _execution_order(folder, directory, summary)
     _from_compile_folders(folder, summary)
     _from_raw_jsonl(folder / "raw.jsonl", summary)
+    _from_compiles(folder / "compiles.json", summary)
     if chromium_events is None:
         chromium_events = _count_chromium(folder / "chromium_events.json", summary)
     summary.chromium_events = chromium_events
@@ -132,6 +138,23 @@ def _artifact(graph: str, path: Path, summary: RankSummary) -> bytes | None:
     except BadArtifact as err:
         summary.errors.append(f"{graph}/{path.name}: {err}")
         return None
+
+
+def _from_compiles(path: Path, summary: RankSummary) -> None:
+    """compiles.json, when the folder has one (tlscope's, not tlparse's): statuses and overview."""
+    try:
+        data = _read(path)
+    except FileNotFoundError:
+        return
+    except BadArtifact as err:
+        summary.errors.append(f"compiles.json: {err}")
+        return
+    try:
+        found = decode(data, _COMPILES)
+    except (JsonError, msgspec.ValidationError) as err:
+        summary.errors.append(f"compiles.json: {err}")
+        return
+    facts.note_compiles(found.compiles, summary)
 
 
 # -- raw.jsonl: compilation metrics -----------------------------------------------------------

@@ -19,12 +19,10 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     console = console or Console(width=width or _width(), highlight=False, soft_wrap=False)
     statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.items()) or "none"
     head = Text(f"{title}\n", style="bold")
-    if summary.rank is not None:
-        others = ", ".join(str(r) for r in summary.ranks if r != summary.rank)
-        head.append(
-            f"rank {summary.rank} of ranks {', '.join(map(str, summary.ranks))}; --rank N for another", style=""
-        )
-        head.append(f" ({others})\n" if others else "\n")
+    if summary.ranks:
+        console.print(head, end="")
+        _print_ranks(summary, console)
+        head = Text(f"Details of rank {summary.rank} (--rank N for another)\n", style="bold")
     head.append(f"torch {summary.torch_version or '?'} · {len(summary.compiles)} compiles ({statuses}) · ")
     head.append(f"{summary.compile_time_s:.2f} s compiling")
     console.print(head)
@@ -40,6 +38,26 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         if table.row_count:
             console.print(table)
     console.print(_footer(summary))
+
+
+def _print_ranks(summary: Summary, console: Console) -> None:
+    """Every rank first: a line per rank, then how they diverge, one sentence per group."""
+    table = _table(
+        f"{len(summary.ranks)} ranks", "rank", "compiles", "time s", "breaks", "recompiles", "failures", "cache hits"
+    )
+    for line in summary.ranks:
+        failures = Text(str(line.failures), style="red" if line.failures else "")
+        cells = (line.compiles, f"{line.compile_time_s:.2f}", line.graph_breaks, line.recompiles)
+        table.add_row(str(line.rank), *map(str, cells), failures, str(line.cache_hits))
+    console.print(table)
+    divergence = summary.divergence
+    if divergence is None or not divergence.diverges:
+        console.print(Text("Ranks agree: every rank compiled the same compile ids.\n"))
+        return
+    text = Text("Ranks diverge:\n", style="bold yellow")
+    for group in divergence.groups:
+        text.append("  " + group.sentence + "\n", style="")
+    console.print(text)
 
 
 def _width() -> int:

@@ -10,15 +10,17 @@ tlparse's, read back). Every input is untrusted: a malformed artifact becomes an
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
 from tlscope.analyse.ranks import parity
+from tlscope.analyse.ranks.divergence import rank_overview
 from tlscope.analyse.ranks.summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import CompileId
+from tlscope.format.compiles import CompileEntry
 from tlscope.model.events import CompilationMetrics
 
 #: The per-compile artifacts the cross-rank analyses read, by file-name prefix (tlparse's).
@@ -171,18 +173,21 @@ def note_metrics(cid: CompileId, metrics: CompilationMetrics, summary: RankSumma
     seconds = _seconds(metrics)
     stats.compilations += 1
     stats.compile_time_s += seconds or 0.0
-    stats.graph_breaks += status == "break"
-    stats.failures += status == "error"
+    stats.graph_breaks += status == "graph_break"
+    stats.failures += status == "failed"
     stats.recompiles += bool(cid.frame_compile_id)
     summary.compiles[cid.display] = CompileInfo(status=status, compile_time_s=seconds)
 
 
 def _status(metrics: CompilationMetrics) -> str:
-    """tlparse's trie status: error, break (a restart, e.g. a graph break), empty, ok."""
+    """tlparse's trie status in compiles.json's words: failed, graph_break (a restart), empty, ok.
+
+    Replaced by the compile id's compiles.json status when the rank has one (`note_compiles`).
+    """
     if metrics.fail_type:
-        return "error"
+        return "failed"
     if metrics.restart_reasons:
-        return "break"
+        return "graph_break"
     if metrics.graph_op_count == 0:
         return "empty"
     return "ok"
@@ -194,3 +199,15 @@ def _seconds(metrics: CompilationMetrics) -> float | None:
     if metrics.duration_us is not None:
         return float(metrics.duration_us) / 1e6
     return None
+
+
+def note_compiles(entries: Sequence[CompileEntry], summary: RankSummary) -> None:
+    """The rank's compiles.json: its overview (ranks.json), and every compile id's status in the
+    matrix in compiles.json's vocabulary (a restarted attempt is `restarted`, not missing)."""
+    summary.overview = rank_overview(summary.rank, entries)
+    for entry in entries:
+        if entry.status == "outside":
+            continue
+        times = [r.time_s for r in entry.metrics_records if r.kind == "compilation_metrics" and r.time_s is not None]
+        seconds = round(sum(times), 6) if times else None
+        summary.compiles[entry.id] = CompileInfo(status=entry.status, compile_time_s=seconds)

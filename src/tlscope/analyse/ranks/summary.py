@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from tlscope.analyse.ranks.divergence import RankOverview
+
 
 class GraphOps(msgspec.Struct, frozen=True):
     """One graph (compile folder) of a rank and a list of op names (collectives or runtime ops)."""
@@ -30,7 +32,10 @@ class ParityGraph(msgspec.Struct, frozen=True):
 class CompileInfo(msgspec.Struct, frozen=True):
     """One compile id of a rank as the compile-id matrix shows it."""
 
-    status: str  # ok | break | empty | error | missing
+    #: compiles.json's status vocabulary (docs/FORMAT.md): from the rank's compiles.json when it
+    #: has one, else from its compilation metrics (failed, graph_break, empty, ok) or
+    #: `metrics_missing` for an id with artifacts and no metrics.
+    status: str
     compile_time_s: float | None = None
 
 
@@ -70,3 +75,6 @@ class RankSummary(msgspec.Struct, kw_only=True):
     errors: list[str] = []
     #: False when the rank's parse itself failed (no report folder to compare).
     parsed: bool = True
+    #: The rank's line and compile ids from its compiles.json (ranks.json is made of these); null
+    #: for a folder without compiles.json (tlparse's).
+    overview: RankOverview | None = None

@@ -70,7 +70,8 @@ def compile_id_matrix(ranks: Sequence[RankSummary]) -> list[MatrixRow]:
     """Which rank compiled each compile id, with its status and time; odd rows flagged.
 
     Ids come from compile_directory.json and the compilation metrics (a compile id with
-    artifacts but no metrics shows status "missing", as tlparse's trie does).
+    artifacts but no metrics and no compiles.json status shows `metrics_missing`, as tlparse's
+    trie shows "missing").
     """
     order = sorted(r.rank for r in ranks if r.parsed)
     by_rank = {r.rank: r for r in ranks if r.parsed}
@@ -85,7 +86,7 @@ def compile_id_matrix(ranks: Sequence[RankSummary]) -> list[MatrixRow]:
             r = by_rank[rank]
             info = r.compiles.get(cid)
             if info is None and cid in r.compile_ids:
-                info = CompileInfo(status="missing")
+                info = CompileInfo(status="metrics_missing")
             cells[rank] = info
         statuses = {c.status if c else None for c in cells.values()}
         rows.append(MatrixRow(compile_id=cid, cells=cells, odd=len(statuses) > 1))

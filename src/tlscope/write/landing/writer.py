@@ -11,11 +11,16 @@ from jinja2 import Template
 from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
+from tlscope.analyse.ranks.divergence import JobView, job_view
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.write import templates
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
+from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write.outdir import OutputDir
+
+#: The job's rank lines and divergence, beside the rank folders.
+RANKS_FILE = "ranks.json"
 
 
 def write_landing(
@@ -45,12 +50,28 @@ def write_landing(
         _write(out, "collective_schedules.json", pretty(body, sort_keys=False))
         written["Collective schedules"] = "collective_schedules.json"
     _write(out, "multi_rank_summary.json", pretty(msgspec.to_builtins(list(ranks)), sort_keys=False))
+    view = _job_view(ranks)
+    if view is not None:
+        _write(out, RANKS_FILE, ranks_json(view))
     context = _context(ranks, notes, chromium_problems)
+    context["divergence"] = view.divergence if view is not None else None
     context["has_chromium"] = has_chromium
     context["info"] = list(info)
     context["header"] = Markup(header)
     _write(out, "index.html", _template().render(**context))
     return written
+
+
+def _job_view(ranks: Sequence[RankSummary]) -> JobView | None:
+    """The ranks' lines and divergence, from each parsed rank's compiles.json overview."""
+    overviews = [r.overview for r in ranks if r.parsed and r.overview is not None]
+    return job_view(overviews) if overviews else None
+
+
+def ranks_json(view: JobView) -> str:
+    """ranks.json's text (docs/FORMAT.md): the format's header, then the job view's fields."""
+    body = {"format": "tlscope", "format_version": FORMAT_VERSION, "format_minor": FORMAT_MINOR}
+    return pretty({**body, **msgspec.to_builtins(view)}, sort_keys=False) + "\n"
 
 
 def _write(out: OutputDir, name: str, text: str) -> None:
