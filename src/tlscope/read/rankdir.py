@@ -20,9 +20,9 @@ import msgspec
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.compiles import CompilesFile
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
-from tlscope.format.compiles import CompilesFile
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
 

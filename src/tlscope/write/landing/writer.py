@@ -13,10 +13,10 @@ from markupsafe import Markup
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
-from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write.outdir import OutputDir
 
 #: The job's rank lines and divergence, beside the rank folders.
