@@ -36,6 +36,35 @@ def test_packed_file_opens_from_file_url(
     page.close()
 
 
+def test_packed_job_holds_its_multi_rank_view(browser: Any, viewer_traces: dict[str, Path], tmp_path: Path) -> None:
+    """A packed multi-rank job holds its landing page and ranks.json; the Report link ("Ranks")
+    opens the landing page, every rank and how they diverge, from file:// (issue 20, finding 1)."""
+    folder = viewer_traces["multi"]
+    html = tmp_path / "job.html"
+    assert tlscope_main(["pack", str(folder), "-o", str(html)]) == 0
+    data = html.read_text()
+    start = data.index('id="tlscope-pack">') + len('id="tlscope-pack">')
+    files = json.loads(data[start : data.index("</script>", start)])["files"]
+    assert {"index.html", "ranks.json", "multi_rank_summary.json"} <= set(files)
+    page = browser.new_page()
+    page.goto(html.as_uri())
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    link = page.locator("#report-link")
+    link.wait_for(state="visible")
+    assert link.text_content() == "Ranks"
+    with page.expect_popup() as popup:
+        link.click()
+    landing = popup.value
+    landing.wait_for_load_state()
+    text = landing.locator("body").text_content()
+    assert "Ranks at a glance" in text and "How the ranks' compiles diverge" in text
+    ranks = json.loads((folder / "ranks.json").read_text())
+    for group in ranks["divergence"]["groups"]:
+        assert group["sentence"] in text
+    landing.close()
+    page.close()
+
+
 def test_pack_budget_lists_what_is_left_out(browser: Any, viewer_traces: dict[str, Path], tmp_path: Path) -> None:
     html = tmp_path / "small.html"
     assert tlscope_main(["pack", str(viewer_traces["single"]), "-o", str(html), "--payload-budget", "20K"]) == 0

@@ -22,6 +22,9 @@ DEFAULT_BUDGET = 32 * 1024 * 1024
 #: Index files copied when present (payloads aside); chromium_events.json stays out: Perfetto
 #: cannot be reached from file://.
 INDEX_FILES = ("manifest.json", "raw.jsonl", "compiles.json", "compile_directory.json")
+#: A multi-rank job's own files: its rank facts, its ranks and divergence, and the landing page
+#: (the multi-rank view: the packed explorer's Report link opens it).
+JOB_FILES = ("multi_rank_summary.json", "ranks.json", "index.html")
 
 
 class PackError(ValueError):
@@ -75,7 +78,9 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
     result = PackResult()
     parts = _parts(folder)
     if parts != [""]:
-        files["multi_rank_summary.json"] = _encode((folder / "multi_rank_summary.json").read_bytes())
+        for name in JOB_FILES:
+            if (folder / name).is_file():
+                files[name] = _encode((folder / name).read_bytes())
     refs: list[tuple[int, str]] = []
     for prefix in parts:
         for name in INDEX_FILES:

@@ -185,6 +185,22 @@ function wireReportLink(app) {
   const link = byId('report-link');
   link.hidden = !href;
   if (href) link.href = href;
+  else packedLanding(app.trace, link);
+}
+
+/**
+ * A packed multi-rank job holds its landing page (`tlscope pack`): the Report link opens it as a
+ * page of its own (its links to the rank folders' reports are not in the pack).
+ */
+function packedLanding(trace, link) {
+  const source = trace.source;
+  if (source.kind !== 'inline' || !source.files.has('index.html')) return;
+  source.bytes('index.html').then((bytes) => {
+    link.href = URL.createObjectURL(new Blob([bytes], { type: 'text/html' }));
+    link.textContent = 'Ranks';
+    link.title = 'The multi-rank landing page: every rank, how they diverge, the compile-id matrix';
+    link.hidden = false;
+  }, () => {});
 }
 
 /** The page's parts made and drawn for an opened trace (the table has no model yet). */
