@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tlscope.format.errors import InputError
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
-from tlscope.read.inputs import InputError, discover
+from tlscope.read.inputs import discover
 
 
 def _copy(src: Path, dst: Path) -> Path:

@@ -10,11 +10,9 @@ import msgspec
 import pytest
 from helpers import CORPUS
 
+from tlscope.format.errors import InputError, OutputError, StrictFailure
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse
-from tlscope.pipeline.single import StrictFailure
-from tlscope.read.inputs import InputError
-from tlscope.write.outdir import OutputError
 
 
 def _log(scenario: str) -> Path:

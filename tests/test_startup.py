@@ -59,8 +59,14 @@ def imported(*argv: str) -> tuple[object, list[str]]:
     return report["status"], report["modules"]
 
 
+#: Allowed although under a forbidden package: the error vocabulary the CLI catches (no import but
+#: pathlib; format/__init__ is a docstring), so a command's failure is reported in one place.
+ALLOWED = ("tlscope.format", "tlscope.format.errors")
+
+
 def offenders(modules: list[str]) -> list[str]:
-    return [m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+    found = [m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+    return [m for m in found if m not in ALLOWED]
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V", "--help", "-h"])

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, load
+from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, ERROR_STATUS, load
+from tlscope.format.errors import TlscopeError, os_error_text
 from tlscope.lifetime import Terminated, exit_status, stop_requested, terminate_raises
 
 
@@ -26,12 +27,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
+    named = bool(args) and args[0] in COMMANDS and (action or not os.path.exists(args[0]))
+    name, rest = (args[0], args[1:]) if named else (DEFAULT, args)
     try:
         with terminate_raises():
-            if args and args[0] in COMMANDS and (action or not os.path.exists(args[0])):
-                status = load(args[0])(args[1:])
-            else:
-                status = load(DEFAULT)(args)
+            status = load(name)(rest)
             signum = stop_requested()
         if signum is not None:  # its exception was lost in a __del__: the command finished anyway
             print("Interrupted just as the run ended; its output is complete.", file=sys.stderr)
@@ -40,11 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, Terminated) as stop:
         print("Interrupted; the output was left as it was.", file=sys.stderr)
         return exit_status(stop)
+    except TlscopeError as err:  # the one place a command's failure is reported (format/errors.py)
+        print(f"Error: {err.line()}", file=sys.stderr)
+        return ERROR_STATUS.get(name, err.exit_status)
     except OSError as err:
-        from tlscope.write.outdir import os_error_text
-
         print(f"Error: {os_error_text(err)}", file=sys.stderr)
-        return 1
+        return ERROR_STATUS.get(name, 1)
 
 
 def console_main() -> NoReturn:

@@ -36,6 +36,10 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Commands whose failures exit with another status than 1: diff's errors are 2, as diff(1)'s.
+ERROR_STATUS: dict[str, int] = {"diff": 2}
+
+
 def load(name: str) -> Callable[[Sequence[str]], int]:
     """The `main` of command `name` (a key of COMMANDS)."""
     module_name, _, func_name = COMMANDS[name].partition(":")

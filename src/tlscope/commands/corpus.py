@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 
-from tlscope.viewers.corpus import CorpusMissing, trace_path, traces
+from tlscope.format.errors import InputError
+from tlscope.viewers.corpus import trace_path, traces
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,11 +33,7 @@ def main(argv: Sequence[str]) -> int:
         else:
             for t in found:
                 print(f"{t.name:<24} {t.logs:>2} log{'s' if t.logs > 1 else ' '} {t.size / 1024:>8.0f} KB")
-    except CorpusMissing as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
     except KeyError:
         names = ", ".join(t.name for t in traces())
-        print(f"Error: no corpus trace {args.name!r} (one of: {names})", file=sys.stderr)
-        return 1
+        raise InputError(f"no corpus trace {args.name!r} (one of: {names})") from None
     return 0

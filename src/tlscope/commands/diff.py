@@ -20,12 +20,7 @@ import msgspec
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
-from tlscope.pipeline.single import StrictFailure
-from tlscope.read.inputs import InputError
 from tlscope.write.diffview import html, size_lines, unified
-from tlscope.write.outdir import OutputError
-
-_ERRORS = (TraceError, InputError, OutputError, StrictFailure, OSError, KeyError, msgspec.DecodeError)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,16 +53,9 @@ def main(argv: Sequence[str]) -> int:
     except _Usage as err:
         print(f"tlscope diff: {err}", file=sys.stderr)
         return 2
-    except _ERRORS as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 2
     _print(result, a, b, labels, as_json=args.json)
     if args.out is not None:
-        try:
-            args.out.write_text(html(result, a.payload, b.payload, labels), encoding="utf-8")
-        except OSError as err:
-            print(f"Error: {args.out}: {err}", file=sys.stderr)
-            return 2
+        args.out.write_text(html(result, a.payload, b.payload, labels), encoding="utf-8")
     return 0 if result.equal else 1
 
 
@@ -77,7 +65,10 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
     if args.ids is not None:
         trace = load(args.a)
-        first, second = (trace.compile(_display(i)) for i in args.ids)
+        try:
+            first, second = (trace.compile(_display(i)) for i in args.ids)
+        except KeyError as err:
+            raise TraceError(f"has no compile id {err.args[0]}", path=args.a) from None
         return (
             trace,
             trace,

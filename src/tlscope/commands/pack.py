@@ -9,14 +9,12 @@ an issue.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from tlscope.read.inputs import InputError
-from tlscope.viewers.pack import DEFAULT_BUDGET, PackError, PackResult, render
-from tlscope.write.outdir import OutputError
+from tlscope.format.errors import InputError, OutputError
+from tlscope.viewers.pack import DEFAULT_BUDGET, PackResult, render
 
 
 def _size(text: str) -> int:
@@ -74,18 +72,12 @@ def _report(output: Path, result: PackResult) -> None:
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     if args.output.exists() and not args.overwrite:
-        print(f"Error: {args.output} exists (pass --overwrite to replace it)", file=sys.stderr)
-        return 1
+        raise OutputError("exists (pass --overwrite to replace it)", path=args.output)
     if not args.path.exists():
-        print(f"Error: {args.path} does not exist", file=sys.stderr)
-        return 1
-    try:
-        with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
-            folder = _folder_of(args.path, Path(scratch))
-            page, result = render(folder, args.payload_budget, title=args.path.name)
-        _write(args.output, page)
-    except (PackError, InputError, OutputError, OSError, ValueError) as err:
-        print(f"Error: {args.path}: {err}", file=sys.stderr)
-        return 1
+        raise InputError("does not exist", path=args.path)
+    with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
+        folder = _folder_of(args.path, Path(scratch))
+        page, result = render(folder, args.payload_budget, title=args.path.name)
+    _write(args.output, page)
     _report(args.output, result)
     return 0

@@ -126,33 +126,31 @@ def _multi_rank_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
+    """Parse PATH into OUT (pipeline.parse.parse decides how); a failure is one line, by tlscope.cli."""
     args_list = list(argv)
     args = build_parser().parse_args(args_list)
-    from tlscope.pipeline.parse import parse_log, wants_multi_rank
-    from tlscope.pipeline.single import StrictFailure, no_events_text
-    from tlscope.read.inputs import InputError
-    from tlscope.write.outdir import OutputError
+    from tlscope.pipeline.parse import parse
+    from tlscope.pipeline.single import no_events_text
 
-    try:
-        multi_rank = wants_multi_rank(args.path, all_ranks=args.all_ranks_html, latest=args.latest)
-    except InputError as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
-    if multi_rank:
-        return _multi_rank(args)
-    try:
-        parsed = parse_log(
-            args.path,
-            args.out,
-            _options(args),
-            overwrite=args.overwrite,
-            latest=args.latest,
-            command=["tlscope", *args_list],
-            track=_tracker(),
-        )
-    except (InputError, OutputError, StrictFailure) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
+    options = _options(args)
+    parsed = parse(
+        args.path,
+        args.out,
+        options,
+        overwrite=args.overwrite,
+        latest=args.latest,
+        all_ranks=args.all_ranks_html,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        command=["tlscope", *args_list],
+        track=_tracker(),
+        echo=print,
+    )
+    if parsed.multi_rank:
+        _tell_rank_troubles(parsed.ranks, parsed.manifests)
+        if not args.no_browser:
+            _open_report(args.out)
+        return 0
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
     if not manifest.events:
@@ -179,34 +177,6 @@ def _options(args: argparse.Namespace) -> ParseOptions:
             custom_header_html=args.custom_header_html,
         ),
     )
-
-
-def _multi_rank(args: argparse.Namespace) -> int:
-    """Exit 0 when the landing page was written (failed ranks are listed on it); 1 on unusable
-    input/OUT, or under --strict when a rank has a problem (OUT then left as it was)."""
-    from tlscope.pipeline.ranks import parse_ranks  # see pipeline/parse.py: imported after the sniff
-    from tlscope.pipeline.single import StrictFailure
-    from tlscope.read.inputs import InputError
-    from tlscope.write.outdir import OutputError
-
-    try:
-        options = _options(args)
-        results = parse_ranks(
-            args.path,
-            args.out,
-            options,
-            overwrite=args.overwrite,
-            jobs=args.jobs,
-            scheduler=args.scheduler,
-            strict_job=options.strict or options.strict_compile_id,
-        )
-    except (InputError, OutputError, StrictFailure) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
-    _tell_rank_troubles([r.summary for r in results], [r.manifest for r in results])
-    if not args.no_browser:
-        _open_report(args.out)
-    return 0
 
 
 def _open_report(out: Path) -> None:
@@ -291,9 +261,10 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest | None]) -> None:
+def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest]) -> None:
     """On stderr: each failed rank with its reason, and each rank whose log held no trace event
-    (an empty or non-log file among the rank logs: its report would look like an idle rank)."""
+    (an empty or non-log file among the rank logs: its report would look like an idle rank).
+    `manifests` are those of the ranks that parsed, in rank order."""
     from tlscope.pipeline.single import no_events_text
 
     failed = [s for s in summaries if s.errors]
@@ -301,7 +272,7 @@ def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Ma
         print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)
         for s in failed:
             print(f"  rank {s.rank}: {s.errors[0]}", file=sys.stderr)
-    for summary, manifest in zip(summaries, manifests, strict=True):
-        if manifest is not None and not manifest.events:
+    for summary, manifest in zip([s for s in summaries if s.parsed], manifests, strict=True):
+        if not manifest.events:
             text = no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)
             print(f"Warning: rank {summary.rank}: {text}", file=sys.stderr)

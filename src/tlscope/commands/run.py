@@ -15,6 +15,7 @@ tlscope (exit 130; OUT is left as it was).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -22,14 +23,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError, os_error_text
 from tlscope.lifetime import Terminated, stop_handled
 from tlscope.pipeline.parse import parse
-from tlscope.read.inputs import InputError, candidate_logs, several_ranks
+from tlscope.read.inputs import candidate_logs, several_ranks
 from tlscope.serve.cli import add_server_flags, serve, start
-from tlscope.write.outdir import OutputError
 
 _STOP_WAIT = 30.0  # seconds PROGRAM gets to stop after Ctrl-C before it is killed
 
@@ -114,6 +115,19 @@ def what_to_parse(trace_dir: Path) -> Path | None:
     return biggest
 
 
+@contextlib.contextmanager
+def _program_status(status: int) -> Iterator[None]:
+    """A failure after the program ran is reported by tlscope.cli, exiting with the program's
+    own status when it failed (so `tlscope run -- false` exits 1 whatever tlscope met)."""
+    try:
+        yield
+    except TlscopeError as err:
+        err.exit_status = status or err.exit_status
+        raise
+    except OSError as err:
+        raise TlscopeError(os_error_text(err), exit_status=status or 1) from None
+
+
 def main(argv: Sequence[str]) -> int:
     parser = build_parser()
     flags, program = split_argv(argv)
@@ -130,11 +144,8 @@ def main(argv: Sequence[str]) -> int:
         shutil.rmtree(trace_dir, ignore_errors=True)
         return status or 1
     out = args.out if args.out is not None else trace_dir / "tl_out"
-    try:
+    with _program_status(status):
         parse(source, out, overwrite=args.overwrite, command=["tlscope", "run", "--", *program])
-    except (InputError, OutputError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return status or 1
     print(f"tlscope run: program exited {status}; trace parsed into {out}", file=sys.stderr)
     if args.out is not None:
         shutil.rmtree(trace_dir, ignore_errors=True)  # OUT holds the logs (raw.log) and everything else
@@ -142,10 +153,8 @@ def main(argv: Sequence[str]) -> int:
         print(f"tlscope run: the logs and the output stay in {trace_dir}", file=sys.stderr)
     if args.no_serve:
         return status
-    started = start(args, [str(out)])
-    if isinstance(started, int):
-        return status or started
-    server, sock = started
+    with _program_status(status):
+        server, sock = start(args, [str(out)])
     serve(server, sock, browser=not args.no_browser)  # Ctrl-C is how this part normally ends
     stop_handled()
     return status

@@ -24,8 +24,5 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    started = start(args, args.sources)
-    if isinstance(started, int):
-        return started
-    server, sock = started
+    server, sock = start(args, args.sources)
     return serve(server, sock, browser=not args.no_browser)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tlscope.format.errors import InputError
 from tlscope.pipeline.single import no_events_text
 from tlscope.read.reader import first_event
 from tlscope.read.split import split_log
-from tlscope.write.outdir import OutputDir, OutputError
+from tlscope.write.outdir import OutputDir
 
 
 def main(argv: Sequence[str]) -> int:
@@ -24,21 +24,15 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
     args = parser.parse_args(list(argv))
     if not args.log.is_file():
-        print(f"Error: {args.log} is not a file", file=sys.stderr)
-        return 1
+        raise InputError("is not a file", path=args.log)
     out = OutputDir(args.out, overwrite=args.overwrite)
-    try:
-        out.check()  # an existing OUT is refused before the log is read, as by `parse`
-        found, lines = first_event(args.log)
-        if found is None:
-            # Nothing to split: a copy of the file in unranked.log would look like a split log.
-            print(f"Error: {no_events_text(str(args.log), lines)} Nothing written.", file=sys.stderr)
-            return 1
-        with out:
-            written = split_log(args.log, out.root)
-    except (OutputError, OSError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
+    out.check()  # an existing OUT is refused before the log is read, as by `parse`
+    found, lines = first_event(args.log)
+    if found is None:
+        # Nothing to split: a copy of the file in unranked.log would look like a split log.
+        raise InputError(f"{no_events_text(str(args.log), lines)} Nothing written.")
+    with out:
+        written = split_log(args.log, out.root)
     for name, lines in written.items():
         print(f"{args.out / name}: {lines} lines")
     return 0

@@ -14,10 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from tlscope.api import TraceError, load
-from tlscope.pipeline.single import StrictFailure
-from tlscope.read.inputs import InputError
-from tlscope.write.outdir import OutputError
+from tlscope.api import load
 from tlscope.write.summary import render
 
 
@@ -34,12 +31,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--rank", type=int, default=None, help="the rank of a multi-rank trace (default: the lowest)")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's, 80 if none)")
     args = parser.parse_args(list(argv))
-    try:
-        trace = load(args.path, rank=args.rank)
-        summary = trace.summary()
-    except (TraceError, InputError, OutputError, StrictFailure, OSError, msgspec.DecodeError) as err:
-        print(f"Error: {args.path}: {err}", file=sys.stderr)
-        return 1
+    summary = load(args.path, rank=args.rank).summary()  # a failure: one line, by tlscope.cli
     if args.json:
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(summary)).decode() + "\n")
     else:

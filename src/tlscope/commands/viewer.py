@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.viewers import template_names
-from tlscope.viewers.scaffold import ScaffoldError, new_viewer
+from tlscope.viewers.scaffold import new_viewer
 
 NEXT_STEPS = {
     "vanilla": [
@@ -40,11 +39,7 @@ def main(argv: Sequence[str]) -> int:
     if args.action == "templates":
         print("\n".join(template_names()))
         return 0
-    try:
-        files = new_viewer(args.name, args.template)
-    except (ScaffoldError, OSError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
+    files = new_viewer(args.name, args.template)
     print(f"Made {args.name}/ ({len(files)} files) from the {args.template} template. Next:")
     print("\n".join(NEXT_STEPS[args.template]).format(path=args.name))
     return 0

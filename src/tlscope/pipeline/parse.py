@@ -18,10 +18,11 @@ from pathlib import Path
 import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.errors import InputError
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.single import Tracker, run, untracked
-from tlscope.read.inputs import InputError, resolve_input, several_ranks
+from tlscope.read.inputs import resolve_input, several_ranks
 from tlscope.write.outdir import OutputDir
 
 # The report (Jinja2, Pygments, its templates) and the multi-rank machinery are imported by the

@@ -28,18 +28,19 @@ from typing import Any
 import msgspec
 
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
 from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init
 from tlscope.pipeline.context import SinkFactory
 from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.rankfacts import RankFacts
-from tlscope.pipeline.single import StrictFailure, refuse_out_holding, run
-from tlscope.read.inputs import InputError, RankLog, candidate_logs, discover
+from tlscope.pipeline.single import refuse_out_holding, run
+from tlscope.read.inputs import RankLog, candidate_logs, discover
 from tlscope.read.split import ranks_in_log, split_log
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
-from tlscope.write.outdir import OutputDir, OutputError, UnsafePath, os_error_text
+from tlscope.write.outdir import OutputDir, UnsafePath
 from tlscope.write.report.assembly import preload_report, report_sinks
 
 #: How a rank's summary names a failure that is a bug of tlscope's (reported, please), not of the log.

@@ -13,24 +13,16 @@ from pathlib import Path
 import msgspec
 
 from tlscope import __version__
+from tlscope.format.errors import OutputError, StrictFailure
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
-from tlscope.model.problems import Problem, ProblemKind, Problems
+from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.pipeline.context import RunContext, Sink, SinkFactory, abort
 from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
 from tlscope.write.answers import AnswersSink
 from tlscope.write.format import FormatWriter, problem_summary
-from tlscope.write.outdir import OutputDir, OutputError
-
-
-class StrictFailure(Exception):
-    """--strict (or --strict-compile-id) found a problem; OUT is left as it was."""
-
-    def __init__(self, message: str, problem: Problem | None) -> None:
-        super().__init__(message)
-        self.problem = problem
-
+from tlscope.write.outdir import OutputDir
 
 #: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
 Tracker = Callable[[Iterable[Record], LogReader], Iterable[Record]]

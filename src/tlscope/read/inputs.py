@@ -12,12 +12,9 @@ from pathlib import Path
 
 import msgspec
 
+from tlscope.format.errors import InputError
 from tlscope.read.names import is_rank_log_name, looks_like_log, rank_of_rank_log
 from tlscope.read.ranks import sniff_several_ranks
-
-
-class InputError(Exception):
-    """PATH does not name something tlscope can read."""
 
 
 def candidate_logs(directory: Path) -> list[Path]:

@@ -34,7 +34,7 @@ from tlscope.serve.openapi import document
 from tlscope.serve.paths import BadPath, check_raw, confine, segments
 from tlscope.serve.security import PAGE_CSP, TOKEN_COOKIE, TRACE_HTML_CSP, VIEWER_CSP, Guard, is_loopback_bind
 from tlscope.serve.stores import RemoteError, Store
-from tlscope.serve.traces import Trace, TraceError, Traces, remote_trace
+from tlscope.serve.traces import NotReady, ServedTrace, Traces, remote_trace
 from tlscope.serve.viewerdirs import DEFAULT, Viewer
 from tlscope.viewers import LIB
 from tlscope.viewers.build import BuildError, built_explorer
@@ -69,14 +69,14 @@ def _server(request: Request) -> Server:
     return server
 
 
-def _trace(request: Request) -> Trace:
+def _trace(request: Request) -> ServedTrace:
     trace = _server(request).traces.by_id.get(request.path_params["id"])
     if trace is None:
         raise ApiError(404, "no such trace")
     return trace
 
 
-async def _ready(server: Server, trace: Trace) -> None:
+async def _ready(server: Server, trace: ServedTrace) -> None:
     """Wait (up to request_timeout) for the trace's parse or download; 503 while it goes on."""
     if server.traces.is_ready(trace):
         server.traces.note_use(trace)
@@ -85,7 +85,7 @@ async def _ready(server: Server, trace: Trace) -> None:
         await asyncio.wait_for(server.traces.ready(trace), server.config.request_timeout)
     except asyncio.TimeoutError:
         raise ApiError(503, "the trace is still being prepared", {"retry-after": "5"}) from None
-    except TraceError as err:
+    except NotReady as err:
         raise ApiError(err.status, str(err)) from None
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None
@@ -98,7 +98,7 @@ async def list_traces(request: Request) -> Response:
     return _json([t.describe(server.default_viewer) for t in traces])
 
 
-async def _summary(server: Server, trace: Trace) -> None:
+async def _summary(server: Server, trace: ServedTrace) -> None:
     with contextlib.suppress(asyncio.TimeoutError, RemoteError, OSError):
         await asyncio.wait_for(server.traces.summary(trace), 10)
 
@@ -147,7 +147,7 @@ async def events(request: Request) -> Response:
     await _ready(server, trace)
     try:
         index = await server.traces.index(trace)
-    except (RemoteError, TraceError, OSError) as err:
+    except (RemoteError, NotReady, OSError) as err:
         raise ApiError(getattr(err, "status", 502), f"events index unavailable: {err}") from None
     body = await asyncio.to_thread(index.page, f, offset, limit) if f.q else index.page(f, offset, limit)
     return Response(body, media_type=_JSON, headers={"cache-control": "no-cache"})

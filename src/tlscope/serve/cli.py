@@ -16,11 +16,9 @@ import msgspec
 
 from tlscope.lifetime import stop_handled
 from tlscope.serve.app import Server
-from tlscope.serve.config import ConfigError, ServeConfig, check, load
+from tlscope.serve.config import ServeConfig, check, load
 from tlscope.serve.security import is_loopback_bind
 from tlscope.serve.server import base_url, bind, build, run
-from tlscope.serve.stores import RemoteError
-from tlscope.serve.viewerdirs import ViewerError
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
@@ -69,22 +67,12 @@ def warnings_for(config: ServeConfig) -> list[str]:
     return out
 
 
-def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, object] | int:
-    """Build the server and bind its socket, or return the exit status of a failure (one line printed)."""
-    try:
-        config = config_from(args)
-        warnings = warnings_for(config)
-        server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings)
-        sock = bind(config.host, config.port)
-    except ConfigError as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 2
-    except (RemoteError, ViewerError) as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"Error: {err.filename + ': ' if err.filename else ''}{err.strerror or err}", file=sys.stderr)
-        return 1
+def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, object]:
+    """Build the server and bind its socket (TlscopeError or OSError: reported by tlscope.cli)."""
+    config = config_from(args)
+    warnings = warnings_for(config)
+    server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings)
+    sock = bind(config.host, config.port)
     for warning in warnings:
         print(f"Warning: {warning}", file=sys.stderr)
     return server, sock

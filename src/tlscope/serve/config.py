@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from tlscope.format.errors import TlscopeError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -24,8 +26,10 @@ GiB = 1024**3
 MiB = 1024**2
 
 
-class ConfigError(Exception):
-    """The config file or a flag is unusable: one line for the user."""
+class ConfigError(TlscopeError):
+    """The config file or a flag is unusable: one line for the user (exit status 2, a usage error)."""
+
+    exit_status = 2
 
 
 class StoreConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

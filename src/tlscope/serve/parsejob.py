@@ -14,11 +14,10 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from tlscope.format.errors import InputError, OutputError, os_error_text
 from tlscope.model.record import Record
 from tlscope.pipeline.parse import parse
-from tlscope.read.inputs import InputError
 from tlscope.read.reader import LogReader
-from tlscope.write.outdir import OutputError, os_error_text
 
 _EVERY = 0.25  # seconds between progress lines
 

@@ -20,7 +20,7 @@ from tlscope.serve.app import Server, create_app
 from tlscope.serve.cache import Cache
 from tlscope.serve.config import ServeConfig, default_cache_dir
 from tlscope.serve.stores import Store
-from tlscope.serve.traces import Trace, Traces
+from tlscope.serve.traces import ServedTrace, Traces
 from tlscope.serve.viewerdirs import discover
 
 
@@ -31,7 +31,7 @@ class ProgressPrinter:
         self.shown: dict[str, tuple[str, int]] = {}
         self.last = 0.0
 
-    def __call__(self, trace: Trace) -> None:
+    def __call__(self, trace: ServedTrace) -> None:
         p = trace.progress
         done, total = p.get("bytes", p.get("downloaded", 0)), p.get("total", 0)
         tenth = done * 10 // total if total else 0

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from tlscope.format.errors import TlscopeError
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
 from tlscope.serve import gcs
@@ -37,8 +38,8 @@ _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-class RemoteError(Exception):
-    """A remote request refused or failed, with the HTTP status to answer."""
+class RemoteError(TlscopeError):
+    """A remote request refused or failed, with the HTTP status to answer (`status`)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import anyio.to_thread
 
+from tlscope.format.errors import TlscopeError
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
 from tlscope.read.inputs import candidate_logs, is_multi_rank
@@ -35,11 +36,11 @@ Kind = Literal["folder", "log", "remote-folder", "remote-log"]
 State = Literal["ready", "pending", "parsing", "failed"]
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _LOG_SUFFIXES = (".log", ".gz", ".txt")
-Progress = Callable[["Trace"], None]
+Progress = Callable[["ServedTrace"], None]
 _USE_EVERY = 60.0  # seconds between two marks of a cache entry's use
 
 
-class TraceError(Exception):
+class NotReady(TlscopeError):
     """A trace that cannot be made ready: its parse failed (422), or its store refused or failed
     (the store's status: 403 for an address the SSRF policy refuses, 404, 413, 502, 504)."""
 
@@ -49,7 +50,7 @@ class TraceError(Exception):
 
 
 @dataclass
-class Trace:
+class ServedTrace:
     id: str
     source: str
     kind: Kind
@@ -98,22 +99,22 @@ def is_output_folder(path: Path) -> bool:
     return (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file()
 
 
-def local_traces(path: Path) -> list[Trace]:
+def local_traces(path: Path) -> list[ServedTrace]:
     """The traces PATH holds: one, or one per log of a folder of unrelated logs. Raises OSError."""
     path = path.resolve(strict=True)
     if path.is_dir() and is_output_folder(path):
-        return [Trace(make_id(path.name, str(path)), str(path), "folder", local=path, state="ready")]
+        return [ServedTrace(make_id(path.name, str(path)), str(path), "folder", local=path, state="ready")]
     if path.is_dir() and not is_multi_rank(path):
         logs = candidate_logs(path)
         if len(logs) > 1:
-            return [Trace(make_id(p.name, str(p)), str(p), "log") for p in logs]
-    return [Trace(make_id(path.name, str(path)), str(path), "log")]
+            return [ServedTrace(make_id(p.name, str(p)), str(p), "log") for p in logs]
+    return [ServedTrace(make_id(path.name, str(path)), str(path), "log")]
 
 
-def remote_trace(ref: StoreRef) -> Trace:
+def remote_trace(ref: StoreRef) -> ServedTrace:
     name = ref.key.rstrip("/").rsplit("/", 1)[-1] or ref.store.name
     kind: Kind = "remote-log" if ref.key.endswith(_LOG_SUFFIXES) else "remote-folder"
-    return Trace(make_id(name, ref.url), ref.url, kind, remote=ref)
+    return ServedTrace(make_id(name, ref.url), ref.url, kind, remote=ref)
 
 
 class Traces:
@@ -122,13 +123,13 @@ class Traces:
     def __init__(self, cache: Cache, stores: dict[str, Store], on_progress: Progress | None = None) -> None:
         self.cache = cache
         self.stores = stores
-        self.by_id: dict[str, Trace] = {}
+        self.by_id: dict[str, ServedTrace] = {}
         self.on_progress = on_progress
 
-    def add(self, trace: Trace) -> Trace:
+    def add(self, trace: ServedTrace) -> ServedTrace:
         return self.by_id.setdefault(trace.id, trace)
 
-    def add_source(self, source: str) -> list[Trace]:
+    def add_source(self, source: str) -> list[ServedTrace]:
         """A PATH or store URL from the command line or config. Raises OSError or RemoteError."""
         if "://" in source:
             return [self.add(remote_trace(self.store_ref(source)))]
@@ -143,28 +144,28 @@ class Traces:
         return max(refs, key=lambda ref: len(ref.store.prefix))
 
     @staticmethod
-    def is_ready(trace: Trace) -> bool:
+    def is_ready(trace: ServedTrace) -> bool:
         """Whether the trace's files can be served now (a parsed log's folder may have been evicted)."""
         if trace.kind == "folder" or (trace.kind == "remote-folder" and trace.state == "ready"):
             return True
         return trace.state == "ready" and trace.local is not None and trace.local.is_dir()
 
-    def note_use(self, trace: Trace) -> None:
+    def note_use(self, trace: ServedTrace) -> None:
         """Mark a parsed trace's cache entry used (at most once a minute: one utime, not one a request)."""
         now = time.monotonic()
         if trace.local is not None and trace.kind in ("log", "remote-log") and now - trace.used > _USE_EVERY:
             trace.used = now
             self.cache.touch(trace.local.name)
 
-    async def ready(self, trace: Trace) -> None:
-        """Make the trace's files servable (parse or download once); raises TraceError."""
+    async def ready(self, trace: ServedTrace) -> None:
+        """Make the trace's files servable (parse or download once); raises NotReady."""
         if self.is_ready(trace):
             return
         if trace.ready_task is None or trace.ready_task.done():
             trace.ready_task = asyncio.ensure_future(self._make_ready(trace))
         await asyncio.shield(trace.ready_task)
 
-    async def _make_ready(self, trace: Trace) -> None:
+    async def _make_ready(self, trace: ServedTrace) -> None:
         trace.error = None
         try:
             if trace.kind == "log":
@@ -176,14 +177,14 @@ class Traces:
             else:
                 assert trace.remote is not None
                 await trace.remote.store.check_folder(trace.remote)
-        except (TraceError, RemoteError, OSError) as err:
+        except (NotReady, RemoteError, OSError) as err:
             trace.state = "failed"
             trace.error = str(err) if not isinstance(err, OSError) else f"{err.strerror or err}"
-            raise TraceError(trace.error, getattr(err, "status", 422)) from None
+            raise NotReady(trace.error, getattr(err, "status", 422)) from None
         trace.state = "ready"
         trace.progress = {}
 
-    async def _parse(self, trace: Trace, src: Path, out: Path) -> None:
+    async def _parse(self, trace: ServedTrace, src: Path, out: Path) -> None:
         trace.state = "parsing"
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tlscope.serve.parsejob", str(src), str(out),
@@ -201,9 +202,9 @@ class Traces:
             raise
         if status != 0:
             message = (await errors).decode(errors="replace").strip().splitlines()
-            raise TraceError(f"parse failed: {message[-1] if message else f'exit status {status}'}")
+            raise NotReady(f"parse failed: {message[-1] if message else f'exit status {status}'}")
 
-    def _progress(self, trace: Trace, words: list[str]) -> None:
+    def _progress(self, trace: ServedTrace, words: list[str]) -> None:
         if len(words) == 3 and words[0] == "progress" and words[1].isdigit() and words[2].isdigit():
             trace.progress = {"bytes": int(words[1]), "total": int(words[2])}
         elif words and words[0] == "rank":
@@ -211,7 +212,7 @@ class Traces:
         if self.on_progress is not None:
             self.on_progress(trace)
 
-    async def _remote_log(self, trace: Trace, ref: StoreRef) -> Path:
+    async def _remote_log(self, trace: ServedTrace, ref: StoreRef) -> Path:
         identity = await ref.store.identity(ref.key)
         key = self.cache.alias(identity)
         if key is not None and self.cache.ready(key):
@@ -228,12 +229,12 @@ class Traces:
         finally:
             download.unlink(missing_ok=True)
 
-    def _got(self, trace: Trace, done: int, total: int) -> None:
+    def _got(self, trace: ServedTrace, done: int, total: int) -> None:
         trace.progress = {"downloaded": done, "total": total}
         if self.on_progress is not None:
             self.on_progress(trace)
 
-    async def summary(self, trace: Trace) -> dict[str, Any] | None:
+    async def summary(self, trace: ServedTrace) -> dict[str, Any] | None:
         """The trace's summary once known (folders: read now; logs: after their parse)."""
         if trace.summary is None and trace.local is not None and trace.state == "ready":
             trace.summary = await anyio.to_thread.run_sync(local_summary, trace.local)
@@ -241,7 +242,7 @@ class Traces:
             trace.summary = await trace.remote.store.summary(trace.remote)
         return trace.summary
 
-    async def index(self, trace: Trace) -> EventIndex:
+    async def index(self, trace: ServedTrace) -> EventIndex:
         """The trace's events index, built once (concurrent callers share the build)."""
         if trace.index is not None:
             return trace.index
@@ -255,7 +256,7 @@ class Traces:
             raise
         return trace.index
 
-    async def _build_index(self, trace: Trace) -> EventIndex:
+    async def _build_index(self, trace: ServedTrace) -> EventIndex:
         folder = trace.local
         if folder is None:
             assert trace.remote is not None

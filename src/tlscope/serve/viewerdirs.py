@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError
 from tlscope.viewers import EXPLORER
 
 GROUP = "tlscope.viewers"
@@ -26,7 +27,7 @@ DEFAULT = "explorer"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
-class ViewerError(Exception):
+class ViewerError(TlscopeError):
     """A --viewer PATH that is not a viewer folder."""
 
 

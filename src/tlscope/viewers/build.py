@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError
 from tlscope.viewers import EXPLORER, LIB
 from tlscope.viewers.bundle import BundleError, bundle, modules
 
@@ -37,7 +38,7 @@ _PRELOAD = re.compile(r'[ \t]*<link rel="modulepreload"[^>]*>\n')
 _PRELOAD_NOTE = re.compile(r"[ \t]*<!--[^>]*-->\n(?=[ \t]*<link rel=\"modulepreload\")")
 
 
-class BuildError(ValueError):
+class BuildError(TlscopeError, ValueError):
     """The explorer's page or modules are not in the shape the build expects."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError
 from tlscope.viewers import LIB
 
 _IMPORT = re.compile(r"^import\s*\{([^}]*)\}\s*from\s*'([^']+)';[ \t]*$", re.M)
@@ -21,7 +22,7 @@ _DECL = re.compile(r"^export\s+((?:async\s+)?function\*?|class|const|let)\s+([A-
 _OTHER = re.compile(r"^\s*(import|export)\b[^(.]", re.M)
 
 
-class BundleError(ValueError):
+class BundleError(TlscopeError, ValueError):
     """A module uses a form the bundler does not understand, or imports in a cycle."""
 
 

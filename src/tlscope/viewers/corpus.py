@@ -13,10 +13,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError
 from tlscope.viewers import HERE
 
 
-class CorpusMissing(LookupError):
+class CorpusMissing(TlscopeError, LookupError):
     """No corpus found anywhere."""
 
 

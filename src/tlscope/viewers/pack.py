@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tlscope.format.errors import FormatError
 from tlscope.viewers.build import BuildError, packed_page
 
 #: Payload bytes (uncompressed) a pack holds by default.
@@ -27,7 +28,7 @@ INDEX_FILES = ("manifest.json", "raw.jsonl", "compiles.json", "compile_directory
 JOB_FILES = ("multi_rank_summary.json", "ranks.json", "index.html")
 
 
-class PackError(ValueError):
+class PackError(FormatError, ValueError):
     """The folder is not a tlscope output folder."""
 
 

@@ -6,6 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
+from tlscope.format.errors import TlscopeError
 from tlscope.viewers import LIB, TEMPLATES, template_names
 
 #: A viewer name: usable as an npm package name, a URL segment and (with _) a Python module.
@@ -20,7 +21,7 @@ PLACEHOLDERS = ("tlscope-viewer-template", "tlscope_viewer_template")
 VENDOR = {"react": Path("src/vendor/tlscope")}
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(TlscopeError, ValueError):
     """The name or target is unusable."""
 
 

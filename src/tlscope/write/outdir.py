@@ -28,21 +28,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
+from tlscope.format.errors import OutputError, os_error_text
 from tlscope.lifetime import signals_deferred, start_guard, stop_guard
-
-
-class OutputError(Exception):
-    """OUT cannot be used (exists without --overwrite, is a file, ...)."""
-
-
-def os_error_text(err: OSError) -> str:
-    """`PATH: cause` for an OSError (both paths for a rename), one line, no errno number."""
-    cause = err.strerror or str(err)
-    if err.filename is None:
-        return cause
-    if err.filename2 is not None:
-        return f"{err.filename} -> {err.filename2}: {cause}"
-    return f"{err.filename}: {cause}"
 
 
 class UnsafePath(ValueError):

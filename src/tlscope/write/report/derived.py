@@ -26,8 +26,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 
+from tlscope.format.errors import OutputError, os_error_text
 from tlscope.lifetime import worker_init
-from tlscope.write.outdir import OutputError, os_error_text
 from tlscope.write.report.highlight import write_page
 from tlscope.write.report.pages import write_json_artifact, write_readable_page
 
