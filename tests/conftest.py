@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CHROMIUM_ARGS, REPO, TLPARSE_VERSION, chromium_or_skip, require_shared
+from helpers import CHROMIUM_ARGS, REPO, TLPARSE_VERSION, chromium_or_skip, require_shared, write_edge_timeline
 
 
 @pytest.fixture(scope="session")
@@ -84,3 +84,42 @@ def browser() -> Iterator[Any]:
         launched = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def timeline_cases(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, str]]:
+    """Every corpus trace parsed (a folder of rank logs as a job), and for each timeline.bin in
+    the outputs (a job's and each rank's) the events the Python decoder reads from it, as JSON:
+    the conformance cases the JS decoder must read alike (tests/js/timeline.test.mjs)."""
+    import msgspec
+
+    from tlscope import timeline
+    from tlscope.cli import main as tlscope_main
+
+    root = tmp_path_factory.mktemp("timeline-cases")
+    cases = []
+    for trace, flags in _timeline_inputs():
+        out = root / trace.relative_to(REPO / "corpus" / "traces").as_posix().replace("/", "-")
+        assert tlscope_main([str(trace), "-o", str(out), "--no-browser", *flags]) == 0
+        for path in sorted(out.rglob("timeline.bin")):
+            expected = path.with_suffix(".expected.json")
+            expected.write_bytes(msgspec.json.encode(timeline.read(path)))
+            cases.append({"trace": out.name, "bin": str(path), "expected": str(expected)})
+    edge = root / "edge" / "timeline.bin"
+    edge.parent.mkdir()
+    write_edge_timeline(edge)
+    edge.with_suffix(".expected.json").write_bytes(msgspec.json.encode(timeline.read(edge)))
+    cases.append({"trace": "edge", "bin": str(edge), "expected": str(edge.with_suffix(".expected.json"))})
+    return cases
+
+
+def _timeline_inputs() -> list[tuple[Path, list[str]]]:
+    """Each corpus log on its own, but a folder of rank logs as one job and the muxed log split."""
+    found: list[tuple[Path, list[str]]] = []
+    for log in sorted((REPO / "corpus" / "traces").rglob("*.log.gz")):
+        if log.parent.name.startswith("ranks_"):
+            if (log.parent, []) not in found:
+                found.append((log.parent, []))
+        else:
+            found.append((log, ["--all-ranks-html"] if log.parent.name == "muxed" else []))
+    return found

@@ -443,3 +443,81 @@ def raw_request(
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ", 2)[1]), body
+
+
+# -- timeline.bin's corner cases, written by its writer (for the Python and the JS decoder) ----
+
+#: A day in µs past the epoch start of EDGE_EVENTS: far beyond one block's 2^32 µs.
+_DAY_US = 86_400_000_000
+_T0 = 1_795_291_054_605_924.8
+
+#: (rank, chromium event) in log order: nesting, a span whose block is flushed (another rank)
+#: before its end comes, a span of 2 hours (its duration in ms), starts a day apart (a new
+#: block), an unclosed B, an E with no B, an X, an instant, non-ASCII names, junk left out.
+EDGE_EVENTS: list[tuple[int | None, Any]] = [
+    (
+        0,
+        {
+            "name": "dynamo",
+            "cat": "dynamo_timed",
+            "ph": "B",
+            "ts": _T0,
+            "pid": 0,
+            "tid": 0,
+            "args": {"compile_id": "0/0"},
+        },
+    ),
+    (
+        0,
+        {
+            "name": "inner",
+            "cat": "dynamo_timed",
+            "ph": "B",
+            "ts": _T0 + 10.5,
+            "pid": 0,
+            "tid": 0,
+            "args": {"compile_id": "0/0"},
+        },
+    ),
+    (
+        0,
+        {
+            "name": "hit",
+            "cat": "dynamo_timed",
+            "ph": "i",
+            "ts": _T0 + 11,
+            "pid": 0,
+            "tid": 0,
+            "args": {"compile_id": "None"},
+            "s": "p",
+        },
+    ),
+    (1, {"name": "other rank", "cat": "c", "ph": "X", "ts": _T0 + 12, "dur": 99.9, "pid": 0, "tid": 0}),
+    (0, {"name": "inner", "cat": "dynamo_timed", "ph": "E", "ts": _T0 + 20.25, "pid": 0, "tid": 0, "args": {}}),
+    (0, {"name": "dynamo", "cat": "dynamo_timed", "ph": "E", "ts": _T0 + 7_200_000_000, "pid": 0, "tid": 0}),
+    (
+        0,
+        {
+            "name": "späť 名前",
+            "cat": "ünïcode",
+            "ph": "B",
+            "ts": _T0 + _DAY_US,
+            "pid": 0,
+            "tid": 1,
+            "args": {"compile_id": "!0/1/0_1"},
+        },
+    ),
+    (0, {"name": "orphan end", "cat": "x", "ph": "E", "ts": _T0 + _DAY_US + 1, "pid": 0, "tid": 7}),
+    (0, "not an event"),
+    (0, {"name": "no ts", "ph": "i"}),
+    (None, {"name": 3, "ph": "C", "ts": _T0 - _DAY_US, "pid": {"odd": 1}, "tid": [1]}),
+]
+
+
+def write_edge_timeline(path: Path) -> None:
+    from tlscope.write.timeline import TimelineWriter
+
+    writer = TimelineWriter(path)
+    for rank, event in EDGE_EVENTS:
+        writer.add(event, rank)
+    writer.close()

@@ -12,11 +12,15 @@ import pytest
 from helpers import REPO
 
 
-def test_js_client_unit_tests(viewer_traces: dict[str, Path]) -> None:
+def test_js_client_unit_tests(viewer_traces: dict[str, Path], timeline_cases: list[dict[str, str]]) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    env = {**os.environ, "TLSCOPE_JS_TRACES": json.dumps({k: str(v) for k, v in viewer_traces.items()})}
+    env = {
+        **os.environ,
+        "TLSCOPE_JS_TRACES": json.dumps({k: str(v) for k, v in viewer_traces.items()}),
+        "TLSCOPE_TIMELINE_CASES": json.dumps(timeline_cases),
+    }
     run = subprocess.run(
         [node, "--test", "--test-reporter=tap", *sorted(str(p) for p in (REPO / "tests" / "js").glob("*.test.mjs"))],
         cwd=REPO,

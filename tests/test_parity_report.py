@@ -31,7 +31,7 @@ CORPUS = (
 )
 #: Index files of the format 1.1, and the report's flame graph page, tlparse has no counterpart of
 #: (deviation "No index of compiles").
-ANSWERS = {"compiles.json", "log_size.json", "chromium_log_lines.json", "compile_time.html"}
+ANSWERS = {"compiles.json", "log_size.json", "chromium_log_lines.json", "timeline.bin", "compile_time.html"}
 #: Files tlscope's format writer always adds (deviation "Format files in every mode").
 FORMAT_ONLY = {"manifest.json", *ANSWERS}
 #: Export mode: tlparse writes only the report; tlscope's format files are still written.

@@ -14,6 +14,8 @@ COMPILES = "compiles.json"
 LOG_SIZE = "log_size.json"
 RAW = "raw.jsonl"
 CHROMIUM_EVENTS = "chromium_events.json"
+#: Every chromium event packed (FORMAT.md section 17); a job's holds every rank's.
+TIMELINE = "timeline.bin"
 COMPILE_DIRECTORY = "compile_directory.json"
 #: A multi-rank folder's list of its ranks (written by the landing page's writer).
 MULTI_RANK_SUMMARY = "multi_rank_summary.json"

@@ -16,7 +16,8 @@ FORMAT_VERSION = 1
 #: 2 the recompiling call's Python values in compiles.json (guard_failures[].actual, changes value/length);
 #: 3 compiles.json metrics_records (every metrics record of a compile id);
 #: 4 manifest `notes` (known torch quirks, no longer counted as problems).
-FORMAT_MINOR = 5
+#: 5 a multi-rank job's ranks.json; 6 timeline.bin (every chromium event packed, a job's ranks together).
+FORMAT_MINOR = 6
 
 
 class InputFile(msgspec.Struct, kw_only=True):

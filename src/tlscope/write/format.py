@@ -1,4 +1,4 @@
-"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, manifest.json.
+"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, timeline.bin, manifest.json.
 
 `FormatWriter.feed` takes Records in log order; `finish` writes what needs the whole pass
 (the string table line of raw.jsonl, timestamps that need the fitted clock, the manifest).
@@ -12,6 +12,7 @@ from typing import IO, Any
 
 import msgspec
 
+from tlscope.format import layout
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.manifest import (
     CompileIdEntry,
@@ -29,6 +30,7 @@ from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.pipeline.context import RunContext
 from tlscope.write.outdir import OutputDir
+from tlscope.write.timeline import TimelineWriter
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
 
@@ -103,6 +105,7 @@ class FormatWriter:
         self.clock = ClockFit()
         self.payloads = PayloadStore(out)
         self.chromium = ChromiumWriter(out)
+        self.timeline = TimelineWriter(out.path(layout.TIMELINE))
         self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
         self.raw_events = 0
         #: The raw.jsonl line of the record just fed, None when it got none (str, chromium_event,
@@ -168,6 +171,7 @@ class FormatWriter:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
             return
         self.chromium.add(event, record.line)
+        self.timeline.add(event, record.rank)
         if isinstance(event, dict):
             ts = event.get("ts")
             if isinstance(ts, (int, float)) and not isinstance(ts, bool):
@@ -202,6 +206,7 @@ class FormatWriter:
     def finish(self, ctx: RunContext) -> None:
         """Close the streams; write raw.jsonl with its string table first and real timestamps."""
         self.chromium.close()
+        self.timeline.close()
         self._raw.close()
         self.clock.fallback_year(ctx.reader.path.stat().st_mtime, self.last_month)
         # One string-table line, tlparse's shape: the table of the log's first process.

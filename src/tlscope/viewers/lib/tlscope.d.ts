@@ -417,3 +417,46 @@ export function formatChange(change: unknown): ChangeView;
 export function recommendedFailure(recompile: unknown): { index: number; failure: Record<string, unknown>; why: string } | null;
 export function topPhases(phases: unknown, n?: number): Array<{ name: string; seconds: number; count: number }>;
 export function describeCompile(entry: unknown, merged?: { status?: string | null; ranks?: Record<string, string> }): CompileView;
+
+/** One event of timeline.bin (FORMAT.md section 17), as `tlscope.timeline.read` gives it in Python. */
+export interface TimelineEvent {
+  rank: number | null;
+  name: string;
+  cat: string;
+  /** Epoch microseconds. */
+  start_us: number;
+  dur_us: number;
+  /** Display form (`[0/1]`) or null. */
+  compile_id: string | null;
+  depth: number;
+  kind: 'span' | 'complete' | 'instant' | 'unclosed' | 'unopened';
+}
+/** `TLSTIME\0`, the first 8 bytes of timeline.bin. */
+export const TIMELINE_MAGIC: string;
+export const TIMELINE_VERSION: number;
+export const TIMELINE_KINDS: string[];
+export class TimelineError extends Error {}
+/** A decoded timeline.bin, column by column (one slot per event). */
+export class Timeline {
+  version: number;
+  minor: number;
+  skipped: number;
+  strings: string[];
+  labels: Uint32Array;
+  compileIds: Uint32Array;
+  count: number;
+  /** -1 where the log had no rank. */
+  rank: Int32Array;
+  start: Float64Array;
+  dur: Float64Array;
+  label: Uint32Array;
+  compile: Uint32Array;
+  depth: Uint8Array;
+  kind: Uint8Array;
+  /** Distinct ranks in file order. */
+  ranks: number[];
+  event(i: number): TimelineEvent;
+  events(): TimelineEvent[];
+}
+/** Decode a whole timeline.bin (throws TimelineError when it is not one, or truncated). */
+export function decodeTimeline(data: ArrayBuffer | Uint8Array): Timeline;

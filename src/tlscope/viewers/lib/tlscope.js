@@ -16,3 +16,4 @@ export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from '
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
 export { NOT_LOGGED, SHAPE_KINDS, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
+export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

@@ -13,11 +13,13 @@ from markupsafe import Markup
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
 from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.format import layout
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
+from tlscope.write.timeline import merge as merge_timelines
 
 #: The job's rank lines and divergence, beside the rank folders.
 RANKS_FILE = "ranks.json"
@@ -41,6 +43,11 @@ def write_landing(
     written: dict[str, str] = {}
     chromium_problems: list[str] = []
     has_chromium = _combined_chromium(out, ranks, chromium_problems) > 0
+    # Every rank's timeline in one file (the Ranks view's): a job is one trace to a viewer.
+    merge_timelines(
+        ((r.rank, out.path(layout.rank_file(r.rank, layout.TIMELINE))) for r in ranks if r.parsed),
+        out.path(layout.TIMELINE),
+    )
     if any(r.runtimes for r in ranks):
         _write(out, "runtime_estimations.json", pretty(_estimations(ranks), sort_keys=False))
         _write(out, "chromium_trace_with_runtime.json", pretty(compare.runtime_trace(ranks)))
