@@ -200,7 +200,8 @@ def test_load_multi_rank(tmp_path: Path) -> None:
     job = tmp_path / "job"
     assert cli([str(CORPUS / "ranks_diverge_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0
     trace = tlscope.load(job)
-    assert trace.ranks == [0, 1] and trace.current_rank == 0
+    assert trace.rank_numbers == [0, 1] and trace.current_rank == 0
+    assert [line.rank for line in trace.ranks] == [0, 1] and trace.stragglers is not None
     other = trace.rank(1)
     # A rank's folder holds its own events (and rank-less ones logged before the process group).
     assert {e.get("rank") for e in other.events()} == {1, None}

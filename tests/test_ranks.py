@@ -129,3 +129,18 @@ def test_landing_escapes_log_derived_text(tmp_path: Path) -> None:
     page = (tmp_path / "landing" / "index.html").read_text("utf-8")
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<img src=x>" not in page
+
+
+def test_stragglers_are_above_the_median_by_the_factor_and_the_margin() -> None:
+    from tlscope.analyse.ranks.stragglers import FACTOR, MARGIN_S, find_stragglers
+
+    times = [(0, 40.0), (1, 41.0), (2, 39.0), (3, 80.0), (4, 49.5), (5, 40.5), (6, 51.0)]
+    found = find_stragglers(times)
+    assert found.median_compile_time_s == 41.0
+    # 80 s passes both; 51 s (10 s over) and 49.5 s are under 1.25 x 41 = 51.25 s.
+    assert [(s.rank, s.over_median_s, s.ratio) for s in found.ranks] == [(3, 39.0, 1.951)]
+    assert (found.factor, found.margin_s) == (FACTOR, MARGIN_S)
+    # A factor alone would flag a 0.3 s rank beside 0.1 s ones: the margin keeps it out.
+    assert find_stragglers([(0, 0.1), (1, 0.1), (2, 0.3)]).ranks == []
+    assert find_stragglers([(0, 0.0), (1, 2.0), (2, 0.0)]).ranks[0].ratio is None
+    assert find_stragglers([]).ranks == []

@@ -4,7 +4,7 @@
 # importlib.metadata at import time cost ~15 ms of every run's start-up, before any work.
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load"]
+__all__ = ["__version__", "load", "timeline"]
 
 
 def __getattr__(name: str) -> object:
@@ -15,4 +15,8 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module("tlscope.api").load
+    if name == "timeline":  # `tlscope.timeline.read(path)` after a bare `import tlscope`
+        import importlib
+
+        return importlib.import_module("tlscope.timeline")
     raise AttributeError(f"module 'tlscope' has no attribute {name!r}")

@@ -37,16 +37,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
-from tlscope.analyse.ranks.divergence import JobView, job_view, rank_overview
+from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_overview
+from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.summary import Summary, summarise
 from tlscope.format import layout
 from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder, is_output_folder
+from tlscope.format.json_boundary import decode
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import Manifest
+
+#: ranks.json, a job's folder's (someone else's file, maybe): decoded through the boundary.
+_JOB_VIEW = msgspec.json.Decoder(JobView)
 
 
 class TraceError(FormatError):
@@ -57,7 +64,9 @@ def load(path: str | Path, *, rank: int | None = None) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
     A multi-rank output folder (`rank_N` subfolders) opens rank `rank` (default: the lowest);
-    `trace.ranks` lists them and `trace.rank(n)` opens another.
+    `trace.rank_numbers` lists them, `trace.ranks` gives each one's figures (compiles, compile
+    time, breaks, recompiles, failures, cache), `trace.stragglers` the slow ones, and
+    `trace.rank(n)` opens another.
     """
     path = Path(path)
     if is_output_folder(path):
@@ -101,7 +110,8 @@ class Trace:
         else:
             self._folder = top
         self.folder = self._folder.path
-        self.ranks = sorted(ranks)
+        #: The ranks of a multi-rank trace, ascending (empty for a single log).
+        self.rank_numbers = sorted(ranks)
         self.current_rank = rank
 
     def __repr__(self) -> str:
@@ -160,15 +170,38 @@ class Trace:
 
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json): every rank first, then this one's details."""
-        job = self.job_view() if self.ranks else None
+        job = self.job_view() if self.rank_numbers else None
         return summarise(
             self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, job=job
         )
 
     def job_view(self) -> JobView:
-        """A multi-rank trace's rank lines and divergence (as its ranks.json), from each rank's compiles.json."""
-        overviews = [rank_overview(n, (self if n == self.current_rank else self.rank(n)).compiles) for n in self.ranks]
+        """A multi-rank trace's rank lines, divergence and stragglers (its ranks.json): read from the
+        job's ranks.json, or folded from each rank's compiles.json when the folder has none."""
+        return self._job
+
+    @cached_property
+    def _job(self) -> JobView:
+        written = self.root / layout.RANKS
+        if written.is_file():
+            found: JobView = decode(written.read_bytes(), _JOB_VIEW)
+            return found
+        overviews = [
+            rank_overview(n, (self if n == self.current_rank else self.rank(n)).compiles) for n in self.rank_numbers
+        ]
         return job_view(overviews)
+
+    @property
+    def ranks(self) -> list[RankLine]:
+        """Each rank's figures (ranks.json's lines: `.rank`, `.compiles`, `.compile_time_s`,
+        `.graph_breaks`, `.recompiles`, `.failures`, `.cache_hits`, `.cache_misses`), ranks
+        ascending; empty for a single log."""
+        return self._job.ranks if self.rank_numbers else []
+
+    @property
+    def stragglers(self) -> Stragglers | None:
+        """The ranks markedly slower to compile than the median rank, with the rule; None for a single log."""
+        return self._job.stragglers if self.rank_numbers else None
 
     def flame_graph(self) -> FlameNode:
         """The stack trie weighted by compile time (what compile_time.html draws)."""

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import msgspec
 
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
+from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -86,6 +87,8 @@ class Summary(msgspec.Struct, kw_only=True):
     #: How the ranks' compiles diverge (groups with identical compile sequences, ids not on every
     #: rank, one sentence per group); null for a single log.
     divergence: Divergence | None = None
+    #: A job's stragglers (the rule, the median, the ranks it picked); null for one rank.
+    stragglers: Stragglers | None = None
     #: Compile ids per status.
     statuses: dict[str, int]
     compile_time_s: float
@@ -117,6 +120,7 @@ def summarise(
         rank=rank,
         ranks=job.ranks if job is not None else [],
         divergence=job.divergence if job is not None else None,
+        stragglers=job.stragglers if job is not None else None,
         statuses=dict(Counter(c.status for c in real).most_common()),
         compile_time_s=round(sum(c.time.duration_s or 0.0 for c in real if c.time is not None), 6),
         compiles=[_compile_row(c) for c in real],

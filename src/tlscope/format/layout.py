@@ -19,6 +19,8 @@ TIMELINE = "timeline.bin"
 COMPILE_DIRECTORY = "compile_directory.json"
 #: A multi-rank folder's list of its ranks (written by the landing page's writer).
 MULTI_RANK_SUMMARY = "multi_rank_summary.json"
+#: A job's ranks at a glance: lines, divergence, stragglers (FORMAT.md section 16).
+RANKS = "ranks.json"
 PAYLOADS = "payloads"
 #: A folder holding one of these is an output folder: a single log's, or a job's.
 MARKERS = (MANIFEST, MULTI_RANK_SUMMARY)

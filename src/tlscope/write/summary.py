@@ -50,6 +50,7 @@ def _print_ranks(summary: Summary, console: Console) -> None:
         cells = (line.compiles, f"{line.compile_time_s:.2f}", line.graph_breaks, line.recompiles)
         table.add_row(str(line.rank), *map(str, cells), failures, str(line.cache_hits))
     console.print(table)
+    _print_stragglers(summary, console)
     divergence = summary.divergence
     if divergence is None or not divergence.diverges:
         console.print(Text("Ranks agree: every rank compiled the same compile ids.\n"))
@@ -57,6 +58,16 @@ def _print_ranks(summary: Summary, console: Console) -> None:
     text = Text("Ranks diverge:\n", style="bold yellow")
     for group in divergence.groups:
         text.append("  " + group.sentence + "\n", style="")
+    console.print(text)
+
+
+def _print_stragglers(summary: Summary, console: Console) -> None:
+    slow = summary.stragglers
+    if slow is None or not slow.ranks:
+        return
+    text = Text(f"Stragglers ({slow.rule}; median {slow.median_compile_time_s:.2f} s):\n", style="bold yellow")
+    for s in slow.ranks:
+        text.append(f"  rank {s.rank}: {s.compile_time_s:.2f} s, {s.over_median_s:.2f} s over the median\n", style="")
     console.print(text)
 
 

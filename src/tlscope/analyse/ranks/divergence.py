@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
 from tlscope.format.compiles import CompileEntry
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
@@ -87,6 +88,8 @@ class JobView(msgspec.Struct, kw_only=True):
 
     ranks: list[RankLine]
     divergence: Divergence
+    #: The ranks markedly slower to compile than the median rank (analyse/ranks/stragglers.py).
+    stragglers: Stragglers | None = None
 
 
 def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
@@ -117,7 +120,9 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
 def job_view(overviews: Sequence[RankOverview]) -> JobView:
     """The ranks' lines and their divergence (ranks ascending)."""
     ordered = sorted(overviews, key=lambda o: o.line.rank)
-    return JobView(ranks=[o.line for o in ordered], divergence=divergence(ordered))
+    lines = [o.line for o in ordered]
+    slow = find_stragglers([(line.rank, line.compile_time_s) for line in lines])
+    return JobView(ranks=lines, divergence=divergence(ordered), stragglers=slow)
 
 
 def divergence(overviews: Sequence[RankOverview]) -> Divergence:

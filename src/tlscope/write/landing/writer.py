@@ -22,7 +22,7 @@ from tlscope.write.outdir import OutputDir
 from tlscope.write.timeline import merge as merge_timelines
 
 #: The job's rank lines and divergence, beside the rank folders.
-RANKS_FILE = "ranks.json"
+RANKS_FILE = layout.RANKS
 
 
 def write_landing(

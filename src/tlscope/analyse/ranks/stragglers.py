@@ -1,0 +1,63 @@
+"""Stragglers: the ranks whose compiles took markedly longer than the median rank's.
+
+Computed once here and written into the job's ranks.json (FORMAT.md section 16), so the
+landing page, `tlscope summary` and the explorer's Ranks view mark the same ranks. A rank is a
+straggler when its compile time (ranks.json's `compile_time_s`: its forward compiles' times,
+summed) is above `FACTOR` times the median rank's **and** at least `MARGIN_S` seconds above it: the
+factor says "markedly slower", the margin keeps ranks that compile in a second or two (where a
+factor is noise) from being flagged.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+import msgspec
+
+#: A straggler's compile time is above this many times the median rank's…
+FACTOR = 1.25
+#: …and at least this many seconds above it.
+MARGIN_S = 1.0
+
+
+class Straggler(msgspec.Struct, kw_only=True):
+    rank: int
+    compile_time_s: float
+    #: Its compile time minus the median, seconds.
+    over_median_s: float
+    #: Its compile time over the median (null when the median is 0).
+    ratio: float | None
+
+
+class Stragglers(msgspec.Struct, kw_only=True):
+    """The rule, the median it was applied to and the ranks it picked (slowest first)."""
+
+    rule: str
+    factor: float
+    margin_s: float
+    median_compile_time_s: float
+    ranks: list[Straggler] = []
+
+
+def find_stragglers(times: Sequence[tuple[int, float]]) -> Stragglers:
+    """(rank, compile time in s) of every parsed rank → the stragglers by the module's rule."""
+    median = round(statistics.median(t for _, t in times), 6) if times else 0.0
+    found = [
+        Straggler(
+            rank=rank,
+            compile_time_s=seconds,
+            over_median_s=round(seconds - median, 6),
+            ratio=round(seconds / median, 3) if median > 0 else None,
+        )
+        for rank, seconds in times
+        if seconds > FACTOR * median and seconds - median >= MARGIN_S
+    ]
+    found.sort(key=lambda s: (-s.compile_time_s, s.rank))
+    return Stragglers(
+        rule=f"compile time above {FACTOR:g} times the median rank's and at least {MARGIN_S:g} s above it",
+        factor=FACTOR,
+        margin_s=MARGIN_S,
+        median_compile_time_s=median,
+        ranks=found,
+    )
