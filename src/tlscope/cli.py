@@ -11,6 +11,7 @@ from typing import NoReturn
 from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, ERROR_STATUS, load
 from tlscope.format.errors import TlscopeError, os_error_text
 from tlscope.lifetime import Terminated, exit_status, stop_requested, terminate_raises
+from tlscope.terminal import visible_output
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -26,6 +27,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     each of the last three, OUT is left as it was and no temporary folder or worker remains.
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    with visible_output():  # every character a command prints, log strings included (terminal.py)
+        return _main(args)
+
+
+def _main(args: list[str]) -> int:
     action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
     named = bool(args) and args[0] in COMMANDS and (action or not os.path.exists(args[0]))
     name, rest = (args[0], args[1:]) if named else (DEFAULT, args)

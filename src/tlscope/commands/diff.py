@@ -16,10 +16,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import msgspec
-
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
+from tlscope.terminal import json_text
 from tlscope.write.diffview import html, size_lines, unified
 
 
@@ -92,7 +91,7 @@ def _display(text: str) -> str:
 
 def _print(result: TraceDiff, a: Trace, b: Trace, labels: tuple[str, str], *, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(msgspec.json.format(msgspec.json.encode(result)).decode() + "\n")
+        sys.stdout.write(json_text(result) + "\n")
         return
     for line in unified(result, a.payload, b.payload, labels):
         sys.stdout.write(line + "\n")

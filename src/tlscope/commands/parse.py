@@ -204,7 +204,9 @@ def _tracker() -> Tracker:
         )
 
         columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
-        with Progress(*columns, transient=True) as progress:
+        from tlscope.terminal import console
+
+        with Progress(*columns, transient=True, console=console(stderr=True)) as progress:
             task = progress.add_task("read", total=size)
             for i, record in enumerate(records):
                 if i % 2048 == 0:

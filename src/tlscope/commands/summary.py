@@ -12,9 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import msgspec
-
 from tlscope.api import load
+from tlscope.terminal import json_text
 from tlscope.write.summary import render
 
 
@@ -33,7 +32,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     summary = load(args.path, rank=args.rank).summary()  # a failure: one line, by tlscope.cli
     if args.json:
-        sys.stdout.write(msgspec.json.format(msgspec.json.encode(summary)).decode() + "\n")
+        sys.stdout.write(json_text(summary) + "\n")
     else:
         render(summary, str(args.path), width=args.width)
     return 0

@@ -2,7 +2,9 @@
 
 In this order, for each HTTP request:
 
-1. **Host check.** A request with more than one Host header gets 400 (RFC 9112). Bound to
+1. **Host check.** A request with more than one Host header gets 400 (RFC 9112), and so does
+   one whose Host is not exactly `host[:port]` (`host_name`). The Host of an absolute-form
+   target (`GET http://evil.example/ HTTP/1.1`) is the target's (protocol.py). Bound to
    loopback, only loopback host names (and `allowed_hosts`) are
    answered: a page on `evil.example` that re-points its name at 127.0.0.1 (DNS rebinding)
    gets 421 for every request, so it never reads a trace as a same-origin page.
@@ -19,6 +21,8 @@ In this order, for each HTTP request:
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import re
 from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,12 +54,24 @@ _EXPOSE = "ETag, Content-Range, Content-Length, Content-Encoding, Accept-Ranges,
 _EXEMPT = frozenset({"/login"})
 
 
-def host_name(host_header: str) -> str:
-    """The name part of a Host header (`[::1]:8000` -> `::1`), lower case."""
-    host = host_header.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._~-]+))(?::(?P<port>[0-9]{1,5}))?")
+
+
+def host_name(host_header: str) -> str | None:
+    """The name part of a Host header (`[::1]:8000` -> `::1`), lower case; None unless the value
+    is exactly `host[:port]` (RFC 9110 7.2): a DNS name or IPv4 address, or an IPv6 address in
+    brackets, and a port of digits up to 65535. No userinfo (`localhost:80@evil`), no
+    non-numeric port (`localhost:abc`), no spaces or other characters a name cannot hold."""
+    match = _HOST.fullmatch(host_header.lower())
+    if match is None or (match["port"] is not None and int(match["port"]) > 65535):
+        return None
+    if match["v6"] is not None:
+        try:
+            ipaddress.IPv6Address(match["v6"])
+        except ValueError:
+            return None
+        return match["v6"]
+    return match["name"]
 
 
 def is_loopback_bind(host: str) -> bool:
@@ -77,7 +93,7 @@ class Guard:
         self.origins = frozenset(origins)
         self.any_origin = "*" in self.origins
         #: None: any Host (a public bind without allowed_hosts).
-        self.hosts = None if hosts is None else frozenset(h.lower() for h in hosts)
+        self.hosts = None if hosts is None else frozenset(h.lower().strip("[]") for h in hosts)
         self.token = token.encode() if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -88,7 +104,12 @@ class Guard:
         if sum(1 for key, _ in scope["headers"] if key.lower() == b"host") > 1:
             await _plain(send, 400, b"more than one Host header", [])  # RFC 9112 section 3.2
             return
-        if self.hosts is not None and host_name(headers.get("host", "")) not in self.hosts:
+        sent = headers.get("host")
+        host = None if sent is None else host_name(sent)
+        if (sent is not None and host is None) or not scope.get("raw_path", b"/").startswith(b"/"):
+            await _plain(send, 400, b"malformed Host header or request target", [])
+            return
+        if self.hosts is not None and host not in self.hosts:
             await _plain(send, 421, b"unknown Host header", [])
             return
         origin = headers.get("origin")

@@ -90,14 +90,17 @@ def base_url(sock: socket.socket) -> str:
 def uvicorn_config(app: Starlette, **overrides: Any) -> Any:
     import uvicorn
 
+    from tlscope.serve.protocol import BoundedHttpToolsProtocol
+
     options: dict[str, Any] = {
+        "http": BoundedHttpToolsProtocol,  # httptools, with the request head bounded (protocol.py)
         "log_level": "warning",
         "access_log": False,
         "server_header": False,
         "timeout_keep_alive": 5,  # idle keep-alive connections are closed after 5 s
         "timeout_graceful_shutdown": 5,
         "lifespan": "on",
-        "h11_max_incomplete_event_size": 64 * 1024,  # request line + headers (h11 parser)
+        "h11_max_incomplete_event_size": 64 * 1024,  # the same bound, should h11 be asked for
     }
     options.update(overrides)
     return uvicorn.Config(app, **options)

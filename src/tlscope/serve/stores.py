@@ -1,12 +1,14 @@
 """Remote stores: traces in S3-compatible buckets, GCS, or on https:// file hosts, through fsspec.
 
 Only a URL under a configured store's `url` is ever fetched (`Store.ref`): a request cannot make
-the server fetch anything else. For https:// stores, every connection the client opens (the first
-and each redirect's) is checked on the address it is about to connect to (`AddressPolicy`): an
-address that is not globally routable (private, loopback, link-local, CGNAT, multicast, reserved)
-is refused unless a network of the store's `allow_networks` holds it. The check is on the very
-socket address, after DNS, so a name that resolves differently the second time (DNS rebinding)
-gains nothing: what is checked is what is connected to.
+the server fetch anything else. For https:// (and http://) stores, every request the client
+sends, the first and each redirect's, must stay under the store's prefix (same scheme, host,
+port, and a path below the prefix's: `Store.inside`), and every connection it opens is checked on
+the address it is about to connect to by the one address policy (serve/addresses.py: globally
+routable after unwrapping IPv4-in-IPv6 forms, or in the store's `allow_networks`). The check is
+on the very socket address, after DNS, so a name that resolves differently the second time (DNS
+rebinding) gains nothing: what is checked is what is connected to. s3:// and gs:// stores talk
+to their configured endpoint (or the provider's) through their own clients.
 
 Bytes are streamed a chunk at a time (never a whole object in memory); each store has a bounded
 number of requests in flight, a timeout on every wait, and a largest object size.
@@ -17,8 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import ipaddress
-import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,13 +29,13 @@ from tlscope.format.errors import TlscopeError
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
 from tlscope.serve import gcs
+from tlscope.serve.addresses import AddressPolicy, Refused
 from tlscope.serve.config import StoreConfig
 from tlscope.serve.paths import BadPath, check_raw, segments
 from tlscope.serve.summary import summarise
 
 CHUNK = 1024 * 1024
 _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class RemoteError(TlscopeError):
@@ -44,35 +44,6 @@ class RemoteError(TlscopeError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-class Refused(OSError):
-    """A connection to an address the store's policy does not allow (SSRF protection)."""
-
-
-class AddressPolicy:
-    """Which addresses an https:// store may connect to: global ones, and `allow_networks`."""
-
-    def __init__(self, allow: list[str]) -> None:
-        self.allow: list[Network] = [ipaddress.ip_network(n, strict=False) for n in allow]
-
-    def allowed(self, host: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(host.split("%", 1)[0])
-        except ValueError:
-            return False
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        if any(ip in net for net in self.allow):
-            return True
-        return ip.is_global and not ip.is_multicast
-
-    def socket_factory(self, addr_info: tuple[Any, ...]) -> socket.socket:
-        """aiohttp's socket factory: refuse before connecting to an address outside the policy."""
-        family, kind, proto, _, sockaddr = addr_info
-        if not self.allowed(str(sockaddr[0])):
-            raise Refused(f"address {sockaddr[0]} is not allowed for this store")
-        return socket.socket(family=family, type=kind, proto=proto)
 
 
 @dataclass(frozen=True)
@@ -181,7 +152,35 @@ class Store:
         # read_bufsize: aiohttp stops reading the socket past twice this; its 64 KiB default
         # stopped it every 128 KiB of a 1 MiB chunk (memory stays bounded: 2 MiB a stream).
         kwargs.setdefault("read_bufsize", 1 << 20)
-        return aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=False, **kwargs)
+        return aiohttp.ClientSession(
+            connector=connector, timeout=timeout, trust_env=False, middlewares=(self._kept_inside,), **kwargs
+        )
+
+    async def _kept_inside(self, request: Any, handler: Any) -> Any:
+        """aiohttp client middleware, run for every request the session sends, each redirect's
+        included: a URL outside the store's prefix is refused before it is sent (a store whose
+        /traces/x/manifest.json redirects to /private/secret.txt must not serve the secret)."""
+        if not self.inside(str(request.url)):
+            raise Refused(f"a redirect to {request.url} leaves the store's {self.prefix}: not allowed")
+        return await handler(request)
+
+    def inside(self, url: str) -> bool:
+        """Whether `url` has the store's scheme, host and port and a path under its prefix (with
+        the same segment checks as `ref`; a query is allowed, as a redirect may add one)."""
+        want, got = urlsplit(self.prefix), urlsplit(url)
+        try:
+            same = (got.scheme, got.hostname, _port(got)) == (want.scheme, want.hostname, _port(want))
+        except ValueError:
+            return False
+        if not same or got.username is not None or not got.path.startswith(want.path):
+            return False
+        rest = got.path[len(want.path) :]
+        try:
+            check_raw(rest.encode())
+            segments(unquote(rest))
+        except (BadPath, UnicodeEncodeError):
+            return False
+        return True
 
     async def close(self) -> None:
         """Close the HTTP sessions of the filesystem (at server shutdown)."""
@@ -382,6 +381,12 @@ class Store:
             return await self.json(ref, rel)
         except RemoteError:
             return None
+
+
+def _port(parts: Any) -> int | None:
+    """The URL's port, the scheme's default when none is written (ValueError if it is no port)."""
+    port: int | None = parts.port
+    return port if port is not None else {"http": 80, "https": 443}.get(parts.scheme)
 
 
 async def _acquire(limit: asyncio.Semaphore, timeout: float) -> bool:

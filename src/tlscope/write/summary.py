@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from tlscope import terminal
 from tlscope.analyse.summary import TOP, Summary
 
 #: How long a reason may be in a table cell before it is cut (full text: --json or compiles.json).
@@ -16,7 +17,8 @@ _REASON = 60
 
 
 def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:
-    console = console or Console(width=width or _width(), highlight=False, soft_wrap=False)
+    # Its text is made visible (tlscope.terminal): log strings hold control characters at times.
+    console = console or terminal.console(width=width or _width(), highlight=False, soft_wrap=False)
     statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.items()) or "none"
     head = Text(f"{title}\n", style="bold")
     if summary.ranks:
