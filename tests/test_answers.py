@@ -32,6 +32,7 @@ IDS = [p.relative_to(CORPUS if p.is_relative_to(CORPUS) else TLPARSE_TRACES).as_
 
 _ENVELOPE = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^\]]*\] (?P<json>\{.*)$")
 _AT = re.compile(r"^Graph break in user code at (.+):(\d+)\s*$")
+_LIBRARY = re.compile(r"(^|/)(site-packages|dist-packages|torch)/|(^|/)lib/python\d[\d.]*/")
 
 
 def log_text(path: Path) -> bytes:
@@ -83,10 +84,17 @@ def break_key(payload: str) -> tuple[str, str | None, int | None]:
             else:
                 reason = next((t.strip() for t in lines[i + 1 :] if t.strip()), rest)
             break
-    if at is None:
-        frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
-        return reason, frames[-1][0] if frames else None, int(frames[-1][1]) if frames else None
-    return reason, at[1], int(at[2])
+    frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
+    where = (at[1], int(at[2])) if at is not None else (frames[-1][0], int(frames[-1][1])) if frames else (None, None)
+    # FORMAT.md "What is user code": a place in library code is the innermost user frame instead.
+    mine = [(f, int(n)) for f, n in frames if not _library(f)]
+    if mine and _library(where[0]):
+        where = mine[-1]
+    return reason, where[0], where[1]
+
+
+def _library(file: str | None) -> bool:
+    return not file or file.startswith("<") or _LIBRARY.search(file) is not None
 
 
 def parsed(log: Path, folder: Path) -> Path:

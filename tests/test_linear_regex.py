@@ -143,7 +143,7 @@ _HANG_CASES: dict[str, str] = {
     "tags": "parity.code_counts('<a' * 1_000_000)",
     "forward signature": "graphs.graph_shape('def forward(' * 400_000)",
     "forward arguments": "graphs.graph_shape('def forward(' + 'a' * 1_000_000 + '!):')",
-    "frame line": "graphbreaks._last_user_frame(['User code traceback:', "
+    "frame line": "graphbreaks._user_traceback(['User code traceback:', "
     "'  File \"a\", line 1, in f' + ' ' * 1_000_000 + 'x'])",
     "guard comment": "guards.guard_failure('0/0: a' + ' ' * 1_000_000 + 'b')",
     "guard subject": "guards.guard_failure('0/0: ' + 'a' * 1_000_000)",

@@ -12,7 +12,7 @@ are those of `tlscope summary`, the report and the explorer.
 [('[-/-]', 'outside'), ('[0/0]', 'restarted'), ('[0/0_1]', 'graph_break')]
 >>> top = trace.graph_breaks[0]
 >>> top.count, top.reason, top.user_frame.line
-(2, 'Attempted to copy.deepcopy a tensor', 153)
+(2, 'Attempted to copy.deepcopy a tensor', 18)
 >>> size = trace.log_size
 >>> size.total_bytes == sum(s.bytes for s in size.by_event_key.values()) + size.other.bytes
 True
@@ -32,7 +32,7 @@ import importlib
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -60,13 +60,14 @@ class TraceError(FormatError):
     """PATH is neither a log nor an output folder tlscope can read."""
 
 
-def load(path: str | Path, *, rank: int | None = None) -> Trace:
+def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] = ()) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
     A multi-rank output folder (`rank_N` subfolders) opens rank `rank` (default: the lowest);
     `trace.rank_numbers` lists them, `trace.ranks` gives each one's figures (compiles, compile
     time, breaks, recompiles, failures, cache), `trace.stragglers` the slow ones, and
-    `trace.rank(n)` opens another.
+    `trace.rank(n)` opens another. `user_code`: the patterns of `tlscope --user-code` for a log
+    parsed here (an output folder was analysed when written).
     """
     path = Path(path)
     if is_output_folder(path):
@@ -75,7 +76,7 @@ def load(path: str | Path, *, rank: int | None = None) -> Trace:
         raise TraceError("no such file or folder", path=path)
     scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
     try:
-        _parse_into(path, scratch / "out")
+        _parse_into(path, scratch / "out", tuple(user_code))
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -84,11 +85,12 @@ def load(path: str | Path, *, rank: int | None = None) -> Trace:
     return trace
 
 
-def _parse_into(path: Path, out: Path) -> None:
+def _parse_into(path: Path, out: Path, user_code: tuple[str, ...] = ()) -> None:
     """The one adapter to the programmatic parse entry point (pipeline/parse.py)."""
+    from tlscope.pipeline.options import ParseOptions
     from tlscope.pipeline.parse import parse
 
-    parse(path, out, command=["tlscope.load", str(path)])
+    parse(path, out, ParseOptions(user_code=user_code), command=["tlscope.load", str(path)])
 
 
 class Trace:

@@ -13,6 +13,7 @@ from tlscope.analyse.callvalues import fill_actuals, value_changes
 from tlscope.analyse.compileacc import CompileAcc
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphs import dynamic_dims, placeholder_name
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import (
     CompileEntry,
     Failure,
@@ -201,7 +202,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         graph_breaks=acc.graph_breaks,
         restart_reasons=acc.restart_reasons,
         recompile=frames.recompile(acc) if holder and acc.cid.frame_compile_id else None,
-        failure=_failure(acc),
+        failure=_failure(acc, frames.fold.user),
         cache=acc.cache,
         metrics=acc.metrics,
         metrics_records=acc.records,
@@ -215,16 +216,18 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     )
 
 
-def _failure(acc: CompileAcc) -> Failure | None:
+def _failure(acc: CompileAcc, user: UserCode) -> Failure | None:
     failure, frame = acc.failure, acc.error_frame
     if failure is None:
         return None
     if acc.traceback is not None:
         failure.traceback = acc.traceback
     # The metrics give file and line only; the traceback's frame adds the function and the source
-    # line (taken when it is the same place, or when the metrics named none).
+    # line (taken when it is the same place, or when the metrics named none, or library code the
+    # traceback's user frame was reached from).
     told = failure.user_frame
-    if frame is not None and (told is None or (told.file, told.line) == (frame.file, frame.line)):
+    same = told is not None and (told.file, told.line) == (frame.file, frame.line) if frame is not None else False
+    if frame is not None and (told is None or same or (not user.is_user(told.file) and user.is_user(frame.file))):
         failure.user_frame = frame
     return failure
 

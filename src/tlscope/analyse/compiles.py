@@ -20,6 +20,7 @@ from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
 from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import (
     CacheOutcome,
     Graph,
@@ -78,8 +79,12 @@ def payload_ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
 class CompileFold:
     """Folds a log's records into per-compile facts; see `entries()` (analyse/compileresult.py)."""
 
-    def __init__(self, problem: ProblemSink = _ignore, note: ProblemSink = _ignore) -> None:
+    def __init__(
+        self, problem: ProblemSink = _ignore, note: ProblemSink = _ignore, user: UserCode | None = None
+    ) -> None:
         self.accs: dict[CompileId, CompileAcc] = {}
+        #: What counts as the user's own code: breaks, guards and failures are attributed to it.
+        self.user = user or UserCode()
         self.times: dict[CompileId, FrameTime] = {}
         self._problem = problem
         #: Known torch quirks (model/problems.py NoteKind): said, never counted as problems.
@@ -157,14 +162,22 @@ class CompileFold:
         if event.encoding == "json" and name != "recompile_reasons":
             self._check_json(record, name)
         if name == "dynamo_graph_break_reason":
-            reason, where = parse_graph_break(record.payload_text)
+            found = parse_graph_break(record.payload_text, self.user)
             ref = payload_ref(record, name, raw_line)
-            acc.graph_breaks.append(GraphBreak(reason=reason, user_frame=where, event=ref))
+            acc.graph_breaks.append(
+                GraphBreak(
+                    reason=found.reason,
+                    user_frame=found.user_frame,
+                    event=ref,
+                    stopped_at=found.stopped_at,
+                    stack=found.stack,
+                )
+            )
         elif name == "recompile_reasons":
             self._recompile_reasons(acc, record, raw_line)
         elif name == "dynamo_error":
             acc.traceback = payload_ref(record, name, raw_line)
-            acc.error_frame = error_user_frame(record.payload_text)
+            acc.error_frame = error_user_frame(record.payload_text, self.user)
         elif (match := _CACHE_ARTIFACT.match(name)) is not None:
             acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
         elif name in GRAPH_ARTIFACTS:
@@ -190,7 +203,7 @@ class CompileFold:
                 "artifact 'recompile_reasons' declares encoding json but holds plain text (read as one reason)",
             )
         acc.recompile_event = payload_ref(record, "recompile_reasons", raw_line)
-        acc.guard_failures = [guard_failure(text) for text in texts]
+        acc.guard_failures = [guard_failure(text, self.user) for text in texts]
         wanted = {w for w in map(wanted_of, acc.guard_failures) if w is not None}
         if wanted:
             self._wanted.setdefault(_frame(acc.cid), set()).update(wanted)
@@ -211,10 +224,11 @@ def _frame(cid: CompileId) -> CompileId:
     return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
 
 
-def error_user_frame(text: str) -> SourceLocation | None:
-    """The innermost frame of a `dynamo_error` traceback's `from user code:` block, if it has one."""
+def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation | None:
+    """The innermost frame in the user's own code of a `dynamo_error` traceback's `from user code:`
+    block (else its innermost frame), if it has one."""
     _, found, block = text.rpartition("\nfrom user code:\n")
-    return user_frame_of(block.split("\n\n", 1)[0]) if found else None
+    return user_frame_of(block.split("\n\n", 1)[0], user) if found else None
 
 
 def _graph(record: Record, kind: str, raw_line: int | None) -> Graph:

@@ -13,7 +13,9 @@ A torch 2.x payload reads:
     Traceback (most recent call last): ...
 
 Older torch writes the reason on the `Graph Break Reason:` line itself and may lack the first line;
-the user location then comes from the last frame of the user traceback.
+the location then comes from the last frame of the user traceback. Where tracing stopped can be
+library code (`contextlib.py`, DDP's forward): the break is then attributed to the innermost frame
+of that traceback in the user's own code (analyse/usercode.py), the place stopped at kept beside.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import msgspec
+
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
@@ -32,14 +37,31 @@ _REASON = "Graph Break Reason:"
 _ENCOUNTERED = "Encountered graph break when attempting to trace"
 
 
-def parse_graph_break(text: str) -> tuple[str, SourceLocation]:
-    """(reason headline, user location) of one graph-break payload; never raises."""
+class ParsedBreak(msgspec.Struct, kw_only=True):
+    """What one graph-break payload says (see `parse_graph_break`)."""
+
+    reason: str
+    #: The innermost frame in the user's own code (analyse/usercode.py), else where tracing stopped.
+    user_frame: SourceLocation
+    #: Where tracing stopped (`Graph break in user code at`), when that is not `user_frame`.
+    stopped_at: SourceLocation | None = None
+    #: The `User code traceback:` frames, outermost first.
+    stack: list[SourceLocation] = []
+
+
+def parse_graph_break(text: str, user: UserCode | None = None) -> ParsedBreak:
+    """Reason headline, user location and stack of one graph-break payload; never raises."""
     lines = text.splitlines()
     location = _first_line_location(lines) or SourceLocation()
-    frame = _last_user_frame(lines)
+    stack = _user_traceback(lines)
+    frame = stack[-1] if stack else None
     if frame is not None and (location.file is None or (frame.file, frame.line) == (location.file, location.line)):
         location = frame if location.file is None else _with_code(location, frame)
-    return _headline(lines), location
+    rule = user or UserCode()
+    mine = location if rule.is_user(location.file) else rule.innermost(stack)
+    if mine is None or mine is location:
+        return ParsedBreak(reason=_headline(lines), user_frame=location, stack=stack)
+    return ParsedBreak(reason=_headline(lines), user_frame=mine, stopped_at=location, stack=stack)
 
 
 def _first_line_location(lines: list[str]) -> SourceLocation | None:
@@ -67,13 +89,13 @@ def _headline(lines: list[str]) -> str:
     return body[0] if body else "(no reason given)"
 
 
-def _last_user_frame(lines: list[str]) -> SourceLocation | None:
-    """The innermost frame of the `User code traceback:` block, with its source line."""
+def _user_traceback(lines: list[str]) -> list[SourceLocation]:
+    """The frames of the `User code traceback:` block, outermost first, with their source lines."""
     try:
         start = next(i for i, t in enumerate(lines) if t.strip().startswith("User code traceback"))
     except StopIteration:
-        return None
-    found: SourceLocation | None = None
+        return []
+    found: list[SourceLocation] = []
     for i in range(start + 1, len(lines)):
         text = lines[i]
         if text.startswith("Traceback (most recent call last)"):
@@ -81,7 +103,9 @@ def _last_user_frame(lines: list[str]) -> SourceLocation | None:
         match = _FRAME.match(text)
         if match is not None:
             code = lines[i + 1].strip() if i + 1 < len(lines) and not _FRAME.match(lines[i + 1]) else None
-            found = SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+            found.append(
+                SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+            )
     return found
 
 
@@ -96,7 +120,7 @@ def distinct_graph_breaks(entries: Iterable[CompileEntry]) -> list[DistinctGraph
         group = groups.get(key)
         if group is None:
             group = groups[key] = DistinctGraphBreak(
-                reason=gb.reason, user_frame=gb.user_frame, count=0, compile_ids=[]
+                reason=gb.reason, user_frame=gb.user_frame, stopped_at=gb.stopped_at, count=0, compile_ids=[]
             )
         group.count += 1
         group.compile_ids.append(cid)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import msgspec
 
 from tlscope.analyse.linear import actual_at_end, comment_start, search_ending_by, size_or_symbol
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import GuardFailure, SourceLocation
 from tlscope.format.json_boundary import JsonError, decode
 
@@ -51,7 +52,7 @@ def is_torch_bare_reason(payload: bytes) -> bool:
     return _ENTRY.match(text) is not None
 
 
-def guard_failure(text: str) -> GuardFailure:
+def guard_failure(text: str, user: UserCode | None = None) -> GuardFailure:
     """Classify one reason text (`<cache entry>: <guard>[  # comment][\\nUser stack trace: ...]`)."""
     match = _ENTRY.match(text.strip())
     cache_entry, rest = (f"[{match['cid']}]", match["rest"]) if match else ("[?]", text.strip())
@@ -65,7 +66,7 @@ def guard_failure(text: str) -> GuardFailure:
     else:
         failure = _failure("other", guard, f"guard failed: {guard}")
     failure.cache_entry = cache_entry
-    failure.user_frame = user_frame_of(trailer) or _comment_frame(first)
+    failure.user_frame = user_frame_of(trailer, user) or _comment_frame(first)
     return failure
 
 
@@ -108,16 +109,26 @@ def _comment_frame(line: str) -> SourceLocation | None:
     )
 
 
-def user_frame_of(trailer: str) -> SourceLocation | None:
-    """The innermost `File "f", line N, in fn` frame of a traceback-like text, with its source line."""
+def frames_of(trailer: str) -> list[SourceLocation]:
+    """The `File "f", line N, in fn` frames of a traceback-like text, outermost first, with source lines."""
     lines = trailer.splitlines()
-    found = None
+    found = []
     for i, text in enumerate(lines):
         match = _USER_FRAME.match(text)
         if match is not None:
             code = lines[i + 1].strip() if i + 1 < len(lines) and not _USER_FRAME.match(lines[i + 1]) else None
-            found = SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+            found.append(
+                SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
+            )
     return found
+
+
+def user_frame_of(trailer: str, user: UserCode | None = None) -> SourceLocation | None:
+    """The innermost frame of a traceback-like text in the user's own code (analyse/usercode.py),
+    else its innermost frame."""
+    frames = frames_of(trailer)
+    found = (user or UserCode()).innermost(frames)
+    return found or (frames[-1] if frames else None)
 
 
 def _failure(

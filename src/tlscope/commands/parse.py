@@ -7,6 +7,7 @@ tlscope.pipeline.parse; this module reads the flags, prints and opens the report
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -66,6 +67,14 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
         "--strict",
         action="store_true",
         help="fail (exit 1, OUT untouched) if the log has any problem",
+    )
+    parser.add_argument(
+        "--user-code",
+        action="append",
+        metavar="PATTERN",
+        help="files that are your own code (fnmatch, repeatable, e.g. '*/myproject/*'): breaks, guards and "
+        "failures are attributed to their innermost frame; default: every file outside the standard library, "
+        f"site-packages and torch (or $TLSCOPE_USER_CODE, patterns separated by '{os.pathsep}')",
     )
     parser.add_argument(
         "--strict-compile-id",
@@ -163,13 +172,14 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _options(args: argparse.Namespace) -> ParseOptions:
-    from tlscope.pipeline.options import ParseOptions
+    from tlscope.pipeline.options import ParseOptions, user_code_patterns
     from tlscope.write.report.options import ReportOptions
 
     return ParseOptions(
         # As in tlparse, export mode never applies the strict checks.
         strict=args.strict and not args.export,
         strict_compile_id=args.strict_compile_id and not args.export,
+        user_code=user_code_patterns(args.user_code),
         report=ReportOptions(
             plain_text=args.plain_text,
             export=args.export,

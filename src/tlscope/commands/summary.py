@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.api import load
+from tlscope.pipeline.options import user_code_patterns
 from tlscope.terminal import json_text
 from tlscope.write.summary import render
 
@@ -29,8 +30,15 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--rank", type=int, default=None, help="the rank of a multi-rank trace (default: the lowest)")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's, 80 if none)")
+    parser.add_argument(
+        "--user-code",
+        action="append",
+        metavar="PATTERN",
+        help="files that are your own code, as `tlscope --user-code` (applies when PATH is a log or logs)",
+    )
     args = parser.parse_args(list(argv))
-    summary = load(args.path, rank=args.rank).summary()  # a failure: one line, by tlscope.cli
+    trace = load(args.path, rank=args.rank, user_code=user_code_patterns(args.user_code))
+    summary = trace.summary()  # a failure: one line, by tlscope.cli
     if args.json:
         sys.stdout.write(json_text(summary) + "\n")
     else:

@@ -148,10 +148,16 @@ class GraphBreak(msgspec.Struct, kw_only=True):
 
     #: The reason's headline: the first line of the reason proper (e.g. `Failed to trace builtin operator`).
     reason: str
-    #: The user-code location the break happened at (`Graph break in user code at FILE:LINE`).
+    #: The innermost frame of the user's own code on the break's stack (not the standard library,
+    #: installed packages or torch: FORMAT.md "What is user code"), else where tracing stopped.
     user_frame: SourceLocation
     #: The artifact itself (its payload holds the whole reason, hints and tracebacks).
     event: PayloadRef
+    #: Where tracing stopped (`Graph break in user code at FILE:LINE`), when that is not `user_frame`
+    #: (library code reached from the user's line). Since 1.7.
+    stopped_at: SourceLocation | None = None
+    #: The payload's `User code traceback:` frames, outermost first. Since 1.7.
+    stack: list[SourceLocation] = []
 
 
 class GuardFailure(msgspec.Struct, kw_only=True):
@@ -322,6 +328,9 @@ class DistinctGraphBreak(msgspec.Struct, kw_only=True):
 
     reason: str
     user_frame: SourceLocation
+    #: Where tracing stopped, when that is library code reached from `user_frame` (the first such
+    #: break's; see GraphBreak). Since 1.7.
+    stopped_at: SourceLocation | None = None
     #: How many `dynamo_graph_break_reason` artifacts have this (reason, location).
     count: int
     #: The compile ids they were logged under, in log order (repeated when a compile id broke there twice).

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+
 import msgspec
 
 from tlscope.read.reader import DEFAULT_MAX_LINE
@@ -17,5 +20,19 @@ class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
     strict_compile_id: bool = False
     #: Lines longer than this are skipped and counted.
     max_line: int = DEFAULT_MAX_LINE
+    #: --user-code: patterns of the files that are the user's code (analyse/usercode.py); empty
+    #: for the default rule (not the standard library, installed packages or torch).
+    user_code: tuple[str, ...] = ()
     #: The HTML report's options, passed to it as they are.
     report: ReportOptions = msgspec.field(default_factory=ReportOptions)
+
+
+#: The environment variable holding default `--user-code` patterns (separated by os.pathsep).
+USER_CODE_ENV = "TLSCOPE_USER_CODE"
+
+
+def user_code_patterns(given: Sequence[str] | None) -> tuple[str, ...]:
+    """The `--user-code` patterns: those given on the command line, else TLSCOPE_USER_CODE's."""
+    if given:
+        return tuple(given)
+    return tuple(p for p in os.environ.get(USER_CODE_ENV, "").split(os.pathsep) if p)

@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 
 from tlscope import __version__
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.errors import OutputError, StrictFailure
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.model.problems import ProblemKind, Problems
@@ -49,7 +50,11 @@ def run(
         ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems)
         # The answers files follow the format writer: they point at the raw.jsonl line it just wrote.
-        all_sinks: list[Sink] = [writer, AnswersSink(writer, problems, log), *(sinks(ctx) if sinks else ())]
+        all_sinks: list[Sink] = [
+            writer,
+            AnswersSink(writer, problems, log, UserCode(options.user_code)),
+            *(sinks(ctx) if sinks else ()),
+        ]
         try:
             for record in track(reader, reader):
                 for sink in all_sinks:

@@ -16,6 +16,7 @@ from tlscope.analyse.compileresult import entries
 from tlscope.analyse.compiles import CompileFold
 from tlscope.analyse.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.logsize import LogSizeFold
+from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
@@ -29,12 +30,13 @@ _ENCODER = msgspec.json.Encoder()
 class AnswersSink:
     """Folds every record into the compile and log-size analyses; writes both files at the end."""
 
-    def __init__(self, writer: FormatWriter, problems: Problems, log: Path) -> None:
+    def __init__(self, writer: FormatWriter, problems: Problems, log: Path, user: UserCode | None = None) -> None:
         self._writer = writer
         self._log = log
         self.compiles = CompileFold(
             lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log)),
             lambda line, message: problems.note(NoteKind.RECOMPILE_REASONS_TEXT, line, message, str(log)),
+            user,
         )
         self.size = LogSizeFold()
 
