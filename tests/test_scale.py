@@ -196,3 +196,68 @@ def test_parse_size(text: str, expected: int) -> None:
 def test_parse_size_rejects_garbage() -> None:
     with pytest.raises(Exception, match="bad size"):
         scale_module.parse_size("lots")
+
+
+# -- a generated job of 64 ranks (corpus/scale.py --ranks) ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def job64(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    """64 ranks from the corpus's 4 real rank logs (frames 0-3 only, to stay small), parsed."""
+    from tlscope.pipeline.parse import parse
+
+    root = tmp_path_factory.mktemp("job64")
+    logs = root / "logs"
+    source = REPO / "corpus" / "traces" / "ranks_same_4"
+    run = subprocess.run(
+        [sys.executable, str(SCALE), str(source), "--ranks", "64", "--frames", "4", "--seed", "3", "-o", str(logs)],
+        capture_output=True,
+        check=True,
+    )
+    assert b"64 ranks" in run.stdout
+    parse(logs, root / "out", all_ranks=True, jobs=2)
+    return logs, root / "out", json.loads((logs / "job_plan.json").read_text())
+
+
+def test_a_generated_job_has_every_rank_with_its_rank_in_every_line(job64: tuple[Path, Path, dict[str, Any]]) -> None:
+    logs, out, plan = job64
+    names = sorted(p.name for p in logs.glob("*.log"))
+    assert len(names) == 64 and (plan["ranks"], len(plan["stragglers"]), len(plan["diverging"])) == (64, 1, 1)
+    for path in [logs / n for n in names[:8]]:
+        rank = int(re.search(r"rank_(\d+)", path.name).group(1))  # type: ignore[union-attr]
+        seen = Counter(
+            json.loads(m.group(1)).get("rank") for line in path.read_text().splitlines() if (m := PREFIX.match(line))
+        )
+        assert set(seen) <= {rank, None} and seen[rank] > 50, (path.name, seen)
+    manifests = [json.loads((out / f"rank_{r}" / "manifest.json").read_text()) for r in range(64)]
+    assert all(m["ranks"] == [r] and m["problems"]["total"] == 0 for r, m in enumerate(manifests))
+
+
+def test_the_generated_straggler_and_diverging_rank_are_found(job64: tuple[Path, Path, dict[str, Any]]) -> None:
+    _, out, plan = job64
+    ranks = json.loads((out / "ranks.json").read_text())
+    assert [s["rank"] for s in ranks["stragglers"]["ranks"]] == plan["stragglers"]
+    groups = ranks["divergence"]["groups"]
+    assert ranks["divergence"]["diverges"] and [g["ranks"] for g in groups if g["missing"]] == [plan["diverging"]]
+    odd = plan["stragglers"] + plan["diverging"]
+    for source in range(4):  # rank r is a copy of real rank r % 4, which compiled in its own time
+        times = [
+            line["compile_time_s"] for line in ranks["ranks"] if line["rank"] % 4 == source and line["rank"] not in odd
+        ]
+        assert max(times) / min(times) < 1.07, "jitter: a factor of 0.97-1.03 per rank"
+        assert max(times) > min(times), "jitter: no two copies alike"
+
+
+def test_a_generated_jobs_timeline_has_every_rank_at_its_own_times(job64: tuple[Path, Path, dict[str, Any]]) -> None:
+    from tlscope import timeline
+
+    _, out, plan = job64
+    events = timeline.read(out)
+    assert sorted({e.rank for e in events}) == list(range(64))
+    first = {}
+    for e in events:
+        first.setdefault(e.rank, e.start_us)
+    assert len(set(first.values())) == 64, "each rank starts at its own offset"
+    slow = plan["stragglers"][0]
+    spans = {r: sum(e.dur_us for e in events if e.rank == r and e.name == "dynamo") for r in (slow, (slow + 4) % 64)}
+    assert spans[slow] > 2.5 * spans[(slow + 4) % 64], "the straggler's compiles last 3x (same source log)"
