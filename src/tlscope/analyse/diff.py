@@ -12,6 +12,7 @@ every run (`# graph id: N`, object ids and addresses, inductor's temporary paths
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
@@ -58,6 +59,38 @@ class CompileDiff(msgspec.Struct, kw_only=True):
     a_id: str | None
     b_id: str | None
     differences: list[Difference]
+    #: Payloads logged on one side only because the other side's compile hit a cache (Inductor
+    #: does not log the graphs of a compile it loads): not differences, e.g. `graph
+    #: inductor_post_grad_graph #1 (only in A; B hit a cache)`.
+    not_logged: list[str] = []
+
+
+class GraphChange(msgspec.Struct, kw_only=True):
+    """The graphs of one matched pair that differ, the change said once for every stage it reaches."""
+
+    key: str
+    #: Every graph stage that differs (`dynamo_output_graph #1`, `aot_forward_graph #1`, …), in
+    #: pipeline order: a change made in the user's code propagates from the first to the rest.
+    stages: list[str]
+    #: The lines removed (`- …`) and added (`+ …`) in the first stage, object ids masked, at most CHANGE_LINES.
+    change: list[str]
+
+
+class DiffSummary(msgspec.Struct, kw_only=True):
+    """What differs, said first (`tlscope diff` prints it before the details)."""
+
+    #: Compiles on one side only, as `[7/0] <lambda> (_ranks.py:85)`.
+    only_a: list[str] = []
+    only_b: list[str] = []
+    #: Matched pairs whose recompile reasons differ: `key: A <why or none> / B <why or none>`.
+    recompiles: list[str] = []
+    #: Keys of the matched pairs whose guards differ.
+    guards: list[str] = []
+    graphs: list[GraphChange] = []
+    #: Other differences, one line each: `key: what A -> B`.
+    other: list[str] = []
+    #: How many payloads were not compared because a side hit a cache.
+    not_logged: int = 0
 
 
 class SizeChange(msgspec.Struct, kw_only=True):
@@ -80,6 +113,8 @@ class TraceDiff(msgspec.Struct, kw_only=True):
     #: SIZE_CHANGE (a tenth), biggest change first. Informative: sizes move a little between any
     #: two runs, so they never make two traces different.
     sizes: list[SizeChange] = []
+    #: What differs, in a few lines: the header of `tlscope diff`.
+    summary: DiffSummary = msgspec.field(default_factory=DiffSummary)
 
 
 #: A relative change in an event key's bytes worth reporting.
@@ -126,15 +161,20 @@ def diff_traces(
     """Every matched pair compared; unmatched compiles listed as present on one side only."""
     left, right = keyed(a), keyed(b)
     compiles: list[CompileDiff] = []
+    summary = DiffSummary()
     for key, entry in left.items():
         other = right.get(key)
         if other is None:
             compiles.append(CompileDiff(key=key, a_id=entry.id, b_id=None, differences=[]))
+            summary.only_a.append(_named(entry))
             continue
-        differences = diff_compiles(entry, other, read_a, read_b)
-        if differences:
-            compiles.append(CompileDiff(key=key, a_id=entry.id, b_id=other.id, differences=differences))
-    compiles += [CompileDiff(key=k, a_id=None, b_id=e.id, differences=[]) for k, e in right.items() if k not in left]
+        pair = _pair(key, entry, other, (read_a, read_b), summary)
+        if pair.differences:
+            compiles.append(pair)
+    for key, entry in right.items():
+        if key not in left:
+            compiles.append(CompileDiff(key=key, a_id=None, b_id=entry.id, differences=[]))
+            summary.only_b.append(_named(entry))
     matched = len(left.keys() & right.keys())
     return TraceDiff(
         equal=not compiles,
@@ -142,7 +182,78 @@ def diff_traces(
         only_a=len(left) - matched,
         only_b=len(right) - matched,
         compiles=compiles,
+        summary=summary,
     )
+
+
+def _pair(
+    key: str,
+    a: CompileEntry,
+    b: CompileEntry,
+    readers: tuple[PayloadReader, PayloadReader],
+    summary: DiffSummary,
+) -> CompileDiff:
+    """One matched pair compared, its differences added to `summary`."""
+    found = diff_compiles(a, b, *readers)
+    real = [d for d in found if d.kind != "not_logged"]
+    pair = CompileDiff(
+        key=key, a_id=a.id, b_id=b.id, differences=real, not_logged=[d.what for d in found if d.kind == "not_logged"]
+    )
+    summary.not_logged += len(pair.not_logged)
+    graphs = [d for d in real if d.what.startswith("graph ")]
+    if graphs:
+        summary.graphs.append(_graph_change(key, graphs, readers))
+    for d in real:
+        if d.what == "recompile":
+            summary.recompiles.append(f"{key}: A {d.a or 'not a recompile'} / B {d.b or 'not a recompile'}")
+        elif d.what == "guards":
+            summary.guards.append(key)
+        elif d.kind == "value":
+            summary.other.append(f"{key}: {d.what} {d.a} -> {d.b}")
+    code = [d.what.removeprefix("code ") for d in real if d.what.startswith("code ")]
+    if code:
+        summary.other.append(f"{key}: generated code differs ({by_kind(code)})")
+    return pair
+
+
+def by_kind(labels: Sequence[str]) -> str:
+    """`kind #1, kind #2, other #1` as `2 kind, other`: payload labels counted by kind, in order."""
+    counts: dict[str, int] = {}
+    for label in labels:
+        kind = label.rsplit(" #", 1)[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(kind if n == 1 else f"{n} {kind}" for kind, n in counts.items())
+
+
+def _named(entry: CompileEntry) -> str:
+    fn = entry.function
+    where = f" ({PurePosixPath(fn.file).name}:{fn.line})" if fn and fn.file else ""
+    return f"{entry.id} {fn.name if fn and fn.name else '?'}{where}"
+
+
+#: How many removed/added lines a graph change shows in the summary, and how long each may be.
+CHANGE_LINES = 6
+CHANGE_WIDTH = 160
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= CHANGE_WIDTH else line[: CHANGE_WIDTH - 1] + "…"
+
+
+def _graph_change(key: str, graphs: list[Difference], readers: tuple[PayloadReader, PayloadReader]) -> GraphChange:
+    """The stages that differ and the first stage's change: the lines only one side has."""
+    first = graphs[0]
+    a = (normalised(readers[0](first.a)) or "") if first.a else ""
+    b = (normalised(readers[1](first.b)) or "") if first.b else ""
+    change = [
+        line
+        for line in difflib.unified_diff(a.splitlines(), b.splitlines(), n=0, lineterm="")
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    shown = [_cut(f"{line[0]} {line[1:].strip()}") for line in change[:CHANGE_LINES]]
+    if len(change) > CHANGE_LINES:
+        shown.append(f"  … {len(change) - CHANGE_LINES} more changed lines")
+    return GraphChange(key=key, stages=[d.what.removeprefix("graph ") for d in graphs], change=shown)
 
 
 def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_b: PayloadReader) -> list[Difference]:
@@ -153,6 +264,7 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
             ("status", a.status, b.status),
             ("graph_breaks", [g.reason for g in a.graph_breaks], [g.reason for g in b.graph_breaks]),
             ("failure", a.failure.type if a.failure else None, b.failure.type if b.failure else None),
+            ("recompile", why_recompiled(a), why_recompiled(b)),
             (
                 "cache",
                 sorted(f"{c.cache} {c.outcome}" for c in a.cache),
@@ -163,10 +275,25 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
         if x != y
     ]
     readers = (read_a, read_b)
-    found += _payloads("graph", a.graphs, b.graphs, readers)
-    found += _payloads("guards", [a.guards] if a.guards else [], [b.guards] if b.guards else [], readers)
-    found += _payloads("code", a.code, b.code, readers)
+    hits = (_hit(a), _hit(b))
+    found += _payloads("graph", a.graphs, b.graphs, readers, hits)
+    found += _payloads("guards", [a.guards] if a.guards else [], [b.guards] if b.guards else [], readers, hits)
+    found += _payloads("code", a.code, b.code, readers, hits)
     return found
+
+
+def why_recompiled(entry: CompileEntry) -> str | None:
+    """Why a compile recompiled, in plain words (its first failed guard), or None."""
+    recompile = entry.recompile
+    if recompile is None:
+        return None
+    failures = recompile.guard_failures
+    return failures[0].explanation if failures else recompile.reason or "reason not logged"
+
+
+def _hit(entry: CompileEntry) -> bool:
+    """Whether the compile loaded a result from a cache (its graphs then go unlogged)."""
+    return any(c.outcome == "hit" for c in entry.cache)
 
 
 def _metric(entry: CompileEntry, name: str) -> object:
@@ -178,15 +305,35 @@ def _value(what: str, a: object, b: object) -> Difference:
 
 
 def _payloads(
-    what: str, a: Sequence[PayloadRef], b: Sequence[PayloadRef], readers: tuple[PayloadReader, PayloadReader]
+    what: str,
+    a: Sequence[PayloadRef],
+    b: Sequence[PayloadRef],
+    readers: tuple[PayloadReader, PayloadReader],
+    hits: tuple[bool, bool],
 ) -> list[Difference]:
-    """Payloads matched by kind and order within the kind; compared by file name (their MD5), then text."""
+    """Payloads matched by kind and order within the kind; compared by file name (their MD5), then text.
+
+    A payload missing on a side whose compile hit a cache was not logged, not deleted: it is
+    reported as `not_logged`, never as a difference.
+    """
     left, right = _numbered(a), _numbered(b)
     found = []
     for key in [*left, *(k for k in right if k not in left)]:
         x, y = left.get(key), right.get(key)
-        if x != y and not _same_text(x, y, readers):
-            label = what if what == "guards" else f"{what} {key}"
+        if x == y or _same_text(x, y, readers):
+            continue
+        label = what if what == "guards" else f"{what} {key}"
+        if (key not in right and hits[1]) or (key not in left and hits[0]):
+            side = "A" if key in left else "B"
+            found.append(
+                Difference(
+                    what=f"{label} (only in {side}; {'B' if side == 'A' else 'A'} hit a cache)",
+                    kind="not_logged",
+                    a=x,
+                    b=y,
+                )
+            )
+        else:
             found.append(Difference(what=label, kind="payload", a=x, b=y))
     return found
 
@@ -208,6 +355,9 @@ def _numbered(refs: Sequence[PayloadRef]) -> dict[str, str | None]:
 
 def compile_pair_diff(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_b: PayloadReader) -> TraceDiff:
     """Two compiles of one trace (or of two traces) compared directly, whatever their keys."""
-    differences = diff_compiles(a, b, read_a, read_b)
-    pair = CompileDiff(key=f"{a.id} vs {b.id}", a_id=a.id, b_id=b.id, differences=differences)
-    return TraceDiff(equal=not differences, matched=1, only_a=0, only_b=0, compiles=[pair] if differences else [])
+    summary = DiffSummary()
+    pair = _pair(f"{a.id} vs {b.id}", a, b, (read_a, read_b), summary)
+    differs = bool(pair.differences)
+    return TraceDiff(
+        equal=not differs, matched=1, only_a=0, only_b=0, compiles=[pair] if differs else [], summary=summary
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
 from tlscope.terminal import json_text
-from tlscope.write.diffview import html, size_lines, unified
+from tlscope.write.diffview import header, html, size_lines, unified
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,7 +52,7 @@ def main(argv: Sequence[str]) -> int:
     except _Usage as err:
         print(f"tlscope diff: {err}", file=sys.stderr)
         return 2
-    _print(result, a, b, labels, as_json=args.json)
+    _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
         args.out.write_text(html(result, a.payload, b.payload, labels), encoding="utf-8")
     return 0 if result.equal else 1
@@ -89,10 +89,25 @@ def _display(text: str) -> str:
     return text if text.startswith("[") else f"[{text}]"
 
 
-def _print(result: TraceDiff, a: Trace, b: Trace, labels: tuple[str, str], *, as_json: bool) -> None:
+def _sides(args: argparse.Namespace) -> tuple[str, str]:
+    """How the header says each side: `on rank 1`, `in [0/1]`, or `in A`."""
+    if args.ranks is not None:
+        return (f"on rank {args.ranks[0]}", f"on rank {args.ranks[1]}")
+    if args.ids is not None:
+        return (f"in {_display(args.ids[0])}", f"in {_display(args.ids[1])}")
+    return ("in A", "in B")
+
+
+def _print(
+    result: TraceDiff, a: Trace, b: Trace, labels: tuple[str, str], *, as_json: bool, sides: tuple[str, str]
+) -> None:
     if as_json:
         sys.stdout.write(json_text(result) + "\n")
         return
+    for line in header(result, sides):
+        sys.stdout.write(line + "\n")
+    if not result.equal:
+        sys.stdout.write("\nDetails:\n")
     for line in unified(result, a.payload, b.payload, labels):
         sys.stdout.write(line + "\n")
     for line in size_lines(result, labels):

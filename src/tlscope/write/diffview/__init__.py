@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff
+from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.write import templates
 
 #: Lines of context around each change.
@@ -36,12 +36,40 @@ class Section(msgspec.Struct, kw_only=True):
 
 
 def texts(diff: Difference, read_a: PayloadReader, read_b: PayloadReader) -> tuple[list[str], list[str]]:
-    """The two sides of a difference as lines (payloads read, values as one line)."""
+    """The two sides of a difference as lines (payloads read, values as one line).
+
+    Payloads are shown with what changes on every run masked (`…` for object ids, addresses,
+    temporary paths: analyse/diff.py's `normalised`), so a line differing only there is no change.
+    """
     if diff.kind == "payload":
-        a = read_a(diff.a) if diff.a else None
-        b = read_b(diff.b) if diff.b else None
+        a = normalised(read_a(diff.a)) if diff.a else None
+        b = normalised(read_b(diff.b)) if diff.b else None
         return (a or "").splitlines(), (b or "").splitlines()
     return ([] if diff.a is None else [diff.a]), ([] if diff.b is None else [diff.b])
+
+
+def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iterator[str]:
+    """What differs, first, in a few lines (`sides`: how to say each side, e.g. `on rank 1`)."""
+    summary = result.summary
+    if result.equal:
+        yield "No differences."
+        return
+    yield "What differs:"
+    for side, found in ((sides[0], summary.only_a), (sides[1], summary.only_b)):
+        if found:
+            yield f"  {len(found)} compile{'' if len(found) == 1 else 's'} only {side}: {', '.join(found)}"
+    for line in summary.recompiles:
+        yield f"  recompile reason differs: {line}"
+    if summary.guards:
+        yield f"  guards differ: {'; '.join(summary.guards)}"
+    for change in summary.graphs:
+        count = f"{len(change.stages)} graph{'' if len(change.stages) == 1 else 's'}"
+        yield f"  graphs differ: {change.key}: {count} ({by_kind(change.stages)}); the change, in {change.stages[0]}:"
+        yield from (f"      {line}" for line in change.change)
+    for line in summary.other:
+        yield f"  {line}"
+    if summary.not_logged:
+        yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
 
 
 def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> Iterator[str]:
@@ -111,4 +139,6 @@ def html(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels
     """The side-by-side page (one self-contained file)."""
     env = templates.environment("tlscope.write.diffview", {})
     page = env.get_template("diff.html.jinja")
-    return page.render(result=result, labels=labels, sections=list(sections(result, read_a, read_b)))
+    return page.render(
+        result=result, labels=labels, header=list(header(result)), sections=list(sections(result, read_a, read_b))
+    )

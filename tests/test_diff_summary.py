@@ -1,0 +1,101 @@
+"""Diffs that summarise first (issue 20, finding 6): what differs in the first lines, object ids
+and addresses ignored (in the verdict and in what is shown), cache hits understood, recompile
+reasons shown, and a side-by-side page that uses the width with a table of contents."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.cli import main as cli
+
+_GRAPH_ID = re.compile(r"(# graph id: )(\d+)")
+_ADDRESS = re.compile(r"0x([0-9a-f]{8,})")
+_OBJ_ID = re.compile(r"(___check_obj_id\([^()]*?, )(\d+)\)")
+
+
+def other_ids(text: str) -> str:
+    """The same log as another run would write it: every object id and address changed."""
+    text = _GRAPH_ID.sub(lambda m: f"{m[1]}{int(m[2]) + 7_340_032}", text)
+    text = _ADDRESS.sub(lambda m: "0x" + format(int(m[1], 16) + 0x10_0000, "x"), text)
+    return _OBJ_ID.sub(lambda m: f"{m[1]}{int(m[2]) + 7_340_032})", text)
+
+
+def out_of(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    status = cli(["diff", *args])
+    return status, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("scenario", ["graph_breaks", "graph_breaks_repeated", "compile_failure"])
+def test_a_trace_differing_only_in_object_ids_is_equal(
+    scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = next((CORPUS / scenario).glob("*.log.gz"))
+    text = gzip.decompress(log.read_bytes()).decode("utf-8")
+    changed = other_ids(text)
+    assert changed != text and _GRAPH_ID.search(text) and _OBJ_ID.search(text) and _ADDRESS.search(text)
+    again = tmp_path / "again.log"
+    again.write_text(changed, encoding="utf-8")
+    status, out = out_of(capsys, str(log), str(again))
+    assert status == 0, out
+    assert out.startswith("No differences.")
+
+
+def test_rank_diff_says_the_compiles_only_on_one_rank_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ranks_diverge_2: rank 1 compiled one function rank 0 did not; said in the first lines, and
+    no object id is shown as a change anywhere (both ranks' graphs have their own ids)."""
+    status, out = out_of(capsys, str(CORPUS / "ranks_diverge_2"), "--ranks", "0", "1")
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0] == "What differs:"
+    assert any("compile only on rank 1: " in line for line in lines[:3]), lines[:3]
+    details = lines.index("Details:")
+    assert details < 40
+    # A change made in the user's code is said once, for every graph stage it reaches.
+    graphs = [line for line in lines[:details] if line.startswith("  graphs differ: branchy_fn")]
+    assert len(graphs) == 1 and "the change, in dynamo_output_graph #1:" in graphs[0]
+    assert not re.search(r"^[-+].*(# graph id: \d|0x[0-9a-f]{6,})", out, re.M)
+
+
+def test_warm_cache_run_deletes_no_graph(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """caches/run2 hit run1's caches, so Inductor logged fewer graphs: not compared, not deleted."""
+    status, out = out_of(capsys, str(CORPUS / "caches" / "run1"), str(CORPUS / "caches" / "run2"), "--json")
+    result: dict[str, Any] = json.loads(out)
+    assert status == 1  # the status (ok -> cache_hit) and the cache outcomes do differ
+    (pair,) = result["compiles"]
+    assert {d["what"] for d in pair["differences"]} == {"status", "cache"}
+    assert pair["not_logged"] and all("hit a cache" in what for what in pair["not_logged"])
+    assert result["summary"]["not_logged"] == len(pair["not_logged"])
+    status, out = out_of(capsys, str(CORPUS / "caches" / "run1"), str(CORPUS / "caches" / "run2"))
+    assert "not compared" in out.split("Details:")[0]
+
+
+def test_ids_diff_shows_the_recompile_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = out_of(capsys, str(CORPUS / "recompiles"), "--ids", "0/0", "0/1")
+    assert status == 1
+    head = out.split("Details:")[0]
+    assert "recompile reason differs: [0/0] vs [0/1]: A not a recompile / B size of x on dim 0 changed: 4 -> 5" in head
+
+
+def test_side_by_side_page_uses_the_width_and_has_contents(
+    browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page_file = tmp_path / "diff.html"
+    status, _ = out_of(capsys, str(CORPUS / "ranks_diverge_2"), "--ranks", "0", "1", "-o", str(page_file))
+    assert status == 1
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(page_file.as_uri())
+    toc = page.locator("#toc a")
+    assert toc.count() == page.locator("h2[id^=d]").count() > 3
+    assert "compile only on rank" not in page.locator("#summary").text_content()  # the page says A and B
+    assert "compile only in B" in page.locator("#summary").text_content()
+    width = page.evaluate("document.querySelector('td.a').getBoundingClientRect().width")
+    assert width > 550, width
+    page.close()
