@@ -141,3 +141,20 @@ def test_user_code_patterns_decide_what_is_user_code(
     assert cli(["summary", str(log), "--json", "--user-code", "*/contextlib.py"]) == 0
     groups = json.loads(capsys.readouterr().out)["graph_breaks"]
     assert ("contextlib.py", 105) in {(Path(g["user_frame"]["file"]).name, g["user_frame"]["line"]) for g in groups}
+
+
+def test_pack_and_diff_take_user_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands that parse a log on the way take --user-code too."""
+    import base64
+    import gzip
+
+    log = next((CORPUS / "ranks_diverge_2").glob("*rank_0*.log.gz"))
+    html = tmp_path / "p.html"
+    assert cli(["pack", str(log), "-o", str(html), "--payload-budget", "0", "--user-code", "*/torch/nn/*"]) == 0
+    text = html.read_text()
+    start = text.index('id="tlscope-pack">') + len('id="tlscope-pack">')
+    files = json.loads(text[start : text.index("</script>", start)])["files"]
+    groups = json.loads(gzip.decompress(base64.b64decode(files["compiles.json"])))["graph_breaks"]
+    assert ("distributed.py", 1757) in {(Path(g["user_frame"]["file"]).name, g["user_frame"]["line"]) for g in groups}
+    capsys.readouterr()
+    assert cli(["diff", str(log), str(log), "--user-code", "*/torch/nn/*", "--json"]) == 0

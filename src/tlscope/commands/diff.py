@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
+from tlscope.pipeline.options import user_code_patterns
 from tlscope.terminal import json_text
 from tlscope.write.diffview import header, html, size_lines, unified
 
@@ -34,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ids", nargs=2, metavar=("ID1", "ID2"), help="two compile ids of trace A, e.g. 0/0 0/1")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON instead")
     parser.add_argument("-o", dest="out", type=Path, metavar="FILE.html", help="also write a side-by-side HTML page")
+    parser.add_argument(
+        "--user-code",
+        action="append",
+        metavar="PATTERN",
+        help="files that are your own code, as `tlscope --user-code` (applies to logs, parsed here)",
+    )
     return parser
 
 
@@ -62,8 +69,9 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
     modes = sum(x is not None for x in (args.b, args.ranks, args.ids))
     if modes != 1:
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
+    mine = user_code_patterns(args.user_code)
     if args.ids is not None:
-        trace = load(args.a)
+        trace = load(args.a, user_code=mine)
         try:
             first, second = (trace.compile(_display(i)) for i in args.ids)
         except KeyError as err:
@@ -75,11 +83,11 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
             (f"{args.a} {first.id}", f"{args.a} {second.id}"),
         )
     if args.ranks is not None:
-        a = load(args.a, rank=args.ranks[0])
+        a = load(args.a, rank=args.ranks[0], user_code=mine)
         b = a.rank(args.ranks[1])
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
     else:
-        a, b = load(args.a), load(args.b)
+        a, b = load(args.a, user_code=mine), load(args.b, user_code=mine)
         labels = (str(args.a), str(args.b))
     return a, b, a.diff(b), labels
 

@@ -42,16 +42,23 @@ def _parser() -> argparse.ArgumentParser:
         help="payload bytes to include, smallest first (default 32M; 0 for none)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    parser.add_argument(
+        "--user-code",
+        action="append",
+        metavar="PATTERN",
+        help="files that are your own code, as `tlscope --user-code` (applies when OUT is a log or logs)",
+    )
     return parser
 
 
-def _folder_of(path: Path, scratch: Path) -> Path:
+def _folder_of(path: Path, scratch: Path, user_code: Sequence[str] | None = None) -> Path:
     """PATH itself when it is an output folder, else PATH parsed into `scratch`."""
     if (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file():
         return path
+    from tlscope.pipeline.options import ParseOptions, user_code_patterns
     from tlscope.pipeline.parse import parse
 
-    parse(path, scratch / "out")
+    parse(path, scratch / "out", ParseOptions(user_code=user_code_patterns(user_code)))
     return scratch / "out"
 
 
@@ -76,7 +83,7 @@ def main(argv: Sequence[str]) -> int:
     if not args.path.exists():
         raise InputError("does not exist", path=args.path)
     with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
-        folder = _folder_of(args.path, Path(scratch))
+        folder = _folder_of(args.path, Path(scratch), args.user_code)
         page, result = render(folder, args.payload_budget, title=args.path.name)
     _write(args.output, page)
     _report(args.output, result)
