@@ -132,3 +132,14 @@ def test_flame_graph_data_cannot_close_its_script(tmp_path: Path) -> None:
     assert "<script>alert(1)" not in page
     index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert "<script>alert(1)" not in index
+
+
+def test_a_failed_compile_of_a_reused_id_stays_visible(tmp_path: Path) -> None:
+    """compile_failure's [0/0] failed, then (after torch._dynamo.reset()) compiled: its status is
+    the last compile's, `ok`, and the index still says a compile of it failed (issue 20, finding 3)."""
+    out = tmp_path / "out"
+    assert cli([str(CORPUS / "compile_failure"), "-o", str(out), "--no-browser"]) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "1 compile id ([0/0]) also held a failed compile" in page
+    row = page.split('<a id="[0/0]">[0/0]</a>', 1)[1].split("<ul>", 1)[0]
+    assert 'answer-ok" href="#compiles">ok</a>' in row and "an earlier compile failed" in row

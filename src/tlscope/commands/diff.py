@@ -61,7 +61,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
-        args.out.write_text(html(result, a.payload, b.payload, labels), encoding="utf-8")
+        args.out.write_text(html(result, a.payload, b.payload, labels, _sides(args)), encoding="utf-8")
     return 0 if result.equal else 1
 
 

@@ -135,10 +135,15 @@ def sections(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader) ->
             yield Section(title=f"{compile_diff.key}: {diff.what}", a_label=a_id, b_label=b_id, rows=side_by_side(a, b))
 
 
-def html(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> str:
-    """The side-by-side page (one self-contained file)."""
+def html(
+    result: TraceDiff,
+    read_a: PayloadReader,
+    read_b: PayloadReader,
+    labels: tuple[str, str],
+    sides: tuple[str, str] = ("in A", "in B"),
+) -> str:
+    """The side-by-side page (one self-contained file): what differs, contents, then each difference."""
     env = templates.environment("tlscope.write.diffview", {})
     page = env.get_template("diff.html.jinja")
-    return page.render(
-        result=result, labels=labels, header=list(header(result)), sections=list(sections(result, read_a, read_b))
-    )
+    head = list(header(result, sides))
+    return page.render(result=result, labels=labels, header=head, sections=list(sections(result, read_a, read_b)))

@@ -39,6 +39,8 @@ def badges(answers: Answers) -> dict[str, list[Badge]]:
         if entry.status == "outside":
             continue
         row = [Badge(href="#compiles", text=entry.status.replace("_", " "), css=f"answer-{entry.status}")]
+        if entry.status != "failed" and _failed_records(entry):
+            row.append(Badge(href="#compiles", text="an earlier compile failed", css="answer-failed"))
         if entry.id in group_of:
             row.append(Badge(href=f"#graph-break-{group_of[entry.id]}", text="where it broke", css="answer-link"))
         if entry.recompile is not None:
@@ -54,6 +56,7 @@ def sections(answers: Answers) -> dict[str, object]:
     size = answers.log_size
     return {
         "answers_statuses": _statuses(answers.compiles),
+        "answers_recovered": [e.id for e in answers.compiles if e.status != "failed" and _failed_records(e)],
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
         "answers_recompiles": [e for e in answers.compiles if e.recompile is not None],
@@ -62,6 +65,11 @@ def sections(answers: Answers) -> dict[str, object]:
         "answers_size_ids": list(size.by_compile_id.items())[:TOP],
         "answers_anchor": anchor,
     }
+
+
+def _failed_records(entry: CompileEntry) -> int:
+    """Failed compiles of an id whose status is its last compile's (compiles.json `metrics_records`)."""
+    return sum(r.status == "failed" for r in entry.metrics_records)
 
 
 def _statuses(compiles: list[CompileEntry]) -> list[tuple[str, int]]:
