@@ -56,15 +56,19 @@ def order(rounds: int) -> list[str]:
     return sides
 
 
-def summary(samples: Sequence[Sample]) -> dict[str, float]:
-    walls = sorted(s.wall_s for s in samples)
-    q1, q2, q3 = statistics.quantiles(walls, n=4) if len(walls) > 1 else (walls[0],) * 3
-    return {"median": q2, "q1": q1, "q3": q3, "min": walls[0], "rss_mb": max(s.max_rss_bytes for s in samples) / 1e6}
+def summary(samples: Sequence[Sample], measure: str = "wall_s") -> dict[str, float]:
+    values = sorted(getattr(s, measure) for s in samples)
+    q1, q2, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else (values[0],) * 3
+    return {
+        "median": q2, "q1": q1, "q3": q3, "min": values[0], "max": values[-1],
+        "rss_mb": max(s.max_rss_bytes for s in samples) / 1e6,
+    }  # fmt: skip
 
 
-def pair_ratios(base: Sequence[Sample], new: Sequence[Sample]) -> list[float]:
+def pair_ratios(base: Sequence[Sample], new: Sequence[Sample], measure: str = "wall_s") -> list[float]:
     """new / base of the runs of each round (same moment, same load)."""
-    return [n.wall_s / b.wall_s for b, n in zip(base, new, strict=True) if b.wall_s > 0]
+    pairs = zip(base, new, strict=True)
+    return [getattr(n, measure) / getattr(b, measure) for b, n in pairs if getattr(b, measure) > 0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,7 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tlscope-ab-") as tmp:
         work = Path(tmp)
-        sides = {"base": command(extract(args.base, work / "base")), "new": command(REPO / "src")}
+        sources = {"base": extract(args.base, work / "base"), "new": REPO / "src"}
+        for src in sources.values():
+            harness.compile_bytecode(src)  # both sides as installed (see harness.compile_bytecode)
+        sides = {side: command(src) for side, src in sources.items()}
         if args.ranks:
             target = harness.rank_copies(args.input, work / "input", args.ranks)
         else:
@@ -92,12 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             samples[side].append(sample)
     for side in samples:
         samples[side] = samples[side][1:]  # drop the warm-up
-    for side, runs in samples.items():
-        s = summary(runs)
-        print(f"{side:5} median {s['median']:.3f} s (q1 {s['q1']:.3f}, q3 {s['q3']:.3f}, min {s['min']:.3f}), "
-              f"peak RSS {s['rss_mb']:.1f} MB")  # fmt: skip
-    ratio = statistics.median(pair_ratios(samples["base"], samples["new"]))
-    print(f"new/base: median of per-round ratios {ratio:.3f} ({args.runs} rounds, base {args.base})")
+    for measure, label in (("wall_s", "wall"), ("cpu_s", "CPU")):
+        for side, runs in samples.items():
+            s = summary(runs, measure)
+            print(f"{side:5} {label:4} median {s['median']:.3f} s (q1 {s['q1']:.3f}, q3 {s['q3']:.3f}, "
+                  f"min {s['min']:.3f}, max {s['max']:.3f}), peak RSS {s['rss_mb']:.1f} MB")  # fmt: skip
+        ratio = statistics.median(pair_ratios(samples["base"], samples["new"], measure))
+        print(f"new/base {label}: median of per-round ratios {ratio:.3f} ({args.runs} rounds, base {args.base})")
     return 0
 
 

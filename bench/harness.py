@@ -31,6 +31,9 @@ class Sample:
     wall_s: float
     max_rss_bytes: int
     exit_code: int
+    #: user + system CPU seconds of the command and its waited-for children (page workers);
+    #: on a shared machine a steadier figure than wall time, which waits for other jobs' turns.
+    cpu_s: float = 0.0
 
 
 @dataclass
@@ -47,6 +50,9 @@ class ToolRuns:
 
     def median_wall(self) -> float | None:
         return median([s.wall_s for s in self.samples]) if self.samples else None
+
+    def median_cpu(self) -> float | None:
+        return median([s.cpu_s for s in self.samples]) if self.samples else None
 
     def peak_rss(self) -> int | None:
         # The worst run is what a user has to provision for, so report the maximum.
@@ -99,10 +105,32 @@ def run_child(argv: Sequence[str], *, log_path: Path | None = None, env: dict[st
         if log_path is not None and not isinstance(log, int):
             log.close()
     fields = text.split()
-    if proc.returncode != 0 or len(fields) != 3:
+    if proc.returncode != 0 or len(fields) != 4:
         raise RuntimeError(f"launcher failed (exit {proc.returncode}) for {list(argv)}")
-    wall, maxrss_kib, exit_code = float(fields[0]), int(fields[1]), int(fields[2])
-    return Sample(wall_s=wall, max_rss_bytes=maxrss_kib * 1024, exit_code=exit_code)
+    wall, maxrss_kib, exit_code, cpu = float(fields[0]), int(fields[1]), int(fields[2]), float(fields[3])
+    return Sample(wall_s=wall, max_rss_bytes=maxrss_kib * 1024, exit_code=exit_code, cpu_s=cpu)
+
+
+def compile_bytecode(src: Path) -> None:
+    """Write the .pyc files of every module under `src`, as `pip install` does.
+
+    Without them each run compiles tlscope's ~200 modules from source first (~50 ms of CPU on
+    this machine, a quarter of a small log's run): what a developer's checkout pays under
+    PYTHONDONTWRITEBYTECODE=1 (set in this machine's environment), never an installed tool.
+    Timing that would measure the checkout, not tlscope.
+    """
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, stdout=subprocess.DEVNULL)
+
+
+def package_dir(command: Sequence[str]) -> Path:
+    """The tlscope package folder that `command` (a Python interpreter, then `-m tlscope` or
+    `-c ...`) or the console script imports, as this process's environment resolves it."""
+    python = command[0] if Path(command[0]).name.startswith("python") else sys.executable
+    where = subprocess.run(
+        [python, "-c", "import os, tlscope; print(os.path.dirname(tlscope.__file__))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return Path(where.stdout.strip())
 
 
 def rss_floor() -> int:

@@ -7,7 +7,8 @@ least the benchmark process's lifetime peak (verified: a parent that once held 3
 only os/time imported), and forks the measured command itself, so the command's ru_maxrss is
 its own peak with a floor of the launcher's ~10 MB instead of the benchmark's.
 
-It writes "<wall seconds> <ru_maxrss KiB> <exit code>" to file descriptor FD and exits 0;
+It writes "<wall seconds> <ru_maxrss KiB> <exit code> <CPU seconds>" to file descriptor FD and
+exits 0 (CPU: user + system of the command and the children it waited for, its page workers);
 the command's stdout/stderr are the launcher's.
 """
 
@@ -29,7 +30,8 @@ def main() -> int:
             os._exit(127)  # exec failed: the shell's "command not found" status
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
-    os.write(report_fd, f"{wall!r} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+    cpu = usage.ru_utime + usage.ru_stime
+    os.write(report_fd, f"{wall!r} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)} {cpu!r}".encode())
     os.close(report_fd)
     return 0
 

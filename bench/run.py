@@ -139,6 +139,9 @@ def row(result: CaseResult) -> list[str]:
         status(scope, harness.fmt_seconds(t_scope)),
         status(parse, harness.fmt_seconds(t_parse)),
         harness.fmt_float(harness.ratio(t_scope, t_parse), 2, "x"),
+        harness.fmt_seconds(scope.median_cpu()),
+        harness.fmt_seconds(parse.median_cpu()),
+        harness.fmt_float(harness.ratio(scope.median_cpu(), parse.median_cpu()), 2, "x"),
         harness.fmt_mb(r_scope),
         harness.fmt_mb(r_parse),
         harness.fmt_float(harness.ratio(r_scope, r_parse), 2, "x"),
@@ -149,7 +152,8 @@ def row(result: CaseResult) -> list[str]:
 
 
 HEADER = [
-    "case", "MB", "floor s", "tlscope s", "tlparse s", "time ratio", "tlscope RSS MB",
+    "case", "MB", "floor s", "tlscope s", "tlparse s", "time ratio",
+    "tlscope CPU s", "tlparse CPU s", "CPU ratio", "tlscope RSS MB",
     "tlparse RSS MB", "RSS ratio", "tlscope MB/s", "tlparse MB/s", "floor MB/s",
 ]  # fmt: skip
 
@@ -158,6 +162,7 @@ def report(results: Sequence[CaseResult], meta: dict[str, Any]) -> tuple[str, di
     table = harness.markdown_table(HEADER, [row(r) for r in results])
     notes = [
         f"Median wall time of {meta['runs']} runs per tool (after {meta['warmup']} warm-up), tools alternating;",
+        "CPU = median user + system seconds of the tool and its waited-for children (page workers);",
         f"RSS = peak resident set of the tool alone (os.wait4 in bench/launch.py), max over runs; "
         f"a command that allocates nothing shows {meta.get('rss_floor_mb', 0):.1f} MB;",
         "ratios are tlscope/tlparse (< 1: tlscope is faster or smaller);",
@@ -188,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(c.name for c in discover_cases()))
         return 0 if args.list else 2
     tlparse = harness.find_tlparse(REPO / "bench" / ".venv-tlparse")
+    harness.compile_bytecode(harness.package_dir(args.tlscope.split()))
     commands = {"tlscope": args.tlscope.split(), "tlparse": [str(tlparse)]}
     tools = {name: (cmd, *tool_flags(cmd, name)) for name, cmd in commands.items()}
 

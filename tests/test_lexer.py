@@ -126,3 +126,26 @@ def test_span_formatter_marks_every_character_as_htmlformatter_does(output_codes
         mine, theirs = highlight(code, _LEXER, ours), highlight(code, _LEXER, reference)
         assert _char_classes(mine) == _char_classes(theirs)
         assert mine.count("\n") == theirs.count("\n")
+
+
+_MARKUP_ALPHABET = [*"ab1_ .'\"\\#\n\r\t()=@rbf+-e0x\u00e9<>&{}[]:;`\ufeff", "def ", "import ", "from ", "class "]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MARKUP_ALPHABET) | st.characters(), max_size=60).map("".join))
+def test_one_pass_markup_is_pygments_markup_on_any_text(text: str) -> None:
+    """`spans` (the page's one loop) writes what Pygments with the lean lexer and SpanFormatter writes."""
+    from tlscope.write.report.highlight import reference_spans, spans
+
+    assert spans(text) == reference_spans(text)
+
+
+def test_one_pass_markup_is_pygments_markup_on_real_code(output_codes: list[str]) -> None:
+    from tlscope.write.report.highlight import reference_spans, spans
+
+    for code in [
+        *output_codes,
+        "\ufeffx = 1\r\ny = 2\rz",
+        "from a . b import c\n@d.e\ndef f(self): return 0x1F & 2 < 3j",
+    ]:
+        assert spans(code) == reference_spans(code)

@@ -16,20 +16,22 @@ GIL, and each submit waited out a GIL switch interval.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import shutil
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from multiprocessing.process import BaseProcess
-from multiprocessing.queues import SimpleQueue
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tlscope.format.errors import OutputError, os_error_text
 from tlscope.lifetime import worker_init
 from tlscope.write.report.highlight import write_page
 from tlscope.write.report.pages import write_json_artifact, write_readable_page
+
+if TYPE_CHECKING:  # multiprocessing is imported when a worker starts: small logs start none
+    from multiprocessing.process import BaseProcess
+    from multiprocessing.queues import SimpleQueue
 
 #: What each kind of job runs: (payload file, page file) -> None.
 JOBS: dict[str, Callable[[str, str], None]] = {
@@ -111,6 +113,8 @@ class DerivedFiles:
 
     def _start(self) -> None:
         """Start the workers on the first job (a trace without heavy pages needs none)."""
+        import multiprocessing
+
         context = multiprocessing.get_context()
         jobs: SimpleQueue[_Job | None] = context.SimpleQueue()
         results: SimpleQueue[_Error | None] = context.SimpleQueue()

@@ -17,9 +17,19 @@ from typing import TextIO
 
 from pygments import highlight  # type: ignore[import-untyped]
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
-from pygments.token import STANDARD_TYPES, _TokenType  # type: ignore[import-untyped]
+from pygments.token import STANDARD_TYPES, Name, _TokenType  # type: ignore[import-untyped]
 
-from tlscope.write.report.lexer import LeanPythonLexer
+from tlscope.write.report.lexer import (
+    _KEYWORDS,
+    _MASTER,
+    _NAMESPACE,
+    _NEXT_NAME,
+    _SIMPLE,
+    LeanPythonLexer,
+    _name_type,
+    _number_type,
+    _string_tokens,
+)
 
 _STYLE = "friendly"
 HEAD = '<meta charset="UTF-8"><pre class="highlight">\n'
@@ -52,8 +62,94 @@ def _css_class(ttype: _TokenType) -> str:
     return str(STANDARD_TYPES[ttype])
 
 
+class _CssClasses(dict[_TokenType, str]):
+    """Token type -> its CSS class, filled on first use (`_css_class`)."""
+
+    def __missing__(self, ttype: _TokenType) -> str:
+        css = self[ttype] = _css_class(ttype)
+        return css
+
+
+_CSS = _CssClasses()
+#: A name's span (most tokens are names, and generated code repeats them), bounded.
+_NAME_SPANS: dict[str, str] = {}
+
+
+def _name_span(name: str) -> str:
+    css = _CSS[_name_type(name)]
+    span = f'<span class="{css}">{name}</span>' if css else name
+    if len(_NAME_SPANS) >= 65536:
+        _NAME_SPANS.clear()
+    _NAME_SPANS[name] = span
+    return span
+
+
 _lexer = LeanPythonLexer(stripnl=False, ensurenl=False)
 _formatter = SpanFormatter(nowrap=True, style=_STYLE)
+
+
+def reference_spans(code: str) -> str:
+    """The markup through Pygments (`highlight` with the lean lexer and SpanFormatter): what
+    `spans` makes in one loop, kept as its definition (tests compare the two)."""
+    return str(highlight(code, _lexer, _formatter))
+
+
+#: Kinds of lexer match whose text can hold a character HTML escapes, or a newline.
+_ESCAPED_KINDS = frozenset({"comment", "op", "other"})
+_NEWLINE_KINDS = frozenset({"ws", "punct", "other"})
+
+
+def _span(css: str, text: str) -> str:
+    """One token's markup as SpanFormatter writes it (`text` already escaped)."""
+    if not css:
+        return text
+    if "\n" in text:
+        return "\n".join(f'<span class="{css}">{p}</span>' if p else "" for p in text.split("\n"))
+    return f'<span class="{css}">{text}</span>'
+
+
+def spans(code: str) -> str:
+    """`reference_spans(code)`, byte for byte, in one pass: the lexer's loop (lexer.py) writing
+    each token's span as it classifies it. Going through Pygments (its lexer wrapper's two
+    generators, a class lookup and an escape per token) took twice as long: output code is
+    the biggest page job of a large trace (bench/README.md, stages)."""
+    if code.startswith("\ufeff"):  # what Pygments' lexer input preprocessing does first
+        code = code[1:]
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
+    parts: list[str] = []
+    append = parts.append
+    css_of = _CSS
+    names = _NAME_SPANS
+    pending: _TokenType | None = None
+    for match in _MASTER.finditer(code):
+        kind = match.lastgroup
+        value = match.group()
+        if kind == "name":
+            if pending is not None and value not in _KEYWORDS and value not in _NAMESPACE:
+                append(f'<span class="{css_of[pending]}">{value}</span>')
+                if pending is not Name.Namespace:
+                    pending = None
+                continue
+            pending = _NEXT_NAME.get(value)
+            append(names[value] if value in names else _name_span(value))
+        elif kind == "tstr" or kind == "str":
+            pending = None
+            for _, ttype, text in _string_tokens(0, value, match.group("tpre" if kind == "tstr" else "pre")):
+                append(_span(css_of[ttype], text.translate(_ESCAPE)))
+        elif kind == "num":
+            pending = None
+            append(f'<span class="{css_of[_number_type(value)]}">{value}</span>')
+        else:
+            assert kind is not None
+            if kind != "ws" and not (kind == "punct" and value.strip() == "." and pending is Name.Namespace):
+                pending = None
+            text = value.translate(_ESCAPE) if kind in _ESCAPED_KINDS else value
+            css = css_of[_SIMPLE[kind]]
+            if kind in _NEWLINE_KINDS:
+                append(_span(css, text))
+            else:
+                append(f'<span class="{css}">{text}</span>' if css else text)
+    return "".join(parts)
 
 
 @functools.cache
@@ -65,7 +161,7 @@ def tail() -> str:
 
 def render_code(code: str) -> str:
     """The whole page for one code payload."""
-    body = highlight(code, _lexer, _formatter) if code else ""
+    body = spans(code) if code else ""
     if body and not body.endswith("\n"):
         body += "\n"
     return HEAD + body + tail()

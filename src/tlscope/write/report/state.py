@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tlscope.analyse.directory import DirKey
 from tlscope.analyse.metrics import Failure, MetricsIndex
 from tlscope.analyse.stack import ResolvedFrame, StackTrie
@@ -15,6 +17,20 @@ from tlscope.write.report.pages import StackRow
 from tlscope.write.report.provenance import ProvenanceCollector
 
 
+#: Below this many bytes of log (a quarter of it gzipped), pages are written in this process: a
+#: worker's start and the pipe cost more CPU than a small log's few pages (10-40 ms measured on
+#: the corpus's 0.7-1.9 MB traces), and the main pass is too short for a second core to gain.
+SMALL_LOG_BYTES = 4 << 20
+
+
+def _small(path: Path) -> bool:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    return size * (4 if path.name.endswith(".gz") else 1) < SMALL_LOG_BYTES
+
+
 class ReportState:
     """Handlers (write/report/handlers.py) read and fold into this; the sink writes the end pages."""
 
@@ -22,7 +38,10 @@ class ReportState:
         self.ctx = ctx
         self.options = options
         provenance = ProvenanceCollector() if options.inductor_provenance else None
-        self.outputs = Outputs(ctx.out, DerivedFiles(options.highlight_workers), provenance, listeners)
+        workers = options.highlight_workers
+        if workers is None and _small(ctx.reader.path):
+            workers = 1
+        self.outputs = Outputs(ctx.out, DerivedFiles(workers), provenance, listeners)
         self.metrics = MetricsIndex()
         #: Each compile id's stack (dynamo_start), for its metrics page.
         self.stack_index: dict[DirKey, list[ResolvedFrame]] = {}
