@@ -173,5 +173,5 @@ def test_every_json_decode_goes_through_the_boundary() -> None:
 
 
 def test_the_source_check_finds_a_decoder() -> None:
-    sample = REPO / "src" / "tlscope" / "read" / "json_boundary.py"
+    sample = REPO / "src" / "tlscope" / "format" / "json_boundary.py"
     assert any("decoder.decode" in call for call in _decoding_calls(sample))

@@ -26,7 +26,17 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
 
     @property
     def display(self) -> str:
-        """`[0/0]`, `[0/1_1]`, `[!0/2/0]`, `[-/-]`: attempt 0 is omitted, as in PyTorch and tlparse."""
+        """`[0/0]`, `[0/1_1]`, `[!0/2/0]`, `[-/-]`: attempt 0 is omitted, as in PyTorch and tlparse.
+
+        Computed once per distinct id (every record of a compile asks for it, in several sinks)."""
+        text = _DISPLAY.get(self)
+        if text is None:
+            if len(_DISPLAY) >= _MEMO_MAX:
+                _DISPLAY.clear()
+            text = _DISPLAY[self] = self._display()
+        return text
+
+    def _display(self) -> str:
         parts = []
         if self.compiled_autograd_id is not None:
             parts.append(f"!{self.compiled_autograd_id}/")
@@ -52,8 +62,20 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
         Runtime events (autotuning) carry frame ids but no attempt; they belong to attempt 0.
         """
         if self.frame_compile_id is not None and self.attempt is None:
-            return msgspec.structs.replace(self, attempt=0)
+            normal = _NORMALISED.get(self)
+            if normal is None:
+                if len(_NORMALISED) >= _MEMO_MAX:
+                    _NORMALISED.clear()
+                normal = _NORMALISED[self] = msgspec.structs.replace(self, attempt=0)
+            return normal
         return self
+
+
+#: Per distinct compile id, its display form and normalised id (bounded: a log names a few
+#: thousand ids at most; a hostile one more, and then the memo starts over).
+_MEMO_MAX = 65536
+_DISPLAY: dict[CompileId, str] = {}
+_NORMALISED: dict[CompileId, CompileId] = {}
 
 
 def compile_id_order(cid: CompileId) -> tuple[int, int, int, int]:

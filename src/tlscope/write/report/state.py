@@ -16,7 +16,6 @@ from tlscope.write.report.outputs import Line, OutputListener, Outputs
 from tlscope.write.report.pages import StackRow
 from tlscope.write.report.provenance import ProvenanceCollector
 
-
 #: Below this many bytes of log (a quarter of it gzipped), pages are written in this process: a
 #: worker's start and the pipe cost more CPU than a small log's few pages (10-40 ms measured on
 #: the corpus's 0.7-1.9 MB traces), and the main pass is too short for a second core to gain.
