@@ -84,8 +84,8 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     only_b: list[str] = []
     #: Matched pairs whose recompile reasons differ: `key: A <why or none> / B <why or none>`.
     recompiles: list[str] = []
-    #: Keys of the matched pairs whose guards differ.
-    guards: list[str] = []
+    #: The matched pairs whose guards differ, each with its first changed guard lines (`stages` is `["guards"]`).
+    guards: list[GraphChange] = []
     graphs: list[GraphChange] = []
     #: Other differences, one line each: `key: what A -> B`.
     other: list[str] = []
@@ -207,7 +207,7 @@ def _pair(
         if d.what == "recompile":
             summary.recompiles.append(f"{key}: A {d.a or 'not a recompile'} / B {d.b or 'not a recompile'}")
         elif d.what == "guards":
-            summary.guards.append(key)
+            summary.guards.append(GraphChange(key=key, stages=["guards"], change=_change_lines(d, readers, 2)))
         elif d.kind == "value":
             summary.other.append(f"{key}: {d.what} {d.a} -> {d.b}")
     code = [d.what.removeprefix("code ") for d in real if d.what.startswith("code ")]
@@ -236,24 +236,46 @@ CHANGE_LINES = 6
 CHANGE_WIDTH = 160
 
 
-def _cut(line: str) -> str:
+def _cut(line: str, differs_at: int = 0) -> str:
+    """At most CHANGE_WIDTH characters of `line`, starting a little before `differs_at`."""
+    start = max(0, differs_at - 40) if len(line) > CHANGE_WIDTH else 0
+    line = line if start == 0 else "…" + line[start:]
     return line if len(line) <= CHANGE_WIDTH else line[: CHANGE_WIDTH - 1] + "…"
 
 
 def _graph_change(key: str, graphs: list[Difference], readers: tuple[PayloadReader, PayloadReader]) -> GraphChange:
     """The stages that differ and the first stage's change: the lines only one side has."""
-    first = graphs[0]
-    a = (normalised(readers[0](first.a)) or "") if first.a else ""
-    b = (normalised(readers[1](first.b)) or "") if first.b else ""
-    change = [
-        line
-        for line in difflib.unified_diff(a.splitlines(), b.splitlines(), n=0, lineterm="")
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
-    shown = [_cut(f"{line[0]} {line[1:].strip()}") for line in change[:CHANGE_LINES]]
-    if len(change) > CHANGE_LINES:
-        shown.append(f"  … {len(change) - CHANGE_LINES} more changed lines")
-    return GraphChange(key=key, stages=[d.what.removeprefix("graph ") for d in graphs], change=shown)
+    change = _change_lines(graphs[0], readers, CHANGE_LINES)
+    return GraphChange(key=key, stages=[d.what.removeprefix("graph ") for d in graphs], change=change)
+
+
+def _change_lines(diff: Difference, readers: tuple[PayloadReader, PayloadReader], limit: int) -> list[str]:
+    """The lines only one side of a payload difference has (`- …` / `+ …`, ids masked), at most `limit`."""
+    a = ((normalised(readers[0](diff.a)) or "") if diff.a else "").splitlines()
+    b = ((normalised(readers[1](diff.b)) or "") if diff.b else "").splitlines()
+    change: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        old, new = [t.strip() for t in a[i1:i2]], [t.strip() for t in b[j1:j2]]
+        # A long line changed at its end (a size in a guard) is shown from a little before the change.
+        skip = [_common(x, y) for x, y in zip(old, new, strict=False)]
+        change += [f"- {_cut(x, skip[k] if k < len(skip) else 0)}" for k, x in enumerate(old)]
+        change += [f"+ {_cut(y, skip[k] if k < len(skip) else 0)}" for k, y in enumerate(new)]
+    shown = change[:limit]
+    if len(change) > limit:
+        shown.append(f"  … {len(change) - limit} more changed lines")
+    return shown
+
+
+def _common(x: str, y: str) -> int:
+    """Where two lines start to differ."""
+    n = 0
+    for p, q in zip(x, y, strict=False):
+        if p != q:
+            break
+        n += 1
+    return n
 
 
 def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_b: PayloadReader) -> list[Difference]:

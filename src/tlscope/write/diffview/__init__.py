@@ -60,8 +60,9 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
             yield f"  {len(found)} compile{'' if len(found) == 1 else 's'} only {side}: {', '.join(found)}"
     for line in summary.recompiles:
         yield f"  recompile reason differs: {line}"
-    if summary.guards:
-        yield f"  guards differ: {'; '.join(summary.guards)}"
+    for change in summary.guards:
+        yield f"  guards differ: {change.key}:"
+        yield from (f"      {line}" for line in change.change)
     for change in summary.graphs:
         count = f"{len(change.stages)} graph{'' if len(change.stages) == 1 else 's'}"
         yield f"  graphs differ: {change.key}: {count} ({by_kind(change.stages)}); the change, in {change.stages[0]}:"
