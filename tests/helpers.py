@@ -6,6 +6,7 @@ Fixtures live in conftest.py and use these; test modules never import conftest o
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import json
 import os
@@ -521,3 +522,26 @@ def write_edge_timeline(path: Path) -> None:
     for rank, event in EDGE_EVENTS:
         writer.add(event, rank)
     writer.close()
+
+
+# -- one payload store per job -------------------------------------------------------------------
+
+
+def stored_payloads_once(out: Path) -> tuple[int, int]:
+    """Check one payload store per job: every payload's bytes are on disk once (one inode), in
+    OUT/payloads/; a rank's report file holding a payload's bytes is that inode (a hard link).
+    Returns (payload files, rank files linked to them)."""
+    store = {p.name[:-4]: p.stat().st_ino for p in (out / "payloads").iterdir()}
+    assert store and all(hashlib.md5(p.read_bytes()).hexdigest() == p.name[:-4] for p in (out / "payloads").iterdir())
+    assert not list(out.glob("rank_*/payloads")), "no rank keeps a payloads/ of its own"
+    linked = 0
+    for rank in out.glob("rank_*"):
+        for root, _, files in os.walk(rank):
+            for name in files:
+                path = Path(root) / name
+                if name.endswith(".txt") and path.stat().st_size:
+                    md5 = hashlib.md5(path.read_bytes()).hexdigest()
+                    if md5 in store:
+                        assert path.stat().st_ino == store[md5], f"{path} is a second copy of payloads/{md5}.txt"
+                        linked += 1
+    return len(store), linked

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import stored_payloads_once
 
 from tlscope.cli import main
 
@@ -77,3 +78,24 @@ def test_out_holding_the_rank_logs_is_refused(tlparse_traces: Path, tmp_path: Pa
     before = sorted(p.name for p in logs.iterdir())
     assert main([str(logs), "-o", str(logs), "--overwrite", "--no-browser"]) == 1
     assert sorted(p.name for p in logs.iterdir()) == before
+
+
+def test_a_job_stores_each_payload_once_and_ranks_read_them_there(tmp_path: Path) -> None:
+    import json
+
+    import tlscope
+
+    src = Path(__file__).resolve().parents[1] / "corpus" / "traces" / "ranks_diverge_4"
+    assert main([str(src), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    out = tmp_path / "out"
+    files, linked = stored_payloads_once(out)
+    occurrences = 0
+    for rank in range(4):
+        manifest = json.loads((out / f"rank_{rank}" / "manifest.json").read_text())
+        assert manifest["payloads"]["root"] == ".." and not (out / f"rank_{rank}" / "raw.log").exists()
+        occurrences += manifest["payloads"]["files"]
+        trace = tlscope.load(out, rank=rank)
+        event = next(e for e in trace.events() if "payload_filename" in e)
+        assert trace.payload(event) == (out / event["payload_filename"]).read_text()
+    assert files < occurrences, "payloads logged by several ranks are stored once"
+    assert linked > files / 2, "the ranks' report files link the job's payloads"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import require_shared
+from helpers import require_shared, stored_payloads_once
 
 REPO = Path(__file__).resolve().parents[1]
 SCALE = REPO / "corpus" / "scale.py"
@@ -261,3 +261,14 @@ def test_a_generated_jobs_timeline_has_every_rank_at_its_own_times(job64: tuple[
     slow = plan["stragglers"][0]
     spans = {r: sum(e.dur_us for e in events if e.rank == r and e.name == "dynamo") for r in (slow, (slow + 4) % 64)}
     assert spans[slow] > 2.5 * spans[(slow + 4) % 64], "the straggler's compiles last 3x (same source log)"
+
+
+def test_a_generated_jobs_payloads_are_stored_once(job64: tuple[Path, Path, dict[str, Any]]) -> None:
+    logs, out, _ = job64
+    files, linked = stored_payloads_once(out)
+    per_rank = json.loads((out / "rank_0" / "manifest.json").read_text())["payloads"]["files"]
+    assert files < 4 * per_rank + 10, "64 ranks copied from 4 real ones: about 4 ranks' payloads"
+    assert linked >= 64 * per_rank // 2
+    size = sum(p.stat().st_size for p in logs.glob("*.log"))
+    stored = sum(p.stat().st_size for p in {f.stat().st_ino: f for f in out.rglob("*") if f.is_file()}.values())
+    assert stored < 2.5 * size, (stored, size)

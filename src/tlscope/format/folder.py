@@ -43,6 +43,7 @@ class OutputFolder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._root: str | None = None
 
     @classmethod
     def open(cls, path: Path) -> OutputFolder:
@@ -135,11 +136,22 @@ class OutputFolder:
                 yield event
 
     def payload_path(self, name: str) -> Path:
-        """The file of payload `name` (`payloads/<md5>.txt`); FormatError for any other name."""
-        path = (self.path / name).resolve()
-        if not layout.is_payload_name(name) or not path.is_relative_to((self.path / layout.PAYLOADS).resolve()):
+        """The file of payload `name` (`payloads/<md5>.txt`); FormatError for any other name.
+
+        A rank of a job has no payloads/ of its own: its manifest's `payloads.root` is `..`,
+        the job's folder, whose payloads/ every rank shares.
+        """
+        base = self.path.parent if self._payload_root() == ".." else self.path
+        path = (base / name).resolve()
+        if not layout.is_payload_name(name) or not path.is_relative_to((base / layout.PAYLOADS).resolve()):
             raise FormatError(f"{name!r} is not a payload file", path=self.path)
         return path
+
+    def _payload_root(self) -> str:
+        """The manifest's `payloads.root` (only "." or ".."; anything else reads as ".")."""
+        if self._root is None:
+            self._root = ".." if self.manifest().payloads.root == ".." else "."
+        return self._root
 
     def payload(self, name: str) -> str:
         return self.payload_path(name).read_bytes().decode("utf-8", "replace")

@@ -70,6 +70,9 @@ class PayloadStats(msgspec.Struct, kw_only=True):
     bytes: int
     #: Payload occurrences in the log (>= files: identical payloads are stored once).
     occurrences: int
+    #: Where `payload_filename`s resolve, relative to this folder: "." (its own payloads/), or
+    #: ".." for a rank of a job (the job's payloads/, shared by its ranks); since 1.6.
+    root: str = "."
 
 
 class Manifest(msgspec.Struct, kw_only=True):

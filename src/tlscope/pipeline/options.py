@@ -25,6 +25,9 @@ class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
     user_code: tuple[str, ...] = ()
     #: The HTML report's options, passed to it as they are.
     report: ReportOptions = msgspec.field(default_factory=ReportOptions)
+    #: A rank of a job: the job's output folder (as the worker sees it), whose payloads/ holds
+    #: every rank's payloads, each once (docs/FORMAT.md, payloads/). None: this parse's own OUT.
+    job_folder: str | None = None
 
 
 #: The environment variable holding default `--user-code` patterns (separated by os.pathsep).

@@ -42,6 +42,7 @@ from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.outdir import OutputDir, UnsafePath
 from tlscope.write.report.assembly import preload_report, report_sinks
+from tlscope.write.report.derived import JOB_PAGES
 
 #: How a rank's summary names a failure that is a bug of tlscope's (reported, please), not of the log.
 INTERNAL_ERROR = "internal error"
@@ -66,6 +67,8 @@ def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: S
     """
     target = Path(folder)
     facts = RankFacts(rank)
+    # One payload store per job: every rank's payloads in the job's payloads/, each once.
+    options = msgspec.structs.replace(options, job_folder=options.job_folder or str(target.parent))
     try:
         # No guard process of its own: the folder is inside OUT's temporary folder, guarded.
         out = OutputDir(target, overwrite=True, guard=False)
@@ -311,6 +314,7 @@ def parse_ranks(
         logs, notes, info = _inputs(path, scratch)
         results = _parse_into(target, logs, submit, echo)
         shutil.rmtree(scratch)
+        shutil.rmtree(target.root / JOB_PAGES, ignore_errors=True)  # the ranks' pages keep their links
         if strict_job:
             _check_strict(logs, results)
         summaries = [r.summary for r in results]

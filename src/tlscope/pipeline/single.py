@@ -48,7 +48,7 @@ def run(
     with out:
         reader = LogReader(log, problems=problems, max_line=options.max_line)
         ctx = RunContext(out, reader, problems, options)
-        writer = FormatWriter(out, problems)
+        writer = FormatWriter(out, problems, Path(options.job_folder) if options.job_folder else None)
         # The answers files follow the format writer: they point at the raw.jsonl line it just wrote.
         all_sinks: list[Sink] = [
             writer,

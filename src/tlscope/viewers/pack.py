@@ -88,8 +88,9 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
             path = folder / prefix / name
             if path.is_file():
                 files[prefix + name] = _encode(path.read_bytes())
-        refs.extend((size, prefix + name) for name, size in _payload_refs(folder / prefix / "raw.jsonl"))
-    for size, name in sorted(refs):
+        store = _payload_prefix(folder, prefix)
+        refs.extend((size, store + name) for name, size in _payload_refs(folder / prefix / "raw.jsonl"))
+    for size, name in sorted(set(refs)):
         path = folder / name
         if not path.is_file():
             continue
@@ -101,6 +102,16 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
         result.payload_bytes += size
     result.files = len(files)
     return files, result
+
+
+def _payload_prefix(folder: Path, prefix: str) -> str:
+    """Where a part's `payloads/` is in the pack: its own, or the job's (manifest `payloads.root` "..")."""
+    try:
+        manifest = json.loads((folder / prefix / "manifest.json").read_bytes())
+        shared = prefix != "" and manifest["payloads"]["root"] == ".."
+    except (OSError, ValueError, KeyError, TypeError):
+        shared = False
+    return "" if shared else prefix
 
 
 def _json_for_script(value: object) -> str:

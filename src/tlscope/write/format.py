@@ -8,6 +8,7 @@ Nothing here holds more than one record's payload in memory.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import IO, Any
 
 import msgspec
@@ -39,26 +40,65 @@ _RAW_PART = "raw.jsonl.part"
 
 
 class PayloadStore:
-    """payloads/<md5>.txt, content-addressed by the MD5 tlscope computed: each written once."""
+    """payloads/<md5>.txt, content-addressed by the MD5 tlscope computed: each written once.
 
-    def __init__(self, out: OutputDir) -> None:
+    A rank of a job writes into the job's payloads/ (`shared`), where the other ranks' workers
+    write too, at the same time: a payload already there is not written again (its name says
+    its content), and one that is not is written under a name of this process's, then renamed
+    into place (linked, so the first one stays), so a reader never sees half a file.
+    """
+
+    def __init__(self, out: OutputDir, shared: Path | None = None) -> None:
         self._out = out
+        self._shared = shared
+        if shared is not None:
+            (shared / "payloads").mkdir(exist_ok=True)  # the first rank's worker to start makes it
         self._written: set[str] = set()
         self.bytes = 0
         self.occurrences = 0
+
+    def path(self, md5: str) -> Path:
+        """Where payload `md5` is (or will be) on disk."""
+        if self._shared is None:
+            return self._out.path(f"payloads/{md5}.txt")
+        return self._shared / "payloads" / f"{md5}.txt"
 
     def put(self, md5: str, data: bytes) -> str:
         rel = f"payloads/{md5}.txt"
         self.occurrences += 1
         if md5 not in self._written:
-            self._out.path(rel).write_bytes(data)
+            self._write(md5, data)
             self._written.add(md5)
             self.bytes += len(data)
         return rel
 
+    def _write(self, md5: str, data: bytes) -> None:
+        path = self.path(md5)
+        if self._shared is None:
+            path.write_bytes(data)
+            return
+        if path.exists():
+            return
+        part = path.with_name(f".{md5}.{os.getpid()}.part")
+        part.write_bytes(data)
+        try:
+            # A link, not a rename: the first rank's file stays (other ranks' report files are
+            # hard links to it); a rename by a racing rank would replace it with another inode.
+            os.link(part, path)
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links on this file system: the rename is still atomic
+            os.replace(part, path)
+            return
+        os.unlink(part)
+
     @property
     def files(self) -> int:
         return len(self._written)
+
+    @property
+    def shared(self) -> Path | None:
+        return self._shared
 
 
 class ChromiumWriter:
@@ -99,11 +139,11 @@ class _CompileIdStats:
 
 
 class FormatWriter:
-    def __init__(self, out: OutputDir, problems: Problems) -> None:
+    def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
         self.out = out
         self.problems = problems
         self.clock = ClockFit()
-        self.payloads = PayloadStore(out)
+        self.payloads = PayloadStore(out, job_folder)
         self.chromium = ChromiumWriter(out)
         self.timeline = TimelineWriter(out.path(layout.TIMELINE))
         self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
@@ -237,6 +277,7 @@ class FormatWriter:
             files=self.payloads.files,
             bytes=self.payloads.bytes,
             occurrences=self.payloads.occurrences,
+            root="." if self.payloads.shared is None else "..",
         )
 
 

@@ -243,7 +243,11 @@ export class Trace {
   async payload(event, part = this.partOfRank(event.rank)) {
     const name = event.payload_filename;
     if (typeof name !== 'string' || !isSafeRelative(name)) return null;
-    const bytes = await this.parts[part].source.bytes(name);
+    // A rank of a job keeps no payloads/ of its own: its manifest's payloads.root ".." says they
+    // are in the job's, shared by every rank (FORMAT.md section 4).
+    const p = this.parts[part];
+    const shared = p.prefix && p.manifest?.payloads?.root === '..';
+    const bytes = await (shared ? this.source : p.source).bytes(name);
     return new TextDecoder().decode(bytes);
   }
 

@@ -15,6 +15,7 @@ GIL, and each submit waited out a GIL switch interval.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -45,6 +46,10 @@ _Job = tuple[str, str, str]
 _Error = tuple[str, str]
 
 
+#: In a job's temporary folder, the pages every rank may link (removed when the ranks are done).
+JOB_PAGES = ".pages"
+
+
 def link_or_copy(source: Path, dest: Path) -> None:
     """Hard-link (cheap, same content) or copy when the file system refuses."""
     try:
@@ -61,7 +66,7 @@ class PageWriteError(OutputError, RuntimeError):
 class DerivedFiles:
     """Queue of derived-file jobs; `close` waits for all of them and raises the first error."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, shared: Path | None = None) -> None:
         # By default one core is left to the main pass, the critical path: one worker keeps up
         # with it, and a third busy process on a 2-core machine only takes CPU from the main
         # pass. An explicit 1 means in-process (multi-rank workers, whose pool has the cores).
@@ -72,6 +77,9 @@ class DerivedFiles:
         self._workers: list[BaseProcess] = []
         self._first: dict[tuple[str, str], Path] = {}
         self._copies: list[tuple[Path, Path]] = []
+        #: A rank of a job: the job's folder of pages already made by any rank (`kind-md5`),
+        #: linked instead of made again (a page is a function of its kind and payload only).
+        self._shared = shared
 
     def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
         """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
@@ -80,6 +88,10 @@ class DerivedFiles:
             self._copies.append((first, dest))
             return
         self._first[kind, md5] = dest
+        made = self._shared / f"{kind}-{md5}" if self._shared is not None else None
+        if made is not None and made.exists():
+            self._copies.append((made, dest))
+            return
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
@@ -100,6 +112,16 @@ class DerivedFiles:
         for source, dest in self._copies:
             link_or_copy(source, dest)
         self._copies = []
+        if self._shared is not None:
+            self._publish(self._shared)
+
+    def _publish(self, shared: Path) -> None:
+        """Offer this rank's pages to the job's other ranks (hard links: stored once)."""
+        shared.mkdir(exist_ok=True)
+        for (kind, md5), dest in self._first.items():
+            # OSError: made by another rank meanwhile (the same bytes), or no hard links here.
+            with contextlib.suppress(OSError):
+                os.link(dest, shared / f"{kind}-{md5}")
 
     def abort(self) -> None:
         """Stop the workers now, their pages unwanted (the run failed or was interrupted)."""

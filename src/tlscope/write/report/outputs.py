@@ -45,8 +45,11 @@ class Outputs:
         derived: DerivedFiles,
         provenance: ProvenanceCollector | None,
         listeners: list[OutputListener],
+        job_folder: Path | None = None,
     ) -> None:
         self.out = out
+        #: A rank of a job: the job's folder, whose payloads/ the format writer filled.
+        self._job_folder = job_folder
         self.directory = CompileDirectory()
         self.derived = derived
         self.provenance = provenance
@@ -87,6 +90,9 @@ class Outputs:
         return readable
 
     def payload_path(self, md5: str) -> Path:
+        """The format writer's file of payload `md5` (the job's, for a rank of a job)."""
+        if self._job_folder is not None:
+            return self._job_folder / "payloads" / f"{md5}.txt"
         return self.out.path(f"payloads/{md5}.txt")
 
     def payload_file(self, line: Line, path: str) -> None:

@@ -73,7 +73,8 @@ class ReportSink:
         if ctx.answers is not None:
             answers.write_flame_page(ctx.out, ctx.answers)
         self._write_index(provenance_pages)
-        pages.copy_raw_log(ctx.reader, ctx.out.path("raw.log"))
+        if ctx.options.job_folder is None:  # a rank of a job: its log is the job's input (DEVIATIONS.md)
+            pages.copy_raw_log(ctx.reader, ctx.out.path("raw.log"))
 
     def _write_index(self, provenance_pages: list[tuple[str, str]]) -> None:
         """index.html streamed to its file: it grows with the log (a row per output)."""

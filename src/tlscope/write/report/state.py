@@ -9,7 +9,7 @@ from tlscope.analyse.metrics import Failure, MetricsIndex
 from tlscope.analyse.stack import ResolvedFrame, StackTrie
 from tlscope.model.problems import ProblemKind
 from tlscope.pipeline.context import RunContext
-from tlscope.write.report.derived import DerivedFiles
+from tlscope.write.report.derived import JOB_PAGES, DerivedFiles
 from tlscope.write.report.export import ExportState
 from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.outputs import Line, OutputListener, Outputs
@@ -40,7 +40,9 @@ class ReportState:
         workers = options.highlight_workers
         if workers is None and _small(ctx.reader.path):
             workers = 1
-        self.outputs = Outputs(ctx.out, DerivedFiles(workers), provenance, listeners)
+        job = Path(ctx.options.job_folder) if ctx.options.job_folder else None
+        pages = DerivedFiles(workers, job / JOB_PAGES if job is not None else None)
+        self.outputs = Outputs(ctx.out, pages, provenance, listeners, job)
         self.metrics = MetricsIndex()
         #: Each compile id's stack (dynamo_start), for its metrics page.
         self.stack_index: dict[DirKey, list[ResolvedFrame]] = {}
