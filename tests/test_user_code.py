@@ -82,6 +82,8 @@ def test_no_attributed_location_is_library_code_when_the_stack_has_user_code(log
             mine = [f for f in frames("from user code:\n" + block, "from user code:", "") if not library(f[0])]
             if mine:
                 assert not library(failure["user_frame"]["file"]), entry["id"]
+        mine_in_stack = [f for f in entry["stack"] if not library(f["file"])]
+        assert entry["user_frame"] == (mine_in_stack[-1] if mine_in_stack else None), entry["id"]
         for guard in (entry["recompile"] or {}).get("guard_failures", []):
             if guard["user_frame"] and any(not library(f["file"]) for f in entry["stack"]):
                 assert not library(guard["user_frame"]["file"]), entry["id"]
@@ -113,8 +115,14 @@ def test_ddp_breaks_are_the_users_line_in_summary_and_report(
     assert re.search(r"<td><code>[^<]*(contextlib|distributed)\.py", table) is None
     assert "stopped in library code at" in table
     capsys.readouterr()
-    assert cli(["summary", str(out)]) == 0
-    assert "_ranks.py:76" in capsys.readouterr().out
+    assert cli(["summary", str(out), "--width", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "_ranks.py:76" in text.split("Distinct graph breaks", 1)[1]
+    # DDP's own functions compiled (inner, helper, __init__): each row says the user's line it came from.
+    assert "← _ranks.py:76" in text.split("Compiles", 1)[1].split("Distinct graph breaks", 1)[0]
+    entries = json.loads((out / "rank_0" / "compiles.json").read_text())["compiles"]
+    inner = next(e for e in entries if e["id"] == "[0/0]")
+    assert (Path(inner["user_frame"]["file"]).name, inner["user_frame"]["line"]) == ("_ranks.py", 76)
 
 
 def test_user_code_patterns_decide_what_is_user_code(

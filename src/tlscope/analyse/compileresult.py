@@ -188,6 +188,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     frame_time = frames.fold.times.get(frame_of(acc.cid)) if holder else None
     frame = frame_of(acc.cid)
     attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
+    stack = acc.stack or _shared_stack(acc, frames)
     return CompileEntry(
         id=acc.cid.display,
         dir=acc.cid.dirname,
@@ -196,7 +197,8 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         restarted_as=restarted_as,
         is_recompile=bool(acc.cid.frame_compile_id),
         function=acc.function or _shared_function(acc, frames),
-        stack=acc.stack or _shared_stack(acc, frames),
+        stack=stack,
+        user_frame=frames.fold.user.innermost(stack),
         time=frames.timing(acc) if holder else None,
         phases=frame_time.phases() if frame_time is not None else [],
         graph_breaks=acc.graph_breaks,

@@ -25,6 +25,9 @@ class CompileRow(msgspec.Struct, kw_only=True):
     id: str
     status: str
     function: str | None
+    #: `file:line` of the compile's innermost user-code frame when it is not in the function's own
+    #: file (library code compiled, reached from there); null otherwise.
+    called_from: str | None = None
     duration_s: float | None
     graph_breaks: int
 
@@ -146,9 +149,17 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
         id=entry.id,
         status=entry.status,
         function=entry.function.name if entry.function else None,
+        called_from=_called_from(entry),
         duration_s=entry.time.duration_s if entry.time else None,
         graph_breaks=len(entry.graph_breaks),
     )
+
+
+def _called_from(entry: CompileEntry) -> str | None:
+    frame, fn = entry.user_frame, entry.function
+    if frame is None or frame.file is None or (fn is not None and fn.file == frame.file):
+        return None
+    return f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}"
 
 
 def _recompile_row(entry: CompileEntry) -> RecompileRow:

@@ -295,6 +295,10 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     function: SourceLocation | None = None
     #: The user stack that reached the compiled frame, outermost first (dynamo_start, file names resolved).
     stack: list[SourceLocation] = []
+    #: The innermost frame of `stack` in the user's own code (FORMAT.md "What is user code"): the
+    #: compiled function itself when it is the user's, else the user's line that led into the
+    #: library code compiled (DDP's forward, a contextlib helper). Since 1.7.
+    user_frame: SourceLocation | None = None
     #: Timing of the frame compile; given on the attempt holding the metrics (the last one).
     time: Timing | None = None
     #: Time per phase (dynamo tracing, AOT, inductor, codegen…), on the same entry as `time`.

@@ -98,7 +98,10 @@ def _compiles(summary: Summary) -> Table:
     for row in shown:
         time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
         style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
-        table.add_row(row.id, Text(row.status, style=style), _cut(row.function, 30), time, str(row.graph_breaks or ""))
+        function = _cut(row.function, 30)
+        if row.called_from:
+            function.append(f"\n← {row.called_from}", style="dim")
+        table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
     if len(shown) < len(rows):
         table.caption = f"{len(rows) - len(shown)} more compiles (all ok) not shown"
     return table
