@@ -177,15 +177,20 @@ def payloads(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     out = tmp / "simple"
     subprocess.run([sys.executable, "-m", "tlscope", str(CORPUS_LOG), "-o", str(out), "--no-browser"],
                    check=True, capture_output=True)  # fmt: skip
-    with process_printing_url(serve_command(str(out), "--cache-dir", str(tmp / "cache"))) as (_, base):
+    with process_printing_url(serve_command(str(out), "--cache-dir", str(tmp / "cache"))) as (proc, base):
         trace = get_json(base, "/api/traces")[0]
         paths = [f"{trace['url']}payloads/{p.name}" for p in sorted((out / "payloads").glob("*.txt"))]
         asyncio.run(load(base, paths, args.concurrency, min(2000, args.requests), args.seconds))  # warm-up
-        runs = [asyncio.run(load(base, paths, args.concurrency, args.requests, args.seconds))
-                for _ in range(args.rounds_payloads)]  # fmt: skip
+        runs = []
+        for _ in range(args.rounds_payloads):
+            # The server's CPU time per request: what the payload path costs, whatever the load.
+            cpu = cpu_seconds(proc.pid)
+            run = asyncio.run(load(base, paths, args.concurrency, args.requests, args.seconds))
+            run["server_cpu_us"] = round(1e6 * (cpu_seconds(proc.pid) - cpu) / run["requests"], 1)
+            runs.append(run)
     result = sorted(runs, key=lambda r: r["per_s"])[len(runs) // 2]
     sizes = [p.stat().st_size for p in (out / "payloads").glob("*.txt")]
-    spread = {"per_s_all": [r["per_s"] for r in runs], "p99_ms_all": [r["p99_ms"] for r in runs]}
+    spread = {k + "_all": [r[k] for r in runs] for k in ("per_s", "p99_ms", "server_cpu_us")}
     return {**result, **spread, "concurrency": args.concurrency, "files": len(paths),
             "median_bytes": statistics.median(sizes)}  # fmt: skip
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -211,6 +212,7 @@ def _compress(request: Request) -> bool:
     return client is None or not _is_loopback(client.host)
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -331,6 +333,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 FILE_METHODS = ["GET", "HEAD"]
 ROUTES = [
+    # First: a trace's files are most of the requests (a viewer's payloads and pages), and Starlette
+    # tries the routes in order; no other pattern matches a path under /traces/{id}/.
+    Route("/traces/{id}/{path:path}", trace_file, methods=FILE_METHODS),
     Route("/", home, methods=FILE_METHODS),
     Route("/login", login, methods=["GET"]),
     Route("/openapi.json", openapi, methods=FILE_METHODS),
@@ -341,7 +346,6 @@ ROUTES = [
     Route("/api/viewers", list_viewers, methods=FILE_METHODS),
     Route("/api/stores", list_stores, methods=FILE_METHODS),
     Route("/traces/{id}", to_folder, methods=FILE_METHODS),
-    Route("/traces/{id}/{path:path}", trace_file, methods=FILE_METHODS),
     Route("/lib/{path:path}", lib_file, methods=FILE_METHODS),
     Route("/viewers/{name}", to_folder, methods=FILE_METHODS),
     Route("/viewers/{name}/{path:path}", viewer_file, methods=FILE_METHODS),
