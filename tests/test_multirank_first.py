@@ -140,3 +140,15 @@ def test_landing_matrix_calls_restarted_attempts_restarted(tmp_path: Path) -> No
     matrix = page.split('id="compile-id-matrix"', 1)[1].split("</table>", 1)[0]
     assert '<td class="status-restarted">restarted' in matrix
     assert "missing" not in matrix
+
+
+def test_parsing_a_job_says_how_its_ranks_diverge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tlscope JOB` prints the divergence sentences (where the user looks first), and ranks that
+    agree say so."""
+    capsys.readouterr()
+    assert cli([str(CORPUS / "ranks_diverge_4"), "-o", str(tmp_path / "a"), "--no-browser"]) == 0
+    out = capsys.readouterr().out
+    assert "Ranks diverge:\n  rank 3: 1 compile no other rank has ([7/0])\n" in out
+    assert f"Every rank at a glance: tlscope summary {tmp_path / 'a'}" in out
+    assert cli([str(CORPUS / "ranks_same_2"), "-o", str(tmp_path / "b"), "--no-browser"]) == 0
+    assert "Every rank compiled the same compile ids." in capsys.readouterr().out

@@ -157,6 +157,7 @@ def main(argv: Sequence[str]) -> int:
     )
     if parsed.multi_rank:
         _tell_rank_troubles(parsed.ranks, parsed.manifests)
+        _tell_divergence(parsed.ranks, args.out)
         if not args.no_browser:
             _open_report(args.out)
         return 0
@@ -271,6 +272,23 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
+
+
+def _tell_divergence(summaries: Sequence[RankSummary], out: Path) -> None:
+    """How the ranks' compiles diverge, in the sentences of ranks.json, where the user looks first."""
+    from tlscope.analyse.ranks.divergence import job_view
+
+    overviews = [s.overview for s in summaries if s.parsed and s.overview is not None]
+    if not overviews:
+        return
+    found = job_view(overviews).divergence
+    if found.diverges:
+        print("Ranks diverge:")
+        for group in found.groups:
+            print(f"  {group.sentence}")
+    else:
+        print("Every rank compiled the same compile ids.")
+    print(f"Every rank at a glance: tlscope summary {out}")
 
 
 def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest]) -> None:
