@@ -279,3 +279,48 @@ def test_the_store_prefix_check() -> None:
         "https://host.example:abc/traces/a",
     ):
         assert not store.inside(url), url
+
+
+# ---- 6. a response in one send ------------------------------------------------------------
+
+
+def test_writes_of_one_turn_go_out_together() -> None:
+    """protocol.py's transport: a response's head and body (two writes in one turn of the event
+    loop) reach the socket in one write; 64 KiB or more go at once; close() sends what waits."""
+    from tlscope.serve.protocol import _Coalescing
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+        def close(self) -> None:
+            self.closed = True
+
+        def is_closing(self) -> bool:
+            return self.closed
+
+    async def scenario() -> list[list[bytes]]:
+        real = Recorder()
+        transport = _Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
+        seen = []
+        transport.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        transport.write(memoryview(b"body"))
+        transport.write(b"")
+        seen.append(list(real.writes))  # nothing yet: the turn goes on
+        await asyncio.sleep(0)
+        seen.append(list(real.writes))
+        transport.write(b"x" * 70_000)  # past 64 KiB: at once
+        seen.append(list(real.writes[1:]))
+        transport.write(b"tail")
+        transport.close()
+        seen.append(list(real.writes[2:]))
+        assert real.closed and transport.is_closing()  # the real transport's, through
+        return seen
+
+    before, after_turn, big, closing = asyncio.run(scenario())
+    assert before == [] and after_turn == [b"HTTP/1.1 200 OK\r\n\r\nbody"]
+    assert big == [b"x" * 70_000] and closing == [b"tail"]
