@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -61,8 +60,11 @@ def number(value: Any) -> str:
 
 
 #: Any run of 19 digits: every integer outside i64/u64 has at least that many. A match inside a
-#: string only sends the value down the slow (still exact) path.
-_LONG_DIGITS = re.compile(rb"\d{19}")
+#: string only sends the value down the slow (still exact) path. Looked for as 19 zeros once
+#: every digit is made a zero (a translation and a substring search at memory speed: a regex
+#: for the run read digit-dense artifacts at ~100 MB/s, two thirds of these pages' time).
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
 
 
 def loads(text: str | bytes) -> Any:
@@ -88,7 +90,7 @@ def _pretty_fast(value: Any) -> bytes | None:
         compact = msgspec.json.encode(value, order="sorted")
     except (msgspec.EncodeError, UnicodeEncodeError, OverflowError, RecursionError, TypeError):
         return None
-    if _LONG_DIGITS.search(compact) and _has_serde_only_numbers(value):
+    if _LONG_DIGITS in compact.translate(_DIGITS_TO_ZERO) and _has_serde_only_numbers(value):
         return None
     return msgspec.json.format(compact, indent=2)
 
