@@ -5,16 +5,19 @@
 // URL state and the window.__tlscope test hook.
 
 import { InlineSource, queryParam, setTestHook } from '/lib/tlscope.js';
-import { byId, showError } from './dom.js';
+import { byId, messageOf, showError } from './dom.js';
 import { showLanding } from './landing.js';
 import { start } from './view.js';
 
-/** Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}. */
+/**
+ * Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}.
+ * @returns {import('./view.js').Packed | null}
+ */
 function packedData() {
   const node = document.getElementById('tlscope-pack');
   if (!node) return null;
   try {
-    return JSON.parse(node.textContent);
+    return JSON.parse(node.textContent || '');
   } catch {
     return null;
   }
@@ -35,7 +38,7 @@ async function main() {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return showError('The trace URL must be http(s).');
     return await start(url.href, null);
   } catch (err) {
-    return showError(`Could not open the trace: ${err.message || err}`);
+    return showError(`Could not open the trace: ${messageOf(err)}`);
   }
 }
 

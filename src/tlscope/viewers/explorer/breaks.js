@@ -4,36 +4,53 @@
 // dynamo_graph_break_reason event in the table (whose payload holds the full reason and the
 // user's traceback). Text goes in with textContent.
 
+import { el } from './dom.js';
+
 const BREAK_ARTIFACT = 'dynamo_graph_break_reason';
 
-function el(doc, tag, cls, text) {
-  const node = doc.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+/** @typedef {import('/lib/tlscope.js').GraphBreak} GraphBreak */
+/** @typedef {GraphBreak['sites'][number]} Site */
 
-/** `a/b/c.py` -> `c.py` (the whole path stays in the title). */
+
+/**
+ * `a/b/c.py` -> `c.py` (the whole path stays in the title).
+ * @param {string} file
+ */
 function baseName(file) {
   const at = file.lastIndexOf('/');
   return at < 0 ? file : file.slice(at + 1);
 }
 
+/** @param {GraphBreak} entry */
 function location(entry) {
   if (entry.file === null) return 'location not logged';
   const where = `${baseName(entry.file)}${entry.line === null ? '' : `:${entry.line}`}`;
   return entry.name ? `${where} in ${entry.name}` : where;
 }
 
-/** The filter that shows the break's event of one compile id (and rank, in a multi-rank folder). */
+/**
+ * The filter that shows the break's event of one compile id (and rank, in a multi-rank folder).
+ * @param {Site} site
+ */
 export function breakFilter(site) {
   return { kind: 'artifact', cid: site.cid, rank: site.rank, q: BREAK_ARTIFACT };
 }
 
+/**
+ * @param {Site} site
+ * @param {boolean} multiRank
+ */
 function siteLabel(site, multiRank) {
   return multiRank && site.rank !== null ? `${site.cid} r${site.rank}` : site.cid;
 }
 
+/**
+ * @param {Document} doc
+ * @param {GraphBreak} entry
+ * @param {number} index
+ * @param {boolean} multiRank
+ */
 function breakItem(doc, entry, index, multiRank) {
   const li = el(doc, 'li', 'gb');
   li.dataset.break = String(index);
@@ -58,6 +75,9 @@ function breakItem(doc, entry, index, multiRank) {
 /**
  * Draw `trace.graphBreaks` into `list`; `onPick(site)` when the user picks a break (its first
  * site) or one of its compile ids. Returns what the test hook shows of them.
+ * @param {HTMLElement} list
+ * @param {OpenedTrace} trace
+ * @param {{ onPick: (site: Site) => void }} options
  */
 export function drawBreaks(list, trace, { onPick }) {
   const doc = list.ownerDocument;
@@ -69,11 +89,12 @@ export function drawBreaks(list, trace, { onPick }) {
   }
   breaks.forEach((entry, i) => list.appendChild(breakItem(doc, entry, i, trace.multiRank)));
   list.onclick = (e) => {
-    const item = e.target.closest('li.gb');
-    if (!item) return;
+    const target = e.target instanceof Element ? e.target : null;
+    const item = target && target.closest('li.gb');
+    if (!(item instanceof HTMLElement)) return;
     const entry = breaks[Number(item.dataset.break)];
-    const chip = e.target.closest('.gb-cid');
-    const site = entry.sites[chip ? Number(chip.dataset.site) : 0];
+    const chip = target && target.closest('.gb-cid');
+    const site = entry && entry.sites[chip instanceof HTMLElement ? Number(chip.dataset.site) : 0];
     if (site) onPick(site);
   };
   return breaks.map((b) => ({ reason: b.reason, file: b.file, line: b.line, count: b.count, compileIds: b.sites.map((s) => s.cid), ranks: b.ranks }));

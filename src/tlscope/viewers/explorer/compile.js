@@ -6,33 +6,44 @@
 // tab is shown; every log-derived string goes in with textContent.
 
 import { NOT_LOGGED, describeCompile } from '/lib/tlscope.js';
+import { el } from './dom.js';
 
 /**
- * @typedef {import('/lib/tlscope.d.ts').CompileView} CompileView
- * @typedef {import('/lib/tlscope.d.ts').PayloadRef} PayloadRef
- * @typedef {import('/lib/tlscope.d.ts').Trace} Trace
+ * @typedef {import('/lib/tlscope.js').CompileView} CompileView
+ * @typedef {import('/lib/tlscope.js').PayloadRefView} PayloadRef
+ * @typedef {import('/lib/tlscope.js').OpenedTrace} Trace
  * @typedef {{cid: string, rank: number | null}} CompileTarget
  * @typedef {{onRef: (ref: PayloadRef, target: CompileTarget) => void, onPickCid: (cid: string) => void, onRedraw: () => void}} Handlers
+ * @typedef {import('/lib/tlscope.js').TraceCompile} TraceCompile
+ * @typedef {{ ref: (ref: PayloadRef, label?: string) => HTMLButtonElement, cid: (id: string) => HTMLButtonElement }} Refs
+ * @typedef {ReturnType<typeof hookOf>} CompileHook
  */
 
-function el(doc, tag, cls, text) {
-  const node = doc.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
+/**
+ * @param {Document} doc
+ * @param {string | null} status
+ */
 function badge(doc, status) {
   return el(doc, 'span', `badge s-${String(status || 'none').replace(/[^a-z_]/gi, '_')}`, status || 'no status');
 }
 
+/**
+ * @param {Document} doc
+ * @param {string} title
+ */
 function section(doc, title) {
   const box = el(doc, 'section', 'cp-sec');
   box.appendChild(el(doc, 'h4', '', title));
   return box;
 }
 
-/** A button naming a payload reference's event; the caller wires its click. */
+/**
+ * A button naming a payload reference's event; the caller wires its click.
+ * @param {Document} doc
+ * @param {PayloadRef} ref
+ * @param {string} [label]
+ */
 function refButton(doc, ref, label) {
   const b = el(doc, 'button', 'cp-ref', `${label || ref.kind} · log line ${ref.log_line ?? '?'}`);
   b.type = 'button';
@@ -41,6 +52,10 @@ function refButton(doc, ref, label) {
   return b;
 }
 
+/**
+ * @param {Document} doc
+ * @param {Array<[string, string | Node | null | undefined]>} rows
+ */
 function facts(doc, rows) {
   const dl = el(doc, 'dl', 'cp-facts');
   for (const [term, value] of rows) {
@@ -53,6 +68,11 @@ function facts(doc, rows) {
   return dl;
 }
 
+/**
+ * @param {Document} doc
+ * @param {string[]} head
+ * @param {Array<Array<string | Node | null | undefined>>} rows
+ */
 function table(doc, head, rows) {
   const t = el(doc, 'table', 'cp-table');
   const tr = el(doc, 'tr');
@@ -62,7 +82,7 @@ function table(doc, head, rows) {
     const r = el(doc, 'tr');
     for (const cell of row) {
       const td = el(doc, 'td');
-      if (cell && typeof cell === 'object') td.appendChild(cell);
+      if (cell instanceof Node) td.appendChild(cell);
       else td.textContent = cell ?? '';
       r.appendChild(td);
     }
@@ -71,7 +91,12 @@ function table(doc, head, rows) {
   return t;
 }
 
-/** `where` and the source line under it, or "not logged". */
+/**
+ * `where` and the source line under it, or "not logged".
+ * @param {Document} doc
+ * @param {string | null} where
+ * @param {string | null} code
+ */
 function frameCell(doc, where, code) {
   const box = el(doc, 'div', 'cp-frame');
   box.appendChild(el(doc, 'span', where ? 'cp-where' : 'muted', where || NOT_LOGGED));
@@ -79,12 +104,17 @@ function frameCell(doc, where, code) {
   return box;
 }
 
+/** @param {CompileView} view */
 function timeText(view) {
   if (view.durationS === null) return null;
   const phases = view.phases.map((p) => `${p.name} ${p.seconds.toFixed(3)} s${p.count > 1 ? ` (×${p.count})` : ''}`);
   return `${view.durationS.toFixed(3)} s${phases.length ? ` — ${phases.join(', ')}` : ''}`;
 }
 
+/**
+ * @param {Document} doc
+ * @param {NonNullable<NonNullable<CompileView['recompile']>['recommended']>} rec
+ */
 function recommendedBox(doc, rec) {
   const box = el(doc, 'div', 'cp-rec');
   const head = el(doc, 'div', 'cp-rec-head');
@@ -96,6 +126,11 @@ function recommendedBox(doc, rec) {
   return box;
 }
 
+/**
+ * @param {Document} doc
+ * @param {CompileView} view
+ * @param {Refs} refs
+ */
 function recompileSection(doc, view, refs) {
   const sec = section(doc, 'Why it recompiled');
   const r = view.recompile;
@@ -117,6 +152,11 @@ function recompileSection(doc, view, refs) {
   return sec;
 }
 
+/**
+ * @param {Document} doc
+ * @param {NonNullable<CompileView['failure']>} f
+ * @param {Refs} refs
+ */
 function failureSection(doc, f, refs) {
   const sec = section(doc, 'Failure');
   sec.appendChild(facts(doc, [['type', f.type], ['reason', f.reason], ['user frame', frameCell(doc, f.where, f.code)]]));
@@ -125,26 +165,47 @@ function failureSection(doc, f, refs) {
   return sec;
 }
 
+/**
+ * @param {Document} doc
+ * @param {CompileView['graphBreaks']} breaks
+ * @param {Refs} refs
+ */
 function breaksSection(doc, breaks, refs) {
   const sec = section(doc, `Graph breaks (${breaks.length})`);
   sec.appendChild(table(doc, ['reason', 'user frame', 'event'], breaks.map((b) => [b.reason, frameCell(doc, b.where, b.code), b.event ? refs.ref(b.event) : ''])));
   return sec;
 }
 
+/**
+ * @param {Document} doc
+ * @param {CompileView['cache']} cache
+ * @param {Refs} refs
+ */
 function cacheSection(doc, cache, refs) {
   const sec = section(doc, `Cache lookups (${cache.length})`);
   sec.appendChild(table(doc, ['cache', 'outcome', 'reason', 'event'], cache.map((c) => [c.cache, c.outcome, c.reason ?? '', c.event ? refs.ref(c.event) : ''])));
   return sec;
 }
 
-/** The rank whose entry is shown: the one asked for, else the first with the merged status. */
+/**
+ * The rank whose entry is shown: the one asked for, else the first with the merged status.
+ * @param {Trace} trace
+ * @param {TraceCompile} merged
+ * @param {number | null | undefined} asked
+ * @returns {number | null}
+ */
 function shownRank(trace, merged, asked) {
   if (!trace.multiRank || !merged || !merged.byRank) return null;
   const ranks = Object.keys(merged.byRank).map(Number).sort((a, b) => a - b);
-  if (asked !== null && ranks.includes(asked)) return asked;
+  if (asked !== null && asked !== undefined && ranks.includes(asked)) return asked;
   return ranks.find((r) => merged.ranks && merged.ranks[r] === merged.status) ?? ranks[0] ?? null;
 }
 
+/**
+ * @param {Document} doc
+ * @param {TraceCompile} merged
+ * @param {number | null} rank
+ */
 function rankButtons(doc, merged, rank) {
   const box = el(doc, 'span', 'cp-ranks');
   for (const [r, status] of Object.entries(merged.ranks || {})) {
@@ -156,6 +217,12 @@ function rankButtons(doc, merged, rank) {
   return box;
 }
 
+/**
+ * @param {Document} doc
+ * @param {string} cid
+ * @param {string | null} status
+ * @param {Node | null} [extra]
+ */
 function header(doc, cid, status, extra) {
   const head = el(doc, 'div', 'cp-head');
   head.append(el(doc, 'span', 'cp-id', cid), badge(doc, status));
@@ -163,7 +230,12 @@ function header(doc, cid, status, extra) {
   return head;
 }
 
-/** What the test hook shows of a drawn compile id. */
+/**
+ * What the test hook shows of a drawn compile id.
+ * @param {CompileView} view
+ * @param {number | null} rank
+ * @param {string} source
+ */
 function hookOf(view, rank, source) {
   const rec = view.recompile && view.recompile.recommended;
   return {
@@ -183,10 +255,82 @@ function hookOf(view, rank, source) {
   };
 }
 
+/**
+ * What the test hook shows of a compile id drawn without its compiles.json entry.
+ * @param {string} cid
+ * @param {string | null} status
+ * @param {string} source
+ */
+function bareHook(cid, status, source) {
+  return { id: cid, status, rank: null, ranks: {}, source, recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+}
+
+/**
+ * @param {Document} doc
+ * @param {HTMLElement} body
+ * @param {Trace} trace
+ * @param {string} cid
+ */
 function withoutIndex(doc, body, trace, cid) {
   const status = trace.status(cid);
   body.append(header(doc, cid, status), el(doc, 'p', 'note', 'No compiles.json in this folder (written by an older tlscope): the status comes from compilation_metrics, and recompile reasons, failures, graph breaks and cache lookups are not indexed. Filter the table to this compile id to read its events.'));
-  return { id: cid, status, rank: null, ranks: {}, source: trace.statusSource, recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+  return bareHook(cid, status, trace.statusSource);
+}
+
+/**
+ * The payload reference and compile id buttons of one drawn compile id.
+ * @param {Document} doc
+ * @param {CompileTarget} target
+ * @param {Handlers} handlers
+ * @returns {Refs}
+ */
+function refMaker(doc, target, handlers) {
+  return {
+    ref: (ref, label) => {
+      const b = refButton(doc, ref, label);
+      b.addEventListener('click', () => handlers.onRef(ref, target));
+      return b;
+    },
+    cid: (id) => {
+      const b = el(doc, 'button', 'cp-ref cp-cid', id);
+      b.title = `Show compile id ${id}`;
+      b.type = 'button';
+      b.addEventListener('click', () => handlers.onPickCid(id));
+      return b;
+    },
+  };
+}
+
+/**
+ * Draw compile id `cid`'s entry (as rank `rank` logged it, in a multi-rank folder) into `box`.
+ * @param {HTMLElement} box
+ * @param {Trace} trace
+ * @param {{ cid: string, rank: number | null, merged: TraceCompile, ranks: HTMLElement | null }} shown
+ * @param {Handlers} handlers
+ */
+function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
+  const doc = box.ownerDocument;
+  const view = describeCompile(trace.compileEntry(cid, rank), { status: merged.status, ranks: merged.ranks });
+  const refs = refMaker(doc, { cid, rank }, handlers);
+  box.appendChild(header(doc, cid, view.status, ranks));
+  if (view.status === 'outside') {
+    box.appendChild(el(doc, 'p', 'muted', trace.statusText.get('outside') || 'Events logged outside any compilation.'));
+    return hookOf(view, rank, trace.statusSource);
+  }
+  if (rank !== null) box.appendChild(el(doc, 'div', 'cp-sub', `Details as rank ${rank} logged them`));
+  box.appendChild(facts(doc, [
+    ['function', view.function || NOT_LOGGED],
+    ['time', timeText(view)],
+    ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
+    ['restart reasons', view.restartReasons.join('; ')],
+    ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
+    ['status means', (view.status && trace.statusText.get(view.status)) || ''],
+  ]));
+  if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
+  if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
+  if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
+  if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));
+  return hookOf(view, rank, trace.statusSource);
 }
 
 /**
@@ -196,7 +340,13 @@ function withoutIndex(doc, body, trace, cid) {
  * @param {Handlers} handlers
  */
 export function createCompileTab(trace, handlers) {
-  const picked = new Map(); // compile id -> rank picked with the rank buttons
+  /** @type {Map<string, number>} compile id -> rank picked with the rank buttons */
+  const picked = new Map();
+  /**
+   * @param {HTMLElement} body
+   * @param {string | null} cid
+   * @param {number | null} [asked]
+   */
   function draw(body, cid, asked = null) {
     const doc = body.ownerDocument;
     const box = el(doc, 'div', 'cp');
@@ -208,59 +358,25 @@ export function createCompileTab(trace, handlers) {
     if (!trace.indexesRead) {
       // The explorer reads compiles.json after the first rows are drawn; this is drawn again then.
       box.append(header(doc, cid, trace.status(cid)), el(doc, 'p', 'muted', 'Reading compiles.json…'));
-      return { id: cid, status: trace.status(cid), rank: null, ranks: {}, source: 'pending', recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+      return bareHook(cid, trace.status(cid), 'pending');
     }
     if (trace.statusSource !== 'compiles.json') return withoutIndex(doc, box, trace, cid);
     const merged = trace.compiles.get(cid);
     if (!merged) {
       box.append(header(doc, cid, trace.status(cid)), el(doc, 'p', 'muted', 'compiles.json has no entry for this compile id.'));
-      return { id: cid, status: trace.status(cid), rank: null, ranks: {}, source: trace.statusSource, recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+      return bareHook(cid, trace.status(cid), trace.statusSource);
     }
     const rank = shownRank(trace, merged, picked.has(cid) ? picked.get(cid) : asked);
-    const view = describeCompile(trace.compileEntry(cid, rank), { status: merged.status, ranks: merged.ranks });
-    const target = { cid, rank };
-    const refs = {
-      ref: (ref, label) => {
-        const b = refButton(doc, ref, label);
-        b.addEventListener('click', () => handlers.onRef(ref, target));
-        return b;
-      },
-      cid: (id) => {
-        const b = el(doc, 'button', 'cp-ref cp-cid', id);
-        b.title = `Show compile id ${id}`;
-        b.type = 'button';
-        b.addEventListener('click', () => handlers.onPickCid(id));
-        return b;
-      },
-    };
     const ranks = trace.multiRank ? rankButtons(doc, merged, rank) : null;
     if (ranks) {
       ranks.addEventListener('click', (e) => {
-        const b = e.target.closest('[data-rank]');
-        if (!b) return;
+        const b = e.target instanceof Element ? e.target.closest('[data-rank]') : null;
+        if (!(b instanceof HTMLElement)) return;
         picked.set(cid, Number(b.dataset.rank));
         handlers.onRedraw();
       });
     }
-    box.appendChild(header(doc, cid, view.status, ranks));
-    if (view.status === 'outside') {
-      box.appendChild(el(doc, 'p', 'muted', trace.statusText.get('outside') || 'Events logged outside any compilation.'));
-      return hookOf(view, rank, trace.statusSource);
-    }
-    if (rank !== null) box.appendChild(el(doc, 'div', 'cp-sub', `Details as rank ${rank} logged them`));
-    box.appendChild(facts(doc, [
-      ['function', view.function || NOT_LOGGED],
-      ['time', timeText(view)],
-      ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
-      ['restart reasons', view.restartReasons.join('; ')],
-      ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
-      ['status means', trace.statusText.get(view.status) || ''],
-    ]));
-    if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
-    if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
-    if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
-    if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));
-    return hookOf(view, rank, trace.statusSource);
+    return drawEntry(box, trace, { cid, rank, merged, ranks }, handlers);
   }
   return { draw };
 }

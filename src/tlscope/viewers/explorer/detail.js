@@ -3,18 +3,26 @@
 // the report pages of its compile id. Text goes in with textContent, links only to files of
 // the trace folder (relative paths checked by the client) or to http(s) URLs.
 
-import { LazyHighlighter, VirtualList, compileIdOf, eventKey, guessLanguage } from '/lib/tlscope.js';
+import { LazyHighlighter, VirtualList, compileIdOf, eventKey, eventMeta, guessLanguage, isObject } from '/lib/tlscope.js';
+import { el, messageOf } from './dom.js';
+
+/** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+/** @typedef {'json' | 'python' | 'text'} Language */
+/**
+ * What the pane shows: the event, its part (rank folder), the tab, the draw under way (`token`)
+ * and what the Payload tab drew (for the test hook).
+ * @typedef {{ event: RawEvent | null, part: number, tab: string, token: number, payloadShown: { language: string, lines: number, bytes: number } | null }} DetailState
+ */
 
 const LINE_HEIGHT = 18;
 const PRETTY_JSON_LIMIT = 2 * 1024 * 1024; // bigger JSON payloads are shown as logged
 
-function el(doc, tag, cls, text) {
-  const node = doc.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
+/**
+ * @param {Document} doc
+ * @param {string} text
+ */
 function note(doc, text) {
   return el(doc, 'p', 'muted', text);
 }
@@ -22,6 +30,9 @@ function note(doc, text) {
 /**
  * A virtualized, lazily highlighted view of `text` inside `host`, with a find box: only the lines
  * on screen exist, so the browser's own find cannot see the rest.
+ * @param {HTMLElement} host
+ * @param {string} text
+ * @param {Language} language
  */
 export function codeView(host, text, language) {
   const doc = host.ownerDocument;
@@ -34,6 +45,7 @@ export function codeView(host, text, language) {
   const box = el(doc, 'div', 'code');
   host.replaceChildren(bar, box);
   const hl = new LazyHighlighter(text, language);
+  /** @type {{ hits: number[], current: number, set?: Set<number> }} */
   const find = { hits: [], current: -1 };
   const list = new VirtualList(box, {
     rowHeight: LINE_HEIGHT,
@@ -45,10 +57,10 @@ export function codeView(host, text, language) {
       return row;
     },
     renderRow: (row, i) => {
-      row.firstChild.textContent = String(i + 1);
+      const [number, src] = row.children; // createRow's two spans
+      number.textContent = String(i + 1);
       row.classList.toggle('hit', find.set !== undefined && find.set.has(i));
       row.classList.toggle('current', find.hits[find.current] === i);
-      const src = row.lastChild;
       src.replaceChildren();
       for (const [cls, part] of hl.tokens(i)) {
         if (cls) src.appendChild(el(doc, 'span', cls, part));
@@ -56,6 +68,7 @@ export function codeView(host, text, language) {
       }
     },
   });
+  /** @param {number} step */
   const go = (step) => {
     if (!find.hits.length) return;
     find.current = (find.current + step + find.hits.length) % find.hits.length;
@@ -79,13 +92,19 @@ export function codeView(host, text, language) {
   return { list, highlighter: hl, find };
 }
 
+/**
+ * @param {RawEvent} event
+ * @param {string} text
+ * @returns {Language}
+ */
 function languageOf(event, text) {
   const key = eventKey(event);
-  const meta = event[key] || {};
-  if (meta.encoding === 'json' || key === 'dynamo_guards') return 'json';
+  const meta = eventMeta(event);
+  if ((isObject(meta) && meta.encoding === 'json') || key === 'dynamo_guards') return 'json';
   return guessLanguage(text);
 }
 
+/** @param {string} text */
 function prettyJson(text) {
   if (text.length > PRETTY_JSON_LIMIT) return text;
   try {
@@ -95,17 +114,28 @@ function prettyJson(text) {
   }
 }
 
-/** Frames found in an event: dynamo_start.stack, the top-level stack, stack/user_stack fields. */
+/**
+ * Frames found in an event: dynamo_start.stack, the top-level stack, stack/user_stack fields.
+ * @param {RawEvent} event
+ * @returns {Array<[string, unknown[]]>}
+ */
 export function framesOf(event) {
-  const meta = event[eventKey(event)];
+  const meta = eventMeta(event);
+  /** @type {Array<[string, unknown[]]>} */
   const found = [];
-  if (meta && typeof meta === 'object') {
+  if (isObject(meta)) {
     for (const field of ['stack', 'user_stack']) if (Array.isArray(meta[field])) found.push([`${eventKey(event)}.${field}`, meta[field]]);
   }
   if (Array.isArray(event.stack)) found.push(['stack', event.stack]);
   return found;
 }
 
+/**
+ * @param {Document} doc
+ * @param {OpenedTrace} trace
+ * @param {RawEvent} event
+ * @param {number} part
+ */
 function stackView(doc, trace, event, part) {
   const box = el(doc, 'div');
   const sets = framesOf(event);
@@ -125,6 +155,11 @@ function stackView(doc, trace, event, part) {
   return box;
 }
 
+/**
+ * @param {Document} doc
+ * @param {string} href
+ * @param {string} text
+ */
 function linkTo(doc, href, text) {
   const a = el(doc, 'a', '', text);
   a.href = href;
@@ -133,10 +168,20 @@ function linkTo(doc, href, text) {
   return a;
 }
 
+/**
+ * @param {Document} doc
+ * @param {OpenedTrace} trace
+ * @param {RawEvent} event
+ * @param {number} part
+ */
 async function linksView(doc, trace, event, part) {
   const box = el(doc, 'div', 'pad');
   const cid = compileIdOf(event);
   const list = el(doc, 'ul', 'links');
+  /**
+   * @param {string} path
+   * @param {string} text
+   */
   const add = (path, text) => {
     const href = trace.fileUrl(path, part);
     if (!href) return;
@@ -154,10 +199,10 @@ async function linksView(doc, trace, event, part) {
       if (a && typeof a.readable_url === 'string') add(a.readable_url, `${cid} ${a.name} (readable)`);
     }
   }
-  const meta = event[eventKey(event)];
-  if (eventKey(event) === 'link' && meta && typeof meta.url === 'string' && /^https?:\/\//i.test(meta.url)) {
+  const meta = eventMeta(event);
+  if (eventKey(event) === 'link' && isObject(meta) && typeof meta.url === 'string' && /^https?:\/\//i.test(meta.url)) {
     const li = el(doc, 'li');
-    li.appendChild(linkTo(doc, meta.url, `link: ${meta.name || meta.url}`));
+    li.appendChild(linkTo(doc, meta.url, `link: ${typeof meta.name === 'string' && meta.name ? meta.name : meta.url}`));
     list.appendChild(li);
   }
   if (!list.children.length) box.appendChild(note(doc, trace.source.kind === 'http' ? 'No report pages for this event.' : 'Report pages need the trace served over HTTP (tlscope serve).'));
@@ -166,25 +211,61 @@ async function linksView(doc, trace, event, part) {
 }
 
 /**
+ * The Payload tab of `event` drawn into `body`, unless another draw started meanwhile (`token`).
+ * @param {HTMLElement} body
+ * @param {OpenedTrace} trace
+ * @param {RawEvent} event
+ * @param {DetailState} state
+ * @param {number} token
+ */
+async function drawPayload(body, trace, event, state, token) {
+  const doc = body.ownerDocument;
+  if (!event.payload_filename) return body.replaceChildren(note(doc, 'This event has no payload.'));
+  body.replaceChildren(note(doc, `Loading ${event.payload_filename}…`));
+  let text;
+  try {
+    text = await trace.payload(event, state.part);
+  } catch (err) {
+    if (token !== state.token) return;
+    const packed = err instanceof Error && err.name === 'NotFound' && trace.source.kind === 'inline';
+    const message = packed
+      ? `This payload (${event.payload_size ?? '?'} bytes) was left out of the packed file to keep it small; open the trace with tlscope serve to see it.`
+      : `Could not load the payload: ${messageOf(err)}`;
+    body.replaceChildren(el(doc, 'p', packed ? 'note' : 'error', message));
+    return;
+  }
+  if (token !== state.token) return;
+  if (text === null) return body.replaceChildren(note(doc, 'This event has no payload (its file name is not a path inside the trace).'));
+  const language = languageOf(event, text);
+  const shown = language === 'json' ? prettyJson(text) : text;
+  state.payloadShown = { language, lines: codeView(body, shown, language).highlighter.lines.length, bytes: text.length };
+}
+
+/**
  * The detail pane; `show(event, part, tab)` fills it. Resolves once the tab is drawn. The
  * Compile tab is drawn by `compile(body, title)` (explorer/compile.js, through app.js), which
  * knows the compile id it shows; `redraw(tab)` draws the pane again, on `tab` if given.
+ * @param {HTMLElement} root
+ * @param {OpenedTrace} trace
+ * @param {{ onTab?: (tab: string) => void, compile?: (body: HTMLElement, title: HTMLElement) => void }} [handlers]
  */
 export function createDetail(root, trace, { onTab, compile } = {}) {
   const doc = root.ownerDocument;
-  const body = root.querySelector('#detail-body');
-  const title = root.querySelector('#detail-title');
+  const body = /** @type {HTMLElement} */ (root.querySelector('#detail-body')); // index.html's
+  const title = /** @type {HTMLElement} */ (root.querySelector('#detail-title'));
+  /** @type {DetailState} */
   const state = { event: null, part: 0, tab: 'payload', token: 0, payloadShown: null };
   for (const button of root.querySelectorAll('.tabs button')) {
+    if (!(button instanceof HTMLElement)) continue;
     button.addEventListener('click', () => {
-      state.tab = button.dataset.tab;
+      state.tab = button.dataset.tab || 'payload';
       if (onTab) onTab(state.tab);
       draw();
     });
   }
   async function draw() {
     const token = (state.token += 1);
-    for (const b of root.querySelectorAll('.tabs button')) b.classList.toggle('on', b.dataset.tab === state.tab);
+    for (const b of root.querySelectorAll('.tabs button')) b.classList.toggle('on', b instanceof HTMLElement && b.dataset.tab === state.tab);
     // The Compile tab is a page to read: the pane takes most of the height while it shows.
     if (root.parentElement) root.parentElement.classList.toggle('compile-open', state.tab === 'compile');
     const event = state.event;
@@ -206,33 +287,22 @@ export function createDetail(root, trace, { onTab, compile } = {}) {
       if (token === state.token) body.replaceChildren(view);
       return;
     }
-    if (!event.payload_filename) return body.replaceChildren(note(doc, 'This event has no payload.'));
-    body.replaceChildren(note(doc, `Loading ${event.payload_filename}…`));
-    let text;
-    try {
-      text = await trace.payload(event, state.part);
-    } catch (err) {
-      if (token !== state.token) return;
-      const packed = err.name === 'NotFound' && trace.source.kind === 'inline';
-      const message = packed
-        ? `This payload (${event.payload_size ?? '?'} bytes) was left out of the packed file to keep it small; open the trace with tlscope serve to see it.`
-        : `Could not load the payload: ${err.message}`;
-      body.replaceChildren(el(doc, 'p', packed ? 'note' : 'error', message));
-      return;
-    }
-    if (token !== state.token) return;
-    const language = languageOf(event, text);
-    const shown = language === 'json' ? prettyJson(text) : text;
-    state.payloadShown = { language, lines: codeView(body, shown, language).highlighter.lines.length, bytes: text.length };
+    await drawPayload(body, trace, event, state, token);
   }
   return {
     state,
+    /**
+     * @param {RawEvent} event
+     * @param {number} part
+     * @param {string} [tab]
+     */
     show(event, part, tab) {
       state.event = event;
       state.part = part;
       if (tab) state.tab = tab;
       return draw();
     },
+    /** @param {string} [tab] */
     redraw(tab) {
       if (tab) state.tab = tab;
       return draw();

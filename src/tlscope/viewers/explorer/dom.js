@@ -2,8 +2,59 @@
 
 import { setTestHook } from '/lib/tlscope.js';
 
-export const byId = (id) => document.getElementById(id);
+/**
+ * The page's element of id `id`, of class `type` (HTMLElement unless said): the page's markup is
+ * the explorer's own, so a missing or different element is a bug, thrown as one.
+ * @template {HTMLElement} [T=HTMLElement]
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} [type]
+ * @returns {T}
+ */
+export function byId(id, type) {
+  const node = document.getElementById(id);
+  const want = type || HTMLElement;
+  if (!(node instanceof want)) throw new Error(`the page has no ${want.name} #${id}`);
+  return /** @type {T} */ (node);
+}
 
+/**
+ * A new element of `doc`, with its class and its text (set as text, never parsed as HTML).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {Document} doc
+ * @param {K} tag
+ * @param {string} [cls]
+ * @param {string | null} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(doc, tag, cls, text) {
+  const node = doc.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+/**
+ * The event's target element (null when it is not an element).
+ * @param {Event} event
+ * @returns {Element | null}
+ */
+export function targetOf(event) {
+  return event.target instanceof Element ? event.target : null;
+}
+
+/**
+ * An error's message (anything thrown can be caught).
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function messageOf(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Show `message` on the landing page.
+ * @param {string} message
+ */
 export function showError(message) {
   byId('landing').hidden = false;
   byId('main').hidden = true;

@@ -1,10 +1,11 @@
 // The explorer's landing page: open a trace from a picked or dropped folder (nothing leaves the
 // page), a URL on this server, or the list of traces it serves.
 
-import { FileSource, setTestHook } from '/lib/tlscope.js';
-import { byId, showError } from './dom.js';
+import { FileSource, isObject, setTestHook } from '/lib/tlscope.js';
+import { byId, messageOf, showError } from './dom.js';
 import { start } from './view.js';
 
+/** The traces `tlscope serve` lists (/api/traces), as links to open them. */
 async function listServed() {
   if (!/^https?:$/.test(location.protocol)) return;
   const response = await fetch('/api/traces').catch(() => null);
@@ -14,11 +15,12 @@ async function listServed() {
   const box = byId('served');
   box.appendChild(Object.assign(document.createElement('h2'), { textContent: 'Traces on this server' }));
   const ul = document.createElement('ul');
-  for (const t of traces) {
-    if (!t || typeof t.url !== 'string' || !t.url.startsWith('/')) continue;
+  for (const t of /** @type {unknown[]} */ (traces)) {
+    if (!isObject(t) || typeof t.url !== 'string' || !t.url.startsWith('/')) continue;
     const a = document.createElement('a');
     a.href = `?trace=${encodeURIComponent(t.url)}`;
-    a.textContent = `${t.id} (${t.summary && t.summary.events !== undefined ? `${t.summary.events} events` : 'not parsed yet'})`;
+    const events = isObject(t.summary) ? t.summary.events : undefined;
+    a.textContent = `${String(t.id)} (${events !== undefined ? `${String(events)} events` : 'not parsed yet'})`;
     const li = document.createElement('li');
     li.appendChild(a);
     ul.appendChild(li);
@@ -26,44 +28,64 @@ async function listServed() {
   box.appendChild(ul);
 }
 
+/**
+ * The files of a drop: a dropped folder is walked through the entries API (each file gets its
+ * `relativePath` in it); dropped files are taken as they are.
+ * @param {DataTransfer | null} dataTransfer
+ * @returns {Promise<File[]>}
+ */
 function filesFromDrop(dataTransfer) {
-  // A dropped folder is walked through the entries API; dropped files are taken as they are.
-  const entries = [...dataTransfer.items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  const entries = [...(dataTransfer ? dataTransfer.items : [])].flatMap((i) => {
+    const entry = i.webkitGetAsEntry ? i.webkitGetAsEntry() : null;
+    return entry ? [entry] : [];
+  });
+  /** @type {File[]} */
   const out = [];
+  /**
+   * @param {FileSystemEntry} entry
+   * @param {string} prefix
+   * @returns {Promise<void>}
+   */
   const walk = (entry, prefix) =>
     new Promise((resolve) => {
+      const done = () => resolve();
+      // isFile / isDirectory say which interface the entry is (the entries API's own test).
       if (entry.isFile) {
-        entry.file((f) => {
+        /** @type {FileSystemFileEntry} */ (entry).file((f) => {
           Object.defineProperty(f, 'relativePath', { value: prefix + f.name });
           out.push(f);
-          resolve();
-        }, resolve);
-      } else {
-        const reader = entry.createReader();
+          done();
+        }, done);
+      } else if (entry.isDirectory) {
+        const reader = /** @type {FileSystemDirectoryEntry} */ (entry).createReader();
         const more = () =>
           reader.readEntries(async (batch) => {
-            if (!batch.length) return resolve();
+            if (!batch.length) return done();
             await Promise.all(batch.map((e) => walk(e, `${prefix}${entry.name}/`)));
             more();
-          }, resolve);
+          }, done);
         more();
-      }
+      } else done();
     });
   return Promise.all(entries.map((e) => walk(e, ''))).then(() => out);
 }
 
+/** Show the landing page and wire its ways to open a trace. */
 export function showLanding() {
   const landing = byId('landing');
   landing.hidden = false;
   byId('main').hidden = true;
+  /** @param {File[]} files */
   const openFiles = (files) => {
-    if (files.length) start(FileSource.fromFiles(files)).catch((err) => showError(String(err.message || err)));
+    if (files.length) start(FileSource.fromFiles(files)).catch((err) => showError(messageOf(err)));
   };
-  byId('pick-folder').addEventListener('change', (e) => openFiles([...e.target.files]));
-  byId('pick-files').addEventListener('change', (e) => openFiles([...e.target.files]));
+  const pickFolder = byId('pick-folder', HTMLInputElement);
+  const pickFiles = byId('pick-files', HTMLInputElement);
+  pickFolder.addEventListener('change', () => openFiles([...(pickFolder.files || [])]));
+  pickFiles.addEventListener('change', () => openFiles([...(pickFiles.files || [])]));
   byId('url-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const url = byId('url-input').value.trim();
+    const url = byId('url-input', HTMLInputElement).value.trim();
     if (url) location.search = `?trace=${encodeURIComponent(url)}`;
   });
   document.addEventListener('dragover', (e) => {

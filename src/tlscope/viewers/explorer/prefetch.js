@@ -18,20 +18,23 @@
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     base.search = '';
     base.hash = '';
+    /** @type {Map<string, Promise<Response | null>>} */
     const responses = new Map();
     // A failed request is asked again by the client as if never prefetched (null).
+    /** @param {string} name */
     const get = (name) => fetch(new URL(name, base)).catch(() => null);
     for (const name of INDEXES) responses.set(name, get(name));
+    const manifestAnswer = responses.get('manifest.json') || Promise.resolve(null);
     // raw.jsonl once the manifest is in (not with it): the client needs the manifest first, and a
     // server that compresses as it sends (tlscope serve) otherwise shares its time between the two:
     // the big case's 141 KB manifest took 550 ms beside raw.jsonl's first megabytes. Without a
     // manifest (a multi-rank folder has none at its top) the client asks for what it needs itself.
-    responses.set('raw.jsonl', responses.get('manifest.json').then(async (manifest) => {
+    responses.set('raw.jsonl', manifestAnswer.then(async (manifest) => {
       if (!manifest || !manifest.ok) return null;
       await manifest.clone().arrayBuffer().catch(() => null);
       return get('raw.jsonl');
     }));
-    window.__tlscopePrefetch = { base: base.href, responses };
+    /** @type {Window & { __tlscopePrefetch?: { base: string, responses: typeof responses } }} */ (window).__tlscopePrefetch = { base: base.href, responses };
   }
 
   prefetch();

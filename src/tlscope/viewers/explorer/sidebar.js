@@ -7,6 +7,12 @@ import { VirtualList } from '/lib/tlscope.js';
 
 const ROW_HEIGHT = 22;
 
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+
+/**
+ * @param {Document} doc
+ * @returns {HTMLElement}
+ */
 function makeRow(doc) {
   const row = doc.createElement('div');
   row.className = 'cid';
@@ -20,7 +26,13 @@ function makeRow(doc) {
   return row;
 }
 
-/** The tooltip of a status badge: what the status means, and each rank's status. */
+/**
+ * The tooltip of a status badge: what the status means, and each rank's status.
+ * @param {OpenedTrace} trace
+ * @param {string} id
+ * @param {string} status
+ * @returns {string}
+ */
 function badgeTitle(trace, id, status) {
   const lines = trace.statusText.has(status) ? [`${status}: ${trace.statusText.get(status)}`] : [];
   const entry = trace.compiles.get(id);
@@ -32,9 +44,12 @@ function badgeTitle(trace, id, status) {
  * The compile-id list in `container`; `selected()` gives the compile id of the current filter
  * ('' for all). `update(trace, counts)` redraws it from the trace's ids, statuses and event
  * counts and returns {compileIds, statuses} for the test hook.
+ * @param {HTMLElement} container
+ * @param {{ selected: () => string }} options
  */
 export function createSidebar(container, { selected }) {
   const doc = container.ownerDocument;
+  /** @type {{ ids: string[], statuses: Map<string, string | null>, counts: Map<string, number>, trace: OpenedTrace | null }} */
   const side = { ids: [], statuses: new Map(), counts: new Map(), trace: null };
   const list = new VirtualList(container, {
     rowHeight: ROW_HEIGHT,
@@ -42,21 +57,25 @@ export function createSidebar(container, { selected }) {
     createRow: () => makeRow(doc),
     renderRow: (row, index) => {
       const id = index === 0 ? '' : side.ids[index - 1];
-      const [label, badge, n] = row.children;
+      const [label, badge, n] = /** @type {HTMLElement[]} */ ([...row.children]); // makeRow's spans
       row.dataset.cid = id;
       row.classList.toggle('on', id === selected());
       label.textContent = index === 0 ? 'all' : id;
-      const status = index === 0 ? null : side.statuses.get(id);
+      const status = index === 0 ? null : side.statuses.get(id) ?? null;
       badge.hidden = !status;
       badge.className = status ? `badge s-${status.replace(/[^a-z_]/gi, '_')}` : '';
       badge.textContent = status || '';
-      badge.title = status ? badgeTitle(side.trace, id, status) : '';
+      badge.title = status && side.trace ? badgeTitle(side.trace, id, status) : '';
       n.textContent = side.counts.has(id) ? String(side.counts.get(id)) : '';
     },
   });
   return {
     list,
     draw: () => list.draw(),
+    /**
+     * @param {OpenedTrace} trace
+     * @param {Map<string, number>} counts
+     */
     update(trace, counts) {
       side.trace = trace;
       side.ids = trace.compileIds;

@@ -10,13 +10,41 @@ import { createDetail } from './detail.js';
 import { breakFilter, drawBreaks } from './breaks.js';
 import { createSidebar } from './sidebar.js';
 import { createCompileTab } from './compile.js';
-import { byId } from './dom.js';
+import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
 
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+/** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
+/** @typedef {import('/lib/tlscope.js').NormalFilter} NormalFilter */
+/** @typedef {import('/lib/tlscope.js').PayloadRefView} PayloadRef */
+
+/**
+ * Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}.
+ * @typedef {{ files: Record<string, string>, omitted?: string[], title?: string }} Packed
+ */
+
+/**
+ * The trace page's state: the trace, the filter shown, and the page's parts.
+ * @typedef {object} App
+ * @property {OpenedTrace} trace
+ * @property {NormalFilter} filter
+ * @property {number} pendingRow a row named by the URL, selected once the table has it (-1: none)
+ * @property {string[]} notes said in the status line once loaded
+ * @property {ReturnType<typeof createEventTable>} table
+ * @property {ReturnType<typeof createDetail>} detail
+ * @property {ReturnType<typeof createSidebar>} sidebar
+ * @property {ReturnType<typeof createCompileTab>} [compileTab] made on first use
+ * @property {boolean} [keepTab] a restored row keeps the detail tab
+ */
+
+/**
+ * The header's line about the trace.
+ * @param {OpenedTrace} trace
+ */
 function traceTitle(trace) {
-  const m = trace.manifest || {};
+  const m = trace.manifest;
   const parts = [];
-  if (m.torch_version) parts.push(`torch ${m.torch_version}`);
+  if (m && m.torch_version) parts.push(`torch ${m.torch_version}`);
   if (trace.multiRank) parts.push(`${trace.parts.length} ranks`);
   const expected = trace.expectedEvents;
   if (expected !== null) parts.push(`${formatCount(expected)} events`);
@@ -24,10 +52,15 @@ function traceTitle(trace) {
   return parts.join(' · ');
 }
 
+/**
+ * Rows of the table per compile id once loaded in the tab; the manifests' counts (which
+ * include str and chromium_event lines) while paging from the server.
+ * @param {OpenedTrace} trace
+ * @returns {Map<string, number>}
+ */
 function cidEventCounts(trace) {
-  // Rows of the table per compile id once loaded in the tab; the manifests' counts (which
-  // include str and chromium_event lines) while paging from the server.
   if (trace.mode === 'local' && trace.complete) return trace.events.cidCounts();
+  /** @type {Map<string, number>} */
   const counts = new Map();
   for (const part of trace.parts) {
     const list = part.manifest && Array.isArray(part.manifest.compile_ids) ? part.manifest.compile_ids : [];
@@ -36,6 +69,7 @@ function cidEventCounts(trace) {
   return counts;
 }
 
+/** @param {App} app */
 function drawSidebar(app) {
   const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace));
   const derived = app.trace.statusSource === 'none' && app.trace.indexesRead;
@@ -43,6 +77,7 @@ function drawSidebar(app) {
   setTestHook({ compileIds, statuses });
 }
 
+/** @param {'cids' | 'breaks'} name */
 function showSideTab(name) {
   byId('cids').hidden = name !== 'cids';
   byId('breaks').hidden = name !== 'breaks';
@@ -51,8 +86,11 @@ function showSideTab(name) {
 }
 
 /** The "Graph breaks" tab (drawn again once compiles.json is in); a picked compile id shows its
- * break event, selected (payload open). */
+ * break event, selected (payload open).
+ * @param {App} app
+ */
 function drawBreaksTab(app) {
+  /** @param {import('./breaks.js').Site} site */
   const pick = async (site) => {
     await applyFilter(app, breakFilter(site));
     if (app.trace.events.total > 0) app.table.select(0);
@@ -62,26 +100,33 @@ function drawBreaksTab(app) {
   setTestHook({ graphBreaks: shown });
 }
 
+/** @param {App} app */
 function wireSideTabs(app) {
   byId('tab-cids').addEventListener('click', () => showSideTab('cids'));
   byId('tab-breaks').addEventListener('click', () => showSideTab('breaks'));
   byId('cids').addEventListener('click', (e) => {
-    const row = e.target.closest('[data-cid]');
-    if (row) pickCompileId(app, row.dataset.cid || null);
+    const row = e.target instanceof Element ? e.target.closest('[data-cid]') : null;
+    if (row instanceof HTMLElement) pickCompileId(app, row.dataset.cid || null);
   });
 }
 
 /** Once compiles.json is read (after the first rows: it can be megabytes), statuses and graph
- * breaks are drawn again; unreadable, statuses stay derived from the metrics, and the page says so. */
+ * breaks are drawn again; unreadable, statuses stay derived from the metrics, and the page says so.
+ * @param {App} app
+ */
 async function whenIndexesRead(app) {
-  const failed = await app.trace.indexes.then(() => null, (err) => err);
-  if (failed) app.notes.push(`compiles.json unreadable (${failed.message || failed}): statuses from metrics`);
+  const failed = await app.trace.indexes.then(() => null, (err) => ({ err }));
+  if (failed) app.notes.push(`compiles.json unreadable (${messageOf(failed.err)}): statuses from metrics`);
   drawSidebar(app);
   drawBreaksTab(app);
   if (app.detail.state.tab === 'compile') app.detail.redraw();
 }
 
-/** The compile id the Compile tab explains: the one picked in the sidebar, else the selected event's. */
+/**
+ * The compile id the Compile tab explains: the one picked in the sidebar, else the selected event's.
+ * @param {App} app
+ * @returns {string | null}
+ */
 function compileTarget(app) {
   if (app.filter.cid) return app.filter.cid;
   const event = app.table.selected >= 0 ? app.trace.events.row(app.table.selected) : null;
@@ -94,6 +139,9 @@ function compileTarget(app) {
  * kind of event of the event's own compile id (a recompile's reasons are logged under the frame
  * compile's first attempt, its entry is the last); paged from the server, where that id is not
  * known here, to the entry's id and, failing that, to the kind alone.
+ * @param {App} app
+ * @param {PayloadRef} ref
+ * @param {{ cid: string, rank: number | null }} target
  */
 async function selectRef(app, ref, { cid, rank }) {
   const { trace } = app;
@@ -113,6 +161,11 @@ async function selectRef(app, ref, { cid, rank }) {
   app.table.select(row);
 }
 
+/**
+ * @param {App} app
+ * @param {HTMLElement} body
+ * @param {HTMLElement} title
+ */
 function drawCompileTab(app, body, title) {
   // Made on first use: nothing of it runs before the first rows.
   if (!app.compileTab) {
@@ -127,7 +180,11 @@ function drawCompileTab(app, body, title) {
   setTestHook({ compile: app.compileTab.draw(body, cid, app.filter.rank ?? null) });
 }
 
-/** A compile id picked in the sidebar (or a link): the table filtered to it, its Compile tab shown. */
+/**
+ * A compile id picked in the sidebar (or a link): the table filtered to it, its Compile tab shown.
+ * @param {App} app
+ * @param {string | null} cid
+ */
 async function pickCompileId(app, cid) {
   await applyFilter(app, { cid: cid || null });
   if (cid) await app.detail.redraw('compile');
@@ -135,6 +192,12 @@ async function pickCompileId(app, cid) {
   saveState(app);
 }
 
+/**
+ * A row picked (`event`: its event, when already at hand).
+ * @param {App} app
+ * @param {number} row
+ * @param {RawEvent | undefined} event
+ */
 function onSelect(app, row, event) {
   // A row picked while the Compile tab shows: its payload instead (a restored row keeps the tab).
   if (app.detail.state.tab === 'compile' && !app.keepTab) app.detail.state.tab = 'payload';
@@ -143,7 +206,7 @@ function onSelect(app, row, event) {
   if (!pick) {
     // Its bytes (read again by range) or its page (from the events API) are on their way: show
     // the row when they come, unless another row was picked meanwhile.
-    const stop = app.trace.events.onChange(() => {
+    const stop = onEventsChange(app.trace, () => {
       if (app.table.selected !== row) return stop();
       const came = app.trace.events.row(row);
       if (came) {
@@ -154,12 +217,24 @@ function onSelect(app, row, event) {
     });
     return;
   }
-  const part = app.trace.mode === 'local' ? app.trace.events.partOfLine(app.trace.events.lineOf(row)) : app.trace.partOfRank(pick.rank);
+  const trace = app.trace;
+  const part = trace.mode === 'local' ? trace.events.partOfLine(trace.events.lineOf(row)) : trace.partOfRank(pick.rank);
   const shown = app.detail.show(pick, part);
   setTestHook({ selected: { row, key: eventKey(pick), cid: compileIdOf(pick), log_line: pick.log_line, rank: pick.rank ?? null } });
   shown.then(() => setTestHook({ payload: app.detail.state.payloadShown }));
 }
 
+/**
+ * Call `fn` whenever the trace's rows change; returns the unsubscribe.
+ * @param {OpenedTrace} trace
+ * @param {() => void} fn
+ * @returns {() => void}
+ */
+function onEventsChange(trace, fn) {
+  return trace.mode === 'local' ? trace.events.onChange(fn) : trace.events.onChange(fn);
+}
+
+/** @param {App} app */
 function wirePerfetto(app) {
   const button = byId('perfetto');
   const target = perfettoUrl(queryParam('perfetto'));
@@ -168,21 +243,22 @@ function wirePerfetto(app) {
   if (target) button.title = `Open chromium_events.json in ${new URL(target).origin}`;
   button.addEventListener('click', () => {
     setTestHook({ perfetto: { state: 'opening', target } });
-    const buffer = app.trace.chromiumEvents().then((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const buffer = app.trace.chromiumEvents().then((b) => b.slice().buffer);
     const title = `tlscope ${traceTitle(app.trace)}`.replace(/[^A-Za-z0-9.\-_#:/?=&;%+$ ]/g, ' ');
-    openInPerfetto(buffer, { url: target, title, fileName: 'chromium_events.json' }).then(
+    openInPerfetto(buffer, { url: target || undefined, title, fileName: 'chromium_events.json' }).then(
       () => setTestHook({ perfetto: { state: 'sent', target } }),
       (err) => {
-        byId('status').textContent = `Perfetto: ${err.message}`;
-        setTestHook({ perfetto: { state: 'error', target, error: err.message } });
+        byId('status').textContent = `Perfetto: ${messageOf(err)}`;
+        setTestHook({ perfetto: { state: 'error', target, error: messageOf(err) } });
       },
     );
   });
 }
 
+/** @param {App} app */
 function wireReportLink(app) {
   const href = app.trace.fileUrl('index.html');
-  const link = byId('report-link');
+  const link = byId('report-link', HTMLAnchorElement);
   link.hidden = !href;
   if (href) link.href = href;
   else packedLanding(app.trace, link);
@@ -203,12 +279,22 @@ function packedLanding(trace, link) {
   }, () => {});
 }
 
-/** The page's parts made and drawn for an opened trace (the table has no model yet). */
+/**
+ * The page's parts made and drawn for an opened trace (the table has no model yet).
+ * @param {OpenedTrace} trace
+ * @returns {App}
+ */
 function createPage(trace) {
-  const app = { trace, filter: {}, pendingRow: -1, notes: [] };
-  app.table = createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) });
-  app.detail = createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) });
-  app.sidebar = createSidebar(byId('cids'), { selected: () => app.filter.cid || '' });
+  /** @type {App} */
+  const app = {
+    trace,
+    filter: { kind: null, cid: null, rank: null, q: null },
+    pendingRow: -1,
+    notes: [],
+    table: createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) }),
+    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) }),
+    sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
+  };
   restoreState(app);
   byId('trace-title').textContent = traceTitle(trace);
   fillRanks(app);
@@ -222,12 +308,16 @@ function createPage(trace) {
   return app;
 }
 
-/** The table shown and kept up to date as events come (one redraw per frame at most). */
+/**
+ * The table shown and kept up to date as events come (one redraw per frame at most).
+ * @param {App} app
+ * @param {Packed | null} packed
+ */
 function showTable(app, packed) {
   const { trace } = app;
   app.table.setModel(trace.events);
   let queued = false;
-  trace.events.onChange(() => {
+  onEventsChange(trace, () => {
     if (queued) return;
     queued = true;
     requestAnimationFrame(() => {
@@ -248,7 +338,11 @@ function showTable(app, packed) {
   });
 }
 
-/** Everything in (events, and compiles.json read or failed): the page drawn with all of it. */
+/**
+ * Everything in (events, and compiles.json read or failed): the page drawn with all of it.
+ * @param {App} app
+ * @param {Packed | null} packed
+ */
 function showLoaded(app, packed) {
   const notes = [...app.notes];
   if (packed && packed.omitted && packed.omitted.length) notes.push(`${packed.omitted.length} payloads left out of this file`);
@@ -260,7 +354,8 @@ function showLoaded(app, packed) {
   trySelectPending(app);
   // Without compiles.json, statuses come from the metrics read while loading.
   if (app.detail.state.tab === 'compile') app.detail.redraw();
-  setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: Boolean(app.trace.events.dropped) });
+  const { trace } = app;
+  setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: trace.mode === 'local' && trace.events.dropped });
   window.addEventListener('hashchange', () => {
     restoreState(app);
     applyFilter(app, app.filter, { keepRow: true }).then(() => {
@@ -270,18 +365,25 @@ function showLoaded(app, packed) {
   });
 }
 
-/** Open the trace at `source` (a URL or a source object) on the trace page; `packed`: `tlscope pack`'s data. */
-export async function start(source, packed) {
+/**
+ * Open the trace at `source` (a URL or a source object) on the trace page; `packed`: `tlscope pack`'s data.
+ * @param {string | import('/lib/tlscope.js').Source} source
+ * @param {Packed | null} [packed]
+ */
+export async function start(source, packed = null) {
   byId('landing').hidden = true;
   byId('main').hidden = false;
   byId('status').textContent = 'Opening…';
+  /** @param {number} n */
   const onProgress = (n) => {
     byId('status').textContent = `Loading ${formatCount(n)} events…`;
   };
   // The first rows do not wait for compiles.json (whenIndexesRead draws what it adds). ?mode=remote
   // pages a served trace through the events API whatever its size (local: holds it in the tab).
-  const mode = ['local', 'remote'].includes(queryParam('mode')) ? queryParam('mode') : 'auto';
-  const trace = await openTrace(source, { prefetch: window.__tlscopePrefetch, onProgress, waitForIndexes: false, mode });
+  const asked = queryParam('mode');
+  const mode = asked === 'local' || asked === 'remote' ? asked : 'auto';
+  const prefetch = /** @type {Window & { __tlscopePrefetch?: import('/lib/tlscope.js').Prefetch }} */ (window).__tlscopePrefetch;
+  const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode });
   const app = createPage(trace);
   const indexesIn = whenIndexesRead(app);
   // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be

@@ -4,6 +4,65 @@
 // Pure functions over untrusted JSON: every value is checked and turned into plain strings or
 // numbers; nothing here touches the DOM.
 
+import { isObject } from './format.js';
+
+/** @typedef {import('./format.js').JsonObject} JsonObject */
+
+/**
+ * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
+ * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null }} PayloadRefView
+ */
+
+/**
+ * A guard failure for display; `values` is `expected → actual` ("not logged" for a null side).
+ * @typedef {object} GuardFailureView
+ * @property {string | null} cacheEntry
+ * @property {string} kind
+ * @property {string} explanation
+ * @property {string | null} guard
+ * @property {string | null} expected
+ * @property {string | null} actual
+ * @property {string | null} values
+ * @property {string | null} where
+ * @property {string | null} code
+ */
+
+/** @typedef {{ input: string, what: string, before: string, after: string }} ChangeView */
+/** @typedef {{ name: string, seconds: number, count: number }} PhaseView */
+
+/**
+ * Why a compile id recompiled, for display.
+ * @typedef {object} RecompileView
+ * @property {string | null} reason
+ * @property {string | null} comparedWith
+ * @property {(GuardFailureView & { index: number, why: string }) | null} recommended
+ * @property {GuardFailureView[]} guardFailures
+ * @property {ChangeView[]} changes
+ * @property {PayloadRefView | null} event
+ */
+
+/**
+ * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null }} FailureView
+ */
+
+/**
+ * What a view shows of one compile id (describeCompile): every string is plain, untrusted text.
+ * @typedef {object} CompileView
+ * @property {string} id
+ * @property {string | null} status
+ * @property {Record<string, string>} ranks
+ * @property {string | null} function `name at file:line`
+ * @property {number | null} durationS
+ * @property {PhaseView[]} phases The slowest phases, `dynamo` (the whole) left out.
+ * @property {string[]} restartReasons
+ * @property {boolean} isRecompile
+ * @property {string | null} restartedAs
+ * @property {RecompileView | null} recompile
+ * @property {FailureView | null} failure
+ * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
+ * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
+ */
+
 /** Guard kinds about a tensor's shape, which an entry fails when it had specialised that shape. */
 export const SHAPE_KINDS = new Set(['size', 'stride', 'rank']);
 
@@ -12,7 +71,11 @@ export const NOT_LOGGED = 'not logged';
 
 const PHASES_SHOWN = 5;
 
-/** A logged scalar as text (null stays null; objects as JSON). */
+/**
+ * A logged scalar as text (null stays null; objects as JSON).
+ * @param {unknown} value
+ * @returns {string | null}
+ */
 function text(value) {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') return value;
@@ -20,8 +83,13 @@ function text(value) {
   return JSON.stringify(value);
 }
 
+/**
+ * The objects of `value` when it is an array.
+ * @param {unknown} value
+ * @returns {JsonObject[]}
+ */
 function list(value) {
-  return Array.isArray(value) ? value.filter((v) => v && typeof v === 'object') : [];
+  return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
 /**
@@ -30,26 +98,39 @@ function list(value) {
  * @returns {string | null}
  */
 export function frameText(frame) {
-  if (!frame || typeof frame !== 'object' || typeof frame.file !== 'string') return null;
-  const where = Number.isInteger(frame.line) ? `${frame.file}:${frame.line}` : frame.file;
+  if (!isObject(frame) || typeof frame.file !== 'string') return null;
+  const where = typeof frame.line === 'number' && Number.isInteger(frame.line) ? `${frame.file}:${frame.line}` : frame.file;
   return typeof frame.name === 'string' && frame.name ? `${where} in ${frame.name}` : where;
 }
 
+/**
+ * @param {unknown} frame
+ * @returns {string | null}
+ */
 function frameCode(frame) {
-  return frame && typeof frame === 'object' && typeof frame.code === 'string' && frame.code ? frame.code : null;
+  return isObject(frame) && typeof frame.code === 'string' && frame.code ? frame.code : null;
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is number}
+ */
+function isInt(value) {
+  return typeof value === 'number' && Number.isInteger(value);
 }
 
 /**
  * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line}) checked, or
  * null when it names no raw.jsonl line.
  * @param {unknown} ref
+ * @returns {PayloadRefView | null}
  */
 export function payloadRef(ref) {
-  if (!ref || typeof ref !== 'object' || !Number.isInteger(ref.raw_line) || ref.raw_line < 2) return null;
+  if (!isObject(ref) || !isInt(ref.raw_line) || ref.raw_line < 2) return null;
   return {
     kind: typeof ref.kind === 'string' ? ref.kind : '',
     raw_line: ref.raw_line,
-    log_line: Number.isInteger(ref.log_line) ? ref.log_line : null,
+    log_line: isInt(ref.log_line) ? ref.log_line : null,
     payload_filename: typeof ref.payload_filename === 'string' ? ref.payload_filename : null,
   };
 }
@@ -58,9 +139,10 @@ export function payloadRef(ref) {
  * One guard failure of `recompile.guard_failures` for display: `values` is `expected → actual`
  * with "not logged" for a null side, or null when Dynamo printed neither.
  * @param {unknown} failure
+ * @returns {GuardFailureView}
  */
 export function formatGuardFailure(failure) {
-  const f = failure && typeof failure === 'object' ? failure : {};
+  const f = isObject(failure) ? failure : {};
   const expected = text(f.expected);
   const actual = text(f.actual);
   const guard = text(f.guard);
@@ -78,8 +160,12 @@ export function formatGuardFailure(failure) {
 }
 
 /** How close a failure came to matching: 0 (not a specialised shape), 1 (`other`), 2 (a shape). */
+/**
+ * @param {unknown} failure
+ * @returns {number}
+ */
 function distance(failure) {
-  if (!failure || typeof failure !== 'object' || typeof failure.kind !== 'string') return 1;
+  if (!isObject(failure) || typeof failure.kind !== 'string') return 1;
   if (SHAPE_KINDS.has(failure.kind)) return 2;
   return failure.kind === 'other' ? 1 : 0;
 }
@@ -90,18 +176,21 @@ function distance(failure) {
  * specialised; an unclassified guard (`other`) after those; else the newest entry. `why` says
  * why it was chosen over `guard_failures[0]`. Null when there are no guard failures.
  * @param {unknown} recompile
- * @returns {{index: number, failure: object, why: string} | null}
+ * @returns {{index: number, failure: unknown, why: string} | null}
  */
 export function recommendedFailure(recompile) {
-  const failures = recompile && typeof recompile === 'object' && Array.isArray(recompile.guard_failures) ? recompile.guard_failures : [];
+  /** @type {unknown[]} */
+  const failures = isObject(recompile) && Array.isArray(recompile.guard_failures) ? recompile.guard_failures : [];
   if (!failures.length) return null;
   let best = 0;
   failures.forEach((f, i) => {
     if (distance(f) < distance(failures[best])) best = i;
   });
   const chosen = failures[best];
-  const entry = (f) => text(f && f.cache_entry) || 'an earlier entry';
-  const kind = (f) => (f && typeof f.kind === 'string' ? f.kind : 'other');
+  /** @param {unknown} f */
+  const entry = (f) => text(isObject(f) ? f.cache_entry : null) || 'an earlier entry';
+  /** @param {unknown} f */
+  const kind = (f) => (isObject(f) && typeof f.kind === 'string' ? f.kind : 'other');
   let why = failures.length === 1 ? 'the only cache entry of this frame' : 'the newest cache entry; every other entry failed on a specialised tensor shape too';
   if (best > 0) {
     why = `the newest entry ${entry(failures[0])} failed on a ${kind(failures[0])} guard of a tensor it had specialised; ${entry(chosen)} came closest: it failed only on ${kind(chosen)}`;
@@ -114,30 +203,46 @@ export function recommendedFailure(recompile) {
 /**
  * A `changes` item ({input, what, before, after}) as strings.
  * @param {unknown} change
+ * @returns {ChangeView}
  */
 export function formatChange(change) {
-  const c = change && typeof change === 'object' ? change : {};
+  const c = isObject(change) ? change : {};
   return { input: text(c.input) || '', what: text(c.what) || '', before: text(c.before) ?? NOT_LOGGED, after: text(c.after) ?? NOT_LOGGED };
 }
 
-/** The slowest phases, the whole (`dynamo`) left out. */
+/**
+ * The slowest phases, the whole (`dynamo`) left out.
+ * @param {unknown} phases
+ * @param {number} [n]
+ * @returns {PhaseView[]}
+ */
 export function topPhases(phases, n = PHASES_SHOWN) {
   return list(phases)
-    .filter((p) => typeof p.name === 'string' && p.name !== 'dynamo' && Number.isFinite(p.seconds))
-    .map((p) => ({ name: p.name, seconds: p.seconds, count: Number.isInteger(p.count) ? p.count : 1 }))
+    .flatMap((p) => {
+      if (typeof p.name !== 'string' || p.name === 'dynamo' || typeof p.seconds !== 'number' || !Number.isFinite(p.seconds)) return [];
+      return [{ name: p.name, seconds: p.seconds, count: isInt(p.count) ? p.count : 1 }];
+    })
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, n);
 }
 
+/**
+ * @param {unknown} fn
+ * @returns {string | null}
+ */
 function describeFunction(fn) {
-  if (!fn || typeof fn !== 'object') return null;
+  if (!isObject(fn)) return null;
   const name = typeof fn.name === 'string' && fn.name ? fn.name : '?';
   const where = frameText({ file: fn.file, line: fn.line });
   return where ? `${name} at ${where}` : name;
 }
 
+/**
+ * @param {unknown} recompile
+ * @returns {RecompileView | null}
+ */
 function describeRecompile(recompile) {
-  if (!recompile || typeof recompile !== 'object') return null;
+  if (!isObject(recompile)) return null;
   const best = recommendedFailure(recompile);
   return {
     reason: text(recompile.reason),
@@ -149,8 +254,12 @@ function describeRecompile(recompile) {
   };
 }
 
+/**
+ * @param {unknown} failure
+ * @returns {FailureView | null}
+ */
 function describeFailure(failure) {
-  if (!failure || typeof failure !== 'object') return null;
+  if (!isObject(failure)) return null;
   return {
     type: text(failure.type) || '?',
     reason: text(failure.reason) || '',
@@ -161,22 +270,23 @@ function describeFailure(failure) {
 }
 
 /**
- * What a view shows of one compiles.json entry, as plain data (see tlscope.d.ts CompileView).
+ * What a view shows of one compiles.json entry, as plain data (CompileView).
  * `status` and `ranks` are the merged ones of a multi-rank folder when given.
- * @param {object} entry
+ * @param {unknown} entry
  * @param {{status?: string | null, ranks?: Record<string, string>}} [merged]
+ * @returns {CompileView}
  */
 export function describeCompile(entry, merged = {}) {
-  const e = entry && typeof entry === 'object' ? entry : {};
-  const time = e.time && typeof e.time === 'object' ? e.time : {};
+  const e = isObject(entry) ? entry : {};
+  const time = isObject(e.time) ? e.time : {};
   return {
     id: text(e.id) || '',
     status: merged.status ?? text(e.status),
     ranks: merged.ranks && typeof merged.ranks === 'object' ? merged.ranks : {},
     function: describeFunction(e.function),
-    durationS: Number.isFinite(time.duration_s) ? time.duration_s : null,
+    durationS: typeof time.duration_s === 'number' && Number.isFinite(time.duration_s) ? time.duration_s : null,
     phases: topPhases(e.phases),
-    restartReasons: (Array.isArray(e.restart_reasons) ? e.restart_reasons : []).map(text).filter((r) => r !== null),
+    restartReasons: (Array.isArray(e.restart_reasons) ? e.restart_reasons : []).flatMap((r) => text(r) ?? []),
     isRecompile: e.is_recompile === true,
     restartedAs: text(e.restarted_as),
     recompile: describeRecompile(e.recompile),

@@ -1,6 +1,68 @@
 // Pure helpers over the tlscope format (docs/FORMAT.md): event keys, compile ids, summaries.
 // No DOM, no fetch: everything here runs in node's test runner as well as in a browser.
 
+/**
+ * A stack frame as logged: `filename` indexes the string table (FORMAT.md section 8).
+ * @typedef {object} Frame
+ * @property {number | string} [filename]
+ * @property {string} [uninterned_filename]
+ * @property {number} [line]
+ * @property {string} [name]
+ * @property {string} [loc]
+ */
+
+/**
+ * One line of raw.jsonl (FORMAT.md section 3): the log's envelope, the fields tlscope adds, and
+ * one event key (any other field, see eventKey()) holding the event's metadata, any JSON value.
+ * @typedef {{
+ *   timestamp?: string, process?: number, pathname?: string, lineno?: number, log_line?: number,
+ *   payload_filename?: string, payload_size?: number, rank?: number,
+ *   compiled_autograd_id?: number | null, frame_id?: number | string | null,
+ *   frame_compile_id?: number | string | null, attempt?: number | null, has_payload?: string,
+ *   stack?: Frame[], [eventKey: string]: unknown,
+ * }} RawEvent
+ */
+
+/**
+ * A compile id of manifest.json `compile_ids` (FORMAT.md section 2).
+ * @typedef {object} ManifestCompileId
+ * @property {string} id
+ * @property {string} dir
+ * @property {string | null} first
+ * @property {string | null} last
+ * @property {number} events
+ */
+
+/**
+ * manifest.json (FORMAT.md section 2); the fields viewers commonly read are spelled out.
+ * @typedef {object} Manifest
+ * @property {'tlscope'} format
+ * @property {number} format_version
+ * @property {number} [format_minor]
+ * @property {string} tlscope_version
+ * @property {string | null} torch_version
+ * @property {number[]} ranks
+ * @property {ManifestCompileId[]} compile_ids
+ * @property {Record<string, { count: number, payload_bytes: number }>} events
+ * @property {number} raw_jsonl_events
+ * @property {string[]} [files]
+ * @property {{ total: number, counts: Record<string, number>, first: unknown[] }} problems
+ */
+
+/**
+ * A JSON object read from an untrusted file, its fields checked where they are used.
+ * @typedef {Record<string, unknown>} JsonObject
+ */
+
+/**
+ * Whether `value` is a JSON object (not null, not an array).
+ * @param {unknown} value
+ * @returns {value is JsonObject}
+ */
+export function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Envelope fields that are context, not the event (FORMAT.md section 3). */
 export const CONTEXT_KEYS = new Set([
   'rank', 'compiled_autograd_id', 'frame_id', 'frame_compile_id', 'attempt', 'has_payload',
@@ -8,7 +70,11 @@ export const CONTEXT_KEYS = new Set([
   'payload_filename', 'payload_size',
 ]);
 
-/** The event key of a raw.jsonl event: the one key that is not a context field. */
+/**
+ * The event key of a raw.jsonl event: the one key that is not a context field.
+ * @param {RawEvent} event
+ * @returns {string}
+ */
 export function eventKey(event) {
   for (const key in event) {
     if (!CONTEXT_KEYS.has(key)) return key;
@@ -16,11 +82,16 @@ export function eventKey(event) {
   return '(none)';
 }
 
+/** @param {unknown} value */
 function part(value) {
-  return Number.isInteger(value) && value >= 0 ? String(value) : '-';
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? String(value) : '-';
 }
 
-/** The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`. */
+/**
+ * The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`.
+ * @param {RawEvent} event
+ * @returns {string}
+ */
 export function compileIdOf(event) {
   const ca = event.compiled_autograd_id;
   const fid = event.frame_id;
@@ -36,12 +107,25 @@ export function compileIdOf(event) {
   return out + ']';
 }
 
-/** The event key, with the artifact's name for `artifact` events (what a table shows). */
+/**
+ * The metadata of an event (the value of its event key).
+ * @param {RawEvent} event
+ * @returns {unknown}
+ */
+export function eventMeta(event) {
+  return event[eventKey(event)];
+}
+
+/**
+ * The event key, with the artifact's name for `artifact` events (what a table shows).
+ * @param {RawEvent} event
+ * @returns {string}
+ */
 export function eventLabel(event) {
   const key = eventKey(event);
-  const meta = event[key];
-  if (key === 'artifact' && meta && typeof meta.name === 'string') return `artifact: ${meta.name}`;
-  if (key === 'graph_dump' && meta && typeof meta.name === 'string') return `graph_dump: ${meta.name}`;
+  const meta = eventMeta(event);
+  if (key === 'artifact' && isObject(meta) && typeof meta.name === 'string') return `artifact: ${meta.name}`;
+  if (key === 'graph_dump' && isObject(meta) && typeof meta.name === 'string') return `graph_dump: ${meta.name}`;
   return key;
 }
 
@@ -50,10 +134,18 @@ const SUMMARY_FIELDS = [
   'filename', 'dtype', 'size', 'sizes', 'url',
 ];
 
+/**
+ * @param {unknown} value
+ * @returns {value is Array<{ line: unknown, name: unknown }>}
+ */
 function isStack(value) {
   return Array.isArray(value) && value.length > 0 && value.every((f) => f && typeof f === 'object' && 'line' in f && 'name' in f);
 }
 
+/**
+ * @param {unknown} value
+ * @param {number} limit
+ */
 function short(value, limit) {
   if (isStack(value)) {
     const last = value[value.length - 1];
@@ -64,10 +156,15 @@ function short(value, limit) {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
-/** One line describing an event's metadata, at most `limit` characters (plain text, untrusted). */
+/**
+ * One line describing an event's metadata, at most `limit` characters (plain text, untrusted).
+ * @param {RawEvent} event
+ * @param {number} [limit]
+ * @returns {string}
+ */
 export function eventSummary(event, limit = 160) {
-  const meta = event[eventKey(event)];
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
+  const meta = eventMeta(event);
+  if (!isObject(meta)) {
     return meta === undefined || meta === null ? '' : short(meta, limit);
   }
   const parts = [];
@@ -81,7 +178,11 @@ export function eventSummary(event, limit = 160) {
   return short(parts.join(' '), limit);
 }
 
-/** A path inside a trace folder that is safe to fetch or link: relative, no scheme, no `..`. */
+/**
+ * A path inside a trace folder that is safe to fetch or link: relative, no scheme, no `..`.
+ * @param {unknown} path
+ * @returns {path is string}
+ */
 export function isSafeRelative(path) {
   if (typeof path !== 'string' || path === '' || path.length > 4096) return false;
   if (path.startsWith('/') || path.startsWith('\\') || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path)) return false;
@@ -89,17 +190,36 @@ export function isSafeRelative(path) {
   return !path.split('/').some((seg) => seg === '..' || seg === '.');
 }
 
-/** The display compile ids of a manifest, in its order (`[-/-]` first). */
+/**
+ * The display compile ids of a manifest, in its order (`[-/-]` first).
+ * @param {Manifest | null | undefined} manifest
+ * @returns {string[]}
+ */
 export function manifestCompileIds(manifest) {
+  /** @type {unknown[]} */
   const list = manifest && Array.isArray(manifest.compile_ids) ? manifest.compile_ids : [];
-  return list.map((entry) => (typeof entry === 'string' ? entry : entry.id)).filter((id) => typeof id === 'string');
+  /** @type {string[]} */
+  const out = [];
+  for (const entry of list) {
+    const id = typeof entry === 'string' ? entry : isObject(entry) ? entry.id : null;
+    if (typeof id === 'string') out.push(id);
+  }
+  return out;
 }
 
 /** The sort key of a display compile id: compiled-autograd ids last, then its numbers (`-` is -1). */
+/**
+ * @param {string} id
+ * @returns {number[]}
+ */
 function compileIdKey(id) {
   return [id.startsWith('[!') ? 1 : 0, ...(id.match(/\d+|-/g) || []).map((p) => (p === '-' ? -1 : Number(p)))];
 }
 
+/**
+ * @param {number[]} ka
+ * @param {number[]} kb
+ */
 function compareKeys(ka, kb) {
   for (let i = 0; i < Math.max(ka.length, kb.length); i += 1) {
     const d = (ka[i] ?? -2) - (kb[i] ?? -2);
@@ -109,6 +229,11 @@ function compareKeys(ka, kb) {
 }
 
 /** Compare display compile ids the way manifests sort them: `[-/-]` first, then numerically. */
+/**
+ * @param {string} a
+ * @param {string} b
+ * @returns {number}
+ */
 export function compareCompileIds(a, b) {
   return compareKeys(compileIdKey(a), compileIdKey(b));
 }
@@ -116,8 +241,11 @@ export function compareCompileIds(a, b) {
 /**
  * `ids` sorted as compareCompileIds sorts them, each id's key made once: sorting 10,000 ids
  * with the comparison alone matched its regex ~280,000 times (~80 ms, on the way to the first rows).
+ *
+ * @param {string[]} ids
+ * @returns {string[]}
  */
 export function sortCompileIds(ids) {
   const keys = new Map(ids.map((id) => [id, compileIdKey(id)]));
-  return [...ids].sort((a, b) => compareKeys(keys.get(a), keys.get(b)));
+  return [...ids].sort((a, b) => compareKeys(keys.get(a) ?? [], keys.get(b) ?? []));
 }

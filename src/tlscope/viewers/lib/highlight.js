@@ -10,12 +10,28 @@ const PY_BUILTINS = new Set('self cls print len range int float str bool list di
 
 const PY_TOKEN = /(#.*$)|([rRbBuUfF]{0,2}(?:"""|'''))|([rRbBuUfF]{0,2}"(?:[^"\\]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\]|\\.)*')|(@[\w.]+)|(\b\d[\w.]*\b)|([A-Za-z_]\w*)/g;
 
+/**
+ * A token: its class ('' for plain text) and its text.
+ * @typedef {[cls: string, text: string]} Token
+ */
+
+/**
+ * @param {Token[]} tokens
+ * @param {string} cls
+ * @param {string} text
+ */
 function pushText(tokens, cls, text) {
   if (text) tokens.push([cls, text]);
 }
 
-/** Tokens of one line of Python; `state` is the open triple quote ('"""', "'''") or null. */
+/**
+ * Tokens of one line of Python; `state` is the open triple quote ('"""', "'''") or null.
+ * @param {string} line
+ * @param {string | null} [state]
+ * @returns {{ tokens: Token[], state: string | null }}
+ */
 export function highlightPython(line, state = null) {
+  /** @type {Token[]} */
   const tokens = [];
   let at = 0;
   let open = state;
@@ -61,8 +77,13 @@ export function highlightPython(line, state = null) {
 
 const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
 
-/** Tokens of one line of (pretty-printed) JSON. */
+/**
+ * Tokens of one line of (pretty-printed) JSON.
+ * @param {string} line
+ * @returns {{ tokens: Token[], state: null }}
+ */
 export function highlightJson(line) {
+  /** @type {Token[]} */
   const tokens = [];
   let at = 0;
   JSON_TOKEN.lastIndex = 0;
@@ -79,7 +100,12 @@ export function highlightJson(line) {
   return { tokens, state: null };
 }
 
-/** Guess a payload's language: 'json', 'python' or 'text'. */
+/**
+ * Guess a payload's language: 'json', 'python' or 'text'.
+ * @param {string} text
+ * @param {string} [hint]
+ * @returns {'json' | 'python' | 'text'}
+ */
 export function guessLanguage(text, hint = '') {
   const head = text.slice(0, 2000).trimStart();
   if (hint === 'json' || ((head.startsWith('{') || head.startsWith('[')) && /^[[{]\s*["{[\]}\d-]/.test(head))) return 'json';
@@ -92,12 +118,22 @@ export function guessLanguage(text, hint = '') {
  * carrying multi-line string state forward only as far as needed (checkpoints every 256 lines).
  */
 export class LazyHighlighter {
+  /**
+   * @param {string} text
+   * @param {'json' | 'python' | 'text'} language
+   */
   constructor(text, language) {
     this.lines = text.split('\n');
     this.language = language;
-    this.checkpoints = [null]; // state at the start of line k * 256
+    /** @type {Array<string | null>} state at the start of line k * 256 */
+    this.checkpoints = [null];
   }
 
+  /**
+   * The open triple quote at the start of line `i` (python), or null.
+   * @param {number} i
+   * @returns {string | null}
+   */
   stateAt(i) {
     if (this.language !== 'python') return null;
     const step = 256;
@@ -113,6 +149,10 @@ export class LazyHighlighter {
     return state;
   }
 
+  /**
+   * @param {number} i
+   * @returns {Token[]}
+   */
   tokens(i) {
     const line = this.lines[i] ?? '';
     if (line.length > 4000) return [['', line]]; // a giant line is shown plain
@@ -122,6 +162,11 @@ export class LazyHighlighter {
   }
 }
 
+/**
+ * @param {string} line
+ * @param {string | null} state
+ * @returns {string | null}
+ */
 function quoteState(line, state) {
   if (!state && !line.includes('"""') && !line.includes("'''")) return null;
   return highlightPython(line, state).state;

@@ -4,49 +4,74 @@
 
 const NEWLINE = 0x0a;
 
+/**
+ * `array`, or a copy of it at least `needed` long (doubling).
+ * @param {Uint32Array<ArrayBuffer>} array
+ * @param {number} needed
+ * @returns {Uint32Array<ArrayBuffer>}
+ */
 function grow(array, needed) {
   if (needed <= array.length) return array;
-  const next = new array.constructor(Math.max(needed, array.length * 2));
+  const next = new Uint32Array(Math.max(needed, array.length * 2));
   next.set(array);
   return next;
 }
 
 export class LineStore {
-  /** `expected`: the number of lines to make room for at once (grown by doubling past it). */
+  /** @param {number} [expected] the number of lines to make room for at once (grown by doubling past it) */
   constructor(expected = 4096) {
     const room = Math.max(16, expected);
+    /** @type {Array<Uint8Array | null>} each block's bytes, null while dropped */
     this.blocks = [];
-    this.blockFirst = []; // index of the first line of each block
+    /** @type {number[]} index of the first line of each block */
+    this.blockFirst = [];
     this.blockOf = new Uint32Array(room);
     this.startOf = new Uint32Array(room);
     this.endOf = new Uint32Array(room);
     this.count = 0;
     this.bytes = 0;
+    /** @type {Uint8Array[]} */
     this.carry = [];
     this.carryBytes = 0;
     this.decoder = new TextDecoder();
+    /** @type {((text: string) => void) | null} */
     this.header = null;
     // Where each block is in its file, so a dropped block can be read again (HTTP Range, Blob.slice).
     this.part = 0;
     this.offset = 0; // bytes of the current file pushed so far
+    /** @type {number[]} */
     this.blockPart = [];
+    /** @type {number[]} */
     this.blockStart = [];
+    /** @type {number[]} */
     this.blockFileLen = [];
     this.synthetic = false;
+    /** @type {Set<number> | null} blocks whose last newline was added (a file's last line had none) */
+    this.blockEndsSynthetic = null;
   }
 
-  /** The lines that follow come from another file (the next rank's raw.jsonl). */
+  /**
+   * The lines that follow come from another file (the next rank's raw.jsonl).
+   * @param {number} part
+   */
   startFile(part) {
     this.part = part;
     this.offset = 0;
   }
 
-  /** The next line to complete is handed to `take(text)` instead of being stored. */
+  /**
+   * The next line to complete is handed to `take(text)` instead of being stored.
+   * @param {(text: string) => void} take
+   */
   expectHeader(take) {
     this.header = take;
   }
 
-  /** Add the next bytes of the file; returns the number of lines completed so far. */
+  /**
+   * Add the next bytes of the file; returns the number of lines completed so far.
+   * @param {Uint8Array} chunk
+   * @returns {number}
+   */
   push(chunk) {
     const last = chunk.lastIndexOf(NEWLINE);
     const fileStart = this.offset - this.carryBytes;
@@ -95,7 +120,12 @@ export class LineStore {
     this.blocks.fill(null);
   }
 
-  /** Put back block `b` from `bytes` (its file range); false when they are not what was read. */
+  /**
+   * Put back block `b` from `bytes` (its file range); false when they are not what was read.
+   * @param {number} b
+   * @param {Uint8Array} bytes
+   * @returns {boolean}
+   */
   restore(b, bytes) {
     if (bytes.length !== this.blockFileLen[b]) return false;
     let block = bytes;
@@ -108,6 +138,10 @@ export class LineStore {
     return true;
   }
 
+  /**
+   * @param {Uint8Array} whole
+   * @param {number} [fileStart]
+   */
   addBlock(whole, fileStart = 0) {
     let block = whole;
     let start = fileStart;
@@ -141,6 +175,11 @@ export class LineStore {
     }
   }
 
+  /**
+   * @param {number} block
+   * @param {number} start
+   * @param {number} end
+   */
   addLine(block, start, end) {
     const n = this.count;
     if (n >= this.blockOf.length) {
@@ -154,24 +193,52 @@ export class LineStore {
     this.count = n + 1;
   }
 
-  /** The bytes of line `i` (0-based, without its newline). */
-  lineBytes(i) {
-    return this.blocks[this.blockOf[i]].subarray(this.startOf[i], this.endOf[i]);
+  /**
+   * The bytes of block `b`; it must be held (not dropped).
+   * @param {number} b
+   * @returns {Uint8Array}
+   */
+  heldBlock(b) {
+    const block = this.blocks[b];
+    if (!block) throw new Error(`block ${b} of the file is not held (dropped: read it again first)`);
+    return block;
   }
 
+  /**
+   * The bytes of line `i` (0-based, without its newline).
+   * @param {number} i
+   * @returns {Uint8Array}
+   */
+  lineBytes(i) {
+    return this.heldBlock(this.blockOf[i]).subarray(this.startOf[i], this.endOf[i]);
+  }
+
+  /**
+   * @param {number} i
+   * @returns {string}
+   */
   text(i) {
     return this.decoder.decode(this.lineBytes(i));
   }
 
-  /** The lines of block `b` as one string, and the index of its first line. */
+  /**
+   * The lines of block `b` as one string, and the index of its first line.
+   * @param {number} b
+   * @returns {{ text: string, first: number }}
+   */
   blockText(b) {
-    return { text: this.decoder.decode(this.blocks[b]), first: this.blockFirst[b] };
+    return { text: this.decoder.decode(this.heldBlock(b)), first: this.blockFirst[b] };
   }
 }
 
 /**
  * Feed `stream` into `store` chunk by chunk; `onLines(from, to)` is called after each chunk with
  * the range of lines it completed. Resolves with the line count when the stream ends.
+ *
+ * @param {ReadableStream<Uint8Array>} stream
+ * @param {LineStore} store
+ * @param {(from: number, to: number) => unknown} onLines
+ * @returns {Promise<number>}
  */
 export async function streamLines(stream, store, onLines) {
   const reader = stream.getReader();

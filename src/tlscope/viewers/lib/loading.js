@@ -2,29 +2,51 @@
 // dropped once indexed above a limit, where they can be read again), or, paged from the server,
 // each part's string table and first lines before the events API answers.
 
+import { isObject } from './format.js';
 import { streamLines } from './lines.js';
-import { RemoteEvents } from './store.js';
+import { HttpSource } from './source.js';
+import { RemoteEvents, parseLine } from './store.js';
 import { nextFrame, slicer } from './schedule.js';
+
+/** @typedef {import('./model.js').Trace} Trace */
+/** @typedef {import('./store.js').LocalEvents} LocalEvents */
+/** @typedef {import('./store.js').RangeReader} RangeReader */
+/** @typedef {import('./trace.js').RemoteTrace} RemoteTrace */
 
 /** Above this many bytes of raw.jsonl held in the tab, they are dropped once indexed and read
  * again a block at a time when shown, where the source can (HTTP Range, a picked file). */
 export const KEEP_BYTES = 64 * 1024 * 1024;
 
+/**
+ * raw.jsonl's string table from its first line (FORMAT.md section 8); empty when unreadable.
+ * @param {string} text
+ * @returns {Array<string | null>}
+ */
 function parseStringTable(text) {
   try {
-    const table = JSON.parse(text).string_table;
-    return Array.isArray(table) ? table : [];
+    const header = JSON.parse(text);
+    const table = isObject(header) ? header.string_table : null;
+    return Array.isArray(table) ? table.map((name) => (typeof name === 'string' ? name : null)) : [];
   } catch {
     return [];
   }
 }
 
+/**
+ * @param {Trace} trace
+ * @returns {RangeReader}
+ */
 function partReader(trace) {
   return (p, start, length) => trace.parts[p].source.readRange('raw.jsonl', start, length);
 }
 
-export function maybeDropBytes(trace, keepBytes) {
-  const events = trace.events;
+/**
+ * Once loaded: drop the bytes held in the tab above `keepBytes`, where every part can be read again.
+ * @param {Trace} trace
+ * @param {LocalEvents} events
+ * @param {number} keepBytes
+ */
+export function maybeDropBytes(trace, events, keepBytes) {
   if (events.lines.bytes <= keepBytes) return;
   if (!trace.parts.every((part) => part.source.canReadRange('raw.jsonl'))) return;
   events.dropBytes(partReader(trace));
@@ -34,10 +56,17 @@ export function maybeDropBytes(trace, keepBytes) {
 // (which can be megabytes when the network is faster than the page).
 const FIRST_ROWS = 200;
 
-export async function loadLocal(trace, onProgress, keepBytes) {
-  const events = trace.events;
+/**
+ * Stream every part's raw.jsonl into `events`, giving the page its turns (see the module doc).
+ * @param {Trace} trace
+ * @param {LocalEvents} events
+ * @param {((eventsLoaded: number) => void) | undefined} onProgress
+ * @param {number} keepBytes
+ */
+export async function loadLocal(trace, events, onProgress, keepBytes) {
   // Past keepBytes, indexed blocks are dropped as the file streams in (where its part can be read
   // again by range), so the tab never holds the whole file, not even for a moment.
+  /** @param {number} p */
   const canDrop = (p) => trace.parts[p].source.canReadRange('raw.jsonl');
   const slice = slicer();
   let shown = false;
@@ -74,23 +103,33 @@ export async function loadLocal(trace, onProgress, keepBytes) {
   events.emit();
 }
 
-async function keyCountsFromManifests(trace) {
+/**
+ * Events per event key, summed over the manifests (paged from the server, before any is seen).
+ * @param {Trace} trace
+ * @returns {Map<string, number>}
+ */
+function keyCountsFromManifests(trace) {
+  /** @type {Map<string, number>} */
   const counts = new Map();
   for (const part of trace.parts) {
     const events = part.manifest && part.manifest.events ? part.manifest.events : {};
     for (const [key, info] of Object.entries(events)) {
       if (key === 'str' || key === 'chromium_event') continue;
-      counts.set(key, (counts.get(key) || 0) + (info.count || 0));
+      counts.set(key, (counts.get(key) || 0) + ((info && info.count) || 0));
     }
   }
   return counts;
 }
 
+/**
+ * Remote mode still needs each part's string table: the first line of raw.jsonl. The lines that
+ * come with it (up to HEAD_ROWS) are kept: the first rows, shown before the API answers.
+ * @param {Trace} trace
+ */
 async function loadStringTables(trace) {
-  // Remote mode still needs each part's string table: the first line of raw.jsonl. The lines that
-  // come with it (up to HEAD_ROWS) are kept: the first rows, shown before the API answers.
   for (const part of trace.parts) {
     const reader = (await part.source.stream('raw.jsonl')).getReader();
+    /** @type {Uint8Array[]} */
     const chunks = [];
     let newlines = 0;
     let bytes = 0;
@@ -103,39 +142,49 @@ async function loadStringTables(trace) {
       if (newlines > HEAD_ROWS || (newlines > 0 && bytes > HEAD_BYTES)) break;
     }
     reader.cancel().catch(() => {});
-    const lines = new TextDecoder().decode(new Uint8Array(await new Blob(chunks).arrayBuffer())).split('\n');
+    const decoder = new TextDecoder();
+    const lines = chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('').split('\n');
     part.stringTable = parseStringTable(lines[0]);
-    part.head = [];
+    /** @type {import('./format.js').RawEvent[]} */
+    const head = [];
     // Whole lines only (the last piece may be cut); blank lines are not events.
     for (const line of lines.slice(1, -1)) {
       const text = line.replace(/\r$/, '');
       if (!text) continue;
-      try {
-        part.head.push(JSON.parse(text));
-      } catch {
-        part.head.push({ '(unparsable line)': text.slice(0, 200) });
-      }
-      if (part.head.length === HEAD_ROWS) break;
+      head.push(parseLine(text));
+      if (head.length === HEAD_ROWS) break;
     }
+    part.head = head;
   }
 }
 
 const HEAD_ROWS = 200;
 const HEAD_BYTES = 1024 * 1024;
 
-export async function openRemote(trace, source) {
-  trace.events = new RemoteEvents(trace.api, { fetchImpl: source.fetch, keyCounts: await keyCountsFromManifests(trace) });
+/**
+ * Open `trace` paged from the events API at `api`: resolves at its first rows.
+ * @param {Trace} trace
+ * @param {string} api
+ * @returns {Promise<RemoteTrace>}
+ */
+export async function openRemote(trace, api) {
+  const fetchImpl = trace.source instanceof HttpSource ? trace.source.fetch : undefined;
+  const events = new RemoteEvents(api, { fetchImpl, keyCounts: keyCountsFromManifests(trace) });
+  trace.events = events;
+  trace.mode = 'remote';
+  trace.api = api;
   await loadStringTables(trace);
   const expected = trace.expectedEvents;
-  const answered = trace.events.setFilter({}).then(() => trace);
+  const answered = events.setFilter({}).then(() => trace);
   // One raw.jsonl is the unfiltered view's order: its first lines are the first rows at once.
-  if (trace.parts.length === 1 && expected !== null && trace.parts[0].head.length) {
-    trace.events.seed(trace.parts[0].head, expected);
+  const head = trace.parts.length === 1 ? trace.parts[0].head || [] : [];
+  if (expected !== null && head.length) {
+    events.seed(head, expected);
     trace.loaded = answered;
     answered.catch(() => {});
   } else {
     await answered;
     trace.loaded = Promise.resolve(trace);
   }
-  return trace;
+  return /** @type {RemoteTrace} */ (trace); // its mode and events were set together above
 }

@@ -2,20 +2,71 @@
 // manifests say of its compile ids, and the events once opened (trace.js). Statuses follow the
 // format's rules (rules.js); loading the events is loading.js's.
 
-import { compileIdOf, eventKey, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+import { compileIdOf, eventKey, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+import { LocalEvents } from './store.js';
 import { METRICS_KEYS, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics } from './rules.js';
 
-/** The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one. */
+/** @typedef {import('./format.js').Manifest} Manifest */
+/** @typedef {import('./format.js').RawEvent} RawEvent */
+/** @typedef {import('./rules.js').GraphBreak} GraphBreak */
+/** @typedef {import('./rules.js').ResolvedFrame} ResolvedFrame */
+/** @typedef {import('./source.js').Source} Source */
+/** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
+/** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+
+/**
+ * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
+ * them; from multi_rank_summary.json only `status` and tlparse's own fields), with `status` the
+ * worst over ranks, each rank's status in `ranks` and each rank's own entry in `byRank`.
+ * @typedef {Partial<CompileEntry> & { id: string, status: string }} CompileRecord
+ * @typedef {CompileRecord & { ranks: Record<number, string>, byRank: Record<number, CompileRecord> }} TraceCompile
+ */
+
+/**
+ * A payload reference of compiles.json (docs/FORMAT.md section 14): the event is raw.jsonl line
+ * `raw_line` (when it has one) of its folder, log line `log_line`.
+ * @typedef {{ raw_line: number | null, log_line: number | null }} RefLines
+ */
+
+/**
+ * compile_directory.json of a part: the report's pages per compile id.
+ * @typedef {Record<string, { artifacts: Array<{ name: string, url: string, number: number, suffix: string, readable_url: string | null }> }>} CompileDirectory
+ */
+
+/**
+ * One output folder of a trace: the trace's own, or one rank's folder (`rank_N/`) of a multi-rank one.
+ * @typedef {object} TracePart
+ * @property {number | null} rank null for a single log
+ * @property {string} prefix
+ * @property {Source} source
+ * @property {Manifest | null} manifest
+ * @property {Array<string | null>} [stringTable] raw.jsonl's string table, once its first line is read
+ * @property {RawEvent[]} [head] paged from the server: raw.jsonl's first events, shown before the API answers
+ * @property {CompileDirectory | null} [compileDirectory]
+ * @property {Promise<CompileDirectory | null>} [directoryPromise]
+ */
+
+/**
+ * What an output folder holds: its parts, and multi_rank_summary.json's entries for a multi-rank one.
+ * @typedef {{ multiRank: boolean, summary: unknown[] | null, parts: TracePart[] }} FoundParts
+ */
+
+/**
+ * The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one.
+ * @param {Source} source
+ * @returns {Promise<FoundParts>}
+ */
 export async function findParts(source) {
   // Both asked at once: one of them exists.
   const [manifest, summary] = await Promise.all([source.jsonOr('manifest.json', null), source.jsonOr('multi_rank_summary.json', null)]);
-  if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest }] };
+  if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: /** @type {Manifest} */ (manifest) }] };
   if (Array.isArray(summary)) {
-    const ranks = summary.map((entry) => entry.rank).filter((r) => Number.isInteger(r));
+    const ranks = summary.flatMap((entry) => (isObject(entry) && typeof entry.rank === 'number' && Number.isInteger(entry.rank) ? [entry.rank] : []));
     const parts = await Promise.all(
       ranks.map(async (rank) => {
         const sub = source.sub(`rank_${rank}/`);
-        return { rank, prefix: `rank_${rank}/`, source: sub, manifest: await sub.jsonOr('manifest.json', null) };
+        const rankManifest = /** @type {Manifest | null} */ (await sub.jsonOr('manifest.json', null));
+        return { rank, prefix: `rank_${rank}/`, source: sub, manifest: rankManifest };
       }),
     );
     return { multiRank: true, summary, parts };
@@ -24,42 +75,82 @@ export async function findParts(source) {
   return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: null }] };
 }
 
+/**
+ * compiles.json's entries by compile id, or null when `data` is not a compiles.json.
+ * @param {unknown} data
+ * @returns {Map<string, CompileEntry> | null}
+ */
 function compilesFromFile(data) {
-  const list = Array.isArray(data) ? data : data && Array.isArray(data.compiles) ? data.compiles : null;
+  const list = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.compiles) ? data.compiles : null;
   if (!list) return null;
+  /** @type {Map<string, CompileEntry>} */
   const out = new Map();
-  for (const entry of list) if (entry && typeof entry.id === 'string') out.set(entry.id, entry);
+  for (const entry of list) if (isObject(entry) && typeof entry.id === 'string') out.set(entry.id, /** @type {CompileEntry} */ (entry));
   return out;
 }
 
 /** Rows of a paged view searched for a payload reference's event. */
 const REF_SCAN_ROWS = 2000;
 
+/**
+ * An output folder (or multi-rank job folder) being read: its parts, what compiles.json says of
+ * its compile ids, and its events once openTrace has opened it (see OpenedTrace for the type
+ * openTrace gives, whose `events` match its `mode`).
+ */
 export class Trace {
+  /**
+   * @param {Source} source
+   * @param {FoundParts} found
+   */
   constructor(source, found) {
     this.source = source;
     this.multiRank = found.multiRank;
     this.summary = found.summary;
     this.parts = found.parts;
+    /** manifest.json (the first rank's, for a multi-rank folder) */
     this.manifest = found.parts[0].manifest;
+    /** @type {LocalEvents | RemoteEvents | null} the table model; set by openTrace with `mode` */
     this.events = null;
+    /** @type {'local' | 'remote'} held in the tab, or paged from the server's events API */
     this.mode = 'local';
-    this.compiles = new Map(); // display id -> {id, status, rank?, ...}
+    /** @type {string | null} the events API paged from (remote mode) */
+    this.api = null;
+    /** Held in the tab: every event is in (`loaded` has resolved). */
+    this.complete = false;
+    /** @type {Promise<Trace>} resolves when every event is in (local) or when the events API has answered (remote) */
+    this.loaded = Promise.resolve(this);
+    /** @type {Map<string, TraceCompile>} display id -> its entry (compiles.json, else multi_rank_summary.json) */
+    this.compiles = new Map();
+    /** @type {'compiles.json' | 'multi_rank_summary.json' | 'none'} where statuses come from ('none': derived from metrics) */
     this.statusSource = 'none';
-    this.statusText = new Map(); // status -> what it means (compiles.json `statuses`)
-    this.derived = new Map(); // display id -> status derived from metrics while loading
-    this.graphBreaks = []; // compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks)
-    this.indexesRead = false; // compiles.json asked for and answered (found, absent or unreadable)
-    this.indexes = Promise.resolve(); // openTrace: resolves once compiles.json is read
+    /** @type {Map<string, string>} status -> what it means (compiles.json `statuses`) */
+    this.statusText = new Map();
+    /** @internal @type {Map<string, string>} display id -> status derived from metrics while loading */
+    this.derived = new Map();
+    /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
+    this.graphBreaks = [];
+    /** compiles.json asked for and answered (found, absent or unreadable) */
+    this.indexesRead = false;
+    /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
+    this.indexes = Promise.resolve();
+    /** @internal @type {Set<string>} */
     this.seenCids = new Set();
+    /** @internal @type {Set<string> | null} */
+    this.manifestIds = null;
+    /** @internal @type {string[] | null} */
+    this.sortedIds = null;
   }
 
+  /** @returns {number[]} */
   get ranks() {
-    if (this.multiRank) return this.parts.map((p) => p.rank);
+    if (this.multiRank) return this.parts.flatMap((p) => (p.rank === null ? [] : [p.rank]));
     return this.manifest && Array.isArray(this.manifest.ranks) ? this.manifest.ranks : [];
   }
 
-  /** Events in raw.jsonl according to the manifests (null when a manifest is missing). */
+  /**
+   * Events in raw.jsonl according to the manifests (null when a manifest is missing).
+   * @returns {number | null}
+   */
   get expectedEvents() {
     let n = 0;
     for (const part of this.parts) {
@@ -69,7 +160,11 @@ export class Trace {
     return n;
   }
 
-  /** The manifests' compile ids as a set, made once (status() asks it for every compile id). */
+  /**
+   * The manifests' compile ids as a set, made once (status() asks it for every compile id).
+   * @returns {Set<string>}
+   * @internal
+   */
   manifestIdSet() {
     if (!this.manifestIds) {
       this.manifestIds = new Set();
@@ -81,9 +176,11 @@ export class Trace {
   /**
    * Compile ids listed by the manifests (union over ranks), sorted, `[-/-]` first; without them,
    * the ids seen in the events so far. The manifests' list is sorted once (it cannot change).
+   * @returns {string[]}
    */
   get compileIds() {
     if (this.sortedIds) return this.sortedIds;
+    /** @type {Set<string>} */
     const ids = new Set();
     for (const part of this.parts) for (const id of manifestCompileIds(part.manifest)) ids.add(id);
     if (ids.size === 0) return sortCompileIds([...this.seenCids]);
@@ -91,11 +188,16 @@ export class Trace {
     return this.sortedIds;
   }
 
-  /** The status of a compile id: compiles.json, then the multi-rank summary, then metrics. */
+  /**
+   * The status of a compile id: compiles.json, then the multi-rank summary, then metrics.
+   * @param {string} id
+   * @returns {string | null}
+   */
   status(id) {
     const entry = this.compiles.get(id);
     if (entry && entry.status) return entry.status;
-    if (this.derived.has(id)) return this.derived.get(id);
+    const derived = this.derived.get(id);
+    if (derived !== undefined) return derived;
     if (id === '[-/-]') return 'outside';
     // No metrics, but a next attempt exists: Dynamo abandoned this one and analysed the frame again.
     const next = nextAttempt(id);
@@ -104,7 +206,12 @@ export class Trace {
     return this.mode === 'local' && this.complete ? 'metrics_missing' : null;
   }
 
+  /**
+   * Read every part's compiles.json: statuses, their meanings, graph breaks.
+   * @internal
+   */
   async readIndexes() {
+    /** @type {unknown[]} */
     let files;
     try {
       files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
@@ -112,50 +219,72 @@ export class Trace {
       this.indexesRead = true;
     }
     this.parts.forEach((part, i) => {
-      const compiles = compilesFromFile(files[i]);
+      const file = files[i];
+      const compiles = compilesFromFile(file);
       if (compiles) {
         this.statusSource = 'compiles.json';
-        const texts = files[i].statuses;
-        if (texts && typeof texts === 'object') {
+        const texts = isObject(file) ? file.statuses : null;
+        if (isObject(texts)) {
           for (const [name, text] of Object.entries(texts)) if (typeof text === 'string') this.statusText.set(name, text);
         }
         for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
       }
     });
-    this.graphBreaks = mergeGraphBreaks(this.parts.map((part, i) => ({ rank: part.rank, breaks: files[i] && files[i].graph_breaks })));
+    this.graphBreaks = mergeGraphBreaks(this.parts.map((part, i) => {
+      const file = files[i];
+      return { rank: part.rank, breaks: isObject(file) ? file.graph_breaks : null };
+    }));
     if (this.statusSource === 'none' && this.summary) this.readSummaryStatuses();
   }
 
-  /** compile_directory.json of a part (the report's pages per compile id), read when first asked. */
+  /**
+   * compile_directory.json of a part (the report's pages per compile id), read when first asked.
+   * @param {number} [part]
+   * @returns {Promise<CompileDirectory | null>}
+   */
   compileDirectory(part = 0) {
     const p = this.parts[part];
     if (!p) return Promise.resolve(null);
     if (!p.directoryPromise) {
       p.directoryPromise = p.source.jsonOr('compile_directory.json', null).then((d) => {
-        p.compileDirectory = d;
-        return d;
+        const directory = isObject(d) ? /** @type {CompileDirectory} */ (d) : null;
+        p.compileDirectory = directory;
+        return directory;
       });
     }
     return p.directoryPromise;
   }
 
+  /**
+   * Statuses from multi_rank_summary.json (tlparse's words mapped), when no compiles.json has them.
+   * @internal
+   */
   readSummaryStatuses() {
-    for (const entry of this.summary) {
-      if (!entry || typeof entry.compiles !== 'object' || entry.compiles === null) continue;
+    for (const entry of this.summary || []) {
+      if (!isObject(entry) || !isObject(entry.compiles)) continue;
+      const rank = typeof entry.rank === 'number' ? entry.rank : null;
       for (const [id, info] of Object.entries(entry.compiles)) {
-        if (info && typeof info.status === 'string') this.mergeStatus(id, { ...info, status: SUMMARY_STATUS[info.status] || info.status }, entry.rank);
+        if (isObject(info) && typeof info.status === 'string') this.mergeStatus(id, { ...info, id, status: SUMMARY_STATUS[info.status] || info.status }, rank);
       }
       this.statusSource = 'multi_rank_summary.json';
     }
   }
 
+  /**
+   * @param {string} id
+   * @param {CompileRecord} entry
+   * @param {number | null} rank
+   * @internal
+   */
   mergeStatus(id, entry, rank) {
     // Across ranks, a compile id shows its worst status and the ranks it has each status on.
     const prev = this.compiles.get(id);
+    /** @type {Record<number, string>} */
     const ranks = prev ? { ...prev.ranks } : {};
     if (rank !== null && rank !== undefined) ranks[rank] = entry.status;
     const status = prev && severity(prev.status) < severity(entry.status) ? prev.status : entry.status;
     // Each rank's own entry is kept beside the merged one (the fields differ between ranks).
+    /** @type {Record<number, CompileRecord>} */
     const byRank = prev ? { ...prev.byRank } : {};
     if (rank !== null && rank !== undefined) byRank[rank] = entry;
     this.compiles.set(id, { ...entry, id, status, ranks, byRank });
@@ -164,6 +293,9 @@ export class Trace {
   /**
    * The compiles.json entry of a compile id as one rank logged it (the merged entry for a single
    * log, or when `rank` is null or has no entry of its own), or null.
+   * @param {string} id
+   * @param {number | null} [rank]
+   * @returns {CompileRecord | null}
    */
   compileEntry(id, rank = null) {
     const merged = this.compiles.get(id);
@@ -171,6 +303,11 @@ export class Trace {
     return (rank !== null && merged.byRank && merged.byRank[rank]) || merged;
   }
 
+  /**
+   * Note an event as it is loaded: its compile id, and a status from its metrics.
+   * @param {RawEvent} event
+   * @internal
+   */
   observe(event) {
     const cid = compileIdOf(event);
     this.seenCids.add(cid);
@@ -187,13 +324,18 @@ export class Trace {
    * read from its raw.jsonl line when the events are held in the tab (null when paged from the
    * server). It can differ from the entry's: a recompile's `recompile_reasons` is logged under the
    * frame compile's first attempt (`[1/1]`) while the entry holding the metrics is its last (`[1/1_1]`).
+   *
+   * @param {RefLines} ref
+   * @param {number | null} [rank]
+   * @returns {Promise<string | null>}
    */
   async refCompileId(ref, rank = null) {
-    if (this.mode !== 'local') return null;
     const events = this.events;
+    if (!(events instanceof LocalEvents) || ref.raw_line === null) return null;
+    const rawLine = ref.raw_line;
     const part = this.partOfRank(rank ?? undefined);
-    if (events.lineOfRaw(part, ref.raw_line) < 0 && !this.complete) await this.loaded;
-    const line = events.lineOfRaw(part, ref.raw_line);
+    if (events.lineOfRaw(part, rawLine) < 0 && !this.complete) await this.loaded;
+    const line = events.lineOfRaw(part, rawLine);
     if (line < 0) return null;
     let event = events.event(line);
     if (event === undefined) {
@@ -208,11 +350,18 @@ export class Trace {
    * ({raw_line, log_line}) of rank `rank`'s folder (null: a single log), or -1. Held in the tab:
    * its raw.jsonl line; paged from the events API: the first rows' log lines (narrow the view
    * to that kind of event of that compile id first, as the explorer does).
+   *
+   * @param {RefLines} ref
+   * @param {number | null} [rank]
+   * @returns {Promise<number>}
    */
   async rowOfRef(ref, rank = null) {
     const events = this.events;
-    if (this.mode === 'local') {
-      const find = () => events.rowOfLine(events.lineOfRaw(this.partOfRank(rank ?? undefined), ref.raw_line));
+    if (!events) return -1;
+    if (events instanceof LocalEvents) {
+      const rawLine = ref.raw_line;
+      if (rawLine === null) return -1;
+      const find = () => events.rowOfLine(events.lineOfRaw(this.partOfRank(rank ?? undefined), rawLine));
       if (find() < 0 && !this.complete) await this.loaded; // its line may not be read yet
       return find();
     }
@@ -224,22 +373,41 @@ export class Trace {
     return -1;
   }
 
-  /** The string table of the part (rank folder) an event came from. */
+  /**
+   * The string table of the part (rank folder) an event came from.
+   * @param {number} [part]
+   * @returns {Array<string | null>}
+   */
   stringTable(part = 0) {
     return this.parts[part] ? this.parts[part].stringTable || [] : [];
   }
 
-  /** Frames with their file names resolved (FORMAT.md section 8). */
+  /**
+   * Frames with their file names resolved (FORMAT.md section 8).
+   * @param {unknown} frames
+   * @param {number} [part]
+   * @returns {ResolvedFrame[]}
+   */
   resolveFrames(frames, part = 0) {
     return resolveFrames(frames, this.stringTable(part));
   }
 
+  /**
+   * The index in `parts` of rank `rank`'s folder (0 when there is none: a single log).
+   * @param {number | null | undefined} rank
+   * @returns {number}
+   */
   partOfRank(rank) {
     const i = this.parts.findIndex((p) => p.rank === rank);
     return i < 0 ? 0 : i;
   }
 
-  /** The text of an event's payload, fetched now (null when it has none). */
+  /**
+   * The text of an event's payload, fetched now (null when it has none).
+   * @param {RawEvent} event
+   * @param {number} [part]
+   * @returns {Promise<string | null>}
+   */
   async payload(event, part = this.partOfRank(event.rank)) {
     const name = event.payload_filename;
     if (typeof name !== 'string' || !isSafeRelative(name)) return null;
@@ -251,14 +419,21 @@ export class Trace {
     return new TextDecoder().decode(bytes);
   }
 
-  /** A link to a file of the trace (report pages), or null when it cannot be linked. */
+  /**
+   * A link to a file of the trace (report pages), or null when it cannot be linked.
+   * @param {string} path
+   * @param {number} [part]
+   * @returns {string | null}
+   */
   fileUrl(path, part = 0) {
     if (!isSafeRelative(path)) return null;
-    const src = this.parts[part].source;
-    return src.url ? src.url(path) : null;
+    return this.parts[part].source.url(path);
   }
 
-  /** The bytes of chromium_events.json (the combined one for a multi-rank folder). */
+  /**
+   * The bytes of chromium_events.json (the combined one for a multi-rank folder).
+   * @returns {Promise<Uint8Array>}
+   */
   async chromiumEvents() {
     return this.source.bytes('chromium_events.json');
   }

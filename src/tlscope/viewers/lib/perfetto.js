@@ -7,6 +7,9 @@ export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 /**
  * The Perfetto UI to use: the public one, or a local one (a self-hosted UI on loopback) named by
  * `wanted`. Any other origin is refused, so a crafted link cannot send a trace elsewhere.
+ *
+ * @param {string | null} [wanted]
+ * @returns {string | null}
  */
 export function perfettoUrl(wanted) {
   if (!wanted) return `${PERFETTO_ORIGIN}/`;
@@ -26,6 +29,10 @@ export function perfettoUrl(wanted) {
  * window is opened at once, inside the click that asked for it, so pop-up blockers let it
  * through, while the trace is still being fetched). Resolves when the buffer is posted;
  * rejects after `timeoutMs` without a PONG. `win` is injectable for tests.
+ *
+ * @param {ArrayBuffer | Promise<ArrayBuffer>} buffer
+ * @param {{ url?: string, title?: string, fileName?: string, timeoutMs?: number, win?: Window }} [options]
+ * @returns {Promise<Window>}
  */
 export function openInPerfetto(buffer, { url = `${PERFETTO_ORIGIN}/`, title = 'tlscope trace', fileName, timeoutMs = 30000, win = window } = {}) {
   const origin = new URL(url).origin;
@@ -33,6 +40,7 @@ export function openInPerfetto(buffer, { url = `${PERFETTO_ORIGIN}/`, title = 't
   if (!target) return Promise.reject(new Error('the pop-up was blocked: allow pop-ups for this page'));
   return new Promise((resolve, reject) => {
     let done = false;
+    /** @param {unknown} err */
     const finish = (err) => {
       done = true;
       win.clearInterval(timer);
@@ -42,6 +50,7 @@ export function openInPerfetto(buffer, { url = `${PERFETTO_ORIGIN}/`, title = 't
       else resolve(target);
     };
     let ponged = false;
+    /** @param {MessageEvent} event */
     const onMessage = (event) => {
       if (done || ponged || event.source !== target || event.origin !== origin || event.data !== 'PONG') return;
       ponged = true;

@@ -2,22 +2,54 @@
 // vocabulary and its severity order, a status derived from compilation_metrics where compiles.json
 // is absent, graph breaks merged over ranks, and stack frames resolved through the string table.
 
+import { isObject } from './format.js';
+
+/** @typedef {import('./format.js').Frame} Frame */
+
+/**
+ * A stack frame with its file name resolved.
+ * @typedef {{ file: string, line: number | null, name: string, loc: string }} ResolvedFrame
+ */
+
+/**
+ * One distinct graph break of compiles.json `graph_breaks`, merged over ranks.
+ * @typedef {object} GraphBreak
+ * @property {string} reason
+ * @property {string | null} file
+ * @property {number | null} line
+ * @property {string | null} name
+ * @property {string | null} code
+ * @property {number} count How many dynamo_graph_break_reason artifacts (summed over ranks).
+ * @property {number[]} ranks
+ * @property {Array<{ cid: string, rank: number | null }>} sites Each artifact's compile id (and rank in a multi-rank folder), in log order.
+ */
+
 /**
  * A status derived from compilation_metrics, used when compiles.json is absent: the names are
  * compiles.json's vocabulary (docs/FORMAT.md), so a viewer styles one set of statuses.
+ *
+ * @param {unknown} meta
+ * @returns {string | null}
  */
 export function statusFromMetrics(meta) {
-  if (!meta || typeof meta !== 'object') return null;
+  if (!isObject(meta)) return null;
   if (meta.fail_type) return 'failed';
   if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'graph_break';
   if (meta.has_guarded_code === false || meta.graph_op_count === 0) return 'empty';
   return 'ok';
 }
 
-/** multi_rank_summary.json's statuses (tlparse's words) in compiles.json's vocabulary. */
+/**
+ * multi_rank_summary.json's statuses (tlparse's words) in compiles.json's vocabulary.
+ * @type {Record<string, string>}
+ */
 export const SUMMARY_STATUS = { break: 'graph_break', error: 'failed', missing: 'metrics_missing' };
 
 /** The display id of the attempt after `id` (`[0/1]` -> `[0/1_1]`, `[0/1_1]` -> `[0/1_2]`). */
+/**
+ * @param {string} id
+ * @returns {string}
+ */
 export function nextAttempt(id) {
   const m = /^(.*?)(?:_(\d+))?\]$/.exec(id);
   return m ? `${m[1]}_${Number(m[2] || 0) + 1}]` : '';
@@ -28,16 +60,20 @@ export function nextAttempt(id) {
  * the same (reason, file, line) on several ranks is one entry whose `count` is the sum, with
  * `ranks` and each compile id's rank (`sites`: [{cid, rank}], in log order, rank by rank). Most
  * frequent first. `lists`: [{rank, breaks}] (rank null for a single log).
+ *
+ * @param {Array<{ rank: number | null, breaks: unknown }>} lists
+ * @returns {GraphBreak[]}
  */
 export function mergeGraphBreaks(lists) {
+  /** @type {Map<string, GraphBreak>} */
   const merged = new Map();
   for (const { rank, breaks } of lists) {
     if (!Array.isArray(breaks)) continue;
     for (const entry of breaks) {
-      if (!entry || typeof entry.reason !== 'string') continue;
-      const frame = entry.user_frame && typeof entry.user_frame === 'object' ? entry.user_frame : {};
+      if (!isObject(entry) || typeof entry.reason !== 'string') continue;
+      const frame = isObject(entry.user_frame) ? entry.user_frame : {};
       const file = typeof frame.file === 'string' ? frame.file : null;
-      const line = Number.isInteger(frame.line) ? frame.line : null;
+      const line = typeof frame.line === 'number' && Number.isInteger(frame.line) ? frame.line : null;
       const key = JSON.stringify([entry.reason, file, line]);
       let out = merged.get(key);
       if (!out) {
@@ -45,7 +81,7 @@ export function mergeGraphBreaks(lists) {
                 code: typeof frame.code === 'string' ? frame.code : null, count: 0, ranks: [], sites: [] };
         merged.set(key, out);
       }
-      out.count += Number.isInteger(entry.count) ? entry.count : 0;
+      out.count += typeof entry.count === 'number' && Number.isInteger(entry.count) ? entry.count : 0;
       if (rank !== null && rank !== undefined && !out.ranks.includes(rank)) out.ranks.push(rank);
       const ids = Array.isArray(entry.compile_ids) ? entry.compile_ids : [];
       for (const cid of ids) if (typeof cid === 'string') out.sites.push({ cid, rank: rank ?? null });
@@ -55,24 +91,38 @@ export function mergeGraphBreaks(lists) {
 }
 
 /** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
+/** @type {readonly string[]} */
 export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
 
+/**
+ * Where `status` is in STATUS_ORDER (unknown statuses last).
+ * @param {string | null | undefined} status
+ * @returns {number}
+ */
 export function severity(status) {
-  const at = STATUS_ORDER.indexOf(status);
+  const at = STATUS_ORDER.indexOf(status ?? '');
   return at < 0 ? STATUS_ORDER.length : at;
 }
 
+/** The event keys of compilation metrics records. */
 export const METRICS_KEYS = new Set(['compilation_metrics', 'bwd_compilation_metrics', 'aot_autograd_backward_compilation_metrics']);
 
 /** Frames with `file` resolved through `table`; `uninterned_filename` takes precedence. */
+/**
+ * @param {unknown} frames
+ * @param {ReadonlyArray<string | null>} table
+ * @returns {ResolvedFrame[]}
+ */
 export function resolveFrames(frames, table) {
   if (!Array.isArray(frames)) return [];
   return frames.map((frame) => {
-    const f = frame && typeof frame === 'object' ? frame : {};
+    const f = isObject(frame) ? frame : {};
     let file = '(unknown)';
+    const interned = typeof f.filename === 'number' && Number.isInteger(f.filename) ? table[f.filename] : undefined;
     if (typeof f.uninterned_filename === 'string') file = f.uninterned_filename;
-    else if (Number.isInteger(f.filename) && typeof table[f.filename] === 'string') file = table[f.filename];
+    else if (typeof interned === 'string') file = interned;
     else if (typeof f.filename === 'string') file = f.filename;
-    return { file, line: Number.isInteger(f.line) ? f.line : null, name: String(f.name ?? ''), loc: typeof f.loc === 'string' ? f.loc : '' };
+    const line = typeof f.line === 'number' && Number.isInteger(f.line) ? f.line : null;
+    return { file, line, name: String(f.name ?? ''), loc: typeof f.loc === 'string' ? f.loc : '' };
   });
 }

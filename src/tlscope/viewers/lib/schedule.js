@@ -28,7 +28,9 @@ export function slicer(ms = SLICE_MS) {
       started = Date.now();
     },
     pause: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => {
+        setTimeout(resolve, 0);
+      });
       started = Date.now();
     },
   };

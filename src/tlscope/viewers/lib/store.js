@@ -6,26 +6,63 @@
 import { compileIdOf, eventKey } from './format.js';
 import { LineStore } from './lines.js';
 
-/** Filters: event key, compile id (display form), rank, and text (case-insensitive). */
+/** @typedef {import('./format.js').RawEvent} RawEvent */
+
+/**
+ * A filter as asked for (any field may be missing or empty: no filter on it).
+ * @typedef {{ kind?: string | null, cid?: string | null, rank?: number | string | null, q?: string | null }} Filter
+ */
+
+/**
+ * A filter as applied: null where there is none.
+ * @typedef {{ kind: string | null, cid: string | null, rank: number | null, q: string | null }} NormalFilter
+ */
+
+/**
+ * `reader(part, start, length)`: those bytes of that part's raw.jsonl, read again.
+ * @typedef {(part: number, start: number, length: number) => Promise<Uint8Array>} RangeReader
+ */
+
+/**
+ * Filters: event key, compile id (display form), rank, and text (case-insensitive).
+ * @param {Filter} [filter]
+ * @returns {NormalFilter}
+ */
 export function normalizeFilter(filter = {}) {
+  /** @param {unknown} v */
   const text = (v) => (typeof v === 'string' && v !== '' ? v : null);
   const rank = filter.rank === undefined || filter.rank === null || filter.rank === '' ? null : Number(filter.rank);
   return { kind: text(filter.kind), cid: text(filter.cid), rank: Number.isInteger(rank) ? rank : null, q: text(filter.q) };
 }
 
+/**
+ * `array`, or a copy of it of the same kind at least `needed` long (doubling).
+ * @template {Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Int32Array<ArrayBuffer>} T
+ * @param {T} array
+ * @param {number} needed
+ * @returns {T}
+ */
 function growU32(array, needed) {
   if (needed <= array.length) return array;
-  const next = new array.constructor(Math.max(needed, array.length * 2));
+  const Make = /** @type {new (length: number) => T} */ (array.constructor);
+  const next = new Make(Math.max(needed, array.length * 2));
   next.set(array);
   return next;
 }
 
+/** Strings numbered in the order first seen. */
 class Interner {
   constructor() {
+    /** @type {string[]} */
     this.values = [];
+    /** @type {Map<string, number>} */
     this.ids = new Map();
   }
 
+  /**
+   * @param {string} value
+   * @returns {number}
+   */
   id(value) {
     let id = this.ids.get(value);
     if (id === undefined) {
@@ -41,37 +78,60 @@ class Interner {
 const CACHE_ROWS = 1024;
 const CACHE_FIRST = 256;
 
+/** The events of raw.jsonl held in the tab (see the module doc). */
 export class LocalEvents {
-  /** `expected`: the events the manifests announce, so the columns are made once at their size. */
+  /** @param {number} [expected] the events the manifests announce, so the columns are made once at their size */
   constructor(expected = 4096) {
     const room = Math.max(16, expected || 0);
     this.lines = new LineStore(room);
+    /** @internal */
     this.keys = new Interner();
+    /** @internal */
     this.cids = new Interner();
+    /** @internal */
     this.keyCol = new Uint16Array(room);
+    /** @internal */
     this.cidCol = new Uint32Array(room);
+    /** @internal */
     this.rankCol = new Int32Array(room);
+    /** @internal */
     this.partCol = new Uint16Array(room);
     this.parsed = 0; // lines whose columns are filled
+    /** @internal @type {Map<string, number>} */
     this.keyCounts = new Map();
+    /** @internal @type {Map<number, RawEvent>} */
     this.cache = new Map();
     this.filter = normalizeFilter();
-    this.view = null; // Uint32Array of matching line indices, or null when no filter is set
+    /** @internal @type {Uint32Array<ArrayBuffer> | null} matching line indices, or null when no filter is set */
+    this.view = null;
+    /** @internal */
     this.viewLength = 0;
+    /** @internal @type {Set<(table: LocalEvents) => void>} */
     this.listeners = new Set();
-    this.onEvent = null; // optional hook (event, index) called once per event while loading
-    // Once loaded, a big file's bytes may be dropped and read again by block when looked at:
-    // `reader(part, start, length)` resolves to those bytes of that part's raw.jsonl.
+    /** @type {((event: RawEvent, line: number, part: number) => void) | null} called once per event while loading */
+    this.onEvent = null;
+    // Once loaded, a big file's bytes may be dropped and read again by block when looked at.
+    /** @internal @type {RangeReader | null} */
     this.reader = null;
+    /** Whether some of raw.jsonl's bytes were dropped (rows are then read again when shown). */
     this.dropped = false;
+    /** @internal @type {number[]} */
     this.loadedBlocks = [];
+    /** @internal @type {Map<number, Promise<void>>} */
     this.pendingBlocks = new Map();
-    this.textHits = null; // lines matching the filter's text, when it was searched by block
+    /** @internal @type {Uint32Array | null} lines matching the filter's text, when it was searched by block */
+    this.textHits = null;
+    /** @internal */
     this.textHitsTo = 0; // the line those hits were searched up to (later lines: searched as they come)
+    /** @internal */
     this.dropCursor = 0; // blocks before it were considered for dropping while loading
   }
 
-  /** Forget the bytes (columns stay): rows are read again, a block at a time, when shown. */
+  /**
+   * Forget the bytes (columns stay): rows are read again, a block at a time, when shown.
+   * @param {RangeReader} reader
+   * @internal
+   */
   dropBytes(reader) {
     this.reader = reader;
     this.dropped = true;
@@ -82,6 +142,10 @@ export class LocalEvents {
   /**
    * While loading: forget the bytes of the blocks indexed so far whose part `canDrop(part)` (its
    * raw.jsonl can be read again by range), so a big file never sits whole in the tab.
+   *
+   * @param {RangeReader} reader
+   * @param {(part: number) => boolean} canDrop
+   * @internal
    */
   dropIndexed(reader, canDrop) {
     this.reader = reader;
@@ -94,15 +158,22 @@ export class LocalEvents {
     }
   }
 
-  /** Read block `b` again; emits when it is back (rows that were `undefined` can be drawn). */
+  /**
+   * Read block `b` again; emits when it is back (rows that were `undefined` can be drawn).
+   * @param {number} b
+   * @returns {Promise<void>}
+   */
   loadBlock(b) {
-    if (this.pendingBlocks.has(b)) return this.pendingBlocks.get(b);
+    const pending = this.pendingBlocks.get(b);
+    if (pending) return pending;
     const lines = this.lines;
-    const promise = this.reader(lines.blockPart[b], lines.blockStart[b], lines.blockFileLen[b])
+    const promise = this.readBlocks(b, lines.blockFileLen[b])
       .then((bytes) => {
         if (!lines.restore(b, bytes)) throw new Error(`raw.jsonl changed under the viewer (block ${b})`);
         this.loadedBlocks.push(b);
-        while (this.loadedBlocks.length > KEEP_BLOCKS) lines.blocks[this.loadedBlocks.shift()] = null;
+        for (let over = this.loadedBlocks.length - KEEP_BLOCKS; over > 0; over -= 1) {
+          lines.blocks[/** @type {number} */ (this.loadedBlocks.shift())] = null;
+        }
         this.emit();
       })
       .finally(() => this.pendingBlocks.delete(b));
@@ -114,21 +185,41 @@ export class LocalEvents {
    * Lines whose text contains `needle`, from block `first` to the last block there is: blocks in
    * the tab are searched there, dropped ones read again in runs of ~8 MB. Resolves with the hits
    * and the first block not searched (more may have come in while it read).
+   *
+   * `bytes` bytes of raw.jsonl from where block `b` starts in its part (its file), read again.
+   * @param {number} b
+   * @param {number} bytes
+   * @returns {Promise<Uint8Array>}
+   * @internal
+   */
+  readBlocks(b, bytes) {
+    if (!this.reader) return Promise.reject(new Error('no bytes were dropped: there is nothing to read again'));
+    return this.reader(this.lines.blockPart[b], this.lines.blockStart[b], bytes);
+  }
+
+  /**
+   * @param {string} needle
+   * @param {number} [first]
+   * @returns {Promise<{ hits: number[], next: number }>}
+   * @internal
    */
   async searchDropped(needle, first = 0) {
     const lines = this.lines;
+    /** @type {number[]} */
     const hits = [];
     let b = first;
     for (; b < lines.blocks.length; ) {
       let end = b + 1;
       const held = lines.blocks[b] !== null;
       let bytes = lines.blockFileLen[b];
-      while (!held && end < lines.blocks.length && lines.blocks[end] === null && lines.blockPart[end] === lines.blockPart[b]
-             && bytes < SEARCH_RUN && lines.blockStart[end] === lines.blockStart[end - 1] + lines.blockFileLen[end - 1]) {
-        bytes += lines.blockFileLen[end];
-        end += 1;
+      if (!held) {
+        while (end < lines.blocks.length && lines.blocks[end] === null && lines.blockPart[end] === lines.blockPart[b]
+               && bytes < SEARCH_RUN && lines.blockStart[end] === lines.blockStart[end - 1] + lines.blockFileLen[end - 1]) {
+          bytes += lines.blockFileLen[end];
+          end += 1;
+        }
       }
-      const run = held ? null : await this.reader(lines.blockPart[b], lines.blockStart[b], bytes);
+      const run = held ? null : await this.readBlocks(b, bytes);
       let at = 0;
       for (let k = b; k < end; k += 1) {
         const had = lines.blocks[k];
@@ -143,8 +234,15 @@ export class LocalEvents {
     return { hits, next: b };
   }
 
-  /** Every line matching `needle` when some bytes were dropped; null when a newer filter came. */
+  /**
+   * Every line matching `needle` when some bytes were dropped; null when a newer filter came.
+   * @param {string} needle
+   * @param {NormalFilter} f
+   * @returns {Promise<Uint32Array | null>}
+   * @internal
+   */
   async searchAll(needle, f) {
+    /** @type {number[]} */
     const hits = [];
     let next = 0;
     // Loading goes on while dropped blocks are read: search again from where it stopped until
@@ -167,16 +265,31 @@ export class LocalEvents {
     return this.view ? this.viewLength : this.parsed;
   }
 
+  /**
+   * Call `fn` whenever rows change (loaded, filtered, read again); returns the unsubscribe.
+   * @param {(table: LocalEvents) => void} fn
+   * @returns {() => void}
+   */
   onChange(fn) {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
+  /** @internal */
   emit() {
     for (const fn of this.listeners) fn(this);
   }
 
-  /** Fill the columns of lines [from, to) of part `part` (rank folder), whose rank is `rank`. */
+  /**
+   * Fill the columns of lines [from, to) of part `part` (rank folder), whose rank is `rank`.
+   * @param {number} from
+   * @param {number} to
+   * @param {number} part
+   * @param {number | null} rank
+   * @internal
+   */
   index(from, to, part, rank) {
     const need = to;
     if (need > this.keyCol.length) {
@@ -195,7 +308,7 @@ export class LocalEvents {
       const start = lines.startOf[i];
       let j = i + 1;
       while (j < to && lines.blockOf[j] === b && lines.endOf[j] - start <= DECODE_RUN) j += 1;
-      const text = lines.decoder.decode(lines.blocks[b].subarray(start, lines.endOf[j - 1]));
+      const text = lines.decoder.decode(lines.heldBlock(b).subarray(start, lines.endOf[j - 1]));
       let line = i;
       for (const raw of text.split('\n')) {
         const body = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -207,24 +320,30 @@ export class LocalEvents {
     if (this.view) this.extendView(from, to);
   }
 
+  /**
+   * @param {number} i
+   * @param {string} text
+   * @param {number} part
+   * @param {number | null} rank
+   * @internal
+   */
   indexLine(i, text, part, rank) {
-    let event;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      event = { '(unparsable line)': text.slice(0, 200) };
-    }
+    const event = parseLine(text);
     const key = eventKey(event);
     this.keyCol[i] = this.keys.id(key);
     this.cidCol[i] = this.cids.id(compileIdOf(event));
-    this.rankCol[i] = Number.isInteger(event.rank) ? event.rank : rank ?? -1;
+    this.rankCol[i] = typeof event.rank === 'number' && Number.isInteger(event.rank) ? event.rank : rank ?? -1;
     this.partCol[i] = part;
     this.keyCounts.set(key, (this.keyCounts.get(key) || 0) + 1);
     if (i < CACHE_FIRST) this.cache.set(i, event);
     if (this.onEvent) this.onEvent(event, i, part);
   }
 
-  /** The event of line `i` (unfiltered), parsed now or from a small cache; undefined while its block is read again. */
+  /**
+   * The event of line `i` (unfiltered), parsed now or from a small cache; undefined while its block is read again.
+   * @param {number} i
+   * @returns {RawEvent | undefined}
+   */
   event(i) {
     let event = this.cache.get(i);
     if (event === undefined) {
@@ -233,28 +352,37 @@ export class LocalEvents {
         this.loadBlock(b).catch(() => {});
         return undefined;
       }
-      try {
-        event = JSON.parse(this.lines.text(i));
-      } catch {
-        event = { '(unparsable line)': this.lines.text(i).slice(0, 200) };
-      }
-      if (this.cache.size >= CACHE_ROWS) this.cache.delete(this.cache.keys().next().value);
+      event = parseLine(this.lines.text(i));
+      if (this.cache.size >= CACHE_ROWS) this.cache.delete(/** @type {number} */ (this.cache.keys().next().value));
       this.cache.set(i, event);
     }
     return event;
   }
 
-  /** Line index of row `i` of the current view. */
+  /**
+   * Line index of row `i` of the current view.
+   * @param {number} i
+   * @returns {number}
+   */
   lineOf(i) {
     return this.view ? this.view[i] : i;
   }
 
+  /**
+   * The event of row `i` of the current view; undefined while its bytes are read again.
+   * @param {number} i
+   * @returns {RawEvent | undefined}
+   */
   row(i) {
     if (i < 0 || i >= this.total) return undefined;
     return this.event(this.lineOf(i));
   }
 
-  /** Row of line `line` in the current view, or -1. */
+  /**
+   * Row of line `line` in the current view, or -1.
+   * @param {number} line
+   * @returns {number}
+   */
   rowOfLine(line) {
     if (!this.view) return line < this.parsed ? line : -1;
     let lo = 0;
@@ -272,6 +400,10 @@ export class LocalEvents {
   /**
    * The line index of raw.jsonl line `rawLine` (1-based, line 1 the string table) of part `part`:
    * parts are indexed one after another, so its first line is found by bisection.
+   *
+   * @param {number} part
+   * @param {number} rawLine
+   * @returns {number}
    */
   lineOfRaw(part, rawLine) {
     let lo = 0;
@@ -285,14 +417,29 @@ export class LocalEvents {
     return line >= lo && line < this.parsed && this.partCol[line] === part ? line : -1;
   }
 
+  /**
+   * The rank of line `line` (-1: none).
+   * @param {number} line
+   * @returns {number}
+   */
   rankOfLine(line) {
     return this.rankCol[line];
   }
 
+  /**
+   * The part (rank folder, in trace.parts) line `line` came from.
+   * @param {number} line
+   * @returns {number}
+   */
   partOfLine(line) {
     return this.partCol[line];
   }
 
+  /**
+   * Show only the events matching `filter`; resolves with the rows matching.
+   * @param {Filter} filter
+   * @returns {Promise<number>}
+   */
   async setFilter(filter) {
     this.filter = normalizeFilter(filter);
     const f = this.filter;
@@ -314,7 +461,15 @@ export class LocalEvents {
     return this.total;
   }
 
+  /**
+   * Add the matching lines of [from, to) to the filtered view.
+   * @param {number} from
+   * @param {number} to
+   * @internal
+   */
   extendView(from, to) {
+    if (!this.view) return;
+    let view = this.view;
     const f = this.filter;
     const key = f.kind === null ? -1 : this.keys.ids.get(f.kind) ?? -2;
     const cid = f.cid === null ? -1 : this.cids.ids.get(f.cid) ?? -2;
@@ -328,13 +483,21 @@ export class LocalEvents {
       if (key >= 0 && this.keyCol[i] !== key) continue;
       if (cid >= 0 && this.cidCol[i] !== cid) continue;
       if (f.rank !== null && this.rankCol[i] !== f.rank) continue;
-      if (this.viewLength >= this.view.length) this.view = growU32(this.view, this.viewLength + 1);
-      this.view[this.viewLength] = i;
+      if (this.viewLength >= view.length) view = growU32(view, this.viewLength + 1);
+      view[this.viewLength] = i;
       this.viewLength += 1;
     }
+    this.view = view;
   }
 
-  /** Lines in [from, to) matching `needle`: from the search by block, then in the tab for later lines. */
+  /**
+   * Lines in [from, to) matching `needle`: from the search by block, then in the tab for later lines.
+   * @param {number} from
+   * @param {number} to
+   * @param {string} needle
+   * @returns {number[]}
+   * @internal
+   */
   textCandidates(from, to, needle) {
     if (!this.textHits) return this.searchLines(from, to, needle);
     const hits = Array.from(this.textHits.subarray(lowerBound(this.textHits, from), lowerBound(this.textHits, to)));
@@ -343,8 +506,16 @@ export class LocalEvents {
     return hits;
   }
 
-  /** Lines in [from, to) whose JSON text contains `needle` (lower case), ascending. */
+  /**
+   * Lines in [from, to) whose JSON text contains `needle` (lower case), ascending.
+   * @param {number} from
+   * @param {number} to
+   * @param {string} needle
+   * @returns {number[]}
+   * @internal
+   */
   searchLines(from, to, needle) {
+    /** @type {number[]} */
     const hits = [];
     const blocks = this.lines.blockFirst;
     let b = upperBound(blocks, from) - 1;
@@ -367,19 +538,50 @@ export class LocalEvents {
     return hits;
   }
 
-  /** Events per compile id (display form), over every line loaded. */
+  /**
+   * Events per compile id (display form), over every line loaded.
+   * @returns {Map<string, number>}
+   */
   cidCounts() {
     const counts = new Uint32Array(this.cids.values.length);
     for (let i = 0; i < this.parsed; i += 1) counts[this.cidCol[i]] += 1;
     return new Map(this.cids.values.map((id, k) => [id, counts[k]]));
   }
 
-  /** [key, count] of every event key seen, most frequent first. */
+  /**
+   * [key, count] of every event key seen, most frequent first.
+   * @returns {Array<[string, number]>}
+   */
   keyList() {
-    return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    return sortedKeys(this.keyCounts);
   }
 }
 
+/**
+ * A raw.jsonl line as an event; a line that is not JSON as an event saying so.
+ * @param {string} text
+ * @returns {RawEvent}
+ */
+export function parseLine(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { '(unparsable line)': text.slice(0, 200) };
+  }
+}
+
+/**
+ * @param {Map<string, number>} counts
+ * @returns {Array<[string, number]>}
+ */
+function sortedKeys(counts) {
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/**
+ * @param {ArrayLike<number>} sorted
+ * @param {number} value
+ */
 function lowerBound(sorted, value) {
   let lo = 0;
   let hi = sorted.length;
@@ -391,6 +593,10 @@ function lowerBound(sorted, value) {
   return lo;
 }
 
+/**
+ * @param {ArrayLike<number>} sorted
+ * @param {number} value
+ */
 function upperBound(sorted, value) {
   let lo = 0;
   let hi = sorted.length;
@@ -411,23 +617,39 @@ const KEEP_PAGES = 64;
 
 /** Events paged from `GET <api>?kind=&compile_id=&rank=&q=&offset=&limit=`. */
 export class RemoteEvents {
+  /**
+   * @param {string} api
+   * @param {{ fetchImpl?: typeof fetch, keyCounts?: Map<string, number> }} [options]
+   */
   constructor(api, { fetchImpl, keyCounts } = {}) {
     this.api = api;
+    /** @type {typeof fetch} */
     this.fetch = fetchImpl || ((...args) => fetch(...args));
     this.filter = normalizeFilter();
+    /** @internal */
     this.totalCount = 0;
+    /** @internal @type {Map<number, RawEvent[]>} */
     this.pages = new Map();
+    /** @internal @type {Map<number, Promise<void>>} */
     this.pending = new Map();
+    /** @internal */
     this.generation = 0;
+    /** @internal @type {Set<(table: RemoteEvents) => void>} */
     this.listeners = new Set();
+    /** @internal */
     this.keyCounts = keyCounts || new Map();
+    /** @type {true} */
     this.remote = true;
-    this.head = null; // the first events of raw.jsonl, rows of the unfiltered view until the API answers
+    /** @internal @type {RawEvent[] | null} the first events of raw.jsonl, rows of the unfiltered view until the API answers */
+    this.head = null;
   }
 
   /**
    * Show `events` (raw.jsonl's first lines) as the first rows of the unfiltered view, of `total`,
    * before the server has answered: its first answer can wait on indexing a big file.
+   *
+   * @param {RawEvent[]} events
+   * @param {number} total
    */
   seed(events, total) {
     this.head = events;
@@ -442,15 +664,29 @@ export class RemoteEvents {
     return this.totalCount;
   }
 
+  /**
+   * Call `fn` whenever rows change (a page came, the filter changed); returns the unsubscribe.
+   * @param {(table: RemoteEvents) => void} fn
+   * @returns {() => void}
+   */
   onChange(fn) {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
+  /** @internal */
   emit() {
     for (const fn of this.listeners) fn(this);
   }
 
+  /**
+   * @param {number} offset
+   * @param {number} limit
+   * @returns {string}
+   * @internal
+   */
   query(offset, limit) {
     const params = new URLSearchParams({ offset: String(offset), limit: String(limit) });
     const f = this.filter;
@@ -461,19 +697,29 @@ export class RemoteEvents {
     return `${this.api}?${params}`;
   }
 
+  /**
+   * @param {number} page
+   * @returns {Promise<{ total: number, events: RawEvent[] } | null>} null: a newer filter came meanwhile
+   * @internal
+   */
   async fetchPage(page) {
     const generation = this.generation;
     const response = await this.fetch(this.query(page * PAGE, PAGE));
     if (!response.ok) throw new Error(`events API: HTTP ${response.status}`);
+    /** @type {{ total: number, events: RawEvent[] }} the events API's answer (docs/SERVER.md) */
     const body = await response.json();
     if (generation !== this.generation) return null;
     this.totalCount = body.total;
     this.pages.set(page, body.events);
-    if (this.pages.size > KEEP_PAGES) this.pages.delete(this.pages.keys().next().value);
+    if (this.pages.size > KEEP_PAGES) this.pages.delete(/** @type {number} */ (this.pages.keys().next().value));
     return body;
   }
 
-  /** Make sure the page holding row `i` is there (or on its way). */
+  /**
+   * Make sure the page holding row `i` is there (or on its way).
+   * @param {number} i
+   * @returns {Promise<void>}
+   */
   load(i) {
     const page = Math.floor(i / PAGE);
     if (this.pages.has(page)) return Promise.resolve();
@@ -489,6 +735,11 @@ export class RemoteEvents {
     return promise;
   }
 
+  /**
+   * The event of row `i` of the current view; undefined while its page is on its way.
+   * @param {number} i
+   * @returns {RawEvent | undefined}
+   */
   row(i) {
     if (i < 0 || i >= this.totalCount) return undefined;
     const events = this.pages.get(Math.floor(i / PAGE));
@@ -501,6 +752,11 @@ export class RemoteEvents {
     return events[i % PAGE];
   }
 
+  /**
+   * Show only the events matching `filter`; resolves with the rows matching.
+   * @param {Filter} filter
+   * @returns {Promise<number>}
+   */
   async setFilter(filter) {
     this.filter = normalizeFilter(filter);
     this.generation += 1;
@@ -511,7 +767,11 @@ export class RemoteEvents {
     return this.totalCount;
   }
 
+  /**
+   * [key, count] of every event key (the manifests' counts), most frequent first.
+   * @returns {Array<[string, number]>}
+   */
   keyList() {
-    return [...this.keyCounts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    return sortedKeys(this.keyCounts);
   }
 }

@@ -4,9 +4,60 @@
 //   import { openTrace } from '/lib/tlscope.js';
 //   const trace = await openTrace('/traces/abc/');      // or a FileSource / InlineSource
 //   trace.events.total; trace.events.row(0); await trace.payload(event);
+//
+// Its types (lib/tlscope.d.ts) are generated from these modules' JSDoc (dts.mjs): the typedefs
+// below name the public ones.
 
-export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eventSummary, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
-export { FileSource, HttpSource, InlineSource, NotFound, isGzip, maybeGunzip, readAll } from './source.js';
+/** @typedef {import('./format.js').RawEvent} RawEvent */
+/** @typedef {import('./format.js').Frame} Frame */
+/** @typedef {import('./format.js').Manifest} Manifest */
+/** @typedef {import('./format.js').ManifestCompileId} ManifestCompileId */
+/** @typedef {import('./format.js').JsonObject} JsonObject */
+/** @typedef {import('./rules.js').ResolvedFrame} ResolvedFrame */
+/** @typedef {import('./rules.js').GraphBreak} GraphBreak */
+/** @typedef {import('./source.js').Prefetch} Prefetch */
+/** @typedef {import('./source.js').ByteStream} ByteStream */
+/** @typedef {import('./store.js').Filter} Filter */
+/** @typedef {import('./store.js').NormalFilter} NormalFilter */
+/** @typedef {import('./model.js').TracePart} TracePart */
+/** @typedef {import('./model.js').TraceCompile} TraceCompile */
+/** @typedef {import('./model.js').CompileRecord} CompileRecord */
+/** @typedef {import('./model.js').CompileDirectory} CompileDirectory */
+/** @typedef {import('./trace.js').OpenOptions} OpenOptions */
+/** @typedef {import('./trace.js').OpenedTrace} OpenedTrace */
+/** @typedef {import('./trace.js').LocalTrace} LocalTrace */
+/** @typedef {import('./trace.js').RemoteTrace} RemoteTrace */
+/** @typedef {import('./urlstate.js').ViewState} ViewState */
+/** @typedef {import('./highlight.js').Token} Token */
+/** @typedef {import('./hook.js').TestHook} TestHook */
+/** @typedef {import('./compiles.js').CompileView} CompileView */
+/** @typedef {import('./compiles.js').GuardFailureView} GuardFailureView */
+/** @typedef {import('./compiles.js').ChangeView} ChangeView */
+/** @typedef {import('./compiles.js').PayloadRefView} PayloadRefView */
+/** @typedef {import('./compiles.js').RecompileView} RecompileView */
+/** @typedef {import('./compiles.js').FailureView} FailureView */
+// compiles.json as docs/FORMAT.md section 14 documents it (from its JSON Schema; compiles-json.js).
+/** @typedef {import('./compiles-json.js').CompilesFile} CompilesFile */
+/** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+/** @typedef {import('./compiles-json.js').SourceLocation} SourceLocation */
+/** @typedef {import('./compiles-json.js').Timing} Timing */
+/** @typedef {import('./compiles-json.js').Phase} Phase */
+/** @typedef {import('./compiles-json.js').GraphBreak} CompileGraphBreak */
+/** @typedef {import('./compiles-json.js').PayloadRef} PayloadRef */
+/** @typedef {import('./compiles-json.js').Recompile} Recompile */
+/** @typedef {import('./compiles-json.js').GuardFailure} GuardFailure */
+/** @typedef {import('./compiles-json.js').InputChange} InputChange */
+/** @typedef {import('./compiles-json.js').Failure} Failure */
+/** @typedef {import('./compiles-json.js').CacheOutcome} CacheOutcome */
+/** @typedef {import('./compiles-json.js').Metrics} Metrics */
+/** @typedef {import('./compiles-json.js').MetricsRecord} MetricsRecord */
+/** @typedef {import('./compiles-json.js').TensorInput} TensorInput */
+/** @typedef {import('./compiles-json.js').Graph} Graph */
+/** @typedef {import('./compiles-json.js').GraphInput} GraphInput */
+/** @typedef {import('./compiles-json.js').DistinctGraphBreak} DistinctGraphBreak */
+
+export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+export { FileSource, HttpSource, InlineSource, NotFound, Source, isGzip, maybeGunzip, readAll } from './source.js';
 export { LineStore, streamLines } from './lines.js';
 export { LocalEvents, RemoteEvents, normalizeFilter } from './store.js';
 export { DEFAULT_LIMITS, KEEP_BYTES, STATUS_ORDER, Trace, eventsApiFor, mergeGraphBreaks, openTrace, resolveFrames, statusFromMetrics } from './trace.js';

@@ -19,6 +19,30 @@ export { KEEP_BYTES } from './loading.js';
 export { STATUS_ORDER, mergeGraphBreaks, resolveFrames, statusFromMetrics } from './rules.js';
 export { Trace } from './model.js';
 
+/** @typedef {import('./source.js').Source} Source */
+/** @typedef {import('./source.js').Prefetch} Prefetch */
+/** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
+
+/**
+ * A trace as openTrace gives it: its `events` are the table model of its `mode`, held in the tab
+ * (LocalEvents) or paged from the server (RemoteEvents).
+ * @typedef {Trace & { mode: 'local', events: LocalEvents }} LocalTrace
+ * @typedef {Trace & { mode: 'remote', events: RemoteEvents }} RemoteTrace
+ * @typedef {LocalTrace | RemoteTrace} OpenedTrace
+ */
+
+/**
+ * @typedef {object} OpenOptions
+ * @property {'auto' | 'local' | 'remote'} [mode] `auto` (default): paged from the server above `limits`
+ * @property {{ events?: number, bytes?: number }} [limits]
+ * @property {string | null} [api] the events API URL, or null for none
+ * @property {typeof fetch} [fetchImpl]
+ * @property {Prefetch} [prefetch] requests already made for this trace (the explorer's prefetch.js sets window.__tlscopePrefetch)
+ * @property {(eventsLoaded: number) => void} [onProgress]
+ * @property {number} [keepBytes] above this many bytes, raw.jsonl's bytes are dropped once indexed where the source can read ranges
+ * @property {boolean} [waitForIndexes] false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
+ */
+
 /**
  * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
  * InlineSource). Options: `mode` ('auto', 'local', 'remote'), `limits` ({events, bytes}), `keepBytes`,
@@ -29,6 +53,10 @@ export { Trace } from './model.js';
  * in a big trace, and the first rows do not need it): `trace.indexes` resolves when it is read.
  * `trace.loaded` resolves when every event is in (local mode) or when the events API has answered
  * (remote mode; until then the first rows of a single raw.jsonl come from its first lines).
+ *
+ * @param {string | URL | Source} where
+ * @param {OpenOptions} [options]
+ * @returns {Promise<OpenedTrace>}
  */
 export async function openTrace(where, options = {}) {
   const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
@@ -39,29 +67,33 @@ export async function openTrace(where, options = {}) {
   // or, not waited for, once the first rows are drawn: parsing its megabytes (14 MB in the 40k
   // bench case) on the page's one thread would otherwise land before them.
   let indexes = wait ? trace.readIndexes() : null;
+  /** @param {Promise<void>} promise */
   const settle = (promise) => {
     trace.indexes = promise;
     promise.catch(() => {}); // reported through trace.indexes (or openTrace, when it waits)
     return promise;
   };
   if (indexes) settle(indexes);
-  trace.mode = await chooseMode(trace, options);
-  if (trace.mode === 'remote') {
+  const api = await chooseMode(trace, options);
+  if (api !== null) {
     // Paged from the server: the first rows come from it, compiles.json beside them.
     indexes = indexes || settle(trace.readIndexes());
     if (wait) await indexes;
-    return openRemote(trace, source);
+    return openRemote(trace, api);
   }
-  trace.events = new LocalEvents(trace.expectedEvents ?? 4096);
-  trace.events.onEvent = (event) => trace.observe(event);
-  let firstRows;
+  const events = new LocalEvents(trace.expectedEvents ?? 4096);
+  trace.events = events;
+  trace.mode = 'local';
+  events.onEvent = (event) => trace.observe(event);
+  /** @type {(value?: unknown) => void} */
+  let firstRows = () => {};
   const first = new Promise((resolve) => {
     firstRows = resolve;
   });
-  const stop = trace.events.onChange(() => firstRows());
+  const stop = events.onChange(() => firstRows());
   const keepBytes = options.keepBytes ?? KEEP_BYTES;
-  trace.loaded = loadLocal(trace, options.onProgress, keepBytes).then(() => {
-    maybeDropBytes(trace, keepBytes);
+  trace.loaded = loadLocal(trace, events, options.onProgress, keepBytes).then(() => {
+    maybeDropBytes(trace, events, keepBytes);
     trace.complete = true;
     return trace;
   });
@@ -70,5 +102,5 @@ export async function openTrace(where, options = {}) {
   await Promise.race([first, trace.loaded]);
   stop();
   if (wait) await indexes;
-  return trace;
+  return /** @type {LocalTrace} */ (trace); // its mode and events were set together above
 }

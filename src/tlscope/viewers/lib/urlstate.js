@@ -2,15 +2,29 @@
 // (`#kind=artifact&cid=%5B0%2F0%5D&sel=42`): it works from file:// (a packed trace) as well as
 // from a server, never reaches the server, and leaves the query (`?trace=`) to the page's host.
 
-/** Read the state from a fragment string (with or without its `#`). Unknown keys are kept. */
+/**
+ * A view's state as kept in the URL: key -> text.
+ * @typedef {Record<string, string>} ViewState
+ */
+
+/**
+ * Read the state from a fragment string (with or without its `#`). Unknown keys are kept.
+ * @param {string} hash
+ * @returns {ViewState}
+ */
 export function readState(hash) {
   const text = typeof hash === 'string' ? hash.replace(/^#/, '') : '';
+  /** @type {ViewState} */
   const out = {};
   for (const [key, value] of new URLSearchParams(text)) out[key] = value;
   return out;
 }
 
-/** The fragment for `state`: empty and null values are left out; keys in a stable order. */
+/**
+ * The fragment for `state`: empty and null values are left out; keys in a stable order.
+ * @param {Record<string, string | number | null | undefined>} state
+ * @returns {string}
+ */
 export function formatState(state) {
   const params = new URLSearchParams();
   for (const key of Object.keys(state).sort()) {
@@ -25,6 +39,10 @@ export function formatState(state) {
 /**
  * Keep `state` in the page's URL with history.replaceState (no history entry per keystroke).
  * `win` is injectable for tests.
+ *
+ * @param {Record<string, string | number | null | undefined>} state
+ * @param {Window} [win]
+ * @returns {string}
  */
 export function writeState(state, win = globalThis.window) {
   const fragment = formatState(state);
@@ -35,7 +53,12 @@ export function writeState(state, win = globalThis.window) {
   return url.href;
 }
 
-/** The `?trace=` (or another) query parameter of the page, or null. */
+/**
+ * The `?trace=` (or another) query parameter of the page, or null.
+ * @param {string} name
+ * @param {Window} [win]
+ * @returns {string | null}
+ */
 export function queryParam(name, win = globalThis.window) {
   return new URL(win.location.href).searchParams.get(name);
 }

@@ -8,7 +8,11 @@
 // A million 24-px rows still get 2 scroll pixels each, so every row can be scrolled to.
 export const MAX_HEIGHT = 2_000_000;
 
-/** The first row and its pixel offset for a scroll position (pure; exported for tests). */
+/**
+ * The first row and its pixel offset for a scroll position (pure; exported for tests).
+ * @param {{ count: number, rowHeight: number, viewport: number, scrollTop: number }} at
+ * @returns {{ first: number, offset: number, virtual: number, scale: number }}
+ */
 export function scrollMapping({ count, rowHeight, viewport, scrollTop }) {
   const real = count * rowHeight;
   const virtual = Math.min(real, MAX_HEIGHT);
@@ -19,7 +23,11 @@ export function scrollMapping({ count, rowHeight, viewport, scrollTop }) {
   return { first, offset: top - first * rowHeight, virtual, scale: maxScroll > 0 ? realMax / maxScroll : 1 };
 }
 
-/** The scrollTop that puts row `index` at the top (pure; exported for tests). */
+/**
+ * The scrollTop that puts row `index` at the top (pure; exported for tests).
+ * @param {{ count: number, rowHeight: number, viewport: number, index: number }} at
+ * @returns {number}
+ */
 export function scrollTopFor({ count, rowHeight, viewport, index }) {
   const real = count * rowHeight;
   const virtual = Math.min(real, MAX_HEIGHT);
@@ -33,6 +41,8 @@ export class VirtualList {
   /**
    * `container` scrolls; `createRow()` makes a row element, `renderRow(el, index)` fills it.
    * Options: `rowHeight` (px, fixed), `overscan` (rows drawn beyond the edges).
+   * @param {HTMLElement} container
+   * @param {{ rowHeight?: number, overscan?: number, createRow: () => HTMLElement, renderRow: (el: HTMLElement, index: number) => void }} options
    */
   constructor(container, { rowHeight = 24, createRow, renderRow, overscan = 4 }) {
     this.container = container;
@@ -43,6 +53,7 @@ export class VirtualList {
     this.count = 0;
     this.height = 0;
     this.last = -1;
+    /** @type {HTMLElement[]} */
     this.pool = [];
     this.first = 0;
     const doc = container.ownerDocument;
@@ -100,6 +111,7 @@ export class VirtualList {
     this.draw();
   }
 
+  /** @param {number} count */
   setCount(count) {
     this.count = count;
     // A shorter list clamps the scroll position (the browser's own scroll event follows).
@@ -108,7 +120,11 @@ export class VirtualList {
     this.layout();
   }
 
-  /** Scroll to pixel `top` of the (scaled) scroll range and draw. */
+  /**
+   * Scroll to pixel `top` of the (scaled) scroll range and draw. Set the position through this,
+   * not the container's scrollTop: the list reads no layout outside its scroll events.
+   * @param {number} top
+   */
   scrollTo(top) {
     this.container.scrollTop = top;
     this.scrollTop = top;
@@ -116,6 +132,7 @@ export class VirtualList {
   }
 
   /** Row indices on screen (fully or partly visible) as of the last draw (no layout is forced). */
+  /** @returns {{ first: number, last: number }} */
   visibleRange() {
     return { first: this.first, last: this.last };
   }
@@ -137,6 +154,10 @@ export class VirtualList {
     }
   }
 
+  /**
+   * @param {number} index
+   * @param {'auto' | 'top' | 'center'} [align]
+   */
   scrollToIndex(index, align = 'auto') {
     const { first, last } = this.visibleRange();
     const rows = Math.floor(this.viewport / this.rowHeight);
