@@ -3,7 +3,7 @@
 // and the report link. The filter controls and URL state are controls.js's.
 
 import {
-  compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, setTestHook,
+  InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, setTestHook,
 } from '/lib/tlscope.js';
 import { createEventTable, formatCount } from './table.js';
 import { createDetail } from './detail.js';
@@ -267,10 +267,12 @@ function wireReportLink(app) {
 /**
  * A packed multi-rank job holds its landing page (`tlscope pack`): the Report link opens it as a
  * page of its own (its links to the rank folders' reports are not in the pack).
+ * @param {OpenedTrace} trace
+ * @param {HTMLAnchorElement} link
  */
 function packedLanding(trace, link) {
   const source = trace.source;
-  if (source.kind !== 'inline' || !source.files.has('index.html')) return;
+  if (!(source instanceof InlineSource) || !source.files.has('index.html')) return;
   source.bytes('index.html').then((bytes) => {
     link.href = URL.createObjectURL(new Blob([bytes], { type: 'text/html' }));
     link.textContent = 'Ranks';

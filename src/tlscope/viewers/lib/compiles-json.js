@@ -73,6 +73,8 @@
  * @property {string} reason
  * @property {SourceLocation} user_frame
  * @property {PayloadRef} event
+ * @property {SourceLocation | null} [stopped_at]
+ * @property {SourceLocation[]} [stack]
  */
 
 /**
@@ -206,6 +208,7 @@
  * @typedef {object} DistinctGraphBreak
  * @property {string} reason
  * @property {SourceLocation} user_frame
+ * @property {SourceLocation | null} [stopped_at]
  * @property {number} count
  * @property {string[]} compile_ids
  */

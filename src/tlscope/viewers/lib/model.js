@@ -432,7 +432,7 @@ export class Trace {
 
   /**
    * The bytes of chromium_events.json (the combined one for a multi-rank folder).
-   * @returns {Promise<Uint8Array>}
+   * @returns {Promise<Uint8Array<ArrayBuffer>>}
    */
   async chromiumEvents() {
     return this.source.bytes('chromium_events.json');

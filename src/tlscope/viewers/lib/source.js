@@ -60,7 +60,7 @@ export async function maybeGunzip(stream) {
 /**
  * Read a whole stream into one Uint8Array.
  * @param {ReadableStream<Uint8Array>} stream
- * @returns {Promise<Uint8Array>}
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
  */
 export async function readAll(stream) {
   /** @type {Uint8Array[]} */
@@ -189,7 +189,7 @@ export class Source {
   /**
    * @param {string} path
    * @param {ReadOptions} [options]
-   * @returns {Promise<Uint8Array>}
+   * @returns {Promise<Uint8Array<ArrayBuffer>>}
    */
   async bytes(path, options) {
     return readAll(await this.stream(path, options));

@@ -30,6 +30,7 @@
 /** @typedef {import('./urlstate.js').ViewState} ViewState */
 /** @typedef {import('./highlight.js').Token} Token */
 /** @typedef {import('./hook.js').TestHook} TestHook */
+/** @typedef {import('./timeline.js').TimelineEvent} TimelineEvent */
 /** @typedef {import('./compiles.js').CompileView} CompileView */
 /** @typedef {import('./compiles.js').GuardFailureView} GuardFailureView */
 /** @typedef {import('./compiles.js').ChangeView} ChangeView */

@@ -72,6 +72,8 @@ export type GraphBreak = {
     reason: string;
     user_frame: SourceLocation;
     event: PayloadRef;
+    stopped_at?: SourceLocation | null | undefined;
+    stack?: SourceLocation[] | undefined;
 };
 /**
  * An event with a payload, and where to find both.
@@ -205,6 +207,7 @@ export type GraphInput = {
 export type DistinctGraphBreak = {
     reason: string;
     user_frame: SourceLocation;
+    stopped_at?: SourceLocation | null | undefined;
     count: number;
     compile_ids: string[];
 };

@@ -173,9 +173,9 @@ export class Trace {
     fileUrl(path: string, part?: number): string | null;
     /**
      * The bytes of chromium_events.json (the combined one for a multi-rank folder).
-     * @returns {Promise<Uint8Array>}
+     * @returns {Promise<Uint8Array<ArrayBuffer>>}
      */
-    chromiumEvents(): Promise<Uint8Array>;
+    chromiumEvents(): Promise<Uint8Array<ArrayBuffer>>;
 }
 export type Manifest = import("./format.js").Manifest;
 export type RawEvent = import("./format.js").RawEvent;

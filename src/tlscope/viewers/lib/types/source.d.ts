@@ -24,9 +24,9 @@ export function maybeGunzip(stream: ReadableStream<Uint8Array>): Promise<ByteStr
 /**
  * Read a whole stream into one Uint8Array.
  * @param {ReadableStream<Uint8Array>} stream
- * @returns {Promise<Uint8Array>}
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
  */
-export function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array>;
+export function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>>;
 /** A file of the trace that does not exist. */
 export class NotFound extends Error {
     /** @param {string} path */
@@ -92,9 +92,9 @@ export class Source {
     /**
      * @param {string} path
      * @param {ReadOptions} [options]
-     * @returns {Promise<Uint8Array>}
+     * @returns {Promise<Uint8Array<ArrayBuffer>>}
      */
-    bytes(path: string, options?: ReadOptions): Promise<Uint8Array>;
+    bytes(path: string, options?: ReadOptions): Promise<Uint8Array<ArrayBuffer>>;
     /**
      * @param {string} path
      * @param {ReadOptions} [options]
