@@ -5,7 +5,7 @@
 import { VirtualList, compileIdOf, eventLabel, eventSummary } from '/lib/tlscope.js';
 
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
-/** @typedef {import('/lib/tlscope.js').LocalEvents | import('/lib/tlscope.js').RemoteEvents} EventModel */
+/** @typedef {import('/lib/tlscope.js').EventTable} EventModel */
 /**
  * A row element, with the row and event it last showed (a redraw of the same one touches nothing).
  * @typedef {HTMLElement & { shownIndex?: number, shownEvent?: RawEvent }} RowElement

@@ -206,7 +206,7 @@ function onSelect(app, row, event) {
   if (!pick) {
     // Its bytes (read again by range) or its page (from the events API) are on their way: show
     // the row when they come, unless another row was picked meanwhile.
-    const stop = onEventsChange(app.trace, () => {
+    const stop = app.trace.events.onChange(() => {
       if (app.table.selected !== row) return stop();
       const came = app.trace.events.row(row);
       if (came) {
@@ -222,16 +222,6 @@ function onSelect(app, row, event) {
   const shown = app.detail.show(pick, part);
   setTestHook({ selected: { row, key: eventKey(pick), cid: compileIdOf(pick), log_line: pick.log_line, rank: pick.rank ?? null } });
   shown.then(() => setTestHook({ payload: app.detail.state.payloadShown }));
-}
-
-/**
- * Call `fn` whenever the trace's rows change; returns the unsubscribe.
- * @param {OpenedTrace} trace
- * @param {() => void} fn
- * @returns {() => void}
- */
-function onEventsChange(trace, fn) {
-  return trace.mode === 'local' ? trace.events.onChange(fn) : trace.events.onChange(fn);
 }
 
 /** @param {App} app */
@@ -319,7 +309,7 @@ function showTable(app, packed) {
   const { trace } = app;
   app.table.setModel(trace.events);
   let queued = false;
-  onEventsChange(trace, () => {
+  trace.events.onChange(() => {
     if (queued) return;
     queued = true;
     requestAnimationFrame(() => {

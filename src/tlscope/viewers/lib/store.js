@@ -19,6 +19,11 @@ import { LineStore } from './lines.js';
  */
 
 /**
+ * The table model of a trace: held in the tab (LocalEvents) or paged from the server (RemoteEvents).
+ * @typedef {LocalEvents | RemoteEvents} EventTable
+ */
+
+/**
  * `reader(part, start, length)`: those bytes of that part's raw.jsonl, read again.
  * @typedef {(part: number, start: number, length: number) => Promise<Uint8Array>} RangeReader
  */
@@ -106,7 +111,7 @@ export class LocalEvents {
     this.view = null;
     /** @internal */
     this.viewLength = 0;
-    /** @internal @type {Set<(table: LocalEvents) => void>} */
+    /** @internal @type {Set<(table: EventTable) => void>} */
     this.listeners = new Set();
     /** @type {((event: RawEvent, line: number, part: number) => void) | null} called once per event while loading */
     this.onEvent = null;
@@ -267,7 +272,7 @@ export class LocalEvents {
 
   /**
    * Call `fn` whenever rows change (loaded, filtered, read again); returns the unsubscribe.
-   * @param {(table: LocalEvents) => void} fn
+   * @param {(table: EventTable) => void} fn
    * @returns {() => void}
    */
   onChange(fn) {
@@ -634,7 +639,7 @@ export class RemoteEvents {
     this.pending = new Map();
     /** @internal */
     this.generation = 0;
-    /** @internal @type {Set<(table: RemoteEvents) => void>} */
+    /** @internal @type {Set<(table: EventTable) => void>} */
     this.listeners = new Set();
     /** @internal */
     this.keyCounts = keyCounts || new Map();
@@ -666,7 +671,7 @@ export class RemoteEvents {
 
   /**
    * Call `fn` whenever rows change (a page came, the filter changed); returns the unsubscribe.
-   * @param {(table: RemoteEvents) => void} fn
+   * @param {(table: EventTable) => void} fn
    * @returns {() => void}
    */
   onChange(fn) {

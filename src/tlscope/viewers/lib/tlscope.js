@@ -19,6 +19,7 @@
 /** @typedef {import('./source.js').ByteStream} ByteStream */
 /** @typedef {import('./store.js').Filter} Filter */
 /** @typedef {import('./store.js').NormalFilter} NormalFilter */
+/** @typedef {import('./store.js').EventTable} EventTable */
 /** @typedef {import('./model.js').TracePart} TracePart */
 /** @typedef {import('./model.js').TraceCompile} TraceCompile */
 /** @typedef {import('./model.js').CompileRecord} CompileRecord */

@@ -9,6 +9,10 @@
  * @typedef {{ kind: string | null, cid: string | null, rank: number | null, q: string | null }} NormalFilter
  */
 /**
+ * The table model of a trace: held in the tab (LocalEvents) or paged from the server (RemoteEvents).
+ * @typedef {LocalEvents | RemoteEvents} EventTable
+ */
+/**
  * `reader(part, start, length)`: those bytes of that part's raw.jsonl, read again.
  * @typedef {(part: number, start: number, length: number) => Promise<Uint8Array>} RangeReader
  */
@@ -45,10 +49,10 @@ export class LocalEvents {
     get total(): number;
     /**
      * Call `fn` whenever rows change (loaded, filtered, read again); returns the unsubscribe.
-     * @param {(table: LocalEvents) => void} fn
+     * @param {(table: EventTable) => void} fn
      * @returns {() => void}
      */
-    onChange(fn: (table: LocalEvents) => void): () => void;
+    onChange(fn: (table: EventTable) => void): () => void;
     /**
      * The event of line `i` (unfiltered), parsed now or from a small cache; undefined while its block is read again.
      * @param {number} i
@@ -139,10 +143,10 @@ export class RemoteEvents {
     get loadedEvents(): number;
     /**
      * Call `fn` whenever rows change (a page came, the filter changed); returns the unsubscribe.
-     * @param {(table: RemoteEvents) => void} fn
+     * @param {(table: EventTable) => void} fn
      * @returns {() => void}
      */
-    onChange(fn: (table: RemoteEvents) => void): () => void;
+    onChange(fn: (table: EventTable) => void): () => void;
     /**
      * Make sure the page holding row `i` is there (or on its way).
      * @param {number} i
@@ -186,6 +190,10 @@ export type NormalFilter = {
     rank: number | null;
     q: string | null;
 };
+/**
+ * The table model of a trace: held in the tab (LocalEvents) or paged from the server (RemoteEvents).
+ */
+export type EventTable = LocalEvents | RemoteEvents;
 /**
  * `reader(part, start, length)`: those bytes of that part's raw.jsonl, read again.
  */

@@ -11,6 +11,7 @@ export type Prefetch = import("./source.js").Prefetch;
 export type ByteStream = import("./source.js").ByteStream;
 export type Filter = import("./store.js").Filter;
 export type NormalFilter = import("./store.js").NormalFilter;
+export type EventTable = import("./store.js").EventTable;
 export type TracePart = import("./model.js").TracePart;
 export type TraceCompile = import("./model.js").TraceCompile;
 export type CompileRecord = import("./model.js").CompileRecord;

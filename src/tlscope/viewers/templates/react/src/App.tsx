@@ -4,7 +4,7 @@
 // dangerouslySetInnerHTML with trace data, which is untrusted.
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { openTrace, readState, setTestHook, writeState, type Trace } from './vendor/tlscope/tlscope.js';
+import { openTrace, readState, setTestHook, writeState, type OpenedTrace } from './vendor/tlscope/tlscope.js';
 import { rowCells } from './rows';
 
 const ROW_HEIGHT = 24;
@@ -14,7 +14,7 @@ function traceUrl(): string | null {
   return new URL(location.href).searchParams.get('trace');
 }
 
-function EventList({ trace, version }: { trace: Trace; version: number }) {
+function EventList({ trace, version }: { trace: OpenedTrace; version: number }) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: trace.events.total,
@@ -43,7 +43,7 @@ function EventList({ trace, version }: { trace: Trace; version: number }) {
 }
 
 export function App() {
-  const [trace, setTrace] = useState<Trace | null>(null);
+  const [trace, setTrace] = useState<OpenedTrace | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [cid, setCid] = useState<string>(() => readState(location.hash).cid ?? '');
   const [version, bump] = useReducer((n: number) => n + 1, 0);
