@@ -24,29 +24,9 @@
  */
 
 /**
- * A compile id of manifest.json `compile_ids` (FORMAT.md section 2).
- * @typedef {object} ManifestCompileId
- * @property {string} id
- * @property {string} dir
- * @property {string | null} first
- * @property {string | null} last
- * @property {number} events
- */
-
-/**
- * manifest.json (FORMAT.md section 2); the fields viewers commonly read are spelled out.
- * @typedef {object} Manifest
- * @property {'tlscope'} format
- * @property {number} format_version
- * @property {number} [format_minor]
- * @property {string} tlscope_version
- * @property {string | null} torch_version
- * @property {number[]} ranks
- * @property {ManifestCompileId[]} compile_ids
- * @property {Record<string, { count: number, payload_bytes: number }>} events
- * @property {number} raw_jsonl_events
- * @property {string[]} [files]
- * @property {{ total: number, counts: Record<string, number>, first: unknown[] }} problems
+ * manifest.json (FORMAT.md section 2), from its schema; a compile id of its `compile_ids`.
+ * @typedef {import('./manifest-json.js').Manifest} Manifest
+ * @typedef {import('./manifest-json.js').CompileIdEntry} ManifestCompileId
  */
 
 /**

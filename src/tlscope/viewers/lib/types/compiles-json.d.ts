@@ -22,6 +22,7 @@ export type CompileEntry = {
     is_recompile?: boolean | undefined;
     function?: SourceLocation | null | undefined;
     stack?: SourceLocation[] | undefined;
+    user_frame?: SourceLocation | null | undefined;
     time?: Timing | null | undefined;
     phases?: Phase[] | undefined;
     graph_breaks?: GraphBreak[] | undefined;

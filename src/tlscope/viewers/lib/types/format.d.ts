@@ -20,28 +20,9 @@
  * }} RawEvent
  */
 /**
- * A compile id of manifest.json `compile_ids` (FORMAT.md section 2).
- * @typedef {object} ManifestCompileId
- * @property {string} id
- * @property {string} dir
- * @property {string | null} first
- * @property {string | null} last
- * @property {number} events
- */
-/**
- * manifest.json (FORMAT.md section 2); the fields viewers commonly read are spelled out.
- * @typedef {object} Manifest
- * @property {'tlscope'} format
- * @property {number} format_version
- * @property {number} [format_minor]
- * @property {string} tlscope_version
- * @property {string | null} torch_version
- * @property {number[]} ranks
- * @property {ManifestCompileId[]} compile_ids
- * @property {Record<string, { count: number, payload_bytes: number }>} events
- * @property {number} raw_jsonl_events
- * @property {string[]} [files]
- * @property {{ total: number, counts: Record<string, number>, first: unknown[] }} problems
+ * manifest.json (FORMAT.md section 2), from its schema; a compile id of its `compile_ids`.
+ * @typedef {import('./manifest-json.js').Manifest} Manifest
+ * @typedef {import('./manifest-json.js').CompileIdEntry} ManifestCompileId
  */
 /**
  * A JSON object read from an untrusted file, its fields checked where they are used.
@@ -145,38 +126,13 @@ export type RawEvent = {
     [eventKey: string]: unknown;
 };
 /**
- * A compile id of manifest.json `compile_ids` (FORMAT.md section 2).
+ * manifest.json (FORMAT.md section 2), from its schema; a compile id of its `compile_ids`.
  */
-export type ManifestCompileId = {
-    id: string;
-    dir: string;
-    first: string | null;
-    last: string | null;
-    events: number;
-};
+export type Manifest = import("./manifest-json.js").Manifest;
 /**
- * manifest.json (FORMAT.md section 2); the fields viewers commonly read are spelled out.
+ * manifest.json (FORMAT.md section 2), from its schema; a compile id of its `compile_ids`.
  */
-export type Manifest = {
-    format: "tlscope";
-    format_version: number;
-    format_minor?: number | undefined;
-    tlscope_version: string;
-    torch_version: string | null;
-    ranks: number[];
-    compile_ids: ManifestCompileId[];
-    events: Record<string, {
-        count: number;
-        payload_bytes: number;
-    }>;
-    raw_jsonl_events: number;
-    files?: string[] | undefined;
-    problems: {
-        total: number;
-        counts: Record<string, number>;
-        first: unknown[];
-    };
-};
+export type ManifestCompileId = import("./manifest-json.js").CompileIdEntry;
 /**
  * A JSON object read from an untrusted file, its fields checked where they are used.
  */

@@ -60,7 +60,7 @@ export class Trace {
     summary: unknown[] | null;
     parts: TracePart[];
     /** manifest.json (the first rank's, for a multi-rank folder) */
-    manifest: import("./format.js").Manifest | null;
+    manifest: import("./manifest-json.js").Manifest | null;
     /** @type {LocalEvents | RemoteEvents | null} the table model; set by openTrace with `mode` */
     events: LocalEvents | RemoteEvents | null;
     /** @type {'local' | 'remote'} held in the tab, or paged from the server's events API */
