@@ -159,7 +159,7 @@ def _module(name: str) -> Any:
 
 def one_run(log: Path, out: Path, timers: Timers | None, profile: cProfile.Profile | None = None) -> float:
     """CPU seconds of one parse of `log` into `out` (pages in-process)."""
-    from tlscope.pipeline.options import ParseOptions
+    from tlscope.write.run_options import ParseOptions
     from tlscope.pipeline.parse import parse_log
     from tlscope.write.report.options import ReportOptions
 

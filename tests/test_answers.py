@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from helpers import CORPUS, TLPARSE_TRACES, require_shared
 
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.single import run
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
 
 CORPUS_LOGS = sorted(p for p in CORPUS.rglob("*.log.gz") if "muxed" not in p.parts)
 SHARED_LOGS = sorted(

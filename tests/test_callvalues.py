@@ -16,9 +16,9 @@ import pytest
 from helpers import CORPUS
 
 from tlscope.analyse.callvalues import guard_codes, guard_values, value_key
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.single import run
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
 
 LOG = next((CORPUS / "recompiles_dynamic").glob("*.log.gz"), None)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.write.run_options import ParseOptions
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'tlscope[dask]')")
 

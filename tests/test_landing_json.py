@@ -132,7 +132,7 @@ def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
 
 
 def test_write_part_counts_what_summarise_counts(tmp_path: Path) -> None:
-    from tlscope.read.rankdir import summarise
+    from rankdir import summarise
 
     _rank_folder(tmp_path, 0, [{"name": "a"}, 7, {"name": "b", "ts": 2.5e-07}])
     count = chromium.write_part(tmp_path / "rank_0", 0)

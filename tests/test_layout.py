@@ -260,3 +260,120 @@ def test_tests_import_shared_helpers_one_way() -> None:
                 if name.split(".")[0] in ("conftest", "tests") or name.startswith("test_"):
                     offenders.append(f"{path.name}: {name}")
     assert offenders == []
+
+
+#: The layers, bottom to top, and what each may import (issue 19). `model/` and `format/` (the
+#: output format: schemas, reader, errors) at the bottom with `lifetime` (how a process ends),
+#: `terminal` (what reaches a terminal) and the package itself (`__version__`); `read/` (the log)
+#: and `analyse/` (pure folds) side by side, neither importing the other; `write/` (files, and the
+#: sink seam), then `pipeline/` (the only layer that reads a log); on top the Python API (`api`,
+#: `timeline`), `viewers/`, `serve/` and `commands/`, which reach the log only through the
+#: pipeline; the console script last.
+_BOTTOM = frozenset({"model", "format", "lifetime", "terminal", "tlscope"})
+LAYERS: dict[str, frozenset[str]] = {
+    "model": frozenset({"model", "tlscope"}),
+    "format": frozenset({"model", "format", "tlscope"}),
+    "lifetime": frozenset({"lifetime", "tlscope"}),
+    "terminal": frozenset({"terminal", "tlscope"}),
+    "read": _BOTTOM | {"read"},
+    "analyse": _BOTTOM | {"analyse"},
+    "write": _BOTTOM | {"read", "analyse", "write"},
+    "pipeline": _BOTTOM | {"read", "analyse", "write", "pipeline"},
+    "api": _BOTTOM | {"analyse", "pipeline", "api"},
+    "timeline": _BOTTOM | {"timeline"},
+    "viewers": _BOTTOM | {"analyse", "write", "pipeline", "viewers"},
+    "serve": _BOTTOM | {"analyse", "write", "pipeline", "viewers", "serve"},
+    "commands": _BOTTOM | {"analyse", "write", "pipeline", "api", "timeline", "viewers", "serve", "commands"},
+    "cli": _BOTTOM | {"commands", "cli"},
+}
+
+
+def layer_of(module: str) -> str:
+    """`tlscope.read.reader` -> `read`; the package itself is `tlscope`, its entry points `cli`."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "tlscope"
+    return "cli" if parts[1] in ("cli", "__main__") else parts[1]
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for name, targets in sorted(graph.items()):
+        allowed = LAYERS.get(layer_of(name))
+        if allowed is None:
+            continue  # the package's __init__ (tlscope): lazy, by name only
+        found += [f"{name} imports {t}" for t in sorted(targets) if layer_of(t) not in allowed]
+    return found
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    graph = {
+        "tlscope.read.reader": {"tlscope.format.raw", "tlscope.analyse.compiles"},
+        "tlscope.api": {"tlscope.read.inputs", "tlscope.pipeline.parse"},
+        "tlscope.write.format": {"tlscope.read.reader"},
+    }
+    assert layer_violations(graph) == [
+        "tlscope.api imports tlscope.read.inputs",
+        "tlscope.read.reader imports tlscope.analyse.compiles",
+    ]
+
+
+def test_every_module_is_in_a_layer() -> None:
+    unknown = {layer_of(name) for name in modules()} - set(LAYERS) - {"tlscope"}
+    assert unknown == set(), f"add these folders to LAYERS: {sorted(unknown)}"
+
+
+def test_imports_go_down_the_layers() -> None:
+    """Zero exceptions: a new import across layers means a module is in the wrong room."""
+    assert layer_violations(import_graph()) == []
+
+
+#: The format's file names: spelled only in format/ (layout.py) and by the writer that makes them.
+FORMAT_FILE_NAMES = ("manifest.json", "compiles.json", "raw.jsonl", "log_size.json")
+#: The template viewers `tlscope viewer new` copies out are the user's code, written against the
+#: served files by their documented names (docs/VIEWERS.md), not against tlscope's modules.
+_FILE_NAME_OWNERS = ("tlscope.format.", "tlscope.write.format", "tlscope.write.answers", "tlscope.viewers.templates.")
+#: A string that is a file name or a relative path ending in one (`rank_0/raw.jsonl`, `/raw.jsonl`),
+#: not prose that mentions one (a help text, an error message).
+_FILE_NAME = re.compile(r"^[\w./-]*(" + "|".join(re.escape(n) for n in FORMAT_FILE_NAMES) + ")$")
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def file_name_makers(known: dict[str, Path]) -> list[str]:
+    """`module line N: 'name'` for every string in code (docstrings aside) that makes a format file name."""
+    found = []
+    for name, path in known.items():
+        if name.startswith(_FILE_NAME_OWNERS):
+            continue
+        tree = _tree(path)
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+            if is_text and id(node) not in docs and _FILE_NAME.match(node.value):  # type: ignore[attr-defined]
+                found.append(f"{name} line {node.lineno}: {node.value!r}")  # type: ignore[attr-defined]
+    return sorted(found)
+
+
+def test_the_file_name_check_sees_names_and_paths_not_prose(tmp_path: Path) -> None:
+    assert _FILE_NAME.match("raw.jsonl") and _FILE_NAME.match("rank_0/manifest.json") and _FILE_NAME.match("/raw.jsonl")
+    assert not _FILE_NAME.match("holds no manifest.json or multi_rank_summary.json")
+    source = tmp_path / "m.py"
+    source.write_text('"""Reads manifest.json."""\nNAME = "compiles.json"\nTEXT = f"{1}/raw.jsonl"\n')
+    assert file_name_makers({"tlscope.m": source}) == [
+        "tlscope.m line 2: 'compiles.json'",
+        "tlscope.m line 3: '/raw.jsonl'",
+    ]
+
+
+def test_only_the_format_package_and_its_writer_spell_the_format_file_names() -> None:
+    """Everything else asks format/layout.py (what the files are called) or the reader (format/folder.py)."""
+    assert file_name_makers(modules()) == []

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tlscope.format.errors import InputError
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.read.inputs import discover
+from tlscope.write.run_options import ParseOptions
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -270,7 +270,8 @@ def test_malformed_rank_artifact_is_reported_and_others_analysed(inputs: Path, t
     _run(_copy(inputs / "multi_rank_runtime", tmp_path / "in"), out)
     bad = next((out / "rank_2" / "-_0_0_0").glob("inductor_runtime_and_tensor_meta_*.json"))
     bad.write_text('{"ops": [{"name": 1}]', "utf-8")
-    from tlscope.read.rankdir import summarise
+    from rankdir import summarise
+
     from tlscope.write.landing.writer import write_landing
     from tlscope.write.outdir import OutputDir
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, SHARED
+from rankdir import summarise
 
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.read.inputs import discover
-from tlscope.read.rankdir import summarise
+from tlscope.write.run_options import ParseOptions
 
 _TLPARSE_DIRS = [
     "inputs/multi_rank_logs",

@@ -11,8 +11,8 @@ import pytest
 from helpers import CORPUS
 
 from tlscope.format.errors import InputError, OutputError, StrictFailure
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse
+from tlscope.write.run_options import ParseOptions
 
 
 def _log(scenario: str) -> Path:

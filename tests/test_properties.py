@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from tlscope.model.problems import ProblemKind as K
 from tlscope.model.problems import Problems
 from tlscope.model.record import Record
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.single import run
 from tlscope.read.reader import DEFAULT_MAX_LINE, LogReader
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
 
 #: Small real traces of different shapes (export_guard_added has a blank line and a bad MD5).
 TRACES = ["comp_metrics.log", "chromium_events.log", "artifacts.log", "export_guard_added.log", "links.log"]

@@ -22,8 +22,8 @@ import pytest
 from helpers import REPO
 
 from tlscope.model.problems import NOTE_DOCS, NoteKind
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse
+from tlscope.write.run_options import ParseOptions
 
 TRACES = REPO / "corpus" / "traces"
 

@@ -1,5 +1,5 @@
 """A multi-rank run summarises each rank from its parse (pipeline/rankfacts.py), never reading the
-rank's folder back; read/rankdir.py reads a folder on disk. Both must say the same of a rank."""
+rank's folder back; tests/rankdir.py reads a folder on disk. Both must say the same of a rank."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from helpers import CORPUS, TLPARSE_TRACES
+from rankdir import summarise
 
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.parse import parse
-from tlscope.read.rankdir import summarise
 from tlscope.write.report.options import ReportOptions
+from tlscope.write.run_options import ParseOptions
 
 _CASES = [
     *(CORPUS / name for name in ("ranks_diverge_2", "ranks_same_2", "muxed/muxed.log.gz")),

@@ -10,8 +10,8 @@ import pytest
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.compare import Issue, analyze_execution_order
 from tlscope.analyse.ranks.summary import RankSummary
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
+from tlscope.write.run_options import ParseOptions
 
 
 def test_execution_order_multi_rank_divergence() -> None:  # tlparse test 39

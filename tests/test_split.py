@@ -10,9 +10,9 @@ import pytest
 from helpers import REPO
 
 from tlscope.cli import main
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.read.split import process_ranks, split_log
+from tlscope.write.run_options import ParseOptions
 
 MUXED = REPO / "corpus" / "traces" / "muxed" / "muxed.log.gz"
 

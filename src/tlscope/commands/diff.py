@@ -18,9 +18,9 @@ from pathlib import Path
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, TraceError, load
-from tlscope.pipeline.options import user_code_patterns
 from tlscope.terminal import json_text
 from tlscope.write.diffview import header, html, size_lines, unified
+from tlscope.write.run_options import user_code_patterns
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.format.errors import InputError, OutputError
+from tlscope.pipeline.classify import InputKind, classify
 from tlscope.viewers.pack import DEFAULT_BUDGET, PackResult, render
 
 
@@ -53,10 +54,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _folder_of(path: Path, scratch: Path, user_code: Sequence[str] | None = None) -> Path:
     """PATH itself when it is an output folder, else PATH parsed into `scratch`."""
-    if (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file():
+    found = classify(path, sniff=False)
+    if found.kind is InputKind.OUTPUT_FOLDER:
         return path
-    from tlscope.pipeline.options import ParseOptions, user_code_patterns
+    if found.kind is InputKind.MISSING:
+        raise InputError("does not exist", path=path)
     from tlscope.pipeline.parse import parse
+    from tlscope.write.run_options import ParseOptions, user_code_patterns
 
     parse(path, scratch / "out", ParseOptions(user_code=user_code_patterns(user_code)))
     return scratch / "out"
@@ -80,8 +84,6 @@ def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     if args.output.exists() and not args.overwrite:
         raise OutputError("exists (pass --overwrite to replace it)", path=args.output)
-    if not args.path.exists():
-        raise InputError("does not exist", path=args.path)
     with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
         folder = _folder_of(args.path, Path(scratch), args.user_code)
         page, result = render(folder, args.payload_budget, title=args.path.name)

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from tlscope.analyse.ranks.summary import RankSummary
     from tlscope.format.manifest import Manifest
     from tlscope.model.record import Record
-    from tlscope.pipeline.options import ParseOptions
-    from tlscope.pipeline.single import Tracker
-    from tlscope.read.reader import LogReader
+    from tlscope.pipeline.single import ReadProgress, Tracker
+    from tlscope.write.run_options import ParseOptions
+
 
 #: Below this size a progress bar would only flicker.
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -173,8 +173,8 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _options(args: argparse.Namespace) -> ParseOptions:
-    from tlscope.pipeline.options import ParseOptions, user_code_patterns
     from tlscope.write.report.options import ReportOptions
+    from tlscope.write.run_options import ParseOptions, user_code_patterns
 
     return ParseOptions(
         # As in tlparse, export mode never applies the strict checks.
@@ -201,7 +201,7 @@ def _open_report(out: Path) -> None:
 def _tracker() -> Tracker:
     """A progress bar on stderr for big logs, only when stderr is a terminal."""
 
-    def track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
+    def track(records: Iterable[Record], reader: ReadProgress) -> Iterator[Record]:
         size = reader.path.stat().st_size
         if not sys.stderr.isatty() or size < _PROGRESS_MIN_BYTES:
             yield from records

@@ -7,14 +7,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tlscope.read.redact import Mapping, Redactor, auto_mappings, redact_file, redact_in_place
+from tlscope.pipeline.rewrite import redact, redactor
 
 
-def _parse_map(text: str) -> Mapping:
+def _parse_map(text: str) -> tuple[str, str]:
     old, sep, new = text.partition("=")
     if not sep or not old:
         raise argparse.ArgumentTypeError(f"expected OLD=NEW, got {text!r}")
-    return Mapping(old, new)
+    return old, new
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,13 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    paths, users, hosts = list(args.maps), list(args.users), list(args.hosts)
-    if args.auto:
-        auto_paths, auto_users, auto_hosts = auto_mappings()
-        paths += auto_paths
-        users += auto_users
-        hosts += auto_hosts
-    if not (paths or users or hosts):
+    rewrites = redactor(args.maps, args.users, args.hosts, auto=args.auto)
+    if rewrites is None:
         print("tlscope redact: nothing to map; give --map, --user, --host or --auto", file=sys.stderr)
         return 2
     src: Path = args.log
@@ -91,8 +86,7 @@ def main(argv: Sequence[str]) -> int:
     elif dst is not None and dst.exists() and dst.resolve() == src.resolve():
         print("tlscope redact: refusing to overwrite the input; use --in-place", file=sys.stderr)
         return 2
-    redactor = Redactor(paths, users, hosts)
-    stats = redact_in_place(src, redactor) if args.in_place else redact_file(src, dst, redactor)
+    stats = redact(src, dst, rewrites, in_place=args.in_place)
     for note in stats.notes:
         print(f"tlscope redact: {note}", file=sys.stderr)
     if not args.quiet:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from tlscope.format.errors import TlscopeError, os_error_text
 from tlscope.lifetime import Terminated, stop_handled
+from tlscope.pipeline.classify import classify
 from tlscope.pipeline.parse import parse
-from tlscope.read.inputs import candidate_logs, several_ranks
 from tlscope.serve.cli import add_server_flags, serve, start
 
 _STOP_WAIT = 30.0  # seconds PROGRAM gets to stop after Ctrl-C before it is killed
@@ -102,11 +102,12 @@ def _wait(proc: subprocess.Popen[bytes], interrupts: list[float]) -> int:
 
 def what_to_parse(trace_dir: Path) -> Path | None:
     """The folder (one log or a job's ranks), or the biggest log when the program wrote unrelated ones."""
-    logs = candidate_logs(trace_dir)
+    found = classify(trace_dir)
+    logs = found.logs
+    if found.multi_rank or len(logs) == 1:
+        return trace_dir
     if not logs:
         return None
-    if len(logs) == 1 or several_ranks(trace_dir):
-        return trace_dir
     biggest = max(logs, key=lambda p: (p.stat().st_size, p.name))
     others = ", ".join(p.name for p in logs if p != biggest)
     print(

@@ -6,11 +6,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from tlscope.format.errors import InputError
-from tlscope.pipeline.single import no_events_text
-from tlscope.read.reader import first_event
-from tlscope.read.split import split_log
-from tlscope.write.outdir import OutputDir
+from tlscope.pipeline.rewrite import split
 
 
 def main(argv: Sequence[str]) -> int:
@@ -23,16 +19,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("-o", dest="out", type=Path, required=True, metavar="DIR", help="output directory")
     parser.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
     args = parser.parse_args(list(argv))
-    if not args.log.is_file():
-        raise InputError("is not a file", path=args.log)
-    out = OutputDir(args.out, overwrite=args.overwrite)
-    out.check()  # an existing OUT is refused before the log is read, as by `parse`
-    found, lines = first_event(args.log)
-    if found is None:
-        # Nothing to split: a copy of the file in unranked.log would look like a split log.
-        raise InputError(f"{no_events_text(str(args.log), lines)} Nothing written.")
-    with out:
-        written = split_log(args.log, out.root)
+    written = split(args.log, args.out, overwrite=args.overwrite)
     for name, lines in written.items():
         print(f"{args.out / name}: {lines} lines")
     return 0

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.api import load
-from tlscope.pipeline.options import user_code_patterns
 from tlscope.terminal import json_text
+from tlscope.write.run_options import user_code_patterns
 from tlscope.write.summary import render
 
 

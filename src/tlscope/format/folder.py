@@ -38,6 +38,16 @@ def is_output_folder(path: Path) -> bool:
     return path.is_dir() and any((path / marker).is_file() for marker in layout.MARKERS)
 
 
+def decode_typed(data: bytes, kind: type[T], where: str | Path) -> T:
+    """A format file's bytes (a Manifest, CompilesFile or LogSize), checked against its schema;
+    FormatError naming `where` when they are not. Local folders and remote stores read through it."""
+    try:
+        value: T = decode(data, _DECODERS[kind])
+    except JsonError as err:
+        raise FormatError(f"{err}", path=where) from None
+    return value
+
+
 class OutputFolder:
     """An output folder: a single log's, or a job's with one output folder per rank."""
 
@@ -63,8 +73,8 @@ class OutputFolder:
     def ranks(self) -> list[int]:
         """The ranks of a multi-rank folder in its summary's order ([] for a single log's folder).
 
-        Those its multi_rank_summary.json lists and that have an output folder; without a
-        readable summary, the `rank_N` subfolders holding one, in rank order.
+        Those its multi_rank_summary.json lists whose `rank_N` folder holds the rank's events
+        (raw.jsonl); without a readable summary, the `rank_N` folders holding them, in rank order.
         """
         if not self.multi_rank:
             return []
@@ -72,7 +82,7 @@ class OutputFolder:
             listed = layout.listed_ranks(decode((self.path / layout.MULTI_RANK_SUMMARY).read_bytes()))
         except (OSError, JsonError):
             listed = sorted(r for p in self._children() if (r := layout.rank_of_dir(p.name)) is not None)
-        return [r for r in listed if (self.path / layout.rank_dir(r) / layout.MANIFEST).is_file()]
+        return [r for r in listed if (self.path / layout.rank_file(r, layout.RAW)).is_file()]
 
     def _children(self) -> Iterator[Path]:
         return self.path.iterdir() if self.path.is_dir() else iter(())
@@ -99,11 +109,7 @@ class OutputFolder:
             data = path.read_bytes()
         except FileNotFoundError:
             raise FormatError(f"has no {name}", path=self.path) from None
-        try:
-            value: T = decode(data, _DECODERS[kind])
-        except JsonError as err:
-            raise FormatError(f"{err}", path=path) from None
-        return value
+        return decode_typed(data, kind, path)
 
     def manifest(self) -> Manifest:
         return self._typed(layout.MANIFEST, Manifest)
@@ -146,6 +152,10 @@ class OutputFolder:
         if not layout.is_payload_name(name) or not path.is_relative_to((base / layout.PAYLOADS).resolve()):
             raise FormatError(f"{name!r} is not a payload file", path=self.path)
         return path
+
+    def payloads_shared(self) -> bool:
+        """A rank of a job whose payloads are the job's (`payloads.root` is `..`)."""
+        return self._payload_root() == ".."
 
     def _payload_root(self) -> str:
         """The manifest's `payloads.root` (only "." or ".."; anything else reads as ".")."""

@@ -20,15 +20,21 @@ import msgspec
 from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.format.errors import InputError
 from tlscope.format.manifest import Manifest
-from tlscope.pipeline.options import ParseOptions
+from tlscope.pipeline.classify import classify
 from tlscope.pipeline.single import Tracker, run, untracked
-from tlscope.read.inputs import resolve_input, several_ranks
+from tlscope.read.inputs import resolve_input
+from tlscope.write.context import SinkFactory
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
 
 # The report (Jinja2, Pygments, its templates) and the multi-rank machinery are imported by the
 # functions that use them, after `wants_multi_rank`: its muxed-log sniff holds an 8 MiB head
 # for a moment, and with every module already loaded that moment was the run's peak RSS
 # (+1.3 MB on the big trace); imported afterwards, the modules reuse the memory it freed.
+
+
+#: The entry point, what it takes and what it gives (ParseOptions is write/run_options.py's).
+__all__ = ["ParseOptions", "Parsed", "parse", "parse_job", "parse_log", "wants_multi_rank"]
 
 
 class Parsed(msgspec.Struct, kw_only=True):
@@ -48,7 +54,7 @@ def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
     """Whether PATH is parsed as a job's ranks: asked for, or several ranks found (not with --latest)."""
     if all_ranks and latest:
         raise InputError("--latest cannot be used with --all-ranks-html")
-    return all_ranks or (not latest and several_ranks(path))
+    return all_ranks or (not latest and classify(path).multi_rank)
 
 
 def _quiet(_: str) -> None:
@@ -68,6 +74,7 @@ def parse(
     command: Sequence[str] = (),
     track: Tracker = untracked,
     echo: Callable[[str], None] = _quiet,
+    report: bool = True,
 ) -> Parsed:
     """Parse PATH (a log, a .gz log, a folder, a job's rank logs or a muxed log) into OUT.
 
@@ -76,12 +83,16 @@ def parse(
     the first one named), OSError for an OS error of the input. Otherwise a multi-rank run does
     not raise for a rank that fails: its summary says so and the landing page lists it.
     `command` is recorded in manifest.json; `track` wraps a single log's record stream (a
-    progress bar); `echo` gets a multi-rank run's progress lines.
+    progress bar); `echo` gets a multi-rank run's progress lines. Without `report`, a single
+    log's OUT holds the format and the answers only (what `tlscope.load`, `summary` and `diff`
+    read), not the HTML report; a job's ranks always get theirs (the landing page's facts).
     """
     options = options or ParseOptions()
     if wants_multi_rank(path, all_ranks=all_ranks, latest=latest):
         return parse_job(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
-    return parse_log(path, out, options, overwrite=overwrite, latest=latest, command=command, track=track)
+    return parse_log(
+        path, out, options, overwrite=overwrite, latest=latest, command=command, track=track, report=report
+    )
 
 
 def parse_log(
@@ -93,14 +104,18 @@ def parse_log(
     latest: bool = False,
     command: Sequence[str] = (),
     track: Tracker = untracked,
+    report: bool = True,
 ) -> Parsed:
     """`parse` of one log (PATH a log file, or a folder holding one log or, with `latest`, several)."""
-    from tlscope.write.report.assembly import report_sinks
-
     log = resolve_input(path, latest=latest)
     target = OutputDir(out, overwrite=overwrite)
     target.check()
-    manifest = run(log, target, options, command=command, track=track, sinks=report_sinks)
+    sinks: SinkFactory | None = None
+    if report:
+        from tlscope.write.report.assembly import report_sinks
+
+        sinks = report_sinks
+    manifest = run(log, target, options, command=command, track=track, sinks=sinks)
     return Parsed(out=str(out), multi_rank=False, manifests=[manifest])
 
 

@@ -4,7 +4,7 @@
 records after the report, and a listener the report tells of every file it registers. It keeps
 only what the cross-rank analyses need (the artifacts tlparse's landing page reads: runtime
 estimations, collective schedules, the graph execution order; each compilation's metrics) and
-folds them with analyse/ranks/facts.py at the end, the same functions read/rankdir.py applies
+folds them with analyse/ranks/facts.py at the end, the same functions tests/rankdir.py applies
 to a folder on disk. The summary is small and picklable: it goes back from the worker as is.
 
 Two files are read at the end, by the path the report gave them: highlighted output-code pages
@@ -24,7 +24,7 @@ from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
 from tlscope.model.record import Record
-from tlscope.pipeline.context import RunContext, Sink, SinkFactory
+from tlscope.write.context import RunContext, Sink, SinkFactory
 from tlscope.write.report.pages import reformat_json
 from tlscope.write.report.sink import ReportSink
 
@@ -114,7 +114,7 @@ class RankFacts:
             except OSError as err:
                 summary.errors.append(f"{rel}: {err.strerror}")
                 return
-        # Read as text files are (universal newlines), as tlparse's check and read/rankdir.py read it.
+        # Read as text files are (universal newlines), as tlparse's check and tests/rankdir.py read it.
         text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
         facts.note_parity(graph, schedule, text, summary)
 

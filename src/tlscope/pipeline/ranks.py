@@ -31,18 +31,18 @@ from tlscope.analyse.ranks.summary import RankSummary
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
 from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init
-from tlscope.pipeline.context import SinkFactory
-from tlscope.pipeline.options import ParseOptions
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
 from tlscope.read.inputs import RankLog, candidate_logs, discover
-from tlscope.read.split import ranks_in_log, split_log
+from tlscope.read.split import process_ranks, ranks_of, split_log
+from tlscope.write.context import SinkFactory
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.outdir import OutputDir, UnsafePath
 from tlscope.write.report.assembly import preload_report, report_sinks
 from tlscope.write.report.derived import JOB_PAGES
+from tlscope.write.run_options import ParseOptions
 
 #: How a rank's summary names a failure that is a bug of tlscope's (reported, please), not of the log.
 INTERNAL_ERROR = "internal error"
@@ -357,10 +357,11 @@ def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str], list[s
     if path.is_dir() and not discover(path)[0] and len(muxed := candidate_logs(path)) == 1:
         path = muxed[0]  # a folder holding one muxed log is that log
     if path.is_file():
-        ranks = ranks_in_log(path)
+        owners = process_ranks(path)  # pass one, read once: the split below takes the map
+        ranks = ranks_of(owners)
         if len(ranks) < 1:
             raise InputError(f"{path} holds no rank-tagged events")
-        split_log(path, scratch)
+        split_log(path, scratch, owners)
         logs, notes = discover(scratch)
         info = [f"{path.name} holds ranks {', '.join(map(str, ranks))}: tlscope split it by rank before parsing"]
         if (scratch / "unranked.log").exists():

@@ -9,27 +9,40 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 
 from tlscope import __version__
 from tlscope.analyse.usercode import UserCode
+from tlscope.format import layout
 from tlscope.format.errors import OutputError, StrictFailure
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
-from tlscope.pipeline.context import RunContext, Sink, SinkFactory, abort
-from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
 from tlscope.write.answers import AnswersSink
+from tlscope.write.context import RunContext, Sink, SinkFactory, abort
 from tlscope.write.format import FormatWriter, problem_summary
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
+
 
 #: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
-Tracker = Callable[[Iterable[Record], LogReader], Iterable[Record]]
+class ReadProgress(Protocol):
+    """What a tracker sees of the log being read (the LogReader): its path and bytes read so far."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def bytes_read(self) -> int: ...
 
 
-def untracked(records: Iterable[Record], reader: LogReader) -> Iterable[Record]:
+Tracker = Callable[[Iterable[Record], ReadProgress], Iterable[Record]]
+
+
+def untracked(records: Iterable[Record], reader: ReadProgress) -> Iterable[Record]:
     return records
 
 
@@ -67,8 +80,8 @@ def run(
         manifest = _manifest(reader, writer, problems, command, log)
         _check_events(options, reader)  # first: "not a trace at all" says more than its problems
         _check_strict(options, problems)
-        manifest.files = sorted([*_listing(out.root), "manifest.json"])
-        out.path("manifest.json").write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
+        manifest.files = sorted([*_listing(out.root), layout.MANIFEST])
+        out.path(layout.MANIFEST).write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
     return manifest
 
 

@@ -14,7 +14,6 @@ import msgspec
 
 from tlscope.format.errors import InputError
 from tlscope.read.names import is_rank_log_name, looks_like_log, rank_of_rank_log
-from tlscope.read.ranks import sniff_several_ranks
 
 
 def candidate_logs(directory: Path) -> list[Path]:
@@ -68,19 +67,3 @@ def discover(directory: Path) -> tuple[list[RankLog], list[str]]:
             continue
         found[rank] = path
     return [RankLog(r, str(found[r])) for r in sorted(found)], notes
-
-
-def is_multi_rank(path: Path) -> bool:
-    """True for a directory with logs of several ranks."""
-    return path.is_dir() and len(discover(path)[0]) > 1
-
-
-def several_ranks(path: Path) -> bool:
-    """Plain `tlscope PATH` goes multi-rank for a folder of several ranks' logs or a muxed log."""
-    if not path.is_dir():
-        return sniff_several_ranks(path)
-    if is_multi_rank(path):
-        return True
-    # A folder holding one log is that log (resolve_input): a muxed one goes multi-rank too.
-    logs = candidate_logs(path)
-    return len(logs) == 1 and sniff_several_ranks(logs[0])

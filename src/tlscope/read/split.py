@@ -47,13 +47,17 @@ def process_ranks(path: Path) -> dict[int, list[int]]:
     return {pid: sorted(r) for pid, r in sorted(ranks.items())}
 
 
-def ranks_in_log(path: Path) -> list[int]:
-    return sorted({r for ranks in process_ranks(path).values() for r in ranks})
+def ranks_of(owners: dict[int, list[int]]) -> list[int]:
+    """Every rank of `process_ranks`'s map, ascending."""
+    return sorted({r for ranks in owners.values() for r in ranks})
 
 
-def split_log(path: Path, folder: Path) -> dict[str, int]:
-    """Write one log per rank into `folder` (created if needed); returns file name -> lines written."""
-    owners = process_ranks(path)
+def split_log(path: Path, folder: Path, owners: dict[int, list[int]] | None = None) -> dict[str, int]:
+    """Write one log per rank into `folder` (created if needed); returns file name -> lines written.
+
+    `owners` is `process_ranks(path)` when the caller already has it (pass one, not read again).
+    """
+    owners = process_ranks(path) if owners is None else owners
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     with ExitStack() as stack:

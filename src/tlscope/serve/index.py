@@ -24,6 +24,7 @@ from pathlib import Path
 
 import msgspec
 
+from tlscope.format.folder import OutputFolder
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
 from tlscope.format.raw import display_compile_id, event_key
@@ -211,15 +212,4 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 def parts_of(folder: Path) -> list[Part]:
     """The raw.jsonl files of an output folder: itself, or each rank of a multi-rank folder in order."""
-    if (folder / "raw.jsonl").is_file():
-        return [Part(folder / "raw.jsonl", None)]
-    try:
-        summary = decode_json((folder / "multi_rank_summary.json").read_bytes())
-    except (OSError, JsonError):
-        summary = None
-    ranks = [e.get("rank") for e in summary if isinstance(e, dict)] if isinstance(summary, list) else []
-    found = [r for r in ranks if type(r) is int and (folder / f"rank_{r}" / "raw.jsonl").is_file()]
-    if not found:  # no summary: the rank folders there, in rank order
-        found = sorted(int(p.name[5:]) for p in folder.glob("rank_*") if p.name[5:].isdigit())
-        found = [r for r in found if (folder / f"rank_{r}" / "raw.jsonl").is_file()]
-    return [Part(folder / f"rank_{r}" / "raw.jsonl", r) for r in found]
+    return [Part(part.raw_path(), rank) for rank, part in OutputFolder(folder).parts()]

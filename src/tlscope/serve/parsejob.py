@@ -17,12 +17,12 @@ from pathlib import Path
 from tlscope.format.errors import InputError, OutputError, os_error_text
 from tlscope.model.record import Record
 from tlscope.pipeline.parse import parse
-from tlscope.read.reader import LogReader
+from tlscope.pipeline.single import ReadProgress
 
 _EVERY = 0.25  # seconds between progress lines
 
 
-def _track(records: Iterable[Record], reader: LogReader) -> Iterator[Record]:
+def _track(records: Iterable[Record], reader: ReadProgress) -> Iterator[Record]:
     total = reader.path.stat().st_size
     last = 0.0
     for i, record in enumerate(records):

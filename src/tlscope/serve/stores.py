@@ -25,14 +25,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tlscope.format.errors import TlscopeError
+from tlscope.format import layout
+from tlscope.format.errors import FormatError, TlscopeError
+from tlscope.format.folder import decode_typed
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
+from tlscope.format.manifest import Manifest
 from tlscope.serve import gcs
 from tlscope.serve.addresses import AddressPolicy, Refused
 from tlscope.serve.config import StoreConfig
+from tlscope.serve.listing import listing_summary
 from tlscope.serve.paths import BadPath, check_raw, segments
-from tlscope.serve.summary import summarise
 
 CHUNK = 1024 * 1024
 _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
@@ -346,14 +349,14 @@ class Store:
 
     async def check_folder(self, ref: StoreRef) -> None:
         """Raise RemoteError unless `ref` is an output folder (a manifest or a multi-rank summary)."""
-        for name in ("manifest.json", "multi_rank_summary.json"):
+        for name in layout.MARKERS:
             try:
                 await self.info(self.child(ref, name))
                 return
             except RemoteError as err:
                 if err.status != 404:
                     raise
-        raise RemoteError(404, f"{ref.url} holds no manifest.json or multi_rank_summary.json")
+        raise RemoteError(404, f"{ref.url} holds no {' or '.join(layout.MARKERS)}")
 
     def child(self, ref: StoreRef, rel: str) -> str:
         return ref.key.rstrip("/") + "/" + "/".join(segments(rel))
@@ -365,21 +368,26 @@ class Store:
             return None
 
     async def summary(self, ref: StoreRef) -> dict[str, Any] | None:
-        """A remote folder's summary from its manifest, or from each rank's (a multi-rank folder)."""
-        manifest = await self._json_or_none(ref, "manifest.json")
-        if isinstance(manifest, dict):
-            return summarise([manifest], [])
-        entries = await self._json_or_none(ref, "multi_rank_summary.json")
+        """A remote folder's summary from its manifest, or from each rank's (a multi-rank folder),
+        by the layout rules a local folder follows (format/layout.py)."""
+        manifest = await self._manifest(ref, layout.MANIFEST)
+        if manifest is not None:
+            return listing_summary([manifest], [])
+        try:
+            entries = await self.json(ref, layout.MULTI_RANK_SUMMARY)
+        except RemoteError:
+            return None
         if not isinstance(entries, list):
             return None
-        ranks = [e["rank"] for e in entries if isinstance(e, dict) and type(e.get("rank")) is int]
-        manifests = await asyncio.gather(*(self._json_or_none(ref, f"rank_{r}/manifest.json") for r in ranks))
-        return summarise([m for m in manifests if isinstance(m, dict)], ranks)
+        ranks = layout.listed_ranks(entries)
+        manifests = await asyncio.gather(*(self._manifest(ref, layout.rank_file(r, layout.MANIFEST)) for r in ranks))
+        return listing_summary([m for m in manifests if m is not None], ranks)
 
-    async def _json_or_none(self, ref: StoreRef, rel: str) -> Any:
+    async def _manifest(self, ref: StoreRef, rel: str) -> Manifest | None:
+        """The typed manifest at `rel`, None when absent, unreadable or not a manifest."""
         try:
-            return await self.json(ref, rel)
-        except RemoteError:
+            return decode_typed(await self.read_small(self.child(ref, rel)), Manifest, rel)
+        except (RemoteError, FormatError):
             return None
 
 

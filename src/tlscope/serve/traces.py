@@ -23,14 +23,15 @@ from urllib.parse import quote
 
 import anyio.to_thread
 
-from tlscope.format.errors import TlscopeError
-from tlscope.format.json_boundary import JsonError
-from tlscope.format.json_boundary import decode as decode_json
-from tlscope.read.inputs import candidate_logs, is_multi_rank
+from tlscope.format import layout
+from tlscope.format.errors import FormatError, TlscopeError
+from tlscope.format.folder import OutputFolder
+from tlscope.format.manifest import Manifest
+from tlscope.pipeline.classify import InputKind, classify
 from tlscope.serve.cache import Cache, input_key
 from tlscope.serve.index import EventIndex, parts_of
+from tlscope.serve.listing import listing_summary
 from tlscope.serve.stores import RemoteError, Store, StoreRef
-from tlscope.serve.summary import summarise
 
 Kind = Literal["folder", "log", "remote-folder", "remote-log"]
 State = Literal["ready", "pending", "parsing", "failed"]
@@ -95,19 +96,14 @@ def make_id(name: str, where: str) -> str:
     return f"{slug}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
-def is_output_folder(path: Path) -> bool:
-    return (path / "manifest.json").is_file() or (path / "multi_rank_summary.json").is_file()
-
-
 def local_traces(path: Path) -> list[ServedTrace]:
     """The traces PATH holds: one, or one per log of a folder of unrelated logs. Raises OSError."""
     path = path.resolve(strict=True)
-    if path.is_dir() and is_output_folder(path):
+    found = classify(path, sniff=False)
+    if found.kind is InputKind.OUTPUT_FOLDER:
         return [ServedTrace(make_id(path.name, str(path)), str(path), "folder", local=path, state="ready")]
-    if path.is_dir() and not is_multi_rank(path):
-        logs = candidate_logs(path)
-        if len(logs) > 1:
-            return [ServedTrace(make_id(p.name, str(p)), str(p), "log") for p in logs]
+    if found.kind is InputKind.FOLDER_OF_LOGS and len(found.logs) > 1:
+        return [ServedTrace(make_id(p.name, str(p)), str(p), "log") for p in found.logs]
     return [ServedTrace(make_id(path.name, str(path)), str(path), "log")]
 
 
@@ -131,7 +127,7 @@ class Traces:
 
     def add_source(self, source: str) -> list[ServedTrace]:
         """A PATH or store URL from the command line or config. Raises OSError or RemoteError."""
-        if "://" in source:
+        if classify(source, sniff=False).kind is InputKind.STORE_URL:
             return [self.add(remote_trace(self.store_ref(source)))]
         return [self.add(t) for t in local_traces(Path(source))]
 
@@ -266,12 +262,13 @@ class Traces:
     async def _remote_raw(self, ref: StoreRef) -> Path:
         """A remote folder's raw.jsonl files (and rank list), copied once into the cache for its index."""
         store = ref.store
-        names = ["raw.jsonl"]
-        head = "manifest.json"
-        ranks = await store.json(ref, "multi_rank_summary.json") if not await _has(store, ref, "raw.jsonl") else None
-        if isinstance(ranks, list):
-            head = "multi_rank_summary.json"
-            names = [f"rank_{e['rank']}/raw.jsonl" for e in ranks if isinstance(e, dict) and type(e.get("rank")) is int]
+        names = [layout.RAW]
+        head = layout.MANIFEST
+        if not await _has(store, ref, layout.RAW):
+            listed = await store.json(ref, layout.MULTI_RANK_SUMMARY)
+            if isinstance(listed, list):
+                head = layout.MULTI_RANK_SUMMARY
+                names = [layout.rank_file(r, layout.RAW) for r in layout.listed_ranks(listed)]
         identity = await store.identity(store.child(ref, head))
         key = "remote-" + hashlib.sha256(identity.encode()).hexdigest()
         return await self.cache.ensure(key, lambda out: _copy_files(store, ref, [head, *names], out, self.cache))
@@ -301,17 +298,17 @@ async def _copy_files(store: Store, ref: StoreRef, names: list[str], out: Path, 
 
 
 def _key_of(path: Path) -> str:
-    return input_key(path, iter(candidate_logs(path)) if path.is_dir() else None)
+    return input_key(path, iter(classify(path, sniff=False).logs) if path.is_dir() else None)
 
 
-def _read_json(path: Path) -> Any:
+def _manifest(folder: OutputFolder) -> Manifest | None:
     try:
-        return decode_json(path.read_bytes())
-    except (OSError, JsonError):
+        return folder.manifest()
+    except (OSError, FormatError):
         return None
 
 
 def local_summary(folder: Path) -> dict[str, Any]:
-    parts = parts_of(folder)
-    manifests = [m for p in parts if isinstance(m := _read_json(p.path.parent / "manifest.json"), dict)]
-    return summarise(manifests, [p.rank for p in parts if p.rank is not None])
+    parts = OutputFolder(folder).parts()
+    manifests = [m for _, part in parts if (m := _manifest(part)) is not None]
+    return listing_summary(manifests, [rank for rank, _ in parts if rank is not None])

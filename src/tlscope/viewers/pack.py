@@ -15,17 +15,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tlscope.format import layout
 from tlscope.format.errors import FormatError
+from tlscope.format.folder import OutputFolder
+from tlscope.format.json_boundary import JsonError, decode
 from tlscope.viewers.build import BuildError, packed_page
 
 #: Payload bytes (uncompressed) a pack holds by default.
 DEFAULT_BUDGET = 32 * 1024 * 1024
 #: Index files copied when present (payloads aside); chromium_events.json stays out: Perfetto
 #: cannot be reached from file://.
-INDEX_FILES = ("manifest.json", "raw.jsonl", "compiles.json", "compile_directory.json")
+INDEX_FILES = (layout.MANIFEST, layout.RAW, layout.COMPILES, layout.COMPILE_DIRECTORY)
 #: A multi-rank job's own files: its rank facts, its ranks and divergence, and the landing page
 #: (the multi-rank view: the packed explorer's Report link opens it).
-JOB_FILES = ("multi_rank_summary.json", "ranks.json", "index.html")
+JOB_FILES = (layout.MULTI_RANK_SUMMARY, "ranks.json", "index.html")
 
 
 class PackError(FormatError, ValueError):
@@ -45,13 +48,11 @@ class PackResult:
 
 def _parts(folder: Path) -> list[str]:
     """'' for a single-log folder, or each rank_N/ prefix of a multi-rank folder."""
-    if (folder / "manifest.json").is_file():
-        return [""]
-    summary = folder / "multi_rank_summary.json"
-    if summary.is_file():
-        ranks = [e.get("rank") for e in json.loads(summary.read_text(encoding="utf-8")) if isinstance(e, dict)]
-        return [f"rank_{r}/" for r in ranks if isinstance(r, int) and (folder / f"rank_{r}" / "raw.jsonl").is_file()]
-    raise PackError(f"{folder} holds no manifest.json or multi_rank_summary.json: not a tlscope output folder")
+    try:
+        parts = OutputFolder.open(folder).parts()
+    except FormatError as err:
+        raise PackError(str(err), path=folder) from None
+    return [layout.rank_file(rank, "") if rank is not None else "" for rank, _ in parts]
 
 
 def _payload_refs(raw: Path) -> Iterator[tuple[str, int]]:
@@ -61,12 +62,16 @@ def _payload_refs(raw: Path) -> Iterator[tuple[str, int]]:
         next(lines, None)  # the string table
         for line in lines:
             if b'"payload_filename"' not in line:
-                continue
-            event = json.loads(line)
-            name = event.get("payload_filename")
-            if isinstance(name, str) and name.startswith("payloads/") and "/" not in name[9:] and name not in seen:
+                continue  # most lines: not decoded at all
+            try:
+                event = decode(line)
+            except JsonError as err:
+                raise PackError(str(err), path=raw) from None
+            name = event.get("payload_filename") if isinstance(event, dict) else None
+            if isinstance(name, str) and layout.is_payload_name(name) and name not in seen:
                 seen.add(name)
-                yield name, int(event.get("payload_size") or 0)
+                size = event.get("payload_size")
+                yield name, size if type(size) is int and size >= 0 else 0
 
 
 def _encode(data: bytes) -> str:
@@ -89,7 +94,7 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
             if path.is_file():
                 files[prefix + name] = _encode(path.read_bytes())
         store = _payload_prefix(folder, prefix)
-        refs.extend((size, store + name) for name, size in _payload_refs(folder / prefix / "raw.jsonl"))
+        refs.extend((size, store + name) for name, size in _payload_refs(folder / prefix / layout.RAW))
     for size, name in sorted(set(refs)):
         path = folder / name
         if not path.is_file():
@@ -107,9 +112,8 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
 def _payload_prefix(folder: Path, prefix: str) -> str:
     """Where a part's `payloads/` is in the pack: its own, or the job's (manifest `payloads.root` "..")."""
     try:
-        manifest = json.loads((folder / prefix / "manifest.json").read_bytes())
-        shared = prefix != "" and manifest["payloads"]["root"] == ".."
-    except (OSError, ValueError, KeyError, TypeError):
+        shared = prefix != "" and OutputFolder(folder / prefix).payloads_shared()
+    except (OSError, FormatError):
         shared = False
     return "" if shared else prefix
 

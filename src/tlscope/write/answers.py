@@ -21,7 +21,7 @@ from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFil
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
 from tlscope.model.record import Record
-from tlscope.pipeline.context import RunContext
+from tlscope.write.context import RunContext
 from tlscope.write.format import FormatWriter
 
 _ENCODER = msgspec.json.Encoder()

@@ -29,7 +29,7 @@ from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
-from tlscope.pipeline.context import RunContext
+from tlscope.write.context import RunContext
 from tlscope.write.outdir import OutputDir
 from tlscope.write.timeline import TimelineWriter
 

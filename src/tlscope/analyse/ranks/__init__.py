@@ -2,6 +2,6 @@
 pure comparisons over the summaries (compare.py, table.py, parity.py).
 
 The analyses never read logs or files: a multi-rank run's summaries come from the parses
-themselves (pipeline/rankfacts.py); read/rankdir.py makes the same summary from a rank folder on
+themselves (pipeline/rankfacts.py); tests/rankdir.py makes the same summary from a rank folder on
 disk (tlparse's too), from exactly the files tlparse's landing page reads.
 """

@@ -2,7 +2,7 @@
 produced (compile-directory entries, artifact bytes, typed compilation metrics).
 
 Two callers feed them: the parse itself (pipeline/rankfacts.py, as the report registers its
-outputs: what multi-rank runs use) and read/rankdir.py (a rank folder already on disk, e.g.
+outputs: what multi-rank runs use) and tests/rankdir.py (a rank folder already on disk, e.g.
 tlparse's, read back). Every input is untrusted: a malformed artifact becomes an entry in
 `errors` and the rest of the rank is still summarised (tlparse aborts the whole run instead).
 """

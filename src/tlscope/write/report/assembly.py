@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tlscope.pipeline.context import RunContext, Sink
+from tlscope.write.context import RunContext, Sink
 from tlscope.write.report.render import environment
 from tlscope.write.report.sink import ReportSink
 

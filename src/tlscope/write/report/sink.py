@@ -15,7 +15,7 @@ from tlscope.analyse.directory import CompileDirectory, Entry, key_label
 from tlscope.analyse.stack import resolve_stack
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
-from tlscope.pipeline.context import RunContext
+from tlscope.write.context import RunContext
 from tlscope.write.report import answers, pages
 from tlscope.write.report.handlers import EXPORT_PARSERS, FOLDS, PARSERS, dispatch
 from tlscope.write.report.options import ReportOptions

@@ -8,7 +8,7 @@ from tlscope.analyse.directory import DirKey
 from tlscope.analyse.metrics import Failure, MetricsIndex
 from tlscope.analyse.stack import ResolvedFrame, StackTrie
 from tlscope.model.problems import ProblemKind
-from tlscope.pipeline.context import RunContext
+from tlscope.write.context import RunContext
 from tlscope.write.report.derived import JOB_PAGES, DerivedFiles
 from tlscope.write.report.export import ExportState
 from tlscope.write.report.options import ReportOptions

@@ -1,4 +1,4 @@
-"""Read a rank's report folder already on disk into a RankSummary (tlscope's or tlparse's).
+"""Test-only: read a rank's report folder already on disk into a RankSummary (tlscope's or tlparse's).
 
 Multi-rank runs get each rank's summary from the parse itself (pipeline/rankfacts.py); this
 reader is for folders made elsewhere: tlparse's rank folders (the multi-rank parity tests compare

@@ -1,7 +1,8 @@
 """The seam between reading and writing: every writer is a Sink fed the same Record stream.
 
 The pipeline reads the log once and feeds each Record to every sink in order; at the end each
-sink's `finish` gets the RunContext (output folder, problems, the reader's tables, the options).
+sink's `finish` gets the RunContext (output folder, problems, the reader's tables, the run's
+ParseOptions, write/run_options.py).
 The format writer is the first sink, so a later sink may link to payloads/<md5>.txt it has written.
 """
 
@@ -13,9 +14,9 @@ from typing import Protocol
 from tlscope.format.compiles import Answers
 from tlscope.model.problems import Problems
 from tlscope.model.record import Record
-from tlscope.pipeline.options import ParseOptions
 from tlscope.read.reader import LogReader
 from tlscope.write.outdir import OutputDir
+from tlscope.write.run_options import ParseOptions
 
 
 class RunContext:

@@ -1,4 +1,6 @@
-"""The options of one parse: how strictly to read, and what the report is asked for."""
+"""The options of one parse: how strictly to read, and what the report is asked for.
+
+In write/ (not pipeline/) because the sinks get them in their RunContext (write/context.py)."""
 
 from __future__ import annotations
 
