@@ -6,6 +6,7 @@ tests skip and say so."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,15 @@ from helpers import REPO
 
 VIEWERS = REPO / "src" / "tlscope" / "viewers"
 #: What the gates read: the configs, the declaration generator, the code, and the schema it types.
-GATE_FILES = ("package.json", "package-lock.json", "tsconfig.json", "tsconfig.lib.json", "eslint.config.mjs", "dts.mjs")
+GATE_FILES = (
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.lib.json",
+    "eslint.config.mjs",
+    "dts.mjs",
+    "schema-types.mjs",
+)
 
 
 def _npm() -> str:
@@ -47,6 +56,37 @@ def _copy(tmp: Path) -> Path:
     (dest / "node_modules").symlink_to(VIEWERS / "node_modules", target_is_directory=True)
     shutil.copytree(REPO / "docs" / "schema", tmp / "docs" / "schema")
     return dest
+
+
+def test_schema_types_follow_the_schemas() -> None:
+    # Needs node alone, so a change to docs/schema/ without its JS types fails wherever node runs.
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the schema types (schema-types.mjs) cannot be compared")
+    run = subprocess.run(
+        [node, str(VIEWERS / "schema-types.mjs"), "--check"], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+
+
+def test_schema_types_fail_when_a_schema_gains_a_field(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the schema types (schema-types.mjs) cannot be compared")
+    dest = tmp_path / "src" / "tlscope" / "viewers"
+    (dest / "lib").mkdir(parents=True)
+    shutil.copy2(VIEWERS / "schema-types.mjs", dest)
+    for name in ("compiles-json.js", "manifest-json.js"):
+        shutil.copy2(VIEWERS / "lib" / name, dest / "lib" / name)
+    shutil.copytree(REPO / "docs" / "schema", tmp_path / "docs" / "schema")
+    schema_path = tmp_path / "docs" / "schema" / "compiles.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    schema["$defs"]["CompileEntry"]["properties"]["a_new_field"] = {"type": "string"}
+    schema_path.write_text(json.dumps(schema), encoding="utf-8")
+    run = subprocess.run([node, str(dest / "schema-types.mjs"), "--check"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "lib/compiles-json.js" in run.stderr, run.stderr
+    subprocess.run([node, str(dest / "schema-types.mjs"), "--write"], check=True, timeout=120)
+    assert "@property {string} [a_new_field]" in (dest / "lib" / "compiles-json.js").read_text(encoding="utf-8")
 
 
 def test_npm_run_check_passes_on_the_tree() -> None:
