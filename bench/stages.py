@@ -45,7 +45,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+#: `--src DIR` measures another tree (e.g. a revision's src/ from `git archive`, as bench/ab.py
+#: extracts it): read before anything of tlscope is imported.
+_SRC = sys.argv[sys.argv.index("--src") + 1] if "--src" in sys.argv[:-1] else str(REPO / "src")
+sys.path.insert(0, _SRC)
 
 #: (stage, candidate "module:Class.method" or "module:function" targets). The first target that
 #: exists is wrapped; every listed one that exists is, for functions imported by name elsewhere.
@@ -197,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="instrumented runs (default 3), after one warm-up")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="also print cProfile's top N functions")
+    parser.add_argument("--src", default=_SRC, help="the src/ folder whose tlscope to measure (default: this checkout's)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tlscope-stages-") as tmp:
         out = Path(tmp) / "out"
