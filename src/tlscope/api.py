@@ -61,14 +61,22 @@ class TraceError(FormatError):
     """PATH is neither a log nor an output folder tlscope can read."""
 
 
-def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] = ()) -> Trace:
+class UnknownCompileId(TraceError, KeyError):
+    """`trace.compile(id)` for an id the trace does not hold (a KeyError too, as for a dict)."""
+
+    def __str__(self) -> str:  # KeyError's own would quote the message
+        return Exception.__str__(self)
+
+
+def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] = (), latest: bool = False) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
     A multi-rank output folder (`rank_N` subfolders) opens rank `rank` (default: the lowest);
     `trace.rank_numbers` lists them, `trace.ranks` gives each one's figures (compiles, compile
     time, breaks, recompiles, failures, cache), `trace.stragglers` the slow ones, and
     `trace.rank(n)` opens another. `user_code`: the patterns of `tlscope --user-code` for a log
-    parsed here (an output folder was analysed when written).
+    parsed here (an output folder was analysed when written). `latest`: PATH is a folder of
+    logs, read its newest (as `tlscope --latest`).
     """
     path = Path(path)
     kind = classify(path, sniff=False).kind
@@ -78,22 +86,25 @@ def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] 
         raise TraceError("no such file or folder", path=path)
     scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
     try:
-        _parse_into(path, scratch / "out", tuple(user_code))
+        _parse_into(path, scratch / "out", tuple(user_code), latest=latest)
+        # Errors name PATH as the user gave it, never the temporary folder it was parsed into.
+        trace = Trace(scratch / "out", rank=rank, label=str(path))
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    trace = Trace(scratch / "out", rank=rank)
     trace._finalizer = weakref.finalize(trace, shutil.rmtree, scratch, True)
     return trace
 
 
-def _parse_into(path: Path, out: Path, user_code: tuple[str, ...] = ()) -> None:
+def _parse_into(path: Path, out: Path, user_code: tuple[str, ...] = (), *, latest: bool = False) -> None:
     """The one adapter to the programmatic parse entry point (pipeline/parse.py)."""
     # Imported by a parse only: an output folder is just read.
     from tlscope.pipeline.parse import ParseOptions, parse
 
     # The format and the answers are all a Trace reads: no HTML report (issue 19: 2x faster).
-    parse(path, out, ParseOptions(user_code=user_code), command=["tlscope.load", str(path)], report=False)
+    parse(
+        path, out, ParseOptions(user_code=user_code), latest=latest, command=["tlscope.load", str(path)], report=False
+    )
 
 
 class Trace:
@@ -101,17 +112,19 @@ class Trace:
 
     _finalizer: weakref.finalize[Any, Any] | None = None
 
-    def __init__(self, folder: Path, *, rank: int | None = None) -> None:
+    def __init__(self, folder: Path, *, rank: int | None = None, label: str | None = None) -> None:
         self.root = folder
+        #: What the user named (a log, a folder of logs): what errors say, not a temporary folder.
+        self.label = label or str(folder)
         top = OutputFolder(folder)
         ranks = top.ranks()
         if ranks:
             if rank is not None and rank not in ranks:
-                raise TraceError(f"has no rank {rank} (ranks: {sorted(ranks)})", path=folder)
+                raise TraceError(f"has no rank {rank} (its ranks: {', '.join(map(str, ranks))})", path=self.label)
             rank = min(ranks) if rank is None else rank
             self._folder = top.rank(rank)
         elif rank is not None:
-            raise TraceError("is not a multi-rank output folder", path=folder)
+            raise TraceError(f"has no rank {rank}: it is a single-rank trace", path=self.label)
         else:
             self._folder = top
         self.folder = self._folder.path
@@ -125,7 +138,7 @@ class Trace:
 
     def rank(self, n: int) -> Trace:
         """Another rank of a multi-rank trace (sharing its temporary folder)."""
-        other = Trace(self.root, rank=n)
+        other = Trace(self.root, rank=n, label=self.label)
         other._keep = self  # type: ignore[attr-defined]  # the temporary folder lives as long as both
         return other
 
@@ -153,11 +166,13 @@ class Trace:
         return self._compiles_file.compiles
 
     def compile(self, compile_id: str) -> CompileEntry:
-        """The entry of one compile id (display form, e.g. `[0/1]`)."""
+        """The entry of one compile id (display form, e.g. `[0/1]`); UnknownCompileId if none."""
         for entry in self.compiles:
             if entry.id == compile_id:
                 return entry
-        raise KeyError(compile_id)
+        ids = [e.id for e in self.compiles if e.id != "[-/-]"]
+        shown = ", ".join(ids[:12]) + (f", … ({len(ids)} in all)" if len(ids) > 12 else "")
+        raise UnknownCompileId(f"{self.label}: no compile id {compile_id} (its compile ids: {shown or 'none'})")
 
     @property
     def graph_breaks(self) -> list[DistinctGraphBreak]:
@@ -221,7 +236,7 @@ class Trace:
         events with no attempt match attempt 0); `rank` picks a rank of a multi-rank trace
         (default: this trace's rank).
         """
-        folder = self._folder if rank is None else Trace(self.root, rank=rank)._folder
+        folder = self._folder if rank is None else Trace(self.root, rank=rank, label=self.label)._folder
         yield from folder.events(kind, compile_id)
 
     def payload(self, event: dict[str, Any] | str) -> str | None:

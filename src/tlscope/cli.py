@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: list[str]) -> int:
     action = len(args) > 1 and args[1] in ACTIONS.get(args[0], ())
+    typo = _misspelt_command(args)
+    if typo is not None:
+        print(f"tlscope: {args[0]!r} is neither a command nor a file; did you mean 'tlscope {typo}'?", file=sys.stderr)
+        return 2
     named = bool(args) and args[0] in COMMANDS and (action or not os.path.exists(args[0]))
     name, rest = (args[0], args[1:]) if named else (DEFAULT, args)
     try:
@@ -52,6 +56,16 @@ def _main(args: list[str]) -> int:
     except OSError as err:
         print(f"Error: {os_error_text(err)}", file=sys.stderr)
         return ERROR_STATUS.get(name, 1)
+
+
+def _misspelt_command(args: Sequence[str]) -> str | None:
+    """The command the first argument is a near miss of (`sumary`), when it names no file either."""
+    if not args or args[0] in COMMANDS or args[0].startswith("-") or os.path.exists(args[0]):
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(args[0], list(COMMANDS), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def console_main() -> NoReturn:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
-from tlscope.api import Trace, TraceError, load
+from tlscope.api import Trace, load
 from tlscope.terminal import json_text
 from tlscope.write.diffview import header, html, size_lines, unified
 from tlscope.write.run_options import user_code_patterns
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ranks", type=int, nargs=2, metavar=("R1", "R2"), help="two ranks of multi-rank trace A")
     parser.add_argument("--ids", nargs=2, metavar=("ID1", "ID2"), help="two compile ids of trace A, e.g. 0/0 0/1")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON instead")
+    parser.add_argument("--latest", action="store_true", help="A and B are folders of logs: read the newest")
     parser.add_argument("-o", dest="out", type=Path, metavar="FILE.html", help="also write a side-by-side HTML page")
     parser.add_argument(
         "--user-code",
@@ -71,11 +72,9 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
     mine = user_code_patterns(args.user_code)
     if args.ids is not None:
-        trace = load(args.a, user_code=mine)
-        try:
-            first, second = (trace.compile(_display(i)) for i in args.ids)
-        except KeyError as err:
-            raise TraceError(f"has no compile id {err.args[0]}", path=args.a) from None
+        trace = load(args.a, user_code=mine, latest=args.latest)
+        # An id the trace lacks: UnknownCompileId names A as typed and the ids it has.
+        first, second = (trace.compile(_display(i)) for i in args.ids)
         return (
             trace,
             trace,
@@ -83,11 +82,11 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
             (f"{args.a} {first.id}", f"{args.a} {second.id}"),
         )
     if args.ranks is not None:
-        a = load(args.a, rank=args.ranks[0], user_code=mine)
+        a = load(args.a, rank=args.ranks[0], user_code=mine, latest=args.latest)
         b = a.rank(args.ranks[1])
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
     else:
-        a, b = load(args.a, user_code=mine), load(args.b, user_code=mine)
+        a, b = load(args.a, user_code=mine, latest=args.latest), load(args.b, user_code=mine, latest=args.latest)
         labels = (str(args.a), str(args.b))
     return a, b, a.diff(b), labels
 

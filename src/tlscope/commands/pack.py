@@ -1,6 +1,6 @@
-"""`tlscope pack OUT -o trace.html`: the explorer and a trace in one HTML file that opens from file://.
+"""`tlscope pack PATH -o trace.html`: the explorer and a trace in one HTML file that opens from file://.
 
-OUT is an output folder (single log or multi-rank), or a log / folder of logs, parsed first
+PATH is an output folder (single log or multi-rank), or a log / folder of logs, parsed first
 into a temporary folder. The file holds manifest.json and raw.jsonl (gzip, base64) and
 payloads up to a budget (smallest first); it lists those left out. It is what to attach to
 an issue.
@@ -33,7 +33,9 @@ def _size(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlscope pack", description=__doc__.split("\n\n")[0])
-    parser.add_argument("path", type=Path, metavar="OUT", help="a tlscope output folder (or a log, parsed first)")
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="a tlscope output folder, or a log or folder of logs (parsed first)"
+    )
     parser.add_argument("-o", dest="output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
     parser.add_argument(
         "--payload-budget",
@@ -43,34 +45,48 @@ def _parser() -> argparse.ArgumentParser:
         help="payload bytes to include, smallest first (default 32M; 0 for none)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("--latest", action="store_true", help="PATH is a folder of logs: pack its newest log")
     parser.add_argument(
         "--user-code",
         action="append",
         metavar="PATTERN",
-        help="files that are your own code, as `tlscope --user-code` (applies when OUT is a log or logs)",
+        help="files that are your own code, as `tlscope --user-code` (applies when PATH is a log or logs)",
     )
     return parser
 
 
-def _folder_of(path: Path, scratch: Path, user_code: Sequence[str] | None = None) -> Path:
+def _folder_of(path: Path, scratch: Path, user_code: Sequence[str] | None = None, *, latest: bool = False) -> Path:
     """PATH itself when it is an output folder, else PATH parsed into `scratch`."""
     found = classify(path, sniff=False)
     if found.kind is InputKind.OUTPUT_FOLDER:
         return path
     if found.kind is InputKind.MISSING:
-        raise InputError("does not exist", path=path)
+        raise InputError("no such file or folder", path=path)
     from tlscope.pipeline.parse import parse
     from tlscope.write.run_options import ParseOptions, user_code_patterns
 
-    parse(path, scratch / "out", ParseOptions(user_code=user_code_patterns(user_code)))
+    parse(path, scratch / "out", ParseOptions(user_code=user_code_patterns(user_code)), latest=latest)
     return scratch / "out"
 
 
+def _check_output(output: Path, overwrite: bool) -> None:
+    """FILE can be written, or OutputError before any work: it exists, or its folder does not."""
+    if output.exists() and not overwrite:
+        raise OutputError("exists (pass --overwrite to replace it)", path=output)
+    if not output.parent.is_dir():
+        raise OutputError(f"{output.parent}: no such folder (the folder of -o {output})")
+
+
 def _write(output: Path, page: str) -> None:
-    # Written beside the target and renamed: a failed run leaves no half-written file.
+    """Written beside the target and renamed: a failed run leaves no half-written file. An OS
+    error names FILE, never the temporary file."""
     tmp = output.with_name(f".{output.name}.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(output)
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(output)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(err.strerror or str(err), path=output) from None
 
 
 def _report(output: Path, result: PackResult) -> None:
@@ -82,10 +98,9 @@ def _report(output: Path, result: PackResult) -> None:
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
-    if args.output.exists() and not args.overwrite:
-        raise OutputError("exists (pass --overwrite to replace it)", path=args.output)
+    _check_output(args.output, args.overwrite)
     with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
-        folder = _folder_of(args.path, Path(scratch), args.user_code)
+        folder = _folder_of(args.path, Path(scratch), args.user_code, latest=args.latest)
         page, result = render(folder, args.payload_budget, title=args.path.name)
     _write(args.output, page)
     _report(args.output, result)

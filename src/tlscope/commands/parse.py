@@ -165,6 +165,13 @@ def main(argv: Sequence[str]) -> int:
     print(summary(manifest, args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
+    cut = next((p for p in manifest.problems.first if p.kind == "corrupt_input"), None)
+    if cut is not None:  # said without -v: a report of half a log must not look like the whole one
+        print(
+            f"Warning: {manifest.inputs[0].path}: {cut.message}; only its first {cut.line} lines were read "
+            "(--strict fails on this)",
+            file=sys.stderr,
+        )
     if args.verbose:
         _print_details(manifest)
     if not args.no_browser:

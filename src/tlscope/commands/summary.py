@@ -28,6 +28,7 @@ def main(argv: Sequence[str]) -> int:
         "path", type=Path, metavar="PATH", help="a log (.log, .gz), a folder of logs or an output folder"
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--latest", action="store_true", help="PATH is a folder of logs: summarise its newest log")
     parser.add_argument("--rank", type=int, default=None, help="the rank of a multi-rank trace (default: the lowest)")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's, 80 if none)")
     parser.add_argument(
@@ -37,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
         help="files that are your own code, as `tlscope --user-code` (applies when PATH is a log or logs)",
     )
     args = parser.parse_args(list(argv))
-    trace = load(args.path, rank=args.rank, user_code=user_code_patterns(args.user_code))
+    trace = load(args.path, rank=args.rank, user_code=user_code_patterns(args.user_code), latest=args.latest)
     summary = trace.summary()  # a failure: one line, by tlscope.cli
     if args.json:
         sys.stdout.write(json_text(summary) + "\n")

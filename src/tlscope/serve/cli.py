@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from tlscope.lifetime import stop_handled
+from tlscope.lifetime import Terminated, exit_status, stop_handled
 from tlscope.serve.app import Server
 from tlscope.serve.config import ServeConfig, check, load
 from tlscope.serve.security import is_loopback_bind
@@ -42,6 +42,9 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
         help="gzip text as it is sent (default auto: not to clients on this machine)",
     )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    parser.add_argument(
+        "--latest", action="store_true", help="a folder of several logs serves its newest log only (default: each)"
+    )
 
 
 def config_from(args: argparse.Namespace) -> ServeConfig:
@@ -71,7 +74,8 @@ def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, obj
     """Build the server and bind its socket (TlscopeError or OSError: reported by tlscope.cli)."""
     config = config_from(args)
     warnings = warnings_for(config)
-    server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings)
+    latest = bool(getattr(args, "latest", False))
+    server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings, latest=latest)
     sock = bind(config.host, config.port)
     for warning in warnings:
         print(f"Warning: {warning}", file=sys.stderr)
@@ -79,7 +83,22 @@ def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, obj
 
 
 def serve(server: Server, sock: object, *, browser: bool) -> int:
-    """Print where, open the browser, serve until Ctrl-C; 0, or 130 when interrupted."""
+    """Print where, open the browser, serve until Ctrl-C; 0, or 130 (143 on SIGTERM) when stopped."""
+    try:
+        _announce(server, sock, browser=browser)
+        run(server, sock)  # type: ignore[arg-type]  # _announce checked it is a socket
+    except (KeyboardInterrupt, Terminated) as stop:
+        # The usual end of a server (Ctrl-C, or SIGTERM from a supervisor), at any moment after
+        # it started: its own line and status, not the parse command's "the output was left as
+        # it was" (serve writes no output).
+        stop_handled()
+        print("tlscope serve: stopped", file=sys.stderr)
+        return exit_status(stop)
+    return 0
+
+
+def _announce(server: Server, sock: object, *, browser: bool) -> None:
+    """Print the address and each trace's link (stdout); open the browser."""
     import socket
 
     assert isinstance(sock, socket.socket)
@@ -98,10 +117,3 @@ def serve(server: Server, sock: object, *, browser: bool) -> int:
         if server.config.token is not None:
             target = f"{url}/login?token={quote(server.config.token)}&next={quote(target[len(url) :])}"
         threading.Timer(0.5, webbrowser.open, (target,)).start()
-    try:
-        run(server, sock)
-    except KeyboardInterrupt:
-        stop_handled()  # the usual end of a server: its own line, status 130
-        print("tlscope serve: stopped", file=sys.stderr)
-        return 130
-    return 0

@@ -7,6 +7,7 @@ before the first request; `run` serves until Ctrl-C (uvicorn's graceful shutdown
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
+from tlscope.format.errors import TlscopeError
 from tlscope.serve.app import Server, create_app
 from tlscope.serve.cache import Cache
 from tlscope.serve.config import ServeConfig, default_cache_dir
@@ -51,21 +53,23 @@ def build(
     viewer_paths: Sequence[str] = (),
     progress: bool = False,
     warn: list[str] | None = None,
+    latest: bool = False,
 ) -> Server:
-    """A Server for `sources` (paths or store URLs) and the config's. Raises OSError,
-    RemoteError (a URL in no store) or ViewerError."""
+    """A Server for `sources` (paths or store URLs) and the config's. Raises TlscopeError (a path
+    with nothing to serve), OSError, RemoteError (a URL in no store) or ViewerError. `latest`: a
+    folder of several logs serves its newest only."""
     warnings = warn if warn is not None else []
     cache = Cache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), config.cache_max_bytes)
     stores = {name: Store(name, store) for name, store in config.stores.items()}
     traces = Traces(cache, stores, ProgressPrinter() if progress else None)
     for source in [*sources, *config.traces]:
-        traces.add_source(source)
+        traces.add_source(source, latest=latest)
     viewers = discover([*config.viewers, *viewer_paths], warnings)
     return Server(config=config, traces=traces, viewers=viewers, stores=stores)
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port (port 0: any free one). Raises OSError."""
+    """A listening TCP socket on host:port (port 0: any free one). Raises TlscopeError naming them."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
     # accepted sockets copy it from this one. With proto 0, Nagle held each response body back
@@ -74,9 +78,12 @@ def bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError:
+    except OSError as err:
         sock.close()
-        raise
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if err.errno == errno.EADDRINUSE:
+            raise TlscopeError(f"port {port} is already in use on {host}; pass --port 0 for any free port") from None
+        raise TlscopeError(f"cannot listen on {where}: {err.strerror or err}") from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock

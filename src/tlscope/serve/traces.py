@@ -96,14 +96,23 @@ def make_id(name: str, where: str) -> str:
     return f"{slug}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
-def local_traces(path: Path) -> list[ServedTrace]:
-    """The traces PATH holds: one, or one per log of a folder of unrelated logs. Raises OSError."""
-    path = path.resolve(strict=True)
-    found = classify(path, sniff=False)
+def local_traces(given: Path, *, latest: bool = False) -> list[ServedTrace]:
+    """The traces PATH holds: one, or one per log of a folder of unrelated logs (`latest`: its
+    newest log only). Raises TlscopeError naming PATH as given (nothing there, no log in it)."""
+    found = classify(given, sniff=False)
+    if found.kind is InputKind.MISSING:
+        raise TlscopeError("no such file or folder", path=given)
+    path = given.resolve(strict=True)
     if found.kind is InputKind.OUTPUT_FOLDER:
         return [ServedTrace(make_id(path.name, str(path)), str(path), "folder", local=path, state="ready")]
-    if found.kind is InputKind.FOLDER_OF_LOGS and len(found.logs) > 1:
-        return [ServedTrace(make_id(p.name, str(p)), str(p), "log") for p in found.logs]
+    if found.kind is InputKind.FOLDER_OF_LOGS:
+        logs = [path / p.name for p in found.logs]
+        if not logs:  # refused at start: the explorer would only show a failed parse
+            raise TlscopeError(f"no log files found in {given} (nor a tlscope output folder)")
+        if latest:
+            logs = [max(logs, key=lambda p: (p.stat().st_mtime, p.name))]
+        if len(logs) > 1 or latest:
+            return [ServedTrace(make_id(p.name, str(p)), str(p), "log") for p in logs]
     return [ServedTrace(make_id(path.name, str(path)), str(path), "log")]
 
 
@@ -125,11 +134,12 @@ class Traces:
     def add(self, trace: ServedTrace) -> ServedTrace:
         return self.by_id.setdefault(trace.id, trace)
 
-    def add_source(self, source: str) -> list[ServedTrace]:
-        """A PATH or store URL from the command line or config. Raises OSError or RemoteError."""
+    def add_source(self, source: str, *, latest: bool = False) -> list[ServedTrace]:
+        """A PATH or store URL from the command line or config. Raises TlscopeError, OSError or
+        RemoteError."""
         if classify(source, sniff=False).kind is InputKind.STORE_URL:
             return [self.add(remote_trace(self.store_ref(source)))]
-        return [self.add(t) for t in local_traces(Path(source))]
+        return [self.add(t) for t in local_traces(Path(source), latest=latest)]
 
     def store_ref(self, url: str) -> StoreRef:
         """The configured store holding `url` (the longest prefix: the most specific store, with its
