@@ -269,6 +269,16 @@ def test_multi_rank(browser: Any, site: Site, viewer_traces: dict[str, Path]) ->
     assert h["total"] == len(raw_events(folder / "rank_1")) < len(events)
     assert {c.strip() for c in page.locator("#table .row:visible .c-r").all_text_contents()} == {"1"}
     page.close()
+    # A rank's payloads are in the job's payloads/ (one store per job): rank 1's output code opens.
+    assert not (folder / "rank_1" / "payloads").exists()
+    page = open_explorer(browser, site.explorer("multi", "#kind=inductor_output_code&rank=1"))
+    page.locator("#table .row[data-row='0'] .c-k", has_text="inductor_output_code").click()
+    h = wait_hook(page, lambda h: bool(h.get("payload")))
+    first = next(e for e in raw_events(folder / "rank_1") if key_of(e) == "inductor_output_code")
+    text = (folder / first["payload_filename"]).read_text(encoding="utf-8")
+    assert h["payload"]["lines"] == len(text.split("\n"))
+    assert page.locator(".code-line .src").first.text_content() == text.split("\n")[0]
+    page.close()
 
 
 PERFETTO_STAND_IN = """<!doctype html><title>perfetto stand-in</title><script src="stand-in.js"></script>"""

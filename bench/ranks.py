@@ -1,0 +1,166 @@
+"""Jobs of 8 -> 1,000 ranks (issue 22): parse time per rank, the parent's memory, output size,
+timeline.bin's bytes per event, tlscope against tlparse --all-ranks-html, and Dask.
+
+    python bench/ranks.py --ranks 8 64 256 1000 [--work DIR] [--dask 256] [--tlparse 8 64 256]
+
+Each job is built once (kept in --work) by `corpus/scale.py SOURCE --ranks N` from the corpus's
+4 real rank logs (`ranks_same_4`: rank r is a jittered copy of real rank r % 4, ~1% straggling,
+~1% diverging; see corpus/scale.py). For each N:
+
+- tlscope parses the job with local workers (`-j` = cores); wall and CPU seconds, and the
+  **parent's** peak RSS (the driver reads its own `ru_maxrss` after the run: the rank workers are
+  forked children, not counted), so "flat in ranks" is the parent's, as the issue asks;
+- the output's size: every file once per inode (hard links are one file), against the logs;
+- timeline.bin: bytes per event of the job's file, against the job's chromium_events.json
+  (bytes per event of its JSON array; one timeline event is a B/E pair or one instant);
+- tlparse 0.4.3 `--all-ranks-html` on the same folder (`--tlparse`);
+- with `--dask N`: a real `dask scheduler` and two `dask worker` processes (one thread each,
+  DASK_DISTRIBUTED__WORKER__DAEMON=False) on this machine, tlscope `--scheduler`.
+
+Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
+--work/ranks.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "corpus" / "traces" / "ranks_same_4"
+TLPARSE = Path(os.environ.get("TLPARSE_BIN", "/work/venv-tlparse/bin/tlparse"))
+NICE = ["nice", "-n", "10"]
+#: Runs tlscope in-process and prints the parent's own peak RSS (KiB) last, on stderr.
+DRIVER = (
+    "import resource, sys\n"
+    "from tlscope.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def job_logs(work: Path, ranks: int) -> Path:
+    logs = work / f"logs_{ranks}"
+    if not (logs / "job_plan.json").is_file():
+        subprocess.run(
+            [*NICE, sys.executable, str(REPO / "corpus" / "scale.py"), str(SOURCE), "--ranks", str(ranks), "-o", str(logs)],
+            check=True,
+        )
+    return logs
+
+
+def stored_bytes(folder: Path) -> int:
+    """Bytes on disk of `folder`'s files, each inode once (hard links are one file)."""
+    seen: dict[int, int] = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            st = os.stat(os.path.join(root, name))
+            seen[st.st_ino] = st.st_size
+    return sum(seen.values())
+
+
+def run_tlscope(logs: Path, out: Path, extra: list[str]) -> dict[str, Any]:
+    argv = [*NICE, sys.executable, "-c", DRIVER, str(logs), "-o", str(out), "--overwrite", "--no-browser", *extra]
+    start, cpu0 = time.perf_counter(), os.times()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    wall, cpu1 = time.perf_counter() - start, os.times()
+    if done.returncode != 0:
+        raise SystemExit(f"tlscope failed: {done.stderr[-2000:]}")
+    rss = int(done.stderr.rsplit("MAXRSS", 1)[1].split()[0])
+    return {"wall_s": wall, "cpu_s": (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system), "parent_rss_mb": rss / 1024}
+
+
+def run_tlparse(logs: Path, out: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([*NICE, str(TLPARSE), str(logs), "--all-ranks-html", "--overwrite", "-o", str(out), "--no-browser"], capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def timeline_figures(out: Path) -> dict[str, Any]:
+    with (out / "timeline.bin").open("rb") as f:
+        events = struct.unpack("<8sHHIQQQ", f.read(40))[5]
+    chromium = sum(json.loads(m.read_text())["chromium_events"] for m in out.glob("rank_*/manifest.json"))
+    tl_bytes, ch_bytes = (out / "timeline.bin").stat().st_size, (out / "chromium_events.json").stat().st_size
+    return {
+        "timeline_events": events,
+        "timeline_bytes_per_event": tl_bytes / max(events, 1),
+        "chromium_events": chromium,
+        "chromium_bytes_per_event": ch_bytes / max(chromium, 1),
+        "chromium_bytes_per_timeline_event": ch_bytes / max(events, 1),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def with_dask(logs: Path, out: Path, workers: int = 2) -> dict[str, Any]:
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    procs = [subprocess.Popen([*NICE, str(bindir / "dask"), "scheduler", "--port", str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(3)
+        for _ in range(workers):
+            procs.append(subprocess.Popen([*NICE, str(bindir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(6)
+        return run_tlscope(logs, out, ["--scheduler", address])
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--ranks", type=int, nargs="+", default=[8, 64, 256, 1000])
+    parser.add_argument("--tlparse", type=int, nargs="*", default=[8, 64, 256])
+    parser.add_argument("--dask", type=int, nargs="*", default=[256])
+    parser.add_argument("--work", type=Path, default=REPO / "bench" / "out" / "ranks")
+    parser.add_argument("--keep", action="store_true", help="keep the output folders")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in args.ranks:
+        logs = job_logs(args.work, n)
+        log_bytes = sum(p.stat().st_size for p in logs.glob("*.log"))
+        out = args.work / f"out_{n}"
+        row: dict[str, Any] = {"ranks": n, "log_mb": log_bytes / 1e6, "load_before": os.getloadavg()[0]}
+        row.update(run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)]))
+        row["per_rank_ms"] = 1000 * row["wall_s"] / n
+        row["output_mb"] = stored_bytes(out) / 1e6
+        row["output_over_logs"] = row["output_mb"] / row["log_mb"]
+        row.update(timeline_figures(out))
+        if n in args.dask:
+            dask = with_dask(logs, args.work / f"dask_{n}")
+            row["dask_wall_s"], row["dask_per_rank_ms"] = dask["wall_s"], 1000 * dask["wall_s"] / n
+            shutil.rmtree(args.work / f"dask_{n}", ignore_errors=True)
+        if n in args.tlparse:
+            row["tlparse_wall_s"] = run_tlparse(logs, args.work / f"tlparse_{n}")
+            row["vs_tlparse"] = row["wall_s"] / row["tlparse_wall_s"]
+            shutil.rmtree(args.work / f"tlparse_{n}", ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(out, ignore_errors=True)
+        row["load_after"] = os.getloadavg()[0]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    (args.work / "ranks.json").write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
