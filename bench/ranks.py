@@ -13,7 +13,8 @@ Each job is built once (kept in --work) by `corpus/scale.py SOURCE --ranks N` fr
 - the output's size: every file once per inode (hard links are one file), against the logs;
 - timeline.bin: bytes per event of the job's file, against the job's chromium_events.json
   (bytes per event of its JSON array; one timeline event is a B/E pair or one instant);
-- tlparse 0.4.3 `--all-ranks-html` on the same folder (`--tlparse`);
+- tlparse 0.4.3 `--all-ranks-html` on the same folder (`--tlparse`): wall and CPU seconds (on a
+  loaded machine the CPU seconds of the two are the fairer comparison; both are recorded);
 - with `--dask N`: a real `dask scheduler` and two `dask worker` processes (one thread each,
   DASK_DISTRIBUTED__WORKER__DAEMON=False) on this machine, tlscope `--scheduler`.
 
@@ -80,10 +81,12 @@ def run_tlscope(logs: Path, out: Path, extra: list[str]) -> dict[str, Any]:
     return {"wall_s": wall, "cpu_s": (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system), "parent_rss_mb": rss / 1024}
 
 
-def run_tlparse(logs: Path, out: Path) -> float:
-    start = time.perf_counter()
+def run_tlparse(logs: Path, out: Path) -> tuple[float, float]:
+    """tlparse's wall and CPU seconds (its CPU: user + system of it and its threads)."""
+    start, cpu0 = time.perf_counter(), os.times()
     subprocess.run([*NICE, str(TLPARSE), str(logs), "--all-ranks-html", "--overwrite", "-o", str(out), "--no-browser"], capture_output=True, check=True)
-    return time.perf_counter() - start
+    cpu1 = os.times()
+    return time.perf_counter() - start, (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system)
 
 
 def timeline_figures(out: Path) -> dict[str, Any]:
@@ -148,10 +151,12 @@ def main(argv: list[str] | None = None) -> int:
         if n in args.dask:
             dask = with_dask(logs, args.work / f"dask_{n}")
             row["dask_wall_s"], row["dask_per_rank_ms"] = dask["wall_s"], 1000 * dask["wall_s"] / n
+            row["dask_parent_rss_mb"] = dask["parent_rss_mb"]
             shutil.rmtree(args.work / f"dask_{n}", ignore_errors=True)
         if n in args.tlparse:
-            row["tlparse_wall_s"] = run_tlparse(logs, args.work / f"tlparse_{n}")
+            row["tlparse_wall_s"], row["tlparse_cpu_s"] = run_tlparse(logs, args.work / f"tlparse_{n}")
             row["vs_tlparse"] = row["wall_s"] / row["tlparse_wall_s"]
+            row["cpu_vs_tlparse"] = row["cpu_s"] / max(row["tlparse_cpu_s"], 1e-9)
             shutil.rmtree(args.work / f"tlparse_{n}", ignore_errors=True)
         if not args.keep:
             shutil.rmtree(out, ignore_errors=True)
