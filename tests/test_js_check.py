@@ -51,8 +51,8 @@ def _copy(tmp: Path) -> Path:
     dest.mkdir(parents=True)
     for name in GATE_FILES:
         shutil.copy2(VIEWERS / name, dest / name)
-    for folder in ("lib", "explorer"):
-        shutil.copytree(VIEWERS / folder, dest / folder)
+    for folder in ("lib", "explorer", "templates/vanilla"):
+        shutil.copytree(VIEWERS / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "node_modules").symlink_to(VIEWERS / "node_modules", target_is_directory=True)
     shutil.copytree(REPO / "docs" / "schema", tmp / "docs" / "schema")
     return dest

@@ -1,14 +1,15 @@
-// npm run lint: the client (lib/), the explorer and the gates' own scripts. Correctness rules
+// npm run lint: the client (lib/), the explorer, the vanilla template and the gates' own scripts. Correctness rules
 // (eslint's recommended set and a few more), and the function size the Python side enforces
 // (tests/test_layout.py: no function longer than 60 lines). Types are tsc's (tsconfig.json).
 import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/', 'templates/', 'lib/types/'] },
+  // The React template is TypeScript with its own tsc and build (templates/react/package.json).
+  { ignores: ['node_modules/', 'templates/react/', 'lib/types/'] },
   js.configs.recommended,
   {
-    files: ['lib/**/*.js', 'explorer/**/*.js'],
+    files: ['lib/**/*.js', 'explorer/**/*.js', 'templates/vanilla/**/*.js'],
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.browser } },
   },
   {

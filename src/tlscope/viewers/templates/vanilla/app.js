@@ -4,13 +4,30 @@
 // `tlscope serve` serves at /lib/ (types: /lib/tlscope.d.ts), and no third-party code.
 //
 // Open it as /viewers/tlscope-viewer-template/?trace=/traces/<id>/ (serve's viewer_url does).
+// The JSDoc types are the client's (/lib/tlscope.d.ts): an editor checks this file against them.
 
 import {
   VirtualList, compileIdOf, eventLabel, eventSummary, openTrace, queryParam, readState, setTestHook, writeState,
 } from '/lib/tlscope.js';
 
-const byId = (id) => document.getElementById(id);
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 
+/**
+ * An element of index.html (which has them all).
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`index.html has no #${id}`);
+  return node;
+}
+
+/**
+ * @param {OpenedTrace} trace
+ * @param {string} selected
+ * @param {(id: string) => void} onPick
+ */
 function drawCompileIds(trace, selected, onPick) {
   const list = byId('compile-ids');
   list.replaceChildren();
@@ -48,7 +65,8 @@ async function main() {
   const trace = await openTrace(where);
   const events = trace.events;
   let cid = readState(location.hash).cid || '';
-  let applied = null; // the filter whose total the list shows
+  /** @type {string | null} the filter whose total the list shows */
+  let applied = null;
   const list = new VirtualList(byId('events'), {
     rowHeight: 23,
     createRow: eventRow,
@@ -66,6 +84,7 @@ async function main() {
     // see a new filter beside the old total, or the reverse.
     if (applied === cid) setTestHook({ total: events.total, compileIds: trace.compileIds, filter: applied });
   };
+  /** @param {string} id */
   const pick = async (id) => {
     cid = id;
     writeState({ cid });
@@ -85,6 +104,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  byId('error').textContent = String(err.message || err);
-  setTestHook({ error: String(err.message || err) });
+  const message = err instanceof Error ? err.message : String(err);
+  byId('error').textContent = message;
+  setTestHook({ error: message });
 });
