@@ -55,7 +55,7 @@ sys.path.insert(0, _SRC)
 STAGES: list[tuple[str, list[str]]] = [
     ("format writer", ["tlscope.write.format:FormatWriter.feed", "tlscope.write.format:FormatWriter.finish"]),
     ("answers: sink", ["tlscope.write.answers:AnswersSink.feed"]),
-    ("answers: compile fold", ["tlscope.analyse.compiles:CompileFold.feed"]),
+    ("answers: compile fold", ["tlscope.analyse.fold.compiles:CompileFold.feed"]),
     ("answers: log size fold", ["tlscope.analyse.logsize:LogSizeFold.feed"]),
     ("answers: files written", ["tlscope.write.answers:AnswersSink.finish"]),
     ("report: per-record handlers", ["tlscope.write.report.sink:ReportSink.feed"]),

@@ -19,7 +19,7 @@ import msgspec
 
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.compiles import CompilesFile
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
@@ -29,7 +29,7 @@ from tlscope.model.lenient import lenient
 _COMPILES = msgspec.json.Decoder(CompilesFile)
 
 
-def summarise(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:
+def summarise_folder(rank: int, folder: Path, *, chromium_events: int | None = None) -> RankSummary:
     """Summarise `folder` (a rank's report); never raises for bad content.
 
     `chromium_events`: the length of its chromium_events.json array when the caller has already

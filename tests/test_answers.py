@@ -408,7 +408,7 @@ def test_guard_user_frame_from_trailing_comment(tmp_path: Path) -> None:
     # A tensor guard has no comment and no frame.
     assert dynamic["[0/5]"]["recompile"]["guard_failures"][0]["user_frame"] is None
     # A source line with its own `  # comment`: the frame is the last `  # file:line in fn`.
-    from tlscope.analyse.guards import guard_failure
+    from tlscope.analyse.fold.guards import guard_failure
 
     found = guard_failure("1/0: k == 2  # return x @ w  # (4, 3): no  # m.py:20 in scaled (note)").user_frame
     assert found is not None and (found.file, found.line, found.code) == ("m.py", 20, "return x @ w  # (4, 3): no")

@@ -1,4 +1,4 @@
-"""compiles.json `actual` for guards on Python values (analyse/callvalues.py), on the real trace.
+"""compiles.json `actual` for guards on Python values (analyse/fold/callvalues.py), on the real trace.
 
 corpus/traces/recompiles_dynamic was made with torch 2.13 by corpus/scenarios/recompiles_dynamic.py,
 whose calls are the ground truth: g(x, 2) then g(x, 3) (k specialised, then a dynamic int), the
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers import CORPUS
 
-from tlscope.analyse.callvalues import guard_codes, guard_values, value_key
+from tlscope.analyse.fold.callvalues import guard_codes, guard_values, value_key
 from tlscope.pipeline.single import run
 from tlscope.write.outdir import OutputDir
 from tlscope.write.run_options import ParseOptions

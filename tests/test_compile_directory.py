@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlscope.analyse.directory import CompileDirectory, DirKey, Entry
+from tlscope.analyse.tlparse.directory import CompileDirectory, DirKey, Entry
 from tlscope.model.compile_id import CompileId
 from tlscope.write.report import compiledir, jsonfmt
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body, pretty
 
@@ -132,11 +132,11 @@ def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
 
 
 def test_write_part_counts_what_summarise_counts(tmp_path: Path) -> None:
-    from rankdir import summarise
+    from rankdir import summarise_folder
 
     _rank_folder(tmp_path, 0, [{"name": "a"}, 7, {"name": "b", "ts": 2.5e-07}])
     count = chromium.write_part(tmp_path / "rank_0", 0)
-    assert count == 3 == summarise(0, tmp_path / "rank_0").chromium_events
-    assert summarise(0, tmp_path / "rank_0", chromium_events=count).chromium_events == 3
+    assert count == 3 == summarise_folder(0, tmp_path / "rank_0").chromium_events
+    assert summarise_folder(0, tmp_path / "rank_0", chromium_events=count).chromium_events == 3
     _rank_folder(tmp_path, 1, None)
     assert chromium.write_part(tmp_path / "rank_1", 1) is None  # no file: summarise counts 0 itself

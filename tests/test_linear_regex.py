@@ -1,5 +1,5 @@
 """Items 7-9: the patterns that took the square of their input, replaced by linear code
-(and the same for the analysis patterns of compiles.json, analyse/linear.py).
+(and the same for the analysis patterns of compiles.json, analyse/fold/linear.py).
 
 Each replacement must give exactly what the original pattern gave (checked on many random
 strings made of the characters that matter), and must finish on the inputs that made the
@@ -17,8 +17,9 @@ import sys
 import pytest
 from helpers import REPO
 
-from tlscope.analyse import graphbreaks, graphs, guards, linear, naming
+from tlscope.analyse.fold import graphbreaks, graphs, guards, linear
 from tlscope.analyse.ranks import parity
+from tlscope.analyse.tlparse import naming
 from tlscope.read import glog
 
 #: The original patterns (tlparse's, and tlscope's before issue 9).
@@ -155,7 +156,8 @@ _HANG_CASES: dict[str, str] = {
 
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
-    script = "from tlscope.analyse import graphbreaks, graphs, guards, naming\n"
+    script = "from tlscope.analyse.fold import graphbreaks, graphs, guards\n"
+    script += "from tlscope.analyse.tlparse import naming\n"
     script += "from tlscope.analyse.ranks import parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"
     done = subprocess.run([sys.executable, "-c", script], timeout=120, capture_output=True, text=True, cwd=REPO)

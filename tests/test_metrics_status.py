@@ -14,7 +14,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tlscope.analyse.metrics import MetricsIndex
+from tlscope.analyse.tlparse.metrics import MetricsIndex
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics
 

@@ -270,12 +270,12 @@ def test_malformed_rank_artifact_is_reported_and_others_analysed(inputs: Path, t
     _run(_copy(inputs / "multi_rank_runtime", tmp_path / "in"), out)
     bad = next((out / "rank_2" / "-_0_0_0").glob("inductor_runtime_and_tensor_meta_*.json"))
     bad.write_text('{"ops": [{"name": 1}]', "utf-8")
-    from rankdir import summarise
+    from rankdir import summarise_folder
 
     from tlscope.write.landing.writer import write_landing
     from tlscope.write.outdir import OutputDir
 
-    summaries = [summarise(r, out / f"rank_{r}") for r in range(7)]
+    summaries = [summarise_folder(r, out / f"rank_{r}") for r in range(7)]
     assert summaries[2].errors and not summaries[0].errors
     again = OutputDir(tmp_path / "again", overwrite=False)
     with again:

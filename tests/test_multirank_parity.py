@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, SHARED
-from rankdir import summarise
+from rankdir import summarise_folder
 
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.read.inputs import discover
@@ -122,7 +122,7 @@ def test_same_verdicts_as_tlparse(name: str, tlparse_bin: Path, tmp_path: Path) 
         assert our_parity == ref_parity, f"rank {rank}"
 
     # Compile ids: tlparse's verdict counts [-/-]; ours must equal tlparse's rule minus [-/-].
-    ref_summaries = [summarise(r, ref / f"rank_{r}") for r in ranks]
+    ref_summaries = [summarise_folder(r, ref / f"rank_{r}") for r in ranks]
     with_outside = len({tuple(s.compile_ids) for s in ref_summaries}) > 1
     without = len({tuple(c for c in s.compile_ids if c != "[-/-]") for s in ref_summaries}) > 1
     assert ("Diverging Compilation IDs detected" in ref_page) == with_outside

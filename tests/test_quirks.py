@@ -72,7 +72,7 @@ def test_bare_recompile_reason_is_a_note(name: str, tmp_path: Path) -> None:
 
 
 def test_a_broken_recompile_reasons_payload_is_still_a_problem() -> None:
-    from tlscope.analyse.guards import is_torch_bare_reason
+    from tlscope.analyse.fold.guards import is_torch_bare_reason
 
     assert is_torch_bare_reason(b"0/0: tensor 'x' size mismatch at index 0. expected 4, actual 5")
     assert is_torch_bare_reason(b"12/3_1: G['SCALE_UP'] == False")

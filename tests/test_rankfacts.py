@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers import CORPUS, TLPARSE_TRACES
-from rankdir import summarise
+from rankdir import summarise_folder
 
 from tlscope.pipeline.parse import parse
 from tlscope.write.report.options import ReportOptions
@@ -41,7 +41,7 @@ def test_the_parse_summarises_each_rank_as_its_folder_reads(source: Path, plain_
     parsed = parse(source, tmp_path / "out", options, all_ranks=True, jobs=1)
     assert parsed.ranks and all(r.parsed for r in parsed.ranks)
     for summary in parsed.ranks:
-        assert summary == summarise(summary.rank, tmp_path / "out" / f"rank_{summary.rank}"), summary.rank
+        assert summary == summarise_folder(summary.rank, tmp_path / "out" / f"rank_{summary.rank}"), summary.rank
 
 
 def test_what_the_summaries_hold_is_not_vacuous(tmp_path: Path) -> None:

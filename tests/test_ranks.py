@@ -9,7 +9,7 @@ import pytest
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.compare import Issue, analyze_execution_order
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.write.run_options import ParseOptions
 

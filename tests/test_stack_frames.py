@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from tlscope.analyse.stack import StackTrie, resolve_stack
+from tlscope.analyse.tlparse.stack import StackTrie, resolve_stack
 from tlscope.model.events import Frame
 from tlscope.model.record import GlogPrefix, Record
 

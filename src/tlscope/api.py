@@ -43,7 +43,7 @@ from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_overview
 from tlscope.analyse.ranks.stragglers import Stragglers
-from tlscope.analyse.summary import Summary, summarise
+from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
 from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.errors import FormatError
@@ -191,7 +191,7 @@ class Trace:
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json): every rank first, then this one's details."""
         job = self.job_view() if self.rank_numbers else None
-        return summarise(
+        return summarise_trace(
             self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, job=job
         )
 

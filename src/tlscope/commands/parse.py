@@ -20,7 +20,7 @@ from tlscope.commands import others
 # `--help` then cost the interpreter and argparse only (tests/test_startup.py), not msgspec, the
 # model, the analyses and the report (~35 ms of imports).
 if TYPE_CHECKING:
-    from tlscope.analyse.ranks.summary import RankSummary
+    from tlscope.analyse.ranks.rank_summary import RankSummary
     from tlscope.format.manifest import Manifest
     from tlscope.model.record import Record
     from tlscope.pipeline.single import ReadProgress, Tracker

@@ -15,7 +15,7 @@ from pathlib import Path
 from tlscope.api import load
 from tlscope.terminal import json_text
 from tlscope.write.run_options import user_code_patterns
-from tlscope.write.summary import render
+from tlscope.write.summary_view import render
 
 
 def main(argv: Sequence[str]) -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import msgspec
 
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.errors import InputError
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.classify import classify

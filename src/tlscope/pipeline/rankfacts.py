@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from tlscope.analyse.directory import CompileDirectory
 from tlscope.analyse.ranks import facts
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.analyse.tlparse.directory import CompileDirectory
 from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient

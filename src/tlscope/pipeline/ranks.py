@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
 from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init

@@ -14,7 +14,7 @@ from typing import Protocol
 import msgspec
 
 from tlscope import __version__
-from tlscope.analyse.usercode import UserCode
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format import layout
 from tlscope.format.errors import OutputError, StrictFailure
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest

@@ -91,9 +91,3 @@ def _resolve_below(base: str, parts: list[str]) -> tuple[str, int | None]:
         except OSError:
             mode = None
     return path, mode
-
-
-def join_key(prefix: str, rel: str) -> str:
-    """A store key under `prefix` for `rel` (checked like a local path; stores have no symlinks)."""
-    parts = segments(rel)
-    return prefix.rstrip("/") + ("/" + "/".join(parts) if parts else "")

@@ -19,11 +19,6 @@ EXPLORER = HERE / "explorer"
 TEMPLATES = HERE / "templates"
 
 
-def explorer_folder() -> Path:
-    """The built-in explorer's folder (holding index.html): a `tlscope.viewers` entry point's target."""
-    return EXPLORER
-
-
 def template_names() -> list[str]:
     """The templates `tlscope viewer new --template` accepts."""
     return sorted(p.name for p in TEMPLATES.iterdir() if (p / "README.md").is_file())

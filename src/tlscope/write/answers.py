@@ -12,11 +12,11 @@ from typing import IO
 
 import msgspec
 
-from tlscope.analyse.compileresult import entries
-from tlscope.analyse.compiles import CompileFold
-from tlscope.analyse.graphbreaks import distinct_graph_breaks
+from tlscope.analyse.fold.compileresult import entries
+from tlscope.analyse.fold.compiles import CompileFold
+from tlscope.analyse.fold.graphbreaks import distinct_graph_breaks
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.logsize import LogSizeFold
-from tlscope.analyse.usercode import UserCode
 from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.model.problems import NoteKind, ProblemKind, Problems

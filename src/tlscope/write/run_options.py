@@ -22,7 +22,7 @@ class ParseOptions(msgspec.Struct, kw_only=True, frozen=True):
     strict_compile_id: bool = False
     #: Lines longer than this are skipped and counted.
     max_line: int = DEFAULT_MAX_LINE
-    #: --user-code: patterns of the files that are the user's code (analyse/usercode.py); empty
+    #: --user-code: patterns of the files that are the user's code (analyse/fold/usercode.py); empty
     #: for the default rule (not the standard library, installed packages or torch).
     user_code: tuple[str, ...] = ()
     #: The HTML report's options, passed to it as they are.

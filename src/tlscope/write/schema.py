@@ -12,7 +12,7 @@ from typing import Any, get_type_hints
 
 import msgspec
 
-from tlscope.analyse.phases import PHASES
+from tlscope.analyse.fold.phases import PHASES
 from tlscope.format.compiles import GUARD_KINDS, STATUSES, CompilesFile
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import FORMAT_VERSION, Manifest

@@ -12,7 +12,7 @@ from enum import Enum
 
 import msgspec
 
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
 OUTSIDE_COMPILE = "[-/-]"

@@ -17,7 +17,7 @@ import msgspec
 
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
-from tlscope.analyse.ranks.summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
+from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.format.compiles import CompileEntry
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.compile_id import CompileId

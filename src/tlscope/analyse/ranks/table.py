@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import msgspec
 
 from tlscope.analyse.ranks.compare import OUTSIDE_COMPILE
-from tlscope.analyse.ranks.summary import CompileInfo, RankStats, RankSummary
+from tlscope.analyse.ranks.rank_summary import CompileInfo, RankStats, RankSummary
 
 #: A rank is "slow" when its total compile time exceeds the median by this factor.
 SLOW_FACTOR = 1.2

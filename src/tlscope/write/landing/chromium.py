@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tlscope.analyse.ranks.summary import RankSummary
+from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 

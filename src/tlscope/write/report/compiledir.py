@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from tlscope.analyse.directory import CompileDirectory
+from tlscope.analyse.tlparse.directory import CompileDirectory
 from tlscope.write.report import jsonfmt
 
 #: serde_json's pretty indent: a member's lines move one level in when nested in the document.

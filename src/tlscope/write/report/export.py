@@ -12,8 +12,8 @@ from typing import Any
 import msgspec
 from markupsafe import Markup
 
-from tlscope.analyse.directory import CompileDirectory
-from tlscope.analyse.stack import resolve_stack
+from tlscope.analyse.tlparse.directory import CompileDirectory
+from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.model.events import (
     CreateUnbackedSymbol,
     ExpressionCreated,

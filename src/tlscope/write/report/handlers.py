@@ -20,9 +20,9 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from tlscope.analyse.metrics import failures_of, frame_key
-from tlscope.analyse.naming import eval_with_key_id, file_stem
-from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
+from tlscope.analyse.tlparse.metrics import failures_of, frame_key
+from tlscope.analyse.tlparse.naming import eval_with_key_id, file_stem
+from tlscope.analyse.tlparse.stack import drop_convert_frame_suffix, resolve_stack
 from tlscope.model import events as ev
 from tlscope.model.lenient import lenient
 from tlscope.model.record import Record

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tlscope.analyse.directory import CompileDirectory, DirKey, Entry, key_label
-from tlscope.analyse.naming import with_number
+from tlscope.analyse.tlparse.directory import CompileDirectory, DirKey, Entry, key_label
+from tlscope.analyse.tlparse.naming import with_number
 from tlscope.model.compile_id import CompileId
 from tlscope.model.record import Record
 from tlscope.write.outdir import OutputDir

@@ -9,9 +9,9 @@ from typing import Any
 import msgspec
 from markupsafe import Markup
 
-from tlscope.analyse.directory import CompileDirectory, Entry
-from tlscope.analyse.naming import simplify_filename, split_name
-from tlscope.analyse.stack import resolve_stack
+from tlscope.analyse.tlparse.directory import CompileDirectory, Entry
+from tlscope.analyse.tlparse.naming import simplify_filename, split_name
+from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.format.json_boundary import decode
 from tlscope.model.events import CompilationMetrics, GuardAddedFast, SymbolicShapeSpecialization
 from tlscope.model.payloads import DynamoGuardsPayload

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlscope.analyse.directory import DirKey
-from tlscope.analyse.provenance import line_mappings
+from tlscope.analyse.tlparse.directory import DirKey
+from tlscope.analyse.tlparse.provenance import line_mappings
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
 

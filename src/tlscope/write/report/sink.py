@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import msgspec
 
-from tlscope.analyse.directory import CompileDirectory, Entry, key_label
-from tlscope.analyse.stack import resolve_stack
+from tlscope.analyse.tlparse.directory import CompileDirectory, Entry, key_label
+from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext

@@ -1,7 +1,7 @@
 """Stacks as the report shows them: tlparse's markup (nested lists, a toggle marker where stacks
 diverge, links into FX modules' dump_file pages), every log-derived string escaped.
 
-The data (resolved frames, the stack trie) is analyse/stack.py's.
+The data (resolved frames, the stack trie) is analyse/tlparse/stack.py's.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 
 from markupsafe import Markup
 
-from tlscope.analyse.naming import eval_with_key_id, simplify_filename
-from tlscope.analyse.stack import ResolvedFrame, StackTrie
+from tlscope.analyse.tlparse.naming import eval_with_key_id, simplify_filename
+from tlscope.analyse.tlparse.stack import ResolvedFrame, StackTrie
 from tlscope.model.compile_id import CompileId
 
 #: Status class of a trie terminal (a compile id, or None for unknown stacks).

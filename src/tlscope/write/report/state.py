@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlscope.analyse.directory import DirKey
-from tlscope.analyse.metrics import Failure, MetricsIndex
-from tlscope.analyse.stack import ResolvedFrame, StackTrie
+from tlscope.analyse.tlparse.directory import DirKey
+from tlscope.analyse.tlparse.metrics import Failure, MetricsIndex
+from tlscope.analyse.tlparse.stack import ResolvedFrame, StackTrie
 from tlscope.model.problems import ProblemKind
 from tlscope.write.context import RunContext
 from tlscope.write.report.derived import JOB_PAGES, DerivedFiles

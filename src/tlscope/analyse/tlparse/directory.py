@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.naming import cache_mark
+from tlscope.analyse.tlparse.naming import cache_mark
 from tlscope.model.compile_id import CompileId
 
 #: A directory key: the normalised compile id, or None for tlparse's "unknown".

@@ -13,14 +13,14 @@ from collections.abc import Callable
 
 import msgspec
 
-from tlscope.analyse.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
-from tlscope.analyse.compileacc import CompileAcc, failure_of
-from tlscope.analyse.graphbreaks import parse_graph_break
-from tlscope.analyse.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
-from tlscope.analyse.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
-from tlscope.analyse.phases import CHROMIUM_DECODER, FrameTime, frame_key
-from tlscope.analyse.stack import drop_convert_frame_suffix, resolve_stack
-from tlscope.analyse.usercode import UserCode
+from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
+from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
+from tlscope.analyse.fold.graphbreaks import parse_graph_break
+from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
+from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
+from tlscope.analyse.fold.phases import CHROMIUM_DECODER, FrameTime, frame_key
+from tlscope.analyse.fold.usercode import UserCode
+from tlscope.analyse.tlparse.stack import drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
     CacheOutcome,
     Graph,
@@ -77,7 +77,7 @@ def payload_ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
 
 
 class CompileFold:
-    """Folds a log's records into per-compile facts; see `entries()` (analyse/compileresult.py)."""
+    """Folds a log's records into per-compile facts; see `entries()` (analyse/fold/compileresult.py)."""
 
     def __init__(
         self, problem: ProblemSink = _ignore, note: ProblemSink = _ignore, user: UserCode | None = None
@@ -220,7 +220,7 @@ class CompileFold:
 
 
 def _frame(cid: CompileId) -> CompileId:
-    """The frame compile of an attempt (analyse/compileresult.py's frame_of, which imports this)."""
+    """The frame compile of an attempt (analyse/fold/compileresult.py's frame_of, which imports this)."""
     return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
 
 

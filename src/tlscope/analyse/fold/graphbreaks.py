@@ -15,7 +15,7 @@ A torch 2.x payload reads:
 Older torch writes the reason on the `Graph Break Reason:` line itself and may lack the first line;
 the location then comes from the last frame of the user traceback. Where tracing stopped can be
 library code (`contextlib.py`, DDP's forward): the break is then attributed to the innermost frame
-of that traceback in the user's own code (analyse/usercode.py), the place stopped at kept beside.
+of that traceback in the user's own code (analyse/fold/usercode.py), the place stopped at kept beside.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from tlscope.analyse.usercode import UserCode
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
@@ -41,7 +41,7 @@ class ParsedBreak(msgspec.Struct, kw_only=True):
     """What one graph-break payload says (see `parse_graph_break`)."""
 
     reason: str
-    #: The innermost frame in the user's own code (analyse/usercode.py), else where tracing stopped.
+    #: The innermost frame in the user's own code (analyse/fold/usercode.py), else where tracing stopped.
     user_frame: SourceLocation
     #: Where tracing stopped (`Graph break in user code at`), when that is not `user_frame`.
     stopped_at: SourceLocation | None = None

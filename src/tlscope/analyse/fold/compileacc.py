@@ -1,4 +1,4 @@
-"""What the compile fold keeps per compile id while the log streams by (analyse/compiles.py).
+"""What the compile fold keeps per compile id while the log streams by (analyse/fold/compiles.py).
 
 Only small facts are kept: references to payloads (never the payloads), the first line of
 reasons, the inputs' shapes. A long job has thousands of compile ids; each costs a few KB.
@@ -6,7 +6,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 
 from __future__ import annotations
 
-from tlscope.analyse.callvalues import Values
+from tlscope.analyse.fold.callvalues import Values
 from tlscope.format.compiles import (
     CacheOutcome,
     Failure,
@@ -59,7 +59,7 @@ class CompileAcc:
         self.guards: PayloadRef | None = None
         self.inputs: dict[str, TensorInput] = {}
         #: The recompiling call's values that this compile logged, for its failed guards' `actual`
-        #: (analyse/callvalues.py): only those of sources a guard failure names, so a few.
+        #: (analyse/fold/callvalues.py): only those of sources a guard failure names, so a few.
         self.call_values: Values = {}
         self.pending_tensors: dict[tuple[int | None, int | None], DescribeTensor] = {}
 

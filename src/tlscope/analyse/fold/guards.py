@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from tlscope.analyse.linear import actual_at_end, comment_start, search_ending_by, size_or_symbol
-from tlscope.analyse.usercode import UserCode
+from tlscope.analyse.fold.linear import actual_at_end, comment_start, search_ending_by, size_or_symbol
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import GuardFailure, SourceLocation
 from tlscope.format.json_boundary import JsonError, decode
 
@@ -124,7 +124,7 @@ def frames_of(trailer: str) -> list[SourceLocation]:
 
 
 def user_frame_of(trailer: str, user: UserCode | None = None) -> SourceLocation | None:
-    """The innermost frame of a traceback-like text in the user's own code (analyse/usercode.py),
+    """The innermost frame of a traceback-like text in the user's own code (analyse/fold/usercode.py),
     else its innermost frame."""
     frames = frames_of(trailer)
     found = (user or UserCode()).innermost(frames)
@@ -237,12 +237,12 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("value", guard, text, subject=source, expected=expected)
 
 
-#: Rules searched in linear time by `_search` (see analyse/linear.py).
+#: Rules searched in linear time by `_search` (see analyse/fold/linear.py).
 _COMMA_ENDED = (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), re.compile(r"___check_type_id\((?P<s>[^,]+),"))
 _SIZE_OR_SYMBOL = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
 _TENSOR = r"tensor '(?P<s>[^']*)'"
 #: `len(<source>) == <n>` and `<source> == <value>`: Dynamo's guards on a length and on a Python
-#: value, in a recompile reason and in an entry's own guards alike (analyse/callvalues.py).
+#: value, in a recompile reason and in an entry's own guards alike (analyse/fold/callvalues.py).
 LENGTH_GUARD = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
 VALUE_GUARD = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
 _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]] = [

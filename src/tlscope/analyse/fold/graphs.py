@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from tlscope.analyse.linear import forward_signature, word_led_matches
+from tlscope.analyse.fold.linear import forward_signature, word_led_matches
 from tlscope.format.compiles import GraphInput
 
 #: Event keys whose payload is a readable graph.

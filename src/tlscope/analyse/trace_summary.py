@@ -107,7 +107,7 @@ class Summary(msgspec.Struct, kw_only=True):
     problems: dict[str, int]
 
 
-def summarise(
+def summarise_trace(
     compiles: Sequence[CompileEntry],
     breaks: Sequence[DistinctGraphBreak],
     size: LogSize,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tlscope.analyse.callvalues import fill_actuals, value_changes
-from tlscope.analyse.compileacc import CompileAcc
-from tlscope.analyse.compiles import CompileFold
-from tlscope.analyse.graphs import dynamic_dims, placeholder_name
-from tlscope.analyse.usercode import UserCode
+from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
+from tlscope.analyse.fold.compileacc import CompileAcc
+from tlscope.analyse.fold.compiles import CompileFold
+from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     CompileEntry,
     Failure,

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tlscope import terminal
-from tlscope.analyse.summary import TOP, Summary
+from tlscope.analyse.trace_summary import TOP, Summary
 
 #: How long a reason may be in a table cell before it is cut (full text: --json or compiles.json).
 _REASON = 60

@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 
-from tlscope.analyse.naming import simplify_filename
+from tlscope.analyse.tlparse.naming import simplify_filename
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Frame
 from tlscope.model.record import Record

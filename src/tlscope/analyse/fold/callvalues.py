@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from tlscope.analyse.guards import LENGTH_GUARD, VALUE_GUARD, subject_name
-from tlscope.analyse.linear import comment_start
+from tlscope.analyse.fold.guards import LENGTH_GUARD, VALUE_GUARD, subject_name
+from tlscope.analyse.fold.linear import comment_start
 from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
 
