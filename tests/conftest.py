@@ -123,3 +123,64 @@ def _timeline_inputs() -> list[tuple[Path, list[str]]]:
         else:
             found.append((log, ["--all-ranks-html"] if log.parent.name == "muxed" else []))
     return found
+
+
+# -- the fast default run and the slow tests behind --run-slow (issue 20, finding 10) ---------------
+
+#: Modules whose every test is slow: they start a store emulator (moto, the GCS emulator), fuzz,
+#: run npm (the JS gates, the viewer templates' npm ci and builds) or parse jobs of many ranks.
+SLOW_MODULES = {
+    "test_serve_remote": "an S3-compatible store as a separate process",
+    "test_serve_gcs": "a GCS emulator as a separate process",
+    "test_serve_fuzz": "OpenAPI-driven fuzzing of the server",
+    "test_fuzz": "coverage-guided fuzzing of the reader",
+    "test_js_check": "npm ci and the JavaScript gates",
+    "test_viewer_templates": "the viewer templates' npm ci, tests and builds",
+    "test_scale": "jobs of many ranks",
+    "test_dask": "a Dask cluster",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        help="also run the slow tests (browser, npm, store emulators, fuzzing, scale); .ci/run does",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: browser, npm, store-emulator, fuzzing or scale test (--run-slow)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests; skip them unless --run-slow (or `-m slow`, which asks for them)."""
+    wanted = config.getoption("--run-slow") or "slow" in (config.getoption("-m") or "")
+    skip = pytest.mark.skip(reason="slow test: run with --run-slow (.ci/run does)")
+    for item in items:
+        module = item.path.stem
+        if module in SLOW_MODULES or "browser" in getattr(item, "fixturenames", ()) or "browser" in module:
+            item.add_marker(pytest.mark.slow)
+            if not wanted:
+                item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Say plainly what a default run left out, and how to run it."""
+    from helpers import TLPARSE_TRACES
+
+    skipped = terminalreporter.stats.get("skipped", [])
+    slow = sum(1 for r in skipped if "run with --run-slow" in str(r.longrepr))
+    shared = sum(1 for r in skipped if "shared traces not found" in str(r.longrepr))
+    lines = []
+    if slow:
+        lines.append(f"{slow} slow tests not run (browser, npm, store emulators, fuzzing): add --run-slow")
+    if shared:
+        lines.append(
+            f"{shared} tests skipped: tlparse's public traces are not at {TLPARSE_TRACES}; put the project's "
+            "shared/ folder beside the checkout (../shared) or set TLSCOPE_SHARED to it"
+        )
+    if lines:
+        terminalreporter.write_sep("-", "what this run left out")
+        for line in lines:
+            terminalreporter.write_line(line)
