@@ -43,8 +43,11 @@ def client(live: LiveServer) -> Iterator[httpx.Client]:
 
 
 def trace_by_source(client: httpx.Client, source: Path) -> dict[str, Any]:
+    from tlscope.serve.traces import make_id
+
+    where = source.resolve()
     listed = client.get("/api/traces").json()
-    return next(t for t in listed if t["source"] == str(source.resolve()))
+    return next(t for t in listed if t["id"] == make_id(where.name, str(where)))
 
 
 def raw_lines(folder: Path) -> list[bytes]:
@@ -89,6 +92,9 @@ def _split_events(inner: bytes, n: int) -> list[bytes]:
 def test_listing_has_the_contract_fields(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
     t = trace_by_source(client, viewer_traces["single"])
     assert t["url"] == f"/traces/{t['id']}/"
+    # The name, never the absolute path on the server's machine (any allowed origin reads this).
+    assert t["source"] == viewer_traces["single"].name
+    assert str(viewer_traces["single"].resolve().parent) not in client.get("/api/traces").text
     assert t["viewer_url"] == f"/viewers/explorer/?trace=%2Ftraces%2F{t['id']}%2F"
     manifest = json.loads((viewer_traces["single"] / "manifest.json").read_text())
     s = t["summary"]
@@ -263,9 +269,13 @@ def test_viewer_from_path_and_entry_point(tmp_path: Path, monkeypatch: pytest.Mo
         "[tlscope.viewers]\nep-view = tlscope_viewer_ep:folder\nbroken = nowhere:x\n"
     )
     monkeypatch.syspath_prepend(str(pkg))
-    server = LiveServer([], tmp_path, viewers=[str(mine)])
+    trace = next((CORPUS / "simple").glob("*.gz"))
+    server = LiveServer([str(trace)], tmp_path, viewers=[str(mine)])
     try:
         with httpx.Client(base_url=server.url) as c:
+            # A viewer given with --viewer is what each trace's viewer_url opens.
+            listed = c.get("/api/traces").json()
+            assert listed[0]["viewer_url"] == f"/viewers/my-view/?trace=%2Ftraces%2F{listed[0]['id']}%2F"
             names = {v["name"]: v for v in c.get("/api/viewers").json()}
             assert names["my-view"]["source"] == "path" and names["ep-view"]["source"] == "package tlscope-viewer-ep"
             assert "broken" not in names

@@ -23,7 +23,7 @@ from tlscope.serve.cache import Cache
 from tlscope.serve.config import ServeConfig, default_cache_dir
 from tlscope.serve.stores import Store
 from tlscope.serve.traces import ServedTrace, Traces
-from tlscope.serve.viewerdirs import discover
+from tlscope.serve.viewerdirs import DEFAULT, discover
 
 
 class ProgressPrinter:
@@ -65,7 +65,10 @@ def build(
     for source in [*sources, *config.traces]:
         traces.add_source(source, latest=latest)
     viewers = discover([*config.viewers, *viewer_paths], warnings)
-    return Server(config=config, traces=traces, viewers=viewers, stores=stores)
+    # A viewer hosted with --viewer is what each trace's viewer_url opens (the first given): its
+    # own test reads the links serve prints and /api/traces, with nothing to rewrite.
+    default = Path(viewer_paths[0]).expanduser().resolve().name if viewer_paths else DEFAULT
+    return Server(config=config, traces=traces, viewers=viewers, stores=stores, default_viewer=default)
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -78,7 +78,9 @@ class ServedTrace:
             "id": self.id,
             "url": self.url(),
             "viewer_url": f"/viewers/{default_viewer}/?trace={quote(self.url(), safe='')}",
-            "source": self.source,
+            # A local trace's name only: its absolute path on this machine is nobody else's
+            # business (any allowed origin reads this); a store URL is what was configured.
+            "source": self.source if "://" in self.source else Path(self.source).name,
             "kind": self.kind,
             "state": self.state,
             "progress": self.progress or None,
