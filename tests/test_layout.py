@@ -377,3 +377,41 @@ def test_the_file_name_check_sees_names_and_paths_not_prose(tmp_path: Path) -> N
 def test_only_the_format_package_and_its_writer_spell_the_format_file_names() -> None:
     """Everything else asks format/layout.py (what the files are called) or the reader (format/folder.py)."""
     assert file_name_makers(modules()) == []
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """A name says which class: two `Trace`s or `TraceError`s (issue 19) read as one in a traceback."""
+    seen: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        for node in _tree(path).body:
+            if isinstance(node, ast.ClassDef):
+                seen.setdefault(node.name, []).append(name)
+    assert {cls: where for cls, where in seen.items() if len(where) > 1} == {}
+
+
+_BUILTIN_ERRORS = {"Exception", "ValueError", "LookupError", "RuntimeError", "OSError", "KeyError"}
+
+
+def test_every_error_a_command_reports_is_a_tlscope_error() -> None:
+    """Exception classes of the package derive from format/errors.py's TlscopeError (the CLI catches
+    that one class), except those caught where they are raised or turned into something else: a
+    decode's or a path's verdict (JsonError, BadPath, BadCompileId, UnsafePath), a rank's failure
+    on its landing page (BadArtifact, Unmergeable), an HTTP answer (ApiError, the protocol's
+    _Refused, the store's Refused connection), diff's usage line (_Usage)."""
+    internal = {"JsonError", "BadPath", "BadCompileId", "BadArtifact", "Unmergeable", "UnsafePath", "Refused"}
+    internal |= {"ApiError", "_Refused", "_Usage", "TlscopeError"}
+    outside = []
+    for name, path in modules().items():
+        for node in _tree(path).body:
+            if not isinstance(node, ast.ClassDef) or node.name in internal:
+                continue
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+            if bases & {"Exception", "ValueError", "LookupError", "RuntimeError", "OSError"} and not bases - {
+                "Exception",
+                "ValueError",
+                "LookupError",
+                "RuntimeError",
+                "OSError",
+            }:
+                outside.append(f"{name}.{node.name}")
+    assert outside == []

@@ -17,6 +17,7 @@ from typing import IO
 import msgspec
 
 from tlscope.format import layout
+from tlscope.format.errors import FormatError
 
 MAGIC = b"TLSTIME\x00"
 VERSION = 1
@@ -77,7 +78,7 @@ class TimelineEvent(msgspec.Struct, frozen=True):
     kind: str
 
 
-class TimelineError(Exception):
+class TimelineError(FormatError):
     """Not a timeline.bin this decoder can read (wrong magic, newer version, truncated)."""
 
 

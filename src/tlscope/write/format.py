@@ -1,7 +1,8 @@
-"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, timeline.bin, manifest.json.
+"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, timeline.bin.
 
 `FormatWriter.feed` takes Records in log order; `finish` writes what needs the whole pass
-(the string table line of raw.jsonl, timestamps that need the fitted clock, the manifest).
+(the string table line of raw.jsonl, timestamps that need the fitted clock) and keeps the
+figures of manifest.json, which pipeline/single.py writes last (it lists every file written).
 Nothing here holds more than one record's payload in memory.
 """
 

@@ -40,7 +40,7 @@ class _Args(msgspec.Struct):
     compile_id: str | None = None
 
 
-class ChromiumEvent(msgspec.Struct):
+class ChromiumSpan(msgspec.Struct):
     """The fields of a chromium event that timing needs."""
 
     name: str = ""
@@ -52,7 +52,7 @@ class ChromiumEvent(msgspec.Struct):
     args: _Args | None = None
 
 
-CHROMIUM_DECODER = msgspec.json.Decoder(ChromiumEvent)
+CHROMIUM_DECODER = msgspec.json.Decoder(ChromiumSpan)
 
 
 def frame_key(compile_id: str | None) -> CompileId | None:
@@ -77,7 +77,7 @@ class FrameTime:
         self.first_begin: float | None = None
         self.last_end: float | None = None
 
-    def feed(self, event: ChromiumEvent) -> None:
+    def feed(self, event: ChromiumSpan) -> None:
         phase = phase_name(event.name)
         if phase is None:
             return

@@ -70,7 +70,7 @@ class MetricsIndex:
         return "status-ok"
 
 
-class Failure(msgspec.Struct, frozen=True):
+class FailureRow(msgspec.Struct, frozen=True):
     """One row of failures_and_restarts.html."""
 
     cid: CompileId | None
@@ -83,13 +83,13 @@ class Failure(msgspec.Struct, frozen=True):
     source: str = ""
 
 
-def failures_of(cid: CompileId | None, metrics_url: str | None, metrics: CompilationMetrics) -> list[Failure]:
+def failures_of(cid: CompileId | None, metrics_url: str | None, metrics: CompilationMetrics) -> list[FailureRow]:
     """Restarts, then the failure, of one compilation_metrics event (tlparse's row order)."""
-    rows = [Failure(cid, metrics_url, "restart", reason) for reason in metrics.restart_reasons or ()]
+    rows = [FailureRow(cid, metrics_url, "restart", reason) for reason in metrics.restart_reasons or ()]
     if metrics.fail_type is not None:
         filename, lineno = metrics.fail_user_frame_filename, metrics.fail_user_frame_lineno
         rows.append(
-            Failure(
+            FailureRow(
                 cid,
                 metrics_url,
                 "failure",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tlscope.analyse.tlparse.directory import DirKey
-from tlscope.analyse.tlparse.metrics import Failure, MetricsIndex
+from tlscope.analyse.tlparse.metrics import FailureRow, MetricsIndex
 from tlscope.analyse.tlparse.stack import ResolvedFrame, StackTrie
 from tlscope.model.problems import ProblemKind
 from tlscope.write.context import RunContext
@@ -51,7 +51,7 @@ class ReportState:
         #: Table rows of the metrics page to come, per compile id.
         self.specializations: dict[DirKey, list[StackRow]] = {}
         self.guards_fast: dict[DirKey, list[StackRow]] = {}
-        self.failures: list[Failure] = []
+        self.failures: list[FailureRow] = []
         self.has_chromium_events = False
         self.export = ExportState() if options.export else None
 
