@@ -12,6 +12,15 @@ import msgspec
 from tlscope.format.logsize import LogSize
 
 #: The status vocabulary, most severe first: a compile id gets the first that applies.
+#: How a count of each status reads in a sentence ("8 with a graph break", not "8 graph break");
+#: a status not listed reads as its name with spaces.
+STATUS_WORDS: dict[str, str] = {"graph_break": "with a graph break", "metrics_missing": "without metrics"}
+
+
+def status_words(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
+
+
 STATUSES: dict[str, str] = {
     "failed": "The compilation raised: the last forward metrics record of this compile id has "
     "`fail_type`, or a backward compile failed after it (`failure` says what and where; a failed "
@@ -158,6 +167,11 @@ class GraphBreak(msgspec.Struct, kw_only=True):
     stopped_at: SourceLocation | None = None
     #: The payload's `User code traceback:` frames, outermost first. Since 1.7.
     stack: list[SourceLocation] = []
+    #: torch's own fix hints in the payload (its `Hint:` lines, "report an issue to PyTorch" left
+    #: out), e.g. `Set torch._dynamo.config.capture_scalar_outputs = True ...`. Since 1.8.
+    hints: list[str] = []
+    #: torch's page about this break (`For more details ..., please visit:`), if the payload links one. Since 1.8.
+    docs_url: str | None = None
 
 
 class GuardFailure(msgspec.Struct, kw_only=True):
@@ -339,6 +353,9 @@ class DistinctGraphBreak(msgspec.Struct, kw_only=True):
     count: int
     #: The compile ids they were logged under, in log order (repeated when a compile id broke there twice).
     compile_ids: list[str]
+    #: torch's fix hints and docs page, as in GraphBreak (the first such break's). Since 1.8.
+    hints: list[str] = []
+    docs_url: str | None = None
 
 
 class CompilesFile(msgspec.Struct, kw_only=True):

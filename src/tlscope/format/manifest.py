@@ -17,7 +17,7 @@ FORMAT_VERSION = 1
 #: 3 compiles.json metrics_records (every metrics record of a compile id);
 #: 4 manifest `notes` (known torch quirks, no longer counted as problems).
 #: 5 a multi-rank job's ranks.json; 6 timeline.bin (every chromium event packed, a job's ranks together).
-FORMAT_MINOR = 7
+FORMAT_MINOR = 8
 
 
 class InputFile(msgspec.Struct, kw_only=True):

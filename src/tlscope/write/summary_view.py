@@ -11,22 +11,21 @@ from rich.text import Text
 
 from tlscope import terminal
 from tlscope.analyse.trace_summary import TOP, Summary
-
-#: How long a reason may be in a table cell before it is cut (full text: --json or compiles.json).
-_REASON = 60
+from tlscope.format.compiles import status_words
 
 
 def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:
     # Its text is made visible (tlscope.terminal): log strings hold control characters at times.
     console = console or terminal.console(width=width or _width(), highlight=False, soft_wrap=False)
-    statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.items()) or "none"
+    statuses = ", ".join(f"{n} {status_words(s)}" for s, n in summary.statuses.items()) or "none"
     head = Text(f"{title}\n", style="bold")
     if summary.ranks:
         console.print(head, end="")
         _print_ranks(summary, console)
         head = Text(f"Details of rank {summary.rank} (--rank N for another)\n", style="bold")
-    head.append(f"torch {summary.torch_version or '?'} · {len(summary.compiles)} compiles ({statuses}) · ")
-    head.append(f"{summary.compile_time_s:.2f} s compiling")
+    # Two lines of their own rather than one that wraps at 80 columns mid-phrase.
+    head.append(f"torch {summary.torch_version or '?'} · {summary.compile_time_s:.2f} s compiling\n")
+    head.append(f"{len(summary.compiles)} compiles: {statuses}")
     console.print(head)
     for table in (
         _compiles(summary),
@@ -79,9 +78,10 @@ def _width() -> int:
     return min(max(shutil.get_terminal_size((80, 24)).columns, 60), 160)
 
 
-def _cut(text: str | None, limit: int = _REASON) -> Text:
+def _cut(text: str | None) -> Text:
+    """The first line of a log-derived text, whole: the table folds it, never cuts it (issue 20)."""
     value = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return Text(value if len(value) <= limit else value[: limit - 1] + "…")
+    return Text(value)
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -98,7 +98,7 @@ def _compiles(summary: Summary) -> Table:
     for row in shown:
         time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
         style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
-        function = _cut(row.function, 30)
+        function = _cut(row.function)
         if row.called_from:
             function.append(f"\n← {row.called_from}", style="dim")
         table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
@@ -111,14 +111,19 @@ def _breaks(summary: Summary) -> Table:
     table = _table("Distinct graph breaks", "count", "reason", "where")
     for group in summary.graph_breaks[:TOP]:
         where = f"{(group.user_frame.file or '?').rsplit('/', 1)[-1]}:{group.user_frame.line or '?'}"
-        table.add_row(str(group.count), _cut(group.reason), Text(where))
+        reason = _cut(group.reason)
+        for hint in group.hints:  # torch's own fix hints, beside the break they belong to
+            reason.append(f"\nhint: {hint}", style="cyan")
+        if group.docs_url:
+            reason.append(f"\n{group.docs_url}", style="dim")
+        table.add_row(str(group.count), reason, Text(where))
     return table
 
 
 def _recompiles(summary: Summary) -> Table:
     table = _table("Recompiles", "id", "why (newest cache entry's failed guard)")
     for row in summary.recompiles[: 2 * TOP]:
-        why = _cut(row.explanation, 120)
+        why = _cut(row.explanation)
         for change in row.changes[:3]:
             why.append("\n  " + change)
         table.add_row(row.id, why)
@@ -149,7 +154,7 @@ def _functions(summary: Summary) -> Table:
     )
     for row in summary.slowest_functions[:5]:
         where = f"{(row.file or '?').rsplit('/', 1)[-1]}:{row.line or '?'}"
-        table.add_row(_cut(row.function, 30), Text(where), f"{row.seconds:.2f}", str(row.compiles))
+        table.add_row(_cut(row.function), Text(where), f"{row.seconds:.2f}", str(row.compiles))
     return table
 
 

@@ -171,6 +171,8 @@ class CompileFold:
                     event=ref,
                     stopped_at=found.stopped_at,
                     stack=found.stack,
+                    hints=found.hints,
+                    docs_url=found.docs_url,
                 )
             )
         elif name == "recompile_reasons":

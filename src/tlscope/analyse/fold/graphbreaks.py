@@ -35,6 +35,12 @@ _FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<nam
 _REASON = "Graph Break Reason:"
 #: The generic headline newer torch puts before the reason proper.
 _ENCOUNTERED = "Encountered graph break when attempting to trace"
+#: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
+_HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
+#: Hints that fix nothing in the user's program.
+_NOT_A_FIX = ("Please report an issue to PyTorch", "Please file an issue to PyTorch")
+#: The graph-break site's page for this break: `For more details ..., please visit: <url>`.
+_DOCS = re.compile(r"please visit:\s*(?P<url>https://\S+)")
 
 
 class ParsedBreak(msgspec.Struct, kw_only=True):
@@ -47,6 +53,23 @@ class ParsedBreak(msgspec.Struct, kw_only=True):
     stopped_at: SourceLocation | None = None
     #: The `User code traceback:` frames, outermost first.
     stack: list[SourceLocation] = []
+    #: torch's fix hints (its `Hint:` lines, but "report an issue"), and its docs page for the break.
+    hints: list[str] = []
+    docs_url: str | None = None
+
+
+def fix_hints(lines: list[str]) -> tuple[list[str], str | None]:
+    """torch's `Hint:` lines that suggest a fix, in order and once each, and the docs link, if any."""
+    hints: list[str] = []
+    url = None
+    for line in lines:
+        hint = _HINT.match(line)
+        if hint is not None and not hint["hint"].startswith(_NOT_A_FIX) and hint["hint"] not in hints:
+            hints.append(hint["hint"])
+        docs = _DOCS.search(line) if url is None and "please visit" in line else None
+        if docs is not None:
+            url = docs["url"]
+    return hints, url
 
 
 def parse_graph_break(text: str, user: UserCode | None = None) -> ParsedBreak:
@@ -59,9 +82,12 @@ def parse_graph_break(text: str, user: UserCode | None = None) -> ParsedBreak:
         location = frame if location.file is None else _with_code(location, frame)
     rule = user or UserCode()
     mine = location if rule.is_user(location.file) else rule.innermost(stack)
+    hints, url = fix_hints(lines)
     if mine is None or mine is location:
-        return ParsedBreak(reason=_headline(lines), user_frame=location, stack=stack)
-    return ParsedBreak(reason=_headline(lines), user_frame=mine, stopped_at=location, stack=stack)
+        return ParsedBreak(reason=_headline(lines), user_frame=location, stack=stack, hints=hints, docs_url=url)
+    return ParsedBreak(
+        reason=_headline(lines), user_frame=mine, stopped_at=location, stack=stack, hints=hints, docs_url=url
+    )
 
 
 def _first_line_location(lines: list[str]) -> SourceLocation | None:
@@ -120,7 +146,13 @@ def distinct_graph_breaks(entries: Iterable[CompileEntry]) -> list[DistinctGraph
         group = groups.get(key)
         if group is None:
             group = groups[key] = DistinctGraphBreak(
-                reason=gb.reason, user_frame=gb.user_frame, stopped_at=gb.stopped_at, count=0, compile_ids=[]
+                reason=gb.reason,
+                user_frame=gb.user_frame,
+                stopped_at=gb.stopped_at,
+                count=0,
+                compile_ids=[],
+                hints=gb.hints,
+                docs_url=gb.docs_url,
             )
         group.count += 1
         group.compile_ids.append(cid)

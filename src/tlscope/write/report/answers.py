@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 
 from tlscope.analyse.flame import flame_tree
-from tlscope.format.compiles import Answers, CompileEntry
+from tlscope.format.compiles import Answers, CompileEntry, status_words
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
 
@@ -72,11 +72,6 @@ def _failed_records(entry: CompileEntry) -> int:
     return sum(r.status == "failed" for r in entry.metrics_records)
 
 
-#: How the index's statuses line says a count of each status ("8 with a graph break", not
-#: "8 graph break"); a status not listed reads as its name.
-_STATUS_WORDS = {"graph_break": "with a graph break", "failed": "failed", "restarted": "restarted"}
-
-
 def _statuses(compiles: list[CompileEntry]) -> list[tuple[str, int, str]]:
     """(status, count, words) for the index's statuses line, most frequent first."""
     counts: dict[str, int] = {}
@@ -84,7 +79,7 @@ def _statuses(compiles: list[CompileEntry]) -> list[tuple[str, int, str]]:
         if entry.status != "outside":
             counts[entry.status] = counts.get(entry.status, 0) + 1
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
-    return [(status, n, _STATUS_WORDS.get(status, status.replace("_", " "))) for status, n in ordered]
+    return [(status, n, status_words(status)) for status, n in ordered]
 
 
 def write_flame_page(out: OutputDir, answers: Answers) -> bool:

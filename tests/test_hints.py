@@ -1,0 +1,55 @@
+"""torch's own fix hints beside the break they belong to, and an 80-column summary that cuts
+nothing (issue 20, finding 9), on the corpus's graph_breaks_repeated trace."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import CORPUS
+
+from tlscope.cli import main
+
+TRACE = CORPUS / "graph_breaks_repeated"
+
+
+def test_hints_in_compiles_json_and_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main([str(TRACE), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    assert compiles["format_minor"] >= 8
+    by_reason = {g["reason"]: g for g in compiles["graph_breaks"]}
+    item = next(g for reason, g in by_reason.items() if reason.startswith("Unsupported Tensor.item()"))
+    assert any("capture_scalar_outputs = True" in hint for hint in item["hints"])
+    assert item["docs_url"].startswith("https://") and item["docs_url"].endswith(".html")
+    explicit = by_reason["Call to `torch._dynamo.graph_break()`"]
+    assert explicit["hints"] == ["Remove the `torch._dynamo.graph_break()` call."]
+    # "Please report an issue to PyTorch" fixes nothing in the user's program: left out.
+    assert not any("issue to PyTorch" in h for g in compiles["graph_breaks"] for h in g["hints"])
+    per_compile = [gb for c in compiles["compiles"] for gb in c["graph_breaks"]]
+    assert all(gb["hints"] for gb in per_compile)
+    index = (out / "index.html").read_text("utf-8")
+    assert "torch's hint: Set `torch._dynamo.config.capture_scalar_outputs = True`" in index
+    assert f'href="{item["docs_url"]}"' in index
+
+
+def test_80_column_summary_cuts_no_reason_nor_function_name() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(TRACE), "--width", "80"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    text = done.stdout
+    assert "…" not in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    # The header is two lines of its own, neither wrapped.
+    assert text.splitlines()[1] == "torch 2.13.0+cpu · 38.83 s compiling"
+    assert text.splitlines()[2].startswith("21 compiles: ") and "with a graph break" in text.splitlines()[2]
+    # The names are folded over lines, never cut: the fold of [2/0]'s resume function.
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "torch_dynamo_resume_in_log_value_at_" in line)
+    assert "│ 15 " in lines[at + 1]
+    assert "hint: Set" in text and "`torch._dynamo.config.capture_scalar_out" in text
