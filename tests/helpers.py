@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+from tlscope.format.folder import OutputFolder
+from tlscope.format.raw import display_compile_id, event_key
+
 REPO = Path(__file__).resolve().parents[1]
 #: CI clones the repo with ../shared beside it; tests that need it skip when it is absent.
 #: A worktree elsewhere points at it with TLSCOPE_SHARED.
@@ -215,34 +218,20 @@ _StaticHandler = _make_static_handler()
 
 # -- driving viewers in the browser (docs/VIEWERS.md's window.__tlscope hook) -------------
 
-#: What raw.jsonl adds to the envelope's context fields (FORMAT.md section 3).
-VIEWER_CONTEXT = CONTEXT | {"process", "lineno", "log_line", "payload_filename", "payload_size"}
-
 
 def raw_events(folder: Path) -> list[dict[str, Any]]:
-    """The events of raw.jsonl (string table line dropped), of every rank folder for a multi-rank output."""
-    parts = sorted(folder.glob("rank_*/raw.jsonl")) or [folder / "raw.jsonl"]
-    out = []
-    for raw in sorted(parts, key=lambda p: int(p.parent.name[5:]) if p.parent.name.startswith("rank_") else 0):
-        out.extend(json.loads(line) for line in raw.read_text(encoding="utf-8").splitlines()[1:])
-    return out
+    """The events of raw.jsonl, of every rank in order for a multi-rank output (the format's reader)."""
+    return [event for _, part in OutputFolder(folder).parts() for event in part.events()]
 
 
 def manifest_ids(folder: Path) -> set[str]:
-    manifests = sorted(folder.glob("rank_*/manifest.json")) or [folder / "manifest.json"]
-    return {c["id"] for m in manifests for c in json.loads(m.read_text())["compile_ids"]}
+    return {c.id for _, part in OutputFolder(folder).parts() for c in part.manifest().compile_ids}
 
 
-def key_of(event: dict[str, Any]) -> str:
-    return next(k for k in event if k not in VIEWER_CONTEXT)
-
-
-def compile_id_of(event: dict[str, Any]) -> str:
-    """FORMAT.md section 7's display compile id of a raw.jsonl event (without compiled autograd)."""
-    fid, fcid, attempt = event.get("frame_id"), event.get("frame_compile_id"), event.get("attempt")
-    if fid is None and fcid is None:
-        return "[-/-]"
-    return f"[{fid}/{fcid}{f'_{attempt}' if attempt else ''}]"
+#: The tests' oracle of a raw.jsonl line's event key and display compile id is the format's own
+#: rule (format/raw.py), the one the events API and tlscope.load use; the JS client is held to it.
+key_of = event_key
+compile_id_of = display_compile_id
 
 
 def open_explorer(browser: Any, url: str, height: int = 900) -> Any:
