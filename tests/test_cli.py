@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -159,7 +160,15 @@ def test_summary_paragraph_of_a_clean_log(tmp_path: Path, capsys: pytest.Capture
     assert f"{events} events of {len(m['events'])} kinds" in text
     assert "1 compile ids" in text and "no problems." in text
     assert f"raw.jsonl ({m['raw_jsonl_events']} events)" in text
-    assert f"{m['payloads']['files']} payloads, {m['chromium_events']} chromium events" in text
+    assert f"{m['payloads']['files']} payloads, chromium_events.json ({m['chromium_events']} chromium events)" in text
+    # The counts add up for the reader (issue 20): raw.jsonl + chromium events + str entries = events.
+    strings, chromium = m["events"]["str"]["count"], m["events"]["chromium_event"]["count"]
+    assert m["raw_jsonl_events"] + chromium + strings == events
+    assert (
+        f"({m['raw_jsonl_events']} in raw.jsonl, {chromium} chromium events, "
+        f"{strings} str entries in raw.jsonl's string table)"
+    ) in text
+    assert re.search(r"\(\d+(\.\d)? (B|KiB|MiB), ", text)  # binary units, named so
 
 
 def test_summary_paragraph_names_the_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

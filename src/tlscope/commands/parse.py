@@ -221,7 +221,7 @@ def _tracker() -> Tracker:
             TransferSpeedColumn,
         )
 
-        columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+        columns = (BarColumn(), DownloadColumn(binary_units=True), TransferSpeedColumn(), TimeRemainingColumn())
         from tlscope.terminal import console
 
         with Progress(*columns, transient=True, console=console(stderr=True)) as progress:
@@ -241,7 +241,8 @@ def summary(manifest: Manifest, out: Path) -> str:
     problems = manifest.problems
     parts = [
         f"Read {manifest.inputs[0].path} ({_size(manifest.inputs[0].size)}, {manifest.inputs[0].lines} lines):",
-        f"{events} events of {len(manifest.events)} kinds, {len(real_ids)} compile ids",
+        f"{events} events of {len(manifest.events)} kinds ({_where_events_went(manifest, events)}), "
+        f"{len(real_ids)} compile ids",
     ]
     if manifest.ranks:
         parts[-1] += f", rank{'s' if len(manifest.ranks) > 1 else ''} {', '.join(map(str, manifest.ranks))}"
@@ -258,9 +259,27 @@ def summary(manifest: Manifest, out: Path) -> str:
         parts.append(f"({n} known torch quirk{'s' if n > 1 else ''} noted, not problems: -v lists them.)")
     parts.append(
         f"Wrote {out}/: raw.jsonl ({manifest.raw_jsonl_events} events), "
-        f"{manifest.payloads.files} payloads, {manifest.chromium_events} chromium events, manifest.json."
+        f"{manifest.payloads.files} payloads, chromium_events.json ({manifest.chromium_events} chromium events), "
+        "manifest.json."
     )
     return " ".join(parts)
+
+
+def _where_events_went(manifest: Manifest, events: int) -> str:
+    """How the log's events add up to what was written (issue 20: 2136 events vs 371 in raw.jsonl
+    vs 1725 chromium events, `str` unexplained): raw.jsonl's lines, its first line's string table
+    (`str` entries), chromium_events.json, and what problems left out."""
+    strings = manifest.events["str"].count if "str" in manifest.events else 0
+    chromium = manifest.events["chromium_event"].count if "chromium_event" in manifest.events else 0
+    parts = [f"{manifest.raw_jsonl_events} in raw.jsonl"]
+    if chromium:
+        parts.append(f"{chromium} chromium events")
+    if strings:
+        parts.append(f"{strings} str entries in raw.jsonl's string table")
+    left = events - manifest.raw_jsonl_events - chromium - strings
+    if left > 0:
+        parts.append(f"{left} left out (see problems)")
+    return ", ".join(parts)
 
 
 def _print_details(manifest: Manifest) -> None:
@@ -274,8 +293,10 @@ def _print_details(manifest: Manifest) -> None:
 
 def _size(n: int) -> str:
     value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
+    # Binary units, named as such: the progress bar counts the same bytes in MiB (issue 20: "52.5 MB"
+    # here was the bar's "55.1 MB").
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
