@@ -53,3 +53,24 @@ def test_80_column_summary_cuts_no_reason_nor_function_name() -> None:
     at = next(i for i, line in enumerate(lines) if "torch_dynamo_resume_in_log_value_at_" in line)
     assert "│ 15 " in lines[at + 1]
     assert "hint: Set" in text and "`torch._dynamo.config.capture_scalar_out" in text
+
+
+def test_a_compile_id_reused_after_reset_is_explained() -> None:
+    """compile_failure's scenario calls torch._dynamo.reset(): [0/0] failed, then [0/0] again worked."""
+    trace = CORPUS / "compile_failure"
+    as_json = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(trace), "--json"], capture_output=True, text=True, check=True
+    )
+    reused = json.loads(as_json.stdout)["reused"]
+    assert [r["id"] for r in reused] == ["[0/0]"]
+    assert reused[0]["failed"] == ["BackendCompilerFailed"]
+    assert 0.1 < reused[0]["failed_time_s"] < 0.11  # the failed record's 0.1049 s
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(trace), "--width", "80"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    flat = " ".join(text.split())
+    assert "[0/0] also held a failed compile (BackendCompilerFailed" in flat
+    assert "ids are numbered again after torch._dynamo.reset()" in flat

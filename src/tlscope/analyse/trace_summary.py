@@ -80,6 +80,17 @@ class LogSizeSummary(msgspec.Struct, kw_only=True):
     by_setting: dict[str, int]
 
 
+class ReusedId(msgspec.Struct, kw_only=True):
+    """A compile id that held a failed compile before a later compile of the same id worked: PyTorch
+    numbers compiles from `[0/0]` again after `torch._dynamo.reset()` (compiles.json `metrics_records`)."""
+
+    id: str
+    #: The failed compiles' failure types (e.g. `BackendCompilerFailed`), in log order.
+    failed: list[str]
+    #: Their compile time, seconds.
+    failed_time_s: float
+
+
 class Summary(msgspec.Struct, kw_only=True):
     torch_version: str | None
     #: The rank whose details follow, for a multi-rank trace (null for a single log).
@@ -99,6 +110,8 @@ class Summary(msgspec.Struct, kw_only=True):
     graph_breaks: list[DistinctGraphBreak]
     recompiles: list[RecompileRow]
     failures: list[CompileEntry]
+    #: Compile ids reused after torch._dynamo.reset() whose earlier compile failed (see ReusedId).
+    reused: list[ReusedId] = []
     slowest_phases: list[PhaseRow]
     #: Compile time per compiled function, biggest first: where the flame graph is widest.
     slowest_functions: list[FunctionTime]
@@ -130,6 +143,7 @@ def summarise_trace(
         graph_breaks=list(breaks),
         recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
         failures=[c for c in real if c.failure is not None],
+        reused=[r for c in real if c.status != "failed" and (r := _reused(c)) is not None],
         slowest_phases=_phases(real),
         slowest_functions=_functions(real),
         cache=_cache(real),
@@ -216,3 +230,12 @@ def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
         hit_rate=round(total["hit"] / lookups, 4) if lookups else None,
         by_cache={name: dict(counts) for name, counts in sorted(by_cache.items())},
     )
+
+
+def _reused(entry: CompileEntry) -> ReusedId | None:
+    """The failed compiles an id held before its last one worked (None when it held none)."""
+    failed = [r for r in entry.metrics_records if r.status == "failed"]
+    if not failed:
+        return None
+    types = [r.failure.type if r.failure is not None else "failed" for r in failed]
+    return ReusedId(id=entry.id, failed=types, failed_time_s=round(sum(r.time_s or 0.0 for r in failed), 6))

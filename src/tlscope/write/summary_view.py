@@ -38,6 +38,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     ):
         if table.row_count:
             console.print(table)
+        if table.title == "Compiles":
+            _print_reused(summary, console)
     console.print(_footer(summary))
 
 
@@ -70,6 +72,16 @@ def _print_stragglers(summary: Summary, console: Console) -> None:
     for s in slow.ranks:
         text.append(f"  rank {s.rank}: {s.compile_time_s:.2f} s, {s.over_median_s:.2f} s over the median\n", style="")
     console.print(text)
+
+
+def _print_reused(summary: Summary, console: Console) -> None:
+    """Compile ids whose earlier compile failed: the table shows their last, working, compile."""
+    for reused in summary.reused:
+        text = Text(f"{reused.id} also held a failed compile ", style="yellow")
+        text.append(f"({', '.join(reused.failed)}, {reused.failed_time_s:.2f} s)", style="red")
+        text.append(" before a later compile of the same id worked: ids are numbered again after ")
+        text.append("torch._dynamo.reset()")
+        console.print(text)
 
 
 def _width() -> int:
