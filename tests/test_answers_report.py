@@ -117,6 +117,30 @@ def test_flame_graph_lists_compiles_on_click(reports: dict[str, Path], browser: 
     page.close()
 
 
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_flame_graph_draws_every_timed_frame_in_colours(reports: dict[str, Path], browser: Any, name: str) -> None:
+    """Issue 20: no frame with compile time is left out for being narrow; frames of different
+    files have different colours (the graph was one colour)."""
+    data = flame_data(reports[name])
+    nodes, stack = [], [data]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node["children"])
+    timed = [n for n in nodes if n["seconds"] > 0]
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
+    page.goto((reports[name] / "compile_time.html").as_uri())
+    frames = page.eval_on_selector_all(
+        "#flame div.frame",
+        "els => els.map(e => [getComputedStyle(e).backgroundColor, e.getBoundingClientRect().width])",
+    )
+    page.close()
+    assert len(frames) == len(timed)
+    assert all(width >= 1 for _, width in frames)
+    files = {n.get("file") or n["name"] for n in timed}
+    assert len({colour for colour, _ in frames}) >= min(2, len(files))
+
+
 def test_flame_graph_data_cannot_close_its_script(tmp_path: Path) -> None:
     """A function name from the log holding `</script>` stays data (tojson escapes `<`)."""
     source = next((CORPUS / "simple").glob("*.log.gz"))
