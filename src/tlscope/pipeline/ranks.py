@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.format import layout
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
 from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init
@@ -332,7 +333,7 @@ def _parse_into(
     """The ranks into OUT's temporary folder (open), in rank order."""
     out = target.target
     # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
-    work = [(log, str(target.path(f"rank_{log.rank}"))) for log in logs]
+    work = [(log, str(target.path(layout.rank_dir(log.rank)))) for log in logs]
     for log, _ in work:
         echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
     # While the ranks are parsed, this process compiles the landing page's template:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.format import layout
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 
@@ -92,7 +93,7 @@ def merge(root: Path, target: Path, ranks: Sequence[RankSummary], problems: list
                 merged += 1
                 continue
             try:
-                text = _body(_decode(root / f"rank_{r.rank}"), r.rank)
+                text = _body(_decode(root / layout.rank_dir(r.rank)), r.rank)
             except Unmergeable as err:
                 problems.append(f"rank {r.rank}: {err}")
                 continue
