@@ -192,6 +192,11 @@ def test_load_a_log_parses_into_a_temporary_folder() -> None:
     trace = tlscope.load(corpus_log("failures"))
     folder = trace.folder
     assert folder.is_dir() and [c.status for c in trace.compiles][1:] == ["failed", "failed", "ok"]
+    # The format and the answers only (issue 19): no HTML report, no raw.log copy, no pages.
+    written = {p.name for p in folder.iterdir()}
+    assert {"manifest.json", "raw.jsonl", "compiles.json", "log_size.json", "payloads"} <= written
+    assert not written & {"index.html", "raw.log", "compile_directory.json"}
+    assert not any(p.suffix == ".html" for p in folder.rglob("*"))
     trace.close()
     assert not folder.exists()
 
