@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import overload
 
 import msgspec
 
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.errors import InputError
+from tlscope.format.folder import OutputFolder
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.classify import classify
 from tlscope.pipeline.single import Tracker, run, untracked
@@ -44,8 +46,9 @@ class Parsed(msgspec.Struct, kw_only=True):
     out: str
     #: True when PATH was parsed as the ranks of a job (OUT holds rank_N/ folders and a landing page).
     multi_rank: bool
-    #: The manifest of each log parsed: the one log, or each rank that parsed (rank order).
-    manifests: list[Manifest]
+    #: The manifest of each log parsed: the one log, or each rank that parsed (rank order; read
+    #: from the rank folders when asked).
+    manifests: Sequence[Manifest]
     #: Multi-rank: every rank's summary, failed ranks included (the landing page's facts); else [].
     ranks: list[RankSummary] = []
 
@@ -136,5 +139,26 @@ def parse_job(
     results = parse_ranks(
         path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo, strict_job=strict
     )
-    manifests = [r.manifest for r in results if r.manifest is not None]
+    manifests = RankManifests(out, [r.summary.rank for r in results if r.summary.parsed])
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])
+
+
+class RankManifests(Sequence[Manifest]):
+    """The manifest of each rank that parsed, read from its rank_N/manifest.json when asked:
+    the parse's process holds none of them, so its memory does not grow with the ranks'."""
+
+    def __init__(self, out: Path, ranks: list[int]) -> None:
+        self._folder = OutputFolder(out)
+        self._ranks = ranks
+
+    def __len__(self) -> int:
+        return len(self._ranks)
+
+    @overload
+    def __getitem__(self, index: int) -> Manifest: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Manifest]: ...
+    def __getitem__(self, index: int | slice) -> Manifest | list[Manifest]:
+        if isinstance(index, slice):
+            return [self._folder.rank(r).manifest() for r in self._ranks[index]]
+        return self._folder.rank(self._ranks[index]).manifest()
