@@ -131,7 +131,7 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
             }
             _while_dispatching(idle)
             for i in range(len(work)):
-                yield _outcome(futures[i], work[i][0].rank)
+                yield _outcome(futures.pop(i), work[i][0].rank)  # its result freed once taken
 
     return submit
 
@@ -224,7 +224,10 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Sub
                 for log, folder in work
             ]
             idle()
-            for (log, _), future in zip(work, futures, strict=True):
+            for i, (log, _) in enumerate(work):
+                # Each future let go once its result is taken: the cluster and this process
+                # keep no rank's result after it is used.
+                future, futures[i] = futures[i], None
                 yield _task_outcome(future, log.rank)
 
     return submit
