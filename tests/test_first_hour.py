@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import REPO
 
 if sys.version_info >= (3, 11):
@@ -56,6 +57,10 @@ def test_no_setuptools_license_warning(tmp_path: Path) -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
     assert isinstance(project["project"]["license"], str)
     assert any(r.replace(" ", "").startswith("setuptools>=77") for r in project["build-system"]["requires"])
+    import setuptools
+
+    if int(setuptools.__version__.split(".")[0]) < 77:  # a venv's bundled one (65 on Python 3.11)
+        pytest.skip(f"setuptools {setuptools.__version__} here; pip builds with setuptools>=77 in isolation")
     copy = tmp_path / "project"
     shutil.copytree(REPO, copy, ignore=shutil.ignore_patterns(".git", "node_modules", ".venv*", "tl_out", "corpus"))
     done = subprocess.run(
