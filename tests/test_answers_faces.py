@@ -259,3 +259,30 @@ def test_shared_trace_summary(capsys: pytest.CaptureFixture[str]) -> None:
     log = require_shared() / "inputs" / "comp_failure.log"
     data = summary_json(log, capsys)
     assert data["failures"] and all(f["status"] == "failed" for f in data["failures"])
+
+
+ALL_LOGS = sorted(p for p in CORPUS.rglob("*.log.gz") if p.parent.name != "muxed")
+
+
+@pytest.mark.parametrize("log", ALL_LOGS, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_summary_explains_each_recompile_with_the_recommended_failure(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`summary --json` names the guard failure compiles.json recommends, on every corpus trace."""
+    out = tmp_path / "out"
+    cli([str(log), "-o", str(out), "--no-browser"])  # exit 1 when the log has problems; the folder is written
+    capsys.readouterr()
+    compiles, _ = files(out)
+    rows = {r["id"]: r for r in summary_json(out, capsys)["recompiles"]}
+    recompiles = [c for c in compiles["compiles"] if c["recompile"] is not None]
+    assert rows.keys() == {c["id"] for c in recompiles}
+    for entry in recompiles:
+        recompile, row = entry["recompile"], rows[entry["id"]]
+        failures = recompile["guard_failures"]
+        assert row["recommended"] == recompile["recommended"]
+        if not failures:
+            assert recompile["recommended"] is None and row["explanation"] == recompile["reason"]
+            continue
+        chosen = failures[recompile["recommended"]["index"]]
+        assert row["explanation"] == chosen["explanation"]
+        assert row["reasons"][recompile["recommended"]["index"]] == chosen

@@ -89,3 +89,28 @@ def test_command_line_control_run_passes() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1/1 cases identical" in done.stdout
+
+
+def test_only_the_format_19_additions_are_forgiven() -> None:
+    """Against a base before format 1.9: format_minor 8 -> 9 and compiles.json's two new fields."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"statuses":{"ok":"x"}'
+    order = b',"status_order":["failed","ok","outside"]'
+    entry = b'{"id":"[0/1]","recompile":{"reason":null,"guard_failures":[]%s,"compared_with":"[0/0]"}}'
+    recommended = b',"recommended":{"index":2,"why":"the newest entry [0/4] \\"x\\" came closest"}'
+    old = head % 8 + b',"compiles":[\n' + entry % b"" + b"\n]}\n"
+    new = head % 9 + order + b',"compiles":[\n' + entry % recommended + b"\n]}\n"
+    assert identity.without_19_additions("rank_0/compiles.json", new) == old
+    assert identity.without_19_additions("x/compiles.json", new.replace(recommended, b',"recommended":null')) == old
+    manifest = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": 9,\n  "x": 8\n}'
+    older = manifest.replace(b'"format_minor": 9', b'"format_minor": 8')
+    assert identity.without_19_additions("manifest.json", manifest) == older
+    # Nothing else: other files, another minor, a field elsewhere, a changed reason.
+    assert identity.without_19_additions("index.html", new) == new
+    assert identity.without_19_additions("compiles.json", (head % 10)) == head % 10
+    moved = new.replace(b',"compared_with":"[0/0]"', b"").replace(b"[]" + recommended, b"[]" + recommended + b',"x":1')
+    assert identity.without_19_additions("compiles.json", moved) != old
+    changed = new.replace(b'"reason":null', b'"reason":"r"')
+    assert identity.without_19_additions("compiles.json", changed) != old
+    base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
+    assert identity.differences(base, now) == []
+    assert identity.differences(now, base) != []  # only ever forgiven in the new tree

@@ -39,6 +39,15 @@ What is ignored, and why (nothing else is):
   the file name after it is still compared. `--control` runs the base twice and shows that this
   is the only difference between two runs of one revision.
 
+What is allowed to differ, and only against a base that predates it (a difference is forgiven
+when removing the addition from the new file gives the base's bytes exactly):
+
+* format 1.9 (issue 19, the rules carried in the data): `format_minor` 8 -> 9 at the top of
+  manifest.json, compiles.json, log_size.json and ranks.json; compiles.json's top-level
+  `status_order` (the status vocabulary, most severe first) and each recompile's `recommended`
+  (null or `{"index": N, "why": "..."}`, right after `guard_failures`). Such files are counted
+  in the summary line ("differ by the format 1.9 additions only").
+
 Exit status 0 when every case is identical, 1 otherwise (the differences are listed).
 """
 
@@ -205,6 +214,33 @@ def normalise(data: bytes) -> bytes:
     return _SPLIT_DIR.sub(b"<split>", data)
 
 
+_MINOR_9 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)9(?=,)')
+_STATUS_ORDER = re.compile(rb',"status_order":\[(?:"[a-z_]+",)*"[a-z_]+"\](?=,"compiles":)')
+_RECOMMENDED = re.compile(rb',"recommended":(?:null|\{"index":\d+,"why":"(?:[^"\\\n]|\\.)*"\})(?=,"compared_with":)')
+#: Files counted as differing only by the format 1.9 additions (see the module docstring).
+forgiven: list[str] = []
+
+
+def without_19_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.8 wrote it: the 1.9 additions of issue 19 removed (see the module docstring)."""
+    name = rel.rsplit("/", 1)[-1]
+    if name not in ("manifest.json", "compiles.json", "log_size.json", "ranks.json"):
+        return data
+    data = _MINOR_9.sub(rb"\g<1>8", data, count=1)
+    if name == "compiles.json":
+        data = _RECOMMENDED.sub(b"", _STATUS_ORDER.sub(b"", data, count=1))
+    return data
+
+
+def _same(rel: str, old: bytes, new: bytes) -> bool:
+    if old == new:
+        return True
+    if old == without_19_additions(rel, new):
+        forgiven.append(rel)
+        return True
+    return False
+
+
 def differences(base: Outcome, new: Outcome) -> list[str]:
     """Human-readable differences between two outcomes ([] when identical)."""
     found: list[str] = []
@@ -221,7 +257,7 @@ def differences(base: Outcome, new: Outcome) -> list[str]:
     for rel in sorted(set(base.tree) & set(new.tree)):
         old_item, new_item = base.tree[rel], new.tree[rel]
         if isinstance(old_item, bytes) and isinstance(new_item, bytes):
-            if normalise(old_item) != normalise(new_item):
+            if not _same(rel, normalise(old_item), normalise(new_item)):
                 found.append(f"{rel} differs:\n{_diff(normalise(old_item), normalise(new_item))}")
         elif old_item != new_item:
             found.append(f"{rel}: {_kind(old_item)} -> {_kind(new_item)}")
@@ -284,7 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif args.verbose:
                 print(f"same     {case.name} (exit {base.status}, {len(base.tree)} paths)")
     label = "base vs base" if args.control else f"{args.base} vs {args.new}"
-    print(f"{label}: {len(cases) - failed}/{len(cases)} cases identical ({files} files compared)")
+    extra = f"; {len(forgiven)} of them differ by the format 1.9 additions only" if forgiven else ""
+    print(f"{label}: {len(cases) - failed}/{len(cases)} cases identical ({files} files compared{extra})")
     return 1 if failed else 0
 
 

@@ -6,25 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases,
+  NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, topPhases,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const gf = (cache_entry, kind, extra = {}) => ({ cache_entry, kind, explanation: `${kind} of ${cache_entry}`, guard: 'g', subject: 'x', expected: '1', actual: '2', user_frame: null, ...extra });
-
-test('the recommended failure is the newest that is not a specialised tensor shape', () => {
-  // recompiles_dynamic [0/5]: [0/4] stride, [0/3] rank, [0/2] dim_marking, [0/1] size, [0/0] size.
-  const failures = [gf('[0/4]', 'stride'), gf('[0/3]', 'rank'), gf('[0/2]', 'dim_marking', { expected: null, actual: null }), gf('[0/1]', 'size'), gf('[0/0]', 'size')];
-  const best = recommendedFailure({ guard_failures: failures });
-  assert.equal(best.index, 2);
-  assert.equal(best.failure.cache_entry, '[0/2]');
-  assert.match(best.why, /\[0\/4\] failed on a stride guard/);
-  // Only shapes: the newest. An unclassified guard beats a shape, a known kind beats `other`.
-  assert.equal(recommendedFailure({ guard_failures: [gf('[0/1]', 'size'), gf('[0/0]', 'rank')] }).index, 0);
-  assert.equal(recommendedFailure({ guard_failures: [gf('[0/2]', 'size'), gf('[0/1]', 'other'), gf('[0/0]', 'size')] }).index, 1);
-  assert.equal(recommendedFailure({ guard_failures: [gf('[0/2]', 'other'), gf('[0/1]', 'value')] }).index, 1);
-  assert.equal(recommendedFailure({ guard_failures: [gf('[1/0]', 'value')] }).why, 'the only cache entry of this frame');
-  for (const none of [null, {}, { guard_failures: [] }, { guard_failures: 'x' }]) assert.equal(recommendedFailure(none), null);
-});
 
 test('a guard failure is formatted without inventing a value', () => {
   // recompiles_dynamic [3/2]: the call's 'ccc' is nowhere in the log.

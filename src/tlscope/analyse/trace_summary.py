@@ -13,7 +13,7 @@ import msgspec
 
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
-from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure, RecommendedFailure
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
 
@@ -39,8 +39,11 @@ class RecompileRow(msgspec.Struct, kw_only=True):
     reason: str | None
     #: Every failed guard, newest cache entry first.
     reasons: list[GuardFailure]
-    #: The plain-words explanation of the newest cache entry's failed guard.
+    #: The plain-words explanation of the recommended guard failure (compiles.json
+    #: `recompile.recommended`; the newest cache entry's in folders written before 1.9).
     explanation: str | None
+    #: Which of `reasons` that is, and why it was chosen (null with no guard failure).
+    recommended: RecommendedFailure | None = None
     #: What changed in the inputs, e.g. `L['x'] size: [4, 8] -> [5, 8]`.
     changes: list[str]
 
@@ -180,12 +183,17 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
     recompile = entry.recompile
     assert recompile is not None
     failures = recompile.guard_failures
+    chosen = recompile.recommended
+    if chosen is not None and not 0 <= chosen.index < len(failures):
+        chosen = None  # a hand-edited or damaged file: fall back to the newest entry
+    shown = failures[chosen.index if chosen is not None else 0] if failures else None
     return RecompileRow(
         id=entry.id,
         function=entry.function.name if entry.function else None,
         reason=recompile.reason,
         reasons=failures,
-        explanation=failures[0].explanation if failures else recompile.reason,
+        recommended=chosen,
+        explanation=shown.explanation if shown is not None else recompile.reason,
         changes=[f"{c.input} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
     )
 

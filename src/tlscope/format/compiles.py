@@ -10,45 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from tlscope.format.logsize import LogSize
-
-#: The status vocabulary, most severe first: a compile id gets the first that applies.
-#: How a count of each status reads in a sentence ("8 with a graph break", not "8 graph break");
-#: a status not listed reads as its name with spaces.
-STATUS_WORDS: dict[str, str] = {"graph_break": "with a graph break", "metrics_missing": "without metrics"}
-
-
-def status_words(status: str) -> str:
-    return STATUS_WORDS.get(status, status.replace("_", " "))
-
-
-STATUSES: dict[str, str] = {
-    "failed": "The compilation raised: the last forward metrics record of this compile id has "
-    "`fail_type`, or a backward compile failed after it (`failure` says what and where; a failed "
-    "record followed by a good one, after torch._dynamo.reset(), leaves `failure` set and the "
-    "good compile's status, see `metrics_records`). What happened next is not in the log: at the recompile limit "
-    "(`Dynamo recompile limit exceeded`) the frame runs in eager from then on; otherwise the error "
-    "reached the caller (`fullgraph=True`, or `torch._dynamo.config.suppress_errors` off, the default) "
-    "or, with suppress_errors on, the frame ran in eager.",
-    "restarted": "Dynamo abandoned this attempt and analysed the frame again as the next attempt "
-    "(`restarted_as`), usually because of a graph break (`graph_breaks` says where).",
-    "graph_break": "Compiled, but the graph stops at a graph break: its metrics carry "
-    "`restart_reasons`, or a break was logged under this id (`graph_breaks`; usually the break is "
-    "listed under the restarted attempt before, `[F/C]` for `[F/C_1]`). Code after the break runs "
-    "in eager or in a resume function (`torch_dynamo_resume_in_<fn>_at_<line>`) compiled as another frame.",
-    "empty": 'Finished without a graph to run (index.html\'s "Empty graph"): no ops were captured '
-    "(`metrics.graph_op_count` 0, or null with no `dynamo_output_graph` in `graphs`) or no guarded "
-    "code was installed (`metrics.has_guarded_code` false); the frame runs in eager.",
-    "cache_hit": "Compiled by loading the backend's result from a cache: at least one cache hit "
-    "and no miss or bypass (`cache`).",
-    "ok": "Compiled: one captured graph (`metrics.graph_op_count` > 0, or a `dynamo_output_graph` in "
-    "`graphs`), no graph break, no failure.",
-    "metrics_missing": "No compilation metrics were logged for this compile id and no later "
-    "attempt explains why: the process may have died or the log been cut, or the id holds only "
-    "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`, holding the "
-    "compiled backward graphs).",
-    "outside": "`[-/-]`: events logged outside any compilation (torch version, string table, "
-    "runtime events with no compile id). Not a compilation.",
-}
+from tlscope.format.status import STATUS_ORDER
 
 #: How a guard failure is classified (`GuardFailure.kind`).
 GUARD_KINDS: dict[str, str] = {
@@ -206,6 +168,15 @@ class InputChange(msgspec.Struct, kw_only=True):
     after: str | None
 
 
+class RecommendedFailure(msgspec.Struct, kw_only=True):
+    """Which guard failure explains a recompile best (FORMAT.md "Which failure is the cause")."""
+
+    #: Its position in `guard_failures`.
+    index: int
+    #: Why it was chosen over `guard_failures[0]`, in plain words.
+    why: str
+
+
 class Recompile(msgspec.Struct, kw_only=True):
     """Why this compile id exists although its frame was compiled before."""
 
@@ -213,6 +184,8 @@ class Recompile(msgspec.Struct, kw_only=True):
     reason: str | None = None
     #: Each earlier cache entry and the guard of it that failed (newest entry first, as Dynamo checks them).
     guard_failures: list[GuardFailure] = []
+    #: The guard failure to show first, and why (null with no guard failures). Since 1.9.
+    recommended: RecommendedFailure | None = None
     #: The cache entry this compile is compared with (the newest one), display form.
     compared_with: str | None = None
     #: How this compile's inputs differ from that entry's (from describe_tensor and the graphs' inputs).
@@ -366,6 +339,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     format_minor: int
     #: The status vocabulary with each status's meaning (the same as FORMAT.md).
     statuses: dict[str, str]
+    #: The same statuses, most severe first: across ranks a compile id shows its first. Since 1.9.
+    status_order: list[str] = msgspec.field(default_factory=lambda: list(STATUS_ORDER))
     #: One entry per compile id, in manifest `compile_ids` order.
     compiles: list[CompileEntry]
     #: The distinct graph breaks, most frequent first.

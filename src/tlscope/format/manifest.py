@@ -17,7 +17,9 @@ FORMAT_VERSION = 1
 #: 3 compiles.json metrics_records (every metrics record of a compile id);
 #: 4 manifest `notes` (known torch quirks, no longer counted as problems).
 #: 5 a multi-rank job's ranks.json; 6 timeline.bin (every chromium event packed, a job's ranks together).
-FORMAT_MINOR = 8
+#: 7 compiles.json graph_breaks[].stack/.stopped_at (the user-code frames); 8 torch's fix hints of a break;
+#: 9 compiles.json's rules: `status_order` and each recompile's `recommended` guard failure.
+FORMAT_MINOR = 9
 
 
 class InputFile(msgspec.Struct, kw_only=True):

@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from tlscope.model.compile_id import display_of_envelope
+
 #: Envelope keys that are context, not the event (PyTorch reserves these names).
 CONTEXT_KEYS = frozenset(
     {
@@ -54,7 +56,6 @@ RAW_ADDED_FIELDS: tuple[str, ...] = RawEventFields.__struct_fields__
 NOT_EVENT_KEYS = CONTEXT_KEYS | frozenset(RAW_ADDED_FIELDS)
 #: What `event_key` says of a line with no event key (as log_size.json's `by_event_key`).
 NO_EVENT_KEY = "(none)"
-_CID_FIELDS = ("compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
 
 
 def event_key(event: dict[str, Any]) -> str:
@@ -69,20 +70,12 @@ def artifact_name(event: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _part(value: object) -> str:
-    return str(value) if type(value) is int and value >= 0 else "-"
-
-
 def display_compile_id(event: dict[str, Any]) -> str:
     """FORMAT.md section 7's display form of a raw.jsonl event's compile id.
 
-    A runtime event with no attempt displays as attempt 0; a malformed part (`"frame_id": "x"`)
-    as `-`, as the JS client's `compileIdOf` renders it.
+    A runtime event with no attempt displays as attempt 0; a malformed id (`"frame_id": "x"`, -1,
+    2^32) as `unknown`: it belongs to no compile id (the manifest counts it apart), so it is not
+    made into one such as `[-/1]`. The JS client's `compileIdOf` answers the same
+    (tests/conformance/cases.json).
     """
-    ca, fid, fcid, attempt = (event.get(k) for k in _CID_FIELDS)
-    if ca is None and fid is None and fcid is None:
-        return "[-/-]"
-    out = "[" + (f"!{_part(ca)}/" if ca is not None else "") + f"{_part(fid)}/{_part(fcid)}"
-    if type(attempt) is int and attempt != 0:
-        out += f"_{attempt}"
-    return out + "]"
+    return display_of_envelope(event)

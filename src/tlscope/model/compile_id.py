@@ -141,6 +141,22 @@ def compile_id_from_envelope(envelope: dict[str, Any]) -> CompileId:
     return CompileId(ca, frame, fcid, attempt)
 
 
+#: The display form of an event whose compile id is malformed (FORMAT.md section 7): it belongs to
+#: no compile id; tlparse, the report and log_size.json call it unknown too.
+UNKNOWN_DISPLAY = "unknown"
+
+
+def display_of_envelope(envelope: dict[str, Any]) -> str:
+    """The display form of an envelope's (or raw.jsonl event's) compile id, `unknown` if malformed.
+
+    A runtime event without attempt shows as attempt 0, as its compile id groups (manifest order).
+    """
+    try:
+        return compile_id_from_envelope(envelope).normalised().display
+    except BadCompileId:
+        return UNKNOWN_DISPLAY
+
+
 def _is_u32(value: object) -> bool:
     # bool is an int subclass in Python but JSON true/false is not a valid id.
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _U32_MAX

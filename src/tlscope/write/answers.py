@@ -17,8 +17,9 @@ from tlscope.analyse.fold.compiles import CompileFold
 from tlscope.analyse.fold.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.logsize import LogSizeFold
-from tlscope.format.compiles import STATUSES, Answers, CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
+from tlscope.format.status import STATUSES
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext

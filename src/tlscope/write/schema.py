@@ -13,10 +13,11 @@ from typing import Any, get_type_hints
 import msgspec
 
 from tlscope.analyse.fold.phases import PHASES
-from tlscope.format.compiles import GUARD_KINDS, STATUSES, CompilesFile
+from tlscope.format.compiles import GUARD_KINDS, CompilesFile
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import FORMAT_VERSION, Manifest
 from tlscope.format.raw import RawEventFields
+from tlscope.format.status import STATUSES
 from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
 from tlscope.model.problems import NOTE_DOCS, PROBLEM_DOCS, ProblemKind
 

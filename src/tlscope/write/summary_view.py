@@ -11,7 +11,7 @@ from rich.text import Text
 
 from tlscope import terminal
 from tlscope.analyse.trace_summary import TOP, Summary
-from tlscope.format.compiles import status_words
+from tlscope.format.status import status_words
 
 
 def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:

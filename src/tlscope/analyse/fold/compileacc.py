@@ -19,6 +19,7 @@ from tlscope.format.compiles import (
     SourceLocation,
     TensorInput,
 )
+from tlscope.format.status import status_from_metrics
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics, DescribeTensor
 from tlscope.model.record import Record
@@ -145,16 +146,11 @@ def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetr
 
 
 def record_status(metrics: CompilationMetrics, forward: bool) -> str:
-    """The status vocabulary (model/compiles.py STATUSES) applied to one metrics record alone."""
-    if metrics.fail_type is not None:
-        return "failed"
+    """The status one metrics record establishes alone (format/status.py); a backward record's
+    restarts and op counts are not the frame's, so it says only failed or ok."""
     if not forward:
-        return "ok"
-    if metrics.restart_reasons:
-        return "graph_break"
-    if metrics.graph_op_count == 0 or metrics.has_guarded_code is False:
-        return "empty"
-    return "ok"
+        return "failed" if metrics.fail_type is not None else "ok"
+    return status_from_metrics(metrics)
 
 
 def record_seconds(metrics: CompilationMetrics) -> float | None:

@@ -13,6 +13,7 @@ from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compileacc import CompileAcc
 from tlscope.analyse.fold.compiles import CompileFold
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
+from tlscope.analyse.fold.recommend import recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     CompileEntry,
@@ -23,6 +24,7 @@ from tlscope.format.compiles import (
     TensorInput,
     Timing,
 )
+from tlscope.format.status import compile_status
 from tlscope.model.compile_id import CompileId, compile_id_order, frame_compile_from_text
 
 _OUTSIDE = CompileId()
@@ -34,23 +36,22 @@ def frame_of(cid: CompileId) -> CompileId:
 
 
 def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
-    """The first status of the vocabulary (format/compiles.py STATUSES) that applies."""
-    if acc.cid == _OUTSIDE:
-        return "outside"
-    if acc.failure is not None and not acc.recovered:
-        return "failed"
-    if restarted_as is not None:
-        return "restarted"
-    if acc.restart_reasons or acc.graph_breaks:
-        return "graph_break"
-    if acc.metrics is None:
-        return "metrics_missing"
-    if acc.metrics.graph_op_count == 0 or acc.metrics.has_guarded_code is False or not _captured(acc):
-        return "empty"
-    outcomes = {c.outcome for c in acc.cache}
-    if "hit" in outcomes and outcomes == {"hit"}:
-        return "cache_hit"
-    return "ok"
+    """The compile id's facts, given to the vocabulary's rule (format/status.py).
+
+    A failure that a later good record of the same id recovered from (after torch._dynamo.reset())
+    keeps `failure` but not the status.
+    """
+    metrics = acc.metrics
+    return compile_status(
+        outside=acc.cid == _OUTSIDE,
+        failed=acc.failure is not None and not acc.recovered,
+        restarted=restarted_as is not None,
+        broke=bool(acc.restart_reasons or acc.graph_breaks),
+        has_metrics=metrics is not None,
+        empty=metrics is not None
+        and (metrics.graph_op_count == 0 or metrics.has_guarded_code is False or not _captured(acc)),
+        cache_hit={c.outcome for c in acc.cache} == {"hit"},
+    )
 
 
 def _captured(acc: CompileAcc) -> bool:
@@ -118,7 +119,13 @@ class _Frames:
         if not failures and event is None and reason is None:
             return None
         compared = failures[0].cache_entry if failures else _entry_of(reason)
-        found = Recompile(reason=reason, guard_failures=failures, compared_with=compared, event=event)
+        found = Recompile(
+            reason=reason,
+            guard_failures=failures,
+            recommended=recommended_failure(failures),
+            compared_with=compared,
+            event=event,
+        )
         earlier = _frame_key(compared)
         after = self.inputs(frame_of(acc.cid))
         before = self.inputs(earlier) if earlier is not None else []

@@ -20,6 +20,7 @@ from tlscope.analyse.ranks.divergence import rank_overview
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.format.compiles import CompileEntry
 from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.status import status_from_metrics
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics
 
@@ -180,17 +181,11 @@ def note_metrics(cid: CompileId, metrics: CompilationMetrics, summary: RankSumma
 
 
 def _status(metrics: CompilationMetrics) -> str:
-    """tlparse's trie status in compiles.json's words: failed, graph_break (a restart), empty, ok.
+    """The record's status by compiles.json's rule for one record (format/status.py).
 
     Replaced by the compile id's compiles.json status when the rank has one (`note_compiles`).
     """
-    if metrics.fail_type:
-        return "failed"
-    if metrics.restart_reasons:
-        return "graph_break"
-    if metrics.graph_op_count == 0:
-        return "empty"
-    return "ok"
+    return status_from_metrics(metrics)
 
 
 def _seconds(metrics: CompilationMetrics) -> float | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
+from tlscope.format.status import trie_class, trie_status
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import CompilationMetrics
 
@@ -57,17 +58,15 @@ class MetricsIndex:
         return self._by_frame.get(frame_key(cid))
 
     def status(self, cid: CompileId | None) -> str:
-        """CSS class of a compile id in the stack trie (tlparse's rules)."""
-        bits = self.lookup(cid)
-        if bits is None:
-            return "status-missing"
-        if bits & _ERROR:
-            return "status-error"
-        if bits & _EMPTY:
-            return "status-empty"
-        if bits & _BREAK:
-            return "status-break"
-        return "status-ok"
+        """CSS class of a compile id in the stack trie (tlparse's rules, format/status.py)."""
+        bits = self.lookup(cid) or 0
+        found = trie_status(
+            has_metrics=self.lookup(cid) is not None,
+            failed=bool(bits & _ERROR),
+            empty=bool(bits & _EMPTY),
+            broke=bool(bits & _BREAK),
+        )
+        return trie_class(found)
 
 
 class FailureRow(msgspec.Struct, frozen=True):

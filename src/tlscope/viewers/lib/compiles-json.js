@@ -8,6 +8,7 @@
  * @property {number} format_version
  * @property {number} format_minor
  * @property {Record<string, string>} statuses
+ * @property {string[]} [status_order]
  * @property {CompileEntry[]} compiles
  * @property {DistinctGraphBreak[]} graph_breaks
  */
@@ -76,6 +77,8 @@
  * @property {PayloadRef} event
  * @property {SourceLocation | null} [stopped_at]
  * @property {SourceLocation[]} [stack]
+ * @property {string[]} [hints]
+ * @property {string | null} [docs_url]
  */
 
 /**
@@ -93,6 +96,7 @@
  * @typedef {object} Recompile
  * @property {string | null} [reason]
  * @property {GuardFailure[]} [guard_failures]
+ * @property {RecommendedFailure | null} [recommended]
  * @property {string | null} [compared_with]
  * @property {InputChange[]} [changes]
  * @property {PayloadRef | null} [event]
@@ -109,6 +113,13 @@
  * @property {string | null} [expected]
  * @property {string | null} [actual]
  * @property {SourceLocation | null} [user_frame]
+ */
+
+/**
+ * Which guard failure explains a recompile best (FORMAT.md "Which failure is the cause").
+ * @typedef {object} RecommendedFailure
+ * @property {number} index
+ * @property {string} why
  */
 
 /**
@@ -212,6 +223,8 @@
  * @property {SourceLocation | null} [stopped_at]
  * @property {number} count
  * @property {string[]} compile_ids
+ * @property {string[]} [hints]
+ * @property {string | null} [docs_url]
  */
 
 export {};

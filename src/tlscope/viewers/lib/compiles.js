@@ -63,9 +63,6 @@ import { isObject } from './format.js';
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
  */
 
-/** Guard kinds about a tensor's shape, which an entry fails when it had specialised that shape. */
-export const SHAPE_KINDS = new Set(['size', 'stride', 'rank']);
-
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED = 'not logged';
 
@@ -159,45 +156,23 @@ export function formatGuardFailure(failure) {
   };
 }
 
-/** How close a failure came to matching: 0 (not a specialised shape), 1 (`other`), 2 (a shape). */
 /**
- * @param {unknown} failure
- * @returns {number}
- */
-function distance(failure) {
-  if (!isObject(failure) || typeof failure.kind !== 'string') return 1;
-  if (SHAPE_KINDS.has(failure.kind)) return 2;
-  return failure.kind === 'other' ? 1 : 0;
-}
-
-/**
- * The guard failure that explains a recompile best (FORMAT.md "Which failure is the cause"):
- * the newest entry whose failed guard is not a size, stride or rank of a tensor it had
- * specialised; an unclassified guard (`other`) after those; else the newest entry. `why` says
- * why it was chosen over `guard_failures[0]`. Null when there are no guard failures.
+ * The guard failure to show first for a recompile, as compiles.json records it (`recommended`,
+ * since format 1.9: tlscope decides it, FORMAT.md "Which failure is the cause"); `why` says why
+ * it was chosen. A file older than 1.9 records none: then the newest entry (`guard_failures[0]`),
+ * with `why` saying so. Null when there are no guard failures.
  * @param {unknown} recompile
  * @returns {{index: number, failure: unknown, why: string} | null}
  */
 export function recommendedFailure(recompile) {
   /** @type {unknown[]} */
   const failures = isObject(recompile) && Array.isArray(recompile.guard_failures) ? recompile.guard_failures : [];
-  if (!failures.length) return null;
-  let best = 0;
-  failures.forEach((f, i) => {
-    if (distance(f) < distance(failures[best])) best = i;
-  });
-  const chosen = failures[best];
-  /** @param {unknown} f */
-  const entry = (f) => text(isObject(f) ? f.cache_entry : null) || 'an earlier entry';
-  /** @param {unknown} f */
-  const kind = (f) => (isObject(f) && typeof f.kind === 'string' ? f.kind : 'other');
-  let why = failures.length === 1 ? 'the only cache entry of this frame' : 'the newest cache entry; every other entry failed on a specialised tensor shape too';
-  if (best > 0) {
-    why = `the newest entry ${entry(failures[0])} failed on a ${kind(failures[0])} guard of a tensor it had specialised; ${entry(chosen)} came closest: it failed only on ${kind(chosen)}`;
-  } else if (distance(chosen) === 0 && failures.length > 1) {
-    why = 'the newest cache entry, which failed on something other than a specialised tensor shape';
+  if (!isObject(recompile) || !failures.length) return null;
+  const rec = recompile.recommended;
+  if (isObject(rec) && typeof rec.index === 'number' && Number.isInteger(rec.index) && rec.index >= 0 && rec.index < failures.length) {
+    return { index: rec.index, failure: failures[rec.index], why: typeof rec.why === 'string' ? rec.why : '' };
   }
-  return { index: best, failure: chosen, why };
+  return { index: 0, failure: failures[0], why: 'the newest cache entry (this compiles.json predates recommendations)' };
 }
 
 /**

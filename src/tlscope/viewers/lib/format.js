@@ -63,12 +63,30 @@ export function eventKey(event) {
 }
 
 /** @param {unknown} value */
-function part(value) {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? String(value) : '-';
+/**
+ * A compile-id field that is set: a non-negative integer below 2^32 (FORMAT.md section 7).
+ * @param {unknown} value
+ * @returns {value is number}
+ */
+function isId(value) {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
 }
 
 /**
- * The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`.
+ * @param {unknown} value
+ * @returns {value is null | undefined}
+ */
+function missing(value) {
+  return value === undefined || value === null;
+}
+
+/** What an event whose compile id is malformed shows: it belongs to no compile id (FORMAT.md section 7). */
+export const UNKNOWN_COMPILE_ID = 'unknown';
+
+/**
+ * The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`;
+ * `unknown` when a field is neither missing nor a non-negative integer below 2^32 (as tlscope's
+ * format/raw.py: tests/conformance/cases.json).
  * @param {RawEvent} event
  * @returns {string}
  */
@@ -77,13 +95,14 @@ export function compileIdOf(event) {
   const fid = event.frame_id;
   const fcid = event.frame_compile_id;
   const attempt = event.attempt;
-  const hasCa = ca !== undefined && ca !== null;
-  const noneSet = !hasCa && (fid === undefined || fid === null) && (fcid === undefined || fcid === null);
-  if (noneSet) return '[-/-]';
+  if (![ca, fid, fcid, attempt].every((v) => missing(v) || isId(v))) return UNKNOWN_COMPILE_ID;
+  if (missing(ca) && missing(fid) && missing(fcid)) return '[-/-]';
+  /** @param {unknown} v */
+  const part = (v) => (missing(v) ? '-' : String(v));
   let out = '[';
-  if (hasCa) out += `!${part(ca)}/`;
+  if (!missing(ca)) out += `!${ca}/`;
   out += `${part(fid)}/${part(fcid)}`;
-  if (Number.isInteger(attempt) && attempt !== 0) out += `_${attempt}`;
+  if (!missing(attempt) && attempt !== 0) out += `_${attempt}`;
   return out + ']';
 }
 
@@ -193,6 +212,7 @@ export function manifestCompileIds(manifest) {
  * @returns {number[]}
  */
 function compileIdKey(id) {
+  if (id === UNKNOWN_COMPILE_ID) return [2]; // after every compile id
   return [id.startsWith('[!') ? 1 : 0, ...(id.match(/\d+|-/g) || []).map((p) => (p === '-' ? -1 : Number(p)))];
 }
 

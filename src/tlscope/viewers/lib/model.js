@@ -4,7 +4,7 @@
 
 import { compileIdOf, eventKey, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
-import { METRICS_KEYS, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics } from './rules.js';
+import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
 /** @typedef {import('./format.js').RawEvent} RawEvent */
@@ -125,6 +125,8 @@ export class Trace {
     this.statusSource = 'none';
     /** @type {Map<string, string>} status -> what it means (compiles.json `statuses`) */
     this.statusText = new Map();
+    /** @type {readonly string[]} the statuses, most severe first: compiles.json `status_order` (STATUS_ORDER for older files) */
+    this.statusOrder = STATUS_ORDER;
     /** @internal @type {Map<string, string>} display id -> status derived from metrics while loading */
     this.derived = new Map();
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
@@ -207,6 +209,15 @@ export class Trace {
   }
 
   /**
+   * A status's place in statusOrder: 0 for the most severe, unknown statuses last (sort by it).
+   * @param {string | null | undefined} status
+   * @returns {number}
+   */
+  severity(status) {
+    return severity(status, this.statusOrder);
+  }
+
+  /**
    * Read every part's compiles.json: statuses, their meanings, graph breaks.
    * @internal
    */
@@ -218,6 +229,7 @@ export class Trace {
     } finally {
       this.indexesRead = true;
     }
+    this.statusOrder = files.map(statusOrderOf).find((order) => order !== null) ?? STATUS_ORDER;
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);
@@ -282,7 +294,7 @@ export class Trace {
     /** @type {Record<number, string>} */
     const ranks = prev ? { ...prev.ranks } : {};
     if (rank !== null && rank !== undefined) ranks[rank] = entry.status;
-    const status = prev && severity(prev.status) < severity(entry.status) ? prev.status : entry.status;
+    const status = prev && this.severity(prev.status) < this.severity(entry.status) ? prev.status : entry.status;
     // Each rank's own entry is kept beside the merged one (the fields differ between ranks).
     /** @type {Record<number, CompileRecord>} */
     const byRank = prev ? { ...prev.byRank } : {};
@@ -315,7 +327,7 @@ export class Trace {
     if (METRICS_KEYS.has(key)) {
       const status = statusFromMetrics(event[key]);
       const prev = this.derived.get(cid);
-      if (status && (!prev || severity(status) < severity(prev))) this.derived.set(cid, status);
+      if (status && (!prev || this.severity(status) < this.severity(prev))) this.derived.set(cid, status);
     }
   }
 

@@ -25,15 +25,16 @@ import { isObject } from './format.js';
  */
 
 /**
- * A status derived from compilation_metrics, used when compiles.json is absent: the names are
- * compiles.json's vocabulary (docs/FORMAT.md), so a viewer styles one set of statuses.
+ * A status derived from one compilation_metrics record, used when compiles.json is absent: the
+ * rule FORMAT.md section 14 gives for one record (tlscope's format/status.py; the cases in
+ * tests/conformance/cases.json hold both to the same answers), in compiles.json's vocabulary.
  *
  * @param {unknown} meta
  * @returns {string | null}
  */
 export function statusFromMetrics(meta) {
   if (!isObject(meta)) return null;
-  if (meta.fail_type) return 'failed';
+  if (meta.fail_type !== undefined && meta.fail_type !== null) return 'failed';
   if (Array.isArray(meta.restart_reasons) && meta.restart_reasons.length) return 'graph_break';
   if (meta.has_guarded_code === false || meta.graph_op_count === 0) return 'empty';
   return 'ok';
@@ -90,18 +91,33 @@ export function mergeGraphBreaks(lists) {
   return [...merged.values()].sort((a, b) => b.count - a.count);
 }
 
-/** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
-/** @type {readonly string[]} */
-export const STATUS_ORDER = ['failed', 'metrics_missing', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'outside'];
+/**
+ * compiles.json's statuses, most severe first (FORMAT.md section 14), for files that do not carry
+ * their own `status_order` (older than 1.9) and for statuses derived without compiles.json.
+ * @type {readonly string[]}
+ */
+export const STATUS_ORDER = Object.freeze(['failed', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'metrics_missing', 'outside']);
 
 /**
- * Where `status` is in STATUS_ORDER (unknown statuses last).
+ * compiles.json's `status_order` when it is a non-empty list of strings, else null.
+ * @param {unknown} file
+ * @returns {readonly string[] | null}
+ */
+export function statusOrderOf(file) {
+  const order = isObject(file) ? file.status_order : null;
+  if (!Array.isArray(order) || !order.length || !order.every((s) => typeof s === 'string')) return null;
+  return Object.freeze(/** @type {string[]} */ ([...order]));
+}
+
+/**
+ * Where `status` is in `order` (0: the most severe; unknown statuses last).
  * @param {string | null | undefined} status
+ * @param {readonly string[]} [order]
  * @returns {number}
  */
-export function severity(status) {
-  const at = STATUS_ORDER.indexOf(status ?? '');
-  return at < 0 ? STATUS_ORDER.length : at;
+export function severity(status, order = STATUS_ORDER) {
+  const at = order.indexOf(status ?? '');
+  return at < 0 ? order.length : at;
 }
 
 /** The event keys of compilation metrics records. */

@@ -337,7 +337,9 @@ export class LocalEvents {
     const key = eventKey(event);
     this.keyCol[i] = this.keys.id(key);
     this.cidCol[i] = this.cids.id(compileIdOf(event));
-    this.rankCol[i] = typeof event.rank === 'number' && Number.isInteger(event.rank) ? event.rank : rank ?? -1;
+    // A valid rank is a non-negative integer below 2^31 (as the server's index); else the folder's.
+    const own = event.rank;
+    this.rankCol[i] = typeof own === 'number' && Number.isInteger(own) && own >= 0 && own < 2 ** 31 ? own : rank ?? -1;
     this.partCol[i] = part;
     this.keyCounts.set(key, (this.keyCounts.get(key) || 0) + 1);
     if (i < CACHE_FIRST) this.cache.set(i, event);

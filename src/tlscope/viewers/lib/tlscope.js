@@ -58,7 +58,7 @@
 /** @typedef {import('./compiles-json.js').GraphInput} GraphInput */
 /** @typedef {import('./compiles-json.js').DistinctGraphBreak} DistinctGraphBreak */
 
-export { CONTEXT_KEYS, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+export { CONTEXT_KEYS, UNKNOWN_COMPILE_ID, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 export { FileSource, HttpSource, InlineSource, NotFound, Source, isGzip, maybeGunzip, readAll } from './source.js';
 export { LineStore, streamLines } from './lines.js';
 export { LocalEvents, RemoteEvents, normalizeFilter } from './store.js';
@@ -68,5 +68,5 @@ export { PERFETTO_ORIGIN, openInPerfetto, perfettoUrl } from './perfetto.js';
 export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from './highlight.js';
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
-export { NOT_LOGGED, SHAPE_KINDS, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
+export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

@@ -9,7 +9,8 @@ from __future__ import annotations
 import msgspec
 
 from tlscope.analyse.flame import flame_tree
-from tlscope.format.compiles import Answers, CompileEntry, status_words
+from tlscope.format.compiles import Answers, CompileEntry
+from tlscope.format.status import status_words
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
 

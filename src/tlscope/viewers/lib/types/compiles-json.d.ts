@@ -7,6 +7,7 @@ export type CompilesFile = {
     format_version: number;
     format_minor: number;
     statuses: Record<string, string>;
+    status_order?: string[] | undefined;
     compiles: CompileEntry[];
     graph_breaks: DistinctGraphBreak[];
 };
@@ -75,6 +76,8 @@ export type GraphBreak = {
     event: PayloadRef;
     stopped_at?: SourceLocation | null | undefined;
     stack?: SourceLocation[] | undefined;
+    hints?: string[] | undefined;
+    docs_url?: string | null | undefined;
 };
 /**
  * An event with a payload, and where to find both.
@@ -92,6 +95,7 @@ export type PayloadRef = {
 export type Recompile = {
     reason?: string | null | undefined;
     guard_failures?: GuardFailure[] | undefined;
+    recommended?: RecommendedFailure | null | undefined;
     compared_with?: string | null | undefined;
     changes?: InputChange[] | undefined;
     event?: PayloadRef | null | undefined;
@@ -108,6 +112,13 @@ export type GuardFailure = {
     expected?: string | null | undefined;
     actual?: string | null | undefined;
     user_frame?: SourceLocation | null | undefined;
+};
+/**
+ * Which guard failure explains a recompile best (FORMAT.md "Which failure is the cause").
+ */
+export type RecommendedFailure = {
+    index: number;
+    why: string;
 };
 /**
  * A difference between this compile's inputs and those of the cache entry it replaces.
@@ -211,4 +222,6 @@ export type DistinctGraphBreak = {
     stopped_at?: SourceLocation | null | undefined;
     count: number;
     compile_ids: string[];
+    hints?: string[] | undefined;
+    docs_url?: string | null | undefined;
 };

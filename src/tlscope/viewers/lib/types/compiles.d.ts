@@ -20,10 +20,10 @@ export function payloadRef(ref: unknown): PayloadRefView | null;
  */
 export function formatGuardFailure(failure: unknown): GuardFailureView;
 /**
- * The guard failure that explains a recompile best (FORMAT.md "Which failure is the cause"):
- * the newest entry whose failed guard is not a size, stride or rank of a tensor it had
- * specialised; an unclassified guard (`other`) after those; else the newest entry. `why` says
- * why it was chosen over `guard_failures[0]`. Null when there are no guard failures.
+ * The guard failure to show first for a recompile, as compiles.json records it (`recommended`,
+ * since format 1.9: tlscope decides it, FORMAT.md "Which failure is the cause"); `why` says why
+ * it was chosen. A file older than 1.9 records none: then the newest entry (`guard_failures[0]`),
+ * with `why` saying so. Null when there are no guard failures.
  * @param {unknown} recompile
  * @returns {{index: number, failure: unknown, why: string} | null}
  */
@@ -106,8 +106,6 @@ export function describeCompile(entry: unknown, merged?: {
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
  */
-/** Guard kinds about a tensor's shape, which an entry fails when it had specialised that shape. */
-export const SHAPE_KINDS: Set<string>;
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
 export type JsonObject = import("./format.js").JsonObject;

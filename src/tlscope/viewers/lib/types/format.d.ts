@@ -41,7 +41,9 @@ export function isObject(value: unknown): value is JsonObject;
  */
 export function eventKey(event: RawEvent): string;
 /**
- * The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`.
+ * The display form of an event's compile id (FORMAT.md section 7), e.g. `[0/1_1]`, `[-/-]`;
+ * `unknown` when a field is neither missing nor a non-negative integer below 2^32 (as tlscope's
+ * format/raw.py: tests/conformance/cases.json).
  * @param {RawEvent} event
  * @returns {string}
  */
@@ -94,6 +96,8 @@ export function compareCompileIds(a: string, b: string): number;
 export function sortCompileIds(ids: string[]): string[];
 /** Envelope fields that are context, not the event (FORMAT.md section 3). */
 export const CONTEXT_KEYS: Set<string>;
+/** What an event whose compile id is malformed shows: it belongs to no compile id (FORMAT.md section 7). */
+export const UNKNOWN_COMPILE_ID: "unknown";
 /**
  * A stack frame as logged: `filename` indexes the string table (FORMAT.md section 8).
  */

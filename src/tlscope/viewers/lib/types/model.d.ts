@@ -77,6 +77,8 @@ export class Trace {
     statusSource: "compiles.json" | "multi_rank_summary.json" | "none";
     /** @type {Map<string, string>} status -> what it means (compiles.json `statuses`) */
     statusText: Map<string, string>;
+    /** @type {readonly string[]} the statuses, most severe first: compiles.json `status_order` (STATUS_ORDER for older files) */
+    statusOrder: readonly string[];
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     graphBreaks: GraphBreak[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
@@ -102,6 +104,12 @@ export class Trace {
      * @returns {string | null}
      */
     status(id: string): string | null;
+    /**
+     * A status's place in statusOrder: 0 for the most severe, unknown statuses last (sort by it).
+     * @param {string | null | undefined} status
+     * @returns {number}
+     */
+    severity(status: string | null | undefined): number;
     /**
      * compile_directory.json of a part (the report's pages per compile id), read when first asked.
      * @param {number} [part]

@@ -17,8 +17,9 @@
  * @property {Array<{ cid: string, rank: number | null }>} sites Each artifact's compile id (and rank in a multi-rank folder), in log order.
  */
 /**
- * A status derived from compilation_metrics, used when compiles.json is absent: the names are
- * compiles.json's vocabulary (docs/FORMAT.md), so a viewer styles one set of statuses.
+ * A status derived from one compilation_metrics record, used when compiles.json is absent: the
+ * rule FORMAT.md section 14 gives for one record (tlscope's format/status.py; the cases in
+ * tests/conformance/cases.json hold both to the same answers), in compiles.json's vocabulary.
  *
  * @param {unknown} meta
  * @returns {string | null}
@@ -44,11 +45,18 @@ export function mergeGraphBreaks(lists: Array<{
     breaks: unknown;
 }>): GraphBreak[];
 /**
- * Where `status` is in STATUS_ORDER (unknown statuses last).
+ * compiles.json's `status_order` when it is a non-empty list of strings, else null.
+ * @param {unknown} file
+ * @returns {readonly string[] | null}
+ */
+export function statusOrderOf(file: unknown): readonly string[] | null;
+/**
+ * Where `status` is in `order` (0: the most severe; unknown statuses last).
  * @param {string | null | undefined} status
+ * @param {readonly string[]} [order]
  * @returns {number}
  */
-export function severity(status: string | null | undefined): number;
+export function severity(status: string | null | undefined, order?: readonly string[]): number;
 /** Frames with `file` resolved through `table`; `uninterned_filename` takes precedence. */
 /**
  * @param {unknown} frames
@@ -61,8 +69,11 @@ export function resolveFrames(frames: unknown, table: ReadonlyArray<string | nul
  * @type {Record<string, string>}
  */
 export const SUMMARY_STATUS: Record<string, string>;
-/** compiles.json's statuses, most severe first: across ranks a compile id shows its worst. */
-/** @type {readonly string[]} */
+/**
+ * compiles.json's statuses, most severe first (FORMAT.md section 14), for files that do not carry
+ * their own `status_order` (older than 1.9) and for statuses derived without compiles.json.
+ * @type {readonly string[]}
+ */
 export const STATUS_ORDER: readonly string[];
 /** The event keys of compilation metrics records. */
 export const METRICS_KEYS: Set<string>;

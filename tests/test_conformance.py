@@ -1,0 +1,83 @@
+"""The shared conformance cases (tests/conformance/cases.json) under Python; tests/js/conformance.test.mjs
+runs the same file under node, so tlscope's Python and the JS client answer every case alike."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from helpers import REPO
+
+from tlscope.analyse.fold.recommend import recommended_failure
+from tlscope.format.compiles import CompilesFile, GuardFailure
+from tlscope.format.folder import OutputFolder
+from tlscope.format.raw import display_compile_id, event_key
+from tlscope.format.status import FROM_TLPARSE, STATUS_ORDER, STATUSES, status_from_metrics
+from tlscope.model.compile_id import compile_id_from_envelope, compile_id_order
+from tlscope.model.events import CompilationMetrics
+from tlscope.serve.index import EventIndex, Filter, Part
+
+CASES: dict[str, Any] = json.loads((REPO / "tests" / "conformance" / "cases.json").read_text(encoding="utf-8"))
+
+
+def test_status_order_is_the_vocabulary_and_compiles_json_carries_it() -> None:
+    assert list(STATUS_ORDER) == CASES["status_order"] == list(STATUSES)
+    head = CompilesFile(format_version=1, format_minor=3, statuses=STATUSES, compiles=[], graph_breaks=[])
+    assert msgspec.to_builtins(head)["status_order"] == CASES["status_order"]
+    assert CASES["tlparse_words"] == FROM_TLPARSE
+
+
+@pytest.mark.parametrize("case", CASES["status_from_metrics"], ids=lambda c: json.dumps(c["metrics"]))
+def test_status_from_metrics(case: dict[str, Any]) -> None:
+    assert status_from_metrics(msgspec.convert(case["metrics"], CompilationMetrics)) == case["status"]
+
+
+def _failures(kinds: list[str]) -> list[GuardFailure]:
+    n = len(kinds)
+    return [
+        GuardFailure(cache_entry=f"[0/{n - 1 - i}]", guard="g", kind=k, explanation="e") for i, k in enumerate(kinds)
+    ]
+
+
+@pytest.mark.parametrize("case", CASES["recommended_failure"], ids=lambda c: ",".join(c["kinds"]) or "none")
+def test_recommended_failure(case: dict[str, Any]) -> None:
+    found = recommended_failure(_failures(case["kinds"]))
+    assert (found.index if found else None, found.why if found else None) == (case["index"], case["why"])
+
+
+@pytest.mark.parametrize("case", CASES["compile_id_display"], ids=lambda c: json.dumps(c["event"]))
+def test_compile_id_display(case: dict[str, Any]) -> None:
+    # One function for tlscope.load's events, the events API and the oracle (format/raw.py).
+    assert display_compile_id(case["event"]) == case["display"]
+
+
+def test_compile_id_order() -> None:
+    """The manifest's order (compile ids of the events, sorted by compile_id_order)."""
+    order = CASES["compile_id_order"]
+    ids = {compile_id_from_envelope(e).normalised() for e in order["events"]}
+    assert [c.display for c in sorted(ids, key=compile_id_order)] == order["sorted"]
+
+
+@pytest.mark.parametrize("case", CASES["event_key"], ids=lambda c: c["key"])
+def test_event_key(case: dict[str, Any]) -> None:
+    assert event_key(case["event"]) == case["key"]
+
+
+def test_filters(tmp_path: Path) -> None:
+    spec = CASES["filters"]
+    raw = tmp_path / "raw.jsonl"
+    lines = [json.dumps({"string_table": []}), *(json.dumps(e) for e in spec["events"])]
+    raw.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = EventIndex([Part(raw, spec["part_rank"])])
+    for case in spec["cases"]:
+        f = case["filter"]
+        wanted = Filter(
+            kind=f.get("kind") or None, compile_id=f.get("cid") or None, rank=f.get("rank"), q=f.get("q") or None
+        )
+        assert list(index.matching(wanted)) == case["rows"], case
+        if set(f) <= {"kind", "cid"}:  # tlscope.load's events(kind=, compile_id=): the same rows
+            found = OutputFolder(tmp_path).events(kind=wanted.kind, compile_id=wanted.compile_id)
+            assert [e["log_line"] - 1 for e in found] == case["rows"], case
