@@ -2,7 +2,7 @@
 
 The one place these rules live. compiles.json's statuses (analyse/fold/compileresult.py), the report's
 stack-trie classes (analyse/tlparse/metrics.py), the landing page's per-rank statuses (analyse/ranks/facts.py)
-and the JS client's fallbacks for folders without compiles.json (lib/trace.js, held to the same
+and the JS client's fallbacks for folders without compiles.json (lib/rules.js, held to the same
 answers by tests/conformance/cases.json) all decide here, or read what was decided here.
 
 Two orders exist on purpose, and only two:
