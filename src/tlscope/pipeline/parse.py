@@ -64,6 +64,10 @@ def _quiet(_: str) -> None:
     pass
 
 
+def _no_rank(_: int) -> None:
+    pass
+
+
 def parse(
     path: Path,
     out: Path,
@@ -78,6 +82,7 @@ def parse(
     track: Tracker = untracked,
     echo: Callable[[str], None] = _quiet,
     report: bool = True,
+    on_rank: Callable[[int], None] | None = None,
 ) -> Parsed:
     """Parse PATH (a log, a .gz log, a folder, a job's rank logs or a muxed log) into OUT.
 
@@ -86,13 +91,16 @@ def parse(
     the first one named), OSError for an OS error of the input. Otherwise a multi-rank run does
     not raise for a rank that fails: its summary says so and the landing page lists it.
     `command` is recorded in manifest.json; `track` wraps a single log's record stream (a
-    progress bar); `echo` gets a multi-rank run's progress lines. Without `report`, a single
+    progress bar); `echo` gets a multi-rank run's lines of text for a person, `on_rank` each rank's
+    number as its parse finishes (a job's progress, counted per rank: what `serve` shows). Without `report`, a single
     log's OUT holds the format and the answers only (what `tlscope.load`, `summary` and `diff`
     read), not the HTML report; a job's ranks always get theirs (the landing page's facts).
     """
     options = options or ParseOptions()
     if wants_multi_rank(path, all_ranks=all_ranks, latest=latest):
-        return parse_job(path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo)
+        return parse_job(
+            path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo, on_rank=on_rank
+        )
     return parse_log(
         path, out, options, overwrite=overwrite, latest=latest, command=command, track=track, report=report
     )
@@ -131,13 +139,22 @@ def parse_job(
     jobs: int | None = None,
     scheduler: str | None = None,
     echo: Callable[[str], None] = _quiet,
+    on_rank: Callable[[int], None] | None = None,
 ) -> Parsed:
     """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
     from tlscope.pipeline.ranks import parse_ranks
 
     strict = options.strict or options.strict_compile_id
     results = parse_ranks(
-        path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo, strict_job=strict
+        path,
+        out,
+        options,
+        overwrite=overwrite,
+        jobs=jobs,
+        scheduler=scheduler,
+        echo=echo,
+        strict_job=strict,
+        on_rank=on_rank or _no_rank,
     )
     manifests = RankManifests(out, [r.summary.rank for r in results if r.summary.parsed])
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

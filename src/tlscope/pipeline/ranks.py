@@ -103,14 +103,30 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
 #: Runs the parses of `work` ((rank log, folder) pairs) and yields their results in `work`'s
 #: order; calls `idle()` once everything is handed out, before waiting for the first result.
 Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankResult]]
+#: Told each rank's number as its parse finishes (well or not), in the order they finish: the
+#: typed progress of a job (serve counts it), never the text `echo` prints. Called from one
+#: thread at a time (a pool's or a cluster client's own thread), not necessarily the caller's.
+RankDone = Callable[[int], None]
 
 
-def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload: Callable[[], None] | None) -> Submit:
+def _no_rank_done(_: int) -> None:
+    pass
+
+
+def _local(
+    jobs: int,
+    options: ParseOptions,
+    sinks: SinkFactory | None,
+    preload: Callable[[], None] | None,
+    done: RankDone = _no_rank_done,
+) -> Submit:
     def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         if jobs <= 1 or len(work) <= 1:
             idle()
             for log, folder in work:
-                yield parse_rank(log.path, log.rank, folder, options, sinks)
+                result = parse_rank(log.path, log.rank, folder, options, sinks)
+                done(log.rank)
+                yield result
             return
         context = _fork_context()
         if context is not None and preload is not None:
@@ -129,6 +145,8 @@ def _local(jobs: int, options: ParseOptions, sinks: SinkFactory | None, preload:
                 i: executor.submit(parse_rank, work[i][0].path, work[i][0].rank, work[i][1], options, sinks)
                 for i in by_size
             }
+            for i, future in futures.items():
+                future.add_done_callback(_told(done, work[i][0].rank))
             _while_dispatching(idle)
             for i in range(len(work)):
                 yield _outcome(futures.pop(i), work[i][0].rank)  # its result freed once taken
@@ -209,7 +227,12 @@ def _size(path: str) -> int:
         return 0
 
 
-def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Submit:
+def _told(done: RankDone, rank: int) -> Callable[[Any], None]:
+    """A future's done-callback telling `done` its rank (the future itself is not needed)."""
+    return lambda _future: done(rank)
+
+
+def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None, done: RankDone = _no_rank_done) -> Submit:
     try:
         # Imported by name, so the module is Any to mypy with and without the optional `dask`
         # extra installed: one source type-checks after `pip install -e ".[dev]"` alone.
@@ -223,6 +246,8 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None) -> Sub
                 client.submit(parse_rank, log.path, log.rank, folder, options, sinks, key=f"tlscope-rank-{log.rank}")
                 for log, folder in work
             ]
+            for future, (log, _) in zip(futures, work, strict=True):
+                future.add_done_callback(_told(done, log.rank))
             idle()
             for i, (log, _) in enumerate(work):
                 # Each future let go once its result is taken: the cluster and this process
@@ -286,6 +311,7 @@ def parse_ranks(
     preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
     strict_job: bool = False,
+    on_rank: RankDone = _no_rank_done,
 ) -> list[RankResult]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
@@ -295,7 +321,8 @@ def parse_ranks(
     command's --strict), the first failed rank fails the whole run instead: StrictFailure naming
     it, OUT left as it was.
     `preload` imports what the sinks need (and warms their caches) before local workers are
-    forked; the default sinks (the report) come with theirs.
+    forked; the default sinks (the report) come with theirs. `on_rank` is told each rank as its
+    parse finishes (RankDone).
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
@@ -309,9 +336,9 @@ def parse_ranks(
     report = msgspec.structs.replace(options.report, multi_rank=True, highlight_workers=1)
     options = msgspec.structs.replace(options, report=report)
     if scheduler:
-        submit = _dask(scheduler, options, sinks)
+        submit = _dask(scheduler, options, sinks, on_rank)
     else:
-        submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload)
+        submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload, on_rank)
     with target:
         # A muxed log is split inside OUT's temporary folder, so whatever ends the run (an
         # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.

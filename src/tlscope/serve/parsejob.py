@@ -2,14 +2,16 @@
 
 The server runs each parse of a raw log in a child process: the event loop keeps answering (no
 GIL held by a parse), a parse's memory goes back to the OS when it ends, and a crash in it
-cannot take the server down. Progress goes to stdout as lines `progress DONE TOTAL` (bytes of
-the log read, of its size), or `rank N` as each rank of a job is parsed; errors to stderr, one
-line, and the exit status is the parse command's (0 ok, 1 input or output error).
+cannot take the server down. Progress goes to stdout as JSON lines (serve/progress.py): `{"bytes": DONE,
+"total": SIZE}` (bytes of the log read, of its size), or `{"rank_done": N}` once as each rank of
+a job finishes, in the order they finish; errors to stderr, one line, and the exit status is the
+parse command's (0 ok, 1 input or output error).
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -18,8 +20,18 @@ from tlscope.format.errors import InputError, OutputError, os_error_text
 from tlscope.model.record import Record
 from tlscope.pipeline.parse import parse
 from tlscope.pipeline.single import ReadProgress
+from tlscope.serve.progress import ENCODER, Progress
 
 _EVERY = 0.25  # seconds between progress lines
+
+
+_LOCK = threading.Lock()  # ranks finish on a pool's thread: one line at a time
+
+
+def _say(line: Progress) -> None:
+    with _LOCK:
+        sys.stdout.buffer.write(ENCODER.encode(line) + b"\n")
+        sys.stdout.flush()
 
 
 def _track(records: Iterable[Record], reader: ReadProgress) -> Iterator[Record]:
@@ -28,13 +40,13 @@ def _track(records: Iterable[Record], reader: ReadProgress) -> Iterator[Record]:
     for i, record in enumerate(records):
         if i % 1024 == 0 and time.monotonic() - last > _EVERY:
             last = time.monotonic()
-            print(f"progress {reader.bytes_read} {total}", flush=True)
+            _say(Progress(bytes=reader.bytes_read, total=total))
         yield record
-    print(f"progress {total} {total}", flush=True)
+    _say(Progress(bytes=total, total=total))
 
 
-def _echo(line: str) -> None:
-    print(f"rank {line}", flush=True)
+def _rank_done(rank: int) -> None:
+    _say(Progress(rank_done=rank))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -43,7 +55,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     src, out = Path(argv[0]), Path(argv[1])
     try:
-        parse(src, out, overwrite=True, command=["tlscope", "serve", str(src)], track=_track, echo=_echo)
+        parse(src, out, overwrite=True, command=["tlscope", "serve", str(src)], track=_track, on_rank=_rank_done)
     except (InputError, OutputError) as err:
         print(f"{src}: {err}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 import anyio.to_thread
+import msgspec
 
 from tlscope.format import layout
 from tlscope.format.errors import FormatError, TlscopeError
@@ -31,6 +32,7 @@ from tlscope.pipeline.classify import InputKind, classify
 from tlscope.serve.cache import Cache, input_key
 from tlscope.serve.index import EventIndex, parts_of
 from tlscope.serve.listing import listing_summary
+from tlscope.serve.progress import DECODER as _PROGRESS
 from tlscope.serve.stores import RemoteError, Store, StoreRef
 
 Kind = Literal["folder", "log", "remote-folder", "remote-log"]
@@ -62,6 +64,8 @@ class ServedTrace:
     state: State = "pending"
     #: Bytes read of the log and its size while parsing; ranks done for a job.
     progress: dict[str, int] = field(default_factory=dict)
+    #: The ranks of a job whose parse has finished, in the order they finished.
+    ranks_finished: list[int] = field(default_factory=list)
     error: str | None = None
     summary: dict[str, Any] | None = None
     index: EventIndex | None = None
@@ -194,6 +198,7 @@ class Traces:
 
     async def _parse(self, trace: ServedTrace, src: Path, out: Path) -> None:
         trace.state = "parsing"
+        trace.ranks_finished = []
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tlscope.serve.parsejob", str(src), str(out),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -202,7 +207,7 @@ class Traces:
         errors = asyncio.ensure_future(proc.stderr.read())
         try:
             async for raw in proc.stdout:
-                self._progress(trace, raw.decode(errors="replace").split())
+                self._progress(trace, raw)
             status = await proc.wait()
         except BaseException:
             proc.kill()
@@ -212,11 +217,23 @@ class Traces:
             message = (await errors).decode(errors="replace").strip().splitlines()
             raise NotReady(f"parse failed: {message[-1] if message else f'exit status {status}'}")
 
-    def _progress(self, trace: ServedTrace, words: list[str]) -> None:
-        if len(words) == 3 and words[0] == "progress" and words[1].isdigit() and words[2].isdigit():
-            trace.progress = {"bytes": int(words[1]), "total": int(words[2])}
-        elif words and words[0] == "rank":
-            trace.progress = {"ranks_done": trace.progress.get("ranks_done", 0) + 1}
+    def _progress(self, trace: ServedTrace, raw: bytes) -> None:
+        """One JSON line of the parse's progress (serve/progress.py); anything else is not progress."""
+        try:
+            line = _PROGRESS.decode(raw)
+        except msgspec.DecodeError:
+            return
+        if line.rank_done is not None:
+            # Counted per finished rank, each rank once: `last_rank` is the one that just finished.
+            done = trace.ranks_finished
+            if line.rank_done in done:
+                return
+            done.append(line.rank_done)
+            trace.progress = {"ranks_done": len(done), "last_rank": line.rank_done}
+        elif line.bytes is not None and line.total is not None:
+            trace.progress = {"bytes": line.bytes, "total": line.total}
+        else:
+            return
         if self.on_progress is not None:
             self.on_progress(trace)
 
