@@ -35,17 +35,13 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 #: Request line plus headers, in bytes (docs/SERVER.md, "Limits").
 HEAD_LIMIT = 64 * 1024
 _LINE_OVERHEAD = 4  # ": " and CRLF of each header line
-
-
+#: Writes waiting for the end of the event loop's turn are sent at once past this.
 _COALESCE_MAX = 64 * 1024
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a bounded request head, on a transport whose writes of
     one event-loop turn go out together (see the module doc)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -54,6 +50,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes = 0  # bytes of the current head received in earlier reads
         self._exact = 0  # target, names and values of the current head, as parsed
         self._refusal: tuple[int, str] | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
 
     def data_received(self, data: bytes) -> None:
         if self._refusal is not None:
