@@ -189,12 +189,18 @@ async def trace_file(request: Request) -> Response:
     await _ready(server, trace)
     if trace.local is not None:
         path = _confined(trace.local, rel)
-        extra = {"content-security-policy": TRACE_HTML_CSP} if path.suffix == ".html" else None
-        return file_response(path, request.headers, method=request.method, extra=extra, compress=_compress(request))
+        return file_response(
+            path, request.headers, method=request.method, html_csp=TRACE_HTML_CSP, compress=_compress(request)
+        )
     assert trace.remote is not None
     try:
         return await remote.file_response(
-            trace.remote, rel, request.headers, method=request.method, compress=_compress(request)
+            trace.remote,
+            rel,
+            request.headers,
+            method=request.method,
+            html_csp=TRACE_HTML_CSP,
+            compress=_compress(request),
         )
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None

@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 import anyio.to_thread
+import msgspec
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -60,7 +61,7 @@ def content_type(name: str) -> str:
 
 
 def is_payload(path: Path) -> bool:
-    return path.parent.name == "payloads" and _MD5_NAME.match(path.name) is not None
+    return is_payload_name((path.parent.name, path.name))
 
 
 def etag_of(path: Path, st: os.stat_result) -> str:
@@ -115,6 +116,76 @@ def parse_range(header: str, size: int) -> tuple[int, int] | bool | None:
     return start, end
 
 
+class Plan(msgspec.Struct, frozen=True, kw_only=True):
+    """How to answer a GET or HEAD of one file: decided from its facts and the request headers alone."""
+
+    status: int
+    headers: dict[str, str]
+    #: The bytes [start, stop) to send (none for 304 and 416), gzip-encoded on the way when `gzip`.
+    start: int = 0
+    stop: int = 0
+    gzip: bool = False
+    #: False for HEAD and for answers without a body (304, 416).
+    body: bool = False
+
+
+def is_payload_name(parts: Sequence[str]) -> bool:
+    """A content-addressed payload (`.../payloads/<md5>.txt`): its bytes never change (immutable)."""
+    return len(parts) >= 2 and parts[-2] == "payloads" and _MD5_NAME.match(parts[-1]) is not None
+
+
+def _if_range_ok(if_range: str | None, tag: str) -> bool:
+    """Without If-Range, or when it names the current (strong) tag; a date is never trusted."""
+    return if_range is None or if_range.strip() == tag
+
+
+def plan_response(
+    *,
+    name: str,
+    size: int,
+    etag: str,
+    immutable: bool,
+    headers: Mapping[str, str],
+    method: str,
+    cache: str | None = None,
+    extra: Mapping[str, str] | None = None,
+    html_csp: str | None = None,
+    compress: bool = True,
+) -> Plan:
+    """The one rule for file answers, local or from a store (the module doc says it in words).
+
+    `name` gives the content type (and `html_csp`, added to an `.html` file's answer); `etag` is
+    the file's strong tag (its gzip representation's is derived); `immutable` picks the cache
+    policy unless `cache` is given; `extra` headers go on every answer.
+    """
+    gz_tag = etag[:-1] + '-gz"'
+    base = {"cache-control": cache or (IMMUTABLE if immutable else REVALIDATE), "vary": "Accept-Encoding"}
+    if html_csp is not None and name.endswith(".html"):
+        base["content-security-policy"] = html_csp
+    base.update(extra or {})
+    send = method != "HEAD"
+    inm = headers.get("if-none-match")
+    if inm is not None and matches(inm, (etag, gz_tag)):
+        return Plan(status=304, headers={**base, "etag": gz_tag if matches(inm, (gz_tag,)) else etag})
+    ctype = content_type(name)
+    head = {**base, "content-type": ctype, "accept-ranges": "bytes"}
+    wanted = headers.get("range")
+    if wanted is not None and _if_range_ok(headers.get("if-range"), etag):
+        span = parse_range(wanted, size)
+        if span is False:
+            return Plan(status=416, headers={**base, "content-range": f"bytes */{size}"})
+        if isinstance(span, tuple):
+            start, end = span
+            ranged = {**head, "etag": etag, "content-range": f"bytes {start}-{end}/{size}"}
+            return Plan(status=206, headers={**ranged, "content-length": str(end + 1 - start)},
+                        start=start, stop=end + 1, body=send)  # fmt: skip
+    if compress and size >= _GZIP_MIN and ctype.startswith(_TEXT) and accepts_gzip(headers.get("accept-encoding", "")):
+        gz = {**head, "etag": gz_tag, "content-encoding": "gzip"}
+        return Plan(status=200, headers=gz, start=0, stop=size, gzip=True, body=send)
+    plain = {**head, "etag": etag, "content-length": str(size)}
+    return Plan(status=200, headers=plain, start=0, stop=size, body=send)
+
+
 def file_response(
     path: Path,
     headers: Mapping[str, str],
@@ -122,45 +193,19 @@ def file_response(
     method: str,
     cache: str | None = None,
     extra: Mapping[str, str] | None = None,
+    html_csp: str | None = None,
     compress: bool = True,
 ) -> Response:
-    """The answer for file `path` (which exists and is confined) to a GET or HEAD with `headers`;
-    gzip-encoded where the client accepts it and `compress` allows it."""
+    """The answer for file `path` (which exists and is confined) to a GET or HEAD with `headers`."""
     st = path.stat()
-    tag = etag_of(path, st)
-    gz_tag = tag[:-1] + '-gz"'
-    base = {
-        "cache-control": cache or (IMMUTABLE if is_payload(path) else REVALIDATE),
-        "vary": "Accept-Encoding",
-        **(extra or {}),
-    }
-    ctype = content_type(path.name)
-    inm = headers.get("if-none-match")
-    if inm is not None and matches(inm, (tag, gz_tag)):
-        return Response(status_code=304, headers={**base, "etag": gz_tag if matches(inm, (gz_tag,)) else tag})
-    wanted = headers.get("range")
-    if wanted is not None and _if_range_ok(headers.get("if-range"), tag):
-        span = parse_range(wanted, st.st_size)
-        if span is False:
-            return Response(status_code=416, headers={**base, "content-range": f"bytes */{st.st_size}"})
-        if span is not None and span is not True:
-            start, end = span
-            return FileBody(path, start, end + 1, status=206, head=method == "HEAD", headers={
-                **base, "etag": tag, "content-type": ctype, "accept-ranges": "bytes",
-                "content-range": f"bytes {start}-{end}/{st.st_size}",
-            })  # fmt: skip
-    text = st.st_size >= _GZIP_MIN and ctype.startswith(_TEXT)
-    gzip = compress and text and accepts_gzip(headers.get("accept-encoding", ""))
-    head = {**base, "content-type": ctype, "accept-ranges": "bytes"}
-    if gzip:
-        return FileBody(path, 0, st.st_size, head=method == "HEAD", gzip=True,
-                        headers={**head, "etag": gz_tag, "content-encoding": "gzip"})  # fmt: skip
-    return FileBody(path, 0, st.st_size, head=method == "HEAD", headers={**head, "etag": tag})
-
-
-def _if_range_ok(if_range: str | None, tag: str) -> bool:
-    """Without If-Range, or when it names the current (strong) tag; a date is never trusted."""
-    return if_range is None or if_range.strip() == tag
+    plan = plan_response(
+        name=path.name, size=st.st_size, etag=etag_of(path, st), immutable=is_payload(path), headers=headers,
+        method=method, cache=cache, extra=extra, html_csp=html_csp, compress=compress,
+    )  # fmt: skip
+    if plan.status in (304, 416):
+        return Response(status_code=plan.status, headers=plan.headers)
+    return FileBody(path, plan.start, plan.stop, status=plan.status, head=not plan.body, gzip=plan.gzip,
+                    headers=plan.headers)  # fmt: skip
 
 
 class FileBody(Response):
