@@ -63,7 +63,11 @@ def test_sections_say_what_compiles_json_says(reports: dict[str, Path]) -> None:
     folder = reports["graph_breaks_repeated"]
     page = html.unescape((folder / "index.html").read_text(encoding="utf-8"))
     for group in load(folder, "compiles.json")["graph_breaks"]:
-        assert f"<td>{group['count']}</td><td>{group['reason']}</td>" in page
+        # The reason cell holds the reason, then torch's own hints for it (if it logged any).
+        cell = f"<td>{group['count']}</td><td>{group['reason']}"
+        assert f"{cell}</td>" in page or f"{cell}<br>" in page, group["reason"]
+        for hint in group["hints"]:
+            assert f"torch's hint: {hint}" in page
     folder = reports["recompiles_dynamic"]
     page = html.unescape((folder / "index.html").read_text(encoding="utf-8"))
     for entry in load(folder, "compiles.json")["compiles"]:
