@@ -1,0 +1,9 @@
+"""FX graphs as data (issue 23): a graph payload as torch prints it -> a typed FxGraph.
+
+`parse_graph(text)` is pure: text in, a `FxGraph` or a `FxGraphFailure` out, never an exception.
+"""
+
+from tlscope.analyse.fxgraph.model import FxGraph, FxGraphFailure, FxInput, FxNode, FxSource, TensorMeta
+from tlscope.analyse.fxgraph.parse import parse_graph
+
+__all__ = ["FxGraph", "FxGraphFailure", "FxInput", "FxNode", "FxSource", "TensorMeta", "parse_graph"]

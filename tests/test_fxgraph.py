@@ -1,0 +1,154 @@
+"""Every FX graph payload of the corpus and of tlparse's public traces parses (issue 23, point 1).
+
+A graph payload is any payload holding a `class ...(torch.nn.Module):` block. Printing variants
+met and handled (counted on 2026-11-26: 1,716 graphs, 24 event/artifact kinds):
+
+* dynamo output graphs and pre-grad graphs: inputs on one line, `l_x_ = L_x_` aliases,
+  `# File: ...` comments, a trailing ` # graph id: ...` line (before/after_pre_grad_graph);
+* AOT forward/backward/inference/joint graphs: class `<lambda>` (no Python name), one input per
+  line with `# PlainAOTInput(idx=0)` comments, returns spread over lines with comments;
+* joint graphs: `def forward(self, primals, tangents)` unpacked by one
+  `primals_1, ..., = fx_pytree.tree_flatten_spec(...)` line;
+* post-grad graphs (inductor_post_grad_graph, before/after_post_grad_graph, recompile ones);
+* export graphs: indented under `ExportedProgram:`, `Sym(u0 >= 1)` annotations, no strides,
+  inline `item >= 1` expressions, followed by the graph signature;
+* DDP split graphs: `self.submod_0(...)` calls with nested `class submod_0` classes;
+* higher-order-op bodies as nested classes (`sdpa_score0`, `score_mod_0`, `mask_fn_0`);
+* fx_graph_runnable: `class Repro` with an `__init__` holding `self.x = <lambda>()`;
+* compiled autograd graphs (`CompiledAutograd0`, its pre-reordering artifact).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, TLPARSE_TRACES
+
+from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
+from tlscope.analyse.fxgraph.parse import parse_annotation
+from tlscope.read.reader import LogReader
+
+#: An assignment line as printed: `name = ...`, `name: "f32[4]" = ...` or `a, b, = ...`,
+#: not a `x = None` that frees a value.
+ASSIGNMENT = re.compile(r'^\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*,?\s*(:\s*"[^"]*")?\s*=(?!=)\s*(?!None\s*$)')
+CLASS = re.compile(r"^(\s*)class \S+\(torch\.nn\.Module\):\s*$")
+
+
+def graph_payloads() -> Iterator[tuple[str, str]]:
+    roots = [CORPUS] + ([TLPARSE_TRACES] if TLPARSE_TRACES.is_dir() else [])
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "LICENSE"):
+            for record in LogReader(Path(path)):
+                if record.payload is not None and b"torch.nn.Module):" in record.payload:
+                    name = record.metadata.get("name") if record.key == "artifact" else None
+                    yield str(name or record.key), record.payload.decode("utf-8", "replace")
+
+
+def assignment_lines(text: str) -> int:
+    """Assignment lines of the first graph class's block (nested classes' included)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if CLASS.match(line))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    count = 0
+    for line in lines[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        count += bool(ASSIGNMENT.match(line))
+    return count
+
+
+def all_nodes(graph: FxGraph) -> int:
+    return len(graph.nodes) + sum(all_nodes(sub) for sub in graph.subgraphs.values())
+
+
+def unresolved(graph: FxGraph) -> list[str]:
+    """References to a name that is neither an input nor an earlier node (nested graphs too)."""
+    known = {i.name for i in graph.inputs}
+    missing: list[str] = []
+    for node in graph.nodes:
+        missing += [f"{node.name} <- {arg}" for arg in node.args if arg not in known]
+        known.update(node.names)
+    missing += [f"return <- {out}" for out in graph.outputs if out not in known]
+    for sub in graph.subgraphs.values():
+        missing += unresolved(sub)
+    return missing
+
+
+def test_every_graph_payload_parses_with_its_nodes_and_references() -> None:
+    kinds: Counter[str] = Counter()
+    for kind, text in graph_payloads():
+        graph = parse_graph(text)
+        assert not isinstance(graph, FxGraphFailure), (kind, graph.reason)
+        assert all_nodes(graph) == assignment_lines(text), kind
+        assert unresolved(graph) == [], kind
+        kinds[kind] += 1
+    assert sum(kinds.values()) >= 1000 and len(kinds) >= 15, kinds
+    for kind in ("dynamo_output_graph", "aot_joint_graph", "exported_program", "optimize_ddp_split_graph"):
+        assert kinds[kind] > 0, kind
+
+
+def test_users_are_the_inverse_of_args_and_sources_are_read() -> None:
+    with_source = 0
+    for _, text in graph_payloads():
+        graph = parse_graph(text)
+        assert isinstance(graph, FxGraph)
+        readers = {
+            n.name: {m.name for m in graph.nodes if set(n.names) & set(m.args) and m is not n} for n in graph.nodes
+        }
+        assert {n.name: set(n.users) for n in graph.nodes} == readers
+        with_source += sum(n.source is not None for n in graph.nodes)
+    assert with_source > 100
+
+
+def test_the_printed_forms_read_as_expected() -> None:
+    text = (
+        "class GraphModule(torch.nn.Module):\n"
+        '    def forward(self, L_x_: "f32[s0, 4][4, 1]cpu", s0: "Sym(s0)"):\n'
+        "        l_x_ = L_x_\n"
+        "        \n"
+        "         # File: /u/m.py:7 in f, code: return x.relu()\n"
+        '        relu: "f32[s0, 4][4, 1]cpu" = torch.relu(l_x_);  l_x_ = None\n'
+        '        view: "f32[4, s0][1, 4]cpu" = relu.view(4, s0)\n'
+        "        return (view,)\n"
+    )
+    graph = parse_graph(text)
+    assert isinstance(graph, FxGraph)
+    assert graph.inputs[0].meta is not None and graph.inputs[0].meta.shape == ["s0", "4"]
+    alias, relu, view = graph.nodes
+    assert (alias.op, alias.target, alias.args, alias.users) == ("placeholder_alias", "L_x_", ["L_x_"], ["relu"])
+    assert (relu.op, relu.target, relu.args, relu.users) == ("call_function", "torch.relu", ["l_x_"], ["view"])
+    assert relu.source is not None and (relu.source.file, relu.source.line, relu.source.function) == ("/u/m.py", 7, "f")
+    assert (view.op, view.target, view.args, view.line) == ("call_method", "view", ["relu", "s0"], 7)
+    assert alias.source is None and graph.outputs == ["view"]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("f32[s0, 4][4, 1]cpu", ("f32", ["s0", "4"], ["4", "1"], "cpu", "")),
+        ("i64[]", ("i64", [], None, "", "")),
+        ("Sym(u0 >= 1)", ("Sym", None, None, "", "u0 >= 1")),
+        ("b8[u1, 2][2, 1]cuda:0", ("b8", ["u1", "2"], ["2", "1"], "cuda:0", "")),
+    ],
+)
+def test_annotations(text: str, parts: tuple[object, ...]) -> None:
+    meta = parse_annotation(text)
+    assert (meta.dtype, meta.shape, meta.stride, meta.device, meta.sym) == parts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not a graph",
+        "class G(torch.nn.Module):\n    def forward(self, x:\n",
+        "class G(torch.nn.Module):\n    x = 1\n",
+        "class G(torch.nn.Module):\n" + "    (" * 5000,
+    ],
+)
+def test_what_is_not_a_graph_is_a_typed_failure(text: str) -> None:
+    assert isinstance(parse_graph(text), FxGraphFailure)
