@@ -152,3 +152,15 @@ def test_annotations(text: str, parts: tuple[object, ...]) -> None:
 )
 def test_what_is_not_a_graph_is_a_typed_failure(text: str) -> None:
     assert isinstance(parse_graph(text), FxGraphFailure)
+
+
+def test_trace_graph_parses_an_events_payload_on_demand() -> None:
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "graph_breaks")
+    graphs = [trace.graph(e) for e in trace.events(kind="dynamo_output_graph")]
+    assert graphs and all(isinstance(g, FxGraph) and g.nodes for g in graphs)
+    without_payload = next(e for e in trace.events() if not e.get("payload_filename"))
+    assert trace.graph(without_payload) is None
+    code = next(trace.events(kind="inductor_output_code"))
+    assert isinstance(trace.graph(code), FxGraphFailure)

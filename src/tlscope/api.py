@@ -19,6 +19,11 @@ True
 >>> event = next(trace.events(kind="dynamo_output_graph", compile_id="[0/0_1]"))
 >>> print(trace.payload(event).splitlines()[0])
 class GraphModule(torch.nn.Module):
+>>> graph = trace.graph(event)
+>>> [(n.name, n.op, n.target, n.users) for n in graph.nodes]
+[('l_x_', 'placeholder_alias', 'L_x_', ['x']), ('x', 'call_function', 'torch.sin', [])]
+>>> graph.nodes[1].source.line, graph.inputs[0].meta.shape, graph.outputs
+(22, ['4', '4'], ['x'])
 >>> trace.diff(trace).equal
 True
 >>> flame = trace.flame_graph()
@@ -41,6 +46,7 @@ import msgspec
 
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
+from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
 from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_overview
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -248,6 +254,12 @@ class Trace:
             return self._folder.payload(name)
         except FormatError:
             raise TraceError(f"{name!r} is not a payload file", path=self.folder) from None
+
+    def graph(self, event: dict[str, Any] | str) -> FxGraph | FxGraphFailure | None:
+        """The FX graph printed in an event's payload, parsed on demand (issue 23); None without a
+        payload, an `FxGraphFailure` (with its reason) when the payload is not a printed graph."""
+        text = self.payload(event)
+        return None if text is None else parse_graph(text)
 
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared."""

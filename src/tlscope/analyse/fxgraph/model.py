@@ -51,8 +51,6 @@ class FxNode(msgspec.Struct):
     names: list[str]
     meta: TensorMeta | None = None
     source: FxSource | None = None
-    #: The nn module path, when torch printed one (`# Module stack` / `nn_module_stack` comments).
-    module: str = ""
     #: Nodes that read this one, filled once the whole graph is read.
     users: list[str] = msgspec.field(default_factory=list)
     #: 1-based line of the node in the payload.
