@@ -64,25 +64,27 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _sources(source: str) -> dict[int, FxSource | None]:
-    """Line number -> the user line in force from there (set by `# File:`, cleared otherwise)."""
-    marks: dict[int, FxSource | None] = {}
-    for number, line in enumerate(source.splitlines(), 1):
+def _sources(source: str) -> list[FxSource | None]:
+    """Line number -> the user line in force there (set by `# File:`, cleared by `# No stacktrace`),
+    computed once so that a graph of thousands of nodes is read in linear time."""
+    in_force: list[FxSource | None] = [None]
+    current: FxSource | None = None
+    for line in source.splitlines():
         found = _FILE.match(line)
         if found is not None:
             path, at, function, code = found.groups()
-            marks[number] = FxSource(file=path, line=int(at), function=function, code=code)
+            current = FxSource(file=path, line=int(at), function=function, code=code)
         elif _NO_STACK.match(line):
-            marks[number] = None
-    return marks
+            current = None
+        in_force.append(current)
+    return in_force
 
 
-def _source_at(marks: dict[int, FxSource | None], line: int) -> FxSource | None:
-    before = [number for number in marks if number < line]
-    return marks[max(before)] if before else None
+def _source_at(marks: list[FxSource | None], line: int) -> FxSource | None:
+    return marks[line] if 0 <= line < len(marks) else None
 
 
-def _graph(cls: ast.ClassDef, marks: dict[int, FxSource | None]) -> FxGraph | FxGraphFailure:
+def _graph(cls: ast.ClassDef, marks: list[FxSource | None]) -> FxGraph | FxGraphFailure:
     forward = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
     if forward is None:
         return FxGraphFailure(f"class {cls.name} has no forward")
@@ -100,7 +102,7 @@ def _graph(cls: ast.ClassDef, marks: dict[int, FxSource | None]) -> FxGraph | Fx
     return FxGraph(name=name, inputs=inputs, nodes=nodes, outputs=outputs, subgraphs=subgraphs)
 
 
-def _body(body: list[ast.stmt], known: set[str], marks: dict[int, FxSource | None]) -> tuple[list[FxNode], list[str]]:
+def _body(body: list[ast.stmt], known: set[str], marks: list[FxSource | None]) -> tuple[list[FxNode], list[str]]:
     nodes: list[FxNode] = []
     outputs: list[str] = []
     seen_lines: set[int] = set()
@@ -118,7 +120,7 @@ def _body(body: list[ast.stmt], known: set[str], marks: dict[int, FxSource | Non
     return nodes, outputs
 
 
-def _node(statement: ast.stmt, marks: dict[int, FxSource | None]) -> FxNode | None:
+def _node(statement: ast.stmt, marks: list[FxSource | None]) -> FxNode | None:
     if isinstance(statement, ast.AnnAssign) and statement.value is not None:
         targets: list[ast.expr] = [statement.target]
         value, meta = statement.value, _meta(statement.annotation)
