@@ -1,7 +1,8 @@
 """Every FX graph payload of the corpus and of tlparse's public traces parses (issue 23, point 1).
 
 A graph payload is any payload holding a `class ...(torch.nn.Module):` block. Printing variants
-met and handled (counted on 2026-11-26: 1,716 graphs, 24 event/artifact kinds):
+met and handled (counted on 2026-11-26: 1,723 graphs, 1,213 in the corpus and 510 in
+tlparse's traces, of 24 event/artifact kinds):
 
 * dynamo output graphs and pre-grad graphs: inputs on one line, `l_x_ = L_x_` aliases,
   `# File: ...` comments, a trailing ` # graph id: ...` line (before/after_pre_grad_graph);
