@@ -19,6 +19,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("sources", nargs="*", metavar="PATH|URL", help="traces to serve")
     add_server_flags(parser)
+    parser.add_argument(
+        "--user-code",
+        action="append",
+        metavar="PATTERN",
+        help="files that are your own code, as `tlscope --user-code` (applies to the logs parsed here; "
+        "default $TLSCOPE_USER_CODE)",
+    )
     return parser
 
 

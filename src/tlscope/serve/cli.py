@@ -19,6 +19,7 @@ from tlscope.serve.app import Server
 from tlscope.serve.config import ServeConfig, check, load
 from tlscope.serve.security import is_loopback_bind
 from tlscope.serve.server import base_url, bind, build, run
+from tlscope.write.run_options import user_code_patterns
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +76,11 @@ def start(args: argparse.Namespace, sources: Sequence[str]) -> tuple[Server, obj
     config = config_from(args)
     warnings = warnings_for(config)
     latest = bool(getattr(args, "latest", False))
-    server = build(config, sources, viewer_paths=args.viewer, progress=True, warn=warnings, latest=latest)
+    # Only `serve` parses logs with --user-code (`run` serves the folder it parsed itself).
+    mine = user_code_patterns(getattr(args, "user_code", None))
+    server = build(
+        config, sources, viewer_paths=args.viewer, progress=True, warn=warnings, latest=latest, user_code=mine
+    )
     sock = bind(config.host, config.port)
     for warning in warnings:
         print(f"Warning: {warning}", file=sys.stderr)

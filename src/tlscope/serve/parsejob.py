@@ -1,4 +1,5 @@
-"""`python -m tlscope.serve.parsejob SRC OUT`: one cache parse, in its own process.
+"""`python -m tlscope.serve.parsejob SRC OUT [PATTERN...]`: one cache parse, in its own process
+(PATTERNs: `serve --user-code`'s, serve/traces.py puts them in the cache key too).
 
 The server runs each parse of a raw log in a child process: the event loop keeps answering (no
 GIL held by a parse), a parse's memory goes back to the OS when it ends, and a crash in it
@@ -21,6 +22,7 @@ from tlscope.model.record import Record
 from tlscope.pipeline.parse import parse
 from tlscope.pipeline.single import ReadProgress
 from tlscope.serve.progress import ENCODER, Progress
+from tlscope.write.run_options import ParseOptions
 
 _EVERY = 0.25  # seconds between progress lines
 
@@ -50,12 +52,14 @@ def _rank_done(rank: int) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m tlscope.serve.parsejob SRC OUT", file=sys.stderr)
+    if len(argv) < 2:
+        print("usage: python -m tlscope.serve.parsejob SRC OUT [PATTERN...]", file=sys.stderr)
         return 2
-    src, out = Path(argv[0]), Path(argv[1])
+    src, out, patterns = Path(argv[0]), Path(argv[1]), tuple(argv[2:])
+    options = ParseOptions(user_code=patterns)
+    command = ["tlscope", "serve", str(src), *(f"--user-code={p}" for p in patterns)]
     try:
-        parse(src, out, overwrite=True, command=["tlscope", "serve", str(src)], track=_track, on_rank=_rank_done)
+        parse(src, out, options, overwrite=True, command=command, track=_track, on_rank=_rank_done)
     except (InputError, OutputError) as err:
         print(f"{src}: {err}", file=sys.stderr)
         return 1

@@ -54,14 +54,16 @@ def build(
     progress: bool = False,
     warn: list[str] | None = None,
     latest: bool = False,
+    user_code: tuple[str, ...] = (),
 ) -> Server:
     """A Server for `sources` (paths or store URLs) and the config's. Raises TlscopeError (a path
     with nothing to serve), OSError, RemoteError (a URL in no store) or ViewerError. `latest`: a
-    folder of several logs serves its newest only."""
+    folder of several logs serves its newest only; `user_code`: --user-code's patterns for the logs
+    parsed (a parse cached with other patterns is not reused)."""
     warnings = warn if warn is not None else []
     cache = Cache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), config.cache_max_bytes)
     stores = {name: Store(name, store) for name, store in config.stores.items()}
-    traces = Traces(cache, stores, ProgressPrinter() if progress else None)
+    traces = Traces(cache, stores, ProgressPrinter() if progress else None, user_code)
     for source in [*sources, *config.traces]:
         traces.add_source(source, latest=latest)
     viewers = discover([*config.viewers, *viewer_paths], warnings)

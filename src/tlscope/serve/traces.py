@@ -131,11 +131,19 @@ def remote_trace(ref: StoreRef) -> ServedTrace:
 class Traces:
     """The registry, and what makes a trace ready (parse, download) exactly once."""
 
-    def __init__(self, cache: Cache, stores: dict[str, Store], on_progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        cache: Cache,
+        stores: dict[str, Store],
+        on_progress: Progress | None = None,
+        user_code: tuple[str, ...] = (),
+    ) -> None:
         self.cache = cache
         self.stores = stores
         self.by_id: dict[str, ServedTrace] = {}
         self.on_progress = on_progress
+        #: --user-code's patterns, given to every parse and part of its cache key.
+        self.user_code = user_code
 
     def add(self, trace: ServedTrace) -> ServedTrace:
         return self.by_id.setdefault(trace.id, trace)
@@ -181,7 +189,7 @@ class Traces:
         trace.error = None
         try:
             if trace.kind == "log":
-                key = await anyio.to_thread.run_sync(_key_of, Path(trace.source))
+                key = with_user_code(await anyio.to_thread.run_sync(_key_of, Path(trace.source)), self.user_code)
                 trace.local = await self.cache.ensure(key, lambda out: self._parse(trace, Path(trace.source), out))
             elif trace.kind == "remote-log":
                 assert trace.remote is not None
@@ -200,7 +208,7 @@ class Traces:
         trace.state = "parsing"
         trace.ranks_finished = []
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tlscope.serve.parsejob", str(src), str(out),
+            sys.executable, "-m", "tlscope.serve.parsejob", str(src), str(out), *self.user_code,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         assert proc.stdout is not None and proc.stderr is not None
@@ -238,7 +246,7 @@ class Traces:
             self.on_progress(trace)
 
     async def _remote_log(self, trace: ServedTrace, ref: StoreRef) -> Path:
-        identity = await ref.store.identity(ref.key)
+        identity = with_user_code(await ref.store.identity(ref.key), self.user_code)
         key = self.cache.alias(identity)
         if key is not None and self.cache.ready(key):
             self.cache.touch(key)
@@ -248,7 +256,7 @@ class Traces:
         download = self.cache.temp_path(_SLUG.sub("_", name))
         try:
             await ref.store.download(ref.key, download, lambda done, total: self._got(trace, done, total))
-            key = await anyio.to_thread.run_sync(input_key, download)
+            key = with_user_code(await anyio.to_thread.run_sync(input_key, download), self.user_code)
             self.cache.set_alias(identity, key)
             return await self.cache.ensure(key, lambda out: self._parse(trace, download, out))
         finally:
@@ -324,6 +332,15 @@ async def _copy_files(store: Store, ref: StoreRef, names: list[str], out: Path, 
         tmp.rename(out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def with_user_code(key: str, patterns: tuple[str, ...]) -> str:
+    """A parse's cache key (or a remote object's identity) for these --user-code patterns: a parse
+    with other patterns attributes breaks elsewhere, so it is another entry. Without patterns the
+    key is the input's own (entries made before the patterns existed stay valid)."""
+    if not patterns:
+        return key
+    return hashlib.sha256("\0".join(("user-code", key, *patterns)).encode()).hexdigest()
 
 
 def _key_of(path: Path) -> str:
