@@ -9,7 +9,7 @@ libFuzzer grow inputs (kept in bench/results/atheris-corpus/, git-ignored) that 
 branches of the code every log byte goes through first:
 the line splitter and payload collection (read/reader.py), the glog prefix (read/glog.py, strict
 and loose), the JSON decode boundary (format/json_boundary.py) on envelopes and payloads, compile
-ids and typed events, the rank sniff (read/ranks.py), and the payload decoders of the format
+ids and typed events, the rank sniff (read/log_ranks.py), and the payload decoders of the format
 writer (chromium events, torch_version). Any exception escaping is a crash: hostile bytes must
 become problems, never exceptions. The seed corpus is the first records of every corpus trace.
 """
@@ -28,7 +28,7 @@ with atheris.instrument_imports(include=["tlscope"]):
     from tlscope.model.problems import Problems
     from tlscope.read import glog
     from tlscope.format.json_boundary import JsonError, decode
-    from tlscope.read.ranks import line_rank
+    from tlscope.read.log_ranks import line_rank
     from tlscope.read.reader import LogReader, _Lines
     from tlscope.write import format as format_writer
 

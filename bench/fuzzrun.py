@@ -73,7 +73,7 @@ def _load_entry(spec: str) -> Callable[[Sequence[str]], int]:
 
 def _preload() -> None:
     """What every run needs, imported and warmed before forking (as a long-lived server would)."""
-    for name in ("tlscope.commands.parse", "tlscope.commands.split", "tlscope.commands.redact"):
+    for name in ("tlscope.commands.parse_command", "tlscope.commands.split_command", "tlscope.commands.redact_command"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     with contextlib.suppress(ImportError):

@@ -54,13 +54,13 @@ sys.path.insert(0, _SRC)
 #: exists is wrapped; every listed one that exists is, for functions imported by name elsewhere.
 STAGES: list[tuple[str, list[str]]] = [
     ("format writer", ["tlscope.write.format:FormatWriter.feed", "tlscope.write.format:FormatWriter.finish"]),
-    ("answers: sink", ["tlscope.write.answers:AnswersSink.feed"]),
-    ("answers: compile fold", ["tlscope.analyse.fold.compiles:CompileFold.feed"]),
-    ("answers: log size fold", ["tlscope.analyse.logsize:LogSizeFold.feed"]),
-    ("answers: files written", ["tlscope.write.answers:AnswersSink.finish"]),
+    ("answers: sink", ["tlscope.write.answers_sink:AnswersSink.feed"]),
+    ("answers: compile fold", ["tlscope.analyse.fold.compile_fold:CompileFold.feed"]),
+    ("answers: log size fold", ["tlscope.analyse.logsize_fold:LogSizeFold.feed"]),
+    ("answers: files written", ["tlscope.write.answers_sink:AnswersSink.finish"]),
     ("report: per-record handlers", ["tlscope.write.report.sink:ReportSink.feed"]),
     ("report: end (index, directory, raw.log)", ["tlscope.write.report.sink:ReportSink.finish"]),
-    ("report: flame graph", ["tlscope.write.report.answers:write_flame_page"]),
+    ("report: flame graph", ["tlscope.write.report.answer_sections:write_flame_page"]),
 ]
 #: The page jobs (write/report/derived.py's JOBS), by kind.
 PAGE_JOBS = {"code": "report: output code highlighting", "json": "report: JSON artifact pages",

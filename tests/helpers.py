@@ -505,7 +505,7 @@ EDGE_EVENTS: list[tuple[int | None, Any]] = [
 
 
 def write_edge_timeline(path: Path) -> None:
-    from tlscope.write.timeline import TimelineWriter
+    from tlscope.write.timeline_writer import TimelineWriter
 
     writer = TimelineWriter(path)
     for rank, event in EDGE_EVENTS:

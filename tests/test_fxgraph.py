@@ -30,7 +30,7 @@ import pytest
 from helpers import CORPUS, TLPARSE_TRACES
 
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
-from tlscope.analyse.fxgraph.parse import parse_annotation
+from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.read.reader import LogReader
 
 #: An assignment line as printed: `name = ...`, `name: "f32[4]" = ...` or `a, b, = ...`,

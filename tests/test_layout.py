@@ -308,13 +308,13 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_layer_check_finds_an_upward_import() -> None:
     graph = {
-        "tlscope.read.reader": {"tlscope.format.raw", "tlscope.analyse.fold.compiles"},
+        "tlscope.read.reader": {"tlscope.format.raw", "tlscope.analyse.fold.compile_fold"},
         "tlscope.api": {"tlscope.read.inputs", "tlscope.pipeline.parse"},
         "tlscope.write.format": {"tlscope.read.reader"},
     }
     assert layer_violations(graph) == [
         "tlscope.api imports tlscope.read.inputs",
-        "tlscope.read.reader imports tlscope.analyse.fold.compiles",
+        "tlscope.read.reader imports tlscope.analyse.fold.compile_fold",
     ]
 
 
@@ -332,7 +332,12 @@ def test_imports_go_down_the_layers() -> None:
 FORMAT_FILE_NAMES = ("manifest.json", "compiles.json", "raw.jsonl", "log_size.json")
 #: The template viewers `tlscope viewer new` copies out are the user's code, written against the
 #: served files by their documented names (docs/VIEWERS.md), not against tlscope's modules.
-_FILE_NAME_OWNERS = ("tlscope.format.", "tlscope.write.format", "tlscope.write.answers", "tlscope.viewers.templates.")
+_FILE_NAME_OWNERS = (
+    "tlscope.format.",
+    "tlscope.write.format",
+    "tlscope.write.answers_sink",
+    "tlscope.viewers.templates.",
+)
 #: A string that is a file name or a relative path ending in one (`rank_0/raw.jsonl`, `/raw.jsonl`),
 #: not prose that mentions one (a help text, an error message).
 _FILE_NAME = re.compile(r"^[\w./-]*(" + "|".join(re.escape(n) for n in FORMAT_FILE_NAMES) + ")$")
@@ -415,3 +420,26 @@ def test_every_error_a_command_reports_is_a_tlscope_error() -> None:
             }:
                 outside.append(f"{name}.{node.name}")
     assert outside == []
+
+
+def shared_basenames(paths: Iterator[Path] | list[Path]) -> dict[str, list[str]]:
+    """File name -> the modules that have it, for names used by more than one (`__init__.py` aside:
+    a package's name is its folder's)."""
+    seen: dict[str, list[str]] = {}
+    for path in paths:
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(path.relative_to(PACKAGE).as_posix())
+    return {name: where for name, where in seen.items() if len(where) > 1}
+
+
+def test_the_basename_check_finds_a_shared_name() -> None:
+    paths = [PACKAGE / "commands" / "diff.py", PACKAGE / "analyse" / "diff.py", PACKAGE / "read" / "__init__.py"]
+    paths.append(PACKAGE / "write" / "__init__.py")
+    assert shared_basenames(paths) == {"diff.py": ["commands/diff.py", "analyse/diff.py"]}
+
+
+def test_no_two_modules_share_a_file_name() -> None:
+    """A module's name says which room it is in (issue 19): a traceback, an import or a search for
+    `parse.py` names one file, not a command, the pipeline's entry point and the FX graph parser.
+    No exception: a command's module is `<name>_command.py` beside the code doing its work."""
+    assert shared_basenames(list(modules().values())) == {}

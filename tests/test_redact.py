@@ -19,7 +19,7 @@ from helpers import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlscope.commands import redact as redact_command
+from tlscope.commands import redact_command
 from tlscope.read import redact
 
 # Real tlparse test traces, made on Meta developer machines: they name /data/users/<user>/... and

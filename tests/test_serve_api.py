@@ -440,8 +440,8 @@ def test_compress_policy(live: LiveServer, viewer_traces: dict[str, Path]) -> No
 
 
 def test_compress_flag_and_config(tmp_path: Path) -> None:
-    from tlscope.serve.cli import add_server_flags, config_from
     from tlscope.serve.config import ConfigError, load
+    from tlscope.serve.serve_cli import add_server_flags, config_from
 
     parser = argparse.ArgumentParser()
     add_server_flags(parser)

@@ -14,9 +14,9 @@ import pytest
 from helpers import REPO
 
 from tlscope.cli import main as tlscope_main
-from tlscope.commands.serve import build_parser
-from tlscope.serve.cli import config_from, warnings_for
+from tlscope.commands.serve_command import build_parser
 from tlscope.serve.config import ConfigError, ServeConfig, load
+from tlscope.serve.serve_cli import config_from, warnings_for
 
 DOC = (REPO / "docs" / "SERVER.md").read_text()
 

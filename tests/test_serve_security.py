@@ -131,8 +131,8 @@ def test_cors_preflight(world: dict[str, object]) -> None:
 
 
 def test_star_only_when_asked(tmp_path: Path, world: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
-    from tlscope.serve.cli import warnings_for
     from tlscope.serve.config import ServeConfig
+    from tlscope.serve.serve_cli import warnings_for
 
     assert normalise_origin("HTTP://LOCALHOST:80") == "http://localhost"
     for bad in ("http://x/path", "ftp://x", "x", "http://u:p@x"):

@@ -16,8 +16,8 @@ import pytest
 from helpers import EDGE_EVENTS
 
 from tlscope import timeline
-from tlscope.format import timeline as layout
-from tlscope.write.timeline import TimelineWriter
+from tlscope.format import timeline_bin as layout
+from tlscope.write.timeline_writer import TimelineWriter
 
 
 def expected_from_chromium(events: list[Any], rank: int | None) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 PATH is a timeline.bin or an output folder holding one (a job's folder holds every rank's).
 Each event has `.rank`, `.name`, `.cat`, `.start_us`, `.dur_us`, `.compile_id` (display form or
-None), `.depth` and `.kind`. The layout and the decoder live in `tlscope.format.timeline`.
+None), `.depth` and `.kind`. The layout and the decoder live in `tlscope.format.timeline_bin`.
 
 >>> from tlscope import timeline
 >>> events = timeline.read(OUT)                                  # doctest: +SKIP
@@ -12,6 +12,6 @@ None), `.depth` and `.kind`. The layout and the decoder live in `tlscope.format.
 
 from __future__ import annotations
 
-from tlscope.format.timeline import Header, TimelineError, TimelineEvent, iter_events, read, read_tables
+from tlscope.format.timeline_bin import Header, TimelineError, TimelineEvent, iter_events, read, read_tables
 
 __all__ = ["Header", "TimelineError", "TimelineEvent", "iter_events", "read", "read_tables"]

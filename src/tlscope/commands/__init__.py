@@ -1,7 +1,8 @@
 """commands: one module per `tlscope` command, each with `main(argv) -> int` (its exit status).
 
-COMMANDS maps a command name to "module:function"; modules are imported lazily, so `tlscope
-PATH` does not pay for commands it does not run. `parse` is the default: `tlscope PATH ...` is
+COMMANDS maps a command name to "module:function", a module named `<name>_command.py` (no
+module name is used twice in the package, tests/test_layout.py); modules are imported lazily, so
+`tlscope PATH` does not pay for commands it does not run. `parse` is the default: `tlscope PATH ...` is
 `tlscope parse PATH ...`. A new command is a module here and one line in COMMANDS. Modules
 below commands/ never import a command (tests/test_layout.py checks it).
 """
@@ -15,16 +16,16 @@ from collections.abc import Callable, Sequence
 DEFAULT = "parse"
 
 COMMANDS: dict[str, str] = {
-    "parse": "tlscope.commands.parse:main",
-    "redact": "tlscope.commands.redact:main",
-    "split": "tlscope.commands.split:main",
-    "viewer": "tlscope.commands.viewer:main",
-    "pack": "tlscope.commands.pack:main",
-    "corpus": "tlscope.commands.corpus:main",
-    "summary": "tlscope.commands.summary:main",
-    "diff": "tlscope.commands.diff:main",
-    "serve": "tlscope.commands.serve:main",
-    "run": "tlscope.commands.run:main",
+    "parse": "tlscope.commands.parse_command:main",
+    "redact": "tlscope.commands.redact_command:main",
+    "split": "tlscope.commands.split_command:main",
+    "viewer": "tlscope.commands.viewer_command:main",
+    "pack": "tlscope.commands.pack_command:main",
+    "corpus": "tlscope.commands.corpus_command:main",
+    "summary": "tlscope.commands.summary_command:main",
+    "diff": "tlscope.commands.diff_command:main",
+    "serve": "tlscope.commands.serve_command:main",
+    "run": "tlscope.commands.run_command:main",
 }
 
 #: Commands whose first argument is an action: `tlscope corpus list` runs the command even

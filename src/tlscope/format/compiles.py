@@ -1,7 +1,7 @@
 """compiles.json: one entry per compile id saying what happened to it, and the distinct graph breaks.
 
 These Structs are the file's schema (docs/schema/compiles.schema.json is generated from them) and
-what the analyses in analyse/fold/compiles.py return; `tlscope.load`, `tlscope summary` and the report
+what the analyses in analyse/fold/compile_fold.py return; `tlscope.load`, `tlscope summary` and the report
 read the same objects. FORMAT.md section "compiles.json" documents every field.
 """
 

@@ -1,7 +1,7 @@
 """log_size.json: where the input's bytes went, every byte attributed.
 
 These Structs are the file's schema (docs/schema/log_size.schema.json is generated from them);
-analyse/logsize.py fills them and FORMAT.md documents them.
+analyse/logsize_fold.py fills them and FORMAT.md documents them.
 """
 
 from __future__ import annotations

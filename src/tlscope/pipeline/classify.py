@@ -4,7 +4,7 @@
 `classify`: a store URL, a tlscope output folder, a log (plain or .gz), a muxed log (one file
 holding several ranks' lines, or a folder holding only that file), a job's rank logs (a folder of
 `dedicated_log_torch_trace_rank_N_*.log`), or a folder of logs (one, or several unrelated ones).
-The muxed-log sniff reads the head of the log (read/ranks.py), so it is asked for only by those
+The muxed-log sniff reads the head of the log (read/log_ranks.py), so it is asked for only by those
 that parse (`sniff=True`); the others need to know only whether PATH is already an output folder.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tlscope.format.folder import is_output_folder
 from tlscope.read.inputs import candidate_logs, discover
-from tlscope.read.ranks import sniff_several_ranks
+from tlscope.read.log_ranks import sniff_several_ranks
 
 
 class InputKind(enum.Enum):

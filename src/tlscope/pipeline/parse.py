@@ -4,7 +4,7 @@
     parsed = parse(Path("trace.log"), Path("out"), overwrite=True)
     parsed.manifests[0].compile_ids
 
-`tlscope PATH` (commands/parse.py), the server's cache, `tlscope run`, `summary`, `diff` and
+`tlscope PATH` (commands/parse_command.py), the server's cache, `tlscope run`, `summary`, `diff` and
 `tlscope.load` all go through here, so they all see the same output tree. Everything is
 written into a temporary sibling of OUT and renamed into place at the end: a failed run leaves
 OUT as it was.

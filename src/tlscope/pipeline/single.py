@@ -21,7 +21,7 @@ from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Man
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
-from tlscope.write.answers import AnswersSink
+from tlscope.write.answers_sink import AnswersSink
 from tlscope.write.context import RunContext, Sink, SinkFactory, abort
 from tlscope.write.format import FormatWriter, problem_summary
 from tlscope.write.outdir import OutputDir

@@ -27,8 +27,8 @@ from tlscope.model.events import EVENT_TYPES, Event, StringEntry
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.glog import PREFIX
+from tlscope.read.log_ranks import valid_rank
 from tlscope.read.names import rank_in_name
-from tlscope.read.ranks import valid_rank
 from tlscope.read.source import LogSource
 
 #: Real string tables hold thousands of entries; an index beyond this is rejected.

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tlscope.read.glog import process_id
+from tlscope.read.log_ranks import line_rank
 from tlscope.read.names import rank_log_name
-from tlscope.read.ranks import line_rank
 from tlscope.read.source import LogSource
 
 #: Lines of processes that never said their rank go here (kept, not silently dropped).

@@ -32,7 +32,7 @@ from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.write.context import RunContext
 from tlscope.write.outdir import OutputDir
-from tlscope.write.timeline import TimelineWriter
+from tlscope.write.timeline_writer import TimelineWriter
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
 

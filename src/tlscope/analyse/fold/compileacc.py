@@ -1,4 +1,4 @@
-"""What the compile fold keeps per compile id while the log streams by (analyse/fold/compiles.py).
+"""What the compile fold keeps per compile id while the log streams by (analyse/fold/compile_fold.py).
 
 Only small facts are kept: references to payloads (never the payloads), the first line of
 reasons, the inputs' shapes. A long job has thousands of compile ids; each costs a few KB.

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
+from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
-from tlscope.analyse.fold.compiles import CompileFold
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.recommend import recommended_failure
 from tlscope.analyse.fold.usercode import UserCode

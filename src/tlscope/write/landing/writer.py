@@ -19,7 +19,7 @@ from tlscope.write import templates
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
-from tlscope.write.timeline import merge as merge_timelines
+from tlscope.write.timeline_writer import merge as merge_timelines
 
 #: The job's rank lines and divergence, beside the rank folders.
 RANKS_FILE = layout.RANKS

@@ -18,7 +18,7 @@ from tlscope.model.record import Record
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report import pages
 from tlscope.write.report.derived import DerivedFiles, link_or_copy
-from tlscope.write.report.provenance import ProvenanceCollector
+from tlscope.write.report.provenance_pages import ProvenanceCollector
 
 _STACK_TRACES = "inductor_provenance_tracking_kernel_stack_traces"
 

@@ -16,7 +16,7 @@ from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext
-from tlscope.write.report import answers, pages
+from tlscope.write.report import answer_sections, pages
 from tlscope.write.report.handlers import EXPORT_PARSERS, FOLDS, PARSERS, dispatch
 from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.outputs import Line, OutputListener
@@ -71,7 +71,7 @@ class ReportSink:
         if outputs.provenance is not None:
             provenance_pages = outputs.provenance.write(ctx.out, [k for k, _ in outputs.directory.items()])
         if ctx.answers is not None:
-            answers.write_flame_page(ctx.out, ctx.answers)
+            answer_sections.write_flame_page(ctx.out, ctx.answers)
         self._write_index(provenance_pages)
         if ctx.options.job_folder is None:  # a rank of a job: its log is the job's input (DEVIATIONS.md)
             pages.copy_raw_log(ctx.reader, ctx.out.path("raw.log"))
@@ -92,8 +92,8 @@ class ReportSink:
             directory=directory,
             provenance_pages=provenance_pages,
             collectives_parity_link=state.options.multi_rank,
-            answers_badges=answers.badges(state.ctx.answers) if state.ctx.answers else {},
-            **(answers.sections(state.ctx.answers) if state.ctx.answers else {}),
+            answers_badges=answer_sections.badges(state.ctx.answers) if state.ctx.answers else {},
+            **(answer_sections.sections(state.ctx.answers) if state.ctx.answers else {}),
         )
 
 

@@ -14,7 +14,7 @@ from tlscope.write.report.export import ExportState
 from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.outputs import Line, OutputListener, Outputs
 from tlscope.write.report.pages import StackRow
-from tlscope.write.report.provenance import ProvenanceCollector
+from tlscope.write.report.provenance_pages import ProvenanceCollector
 
 #: Below this many bytes of log (a quarter of it gzipped), pages are written in this process: a
 #: worker's start and the pipe cost more CPU than a small log's few pages (10-40 ms measured on

@@ -1,6 +1,6 @@
 """timeline.bin: every chromium event of a log (or of a job's ranks) packed in 16 bytes.
 
-Layout in `tlscope.format.timeline` and docs/FORMAT.md section 17. Streamed: the writer holds
+Layout in `tlscope.format.timeline_bin` and docs/FORMAT.md section 17. Streamed: the writer holds
 one block of records (at most 1 MiB), the open spans of each thread (their `E` has not come
 yet) and the string tables (distinct names, categories and compile ids), never the events. A
 `B` is written where it comes, in log order, and its duration is patched in when its `E`
@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import msgspec
 
-from tlscope.format import timeline as tl
+from tlscope.format import timeline_bin as tl
 
 #: Chromium `ts` beyond this are left out: epoch µs as a double is exact only below 2^53.
 _MAX_TS = float(2**53)

@@ -12,11 +12,11 @@ from typing import IO
 
 import msgspec
 
+from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileresult import entries
-from tlscope.analyse.fold.compiles import CompileFold
 from tlscope.analyse.fold.graphbreaks import distinct_graph_breaks
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.analyse.logsize import LogSizeFold
+from tlscope.analyse.logsize_fold import LogSizeFold
 from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.format.status import STATUSES

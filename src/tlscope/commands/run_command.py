@@ -30,7 +30,7 @@ from tlscope.format.errors import TlscopeError, os_error_text
 from tlscope.lifetime import Terminated, stop_handled
 from tlscope.pipeline.classify import classify
 from tlscope.pipeline.parse import parse
-from tlscope.serve.cli import add_server_flags, serve, start
+from tlscope.serve.serve_cli import add_server_flags, serve, start
 
 _STOP_WAIT = 30.0  # seconds PROGRAM gets to stop after Ctrl-C before it is killed
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tlscope.analyse.tlparse.directory import DirKey
-from tlscope.analyse.tlparse.provenance import line_mappings
+from tlscope.analyse.tlparse.provenance_lines import line_mappings
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
 

@@ -1,6 +1,6 @@
 """`tlscope serve [PATH|URL ...]`: serve traces, the JS client and viewers over HTTP (docs/SERVER.md).
 
-The flags and the run are tlscope.serve.cli (shared with `tlscope run`); the server is tlscope.serve.
+The flags and the run are tlscope.serve.serve_cli (shared with `tlscope run`); the server is tlscope.serve.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from tlscope.serve.cli import add_server_flags, serve, start
+from tlscope.serve.serve_cli import add_server_flags, serve, start
 
 
 def build_parser() -> argparse.ArgumentParser:
