@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS
 
-from tlscope.commands.serve import build_parser
+from tlscope.commands.serve_command import build_parser
 from tlscope.serve.cache import Cache
-from tlscope.serve.cli import config_from
+from tlscope.serve.serve_cli import config_from
 from tlscope.serve.server import build
 from tlscope.serve.traces import Traces
 
@@ -57,7 +57,7 @@ def test_serve_takes_the_flag_and_the_environment(tmp_path: Path, monkeypatch: p
     else:
         monkeypatch.setenv("TLSCOPE_USER_CODE", "*/a/*:*/b/*")
     args = build_parser().parse_args(argv)
-    from tlscope.serve.cli import user_code_patterns
+    from tlscope.serve.serve_cli import user_code_patterns
 
     server = build(config_from(args), args.sources, user_code=user_code_patterns(args.user_code))
     assert server.traces.user_code == ("*/a/*", "*/b/*")
