@@ -305,12 +305,12 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
 
 
 def why_recompiled(entry: CompileEntry) -> str | None:
-    """Why a compile recompiled, in plain words (its first failed guard), or None."""
+    """Why a compile recompiled, in plain words (its recommended guard failure, as summary and the
+    explorer say it), or None."""
     recompile = entry.recompile
     if recompile is None:
         return None
-    failures = recompile.guard_failures
-    return failures[0].explanation if failures else recompile.reason or "reason not logged"
+    return recompile.explanation() or "reason not logged"
 
 
 def _hit(entry: CompileEntry) -> bool:

@@ -186,14 +186,13 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
     chosen = recompile.recommended
     if chosen is not None and not 0 <= chosen.index < len(failures):
         chosen = None  # a hand-edited or damaged file: fall back to the newest entry
-    shown = failures[chosen.index if chosen is not None else 0] if failures else None
     return RecompileRow(
         id=entry.id,
         function=entry.function.name if entry.function else None,
         reason=recompile.reason,
         reasons=failures,
         recommended=chosen,
-        explanation=shown.explanation if shown is not None else recompile.reason,
+        explanation=recompile.explanation(),
         changes=[f"{c.input} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
     )
 

@@ -193,6 +193,20 @@ class Recompile(msgspec.Struct, kw_only=True):
     #: The `recompile_reasons` artifact, when logged.
     event: PayloadRef | None = None
 
+    def shown_failure(self) -> GuardFailure | None:
+        """The guard failure every answer shows first: `recommended`'s, else the newest entry's (a
+        folder written before 1.9, or a damaged index); None without guard failures."""
+        failures, chosen = self.guard_failures, self.recommended
+        if chosen is not None and 0 <= chosen.index < len(failures):
+            return failures[chosen.index]
+        return failures[0] if failures else None
+
+    def explanation(self) -> str | None:
+        """Why it recompiled in plain words, one rule for summary, diff and the ranks' divergence:
+        the shown failure's explanation, else `reason` (Dynamo's, verbatim)."""
+        shown = self.shown_failure()
+        return shown.explanation if shown is not None else self.reason
+
 
 class Failure(msgspec.Struct, kw_only=True):
     """Why a compilation failed (compilation_metrics `fail_*` fields)."""

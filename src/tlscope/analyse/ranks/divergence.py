@@ -110,9 +110,7 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
         line.cache_misses += sum(c.outcome == "miss" for c in entry.cache)
         if entry.recompile is not None:
             line.recompiles += 1
-            failures = entry.recompile.guard_failures
-            why = failures[0].explanation if failures else entry.recompile.reason
-            overview.recompiles[entry.id] = why or "no reason logged"
+            overview.recompiles[entry.id] = entry.recompile.explanation() or "no reason logged"
     line.compile_time_s = round(line.compile_time_s, 6)
     return overview
 

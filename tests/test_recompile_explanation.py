@@ -1,0 +1,77 @@
+"""One recompile, one explanation: `tlscope summary`, `tlscope diff` and the ranks' divergence
+sentence all say compiles.json's `recommended` guard failure (analyse/fold/recommend.py), as the
+explorer does (lib/compiles.js recommendedFailure). Before, diff and the divergence sentence took
+the newest cache entry's failure (`guard_failures[0]`), so on recompiles_dynamic's [0/5] they
+blamed a stride while summary and the explorer said mark_dynamic."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import CORPUS
+
+import tlscope
+from tlscope.analyse.diff import why_recompiled
+from tlscope.analyse.ranks.divergence import divergence, rank_overview
+from tlscope.format.compiles import CompileEntry
+
+TRACES = ["recompiles", "recompiles_dynamic"]  # the corpus traces that recompile
+
+
+def _entries(name: str) -> list[list[CompileEntry]]:
+    trace = tlscope.load(CORPUS / name)
+    numbers = trace.rank_numbers
+    return [list(trace.compiles)] if not numbers else [list(trace.rank(r).compiles) for r in numbers]
+
+
+def _recommended(entry: CompileEntry) -> str | None:
+    """What compiles.json recommends, read straight from its fields."""
+    recompile = entry.recompile
+    assert recompile is not None
+    if recompile.recommended is None:
+        return recompile.reason
+    return recompile.guard_failures[recompile.recommended.index].explanation
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_every_answer_explains_each_recompile_by_the_recommended_failure(name: str) -> None:
+    seen = 0
+    for rank, entries in enumerate(_entries(name)):
+        overview = rank_overview(rank, entries)
+        for entry in entries:
+            if entry.recompile is None or entry.status == "outside":
+                continue
+            seen += 1
+            expected = _recommended(entry)
+            assert why_recompiled(entry) == (expected or "reason not logged")
+            assert overview.recompiles[entry.id] == (expected or "no reason logged")
+    assert seen, f"{name} has recompiles"
+
+
+def test_where_the_newest_entry_is_not_the_cause_all_three_say_the_recommended_one() -> None:
+    """recompiles_dynamic's [0/5]: the newest entry failed on a stride it had specialised; the
+    recommended one on mark_dynamic."""
+    (entries,) = _entries("recompiles_dynamic")
+    entry = next(e for e in entries if e.id == "[0/5]")
+    assert entry.recompile is not None and entry.recompile.recommended is not None
+    assert entry.recompile.recommended.index > 0
+    newest = entry.recompile.guard_failures[0].explanation
+    best = _recommended(entry)
+    assert best is not None and "mark_dynamic" in best and newest != best
+    assert why_recompiled(entry) == best
+    # A job whose rank 1 alone holds [0/5]: its divergence sentence gives the same reason.
+    view = divergence([rank_overview(0, [e for e in entries if e.id != "[0/5]"]), rank_overview(1, entries)])
+    (sentence,) = [g.sentence for g in view.groups if g.ranks == [1]]
+    assert f"recompiled [0/5] because {best}" in sentence
+    # And the commands as typed.
+    env_run = [sys.executable, "-m", "tlscope"]
+    path = str(CORPUS / "recompiles_dynamic")
+    summary = json.loads(subprocess.run([*env_run, "summary", path, "--json"], capture_output=True, check=True).stdout)
+    assert [r["explanation"] for r in summary["recompiles"] if r["id"] == "[0/5]"] == [best]
+    diff = subprocess.run([*env_run, "diff", path, "--ids", "0/4", "0/5"], capture_output=True, text=True)
+    assert diff.returncode == 1, diff.stderr  # 1: the two compiles differ
+    assert f"/ B {best}" in diff.stdout
+    assert newest not in diff.stdout
