@@ -9,6 +9,7 @@ import pytest
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.compare import Issue, analyze_execution_order
+from tlscope.analyse.ranks.divergence import RankLine, RankOverview
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.pipeline.ranks import run_multi_rank
 from tlscope.write.run_options import ParseOptions
@@ -73,20 +74,19 @@ def test_rank_table_marks_the_rank_that_compiled_more(runtime_ranks: list[RankSu
     rows = {row.rank: row for row in table.rank_table(runtime_ranks)}
     assert [r for r in rows] == list(range(7))
     # Ranks 0-4 compiled [0/0]..[0/3]; ranks 5 and 6 only [0/0] and [0/1].
-    assert [rows[r].stats.compilations for r in range(7)] == [4, 4, 4, 4, 4, 2, 2]
+    assert [rows[r].line.compiles for r in range(7)] == [4, 4, 4, 4, 4, 2, 2]
     assert "fewer compilations" in rows[5].marks and "fewer compilations" in rows[6].marks
     assert not any("compilations" in m for r in range(5) for m in rows[r].marks)
-    slowest = max(range(7), key=lambda r: rows[r].stats.compile_time_s)
+    slowest = max(range(7), key=lambda r: rows[r].line.compile_time_s)
     assert "slowest" in rows[slowest].marks
     assert sum("slowest" in rows[r].marks for r in range(7)) == 1
-    assert rows[0].stats.cache_misses == 8 and rows[5].stats.cache_misses == 4
-    assert rows[0].stats.recompiles == 3 and rows[0].stats.failures == 0
+    assert rows[0].line.cache_misses == 8 and rows[5].line.cache_misses == 4
+    assert rows[0].line.recompiles == 3 and rows[0].line.failures == 0
 
 
 def test_rank_table_marks_nothing_for_identical_ranks() -> None:
-    same = [RankSummary(rank=r) for r in range(3)]
-    for s in same:
-        s.stats.compilations, s.stats.compile_time_s = 2, 1.5
+    lines = [RankLine(rank=r, compiles=2, compile_time_s=1.5) for r in range(3)]
+    same = [RankSummary(rank=line.rank, overview=RankOverview(line=line)) for line in lines]
     assert all(row.marks == [] for row in table.rank_table(same))
 
 

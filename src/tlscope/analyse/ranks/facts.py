@@ -74,8 +74,6 @@ def note_directory(members: Iterable[tuple[str, Any]], summary: RankSummary) -> 
                 _note_cache(summary.cache_status, key, name)
     numbered.sort(key=lambda item: item[0])
     summary.cache_pattern = "".join(s for _, s in numbered)
-    summary.stats.cache_hits = sum(s.count("✅") for _, s in numbered)
-    summary.stats.cache_misses = sum(s.count("❌") for _, s in numbered)
 
 
 def _note_cache(status: dict[str, str], cid: str, name: str) -> None:
@@ -167,17 +165,11 @@ def note_parity(graph: str, schedule: list[str], code: str, summary: RankSummary
 
 
 def note_metrics(cid: CompileId, metrics: CompilationMetrics, summary: RankSummary) -> None:
-    """One compilation_metrics event of the rank (cid as logged; `[0/1]` and `[0/1_0]` are one)."""
+    """One compilation_metrics event of the rank (cid as logged; `[0/1]` and `[0/1_0]` are one): its
+    cell of the compile-id matrix, until the rank's compiles.json says (`note_compiles`). The
+    rank's figures are not counted here: they are its compiles.json line (`RankSummary.line`)."""
     cid = cid.normalised()
-    stats = summary.stats
-    status = _status(metrics)
-    seconds = _seconds(metrics)
-    stats.compilations += 1
-    stats.compile_time_s += seconds or 0.0
-    stats.graph_breaks += status == "graph_break"
-    stats.failures += status == "failed"
-    stats.recompiles += bool(cid.frame_compile_id)
-    summary.compiles[cid.display] = CompileInfo(status=status, compile_time_s=seconds)
+    summary.compiles[cid.display] = CompileInfo(status=_status(metrics), compile_time_s=_seconds(metrics))
 
 
 def _status(metrics: CompilationMetrics) -> str:

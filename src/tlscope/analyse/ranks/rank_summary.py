@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from tlscope.analyse.ranks.divergence import RankOverview
+from tlscope.analyse.ranks.divergence import RankLine, RankOverview
 
 
 class GraphOps(msgspec.Struct, frozen=True):
@@ -39,16 +39,6 @@ class CompileInfo(msgspec.Struct, frozen=True):
     compile_time_s: float | None = None
 
 
-class RankStats(msgspec.Struct, kw_only=True):
-    compilations: int = 0
-    compile_time_s: float = 0.0
-    graph_breaks: int = 0
-    recompiles: int = 0
-    cache_hits: int = 0
-    cache_misses: int = 0
-    failures: int = 0
-
-
 class RankSummary(msgspec.Struct, kw_only=True):
     """What one rank's report folder says, for comparison with the other ranks."""
 
@@ -69,7 +59,6 @@ class RankSummary(msgspec.Struct, kw_only=True):
     execution_order: list[str] | None = None
     parity: list[ParityGraph] = []
     compiles: dict[str, CompileInfo] = {}
-    stats: RankStats = msgspec.field(default_factory=RankStats)
     chromium_events: int = 0
     #: Malformed inputs or artifacts of this rank: reported, the other ranks still analysed.
     errors: list[str] = []
@@ -78,3 +67,9 @@ class RankSummary(msgspec.Struct, kw_only=True):
     #: The rank's line and compile ids from its compiles.json (ranks.json is made of these); null
     #: for a folder without compiles.json (tlparse's).
     overview: RankOverview | None = None
+
+    @property
+    def line(self) -> RankLine:
+        """The rank's figures (compiles, compile time, breaks, recompiles, failures, cache): ranks.json's
+        line, the one definition every consumer shows; all zero without a compiles.json."""
+        return self.overview.line if self.overview is not None else RankLine(rank=self.rank)

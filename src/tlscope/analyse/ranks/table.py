@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import msgspec
 
 from tlscope.analyse.ranks.compare import OUTSIDE_COMPILE
-from tlscope.analyse.ranks.rank_summary import CompileInfo, RankStats, RankSummary
+from tlscope.analyse.ranks.divergence import RankLine
+from tlscope.analyse.ranks.rank_summary import CompileInfo, RankSummary
 
 #: A rank is "slow" when its total compile time exceeds the median by this factor.
 SLOW_FACTOR = 1.2
@@ -16,7 +17,8 @@ SLOW_FACTOR = 1.2
 
 class RankRow(msgspec.Struct, frozen=True):
     rank: int
-    stats: RankStats
+    #: The rank's figures: its ranks.json line (analyse/ranks/divergence.py), not a count of its own.
+    line: RankLine
     #: Why this rank stands out: "slowest", "slow", "more compilations", "fewer compilations",
     #: "failures", "errors" (malformed artifacts), "not parsed".
     marks: list[str]
@@ -30,8 +32,8 @@ def rank_table(ranks: Sequence[RankSummary]) -> list[RankRow]:
     common count, so the odd rank (not the majority) is the one marked.
     """
     parsed = [r for r in ranks if r.parsed]
-    times = [r.stats.compile_time_s for r in parsed]
-    counts = [r.stats.compilations for r in parsed]
+    times = [r.line.compile_time_s for r in parsed]
+    counts = [r.line.compiles for r in parsed]
     usual = statistics.mode(counts) if counts else 0
     median = statistics.median(times) if times else 0.0
     slowest = max(times) if times else 0.0
@@ -41,20 +43,20 @@ def rank_table(ranks: Sequence[RankSummary]) -> list[RankRow]:
         if not r.parsed:
             marks.append("not parsed")
         elif len(parsed) > 1:
-            t = r.stats.compile_time_s
+            t = r.line.compile_time_s
             if t == slowest and slowest > min(times):
                 marks.append("slowest")
             elif median > 0 and t > median * SLOW_FACTOR:
                 marks.append("slow")
-            if r.stats.compilations > usual:
+            if r.line.compiles > usual:
                 marks.append("more compilations")
-            elif r.stats.compilations < usual:
+            elif r.line.compiles < usual:
                 marks.append("fewer compilations")
-        if r.stats.failures:
+        if r.line.failures:
             marks.append("failures")
         if r.errors:
             marks.append("errors")
-        rows.append(RankRow(rank=r.rank, stats=r.stats, marks=marks))
+        rows.append(RankRow(rank=r.rank, line=r.line, marks=marks))
     return rows
 
 

@@ -56,7 +56,7 @@ def write_landing(
         body = [{"rank": r.rank, "graph": g.graph, "ops": g.ops} for r in ranks for g in r.schedules]
         _write(out, "collective_schedules.json", pretty(body, sort_keys=False))
         written["Collective schedules"] = "collective_schedules.json"
-    _write(out, "multi_rank_summary.json", pretty(msgspec.to_builtins(list(ranks)), sort_keys=False))
+    _write(out, "multi_rank_summary.json", pretty([_behind_the_page(r) for r in ranks], sort_keys=False))
     view = _job_view(ranks)
     if view is not None:
         _write(out, RANKS_FILE, ranks_json(view))
@@ -73,6 +73,26 @@ def _job_view(ranks: Sequence[RankSummary]) -> JobView | None:
     """The ranks' lines and divergence, from each parsed rank's compiles.json overview."""
     overviews = [r.overview for r in ranks if r.parsed and r.overview is not None]
     return job_view(overviews) if overviews else None
+
+
+def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
+    """A rank's object in multi_rank_summary.json: its summary, with `stats` after `compiles` as the
+    file has always had it. `stats` is the rank's line (ranks.json's, `RankSummary.line`) under the
+    names it had when the page counted its own figures; kept so readers of the file do not break."""
+    body: dict[str, Any] = msgspec.to_builtins(rank)
+    line = rank.line
+    stats = {
+        "compilations": line.compiles,
+        "compile_time_s": line.compile_time_s,
+        "graph_breaks": line.graph_breaks,
+        "recompiles": line.recompiles,
+        "cache_hits": line.cache_hits,
+        "cache_misses": line.cache_misses,
+        "failures": line.failures,
+    }
+    keys = list(body)
+    at = keys.index("compiles") + 1 if "compiles" in keys else len(keys)
+    return {**{k: body[k] for k in keys[:at]}, "stats": stats, **{k: body[k] for k in keys[at:]}}
 
 
 def ranks_json(view: JobView) -> str:
