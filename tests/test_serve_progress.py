@@ -29,8 +29,9 @@ def test_a_four_rank_job_served_reports_each_rank_once_as_it_finishes(tmp_path: 
     asyncio.run(traces.ready(trace))
     assert trace.state == "ready"
     counts = [p["ranks_done"] for p in seen if "ranks_done" in p]
-    assert counts == [1, 2, 3, 4]  # never more ranks than the job has, one step per rank
-    finished = [p["last_rank"] for p in seen if "ranks_done" in p]
+    assert counts == [0, 1, 2, 3, 4]  # never more ranks than the job has, one step per rank
+    assert {p.get("ranks_total") for p in seen} == {4}  # how many there are, from the start
+    finished = [p["last_rank"] for p in seen if "last_rank" in p]
     assert sorted(finished) == [0, 1, 2, 3]
     assert finished == trace.ranks_finished  # in the order the lines came: the order they finished
 

@@ -83,6 +83,7 @@ def parse(
     echo: Callable[[str], None] = _quiet,
     report: bool = True,
     on_rank: Callable[[int], None] | None = None,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> Parsed:
     """Parse PATH (a log, a .gz log, a folder, a job's rank logs or a muxed log) into OUT.
 
@@ -92,14 +93,23 @@ def parse(
     not raise for a rank that fails: its summary says so and the landing page lists it.
     `command` is recorded in manifest.json; `track` wraps a single log's record stream (a
     progress bar); `echo` gets a multi-rank run's lines of text for a person, `on_rank` each rank's
-    number as its parse finishes (a job's progress, counted per rank: what `serve` shows). Without `report`, a single
+    number as its parse finishes (a job's progress, counted per rank: what `serve` shows), `on_ranks`
+    the job's ranks once, before any is parsed (how many there are to count). Without `report`, a single
     log's OUT holds the format and the answers only (what `tlscope.load`, `summary` and `diff`
     read), not the HTML report; a job's ranks always get theirs (the landing page's facts).
     """
     options = options or ParseOptions()
     if wants_multi_rank(path, all_ranks=all_ranks, latest=latest):
         return parse_job(
-            path, out, options, overwrite=overwrite, jobs=jobs, scheduler=scheduler, echo=echo, on_rank=on_rank
+            path,
+            out,
+            options,
+            overwrite=overwrite,
+            jobs=jobs,
+            scheduler=scheduler,
+            echo=echo,
+            on_rank=on_rank,
+            on_ranks=on_ranks,
         )
     return parse_log(
         path, out, options, overwrite=overwrite, latest=latest, command=command, track=track, report=report
@@ -140,6 +150,7 @@ def parse_job(
     scheduler: str | None = None,
     echo: Callable[[str], None] = _quiet,
     on_rank: Callable[[int], None] | None = None,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> Parsed:
     """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
     from tlscope.pipeline.ranks import parse_ranks
@@ -155,6 +166,7 @@ def parse_job(
         echo=echo,
         strict_job=strict,
         on_rank=on_rank or _no_rank,
+        on_ranks=on_ranks,
     )
     manifests = RankManifests(out, [r.summary.rank for r in results if r.summary.parsed])
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

@@ -312,6 +312,7 @@ def parse_ranks(
     echo: Callable[[str], None] = print,
     strict_job: bool = False,
     on_rank: RankDone = _no_rank_done,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> list[RankResult]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
@@ -322,7 +323,7 @@ def parse_ranks(
     it, OUT left as it was.
     `preload` imports what the sinks need (and warms their caches) before local workers are
     forked; the default sinks (the report) come with theirs. `on_rank` is told each rank as its
-    parse finishes (RankDone).
+    parse finishes (RankDone), `on_ranks` every rank to be parsed, once, before the first starts.
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
@@ -344,6 +345,8 @@ def parse_ranks(
         # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.
         scratch = target.path(f"{_SPLIT_FOLDER}/.keep").parent
         logs, notes, info = _inputs(path, scratch)
+        if on_ranks is not None:
+            on_ranks([log.rank for log in logs])
         results = _parse_into(target, logs, submit, echo)
         shutil.rmtree(scratch)
         shutil.rmtree(target.root / JOB_PAGES, ignore_errors=True)  # the ranks' pages keep their links

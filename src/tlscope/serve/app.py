@@ -142,6 +142,15 @@ async def one_trace(request: Request) -> Response:
     return _json(trace.describe(server.default_viewer))
 
 
+async def trace_status(request: Request) -> Response:
+    """The trace as listed, at once; starts its parse or download when not started (as the first
+    request for one of its files does), so a page can show the progress while it waits."""
+    server, trace = _server(request), _trace(request)
+    server.traces.start(trace)
+    await _summary(server, trace)
+    return _json(trace.describe(server.default_viewer), headers={"cache-control": "no-store"})
+
+
 async def events(request: Request) -> Response:
     server, trace = _server(request), _trace(request)
     f, offset, limit = _events_query(request, server.config)
@@ -309,6 +318,20 @@ async def home(request: Request) -> Response:
     return HTMLResponse(page, headers={"content-security-policy": PAGE_CSP, "cache-control": "no-cache"})
 
 
+#: tlscope's icon, answered at /favicon.ico: every page a browser opens here (the report's pages
+#: too, whose HTML stays tlparse's) asks for it, and a 404 on each was noise in the console.
+FAVICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<rect width="16" height="16" rx="3" fill="#2b6cb0"/>'
+    b'<circle cx="7" cy="7" r="3.6" fill="none" stroke="#fff" stroke-width="1.7"/>'
+    b'<path d="M9.7 9.7 13.2 13.2" stroke="#fff" stroke-width="1.9" stroke-linecap="round"/></svg>'
+)
+
+
+async def favicon(request: Request) -> Response:
+    return Response(FAVICON, media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
+
+
 async def login(request: Request) -> Response:
     """`/login?token=T[&next=/path]`: check T, keep it in a cookie for this origin, go on."""
     import hmac
@@ -344,11 +367,13 @@ ROUTES = [
     Route("/traces/{id}/{path:path}", trace_file, methods=FILE_METHODS),
     Route("/", home, methods=FILE_METHODS),
     Route("/login", login, methods=["GET"]),
+    Route("/favicon.ico", favicon, methods=FILE_METHODS),
     Route("/openapi.json", openapi, methods=FILE_METHODS),
     Route("/api/traces", list_traces, methods=FILE_METHODS),
     Route("/api/traces", add_trace, methods=["POST"]),
     Route("/api/traces/{id}", one_trace, methods=FILE_METHODS),
     Route("/api/traces/{id}/events", events, methods=FILE_METHODS),
+    Route("/api/traces/{id}/status", trace_status, methods=FILE_METHODS),
     Route("/api/viewers", list_viewers, methods=FILE_METHODS),
     Route("/api/stores", list_stores, methods=FILE_METHODS),
     Route("/traces/{id}", to_folder, methods=FILE_METHODS),

@@ -12,8 +12,10 @@ from typing import Any
 from tlscope.format.manifest import Manifest
 
 
-def listing_summary(manifests: list[Manifest], ranks: list[int]) -> dict[str, Any]:
-    """`{torch_version, events, compile_ids, ranks, problems}` from the manifests of a trace."""
+def listing_summary(manifests: list[Manifest], ranks: list[int], *, multi_rank: bool) -> dict[str, Any]:
+    """`{torch_version, events, compile_ids, ranks, problems, multi_rank}` from the manifests of a
+    trace; `multi_rank`: its folder is a job's (rank folders under multi_rank_summary.json, no
+    manifest.json at its top), what a viewer needs to ask only for files that exist."""
     ids = {c.id for m in manifests for c in m.compile_ids}
     versions = [m.torch_version for m in manifests if m.torch_version]
     return {
@@ -22,4 +24,5 @@ def listing_summary(manifests: list[Manifest], ranks: list[int]) -> dict[str, An
         "compile_ids": len(ids),
         "ranks": ranks or sorted({r for m in manifests for r in m.ranks}),
         "problems": sum(m.problems.total for m in manifests),
+        "multi_rank": multi_rank,
     }

@@ -14,6 +14,7 @@ _SUMMARY = {
         "compile_ids": {"type": "integer"},
         "ranks": {"type": "array", "items": {"type": "integer"}},
         "problems": {"type": "integer"},
+        "multi_rank": {"type": "boolean", "description": "A job's folder (rank_N/ parts), not one log's"},
     },
 }
 _TRACE = {
@@ -26,7 +27,11 @@ _TRACE = {
         "source": {"type": "string", "description": "The path or store URL it comes from"},
         "kind": {"enum": ["folder", "log", "remote-folder", "remote-log"]},
         "state": {"enum": ["ready", "pending", "parsing", "failed"]},
-        "progress": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
+        "progress": {
+            "type": ["object", "null"],
+            "additionalProperties": {"type": "integer"},
+            "description": "bytes/total, ranks_done/ranks_total/last_rank, or downloaded/total while preparing",
+        },
         "error": {"type": ["string", "null"]},
         "summary": _SUMMARY,
     },
@@ -126,6 +131,12 @@ def _paths() -> dict[str, Any]:
         },
         "/api/traces/{id}": {get: {"summary": "One trace", "parameters": [_ID],
                                    "responses": {"200": _ok(_TRACE), **_errors(404)}}},
+        "/api/traces/{id}/status": {get: {
+            "summary": "One trace, at once; starts its parse or download when not started (progress to poll)",
+            "parameters": [_ID],
+            "responses": {"200": _ok(_TRACE), **_errors(404)},
+        }},
+        "/favicon.ico": {get: {"summary": "tlscope's icon (SVG)", "responses": {"200": _ok(None, "image/svg+xml")}}},
         "/api/traces/{id}/events": {get: {
             "summary": "The trace's events, filtered and paged (the JSON twin of raw.jsonl)",
             "parameters": _events_params(),

@@ -3,10 +3,11 @@
 
 The server runs each parse of a raw log in a child process: the event loop keeps answering (no
 GIL held by a parse), a parse's memory goes back to the OS when it ends, and a crash in it
-cannot take the server down. Progress goes to stdout as JSON lines (serve/progress.py): `{"bytes": DONE,
-"total": SIZE}` (bytes of the log read, of its size), or `{"rank_done": N}` once as each rank of
-a job finishes, in the order they finish; errors to stderr, one line, and the exit status is the
-parse command's (0 ok, 1 input or output error).
+cannot take the server down. Progress goes to stdout as JSON lines (serve/progress.py):
+`{"bytes": DONE, "total": SIZE}` (bytes of the log read, of its size), or for a job
+`{"ranks_total": N}` before its ranks start and `{"rank_done": N}` once as each rank finishes, in
+the order they finish; errors to stderr, one line, and the exit status is the parse command's (0
+ok, 1 input or output error).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def _rank_done(rank: int) -> None:
     _say(Progress(rank_done=rank))
 
 
+def _ranks(ranks: Sequence[int]) -> None:
+    _say(Progress(ranks_total=len(ranks)))
+
+
 def main(argv: Sequence[str]) -> int:
     if len(argv) < 2:
         print("usage: python -m tlscope.serve.parsejob SRC OUT [PATTERN...]", file=sys.stderr)
@@ -59,7 +64,7 @@ def main(argv: Sequence[str]) -> int:
     options = ParseOptions(user_code=patterns)
     command = ["tlscope", "serve", str(src), *(f"--user-code={p}" for p in patterns)]
     try:
-        parse(src, out, options, overwrite=True, command=command, track=_track, on_rank=_rank_done)
+        parse(src, out, options, overwrite=True, command=command, track=_track, on_rank=_rank_done, on_ranks=_ranks)
     except (InputError, OutputError) as err:
         print(f"{src}: {err}", file=sys.stderr)
         return 1

@@ -17,6 +17,8 @@ class Progress(msgspec.Struct, omit_defaults=True):
     total: int | None = None
     #: A rank of a job whose parse just finished (one line per rank, in the order they finish).
     rank_done: int | None = None
+    #: How many ranks the job has (one line, before any rank's parse starts).
+    ranks_total: int | None = None
 
 
 ENCODER = msgspec.json.Encoder()

@@ -372,7 +372,7 @@ class Store:
         by the layout rules a local folder follows (format/layout.py)."""
         manifest = await self._manifest(ref, layout.MANIFEST)
         if manifest is not None:
-            return listing_summary([manifest], [])
+            return listing_summary([manifest], [], multi_rank=False)
         try:
             entries = await self.json(ref, layout.MULTI_RANK_SUMMARY)
         except RemoteError:
@@ -381,7 +381,7 @@ class Store:
             return None
         ranks = layout.listed_ranks(entries)
         manifests = await asyncio.gather(*(self._manifest(ref, layout.rank_file(r, layout.MANIFEST)) for r in ranks))
-        return listing_summary([m for m in manifests if m is not None], ranks)
+        return listing_summary([m for m in manifests if m is not None], ranks, multi_rank=True)
 
     async def _manifest(self, ref: StoreRef, rel: str) -> Manifest | None:
         """The typed manifest at `rel`, None when absent, unreadable or not a manifest."""

@@ -185,6 +185,17 @@ class Traces:
             trace.ready_task = asyncio.ensure_future(self._make_ready(trace))
         await asyncio.shield(trace.ready_task)
 
+    def start(self, trace: ServedTrace) -> None:
+        """Start making the trace ready without waiting (`GET /api/traces/{id}/status`): a failed
+        trace is left failed (a page polling its status must not parse it again and again; the
+        next request for one of its files tries again)."""
+        if self.is_ready(trace) or trace.state == "failed":
+            return
+        if trace.ready_task is None or trace.ready_task.done():
+            trace.ready_task = asyncio.ensure_future(self._make_ready(trace))
+            # Nobody may await it: its failure is in trace.state and trace.error.
+            trace.ready_task.add_done_callback(lambda task: task.cancelled() or task.exception())
+
     async def _make_ready(self, trace: ServedTrace) -> None:
         trace.error = None
         try:
@@ -231,13 +242,18 @@ class Traces:
             line = _PROGRESS.decode(raw)
         except msgspec.DecodeError:
             return
-        if line.rank_done is not None:
+        if line.ranks_total is not None:
+            trace.progress = {"ranks_done": 0, "ranks_total": line.ranks_total}
+        elif line.rank_done is not None:
             # Counted per finished rank, each rank once: `last_rank` is the one that just finished.
             done = trace.ranks_finished
             if line.rank_done in done:
                 return
             done.append(line.rank_done)
+            total = trace.progress.get("ranks_total")
             trace.progress = {"ranks_done": len(done), "last_rank": line.rank_done}
+            if total is not None:
+                trace.progress["ranks_total"] = total
         elif line.bytes is not None and line.total is not None:
             trace.progress = {"bytes": line.bytes, "total": line.total}
         else:
@@ -357,4 +373,5 @@ def _manifest(folder: OutputFolder) -> Manifest | None:
 def local_summary(folder: Path) -> dict[str, Any]:
     parts = OutputFolder(folder).parts()
     manifests = [m for _, part in parts if (m := _manifest(part)) is not None]
-    return listing_summary(manifests, [rank for rank, _ in parts if rank is not None])
+    ranks = [rank for rank, _ in parts if rank is not None]
+    return listing_summary(manifests, ranks, multi_rank=OutputFolder(folder).multi_rank)

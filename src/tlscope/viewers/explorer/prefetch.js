@@ -8,7 +8,22 @@
 // is in.
 
 (() => {
-  const INDEXES = ['manifest.json', 'multi_rank_summary.json', 'compiles.json'];
+  const BOTH = ['manifest.json', 'multi_rank_summary.json', 'compiles.json'];
+  // A job's folder has no manifest.json or compiles.json at its top, one log's no multi_rank_summary.json.
+  /** @type {Record<string, string[]>} */
+  const BY_LAYOUT = { single: ['manifest.json', 'compiles.json'], multi: ['multi_rank_summary.json'] };
+
+  /**
+   * tlscope serve's status of the trace at `base` (`/traces/<id>/`), or null for another server.
+   * @param {URL} base
+   */
+  function askStatus(base) {
+    const match = base.pathname.match(/^(.*)\/traces\/([^/]+)\/$/);
+    if (!match) return null;
+    return fetch(`${base.origin}${match[1]}/api/traces/${match[2]}/status`, { cache: 'no-store' })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+  }
 
   function prefetch() {
     const param = new URLSearchParams(location.search).get('trace');
@@ -23,7 +38,20 @@
     // A failed request is asked again by the client as if never prefetched (null).
     /** @param {string} name */
     const get = (name) => fetch(new URL(name, base)).catch(() => null);
-    for (const name of INDEXES) responses.set(name, get(name));
+    // Served by tlscope serve: the files once its status says the trace is ready (asked before,
+    // they would wait on its parse) and only those of its layout (the other index file is a 404).
+    // A trace not ready yet gets nothing here: the page shows the parse's progress, then asks.
+    const status = askStatus(base);
+    for (const name of BOTH) {
+      if (!status) {
+        responses.set(name, get(name));
+        continue;
+      }
+      responses.set(name, status.then((s) => {
+        const ready = s && s.state === 'ready' && s.summary && typeof s.summary.multi_rank === 'boolean';
+        return ready && BY_LAYOUT[s.summary.multi_rank ? 'multi' : 'single'].includes(name) ? get(name) : null;
+      }));
+    }
     const manifestAnswer = responses.get('manifest.json') || Promise.resolve(null);
     // raw.jsonl once the manifest is in (not with it): the client needs the manifest first, and a
     // server that compresses as it sends (tlscope serve) otherwise shares its time between the two:
@@ -34,7 +62,7 @@
       await manifest.clone().arrayBuffer().catch(() => null);
       return get('raw.jsonl');
     }));
-    /** @type {Window & { __tlscopePrefetch?: { base: string, responses: typeof responses } }} */ (window).__tlscopePrefetch = { base: base.href, responses };
+    /** @type {Window & { __tlscopePrefetch?: { base: string, responses: typeof responses, status: Promise<unknown> | null } }} */ (window).__tlscopePrefetch = { base: base.href, responses, status };
   }
 
   prefetch();

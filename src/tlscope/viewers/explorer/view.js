@@ -12,6 +12,7 @@ import { createSidebar } from './sidebar.js';
 import { createCompileTab } from './compile.js';
 import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
+import { prepared } from './preparing.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
@@ -375,7 +376,9 @@ export async function start(source, packed = null) {
   const asked = queryParam('mode');
   const mode = asked === 'local' || asked === 'remote' ? asked : 'auto';
   const prefetch = /** @type {Window & { __tlscopePrefetch?: import('/lib/tlscope.js').Prefetch }} */ (window).__tlscopePrefetch;
-  const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode });
+  // Served by tlscope serve: its parse's progress until ready, and which index files it has.
+  const layout = typeof source === 'string' ? await prepared(source, prefetch && prefetch.status) : null;
+  const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode, layout });
   const app = createPage(trace);
   const indexesIn = whenIndexesRead(app);
   // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be

@@ -53,12 +53,17 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttem
 
 /**
  * The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one.
+ * `layout`, when known (tlscope serve's status says it): only that layout's file is asked for;
+ * otherwise both at once, one of which exists.
  * @param {Source} source
+ * @param {'single' | 'multi-rank' | null} [layout]
  * @returns {Promise<FoundParts>}
  */
-export async function findParts(source) {
-  // Both asked at once: one of them exists.
-  const [manifest, summary] = await Promise.all([source.jsonOr('manifest.json', null), source.jsonOr('multi_rank_summary.json', null)]);
+export async function findParts(source, layout = null) {
+  const [manifest, summary] = await Promise.all([
+    layout === 'multi-rank' ? null : source.jsonOr('manifest.json', null),
+    layout === 'single' ? null : source.jsonOr('multi_rank_summary.json', null),
+  ]);
   if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: /** @type {Manifest} */ (manifest) }] };
   if (Array.isArray(summary)) {
     const ranks = summary.flatMap((entry) => (isObject(entry) && typeof entry.rank === 'number' && Number.isInteger(entry.rank) ? [entry.rank] : []));

@@ -11,8 +11,9 @@ import { isSafeRelative } from './format.js';
 
 /**
  * Answers to requests made before a source existed (the explorer's prefetch.js sets
- * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed.
- * @typedef {{ base: string, responses: Map<string, Promise<Response | null>> }} Prefetch
+ * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed; and
+ * `status`, tlscope serve's status of the trace asked at once (lib/served.js), when served there.
+ * @typedef {{ base: string, responses: Map<string, Promise<Response | null>>, status?: Promise<unknown> | null }} Prefetch
  */
 
 /** @typedef {{ gz?: boolean }} ReadOptions `gz` (default true): fall back to `path.gz` when `path` does not exist. */

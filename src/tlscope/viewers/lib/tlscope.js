@@ -31,6 +31,7 @@
 /** @typedef {import('./urlstate.js').ViewState} ViewState */
 /** @typedef {import('./highlight.js').Token} Token */
 /** @typedef {import('./hook.js').TestHook} TestHook */
+/** @typedef {import('./served.js').ServedStatus} ServedStatus */
 /** @typedef {import('./timeline.js').TimelineEvent} TimelineEvent */
 /** @typedef {import('./compiles.js').CompileView} CompileView */
 /** @typedef {import('./compiles.js').GuardFailureView} GuardFailureView */
@@ -68,5 +69,6 @@ export { PERFETTO_ORIGIN, openInPerfetto, perfettoUrl } from './perfetto.js';
 export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from './highlight.js';
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
+export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

@@ -41,6 +41,7 @@ export { Trace } from './model.js';
  * @property {(eventsLoaded: number) => void} [onProgress]
  * @property {number} [keepBytes] above this many bytes, raw.jsonl's bytes are dropped once indexed where the source can read ranges
  * @property {boolean} [waitForIndexes] false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
+ * @property {'single' | 'multi-rank' | null} [layout] the folder's layout when known (tlscope serve's status): only its files are asked for
  */
 
 /**
@@ -60,7 +61,7 @@ export { Trace } from './model.js';
  */
 export async function openTrace(where, options = {}) {
   const source = typeof where === 'string' || where instanceof URL ? new HttpSource(String(where), options) : where;
-  const found = await findParts(source);
+  const found = await findParts(source, options.layout || null);
   const trace = new Trace(source, found);
   const wait = options.waitForIndexes !== false;
   // compiles.json is read while the mode is chosen and raw.jsonl starts (one round trip fewer);

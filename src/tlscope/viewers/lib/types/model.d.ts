@@ -40,10 +40,13 @@
  */
 /**
  * The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one.
+ * `layout`, when known (tlscope serve's status says it): only that layout's file is asked for;
+ * otherwise both at once, one of which exists.
  * @param {Source} source
+ * @param {'single' | 'multi-rank' | null} [layout]
  * @returns {Promise<FoundParts>}
  */
-export function findParts(source: Source): Promise<FoundParts>;
+export function findParts(source: Source, layout?: "single" | "multi-rank" | null): Promise<FoundParts>;
 /**
  * An output folder (or multi-rank job folder) being read: its parts, what compiles.json says of
  * its compile ids, and its events once openTrace has opened it (see OpenedTrace for the type

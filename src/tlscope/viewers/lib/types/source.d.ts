@@ -5,8 +5,9 @@
  */
 /**
  * Answers to requests made before a source existed (the explorer's prefetch.js sets
- * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed.
- * @typedef {{ base: string, responses: Map<string, Promise<Response | null>> }} Prefetch
+ * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed; and
+ * `status`, tlscope serve's status of the trace asked at once (lib/served.js), when served there.
+ * @typedef {{ base: string, responses: Map<string, Promise<Response | null>>, status?: Promise<unknown> | null }} Prefetch
  */
 /** @typedef {{ gz?: boolean }} ReadOptions `gz` (default true): fall back to `path.gz` when `path` does not exist. */
 /**
@@ -210,11 +211,13 @@ export type ByteStream = ReadableStream<Uint8Array> & {
 };
 /**
  * Answers to requests made before a source existed (the explorer's prefetch.js sets
- * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed.
+ * window.__tlscopePrefetch): path -> a promise of the Response, or of null when it failed; and
+ * `status`, tlscope serve's status of the trace asked at once (lib/served.js), when served there.
  */
 export type Prefetch = {
     base: string;
     responses: Map<string, Promise<Response | null>>;
+    status?: Promise<unknown> | null;
 };
 /**
  * `gz` (default true): fall back to `path.gz` when `path` does not exist.

@@ -19,6 +19,7 @@
  * @property {(eventsLoaded: number) => void} [onProgress]
  * @property {number} [keepBytes] above this many bytes, raw.jsonl's bytes are dropped once indexed where the source can read ranges
  * @property {boolean} [waitForIndexes] false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
+ * @property {'single' | 'multi-rank' | null} [layout] the folder's layout when known (tlscope serve's status): only its files are asked for
  */
 /**
  * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
@@ -89,6 +90,10 @@ export type OpenOptions = {
      * false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
      */
     waitForIndexes?: boolean | undefined;
+    /**
+     * the folder's layout when known (tlscope serve's status): only its files are asked for
+     */
+    layout?: "single" | "multi-rank" | null | undefined;
 };
 import { Trace } from './model.js';
 import { LocalEvents } from './store.js';

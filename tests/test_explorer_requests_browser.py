@@ -1,0 +1,74 @@
+"""No request of a normal page fails (issue 20, finding 7): every served page asked for a missing
+/favicon.ico, and the explorer asked a single-rank trace for multi_rank_summary.json (and a job
+for manifest.json) before knowing which it was. Every response of the explorer's usual pages is
+recorded in chromium, for a single log's folder, a job's folder, a raw log and a job's logs
+parsed by the server, the home page, and packed files; none may be 4xx/5xx or fail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from helpers import CORPUS, LiveServer, wait_hook
+
+from tlscope.cli import main as tlscope_main
+
+
+@pytest.fixture(scope="module")
+def server(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    sources = [
+        str(viewer_traces["single"]),
+        str(viewer_traces["multi"]),
+        str(next((CORPUS / "graph_breaks").glob("*.log.gz"))),
+        str(CORPUS / "ranks_diverge_2"),
+    ]
+    live = LiveServer(sources, tmp_path_factory.mktemp("requests"))
+    yield live
+    live.close()
+
+
+def _failures(browser: Any, url: str) -> tuple[list[str], dict[str, Any]]:
+    """Open `url` in a fresh page until the explorer has loaded everything; every failed request."""
+    page = browser.new_page()
+    bad: list[str] = []
+    page.on("response", lambda r: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: bad.append(f"failed {r.url}: {r.failure}"))
+    page.goto(url)
+    hook = wait_hook(page, lambda h: h.get("loaded") is True, timeout=60)
+    page.wait_for_load_state("networkidle")
+    page.close()
+    return bad, hook
+
+
+@pytest.mark.parametrize("which", range(4))
+def test_served_explorer_pages_make_no_failing_request(browser: Any, server: LiveServer, which: int) -> None:
+    trace = list(server.server.traces.by_id.values())[which]
+    bad, hook = _failures(browser, f"{server.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}")
+    assert bad == []
+    assert hook["total"] > 0
+
+
+def test_the_home_page_and_a_report_page_make_no_failing_request(browser: Any, server: LiveServer) -> None:
+    trace = next(iter(server.server.traces.by_id.values()))
+    for url in (f"{server.url}/", f"{server.url}{trace.url()}index.html"):
+        page = browser.new_page()
+        bad: list[str] = []
+        page.on("response", lambda r, bad=bad: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        page.close()
+        assert bad == [], url
+
+
+@pytest.mark.parametrize("name", ["single", "multi"])
+def test_packed_pages_make_no_failing_request(
+    browser: Any, viewer_traces: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    html = tmp_path / f"{name}.html"
+    assert tlscope_main(["pack", str(viewer_traces[name]), "-o", str(html)]) == 0
+    bad, hook = _failures(browser, html.as_uri())
+    assert bad == []
+    assert hook["total"] > 0
