@@ -54,7 +54,7 @@ def test_rank_diff_says_the_compiles_only_on_one_rank_first(tmp_path: Path, caps
     status, out = out_of(capsys, str(CORPUS / "ranks_diverge_2"), "--ranks", "0", "1")
     assert status == 1
     lines = out.splitlines()
-    assert lines[0] == "What differs:"
+    lines = lines[lines.index("What differs:") :]  # after the job's divergence groups (test below)
     assert any("compile only on rank 1: " in line for line in lines[:3]), lines[:3]
     details = lines.index("Details:")
     assert details < 40
@@ -62,6 +62,44 @@ def test_rank_diff_says_the_compiles_only_on_one_rank_first(tmp_path: Path, caps
     graphs = [line for line in lines[:details] if line.startswith("  graphs differ: branchy_fn")]
     assert len(graphs) == 1 and "the change, in dynamo_output_graph #1:" in graphs[0]
     assert not re.search(r"^[-+].*(# graph id: \d|0x[0-9a-f]{6,})", out, re.M)
+
+
+@pytest.mark.parametrize(
+    ("job", "pair"), [("ranks_diverge_4", (0, 3)), ("ranks_diverge_4", (1, 2)), ("ranks_same_2", (0, 1))]
+)
+def test_rank_diff_says_the_jobs_divergence_groups_first(
+    job: str, pair: tuple[int, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """diff --ranks starts with the job's divergence groups, the very ones of `tlscope summary
+    --json` (ranks.json's), each group's sentence, and the group each of the two ranks is in; its
+    --json carries them as `divergence` beside the diff's fields."""
+    capsys.readouterr()
+    assert cli(["summary", str(CORPUS / job), "--json"]) == 0
+    divergence = json.loads(capsys.readouterr().out)["divergence"]
+    groups = divergence["groups"]
+    assert divergence["diverges"] == (job != "ranks_same_2")
+    status, out = out_of(capsys, str(CORPUS / job), "--ranks", *map(str, pair))
+    head = out.split("What differs:")[0].split("No differences.")[0].splitlines()
+    if not groups:
+        assert head[0].startswith("Ranks agree: all 2 ranks compiled the same compile ids")
+        assert status in (0, 1)
+    else:
+        assert head[0] == f"Ranks diverge: 4 ranks in {len(groups)} groups by compile id sequence:"
+        shown = head[1 : 1 + len(groups)]
+        assert [line.split(". ", 1)[1].split("   <- ")[0] for line in shown] == [g["sentence"] for g in groups]
+        where = [next(i for i, g in enumerate(groups, 1) if r in g["ranks"]) for r in pair]
+        said = head[1 + len(groups)]
+        same = f"Rank {pair[0]} and rank {pair[1]} are in the same group ({where[0]})."
+        assert said == (
+            same
+            if where[0] == where[1]
+            else f"Rank {pair[0]} is in group {where[0]}, rank {pair[1]} in group {where[1]}."
+        )
+        if where[0] != where[1]:
+            assert status == 1, "ranks of different groups compiled different ids"
+    status, out = out_of(capsys, str(CORPUS / job), "--ranks", *map(str, pair), "--json")
+    result = json.loads(out)
+    assert result["divergence"] == divergence and "compiles" in result and "equal" in result
 
 
 def test_warm_cache_run_deletes_no_graph(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,10 +16,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
+
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
 from tlscope.api import Trace, load
 from tlscope.terminal import json_text
-from tlscope.write.diffview import header, html, size_lines, unified
+from tlscope.write.diffview import header, html, rank_groups, size_lines, unified
 from tlscope.write.run_options import user_code_patterns
 
 
@@ -60,7 +62,11 @@ def main(argv: Sequence[str]) -> int:
     except _Usage as err:
         print(f"tlscope diff: {err}", file=sys.stderr)
         return 2
-    _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
+    if args.ranks is not None:
+        # The job's divergence groups first (ranks.json's, as `tlscope summary` says them).
+        _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json)
+    if not (args.json and args.ranks is not None):
+        _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
         args.out.write_text(html(result, a.payload, b.payload, labels, _sides(args)), encoding="utf-8")
     return 0 if result.equal else 1
@@ -103,6 +109,17 @@ def _sides(args: argparse.Namespace) -> tuple[str, str]:
     if args.ids is not None:
         return (f"in {_display(args.ids[0])}", f"in {_display(args.ids[1])}")
     return ("in A", "in B")
+
+
+def _print_groups(job: Trace, ranks: tuple[int, int], result: TraceDiff, *, as_json: bool) -> None:
+    divergence = job.job_view().divergence
+    if as_json:
+        # One document: ranks.json's `divergence` first, then the diff's fields as without --ranks.
+        sys.stdout.write(json_text({"divergence": divergence, **msgspec.to_builtins(result)}) + "\n")
+        return
+    for line in rank_groups(divergence, ranks, len(job.rank_numbers)):
+        sys.stdout.write(line + "\n")
+    sys.stdout.write("\n")
 
 
 def _print(

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
+from tlscope.analyse.ranks.divergence import Divergence
 from tlscope.write import templates
 
 #: Lines of context around each change.
@@ -71,6 +72,28 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield f"  {line}"
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
+
+
+def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
+    """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
+    the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
+    rank is in; so the reader sees whether the pair is representative before reading its diff."""
+    if not divergence.diverges:
+        yield f"Ranks agree: all {total} ranks compiled the same compile ids (one group)."
+        yield f"Rank {ranks[0]} and rank {ranks[1]} are in it."
+        return
+    yield f"Ranks diverge: {total} ranks in {len(divergence.groups)} groups by compile id sequence:"
+    where: dict[int, int] = {}
+    for number, group in enumerate(divergence.groups, 1):
+        here = [r for r in ranks if r in group.ranks]
+        where.update(dict.fromkeys(here, number))
+        mark = f"   <- rank {' and '.join(map(str, dict.fromkeys(here)))}" if here else ""
+        yield f"  {number}. {group.sentence}{mark}"
+    first, second = (where.get(r) for r in ranks)
+    if first == second:
+        yield f"Rank {ranks[0]} and rank {ranks[1]} are in the same group ({first})."
+    else:
+        yield f"Rank {ranks[0]} is in group {first}, rank {ranks[1]} in group {second}."
 
 
 def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> Iterator[str]:
