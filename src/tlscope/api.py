@@ -40,7 +40,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -59,6 +59,9 @@ from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.classify import InputKind, classify
 
+if TYPE_CHECKING:
+    from tlscope.pipeline.single import Tracker
+
 #: ranks.json, a job's folder's (someone else's file, maybe): decoded through the boundary.
 _JOB_VIEW = msgspec.json.Decoder(JobView)
 
@@ -74,7 +77,14 @@ class UnknownCompileId(TraceError, KeyError):
         return Exception.__str__(self)
 
 
-def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] = (), latest: bool = False) -> Trace:
+def load(
+    path: str | Path,
+    *,
+    rank: int | None = None,
+    user_code: Sequence[str] = (),
+    latest: bool = False,
+    track: Tracker | None = None,
+) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
     A multi-rank output folder (`rank_N` subfolders) opens rank `rank` (default: the lowest);
@@ -82,7 +92,8 @@ def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] 
     time, breaks, recompiles, failures, cache), `trace.stragglers` the slow ones, and
     `trace.rank(n)` opens another. `user_code`: the patterns of `tlscope --user-code` for a log
     parsed here (an output folder was analysed when written). `latest`: PATH is a folder of
-    logs, read its newest (as `tlscope --latest`).
+    logs, read its newest (as `tlscope --latest`). `track`: wraps a single log's records as it is
+    read (`tlscope summary`'s progress bar; pipeline/single.py's Tracker).
     """
     path = Path(path)
     kind = classify(path, sniff=False).kind
@@ -92,7 +103,7 @@ def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] 
         raise TraceError("no such file or folder", path=path)
     scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
     try:
-        _parse_into(path, scratch / "out", tuple(user_code), latest=latest)
+        _parse_into(path, scratch / "out", tuple(user_code), latest=latest, track=track)
         # Errors name PATH as the user gave it, never the temporary folder it was parsed into.
         trace = Trace(scratch / "out", rank=rank, label=str(path))
     except BaseException:
@@ -102,14 +113,23 @@ def load(path: str | Path, *, rank: int | None = None, user_code: Sequence[str] 
     return trace
 
 
-def _parse_into(path: Path, out: Path, user_code: tuple[str, ...] = (), *, latest: bool = False) -> None:
+def _parse_into(
+    path: Path, out: Path, user_code: tuple[str, ...] = (), *, latest: bool = False, track: Tracker | None = None
+) -> None:
     """The one adapter to the programmatic parse entry point (pipeline/parse.py)."""
     # Imported by a parse only: an output folder is just read.
     from tlscope.pipeline.parse import ParseOptions, parse
+    from tlscope.pipeline.single import untracked
 
     # The format and the answers are all a Trace reads: no HTML report (issue 19: 2x faster).
     parse(
-        path, out, ParseOptions(user_code=user_code), latest=latest, command=["tlscope.load", str(path)], report=False
+        path,
+        out,
+        ParseOptions(user_code=user_code),
+        latest=latest,
+        command=["tlscope.load", str(path)],
+        report=False,
+        track=track or untracked,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,13 +22,7 @@ from tlscope.commands import others
 if TYPE_CHECKING:
     from tlscope.analyse.ranks.rank_summary import RankSummary
     from tlscope.format.manifest import Manifest
-    from tlscope.model.record import Record
-    from tlscope.pipeline.single import ReadProgress, Tracker
     from tlscope.write.run_options import ParseOptions
-
-
-#: Below this size a progress bar would only flicker.
-_PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,6 +132,7 @@ def main(argv: Sequence[str]) -> int:
     """Parse PATH into OUT (pipeline.parse.parse decides how); a failure is one line, by tlscope.cli."""
     args_list = list(argv)
     args = build_parser().parse_args(args_list)
+    from tlscope.commands.progress_bar import read_progress
     from tlscope.pipeline.parse import parse
     from tlscope.pipeline.single import no_events_text
 
@@ -152,7 +147,7 @@ def main(argv: Sequence[str]) -> int:
         jobs=args.jobs,
         scheduler=args.scheduler,
         command=["tlscope", *args_list],
-        track=_tracker(),
+        track=read_progress(),
         echo=print,
     )
     if parsed.multi_rank:
@@ -203,35 +198,6 @@ def _open_report(out: Path) -> None:
     index = (out / "index.html").resolve()
     if index.exists() and not webbrowser.open(index.as_uri()):
         print(f"Open {index} in a browser to see the report.", file=sys.stderr)
-
-
-def _tracker() -> Tracker:
-    """A progress bar on stderr for big logs, only when stderr is a terminal."""
-
-    def track(records: Iterable[Record], reader: ReadProgress) -> Iterator[Record]:
-        size = reader.path.stat().st_size
-        if not sys.stderr.isatty() or size < _PROGRESS_MIN_BYTES:
-            yield from records
-            return
-        from rich.progress import (
-            BarColumn,
-            DownloadColumn,
-            Progress,
-            TimeRemainingColumn,
-            TransferSpeedColumn,
-        )
-
-        columns = (BarColumn(), DownloadColumn(binary_units=True), TransferSpeedColumn(), TimeRemainingColumn())
-        from tlscope.terminal import console
-
-        with Progress(*columns, transient=True, console=console(stderr=True)) as progress:
-            task = progress.add_task("read", total=size)
-            for i, record in enumerate(records):
-                if i % 2048 == 0:
-                    progress.update(task, completed=reader.bytes_read)
-                yield record
-
-    return track
 
 
 def summary(manifest: Manifest, out: Path) -> str:

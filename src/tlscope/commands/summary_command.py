@@ -1,5 +1,6 @@
 """`tlscope summary PATH [--json]`: did each compile work, where did it break, why did it
-recompile, why is the log big, in 80 columns (rich) or as JSON.
+recompile, why is the log big, in 80 columns (rich) or as JSON; a big log's read shows a progress
+bar on stderr when that is a terminal (commands/progress_bar.py), not while --json goes to a pipe.
 
 PATH is a log, a folder of logs or a tlscope output folder (`tlscope.load` opens it); the
 figures are `Trace.summary()`'s, the same as compiles.json and log_size.json.
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.api import load
+from tlscope.commands.progress_bar import read_progress
 from tlscope.terminal import json_text
 from tlscope.write.run_options import user_code_patterns
 from tlscope.write.summary_view import render
@@ -38,7 +40,12 @@ def main(argv: Sequence[str]) -> int:
         help="files that are your own code, as `tlscope --user-code` (applies when PATH is a log or logs)",
     )
     args = parser.parse_args(list(argv))
-    trace = load(args.path, rank=args.rank, user_code=user_code_patterns(args.user_code), latest=args.latest)
+    # A big log takes a while: a bar on stderr when a person watches it, but not while --json goes
+    # to a pipe (a script's run, whose terminal shows no answer to wait for).
+    watched = sys.stderr.isatty() and not (args.json and not sys.stdout.isatty())
+    mine = user_code_patterns(args.user_code)
+    track = read_progress() if watched else None
+    trace = load(args.path, rank=args.rank, user_code=mine, latest=args.latest, track=track)
     summary = trace.summary()  # a failure: one line, by tlscope.cli
     if args.json:
         sys.stdout.write(json_text(summary) + "\n")
