@@ -26,6 +26,8 @@ import pytest
 from helpers import CORPUS, LiveServer, check_remote_log_parsed_once, free_port, stop_process, wait_listening
 from helpers import add_trace as add
 
+from tlscope.serve.traces import local_summary
+
 boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
 pytest.importorskip("s3fs", reason="the S3 tests need tlscope[remote] (the test extra)")
 
@@ -139,6 +141,8 @@ def test_s3_folder_streamed_through(client: httpx.Client, viewer_traces: dict[st
         assert r.status_code == 200 and r.content == path.read_bytes(), rel
     listed = client.get(f"/api/traces/{trace['id']}").json()
     assert listed["summary"]["events"] == len(raw_events(folder))
+    # The store's folder is read by the format's reader as the local one is: the same ranks, the same line.
+    assert listed["summary"] == local_summary(folder)
     events = client.get(f"/api/traces/{trace['id']}/events", params={"limit": 1}).json()
     assert events["total"] == len(raw_events(folder))
 

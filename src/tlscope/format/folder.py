@@ -33,9 +33,28 @@ _DECODERS: dict[type, msgspec.json.Decoder[Any]] = {
 }
 
 
+class LocalFiles:
+    """A folder on disk, for the layout rules (format/layout.py)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def is_file(self, rel: str) -> bool:
+        return (self.path / rel).is_file()
+
+    def read(self, rel: str) -> bytes | None:
+        try:
+            return (self.path / rel).read_bytes()
+        except OSError:
+            return None
+
+    def subfolders(self) -> list[str]:
+        return [p.name for p in self.path.iterdir() if p.is_dir()] if self.path.is_dir() else []
+
+
 def is_output_folder(path: Path) -> bool:
     """A folder holding a manifest.json (one log's output) or a multi_rank_summary.json (a job's)."""
-    return path.is_dir() and any((path / marker).is_file() for marker in layout.MARKERS)
+    return path.is_dir() and layout.run(layout.is_output_folder_rule(), LocalFiles(path))
 
 
 def decode_typed(data: bytes, kind: type[T], where: str | Path) -> T:
@@ -68,24 +87,12 @@ class OutputFolder:
 
     @property
     def multi_rank(self) -> bool:
-        return not (self.path / layout.MANIFEST).is_file()
+        return layout.run(layout.multi_rank_rule(), LocalFiles(self.path))
 
     def ranks(self) -> list[int]:
-        """The ranks of a multi-rank folder in its summary's order ([] for a single log's folder).
-
-        Those its multi_rank_summary.json lists whose `rank_N` folder holds the rank's events
-        (raw.jsonl); without a readable summary, the `rank_N` folders holding them, in rank order.
-        """
-        if not self.multi_rank:
-            return []
-        try:
-            listed = layout.listed_ranks(decode((self.path / layout.MULTI_RANK_SUMMARY).read_bytes()))
-        except (OSError, JsonError):
-            listed = sorted(r for p in self._children() if (r := layout.rank_of_dir(p.name)) is not None)
-        return [r for r in listed if (self.path / layout.rank_file(r, layout.RAW)).is_file()]
-
-    def _children(self) -> Iterator[Path]:
-        return self.path.iterdir() if self.path.is_dir() else iter(())
+        """The ranks of a multi-rank folder in its summary's order ([] for a single log's folder),
+        by `layout.ranks_rule` (the rule a store's folder follows too)."""
+        return layout.run(layout.ranks_rule(), LocalFiles(self.path))
 
     def rank(self, rank: int) -> OutputFolder:
         """Rank `rank`'s output folder (FormatError if the folder has no such rank)."""
@@ -96,9 +103,8 @@ class OutputFolder:
 
     def parts(self) -> list[tuple[int | None, OutputFolder]]:
         """(rank, single-log folder) of each part: the folder itself, or each rank in order."""
-        if not self.multi_rank:
-            return [(None, self)]
-        return [(r, OutputFolder(self.path / layout.rank_dir(r))) for r in self.ranks()]
+        parts = layout.run(layout.parts_rule(), LocalFiles(self.path))
+        return [(r, self if not rel else OutputFolder(self.path / rel)) for r, rel in parts]
 
     def file(self, name: str) -> Path:
         return self.path / name
@@ -165,3 +171,34 @@ class OutputFolder:
 
     def payload(self, name: str) -> str:
         return self.payload_path(name).read_bytes().decode("utf-8", "replace")
+
+
+class StoredOutputFolder:
+    """An output folder read asynchronously (in a remote store: serve/stores.py gives its files),
+    by the same layout rules as OutputFolder and with the same typed decoding."""
+
+    def __init__(self, files: layout.AsyncFiles, where: str) -> None:
+        self.files = files
+        #: What error messages name: the folder's URL.
+        self.where = where
+
+    async def is_output_folder(self) -> bool:
+        return await layout.run_async(layout.is_output_folder_rule(), self.files)
+
+    async def multi_rank(self) -> bool:
+        return await layout.run_async(layout.multi_rank_rule(), self.files)
+
+    async def ranks(self) -> list[int]:
+        return await layout.run_async(layout.ranks_rule(), self.files)
+
+    async def parts(self) -> list[tuple[int | None, str]]:
+        """(rank, folder relative to this one) of each single-log part (layout.parts_rule)."""
+        return await layout.run_async(layout.parts_rule(), self.files)
+
+    async def manifest(self, part: str = "") -> Manifest:
+        """The typed manifest of a part (`""` or `rank_N`); FormatError when absent or invalid."""
+        rel = f"{part}/{layout.MANIFEST}" if part else layout.MANIFEST
+        data = await self.files.read(rel)
+        if data is None:
+            raise FormatError(f"has no {rel}", path=self.where)
+        return decode_typed(data, Manifest, f"{self.where.rstrip('/')}/{rel}")

@@ -1,13 +1,23 @@
 """The layout of an output folder: its file names, and how a multi-rank folder lists its ranks.
 
 The one module (with the writers that make the files) that spells the format's file names. The
-rules are pure functions of names and decoded values, so a local folder (format/folder.py) and a
-folder in a remote store (serve/stores.py) apply the same ones.
+rules are written once, without I/O: "is this an output folder", "is it a job's", "which ranks
+does it hold" are generators that yield what they need to know about the folder (`Exists`,
+`Read`, `Subfolders`) and get the answer sent back. `run` answers them from a synchronous
+`Files` (a local folder, format/folder.py), `run_async` from an asynchronous one (a folder in a
+remote store, serve/stores.py), so both apply the very same rules.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from tlscope.format.json_boundary import JsonError, decode
+
+T = TypeVar("T")
 
 MANIFEST = "manifest.json"
 COMPILES = "compiles.json"
@@ -54,3 +64,120 @@ def is_payload_name(name: str) -> bool:
     """`payloads/<file>`: the only names a raw.jsonl line may point a reader to."""
     rest = name.removeprefix(PAYLOADS + "/")
     return rest != name and rest not in ("", ".", "..") and "/" not in rest and "\\" not in rest
+
+
+# -- the rules, written once for local folders and stores -------------------------------------
+
+
+@dataclass(frozen=True)
+class Exists:
+    """Which of these files (relative paths) the folder holds: answered with a tuple of bools."""
+
+    rels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Read:
+    """The bytes of a file of the folder: answered with them, or None when it has none there."""
+
+    rel: str
+
+
+@dataclass(frozen=True)
+class Subfolders:
+    """The names of the folder's subfolders (a store that cannot be listed answers [])."""
+
+
+Probe = Exists | Read | Subfolders
+#: A layout rule: yields probes, is sent each one's answer, returns its verdict.
+Rule = Generator[Probe, Any, T]
+
+
+class Files(Protocol):
+    """A folder's files, read synchronously."""
+
+    def is_file(self, rel: str) -> bool: ...
+    def read(self, rel: str) -> bytes | None: ...
+    def subfolders(self) -> list[str]: ...
+
+
+class AsyncFiles(Protocol):
+    """A folder's files, read asynchronously (a store's)."""
+
+    async def is_file(self, rel: str) -> bool: ...
+    async def read(self, rel: str) -> bytes | None: ...
+    async def subfolders(self) -> list[str]: ...
+
+
+def is_output_folder_rule() -> Rule[bool]:
+    """A folder holding a manifest.json (one log's output) or a multi_rank_summary.json (a job's)."""
+    found = yield Exists(MARKERS)
+    return any(found)
+
+
+def multi_rank_rule() -> Rule[bool]:
+    """A job's folder: an output folder without a manifest.json of its own."""
+    (single,) = yield Exists((MANIFEST,))
+    return not single
+
+
+def ranks_rule() -> Rule[list[int]]:
+    """The ranks of a job's folder in its summary's order ([] for a single log's folder).
+
+    Those its multi_rank_summary.json lists whose `rank_N` folder holds the rank's events
+    (raw.jsonl); without a readable summary, the `rank_N` folders holding them, in rank order.
+    """
+    if not (yield from multi_rank_rule()):
+        return []
+    data = yield Read(MULTI_RANK_SUMMARY)
+    try:
+        listed = listed_ranks(decode(data)) if data is not None else None
+    except JsonError:
+        listed = None
+    if listed is None:
+        names = yield Subfolders()
+        listed = sorted(r for name in names if (r := rank_of_dir(name)) is not None)
+    present = yield Exists(tuple(rank_file(r, RAW) for r in listed))
+    return [r for r, there in zip(listed, present, strict=True) if there]
+
+
+def parts_rule() -> Rule[list[tuple[int | None, str]]]:
+    """(rank, folder relative to this one) of each single-log part: `""` for a single log's
+    folder, each rank's `rank_N` in order for a job's."""
+    if not (yield from multi_rank_rule()):
+        return [(None, "")]
+    return [(r, rank_dir(r)) for r in (yield from ranks_rule())]
+
+
+def run(rule: Rule[T], files: Files) -> T:
+    """A rule's verdict on a folder read synchronously."""
+    answer: Any = None
+    while True:
+        try:
+            probe = rule.send(answer)
+        except StopIteration as done:
+            verdict: T = done.value
+            return verdict
+        if isinstance(probe, Exists):
+            answer = tuple(files.is_file(rel) for rel in probe.rels)
+        elif isinstance(probe, Read):
+            answer = files.read(probe.rel)
+        else:
+            answer = files.subfolders()
+
+
+async def run_async(rule: Rule[T], files: AsyncFiles) -> T:
+    """A rule's verdict on a folder read asynchronously (the files of one `Exists` concurrently)."""
+    answer: Any = None
+    while True:
+        try:
+            probe = rule.send(answer)
+        except StopIteration as done:
+            verdict: T = done.value
+            return verdict
+        if isinstance(probe, Exists):
+            answer = tuple(await asyncio.gather(*(files.is_file(rel) for rel in probe.rels)))
+        elif isinstance(probe, Read):
+            answer = await files.read(probe.rel)
+        else:
+            answer = await files.subfolders()

@@ -27,9 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from tlscope.format import layout
 from tlscope.format.errors import FormatError, TlscopeError
-from tlscope.format.folder import decode_typed
-from tlscope.format.json_boundary import JsonError
-from tlscope.format.json_boundary import decode as decode_json
+from tlscope.format.folder import StoredOutputFolder
 from tlscope.format.manifest import Manifest
 from tlscope.serve import gcs
 from tlscope.serve.addresses import AddressPolicy, Refused
@@ -347,48 +345,77 @@ class Store:
                 done += len(chunk)
                 progress(done, size)
 
+    def folder(self, ref: StoreRef) -> StoredOutputFolder:
+        """The output folder at `ref`, read by the format's reader over this store's files."""
+        return StoredOutputFolder(StoreFiles(self, ref), ref.url)
+
     async def check_folder(self, ref: StoreRef) -> None:
-        """Raise RemoteError unless `ref` is an output folder (a manifest or a multi-rank summary)."""
-        for name in layout.MARKERS:
-            try:
-                await self.info(self.child(ref, name))
-                return
-            except RemoteError as err:
-                if err.status != 404:
-                    raise
-        raise RemoteError(404, f"{ref.url} holds no {' or '.join(layout.MARKERS)}")
+        """Raise RemoteError unless `ref` is an output folder (the format's rule: layout.py)."""
+        if not await self.folder(ref).is_output_folder():
+            raise RemoteError(404, f"{ref.url} holds no {' or '.join(layout.MARKERS)}")
 
     def child(self, ref: StoreRef, rel: str) -> str:
         return ref.key.rstrip("/") + "/" + "/".join(segments(rel))
 
-    async def json(self, ref: StoreRef, rel: str) -> Any:
-        try:
-            return decode_json(await self.read_small(self.child(ref, rel)))
-        except JsonError:
-            return None
-
     async def summary(self, ref: StoreRef) -> dict[str, Any] | None:
-        """A remote folder's summary from its manifest, or from each rank's (a multi-rank folder),
-        by the layout rules a local folder follows (format/layout.py)."""
-        manifest = await self._manifest(ref, layout.MANIFEST)
-        if manifest is not None:
-            return listing_summary([manifest], [], multi_rank=False)
+        """A remote folder's summary from its manifest, or from each rank's (a job's folder), with
+        the ranks the format's reader finds there as it finds a local folder's; None when the folder
+        is none or the store fails (a listing never fails for one trace)."""
+        folder = self.folder(ref)
         try:
-            entries = await self.json(ref, layout.MULTI_RANK_SUMMARY)
+            if not await folder.is_output_folder():
+                return None
+            parts = await folder.parts()
+            manifests = await asyncio.gather(*(_manifest(folder, rel) for _, rel in parts))
+            job = await folder.multi_rank()
         except RemoteError:
             return None
-        if not isinstance(entries, list):
-            return None
-        ranks = layout.listed_ranks(entries)
-        manifests = await asyncio.gather(*(self._manifest(ref, layout.rank_file(r, layout.MANIFEST)) for r in ranks))
-        return listing_summary([m for m in manifests if m is not None], ranks, multi_rank=True)
+        ranks = [r for r, _ in parts if r is not None]
+        return listing_summary([m for m in manifests if m is not None], ranks, multi_rank=job)
 
-    async def _manifest(self, ref: StoreRef, rel: str) -> Manifest | None:
-        """The typed manifest at `rel`, None when absent, unreadable or not a manifest."""
+
+class StoreFiles:
+    """The files of one folder of a store, for the format's layout rules (format/layout.py).
+
+    What a rule asked is remembered (a rule asks for manifest.json twice: is it an output folder,
+    is it a job's). A store is not listed (an https:// host cannot be): a job there is found by its
+    multi_rank_summary.json, as every job tlscope writes has one.
+    """
+
+    def __init__(self, store: Store, ref: StoreRef) -> None:
+        self.store = store
+        self.ref = ref
+        self._known: dict[str, bool] = {}
+
+    async def is_file(self, rel: str) -> bool:
+        if rel not in self._known:
+            try:
+                await self.store.info(self.store.child(self.ref, rel))
+                self._known[rel] = True
+            except RemoteError as err:
+                if err.status != 404:
+                    raise
+                self._known[rel] = False
+        return self._known[rel]
+
+    async def read(self, rel: str) -> bytes | None:
         try:
-            return decode_typed(await self.read_small(self.child(ref, rel)), Manifest, rel)
-        except (RemoteError, FormatError):
-            return None
+            return await self.store.read_small(self.store.child(self.ref, rel))
+        except RemoteError as err:
+            if err.status == 404:
+                return None
+            raise
+
+    async def subfolders(self) -> list[str]:
+        return []
+
+
+async def _manifest(folder: StoredOutputFolder, part: str) -> Manifest | None:
+    """A part's typed manifest, None when absent, unreadable or not a manifest."""
+    try:
+        return await folder.manifest(part)
+    except (RemoteError, FormatError):
+        return None
 
 
 def _port(parts: Any) -> int | None:

@@ -313,28 +313,16 @@ class Traces:
         return await anyio.to_thread.run_sync(EventIndex, parts_of(folder))
 
     async def _remote_raw(self, ref: StoreRef) -> Path:
-        """A remote folder's raw.jsonl files (and rank list), copied once into the cache for its index."""
+        """A remote folder's raw.jsonl files (and its manifest or job summary), copied once into the
+        cache for its index: the parts the format's reader finds there (as in a local folder)."""
         store = ref.store
-        names = [layout.RAW]
-        head = layout.MANIFEST
-        if not await _has(store, ref, layout.RAW):
-            listed = await store.json(ref, layout.MULTI_RANK_SUMMARY)
-            if isinstance(listed, list):
-                head = layout.MULTI_RANK_SUMMARY
-                names = [layout.rank_file(r, layout.RAW) for r in layout.listed_ranks(listed)]
+        parts = await store.folder(ref).parts()
+        job = any(rank is not None for rank, _ in parts)
+        head = layout.MULTI_RANK_SUMMARY if job else layout.MANIFEST
+        names = [f"{rel}/{layout.RAW}" if rel else layout.RAW for _, rel in parts]
         identity = await store.identity(store.child(ref, head))
         key = "remote-" + hashlib.sha256(identity.encode()).hexdigest()
         return await self.cache.ensure(key, lambda out: _copy_files(store, ref, [head, *names], out, self.cache))
-
-
-async def _has(store: Store, ref: StoreRef, rel: str) -> bool:
-    try:
-        await store.info(store.child(ref, rel))
-    except RemoteError as err:
-        if err.status == 404:
-            return False
-        raise
-    return True
 
 
 async def _copy_files(store: Store, ref: StoreRef, names: list[str], out: Path, cache: Cache) -> None:

@@ -28,7 +28,7 @@ DEFAULT_BUDGET = 32 * 1024 * 1024
 INDEX_FILES = (layout.MANIFEST, layout.RAW, layout.COMPILES, layout.COMPILE_DIRECTORY)
 #: A multi-rank job's own files: its rank facts, its ranks and divergence, and the landing page
 #: (the multi-rank view: the packed explorer's Report link opens it).
-JOB_FILES = (layout.MULTI_RANK_SUMMARY, "ranks.json", "index.html")
+JOB_FILES = (layout.MULTI_RANK_SUMMARY, layout.RANKS, "index.html")
 
 
 class PackError(FormatError, ValueError):
