@@ -114,3 +114,29 @@ def test_only_the_format_19_additions_are_forgiven() -> None:
     base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []  # only ever forgiven in the new tree
+
+
+def test_only_the_format_110_additions_are_forgiven() -> None:
+    """Against a 1.9 base: format_minor 9 -> 10, compiles.json's `symbols` and `input_shapes`
+    (its last two lists) and each recompile's `fix` (last in `recompile`)."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"statuses":{"ok":"x"}'
+    entry = b'{"id":"[0/1]","recompile":{"reason":null,"compared_with":"[0/0]","event":null%s}}'
+    fix = (
+        b',"fix":{"kind":"mark_dynamic","input":"x","source":"L[\'x\']","dim":0,"code":"m(x, 0)",'
+        b'"where":{"file":"a.py","line":17,"name":"main","code":"f(x)  # {not} \\"json\\""},"why":"w {x}"}'
+    )
+    tail = b'\n],"symbols":[\n{"symbol":"s77"},\n{"symbol":"s27"}\n],"input_shapes":[\n{"frame":"[0/0]"}\n]}\n'
+    old = head % 9 + b',"compiles":[\n' + entry % b"" + b'\n],"graph_breaks":[\n]}\n'
+    new = head % 10 + b',"compiles":[\n' + entry % fix + b'\n],"graph_breaks":[' + tail
+    assert identity.without_110_additions("rank_0/compiles.json", new) == old
+    assert identity.without_110_additions("compiles.json", new.replace(fix, b',"fix":null')) == old
+    empty = new.replace(tail, b'\n],"symbols":[\n],"input_shapes":[\n]}\n')
+    assert identity.without_110_additions("compiles.json", empty) == old
+    # Nothing else: another file, a fix not last in its recompile, a changed entry.
+    assert identity.without_110_additions("index.html", new) == new
+    moved = new.replace(b',"event":null' + fix, fix + b',"event":null')
+    assert identity.without_110_additions("compiles.json", moved) != old
+    assert identity.without_110_additions("compiles.json", new.replace(b'"[0/0]"', b'"[0/2]"', 1)) != old
+    base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
+    assert identity.differences(base, now) == []
+    assert identity.differences(now, base) != []

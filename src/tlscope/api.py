@@ -51,7 +51,7 @@ from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_o
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
-from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak
+from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.json_boundary import decode
@@ -206,6 +206,18 @@ class Trace:
         return self._compiles_file.graph_breaks
 
     @property
+    def symbols(self) -> list[Symbol]:
+        """Where each dynamic dimension comes from (compiles.json `symbols`): `.symbol`, `.source`,
+        `.input`, `.dim`, `.range`, `.entered_at` (the user's call), `.specializations`, `.guards`."""
+        return self._compiles_file.symbols
+
+    @property
+    def input_shapes(self) -> list[FrameShapes]:
+        """Did the sizes change? Per frame compiled more than once, its graphs' input shapes per
+        compile id with the changed dimensions (compiles.json `input_shapes`)."""
+        return self._compiles_file.input_shapes
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -218,7 +230,13 @@ class Trace:
         """What `tlscope summary` shows (and prints with --json): every rank first, then this one's details."""
         job = self.job_view() if self.rank_numbers else None
         return summarise_trace(
-            self.compiles, self.graph_breaks, self.log_size, self.manifest, rank=self.current_rank, job=job
+            self.compiles,
+            self.graph_breaks,
+            self.log_size,
+            self.manifest,
+            rank=self.current_rank,
+            job=job,
+            input_shapes=self.input_shapes,
         )
 
     def job_view(self) -> JobView:

@@ -13,7 +13,14 @@ import msgspec
 
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
-from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GuardFailure, RecommendedFailure
+from tlscope.format.compiles import (
+    CompileEntry,
+    DistinctGraphBreak,
+    Fix,
+    FrameShapes,
+    GuardFailure,
+    RecommendedFailure,
+)
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
 
@@ -46,6 +53,8 @@ class RecompileRow(msgspec.Struct, kw_only=True):
     recommended: RecommendedFailure | None = None
     #: What changed in the inputs, e.g. `L['x'] size: [4, 8] -> [5, 8]`.
     changes: list[str]
+    #: When a size caused it: the change that avoids it (compiles.json `recompile.fix`, since 1.10).
+    fix: Fix | None = None
 
 
 class PhaseRow(msgspec.Struct, kw_only=True):
@@ -121,6 +130,9 @@ class Summary(msgspec.Struct, kw_only=True):
     cache: CacheRates
     log_size: LogSizeSummary
     problems: dict[str, int]
+    #: Did the sizes change? Each frame compiled more than once, its graphs' input shapes per
+    #: compile (compiles.json `input_shapes`, since 1.10).
+    input_shapes: list[FrameShapes] = []
 
 
 def summarise_trace(
@@ -131,6 +143,7 @@ def summarise_trace(
     *,
     rank: int | None = None,
     job: JobView | None = None,
+    input_shapes: Sequence[FrameShapes] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -158,6 +171,7 @@ def summarise_trace(
             by_setting={s.setting: s.bytes for s in size.by_setting},
         ),
         problems=dict(problems) if isinstance(problems, dict) else {},
+        input_shapes=list(input_shapes),
     )
 
 
@@ -194,6 +208,7 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
         recommended=chosen,
         explanation=recompile.explanation(),
         changes=[f"{c.input} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
+        fix=recompile.fix,
     )
 
 

@@ -177,6 +177,25 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
     why: str
 
 
+class Fix(msgspec.Struct, kw_only=True):
+    """The one change to the user's code that avoids a recompile (or a specialisation) caused by a size."""
+
+    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked` or `dynamic_false` (FORMAT.md "What to change").
+    kind: str
+    #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
+    input: str
+    source: str
+    #: The tensor dimension concerned.
+    dim: int
+    #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`.
+    code: str
+    #: The user's line to put it before: the call that entered the input (null when the log
+    #: does not give that call's stack).
+    where: SourceLocation | None = None
+    #: Why this change, in plain words (and what it costs).
+    why: str
+
+
 class Recompile(msgspec.Struct, kw_only=True):
     """Why this compile id exists although its frame was compiled before."""
 
@@ -192,6 +211,9 @@ class Recompile(msgspec.Struct, kw_only=True):
     changes: list[InputChange] = []
     #: The `recompile_reasons` artifact, when logged.
     event: PayloadRef | None = None
+    #: When the recompile is caused by a size (the recommended failure's kind is `size`,
+    #: `dynamic_range` or `dim_marking`): the one change that avoids it. Since 1.10.
+    fix: Fix | None = None
 
     def shown_failure(self) -> GuardFailure | None:
         """The guard failure every answer shows first: `recommended`'s, else the newest entry's (a
@@ -345,6 +367,93 @@ class DistinctGraphBreak(msgspec.Struct, kw_only=True):
     docs_url: str | None = None
 
 
+class Specialization(msgspec.Struct, kw_only=True):
+    """A `symbolic_shape_specialization` event: the symbol was replaced by a constant."""
+
+    value: str | None = None
+    #: torch's reason, e.g. `Eq(s0, 3)` or the guard that forced it.
+    reason: str | None = None
+    #: The user line whose code forced it (the innermost user frame of its `user_stack`).
+    user_frame: SourceLocation | None = None
+
+
+class Symbol(msgspec.Struct, kw_only=True):
+    """A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it
+    comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from")."""
+
+    #: The compile id it was created under (display form); null outside a compile (export).
+    compile_id: str | None = None
+    #: `s77`, `u0`...: names are reused by every compile, so (compile_id, symbol) is the key.
+    symbol: str
+    #: `backed` (a dynamic size or int with a value at compile time) or `unbacked` (data-dependent).
+    kind: str = "backed"
+    #: Dynamo's source, e.g. `L['x'].size()[0]`, `L['k']`; null for an unbacked symbol.
+    source: str | None = None
+    #: The input's source (`L['x']`), its name in the compiled function (`x`), and the dimension
+    #: (null for an int input), read from `source`.
+    input_source: str | None = None
+    input: str | None = None
+    dim: int | None = None
+    #: `size`, `stride`, `storage_offset` or `value` (an int input); null when unknown.
+    what: str | None = None
+    #: The value it had when created (`val`), and its value range (`vr`, e.g. `[2, int_oo]`).
+    value: str | None = None
+    range: str | None = None
+    #: The user line that passed the input: the innermost user-code frame of the event's Python
+    #: `stack` (the call of the compiled function).
+    entered_at: SourceLocation | None = None
+    #: The line of the compiled code being traced when it was created (innermost user frame of `user_stack`).
+    traced_at: SourceLocation | None = None
+    specializations: list[Specialization] = []
+    #: Shape guards on it (`guard_added_fast` / `guard_added` expressions naming it), distinct, in log order.
+    guards: list[str] = []
+    #: How many distinct guards there were (`guards` keeps the first 20).
+    guard_count: int = 0
+    #: Compile ids whose recompile reason is a guard of this symbol's compile on its source
+    #: (e.g. `2 <= x.size()[0]` failed for a size 1).
+    failed_in: list[str] = []
+
+
+class ShapeCell(msgspec.Struct, kw_only=True):
+    """One graph input in one compile of a frame, and what changed since the compile before."""
+
+    compile_id: str
+    #: As the Dynamo graph's annotation prints it: dtype (`f32`), sizes (a symbol is dynamic), strides.
+    dtype: str | None = None
+    shape: list[str] | None = None
+    stride: list[str] | None = None
+    #: The call's concrete sizes (`describe_tensor`), when the input is a tensor Dynamo described.
+    sizes: list[int | str] | None = None
+    #: Dimensions whose size (or stride) differs from the previous compile's; whether the dtype does;
+    #: `absent` when the input is not in this compile's graph.
+    changed_dims: list[int] = []
+    changed_strides: list[int] = []
+    dtype_changed: bool = False
+    absent: bool = False
+    #: The compile id whose recompile explains the change (this one), and the dimension the
+    #: recompile's recommended guard failure names for this input (null when it names none).
+    recompile: str | None = None
+    reason_dim: int | None = None
+
+
+class InputShapes(msgspec.Struct, kw_only=True):
+    #: The graph input's name (`L_x_`) and Dynamo's source (`L['x']`) when it is the frame's tensor input.
+    name: str
+    source: str | None = None
+    cells: list[ShapeCell]
+
+
+class FrameShapes(msgspec.Struct, kw_only=True):
+    """Did the sizes change? A frame compiled more than once, its graphs' inputs per compile."""
+
+    #: The frame's first compile id (display, e.g. `[0/0]`), and its function.
+    frame: str
+    function: SourceLocation | None = None
+    #: The compile ids with a Dynamo graph, in order (the columns).
+    compile_ids: list[str]
+    inputs: list[InputShapes]
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -359,6 +468,10 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     compiles: list[CompileEntry]
     #: The distinct graph breaks, most frequent first.
     graph_breaks: list[DistinctGraphBreak]
+    #: Every symbol created, in log order. Since 1.10.
+    symbols: list[Symbol] = []
+    #: For each frame compiled more than once, its graphs' input shapes per compile. Since 1.10.
+    input_shapes: list[FrameShapes] = []
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -367,3 +480,5 @@ class Answers(msgspec.Struct, kw_only=True):
     compiles: list[CompileEntry]
     graph_breaks: list[DistinctGraphBreak]
     log_size: LogSize
+    symbols: list[Symbol] = []
+    input_shapes: list[FrameShapes] = []

@@ -19,7 +19,7 @@ FORMAT_VERSION = 1
 #: 5 a multi-rank job's ranks.json; 6 timeline.bin (every chromium event packed, a job's ranks together).
 #: 7 compiles.json graph_breaks[].stack/.stopped_at (the user-code frames); 8 torch's fix hints of a break;
 #: 9 compiles.json's rules: `status_order` and each recompile's `recommended` guard failure.
-FORMAT_MINOR = 9
+FORMAT_MINOR = 10
 
 
 class InputFile(msgspec.Struct, kw_only=True):

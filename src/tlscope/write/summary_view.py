@@ -10,7 +10,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tlscope import terminal
+from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.trace_summary import TOP, Summary
+from tlscope.format.compiles import Fix, ShapeCell
 from tlscope.format.status import status_words
 
 
@@ -40,6 +42,9 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
             console.print(table)
         if table.title == "Compiles":
             _print_reused(summary, console)
+        if table.title == "Recompiles":
+            for shapes in _shapes(summary):
+                console.print(shapes)
     console.print(_footer(summary))
 
 
@@ -138,8 +143,56 @@ def _recompiles(summary: Summary) -> Table:
         why = _cut(row.explanation)
         for change in row.changes[:3]:
             why.append("\n  " + change)
+        if row.fix is not None:
+            why.append_text(_fix(row.fix))
         table.add_row(row.id, why)
     return table
+
+
+def _fix(fix: Fix) -> Text:
+    """What to change (compiles.json `recompile.fix`): the line to add, where, and why."""
+    text = Text("\n  fix: ", style="green")
+    text.append(fix.code, style="bold green")
+    where = fix.where
+    if where is not None:
+        text.append(f"\n    before {(where.file or '?').rsplit('/', 1)[-1]}:{where.line}")
+        if where.code:
+            text.append(f"  {where.code.strip()}", style="dim")
+    text.append(f"\n    {fix.why}", style="dim")
+    return text
+
+
+def _shapes(summary: Summary) -> list[Table]:
+    """Did the sizes change? One table per frame compiled more than once; `*` marks a changed dimension."""
+    tables = []
+    for frame in summary.input_shapes[:TOP]:
+        name = frame.function.name if frame.function is not None else "?"
+        table = _table(
+            f"Did the sizes change? {name} (frame {frame.frame})", "id", "input", "dtype", "shape, stride", "changed"
+        )
+        table.caption = "* changed since the compile before; ← the dimension the recompile's reason names"
+        for row in frame.inputs:
+            label = input_name(row.source) if row.source else row.name
+            for cell in row.cells[: 2 * TOP]:
+                table.add_row(cell.compile_id, Text(label), *_cell(cell))
+        tables.append(table)
+    return tables
+
+
+def _cell(cell: ShapeCell) -> tuple[Text, Text, Text]:
+    if cell.absent:
+        return Text(""), Text("absent", style="dim"), Text("")
+    dims = ", ".join(d + ("*" if i in cell.changed_dims else "") for i, d in enumerate(cell.shape or []))
+    strides = ", ".join(d + ("*" if i in cell.changed_strides else "") for i, d in enumerate(cell.stride or []))
+    said = []
+    if cell.dtype_changed:
+        said.append("dtype")
+    said += [f"dim {d}" + (" ←" if d == cell.reason_dim else "") for d in cell.changed_dims]
+    said += [f"stride {d}" for d in cell.changed_strides if d not in cell.changed_dims]
+    if cell.reason_dim is not None and cell.reason_dim not in cell.changed_dims:
+        said.append(f"← dim {cell.reason_dim}")
+    dtype = Text((cell.dtype or "") + ("*" if cell.dtype_changed else ""))
+    return dtype, Text(f"[{dims}] [{strides}]"), Text(", ".join(said), style="yellow" if said else "")
 
 
 def _failures(summary: Summary) -> Table:

@@ -19,6 +19,7 @@ from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.fold.phases import CHROMIUM_DECODER, FrameTime, frame_key
+from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.tlparse.stack import drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
@@ -92,8 +93,12 @@ class CompileFold:
         #: Per frame compile (attempt left out): the Python values its failed guards are about,
         #: looked for in its later guards and symbols (recompile_reasons comes first in a compile).
         self._wanted: dict[CompileId, set[Wanted]] = {}
+        #: Where each dynamic dimension comes from (compiles.json `symbols`).
+        self.symbols = SymbolFold(self.user)
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
+        if record.key in SYMBOL_KEYS:
+            self.symbols.feed(record)  # outside a compile too (export logs them under none)
         if record.key == "str" or record.compile_id is None:
             return
         cid = record.compile_id.normalised()

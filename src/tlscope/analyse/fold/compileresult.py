@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
+from tlscope.analyse.fold.fixes import attach_fixes
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.recommend import recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
@@ -184,9 +185,12 @@ def _text(value: object) -> str | None:
 
 
 def entries(fold: CompileFold) -> list[CompileEntry]:
-    """One entry per compile id, in manifest order (`[-/-]` first)."""
+    """One entry per compile id, in manifest order (`[-/-]` first), each recompile caused by a
+    size with its `fix` (analyse/fold/fixes.py; `fold.symbols` gets the recompiles they failed)."""
     frames = _Frames(fold)
-    return [_entry(acc, frames) for acc in sorted(fold.accs.values(), key=lambda a: compile_id_order(a.cid))]
+    found = [_entry(acc, frames) for acc in sorted(fold.accs.values(), key=lambda a: compile_id_order(a.cid))]
+    attach_fixes(found, fold.symbols.result())
+    return found
 
 
 def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:

@@ -11,6 +11,8 @@
  * @property {string[]} [status_order]
  * @property {CompileEntry[]} compiles
  * @property {DistinctGraphBreak[]} graph_breaks
+ * @property {Symbol[]} [symbols]
+ * @property {FrameShapes[]} [input_shapes]
  */
 
 /**
@@ -100,6 +102,7 @@
  * @property {string | null} [compared_with]
  * @property {InputChange[]} [changes]
  * @property {PayloadRef | null} [event]
+ * @property {Fix | null} [fix]
  */
 
 /**
@@ -129,6 +132,18 @@
  * @property {string} what
  * @property {string | null} before
  * @property {string | null} after
+ */
+
+/**
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a size.
+ * @typedef {object} Fix
+ * @property {string} kind
+ * @property {string} input
+ * @property {string} source
+ * @property {number} dim
+ * @property {string} code
+ * @property {SourceLocation | null} [where]
+ * @property {string} why
  */
 
 /**
@@ -225,6 +240,68 @@
  * @property {string[]} compile_ids
  * @property {string[]} [hints]
  * @property {string | null} [docs_url]
+ */
+
+/**
+ * A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it
+    comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
+ * @typedef {object} Symbol
+ * @property {string | null} [compile_id]
+ * @property {string} symbol
+ * @property {string} [kind]
+ * @property {string | null} [source]
+ * @property {string | null} [input_source]
+ * @property {string | null} [input]
+ * @property {number | null} [dim]
+ * @property {string | null} [what]
+ * @property {string | null} [value]
+ * @property {string | null} [range]
+ * @property {SourceLocation | null} [entered_at]
+ * @property {SourceLocation | null} [traced_at]
+ * @property {Specialization[]} [specializations]
+ * @property {string[]} [guards]
+ * @property {number} [guard_count]
+ * @property {string[]} [failed_in]
+ */
+
+/**
+ * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
+ * @typedef {object} Specialization
+ * @property {string | null} [value]
+ * @property {string | null} [reason]
+ * @property {SourceLocation | null} [user_frame]
+ */
+
+/**
+ * Did the sizes change? A frame compiled more than once, its graphs' inputs per compile.
+ * @typedef {object} FrameShapes
+ * @property {string} frame
+ * @property {SourceLocation | null} [function]
+ * @property {string[]} compile_ids
+ * @property {InputShapes[]} inputs
+ */
+
+/**
+ * @typedef {object} InputShapes
+ * @property {string} name
+ * @property {string | null} [source]
+ * @property {ShapeCell[]} cells
+ */
+
+/**
+ * One graph input in one compile of a frame, and what changed since the compile before.
+ * @typedef {object} ShapeCell
+ * @property {string} compile_id
+ * @property {string | null} [dtype]
+ * @property {string[] | null} [shape]
+ * @property {string[] | null} [stride]
+ * @property {Array<number | string> | null} [sizes]
+ * @property {number[]} [changed_dims]
+ * @property {number[]} [changed_strides]
+ * @property {boolean} [dtype_changed]
+ * @property {boolean} [absent]
+ * @property {string | null} [recompile]
+ * @property {number | null} [reason_dim]
  */
 
 export {};

@@ -10,6 +10,8 @@ export type CompilesFile = {
     status_order?: string[] | undefined;
     compiles: CompileEntry[];
     graph_breaks: DistinctGraphBreak[];
+    symbols?: Symbol[] | undefined;
+    input_shapes?: FrameShapes[] | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -99,6 +101,7 @@ export type Recompile = {
     compared_with?: string | null | undefined;
     changes?: InputChange[] | undefined;
     event?: PayloadRef | null | undefined;
+    fix?: Fix | null | undefined;
 };
 /**
  * One failed guard of an earlier cache entry, from the `recompile_reasons` artifact.
@@ -128,6 +131,18 @@ export type InputChange = {
     what: string;
     before: string | null;
     after: string | null;
+};
+/**
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a size.
+ */
+export type Fix = {
+    kind: string;
+    input: string;
+    source: string;
+    dim: number;
+    code: string;
+    where?: SourceLocation | null | undefined;
+    why: string;
 };
 /**
  * Why a compilation failed (compilation_metrics `fail_*` fields).
@@ -224,4 +239,64 @@ export type DistinctGraphBreak = {
     compile_ids: string[];
     hints?: string[] | undefined;
     docs_url?: string | null | undefined;
+};
+/**
+ * A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it
+ *  comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
+ */
+export type Symbol = {
+    compile_id?: string | null | undefined;
+    symbol: string;
+    kind?: string | undefined;
+    source?: string | null | undefined;
+    input_source?: string | null | undefined;
+    input?: string | null | undefined;
+    dim?: number | null | undefined;
+    what?: string | null | undefined;
+    value?: string | null | undefined;
+    range?: string | null | undefined;
+    entered_at?: SourceLocation | null | undefined;
+    traced_at?: SourceLocation | null | undefined;
+    specializations?: Specialization[] | undefined;
+    guards?: string[] | undefined;
+    guard_count?: number | undefined;
+    failed_in?: string[] | undefined;
+};
+/**
+ * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
+ */
+export type Specialization = {
+    value?: string | null | undefined;
+    reason?: string | null | undefined;
+    user_frame?: SourceLocation | null | undefined;
+};
+/**
+ * Did the sizes change? A frame compiled more than once, its graphs' inputs per compile.
+ */
+export type FrameShapes = {
+    frame: string;
+    function?: SourceLocation | null | undefined;
+    compile_ids: string[];
+    inputs: InputShapes[];
+};
+export type InputShapes = {
+    name: string;
+    source?: string | null | undefined;
+    cells: ShapeCell[];
+};
+/**
+ * One graph input in one compile of a frame, and what changed since the compile before.
+ */
+export type ShapeCell = {
+    compile_id: string;
+    dtype?: string | null | undefined;
+    shape?: string[] | null | undefined;
+    stride?: string[] | null | undefined;
+    sizes?: (string | number)[] | null | undefined;
+    changed_dims?: number[] | undefined;
+    changed_strides?: number[] | undefined;
+    dtype_changed?: boolean | undefined;
+    absent?: boolean | undefined;
+    recompile?: string | null | undefined;
+    reason_dim?: number | null | undefined;
 };

@@ -1,0 +1,249 @@
+"""What to change so a size does not recompile (issue 23, point 4): each recompile's `fix`.
+
+A recompile is caused by a size when the guard failure that explains it (`recompile.recommended`)
+is of kind `size` (an entry specialised on a size, and the call had another), `dynamic_range`
+(a dynamic entry's `2 <= x.size()[0]` failed: sizes 0 and 1 are always specialised) or
+`dim_marking` (the call's tensor is marked dynamic and the entries were not, or the reverse).
+The change that avoids it is decided here once, from the log's facts only:
+
+- `size`: mark the dimension dynamic before the call, so the first compile is already dynamic
+  (`torch._dynamo.mark_dynamic(x, 0)`); `maybe_mark_dynamic` when a size of 0 or 1 was seen on
+  it (mark_dynamic raises when the compile specialises the dimension, which it does for 0 and
+  1); `dynamic_false` when the recompile specialised that dimension again
+  (`symbolic_shape_specialization`): the code needs a constant size, so a dynamic graph is never
+  kept, and `torch.compile(..., dynamic=False)` saves the attempt;
+- `dynamic_range`: `torch._dynamo.mark_unbacked(x, 0)`, whose dimension is not specialised on 0
+  and 1 (or accept one more graph for that size);
+- `dim_marking`: mark the same dimension before every call of the function (or none).
+
+The user's line is the call that entered the input: the innermost user frame of the new
+compile's `create_symbol` stacks (every symbol of a compile is created during the same call).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tlscope.analyse.fold.symbols import input_name
+from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Symbol
+
+_SIZE_INDEX = re.compile(r"size mismatch at index (?P<dim>\d+)\.")
+_DIM_EXPR = re.compile(r"(?P<input>[A-Za-z_][\w.\[\]']*)\.size\(\)\[(?P<dim>\d+)\]")
+_SYMBOL = re.compile(r"\b(?P<name>s\d+)\b")
+
+
+class _Frame:
+    """The compiles of one frame and the symbols of each (by frame compile display id)."""
+
+    def __init__(self, compiles: Sequence[CompileEntry], symbols: Sequence[Symbol]) -> None:
+        frame_of = {c.id: c.frame_compile for c in compiles}
+        self.symbols: dict[str, list[Symbol]] = {}
+        for symbol in symbols:
+            if symbol.compile_id is not None:
+                key = frame_of.get(symbol.compile_id, symbol.compile_id)
+                self.symbols.setdefault(key, []).append(symbol)
+        self.compiles = compiles
+
+    def sizes(self, source: str, dim: int, entry: CompileEntry) -> list[int | str]:
+        """Every concrete size seen on (source, dim) in the compiles of `entry`'s frame."""
+        found: list[int | str] = []
+        frame = entry.frame_compile.rsplit("/", 1)[0]
+        for c in self.compiles:
+            if c.frame_compile.rsplit("/", 1)[0] != frame:
+                continue
+            for t in c.inputs:
+                if t.source == source and t.size is not None and dim < len(t.size):
+                    found.append(t.size[dim])
+        return found
+
+
+def attach_fixes(compiles: Sequence[CompileEntry], symbols: Sequence[Symbol]) -> None:
+    """Give each recompile caused by a size its `fix`, and each symbol the recompiles it failed."""
+    frames = _Frame(compiles, symbols)
+    for entry in compiles:
+        recompile = entry.recompile
+        if recompile is None or not recompile.guard_failures:
+            continue
+        _link_failures(entry, frames)
+        index = recompile.recommended.index if recompile.recommended is not None else 0
+        recompile.fix = fix_for(entry, recompile.guard_failures[index], frames)
+
+
+def _link_failures(entry: CompileEntry, frames: _Frame) -> None:
+    assert entry.recompile is not None
+    for failure in entry.recompile.guard_failures:
+        if failure.kind != "dynamic_range":
+            continue
+        for symbol in _failed_symbols(failure, frames):
+            if entry.id not in symbol.failed_in:
+                symbol.failed_in.append(entry.id)
+
+
+def _failed_symbols(failure: GuardFailure, frames: _Frame) -> list[Symbol]:
+    """The symbols of the failed entry that its `dynamic_range` guard is about."""
+    own = frames.symbols.get(failure.cache_entry, [])
+    named = {m["name"] for m in _SYMBOL.finditer(failure.guard)}
+    dims = {(m["input"], int(m["dim"])) for m in _DIM_EXPR.finditer(failure.guard)}
+    return [
+        s
+        for s in own
+        if s.symbol in named or (s.input is not None and s.dim is not None and (_local(s.input), s.dim) in dims)
+    ]
+
+
+def _local(name: str) -> str:
+    """A guard prints a local input by its name; Dynamo's `L['x']` is `x` there."""
+    return input_name(name)
+
+
+def fix_for(entry: CompileEntry, failure: GuardFailure, frames: _Frame) -> Fix | None:
+    """The change that avoids `entry`'s recompile, when `failure` (the explaining one) is about a size."""
+    own = frames.symbols.get(entry.frame_compile, [])
+    where = next((s.entered_at for s in own if s.entered_at is not None), None)
+    if failure.kind == "size":
+        return _size_fix(entry, failure, frames, own, where)
+    if failure.kind == "dynamic_range":
+        return _range_fix(entry, failure, frames, where)
+    if failure.kind == "dim_marking":
+        return _marking_fix(entry, failure, where)
+    return None
+
+
+def _source_of(entry: CompileEntry, name: str) -> str:
+    """Dynamo's source of the input a tensor guard names (`x` -> `L['x']`)."""
+    return next((t.source for t in entry.inputs if input_name(t.source) == name), f"L['{name}']")
+
+
+def _size_fix(
+    entry: CompileEntry, failure: GuardFailure, frames: _Frame, own: list[Symbol], where: SourceLocation | None
+) -> Fix | None:
+    found = _SIZE_INDEX.search(failure.guard)
+    if found is None or failure.subject is None:
+        return None
+    name, dim = failure.subject, int(found["dim"])
+    source = _source_of(entry, name)
+    entry_name = failure.cache_entry
+    symbol = next((s for s in own if s.input_source == source and s.dim == dim and s.what == "size"), None)
+    if symbol is not None and symbol.specializations:
+        return _specialised_fix(name, source, dim, symbol, where)
+    sizes = frames.sizes(source, dim, entry)
+    small = sorted({str(s) for s in sizes if str(s) in ("0", "1")})
+    dynamic = symbol is not None or any(t.source == source and dim in t.dynamic_dims for t in entry.inputs)
+    how = (
+        f"this recompile made it dynamic ({symbol.symbol}, range {symbol.range})"
+        if symbol is not None
+        else "this recompile made it dynamic"
+        if dynamic
+        else "this recompile kept it static (automatic dynamic shapes is off: dynamic=False or config), "
+        "so every new size compiles again"
+    )
+    if small:
+        return Fix(
+            kind="maybe_mark_dynamic",
+            input=name,
+            source=source,
+            dim=dim,
+            code=f"torch._dynamo.maybe_mark_dynamic({name}, {dim})",
+            where=where,
+            why=(
+                f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
+                f"{entry_name} was compiled for one size; {how}. This function was also called with "
+                f"size {' and '.join(small)} on that dimension, which is always specialised, so mark_dynamic "
+                f"would raise on such a tensor: maybe_mark_dynamic on the tensor passed as {name}, before "
+                f"its first call, makes the first graph dynamic where it can"
+            ),
+        )
+    return Fix(
+        kind="mark_dynamic",
+        input=name,
+        source=source,
+        dim=dim,
+        code=f"torch._dynamo.mark_dynamic({name}, {dim})",
+        where=where,
+        why=(
+            f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
+            f"{entry_name} was compiled for one size; {how}. Marking dim {dim} of the tensor passed as "
+            f"{name} dynamic, before its first call, compiles the dynamic graph at once. If only a few "
+            f"sizes ever occur, torch.compile(..., dynamic=False) keeps one static graph per size instead"
+        ),
+    )
+
+
+def _specialised_fix(name: str, source: str, dim: int, symbol: Symbol, where: SourceLocation | None) -> Fix:
+    """The recompile made the dimension dynamic and the code specialised it again: dynamic=False."""
+    spec = symbol.specializations[0]
+    return Fix(
+        kind="dynamic_false",
+        input=name,
+        source=source,
+        dim=dim,
+        code="torch.compile(..., dynamic=False)",
+        where=spec.user_frame or where,
+        why=(
+            f"the recompile made dim {dim} of {name} dynamic ({symbol.symbol}) but the code specialised it "
+            f"again ({spec.reason or 'a guard fixed its value'}), so no dynamic graph can serve several "
+            f"sizes: marking it dynamic would raise; compile with dynamic=False to skip the dynamic "
+            f"attempt (one static graph per size), or change the code at that line"
+        ),
+    )
+
+
+def _range_fix(entry: CompileEntry, failure: GuardFailure, frames: _Frame, where: SourceLocation | None) -> Fix | None:
+    symbols = _failed_symbols(failure, frames)
+    symbol = next((s for s in symbols if s.input is not None and s.dim is not None), None)
+    if symbol is not None and symbol.input is not None and symbol.dim is not None:
+        name, dim, source = symbol.input, symbol.dim, symbol.input_source or f"L['{symbol.input}']"
+    else:
+        found = _DIM_EXPR.search(failure.guard)
+        if found is None:
+            return None
+        name, dim = _local(found["input"]), int(found["dim"])
+        source = _source_of(entry, name)
+    size = next((t.size[dim] for t in entry.inputs if t.source == source and t.size and dim < len(t.size)), None)
+    return Fix(
+        kind="mark_unbacked",
+        input=name,
+        source=source,
+        dim=dim,
+        code=f"torch._dynamo.mark_unbacked({name}, {dim})",
+        where=where,
+        why=(
+            f"{failure.cache_entry} is dynamic on dim {dim} of {name} but only for the sizes its guard "
+            f"`{failure.guard}` allows; this call's size{'' if size is None else f' {size}'} is outside it "
+            f"(a dynamic size is always specialised on 0 and 1). mark_unbacked instead of mark_dynamic "
+            f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch "
+            f"on that size; otherwise this extra graph is the cost of that size"
+        ),
+    )
+
+
+def _marking_fix(entry: CompileEntry, failure: GuardFailure, where: SourceLocation | None) -> Fix | None:
+    assert entry.recompile is not None
+    for change in entry.recompile.changes:
+        if change.what != "marked_dynamic":
+            continue
+        before, after = _dims(change.before), _dims(change.after)
+        dims = sorted(set(after) - set(before)) or sorted(set(before) - set(after))
+        if not dims:
+            continue
+        name, dim = input_name(change.input), dims[0]
+        now = "marked" if dim in after else "not marked"
+        return Fix(
+            kind="mark_dynamic",
+            input=name,
+            source=change.input,
+            dim=dim,
+            code=f"torch._dynamo.mark_dynamic({name}, {dim})",
+            where=where,
+            why=(
+                f"{name} is {now} dynamic on dim {dim} in this call, unlike in the call that compiled "
+                f"{failure.cache_entry}: the marking is part of the guards, so the entries never match it. "
+                f"Mark dim {dim} the same way before every call of the function (from the first), or at none"
+            ),
+        )
+    return None
+
+
+def _dims(text: str | None) -> list[int]:
+    return [int(d) for d in re.findall(r"\d+", text or "")]

@@ -1,0 +1,121 @@
+"""Did the sizes change? (issue 23, point 3): compiles.json's `input_shapes`.
+
+For every frame compiled more than once, the tensor inputs of its Dynamo graphs per compile, as
+the graph's annotations print them (`f32[s77, 8][8, 1]cpu`, read by analyse/fxgraph's
+annotation parser), each compared with the compile before it (the cache entry the recompile was
+compared with, else the previous column): which dimensions' sizes and strides changed, whether
+the dtype did, and which dimension the recompile's explaining guard failure names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tlscope.analyse.fold.graphs import placeholder_name
+from tlscope.analyse.fold.symbols import input_name
+from tlscope.analyse.fxgraph.graph_parser import parse_annotation
+from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell
+
+_INDEX = re.compile(r"(?:size|stride) mismatch at index (?P<dim>\d+)\.")
+_DIM_EXPR = re.compile(r"(?P<input>[A-Za-z_][\w.\[\]']*)\.size\(\)\[(?P<dim>\d+)\]")
+
+
+def _frame_key(entry: CompileEntry) -> str:
+    return entry.frame_compile.rsplit("/", 1)[0]
+
+
+def input_shapes(compiles: Sequence[CompileEntry]) -> list[FrameShapes]:
+    """One table per frame with more than one frame compile, in compile order."""
+    frames: dict[str, list[CompileEntry]] = {}
+    for entry in compiles:
+        if entry.status != "outside":
+            frames.setdefault(_frame_key(entry), []).append(entry)
+    found = []
+    for entries in frames.values():
+        if len({e.frame_compile for e in entries}) < 2:
+            continue
+        columns = [e for e in entries if any(g.kind == "dynamo_output_graph" for g in e.graphs)]
+        if columns:
+            found.append(_table(entries[0], columns))
+    return found
+
+
+def _table(first: CompileEntry, columns: list[CompileEntry]) -> FrameShapes:
+    rows: dict[str, InputShapes] = {}
+    cells: dict[str, dict[str, ShapeCell]] = {}
+    column_of = {c.frame_compile: c.id for c in columns}
+    previous: str | None = None
+    for entry in columns:
+        graph = [g for g in entry.graphs if g.kind == "dynamo_output_graph"][-1]
+        here: dict[str, ShapeCell] = {}
+        for item in graph.inputs:
+            meta = parse_annotation(item.type or "")
+            if meta.shape is None:
+                continue  # a Sym(...) or untyped input: not a tensor
+            source = next((t for t in entry.inputs if placeholder_name(t.source) == item.name), None)
+            row = rows.setdefault(item.name, InputShapes(name=item.name, source=None, cells=[]))
+            if row.source is None and source is not None:
+                row.source = source.source
+            here[item.name] = ShapeCell(
+                compile_id=entry.id,
+                dtype=meta.dtype or None,
+                shape=meta.shape,
+                stride=meta.stride,
+                sizes=source.size if source is not None else None,
+            )
+        compared = entry.recompile.compared_with if entry.recompile is not None else None
+        before = cells.get(column_of.get(compared or "", "") or previous or "", {})
+        for name, cell in here.items():
+            _compare(cell, before.get(name), entry, rows[name].source or name)
+        cells[entry.id] = here
+        previous = entry.id
+    for entry in columns:
+        for name, row in rows.items():
+            row.cells.append(cells[entry.id].get(name) or ShapeCell(compile_id=entry.id, absent=True))
+    return FrameShapes(
+        frame=first.frame_compile,
+        function=first.function,
+        compile_ids=[c.id for c in columns],
+        inputs=list(rows.values()),
+    )
+
+
+def _compare(cell: ShapeCell, before: ShapeCell | None, entry: CompileEntry, source: str) -> None:
+    if entry.recompile is not None:
+        cell.recompile = entry.id
+        cell.reason_dim = _reason_dim(entry, source)
+    if before is None:
+        return
+    cell.changed_dims = _changed(before.shape, cell.shape)
+    cell.changed_strides = _changed(before.stride, cell.stride)
+    cell.dtype_changed = before.dtype != cell.dtype
+
+
+def _changed(old: list[str] | None, new: list[str] | None) -> list[int]:
+    old, new = old or [], new or []
+    if len(old) != len(new):
+        return list(range(len(new)))
+    return [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+
+
+def _reason_dim(entry: CompileEntry, source: str) -> int | None:
+    """The dimension of `source` the recompile's explaining guard failure names, if any."""
+    recompile = entry.recompile
+    assert recompile is not None
+    if not recompile.guard_failures:
+        return None
+    failure = recompile.guard_failures[recompile.recommended.index if recompile.recommended is not None else 0]
+    return failure_dim(failure, input_name(source))
+
+
+def failure_dim(failure: GuardFailure, name: str) -> int | None:
+    """The dimension of input `name` a size, stride or dynamic-range guard failure names."""
+    if failure.kind in ("size", "stride") and failure.subject == name:
+        found = _INDEX.search(failure.guard)
+        return int(found["dim"]) if found is not None else None
+    if failure.kind == "dynamic_range":
+        for match in _DIM_EXPR.finditer(failure.guard):
+            if input_name(match["input"]) == name:
+                return int(match["dim"])
+    return None

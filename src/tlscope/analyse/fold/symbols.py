@@ -1,0 +1,162 @@
+"""Where a dynamic dimension comes from (issue 23, point 4): compiles.json's `symbols`.
+
+When Dynamo makes a size (or an int) dynamic it logs `create_symbol`: the symbol (`s77`), its
+value and range, Dynamo's source (`L['x'].size()[0]`) and two stacks: `stack`, the Python stack
+of the process (which holds the user's line that called the compiled function with `x`), and
+`user_stack`, the line of the compiled function being traced. Later events constrain it:
+`symbolic_shape_specialization` (replaced by a constant), `guard_added_fast` / `guard_added`
+(a shape guard naming it), `propagate_real_tensors_provenance` (draft export's guesses). This
+fold keeps, per (compile id, symbol), those facts, and nothing of the stacks but two frames.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tlscope.analyse.fold.usercode import UserCode
+from tlscope.format.compiles import SourceLocation, Specialization, Symbol
+from tlscope.model.events import (
+    CreateSymbol,
+    CreateUnbackedSymbol,
+    Frame,
+    GuardAdded,
+    GuardAddedFast,
+    PropagateRealTensorsProvenance,
+    SymbolicShapeSpecialization,
+)
+from tlscope.model.record import Record
+
+#: Event keys this fold reads.
+SYMBOL_KEYS = frozenset(
+    {
+        "create_symbol",
+        "create_unbacked_symbol",
+        "symbolic_shape_specialization",
+        "guard_added_fast",
+        "guard_added",
+        "propagate_real_tensors_provenance",
+    }
+)
+#: Guards kept per symbol (a long job guards one symbol many times; `guard_count` counts all).
+MAX_GUARDS = 20
+_NAME = re.compile(r"\b[su]\d+\b")
+#: `L['x'].size()[0]`, `L['x'].stride()[1]`, `L['x'].storage_offset()`: the input and dimension.
+_DIM_SOURCE = re.compile(r"^(?P<input>.+)\.(?P<what>size|stride)\(\)\[(?P<dim>\d+)\]$")
+_OFFSET_SOURCE = re.compile(r"^(?P<input>.+)\.storage_offset\(\)$")
+
+
+def input_name(source: str) -> str:
+    """The name the compiled function gives a source: `L['x']` -> `x`, `L['self']._modules['fc']`
+    -> `self.fc`, `L['xs'][2]` -> `xs[2]`, `G['W']` -> `W`."""
+    text = re.sub(r"^[LG]\['([^']+)'\]", r"\1", source.strip())
+    text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
+    return text
+
+
+def split_source(source: str | None) -> tuple[str | None, int | None, str | None]:
+    """(input source, dimension, what) of a symbol's source: `L['x'].size()[0]` -> (`L['x']`, 0, `size`)."""
+    if not source:
+        return None, None, None
+    match = _DIM_SOURCE.match(source)
+    if match is not None:
+        return match["input"], int(match["dim"]), match["what"]
+    offset = _OFFSET_SOURCE.match(source)
+    if offset is not None:
+        return offset["input"], None, "storage_offset"
+    return source, None, "value"
+
+
+class SymbolFold:
+    """Symbols per (compile id, name), in the order they were created."""
+
+    def __init__(self, user: UserCode) -> None:
+        self.user = user
+        self.symbols: dict[tuple[str | None, str], Symbol] = {}
+        self._guards: dict[tuple[str | None, str], set[str]] = {}
+
+    def feed(self, record: Record) -> None:
+        event = record.event
+        cid = record.compile_id.normalised().display if record.compile_id is not None else None
+        if isinstance(event, CreateSymbol) and event.symbol:
+            self._create(record, cid, event)
+        elif isinstance(event, CreateUnbackedSymbol) and event.symbol:
+            self._add(cid, event.symbol, Symbol(compile_id=cid, symbol=event.symbol, kind="unbacked", range=event.vr))
+            self.symbols[(cid, event.symbol)].traced_at = self._frame(record, event.user_stack)
+        elif isinstance(event, SymbolicShapeSpecialization) and event.symbol:
+            self._specialised(record, cid, event)
+        elif isinstance(event, (GuardAddedFast, GuardAdded, PropagateRealTensorsProvenance)) and event.expr:
+            self._guard(cid, event.expr)
+
+    def _add(self, cid: str | None, name: str, symbol: Symbol) -> None:
+        # A symbol created twice in one compile (a restarted analysis) keeps its first record.
+        self.symbols.setdefault((cid, name), symbol)
+
+    def _create(self, record: Record, cid: str | None, event: CreateSymbol) -> None:
+        assert event.symbol is not None
+        source, dim, what = split_source(event.source)
+        self._add(
+            cid,
+            event.symbol,
+            Symbol(
+                compile_id=cid,
+                symbol=event.symbol,
+                source=event.source,
+                input_source=source,
+                input=input_name(source) if source is not None else None,
+                dim=dim,
+                what=what,
+                value=event.val,
+                range=event.vr,
+                entered_at=self._frame(record, event.stack),
+                traced_at=self._frame(record, event.user_stack),
+            ),
+        )
+
+    def _specialised(self, record: Record, cid: str | None, event: SymbolicShapeSpecialization) -> None:
+        assert event.symbol is not None
+        sources = event.sources or []
+        if (cid, event.symbol) not in self.symbols:
+            source, dim, what = split_source(sources[0] if sources else None)
+            self._add(
+                cid,
+                event.symbol,
+                Symbol(
+                    compile_id=cid,
+                    symbol=event.symbol,
+                    source=sources[0] if sources else None,
+                    input_source=source,
+                    input=input_name(source) if source is not None else None,
+                    dim=dim,
+                    what=what,
+                ),
+            )
+        self.symbols[(cid, event.symbol)].specializations.append(
+            Specialization(
+                value=None if event.value is None else str(event.value),
+                reason=event.reason,
+                user_frame=self._frame(record, event.user_stack) or self._frame(record, event.stack),
+            )
+        )
+
+    def _guard(self, cid: str | None, expr: str) -> None:
+        for name in dict.fromkeys(_NAME.findall(expr)):
+            symbol = self.symbols.get((cid, name))
+            if symbol is None:
+                continue
+            seen = self._guards.setdefault((cid, name), set())
+            if expr in seen:
+                continue
+            seen.add(expr)
+            symbol.guard_count += 1
+            if len(symbol.guards) < MAX_GUARDS:
+                symbol.guards.append(expr)
+
+    def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
+        frames = [
+            SourceLocation(file=record.frame_filename(f), line=f.line, name=f.name, code=f.loc) for f in stack or ()
+        ]
+        return self.user.innermost(frames)
+
+    def result(self) -> list[Symbol]:
+        return list(self.symbols.values())

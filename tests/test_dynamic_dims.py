@@ -1,0 +1,204 @@
+"""Where a dynamic dimension comes from, what to change, and did the sizes change (issue 23,
+points 3 and 4): compiles.json's `symbols`, each size recompile's `fix` and `input_shapes`, on
+the corpus's recompiling traces, and the vibe test: the answers derived from compiles.json alone
+by following FORMAT.md's "Reading the answers"."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS, TLPARSE_TRACES
+
+import tlscope
+from tlscope.api import Trace
+from tlscope.format.compiles import CompileEntry
+from tlscope.format.raw import display_compile_id
+
+#: The size recompiles of the two recompiling scenarios (corpus/scenarios/*.py say why each
+#: call recompiles): compile id -> (input, dimension, kind of fix, text of the call's line).
+SIZE_RECOMPILES: dict[str, dict[str, tuple[str, int, str, str]]] = {
+    "recompiles": {"[0/1]": ("x", 0, "mark_dynamic", "compiled(torch.randn(5, 8))")},
+    "recompiles_dynamic": {
+        "[0/1]": ("x", 0, "maybe_mark_dynamic", "f(torch.randn(5, 8))"),  # size 1 is passed later
+        "[0/2]": ("x", 1, "mark_dynamic", "f(torch.randn(5, 9))"),
+        "[0/5]": ("x", 0, "mark_dynamic", "m(x)"),  # marked dynamic; the entries were not
+        "[0/6]": ("x", 0, "mark_unbacked", "m(torch.randn(1, 4))"),  # size 1 outside 2 <= s
+    },
+}
+SIZE_KINDS = ("size", "dynamic_range", "dim_marking")
+
+
+@cache
+def _trace(name: str) -> Trace:
+    return tlscope.load(CORPUS / name)
+
+
+def _explaining(entry: CompileEntry) -> str:
+    recompile = entry.recompile
+    assert recompile is not None and recompile.guard_failures
+    index = recompile.recommended.index if recompile.recommended is not None else 0
+    return recompile.guard_failures[index].kind
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_RECOMPILES))
+def test_each_size_recompile_carries_a_fix_naming_the_input_and_dimension(name: str) -> None:
+    trace = _trace(name)
+    by_size = {
+        e.id for e in trace.recompiles if e.recompile and e.recompile.guard_failures and _explaining(e) in SIZE_KINDS
+    }
+    assert by_size == set(SIZE_RECOMPILES[name])
+    for entry in trace.recompiles:
+        assert entry.recompile is not None
+        fix = entry.recompile.fix
+        if entry.id not in by_size:
+            assert fix is None, entry.id
+            continue
+        want_input, want_dim, want_kind, call = SIZE_RECOMPILES[name][entry.id]
+        assert fix is not None, entry.id
+        assert (fix.input, fix.source, fix.dim, fix.kind) == (want_input, f"L['{want_input}']", want_dim, want_kind)
+        assert fix.code == f"torch._dynamo.{want_kind}({want_input}, {want_dim})"
+        assert fix.where is not None and fix.where.code is not None and fix.where.code.startswith(call)
+        # The line really is that call in the scenario the trace was made from.
+        script = (CORPUS.parent / "scenarios" / f"{name}.py").read_text().splitlines()
+        assert fix.where.line is not None and script[fix.where.line - 1].strip().startswith(call)
+        assert f"dim {want_dim}" in fix.why and want_input in fix.why
+
+
+def _create_symbol_logs() -> list[Path]:
+    """Every corpus and shared tlparse log that logs a `create_symbol` event."""
+    logs = sorted(CORPUS.glob("*/**/*.log.gz"))
+    if TLPARSE_TRACES.is_dir():
+        logs += sorted(p for p in TLPARSE_TRACES.rglob("*") if p.is_file() and p.name != "LICENSE")
+    found = []
+    for log in logs:
+        opener: Any = gzip.open if log.suffix == ".gz" else open
+        with opener(log, "rb") as f:
+            if any(b'"create_symbol"' in line for line in f):
+                found.append(log)
+    return found
+
+
+def test_every_create_symbol_is_in_symbols_with_its_source() -> None:
+    logs = _create_symbol_logs()
+    assert {p.parent.name for p in logs} >= {"recompiles", "recompiles_dynamic", "export"}
+    for log in logs:
+        trace = tlscope.load(log)
+        have = {(s.compile_id, s.symbol, s.source) for s in trace.symbols}
+        events = list(trace.events("create_symbol"))
+        assert events, log
+        for event in events:
+            body = event["create_symbol"]
+            assert (display_compile_id(event), body["symbol"], body.get("source")) in have, (log, body["symbol"])
+
+
+def test_a_symbol_says_where_its_input_entered_and_what_constrains_it() -> None:
+    symbols = _trace("recompiles_dynamic").symbols
+    s27 = next(s for s in symbols if s.compile_id == "[0/2]" and s.symbol == "s27")
+    assert (s27.source, s27.input_source, s27.input, s27.dim, s27.what) == (
+        "L['x'].size()[1]",
+        "L['x']",
+        "x",
+        1,
+        "size",
+    )
+    assert (s27.value, s27.range) == ("9", "[2, int_oo]")
+    assert s27.entered_at is not None and s27.entered_at.line == 40 and s27.entered_at.name == "main"
+    assert s27.traced_at is not None and s27.traced_at.name == "shaped"
+    k = next(s for s in symbols if s.compile_id == "[1/1]" and s.symbol == "s16")
+    assert (k.input, k.dim, k.what, k.value) == ("k", None, "value", "3")
+    # [0/6]'s call (size 1) failed [0/5]'s `2 <= x.size()[0]`: s77 of [0/5] says so.
+    s77 = next(s for s in symbols if s.compile_id == "[0/5]" and s.symbol == "s77")
+    assert s77.failed_in == ["[0/6]"]
+    # export: guards on a symbol (guard_added / guard_added_fast), unbacked symbols too.
+    export = tlscope.load(next(p for p in _create_symbol_logs() if p.parent.name == "export"))
+    u0 = next(s for s in export.symbols if s.symbol == "u0")
+    assert u0.kind == "unbacked" and "u0 <= s77" in u0.guards and u0.guard_count == len(u0.guards)
+    assert u0.traced_at is not None and u0.traced_at.code == "k = n.item()"
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_RECOMPILES))
+def test_did_the_sizes_change_marks_the_dimension_the_recompile_names(name: str) -> None:
+    trace = _trace(name)
+    tables = {t.frame: t for t in trace.input_shapes}
+    assert "[0/0]" in tables  # the frame compiled more than once
+    table = tables["[0/0]"]
+    assert table.compile_ids == [e.id for e in trace.compiles if e.frame_compile.startswith("[0/")]
+    row = next(r for r in table.inputs if r.source == "L['x']")
+    cells = {c.compile_id: c for c in row.cells}
+    for cid, (_, dim, kind, _) in SIZE_RECOMPILES[name].items():
+        cell = cells[cid]
+        assert cell.recompile == cid
+        if kind != "mark_dynamic" or cid != "[0/5]":  # [0/5]: a marking changed, not a size
+            assert cell.reason_dim == dim and dim in cell.changed_dims, (cid, cell)
+    # The first compile has nothing to compare with; a dtype recompile marks the dtype only.
+    assert cells["[0/0]"].changed_dims == [] and cells["[0/0]"].recompile is None
+    if name == "recompiles":
+        assert cells["[0/2]"].dtype_changed and cells["[0/2]"].changed_dims == [] and cells["[0/2]"].dtype == "f64"
+        assert cells["[0/1]"].shape == ["s77", "8"] and cells["[0/1]"].sizes == [5, 8]
+
+
+def test_the_vibe_test_answers_from_compiles_json_alone(tmp_path: Path) -> None:
+    """FORMAT.md "Reading the answers": for each recompile of the recompiles trace, which input and
+    dimension changed and what line to add, from compiles.json's documented fields only."""
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "tlscope", str(next((CORPUS / "recompiles").glob("*.log.gz"))), "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    data = json.loads((out / "compiles.json").read_text())
+    answers = {}
+    for c in data["compiles"]:
+        if not c["recompile"]:
+            continue
+        f = c["recompile"]["guard_failures"][c["recompile"]["recommended"]["index"]]
+        fix = c["recompile"]["fix"]
+        if fix is None:
+            answers[c["id"]] = (f["explanation"], None)
+            continue
+        cell = next(
+            cell
+            for table in data["input_shapes"]
+            for row in table["inputs"]
+            if row["source"] == fix["source"]
+            for cell in row["cells"]
+            if cell["compile_id"] == c["id"]
+        )
+        assert cell["reason_dim"] == fix["dim"] and fix["dim"] in cell["changed_dims"]
+        where = fix["where"]
+        answers[c["id"]] = ((fix["input"], fix["dim"]), (fix["code"], Path(where["file"]).name, where["line"]))
+    assert answers == {
+        "[0/1]": (("x", 0), ("torch._dynamo.mark_dynamic(x, 0)", "recompiles.py", 17)),
+        "[0/2]": ("dtype of x changed: Float -> Double", None),
+        "[0/3]": ("requires_grad of x changed: False -> True", None),
+        "[0/4]": (
+            "grad mode changed: gradients were enabled for one call and disabled (torch.no_grad, "
+            "torch.inference_mode) for the other; each mode needs its own compile",
+            None,
+        ),
+    }
+
+
+def test_summary_shows_the_fix_and_the_shapes() -> None:
+    log = str(next((CORPUS / "recompiles").glob("*.log.gz")))
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", log], check=True, capture_output=True, text=True
+    ).stdout
+    assert "fix: torch._dynamo.mark_dynamic(x, 0)" in text
+    assert "before recompiles.py:17" in text
+    assert "Did the sizes change? fn (frame [0/0])" in text and "[s77*, 8]" in text and "dim 0 ←" in text
+    data = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tlscope", "summary", "--json", log], check=True, capture_output=True, text=True
+        ).stdout
+    )
+    row = next(r for r in data["recompiles"] if r["id"] == "[0/1]")
+    assert row["fix"]["code"] == "torch._dynamo.mark_dynamic(x, 0)"
+    assert data["input_shapes"][0]["frame"] == "[0/0]"
