@@ -138,7 +138,12 @@ function recompileItem(doc, row, index, { multiRank, torch }) {
   idCell.appendChild(open);
   const fnCell = el(doc, 'td', 'rc-fn');
   fnCell.appendChild(el(doc, 'div', 'rc-name', row.fn));
-  if (row.where) fnCell.appendChild(el(doc, 'div', 'muted rc-loc', row.where));
+  if (row.where) {
+    // The file's name (its whole path in the title): the column stays narrow.
+    const loc = el(doc, 'div', 'muted rc-loc', row.where.slice(row.where.lastIndexOf('/') + 1));
+    loc.title = row.where;
+    fnCell.appendChild(loc);
+  }
   tr.append(idCell, fnCell, whyCell(doc, row.recompile), changesCell(doc, row.recompile));
   if (torch) tr.appendChild(torchCell(doc, row));
   return tr;
