@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tlscope.analyse.fxgraph import FxGraph
 from tlscope.format.folder import OutputFolder
 from tlscope.format.raw import display_compile_id, event_key
 
@@ -534,3 +535,41 @@ def stored_payloads_once(out: Path) -> tuple[int, int]:
                         assert path.stat().st_ino == store[md5], f"{path} is a second copy of payloads/{md5}.txt"
                         linked += 1
     return len(store), linked
+
+
+# -- printed FX graphs: an independent count of a payload's nodes (issue 23) -------------------
+
+#: An assignment line as printed: `name = ...`, `name: "f32[4]" = ...` or `a, b, = ...`,
+#: not a `x = None` that frees a value.
+ASSIGNMENT = re.compile(r'^\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*,?\s*(:\s*"[^"]*")?\s*=(?!=)\s*(?!None\s*$)')
+GRAPH_CLASS = re.compile(r"^(\s*)class \S+\(torch\.nn\.Module\):\s*$")
+
+
+def assignment_lines(text: str) -> int:
+    """Assignment lines of the first graph class's block (nested classes' included)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if GRAPH_CLASS.match(line))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    count = 0
+    for line in lines[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        count += bool(ASSIGNMENT.match(line))
+    return count
+
+
+def all_nodes(graph: FxGraph) -> int:
+    return len(graph.nodes) + sum(all_nodes(sub) for sub in graph.subgraphs.values())
+
+
+def unresolved(graph: FxGraph) -> list[str]:
+    """References to a name that is neither an input nor an earlier node (nested graphs too)."""
+    known = {i.name for i in graph.inputs}
+    missing: list[str] = []
+    for node in graph.nodes:
+        missing += [f"{node.name} <- {arg}" for arg in node.args if arg not in known]
+        known.update(node.names)
+    missing += [f"return <- {out}" for out in graph.outputs if out not in known]
+    for sub in graph.subgraphs.values():
+        missing += unresolved(sub)
+    return missing

@@ -21,22 +21,16 @@ tlparse's traces, of 24 event/artifact kinds):
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, TLPARSE_TRACES
+from helpers import CORPUS, TLPARSE_TRACES, all_nodes, assignment_lines, unresolved
 
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.read.reader import LogReader
-
-#: An assignment line as printed: `name = ...`, `name: "f32[4]" = ...` or `a, b, = ...`,
-#: not a `x = None` that frees a value.
-ASSIGNMENT = re.compile(r'^\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*,?\s*(:\s*"[^"]*")?\s*=(?!=)\s*(?!None\s*$)')
-CLASS = re.compile(r"^(\s*)class \S+\(torch\.nn\.Module\):\s*$")
 
 
 def graph_payloads() -> Iterator[tuple[str, str]]:
@@ -47,36 +41,6 @@ def graph_payloads() -> Iterator[tuple[str, str]]:
                 if record.payload is not None and b"torch.nn.Module):" in record.payload:
                     name = record.metadata.get("name") if record.key == "artifact" else None
                     yield str(name or record.key), record.payload.decode("utf-8", "replace")
-
-
-def assignment_lines(text: str) -> int:
-    """Assignment lines of the first graph class's block (nested classes' included)."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if CLASS.match(line))
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    count = 0
-    for line in lines[start + 1 :]:
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
-            break
-        count += bool(ASSIGNMENT.match(line))
-    return count
-
-
-def all_nodes(graph: FxGraph) -> int:
-    return len(graph.nodes) + sum(all_nodes(sub) for sub in graph.subgraphs.values())
-
-
-def unresolved(graph: FxGraph) -> list[str]:
-    """References to a name that is neither an input nor an earlier node (nested graphs too)."""
-    known = {i.name for i in graph.inputs}
-    missing: list[str] = []
-    for node in graph.nodes:
-        missing += [f"{node.name} <- {arg}" for arg in node.args if arg not in known]
-        known.update(node.names)
-    missing += [f"return <- {out}" for out in graph.outputs if out not in known]
-    for sub in graph.subgraphs.values():
-        missing += unresolved(sub)
-    return missing
 
 
 def test_every_graph_payload_parses_with_its_nodes_and_references() -> None:
@@ -155,6 +119,31 @@ def test_what_is_not_a_graph_is_a_typed_failure(text: str) -> None:
     assert isinstance(parse_graph(text), FxGraphFailure)
 
 
+def test_module_paths_come_from_dynamos_parameter_names() -> None:
+    weight = "L_self_modules_layers_modules_0_modules_fc_parameters_weight_"
+    bias = "L_self_modules_layers_modules_0_modules_fc_parameters_bias_"
+    text = (
+        "class GraphModule(torch.nn.Module):\n"
+        f'    def forward(self, L_x_: "f32[2, 4]", {weight}: "f32[4, 4]", {bias}: "f32[4]",'
+        ' L_self_buffers_scale_: "f32[]"):\n'
+        "        l_x_ = L_x_\n"
+        f"        l{weight[1:]} = {weight}\n"
+        "         # recompute: MUST_SAVE File: /u/m.py:9 in forward, code: return self.fc(x) * self.scale\n"
+        f'        linear: "f32[2, 4]" = torch._C._nn.linear(l_x_, l{weight[1:]}, {bias})\n'
+        '        mul: "f32[2, 4]" = linear * L_self_buffers_scale_\n'
+        '        relu: "f32[2, 4]" = torch.relu(mul)\n'
+        "        return (relu,)\n"
+    )
+    graph = parse_graph(text)
+    assert isinstance(graph, FxGraph)
+    assert [i.module for i in graph.inputs] == [None, "layers.0.fc", "layers.0.fc", ""]
+    assert [n.module for n in graph.nodes] == [None, "layers.0.fc", "layers.0.fc", "", None]
+    linear = graph.nodes[2]
+    assert (
+        linear.source is not None and linear.source.line == 9 and linear.shape == ["2", "4"] and linear.dtype == "f32"
+    )
+
+
 def test_trace_graph_parses_an_events_payload_on_demand() -> None:
     import tlscope
 
@@ -164,4 +153,4 @@ def test_trace_graph_parses_an_events_payload_on_demand() -> None:
     without_payload = next(e for e in trace.events() if not e.get("payload_filename"))
     assert trace.graph(without_payload) is None
     code = next(trace.events(kind="inductor_output_code"))
-    assert isinstance(trace.graph(code), FxGraphFailure)
+    assert trace.graph(code) is None  # no printed graph (graphs/ holds no file for it)

@@ -140,3 +140,24 @@ def test_only_the_format_110_additions_are_forgiven() -> None:
     base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []
+
+
+def test_only_the_format_111_additions_are_forgiven() -> None:
+    """Against a 1.10 base: format_minor 10 -> 11, manifest `graphs` after `payloads`, files under graphs/."""
+    manifest = (
+        b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+        b'  "payloads": {\n    "files": 1\n  },%s\n  "chromium_events": 0\n}\n'
+    )
+    stats = b'\n  "graphs": {\n    "files": 2,\n    "bytes": 30,\n    "failed": 0\n  },'
+    old, new = manifest % (10, b""), manifest % (11, stats)
+    assert identity.without_111_additions("manifest.json", new) == old
+    assert identity.without_111_additions("rank_0/manifest.json", new) == old
+    # Nothing else: the stats elsewhere, another file, another minor.
+    assert identity.without_111_additions("index.html", new) == new
+    assert identity.without_111_additions("manifest.json", manifest % (12, stats)) != old
+    assert identity.without_111_additions("compiles.json", new) != old
+    base = _outcome({"manifest.json": old})
+    now = _outcome({"manifest.json": new, "graphs": "dir", "graphs/a.json": b"{}"})
+    assert identity.differences(base, now) == []
+    assert identity.differences(now, base) != []  # only ever forgiven in the new tree
+    assert identity.differences(base, _outcome({"manifest.json": new, "other/a.json": b"{}"})) != []

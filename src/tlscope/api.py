@@ -46,7 +46,8 @@ import msgspec
 
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
-from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
+from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
+from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_overview
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -62,6 +63,8 @@ from tlscope.pipeline.classify import InputKind, classify
 if TYPE_CHECKING:
     from tlscope.pipeline.single import Tracker
 
+#: The format minor from which output folders hold graphs/ (FORMAT.md, "graphs/").
+_GRAPHS_MINOR = 11
 #: ranks.json, a job's folder's (someone else's file, maybe): decoded through the boundary.
 _JOB_VIEW = msgspec.json.Decoder(JobView)
 
@@ -294,10 +297,25 @@ class Trace:
             raise TraceError(f"{name!r} is not a payload file", path=self.folder) from None
 
     def graph(self, event: dict[str, Any] | str) -> FxGraph | FxGraphFailure | None:
-        """The FX graph printed in an event's payload, parsed on demand (issue 23); None without a
-        payload, an `FxGraphFailure` (with its reason) when the payload is not a printed graph."""
-        text = self.payload(event)
-        return None if text is None else parse_graph(text)
+        """The FX graph printed in an event's payload (or a `payloads/<md5>.txt` name), typed:
+        `.inputs`, `.nodes` (`.name`, `.op`, `.target`, `.args`, `.users`, `.shape`, `.dtype`,
+        `.source`, `.module`), `.outputs`. Read from `graphs/<md5>.json` (format 1.11); parsed
+        from the payload in older folders. None without a payload or when the payload is no
+        printed graph; an `FxGraphFailure` (with its reason) when it looks like one but cannot be read."""
+        name = event if isinstance(event, str) else event.get("payload_filename")
+        if not isinstance(name, str):
+            return None
+        try:
+            stored = self._folder.graph(name)
+        except FormatError as err:
+            raise TraceError(f"{name!r}: {err}", path=self.folder) from None
+        if stored is not None:
+            return from_stored(stored.graph) if stored.graph is not None else FxGraphFailure(stored.failure or "")
+        if self.manifest.format_minor >= _GRAPHS_MINOR:
+            return None  # written by a version that writes graphs/: the payload is no graph
+        text = self.payload(name)
+        parsed = None if text is None else parse_graph(text)
+        return None if isinstance(parsed, FxGraphFailure) and parsed.reason == NO_CLASS else parsed
 
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared."""

@@ -19,6 +19,7 @@ import msgspec
 from tlscope.format import layout
 from tlscope.format.compiles import CompilesFile
 from tlscope.format.errors import FormatError
+from tlscope.format.graph_file import GraphFile
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import Manifest
@@ -30,6 +31,7 @@ _DECODERS: dict[type, msgspec.json.Decoder[Any]] = {
     Manifest: msgspec.json.Decoder(Manifest),
     CompilesFile: msgspec.json.Decoder(CompilesFile),
     LogSize: msgspec.json.Decoder(LogSize),
+    GraphFile: msgspec.json.Decoder(GraphFile),
 }
 
 
@@ -171,6 +173,20 @@ class OutputFolder:
 
     def payload(self, name: str) -> str:
         return self.payload_path(name).read_bytes().decode("utf-8", "replace")
+
+    def graph(self, payload_name: str) -> GraphFile | None:
+        """The graphs file of payload `payload_name` (`graphs/<md5>.json`, under the payloads
+        root); None when there is none (not a graph, or a folder written before 1.11)."""
+        name = layout.graph_name(payload_name)
+        if name is None:
+            raise FormatError(f"{payload_name!r} is not a payload file", path=self.path)
+        base = self.path.parent if self._payload_root() == ".." else self.path
+        path = base / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return decode_typed(data, GraphFile, path)
 
 
 class StoredOutputFolder:

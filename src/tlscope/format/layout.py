@@ -32,6 +32,8 @@ MULTI_RANK_SUMMARY = "multi_rank_summary.json"
 #: A job's ranks at a glance: lines, divergence, stragglers (FORMAT.md section 16).
 RANKS = "ranks.json"
 PAYLOADS = "payloads"
+#: Each FX graph payload as data, `graphs/<md5>.json` beside `payloads/<md5>.txt` (since 1.11).
+GRAPHS = "graphs"
 #: A folder holding one of these is an output folder: a single log's, or a job's.
 MARKERS = (MANIFEST, MULTI_RANK_SUMMARY)
 _RANK_PREFIX = "rank_"
@@ -181,3 +183,17 @@ async def run_async(rule: Rule[T], files: AsyncFiles) -> T:
             answer = await files.read(probe.rel)
         else:
             answer = await files.subfolders()
+
+
+def graph_name(payload_name: str) -> str | None:
+    """`graphs/<md5>.json` for the payload `payloads/<md5>.txt`; None for any other name."""
+    if not is_payload_name(payload_name) or not payload_name.endswith(".txt"):
+        return None
+    return f"{GRAPHS}/{payload_name[len(PAYLOADS) + 1 : -4]}.json"
+
+
+def is_graph_name(name: str) -> bool:
+    """`graphs/<file>.json`: the only graphs names a reader may be pointed to."""
+    rest = name.removeprefix(GRAPHS + "/")
+    plain = rest != name and "/" not in rest and "\\" not in rest and not rest.startswith(".")
+    return plain and rest.endswith(".json")

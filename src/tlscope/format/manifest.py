@@ -18,8 +18,10 @@ FORMAT_VERSION = 1
 #: 4 manifest `notes` (known torch quirks, no longer counted as problems).
 #: 5 a multi-rank job's ranks.json; 6 timeline.bin (every chromium event packed, a job's ranks together).
 #: 7 compiles.json graph_breaks[].stack/.stopped_at (the user-code frames); 8 torch's fix hints of a break;
-#: 9 compiles.json's rules: `status_order` and each recompile's `recommended` guard failure.
-FORMAT_MINOR = 10
+#: 9 compiles.json's rules: `status_order` and each recompile's `recommended` guard failure;
+#: 10 compiles.json `symbols`, a size recompile's `fix`, `input_shapes`;
+#: 11 graphs/<md5>.json (each FX graph payload as data) and manifest `graphs`.
+FORMAT_MINOR = 11
 
 
 class InputFile(msgspec.Struct, kw_only=True):
@@ -77,6 +79,15 @@ class PayloadStats(msgspec.Struct, kw_only=True):
     root: str = "."
 
 
+class GraphStats(msgspec.Struct, kw_only=True):
+    #: Files in graphs/ (beside payloads/, under the same root): one per distinct graph payload.
+    files: int
+    #: Their total size in bytes.
+    bytes: int
+    #: Of them, payloads that look like a graph but could not be read as one (problem `bad_graph`).
+    failed: int
+
+
 class Manifest(msgspec.Struct, kw_only=True):
     """Top-level object of manifest.json."""
 
@@ -98,6 +109,8 @@ class Manifest(msgspec.Struct, kw_only=True):
     #: Events whose compile-id fields were malformed (tlparse's "unknown").
     unknown_compile_id_events: int
     payloads: PayloadStats
+    #: graphs/ summarised (since 1.11; absent before: no graphs/).
+    graphs: GraphStats | None = None
     chromium_events: int
     raw_jsonl_events: int
     #: The process whose string table is the first line of raw.jsonl.

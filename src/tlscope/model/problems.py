@@ -40,6 +40,7 @@ class ProblemKind(str, Enum):
     BAD_PAYLOAD_JSON = "bad_payload_json"
     REPORT = "report"
     CORRUPT_INPUT = "corrupt_input"
+    BAD_GRAPH = "bad_graph"
 
 
 #: One line for FORMAT.md and `--help`: what each kind means.
@@ -66,6 +67,8 @@ PROBLEM_DOCS: dict[ProblemKind, str] = {
     "declares `encoding: json` (but not torch's bare-text recompile reason: a note, see below).",
     ProblemKind.REPORT: "The HTML report could not render an event (e.g. guards that are not JSON, unknown encoding).",
     ProblemKind.CORRUPT_INPUT: "A .gz input that is cut off or corrupt: reading stops there, earlier records are kept.",
+    ProblemKind.BAD_GRAPH: "A payload holding a `class ...(torch.nn.Module):` block that cannot be read as an FX "
+    "graph: its `graphs/<md5>.json` says why, its text stays in payloads/.",
 }
 
 

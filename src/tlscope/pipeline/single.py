@@ -152,6 +152,7 @@ def _manifest(
         compile_ids=writer.compile_id_entries(),
         unknown_compile_id_events=writer.unknown_compile_id_events,
         payloads=writer.payload_stats(),
+        graphs=writer.graphs.stats(),
         chromium_events=writer.chromium.count,
         raw_jsonl_events=writer.raw_events,
         string_table_process=next(iter(reader.string_tables), None),
@@ -161,8 +162,12 @@ def _manifest(
     )
 
 
+#: Folders the manifest summarises (`payloads`, `graphs`) instead of listing their files.
+_SUMMARISED = (layout.PAYLOADS, layout.GRAPHS)
+
+
 def _listing(root: Path) -> Iterator[str]:
-    """Every file under `root` but payloads/, as relative POSIX paths (in no particular order).
+    """Every file under `root` but payloads/ and graphs/, as relative POSIX paths (in no particular order).
 
     os.scandir, not Path.rglob: rglob made a Path and a stat per file and walked payloads/ only
     to drop it, a noticeable share of each small rank's parse in multi-rank runs. As with rglob,
@@ -174,7 +179,7 @@ def _listing(root: Path) -> Iterator[str]:
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
-                    if prefix or entry.name != "payloads":
+                    if prefix or entry.name not in _SUMMARISED:
                         pending.append((entry.path, f"{prefix}{entry.name}/"))
                 elif entry.is_file():
                     yield prefix + entry.name

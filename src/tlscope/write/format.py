@@ -1,4 +1,4 @@
-"""The tlscope output format: raw.jsonl, payloads/, chromium_events.json, timeline.bin.
+"""The tlscope output format: raw.jsonl, payloads/, graphs/, chromium_events.json, timeline.bin.
 
 `FormatWriter.feed` takes Records in log order; `finish` writes what needs the whole pass
 (the string table line of raw.jsonl, timestamps that need the fitted clock) and keeps the
@@ -31,6 +31,7 @@ from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.write.context import RunContext
+from tlscope.write.graph_store import GraphStore
 from tlscope.write.outdir import OutputDir
 from tlscope.write.timeline_writer import TimelineWriter
 
@@ -63,6 +64,10 @@ class PayloadStore:
         if self._shared is None:
             return self._out.path(f"payloads/{md5}.txt")
         return self._shared / "payloads" / f"{md5}.txt"
+
+    def holds(self, md5: str) -> bool:
+        """Whether payload `md5` was already written by this store."""
+        return md5 in self._written
 
     def put(self, md5: str, data: bytes) -> str:
         rel = f"payloads/{md5}.txt"
@@ -145,6 +150,7 @@ class FormatWriter:
         self.problems = problems
         self.clock = ClockFit()
         self.payloads = PayloadStore(out, job_folder)
+        self.graphs = GraphStore(out, problems, job_folder)
         self.chromium = ChromiumWriter(out)
         self.timeline = TimelineWriter(out.path(layout.TIMELINE))
         self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
@@ -173,7 +179,10 @@ class FormatWriter:
             return
         payload_filename = None
         if record.payload is not None and record.payload_md5 is not None:
+            fresh = not self.payloads.holds(record.payload_md5)
             payload_filename = self.payloads.put(record.payload_md5, record.payload)
+            if fresh:  # a payload seen again is not read again: its graph file is written
+                self.graphs.add(record.payload_md5, record.payload, record.line)
         self._raw_line(record, payload_filename)
 
     def _count(self, record: Record) -> None:

@@ -14,6 +14,7 @@ import msgspec
 
 from tlscope.analyse.fold.phases import PHASES
 from tlscope.format.compiles import GUARD_KINDS, CompilesFile
+from tlscope.format.graph_file import GraphFile
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import FORMAT_VERSION, Manifest
 from tlscope.format.raw import RawEventFields
@@ -71,6 +72,9 @@ def all_schemas() -> dict[str, dict[str, Any]]:
         ),
         "log_size.schema.json": _document(
             "log_size.schema.json", LogSize, "log_size.json: the input's bytes and lines, every byte attributed."
+        ),
+        "graph.schema.json": _document(
+            "graph.schema.json", GraphFile, "graphs/<md5>.json: an FX graph payload as data (since 1.10)."
         ),
     }
 

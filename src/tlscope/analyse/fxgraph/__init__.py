@@ -3,7 +3,19 @@
 `parse_graph(text)` is pure: text in, a `FxGraph` or a `FxGraphFailure` out, never an exception.
 """
 
-from tlscope.analyse.fxgraph.graph_parser import parse_graph
+from tlscope.analyse.fxgraph.graph_parser import looks_like_graph, parse_graph
 from tlscope.analyse.fxgraph.model import FxGraph, FxGraphFailure, FxInput, FxNode, FxSource, TensorMeta
+from tlscope.analyse.fxgraph.stored import from_stored, to_stored
 
-__all__ = ["FxGraph", "FxGraphFailure", "FxInput", "FxNode", "FxSource", "TensorMeta", "parse_graph"]
+__all__ = [
+    "FxGraph",
+    "FxGraphFailure",
+    "FxInput",
+    "FxNode",
+    "FxSource",
+    "TensorMeta",
+    "from_stored",
+    "looks_like_graph",
+    "parse_graph",
+    "to_stored",
+]

@@ -22,17 +22,37 @@ _CLASS = re.compile(r"^(\s*)class ([^\s(]+)\(torch\.nn\.Module\):\s*$")
 #: AOT graphs print their class as `<lambda>` (and fx_graph_runnable instantiates submodules as
 #: `<lambda>()`), which is no Python name: read as this one.
 _LAMBDA = "__lambda__"
-_FILE = re.compile(r"^\s*# File: (.*):(\d+) in (.*?), code: (.*)$")
-_NO_STACK = re.compile(r"^\s*# No stacktrace found")
+#: torch 2.13 may print an annotation, `recompute: ...` or `ac_graph_id: ...` before the stack part
+#: of the comment (fx/graph.py's `append_stacktrace_summary`): `# recompute: MUST_SAVE File: ...`.
+_FILE = re.compile(r"^\s*#(?:.*? )?File: (.*):(\d+) in (.*?), code: (.*)$")
+_NO_STACK = re.compile(r"^\s*#.*No stacktrace found for following nodes")
+#: Dynamo names a lifted parameter or buffer after its source, `L['self']._modules['fc1']._parameters['weight']`
+#: -> `L_self_modules_fc1_parameters_weight_` (the alias node lower-cased: `l_self_...`).
+_PARAMETER = re.compile(r"^[Ll]_self_(?:(.*)_)?(?:parameters|buffers)_.+$")
+_SUBMODULE = re.compile(r"(?:^|_)modules_")
 _TENSOR = re.compile(r"^([a-z]+\d*)\[([^\]]*)\](?:\[([^\]]*)\])?(.*)$")
 _SYM = re.compile(r"^Sym\((.*)\)$")
+
+
+#: A graph payload holds a line `class <name>(torch.nn.Module):`, maybe indented (export graphs).
+_CLASS_BYTES = re.compile(rb"^[ \t]*class [^\s(]+\(torch\.nn\.Module\):[ \t]*\r?$", re.MULTILINE)
+
+
+#: The failure of a text that is no printed graph at all (not a problem: most payloads are not).
+NO_CLASS = "no `class ...(torch.nn.Module):` block"
+
+
+def looks_like_graph(payload: bytes) -> bool:
+    """Whether a payload is a printed FX graph (of any event or artifact): what `parse_graph` is
+    for. A substring test first, so the regex runs only on the few payloads that may be one."""
+    return b"(torch.nn.Module):" in payload and _CLASS_BYTES.search(payload) is not None
 
 
 def parse_graph(text: str) -> FxGraph | FxGraphFailure:
     """The graph printed in `text`, or why it is not one. Never raises."""
     source = _class_block(text)
     if source is None:
-        return FxGraphFailure("no `class ...(torch.nn.Module):` block")
+        return FxGraphFailure(NO_CLASS)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
@@ -40,7 +60,10 @@ def parse_graph(text: str) -> FxGraph | FxGraphFailure:
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     if not classes:
         return FxGraphFailure("no class in the graph block")
-    return _graph(classes[0], _sources(text))
+    try:
+        return _graph(classes[0], _sources(text))
+    except RecursionError:  # an expression nested deeper than the walk of a callee's path allows
+        return FxGraphFailure("nested too deeply to read")
 
 
 def _class_block(text: str) -> str | None:
@@ -98,6 +121,7 @@ def _graph(cls: ast.ClassDef, marks: list[FxSource | None]) -> FxGraph | FxGraph
     inputs = [FxInput(name=a.arg, meta=_meta(a.annotation)) for a in forward.args.args[1:]]
     nodes, outputs = _body(forward.body, {i.name for i in inputs}, marks)
     _fill_users(nodes)
+    _fill_modules(inputs, nodes)
     name = "<lambda>" if cls.name == _LAMBDA else cls.name
     return FxGraph(name=name, inputs=inputs, nodes=nodes, outputs=outputs, subgraphs=subgraphs)
 
@@ -196,17 +220,24 @@ def _dotted(expr: ast.expr) -> str:
 
 def _references(value: ast.expr) -> list[str]:
     """Names read as values: a callee's path and a module's name are not references, a method's
-    receiver (`relu` in `relu.view(4)`) is."""
+    receiver (`relu` in `relu.view(4)`) is. One pass with an explicit stack (no recursion limit;
+    `ast.walk` per call made this the parser's hot spot), sorted back into source order."""
     found: list[tuple[int, int, str]] = []
-    skip: set[int] = set()
-    for node in ast.walk(value):
-        if isinstance(node, ast.Call) and not _is_method(node.func):
-            skip.update(id(n) for n in ast.walk(node.func))
-        elif isinstance(node, ast.Attribute):
-            skip.update(id(n) for n in ast.walk(node.value) if _rooted_in_module(node) or _is_self(node))
-    for node in ast.walk(value):
-        if isinstance(node, ast.Name) and id(node) not in skip:
+    stack: list[ast.AST] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
             found.append((node.lineno, node.col_offset, node.id))
+        elif isinstance(node, ast.Call):
+            if _is_method(node.func):
+                stack.append(node.func)
+            stack.extend(node.args)
+            stack.extend(k.value for k in node.keywords)
+        elif isinstance(node, ast.Attribute):
+            if not (_rooted_in_module(node) or _is_self(node)):
+                stack.append(node.value)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
     return [name for _, _, name in sorted(found)]
 
 
@@ -225,6 +256,39 @@ def _fill_users(nodes: list[FxNode]) -> None:
             producer = by_name.get(arg)
             if producer is not None and producer is not node:
                 producer.users.append(node.name)
+
+
+def module_of_name(name: str) -> str | None:
+    """The nn.Module path (`layers.0.linear`) of a parameter or buffer named by dynamo's rule, ""
+    for the compiled module's own, None for any other name."""
+    found = _PARAMETER.match(name)
+    if found is None:
+        return None
+    path = found.group(1)
+    if not path:
+        return ""
+    if not path.startswith("modules_"):
+        return None
+    return ".".join(part for part in _SUBMODULE.split(path) if part)
+
+
+def _fill_modules(inputs: list[FxInput], nodes: list[FxNode]) -> None:
+    """An input's module from its name; a node's: the one module whose parameters or buffers it
+    reads directly (an alias of one is that module's too), None when it reads none or several.
+    Torch's logged graphs print no `nn_module_stack` (print_readable's `additional_meta` is never
+    passed by its logging calls), so this is what a printed graph says of its modules."""
+    module_of: dict[str, str] = {}
+    for index, graph_input in enumerate(inputs):
+        module = module_of_name(graph_input.name)
+        if module is not None:
+            inputs[index] = FxInput(name=graph_input.name, meta=graph_input.meta, module=module)
+            module_of[graph_input.name] = module
+    for node in nodes:
+        read = {module_of[arg] for arg in node.args if arg in module_of}
+        if len(read) == 1:
+            node.module = read.pop()
+            if node.op == "placeholder_alias":
+                module_of[node.name] = node.module
 
 
 def _meta(annotation: ast.expr | None) -> TensorMeta | None:

@@ -4,36 +4,29 @@ from __future__ import annotations
 
 import msgspec
 
+from tlscope.format.graph_file import FxSource, TensorMeta
 
-class TensorMeta(msgspec.Struct, frozen=True):
-    """An annotation such as `"f32[s0, 4][4, 1]cpu"` or `"Sym(s77)"`, split into its parts."""
-
-    #: The annotation as printed.
-    text: str
-    #: "f32", "i64", "b8"... or "Sym" for a symbolic scalar; "" when the annotation has no dtype.
-    dtype: str = ""
-    #: Sizes as printed (a symbol such as "s0" marks a dynamic dimension); None when not a tensor.
-    shape: list[str] | None = None
-    #: Strides, when printed (dynamo and AOT graphs print them, export graphs do not).
-    stride: list[str] | None = None
-    #: "cpu", "cuda:0"... when printed.
-    device: str = ""
-    #: For `Sym(expr)`: the expression ("s77", "u0 >= 1").
-    sym: str = ""
-
-
-class FxSource(msgspec.Struct, frozen=True):
-    """The user line a node came from, from the `# File: path:line in fn, code: ...` comment."""
-
-    file: str
-    line: int
-    function: str
-    code: str
+__all__ = ["FxGraph", "FxGraphFailure", "FxInput", "FxNode", "FxSource", "TensorMeta"]
 
 
 class FxInput(msgspec.Struct, frozen=True):
     name: str
     meta: TensorMeta | None = None
+    #: The nn.Module path of the parameter or buffer this input is (`layers.0.linear`; "" for the
+    #: compiled module's own), read from dynamo's input name; None for any other input.
+    module: str | None = None
+
+    @property
+    def dtype(self) -> str:
+        return self.meta.dtype if self.meta is not None else ""
+
+    @property
+    def shape(self) -> list[str] | None:
+        return self.meta.shape if self.meta is not None else None
+
+    @property
+    def stride(self) -> list[str] | None:
+        return self.meta.stride if self.meta is not None else None
 
 
 class FxNode(msgspec.Struct):
@@ -55,6 +48,21 @@ class FxNode(msgspec.Struct):
     users: list[str] = msgspec.field(default_factory=list)
     #: 1-based line of the node in the payload.
     line: int = 0
+    #: The nn.Module whose parameters or buffers the node reads directly, when exactly one (see
+    #: parse.py's `_fill_modules`: torch prints no module stack in logged graphs).
+    module: str | None = None
+
+    @property
+    def dtype(self) -> str:
+        return self.meta.dtype if self.meta is not None else ""
+
+    @property
+    def shape(self) -> list[str] | None:
+        return self.meta.shape if self.meta is not None else None
+
+    @property
+    def stride(self) -> list[str] | None:
+        return self.meta.stride if self.meta is not None else None
 
 
 class FxGraph(msgspec.Struct):

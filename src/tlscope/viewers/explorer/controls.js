@@ -4,7 +4,6 @@
 import { readState, setTestHook, writeState } from '/lib/tlscope.js';
 import { formatCount } from './table.js';
 import { byId } from './dom.js';
-import { viewForState } from './views.js';
 
 /** @typedef {import('./view.js').App} App */
 /** @typedef {import('/lib/tlscope.js').Filter} Filter */
@@ -62,8 +61,7 @@ export function fillRanks(app) {
 export function saveState(app) {
   const f = app.filter;
   const row = app.table.selected >= 0 ? app.table.selected : null;
-  const view = app.views ? viewForState(app.views.current) : null;
-  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab, view });
+  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab });
 }
 
 /**
@@ -93,7 +91,7 @@ export async function applyFilter(app, changes, { keepRow = false } = {}) {
   await app.trace.events.setFilter(app.filter);
   app.table.list.scrollTo(0);
   app.table.refresh();
-  app.redrawSidebar();
+  app.sidebar.draw();
   updateCount(app);
   saveState(app);
 }

@@ -190,6 +190,18 @@ export function isSafeRelative(path) {
 }
 
 /**
+ * The graphs file of a payload (`payloads/<md5>.txt` -> `graphs/<md5>.json`, FORMAT.md section 18),
+ * or null for any other name.
+ * @param {unknown} payloadName
+ * @returns {string | null}
+ */
+export function graphNameOf(payloadName) {
+  if (typeof payloadName !== 'string' || !isSafeRelative(payloadName)) return null;
+  const found = /^payloads\/([^/]+)\.txt$/.exec(payloadName);
+  return found ? `graphs/${found[1]}.json` : null;
+}
+
+/**
  * The display compile ids of a manifest, in its order (`[-/-]` first).
  * @param {Manifest | null | undefined} manifest
  * @returns {string[]}

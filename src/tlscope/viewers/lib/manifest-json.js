@@ -20,6 +20,7 @@
  * @property {CompileIdEntry[]} compile_ids
  * @property {number} unknown_compile_id_events
  * @property {PayloadStats} payloads
+ * @property {GraphStats | null} [graphs]
  * @property {number} chromium_events
  * @property {number} raw_jsonl_events
  * @property {number | null} string_table_process
@@ -70,6 +71,13 @@
  * @property {number} bytes
  * @property {number} occurrences
  * @property {string} [root]
+ */
+
+/**
+ * @typedef {object} GraphStats
+ * @property {number} files
+ * @property {number} bytes
+ * @property {number} failed
  */
 
 /**

@@ -2,9 +2,8 @@
 // manifests say of its compile ids, and the events once opened (trace.js). Statuses follow the
 // format's rules (rules.js); loading the events is loading.js's.
 
-import { compileIdOf, eventKey, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
-import { readDivergence } from './divergence.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -14,7 +13,7 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttem
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
-/** @typedef {import('./divergence.js').Divergence} Divergence */
+/** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
@@ -138,10 +137,6 @@ export class Trace {
     this.derived = new Map();
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     this.graphBreaks = [];
-    /** @type {unknown} a multi-rank job's ranks.json as read (docs/FORMAT.md section 16; null: none) */
-    this.ranksFile = null;
-    /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
-    this.divergence = null;
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -202,18 +197,6 @@ export class Trace {
   }
 
   /**
-   * The compile ids of one rank's manifest in a multi-rank job (of every part when `rank` is null,
-   * or for a single log), as a set.
-   * @param {number | null} rank
-   * @returns {Set<string>}
-   */
-  idsOfRank(rank) {
-    if (rank === null || !this.multiRank) return this.manifestIdSet();
-    const part = this.parts.find((p) => p.rank === rank);
-    return new Set(part ? manifestCompileIds(part.manifest) : []);
-  }
-
-  /**
    * The status of a compile id: compiles.json, then the multi-rank summary, then metrics.
    * @param {string} id
    * @returns {string | null}
@@ -248,10 +231,7 @@ export class Trace {
     /** @type {unknown[]} */
     let files;
     try {
-      // A multi-rank job's ranks.json (small) beside each rank's compiles.json.
-      const ranksFile = this.multiRank ? this.source.jsonOr('ranks.json', null).catch(() => null) : Promise.resolve(null);
-      [files, this.ranksFile] = await Promise.all([Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null))), ranksFile]);
-      this.divergence = readDivergence(this.ranksFile);
+      files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
     } finally {
       this.indexesRead = true;
     }
@@ -455,6 +435,23 @@ export class Trace {
     const shared = p.prefix && p.manifest?.payloads?.root === '..';
     const bytes = await (shared ? this.source : p.source).bytes(name);
     return new TextDecoder().decode(bytes);
+  }
+
+  /**
+   * An event's FX graph as data (`graphs/<md5>.json` beside its payload, FORMAT.md section 18),
+   * fetched now; null when its payload is no graph or the folder predates format 1.10.
+   * @param {RawEvent} event
+   * @param {number} [part]
+   * @returns {Promise<GraphFile | null>}
+   */
+  async graph(event, part = this.partOfRank(event.rank)) {
+    const name = graphNameOf(event.payload_filename);
+    if (name === null) return null;
+    // Beside payloads/, so under the same root (a rank of a job: the job's folder).
+    const p = this.parts[part];
+    const shared = p.prefix && p.manifest?.payloads?.root === '..';
+    const file = await (shared ? this.source : p.source).jsonOr(name, null);
+    return isObject(file) ? /** @type {GraphFile} */ (file) : null;
   }
 
   /**

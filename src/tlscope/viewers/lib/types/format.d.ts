@@ -74,6 +74,13 @@ export function eventSummary(event: RawEvent, limit?: number): string;
  */
 export function isSafeRelative(path: unknown): path is string;
 /**
+ * The graphs file of a payload (`payloads/<md5>.txt` -> `graphs/<md5>.json`, FORMAT.md section 18),
+ * or null for any other name.
+ * @param {unknown} payloadName
+ * @returns {string | null}
+ */
+export function graphNameOf(payloadName: unknown): string | null;
+/**
  * The display compile ids of a manifest, in its order (`[-/-]` first).
  * @param {Manifest | null | undefined} manifest
  * @returns {string[]}

@@ -19,6 +19,7 @@ export type Manifest = {
     compile_ids: CompileIdEntry[];
     unknown_compile_id_events: number;
     payloads: PayloadStats;
+    graphs?: GraphStats | null | undefined;
     chromium_events: number;
     raw_jsonl_events: number;
     string_table_process: number | null;
@@ -65,6 +66,11 @@ export type PayloadStats = {
     bytes: number;
     occurrences: number;
     root?: string | undefined;
+};
+export type GraphStats = {
+    files: number;
+    bytes: number;
+    failed: number;
 };
 export type ProblemSummary = {
     total: number;

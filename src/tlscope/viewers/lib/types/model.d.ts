@@ -6,7 +6,7 @@
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
-/** @typedef {import('./divergence.js').Divergence} Divergence */
+/** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
  * them; from multi_rank_summary.json only `status` and tlparse's own fields), with `status` the
@@ -85,10 +85,6 @@ export class Trace {
     statusOrder: readonly string[];
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     graphBreaks: GraphBreak[];
-    /** @type {unknown} a multi-rank job's ranks.json as read (docs/FORMAT.md section 16; null: none) */
-    ranksFile: unknown;
-    /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
-    divergence: Divergence | null;
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -106,13 +102,6 @@ export class Trace {
      * @returns {string[]}
      */
     get compileIds(): string[];
-    /**
-     * The compile ids of one rank's manifest in a multi-rank job (of every part when `rank` is null,
-     * or for a single log), as a set.
-     * @param {number | null} rank
-     * @returns {Set<string>}
-     */
-    idsOfRank(rank: number | null): Set<string>;
     /**
      * The status of a compile id: compiles.json, then the multi-rank summary, then metrics.
      * @param {string} id
@@ -188,6 +177,14 @@ export class Trace {
      */
     payload(event: RawEvent, part?: number): Promise<string | null>;
     /**
+     * An event's FX graph as data (`graphs/<md5>.json` beside its payload, FORMAT.md section 18),
+     * fetched now; null when its payload is no graph or the folder predates format 1.10.
+     * @param {RawEvent} event
+     * @param {number} [part]
+     * @returns {Promise<GraphFile | null>}
+     */
+    graph(event: RawEvent, part?: number): Promise<GraphFile | null>;
+    /**
      * A link to a file of the trace (report pages), or null when it cannot be linked.
      * @param {string} path
      * @param {number} [part]
@@ -207,7 +204,7 @@ export type ResolvedFrame = import("./rules.js").ResolvedFrame;
 export type Source = import("./source.js").Source;
 export type RemoteEvents = import("./store.js").RemoteEvents;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
-export type Divergence = import("./divergence.js").Divergence;
+export type GraphFile = import("./graph-json.js").GraphFile;
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
  * them; from multi_rank_summary.json only `status` and tlparse's own fields), with `status` the
