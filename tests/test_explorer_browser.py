@@ -185,7 +185,7 @@ def test_payload_is_fetched_and_highlighted(browser: Any, site: Site, viewer_tra
     page.close()
 
 
-def test_graph_breaks_tab(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
+def test_graph_breaks_view(browser: Any, site: Site, viewer_traces: dict[str, Path]) -> None:
     """compiles.json's distinct graph breaks: listed with reason, location, count and compile ids,
     each compile id leading to its dynamo_graph_break_reason event in the table, payload open."""
     folder = viewer_traces["breaks"]
@@ -196,9 +196,10 @@ def test_graph_breaks_tab(browser: Any, site: Site, viewer_traces: dict[str, Pat
     assert [(b["reason"], b["file"], b["line"], b["count"], b["compileIds"]) for b in shown] == [
         (b["reason"], b["user_frame"]["file"], b["user_frame"]["line"], b["count"], b["compile_ids"]) for b in expected
     ]
-    assert page.locator("#breaks").is_hidden()
-    page.click("#tab-breaks")
-    items = page.locator("#breaks li.gb")
+    assert page.locator("#breaks").count() == 0  # the event table's view: no breaks drawn
+    page.click("#view-breaks")  # the Graph breaks view, in the main area
+    assert "view=breaks" in page.url and page.locator("#table").is_hidden()
+    items = page.locator("#pane #breaks li.gb")
     assert items.count() == len(expected)
     first = items.nth(0)
     assert first.locator(".gb-reason").text_content() == expected[0]["reason"]
@@ -355,7 +356,9 @@ def test_first_rows_do_not_wait_for_compiles_json(browser: Any, site: Site, view
     assert set(h["compileIds"]) == manifest_ids(folder)
     assert h["graphBreaks"] == []  # graph breaks come only from compiles.json
     assert page.locator("#status-source").text_content() == ""  # not "(status from metrics)" yet
+    page.click("#view-breaks")
     assert page.locator("#breaks li").first.text_content() == "Reading compiles.json\N{HORIZONTAL ELLIPSIS}"
+    page.click("#view-events")
     assert h.get("loaded") is not True
     for route in held:
         route.continue_()

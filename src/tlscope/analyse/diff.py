@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 import msgspec
 
+from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.format.compiles import CompileEntry, PayloadRef
 from tlscope.format.logsize import LogSize
 
@@ -74,6 +75,10 @@ class GraphChange(msgspec.Struct, kw_only=True):
     stages: list[str]
     #: The lines removed (`- …`) and added (`+ …`) in the first stage, object ids masked, at most CHANGE_LINES.
     change: list[str]
+    #: Each stage compared by structure (analyse/graph_diff.py: nodes matched by op, target and
+    #: user source, not by line): nodes added, removed, targets, shapes and arguments changed.
+    #: Empty for guards, and past the first MAX_STRUCTURAL graph changes of a diff.
+    structure: list[StageDiff] = []
 
 
 class DiffSummary(msgspec.Struct, kw_only=True):
@@ -202,7 +207,7 @@ def _pair(
     summary.not_logged += len(pair.not_logged)
     graphs = [d for d in real if d.what.startswith("graph ")]
     if graphs:
-        summary.graphs.append(_graph_change(key, graphs, readers))
+        summary.graphs.append(_graph_change(key, graphs, readers, structural=len(summary.graphs) < MAX_STRUCTURAL))
     for d in real:
         if d.what == "recompile":
             summary.recompiles.append(f"{key}: A {d.a or 'not a recompile'} / B {d.b or 'not a recompile'}")
@@ -243,10 +248,24 @@ def _cut(line: str, differs_at: int = 0) -> str:
     return line if len(line) <= CHANGE_WIDTH else line[: CHANGE_WIDTH - 1] + "…"
 
 
-def _graph_change(key: str, graphs: list[Difference], readers: tuple[PayloadReader, PayloadReader]) -> GraphChange:
-    """The stages that differ and the first stage's change: the lines only one side has."""
+#: Graph changes of one diff compared by structure too (each reads and parses its payloads).
+MAX_STRUCTURAL = 50
+
+
+def _graph_change(
+    key: str, graphs: list[Difference], readers: tuple[PayloadReader, PayloadReader], *, structural: bool = True
+) -> GraphChange:
+    """The stages that differ and the first stage's change: the lines only one side has, and
+    each stage compared by structure."""
     change = _change_lines(graphs[0], readers, CHANGE_LINES)
-    return GraphChange(key=key, stages=[d.what.removeprefix("graph ") for d in graphs], change=change)
+    stages = [d.what.removeprefix("graph ") for d in graphs]
+    structure = []
+    if structural:
+        for stage, d in zip(stages, graphs, strict=True):
+            a = readers[0](d.a) if d.a else None
+            b = readers[1](d.b) if d.b else None
+            structure.append(diff_graph_texts(stage, a, b))
+    return GraphChange(key=key, stages=stages, change=change, structure=structure)
 
 
 def _change_lines(diff: Difference, readers: tuple[PayloadReader, PayloadReader], limit: int) -> list[str]:

@@ -1,7 +1,8 @@
-// The sidebar's "Graph breaks" tab: compiles.json's distinct graph breaks (docs/FORMAT.md
-// section 14), most frequent first: the reason, where in the user's code (file:line, function,
-// the source line), how many times and under which compile ids. A compile id leads to its
-// dynamo_graph_break_reason event in the table (whose payload holds the full reason and the
+// The Graph breaks view (`?view=breaks`, in the main area): compiles.json's distinct graph breaks
+// (docs/FORMAT.md section 14), most frequent first: the reason, where in the user's own code
+// (file:line, function, the whole source line), where tracing stopped when that was library code,
+// torch's fix hints and docs page, how many times and under which compile ids. A compile id leads
+// to its dynamo_graph_break_reason event in the table (whose payload holds the full reason and the
 // user's traceback). Text goes in with textContent.
 
 import { el } from './dom.js';
@@ -27,6 +28,18 @@ function location(entry) {
   if (entry.file === null) return 'location not logged';
   const where = `${baseName(entry.file)}${entry.line === null ? '' : `:${entry.line}`}`;
   return entry.name ? `${where} in ${entry.name}` : where;
+}
+
+/**
+ * Where tracing stopped (library code), torch's hints and its page about the break.
+ * @param {Document} doc
+ * @param {HTMLElement} li
+ * @param {GraphBreak} entry
+ */
+function appendNotes(doc, li, entry) {
+  if (entry.stoppedAt) li.appendChild(el(doc, 'div', 'muted gb-stopped', `tracing stopped in library code at ${entry.stoppedAt}`));
+  for (const hint of entry.hints) li.appendChild(el(doc, 'div', 'gb-hint', `Hint: ${hint}`));
+  if (entry.docsUrl) li.appendChild(el(doc, 'div', 'muted gb-docs', entry.docsUrl));
 }
 
 /**
@@ -60,6 +73,7 @@ function breakItem(doc, entry, index, multiRank) {
   if (entry.file !== null) loc.title = `${entry.file}${entry.line === null ? '' : `:${entry.line}`}`;
   li.append(head, loc);
   if (entry.code) li.appendChild(el(doc, 'code', 'gb-code', entry.code));
+  appendNotes(doc, li, entry);
   const sites = el(doc, 'div', 'gb-cids');
   entry.sites.forEach((site, k) => {
     const chip = el(doc, 'button', 'gb-cid', siteLabel(site, multiRank));
@@ -73,15 +87,25 @@ function breakItem(doc, entry, index, multiRank) {
 }
 
 /**
- * Draw `trace.graphBreaks` into `list`; `onPick(site)` when the user picks a break (its first
- * site) or one of its compile ids. Returns what the test hook shows of them.
- * @param {HTMLElement} list
+ * What the test hook shows of the graph breaks.
+ * @param {OpenedTrace} trace
+ */
+export function breaksForHook(trace) {
+  return trace.graphBreaks.map((b) => ({ reason: b.reason, file: b.file, line: b.line, count: b.count, compileIds: b.sites.map((s) => s.cid), ranks: b.ranks }));
+}
+
+/**
+ * Draw `trace.graphBreaks` into `pane` (a list `#breaks`); `onPick(site)` when the user picks a
+ * break (its first site) or one of its compile ids.
+ * @param {HTMLElement} pane
  * @param {OpenedTrace} trace
  * @param {{ onPick: (site: Site) => void }} options
  */
-export function drawBreaks(list, trace, { onPick }) {
-  const doc = list.ownerDocument;
-  list.replaceChildren();
+export function drawBreaks(pane, trace, { onPick }) {
+  const doc = pane.ownerDocument;
+  const list = el(doc, 'ol', 'vw gb-list');
+  list.id = 'breaks';
+  pane.appendChild(list);
   const breaks = trace.graphBreaks;
   if (!breaks.length) {
     const none = trace.statusSource === 'compiles.json' ? 'No graph breaks.' : 'No compiles.json: graph breaks are not indexed.';
@@ -97,5 +121,4 @@ export function drawBreaks(list, trace, { onPick }) {
     const site = entry && entry.sites[chip instanceof HTMLElement ? Number(chip.dataset.site) : 0];
     if (site) onPick(site);
   };
-  return breaks.map((b) => ({ reason: b.reason, file: b.file, line: b.line, count: b.count, compileIds: b.sites.map((s) => s.cid), ranks: b.ranks }));
 }

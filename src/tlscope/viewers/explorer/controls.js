@@ -4,6 +4,7 @@
 import { readState, setTestHook, writeState } from '/lib/tlscope.js';
 import { formatCount } from './table.js';
 import { byId } from './dom.js';
+import { viewForState } from './views.js';
 
 /** @typedef {import('./view.js').App} App */
 /** @typedef {import('/lib/tlscope.js').Filter} Filter */
@@ -61,7 +62,8 @@ export function fillRanks(app) {
 export function saveState(app) {
   const f = app.filter;
   const row = app.table.selected >= 0 ? app.table.selected : null;
-  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab });
+  const view = app.views ? viewForState(app.views.current) : null;
+  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab, view });
 }
 
 /**
@@ -91,7 +93,7 @@ export async function applyFilter(app, changes, { keepRow = false } = {}) {
   await app.trace.events.setFilter(app.filter);
   app.table.list.scrollTo(0);
   app.table.refresh();
-  app.sidebar.draw();
+  app.redrawSidebar();
   updateCount(app);
   saveState(app);
 }

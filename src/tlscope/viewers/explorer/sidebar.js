@@ -1,9 +1,11 @@
 // The sidebar's compile ids: a VirtualList of fixed-height rows ("all", then every compile id
-// with its status badge and event count), so a trace of 10,000 compile ids keeps a screenful of
+// with its function's name, the ranks it is on when not every rank has it (ranks.json's
+// `divergence`, tlscope's own finding), its status badge and event count; with a rank picked,
+// only that rank's compile ids, from its manifest), so a trace of 10,000 compile ids keeps a screenful of
 // elements, not 40,000 (the layout objects of a full list were ~90 MB of the tab at a million
 // events, rebuilt when loading ended). Text goes in with textContent.
 
-import { VirtualList } from '/lib/tlscope.js';
+import { VirtualList, isObject, ranksText } from '/lib/tlscope.js';
 
 const ROW_HEIGHT = 22;
 
@@ -19,11 +21,27 @@ function makeRow(doc) {
   row.setAttribute('role', 'listitem');
   const id = doc.createElement('span');
   id.className = 'cid-id';
+  const fn = doc.createElement('span');
+  fn.className = 'cid-fn';
+  const only = doc.createElement('span');
+  only.className = 'cid-only';
   const badge = doc.createElement('span');
   const n = doc.createElement('span');
   n.className = 'n';
-  row.append(id, badge, n);
+  row.append(id, fn, only, badge, n);
   return row;
+}
+
+/**
+ * The compiled function's name of a compile id (compiles.json's `function`), or ''.
+ * @param {OpenedTrace} trace
+ * @param {string} id
+ * @returns {string}
+ */
+function functionName(trace, id) {
+  const entry = trace.compiles.get(id);
+  const fn = entry && isObject(entry.function) ? entry.function : null;
+  return fn && typeof fn.name === 'string' ? fn.name : '';
 }
 
 /**
@@ -42,25 +60,31 @@ function badgeTitle(trace, id, status) {
 
 /**
  * The compile-id list in `container`; `selected()` gives the compile id of the current filter
- * ('' for all). `update(trace, counts)` redraws it from the trace's ids, statuses and event
- * counts and returns {compileIds, statuses} for the test hook.
+ * ('' for all). `update(trace, counts, rank)` redraws it from the trace's ids (of `rank` only,
+ * when given), statuses and event counts and returns {compileIds, statuses} for the test hook.
  * @param {HTMLElement} container
  * @param {{ selected: () => string }} options
  */
 export function createSidebar(container, { selected }) {
   const doc = container.ownerDocument;
-  /** @type {{ ids: string[], statuses: Map<string, string | null>, counts: Map<string, number>, trace: OpenedTrace | null }} */
-  const side = { ids: [], statuses: new Map(), counts: new Map(), trace: null };
+  /** @type {{ ids: string[], statuses: Map<string, string | null>, counts: Map<string, number>, trace: OpenedTrace | null, rank: number | null }} */
+  const side = { ids: [], statuses: new Map(), counts: new Map(), trace: null, rank: null };
   const list = new VirtualList(container, {
     rowHeight: ROW_HEIGHT,
     overscan: 4,
     createRow: () => makeRow(doc),
     renderRow: (row, index) => {
       const id = index === 0 ? '' : side.ids[index - 1];
-      const [label, badge, n] = /** @type {HTMLElement[]} */ ([...row.children]); // makeRow's spans
+      const [label, fn, only, badge, n] = /** @type {HTMLElement[]} */ ([...row.children]); // makeRow's spans
       row.dataset.cid = id;
       row.classList.toggle('on', id === selected());
       label.textContent = index === 0 ? 'all' : id;
+      fn.textContent = index === 0 || !side.trace ? '' : functionName(side.trace, id);
+      fn.title = fn.textContent;
+      const onRanks = side.trace && side.trace.divergence ? side.trace.divergence.notOnEveryRank.get(id) : undefined;
+      only.hidden = !onRanks;
+      only.textContent = onRanks ? `only ${onRanks.map((r) => `r${r}`).join(',')}` : '';
+      only.title = onRanks ? `Only on ${ranksText(onRanks)}: not every rank compiled ${id}` : '';
       const status = index === 0 ? null : side.statuses.get(id) ?? null;
       badge.hidden = !status;
       badge.className = status ? `badge s-${status.replace(/[^a-z_]/gi, '_')}` : '';
@@ -72,13 +96,20 @@ export function createSidebar(container, { selected }) {
   return {
     list,
     draw: () => list.draw(),
+    /** The rank whose compile ids are listed (null: every rank's). */
+    get rank() {
+      return side.rank;
+    },
     /**
      * @param {OpenedTrace} trace
      * @param {Map<string, number>} counts
+     * @param {number | null} [rank] only this rank's compile ids (a multi-rank job's)
      */
-    update(trace, counts) {
+    update(trace, counts, rank = null) {
       side.trace = trace;
-      side.ids = trace.compileIds;
+      side.rank = rank;
+      const onRank = rank === null || !trace.multiRank ? null : trace.idsOfRank(rank);
+      side.ids = onRank ? trace.compileIds.filter((id) => onRank.has(id)) : trace.compileIds;
       side.counts = counts;
       side.statuses = new Map(side.ids.map((id) => [id, trace.status(id)]));
       list.setCount(side.ids.length + 1);

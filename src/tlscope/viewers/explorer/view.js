@@ -1,13 +1,17 @@
-// The explorer's trace page: a sidebar of compile ids with statuses and graph breaks, the event
-// table, the selected event's detail (its payload, or its compile explained), "Open in Perfetto"
-// and the report link. The filter controls and URL state are controls.js's.
+// The explorer's trace page: a sidebar of compile ids with statuses, the event table, the selected
+// event's detail (its payload, or its compile explained), whole-trace views in its place (views.js:
+// Recompiles, Graph breaks), a multi-rank job's divergence banner, "Open in Perfetto" and the
+// report link. The filter controls and URL state are controls.js's.
 
 import {
   InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, setTestHook,
 } from '/lib/tlscope.js';
 import { createEventTable, formatCount } from './table.js';
 import { createDetail } from './detail.js';
-import { breakFilter, drawBreaks } from './breaks.js';
+import { breakFilter, breaksForHook, drawBreaks } from './breaks.js';
+import { drawRecompiles, recompileRows } from './recompiles.js';
+import { drawDivergence } from './divergence.js';
+import { EVENTS, createViews, viewFromUrl } from './views.js';
 import { createSidebar } from './sidebar.js';
 import { createCompileTab } from './compile.js';
 import { byId, messageOf } from './dom.js';
@@ -36,6 +40,8 @@ import { prepared } from './preparing.js';
  * @property {ReturnType<typeof createSidebar>} sidebar
  * @property {ReturnType<typeof createCompileTab>} [compileTab] made on first use
  * @property {boolean} [keepTab] a restored row keeps the detail tab
+ * @property {ReturnType<typeof createViews>} views the view shown in the main area (views.js)
+ * @property {() => void} redrawSidebar after a filter change (a picked rank lists its own ids)
  */
 
 /**
@@ -72,43 +78,71 @@ function cidEventCounts(trace) {
 
 /** @param {App} app */
 function drawSidebar(app) {
-  const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace));
+  const rank = app.filter.rank ?? null;
+  const { compileIds, statuses } = app.sidebar.update(app.trace, cidEventCounts(app.trace), rank);
   const derived = app.trace.statusSource === 'none' && app.trace.indexesRead;
   byId('status-source').textContent = derived ? '(status from metrics)' : '';
-  setTestHook({ compileIds, statuses });
+  setTestHook({ compileIds, statuses, sidebarRank: rank });
 }
 
-/** @param {'cids' | 'breaks'} name */
-function showSideTab(name) {
-  byId('cids').hidden = name !== 'cids';
-  byId('breaks').hidden = name !== 'breaks';
-  byId('tab-cids').classList.toggle('on', name === 'cids');
-  byId('tab-breaks').classList.toggle('on', name === 'breaks');
-}
-
-/** The "Graph breaks" tab (drawn again once compiles.json is in); a picked compile id shows its
- * break event, selected (payload open).
+/**
+ * The main area's views (views.js): the event table, and the whole-trace views drawn in its place.
  * @param {App} app
  */
-function drawBreaksTab(app) {
+function makeViews(app) {
   /** @param {import('./breaks.js').Site} site */
-  const pick = async (site) => {
+  const pickBreak = async (site) => {
+    app.views.show(EVENTS);
     await applyFilter(app, breakFilter(site));
     if (app.trace.events.total > 0) app.table.select(0);
   };
-  const shown = drawBreaks(byId('breaks'), app.trace, { onPick: (site) => pick(site) });
-  byId('breaks-n').textContent = app.trace.indexesRead ? `(${shown.length})` : '';
-  setTestHook({ graphBreaks: shown });
+  /** @param {string} cid @param {number | null} rank */
+  const pickRecompile = (cid, rank) => {
+    app.views.show(EVENTS);
+    app.filter.rank = rank;
+    pickCompileId(app, cid);
+  };
+  const counted = (/** @type {number} */ n) => (app.trace.indexesRead ? `(${n})` : '');
+  const defs = [
+    { name: EVENTS, label: 'Events' },
+    {
+      name: 'recompiles', label: 'Recompiles',
+      badge: () => counted(recompileRows(app.trace).length),
+      draw: (/** @type {HTMLElement} */ pane) => {
+        const rows = drawRecompiles(pane, app.trace, { onPick: pickRecompile });
+        if (rows) setTestHook({ recompiles: rows.length, recompileList: rows.map((r) => ({ id: r.id, rank: r.rank, fn: r.fn, kind: r.recompile.recommended?.kind ?? null })) });
+      },
+    },
+    {
+      name: 'breaks', label: 'Graph breaks',
+      badge: () => counted(app.trace.graphBreaks.length),
+      draw: (/** @type {HTMLElement} */ pane) => drawBreaks(pane, app.trace, { onPick: (site) => pickBreak(site) }),
+    },
+  ];
+  return createViews({ bar: byId('views'), pane: byId('pane'), table: [byId('center'), byId('detail')] }, defs, () => saveState(app));
 }
 
 /** @param {App} app */
-function wireSideTabs(app) {
-  byId('tab-cids').addEventListener('click', () => showSideTab('cids'));
-  byId('tab-breaks').addEventListener('click', () => showSideTab('breaks'));
+function wireSidebar(app) {
   byId('cids').addEventListener('click', (e) => {
     const row = e.target instanceof Element ? e.target.closest('[data-cid]') : null;
-    if (row instanceof HTMLElement) pickCompileId(app, row.dataset.cid || null);
+    if (row instanceof HTMLElement) {
+      // A compile id picked while another view shows: the table and its Compile tab.
+      if (app.views.current !== EVENTS) app.views.show(EVENTS);
+      pickCompileId(app, row.dataset.cid || null);
+    }
   });
+}
+
+/**
+ * What compiles.json and ranks.json add, drawn: the views' counts, the breaks in the hook, the
+ * divergence banner and the sidebar's markers.
+ * @param {App} app
+ */
+function drawIndexes(app) {
+  app.views.redraw();
+  setTestHook({ graphBreaks: breaksForHook(app.trace) });
+  if (app.trace.indexesRead) setTestHook(drawDivergence(byId('divergence'), app.trace));
 }
 
 /** Once compiles.json is read (after the first rows: it can be megabytes), statuses and graph
@@ -119,7 +153,7 @@ async function whenIndexesRead(app) {
   const failed = await app.trace.indexes.then(() => null, (err) => ({ err }));
   if (failed) app.notes.push(`compiles.json unreadable (${messageOf(failed.err)}): statuses from metrics`);
   drawSidebar(app);
-  drawBreaksTab(app);
+  drawIndexes(app);
   if (app.detail.state.tab === 'compile') app.detail.redraw();
 }
 
@@ -287,14 +321,18 @@ function createPage(trace) {
     table: createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) }),
     detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
+    views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
+    redrawSidebar: () => (app.sidebar.rank === (app.filter.rank ?? null) ? app.sidebar.draw() : drawSidebar(app)),
   };
+  app.views = makeViews(app);
   restoreState(app);
   byId('trace-title').textContent = traceTitle(trace);
   fillRanks(app);
   fillKinds(app);
   drawSidebar(app);
-  drawBreaksTab(app);
-  wireSideTabs(app);
+  app.views.show(viewFromUrl(app.views.names), false);
+  drawIndexes(app);
+  wireSidebar(app);
   wireFilters(app);
   wirePerfetto(app);
   wireReportLink(app);
@@ -351,6 +389,8 @@ function showLoaded(app, packed) {
   setTestHook({ loaded: true, loadedAt: performance.now(), bytesDropped: trace.mode === 'local' && trace.events.dropped });
   window.addEventListener('hashchange', () => {
     restoreState(app);
+    const named = viewFromUrl(app.views.names);
+    if (named !== app.views.current) app.views.show(named, false);
     applyFilter(app, app.filter, { keepRow: true }).then(() => {
       trySelectPending(app);
       if (app.detail.state.tab === 'compile') app.detail.redraw();

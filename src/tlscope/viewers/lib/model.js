@@ -4,6 +4,7 @@
 
 import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
+import { readDivergence } from './divergence.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -13,6 +14,7 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttem
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+/** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 
 /**
@@ -137,6 +139,10 @@ export class Trace {
     this.derived = new Map();
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     this.graphBreaks = [];
+    /** @type {unknown} a multi-rank job's ranks.json as read (docs/FORMAT.md section 16; null: none) */
+    this.ranksFile = null;
+    /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
+    this.divergence = null;
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -197,6 +203,18 @@ export class Trace {
   }
 
   /**
+   * The compile ids of one rank's manifest in a multi-rank job (of every part when `rank` is null,
+   * or for a single log), as a set.
+   * @param {number | null} rank
+   * @returns {Set<string>}
+   */
+  idsOfRank(rank) {
+    if (rank === null || !this.multiRank) return this.manifestIdSet();
+    const part = this.parts.find((p) => p.rank === rank);
+    return new Set(part ? manifestCompileIds(part.manifest) : []);
+  }
+
+  /**
    * The status of a compile id: compiles.json, then the multi-rank summary, then metrics.
    * @param {string} id
    * @returns {string | null}
@@ -231,7 +249,10 @@ export class Trace {
     /** @type {unknown[]} */
     let files;
     try {
-      files = await Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null)));
+      // A multi-rank job's ranks.json (small) beside each rank's compiles.json.
+      const ranksFile = this.multiRank ? this.source.jsonOr('ranks.json', null).catch(() => null) : Promise.resolve(null);
+      [files, this.ranksFile] = await Promise.all([Promise.all(this.parts.map((part) => part.source.jsonOr('compiles.json', null))), ranksFile]);
+      this.divergence = readDivergence(this.ranksFile);
     } finally {
       this.indexesRead = true;
     }

@@ -22,6 +22,9 @@ import { isObject } from './format.js';
  * @property {number} count How many dynamo_graph_break_reason artifacts (summed over ranks).
  * @property {number[]} ranks
  * @property {Array<{ cid: string, rank: number | null }>} sites Each artifact's compile id (and rank in a multi-rank folder), in log order.
+ * @property {string | null} stoppedAt where tracing stopped when that is library code (`stopped_at`, since format 1.7), as `file:line in name`
+ * @property {string[]} hints torch's own fix hints (since format 1.8)
+ * @property {string | null} docsUrl torch's page about the break (since format 1.8)
  */
 
 /**
@@ -79,7 +82,7 @@ export function mergeGraphBreaks(lists) {
       let out = merged.get(key);
       if (!out) {
         out = { reason: entry.reason, file, line, name: typeof frame.name === 'string' ? frame.name : null,
-                code: typeof frame.code === 'string' ? frame.code : null, count: 0, ranks: [], sites: [] };
+                code: typeof frame.code === 'string' ? frame.code : null, count: 0, ranks: [], sites: [], ...breakNotes(entry) };
         merged.set(key, out);
       }
       out.count += typeof entry.count === 'number' && Number.isInteger(entry.count) ? entry.count : 0;
@@ -89,6 +92,22 @@ export function mergeGraphBreaks(lists) {
     }
   }
   return [...merged.values()].sort((a, b) => b.count - a.count);
+}
+
+/**
+ * A distinct graph break's library location, torch's hints and docs page (absent before 1.7/1.8).
+ * @param {import('./format.js').JsonObject} entry
+ * @returns {{ stoppedAt: string | null, hints: string[], docsUrl: string | null }}
+ */
+function breakNotes(entry) {
+  const at = isObject(entry.stopped_at) ? entry.stopped_at : null;
+  let stoppedAt = null;
+  if (at && typeof at.file === 'string') {
+    const where = typeof at.line === 'number' ? `${at.file}:${at.line}` : at.file;
+    stoppedAt = typeof at.name === 'string' && at.name ? `${where} in ${at.name}` : where;
+  }
+  const hints = Array.isArray(entry.hints) ? entry.hints.filter((h) => typeof h === 'string') : [];
+  return { stoppedAt, hints, docsUrl: typeof entry.docs_url === 'string' ? entry.docs_url : null };
 }
 
 /**

@@ -39,6 +39,8 @@
 /** @typedef {import('./compiles.js').PayloadRefView} PayloadRefView */
 /** @typedef {import('./compiles.js').RecompileView} RecompileView */
 /** @typedef {import('./compiles.js').FailureView} FailureView */
+/** @typedef {import('./divergence.js').Divergence} Divergence */
+/** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
 // compiles.json as docs/FORMAT.md section 14 documents it (from its JSON Schema; compiles-json.js).
 /** @typedef {import('./compiles-json.js').CompilesFile} CompilesFile */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
@@ -71,4 +73,5 @@ export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.
 export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
+export { ranksText, readDivergence } from './divergence.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

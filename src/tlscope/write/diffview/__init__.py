@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
+from tlscope.analyse.graph_diff import NodeChange, StageDiff
 from tlscope.analyse.ranks.divergence import Divergence
 from tlscope.write import templates
 
@@ -67,11 +68,63 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
     for change in summary.graphs:
         count = f"{len(change.stages)} graph{'' if len(change.stages) == 1 else 's'}"
         yield f"  graphs differ: {change.key}: {count} ({by_kind(change.stages)}); the change, in {change.stages[0]}:"
-        yield from (f"      {line}" for line in change.change)
+        # By structure when both graphs were read and a node changed; else by line (a constant…).
+        readable = [s for s in change.structure if s.unreadable is None]
+        if not (readable and readable[0].changes):
+            yield from (f"      {line}" for line in change.change)
+        yield from structure_lines(change.structure)
     for line in summary.other:
         yield f"  {line}"
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
+
+
+#: Structural changes printed for a graph change's first stage.
+STRUCTURE_LINES = 8
+
+
+def structure_lines(stages: list[StageDiff]) -> Iterator[str]:
+    """The first stage's change by structure, then the stages it reaches, said once."""
+    readable = [s for s in stages if s.unreadable is None]
+    if not readable:
+        return
+    first = readable[0]
+    if not first.changes:
+        yield f"      by structure, in {first.stage}: no node changed (only constants, names or comments)"
+    else:
+        nodes = f"nodes: {first.nodes_a} in A, {first.nodes_b} in B, {first.matched} matched"
+        yield f"      by structure, in {first.stage} ({nodes}):"
+    shown = first.changes[:STRUCTURE_LINES]
+    yield from (f"        {_said(change)}" for change in shown)
+    if sum(first.counts.values()) > len(shown):
+        yield f"        … {sum(first.counts.values()) - len(shown)} more"
+    # Later stages grouped by the kinds of change they show: a change made in the user's code
+    # reaches every later stage, said once.
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for other in readable[1:]:
+        groups.setdefault(tuple(sorted(other.counts)), []).append(other.stage)
+    for kinds, names in groups.items():
+        listed = ", ".join(names[:4]) + (f", … ({len(names) - 4} more)" if len(names) > 4 else "")
+        plural = "" if len(names) == 1 else "s"
+        if kinds == tuple(sorted(first.counts)):
+            yield f"      the same kind of change reaches {len(names)} later stage{plural}: {listed}"
+        else:
+            said = ", ".join(kinds) or "no node changed"
+            yield f"      {len(names)} later stage{plural} with {said}: {listed}"
+
+
+def _said(change: NodeChange) -> str:
+    where = f"   ({change.source})" if change.source else ""
+    if change.kind == "added":
+        return f"+ {change.b}{where}"
+    if change.kind == "removed":
+        return f"- {change.a}{where}"
+    if change.kind == "input_added":
+        return f"+ input {change.name}: {change.b}"
+    if change.kind == "input_removed":
+        return f"- input {change.name}: {change.a}"
+    label = {"input_shape": "input", "shape": "shape of", "target": "target of", "args": "arguments of"}[change.kind]
+    return f"~ {label} {change.name}: {change.a} -> {change.b}{where}"
 
 
 def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:

@@ -6,6 +6,7 @@
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+/** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
@@ -85,6 +86,10 @@ export class Trace {
     statusOrder: readonly string[];
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     graphBreaks: GraphBreak[];
+    /** @type {unknown} a multi-rank job's ranks.json as read (docs/FORMAT.md section 16; null: none) */
+    ranksFile: unknown;
+    /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
+    divergence: Divergence | null;
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -102,6 +107,13 @@ export class Trace {
      * @returns {string[]}
      */
     get compileIds(): string[];
+    /**
+     * The compile ids of one rank's manifest in a multi-rank job (of every part when `rank` is null,
+     * or for a single log), as a set.
+     * @param {number | null} rank
+     * @returns {Set<string>}
+     */
+    idsOfRank(rank: number | null): Set<string>;
     /**
      * The status of a compile id: compiles.json, then the multi-rank summary, then metrics.
      * @param {string} id
@@ -204,6 +216,7 @@ export type ResolvedFrame = import("./rules.js").ResolvedFrame;
 export type Source = import("./source.js").Source;
 export type RemoteEvents = import("./store.js").RemoteEvents;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
+export type Divergence = import("./divergence.js").Divergence;
 export type GraphFile = import("./graph-json.js").GraphFile;
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has

@@ -15,6 +15,9 @@
  * @property {number} count How many dynamo_graph_break_reason artifacts (summed over ranks).
  * @property {number[]} ranks
  * @property {Array<{ cid: string, rank: number | null }>} sites Each artifact's compile id (and rank in a multi-rank folder), in log order.
+ * @property {string | null} stoppedAt where tracing stopped when that is library code (`stopped_at`, since format 1.7), as `file:line in name`
+ * @property {string[]} hints torch's own fix hints (since format 1.8)
+ * @property {string | null} docsUrl torch's page about the break (since format 1.8)
  */
 /**
  * A status derived from one compilation_metrics record, used when compiles.json is absent: the
@@ -108,4 +111,16 @@ export type GraphBreak = {
         cid: string;
         rank: number | null;
     }>;
+    /**
+     * where tracing stopped when that is library code (`stopped_at`, since format 1.7), as `file:line in name`
+     */
+    stoppedAt: string | null;
+    /**
+     * torch's own fix hints (since format 1.8)
+     */
+    hints: string[];
+    /**
+     * torch's page about the break (since format 1.8)
+     */
+    docsUrl: string | null;
 };

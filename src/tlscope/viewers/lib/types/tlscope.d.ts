@@ -31,6 +31,8 @@ export type ChangeView = import("./compiles.js").ChangeView;
 export type PayloadRefView = import("./compiles.js").PayloadRefView;
 export type RecompileView = import("./compiles.js").RecompileView;
 export type FailureView = import("./compiles.js").FailureView;
+export type Divergence = import("./divergence.js").Divergence;
+export type DivergenceGroup = import("./divergence.js").DivergenceGroup;
 export type CompilesFile = import("./compiles-json.js").CompilesFile;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
 export type SourceLocation = import("./compiles-json.js").SourceLocation;
@@ -60,4 +62,5 @@ export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from "
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from "./virtual.js";
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from "./served.js";
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from "./compiles.js";
+export { ranksText, readDivergence } from "./divergence.js";
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from "./timeline.js";

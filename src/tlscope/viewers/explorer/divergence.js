@@ -1,0 +1,31 @@
+// The divergence banner of a multi-rank job: how its ranks diverge, one sentence per group of
+// ranks, as tlscope wrote them in ranks.json (`divergence.groups[].sentence`, the same sentences
+// `tlscope JOB` and `tlscope summary JOB` print). Shown above the page whatever the view, since a
+// rank that compiled something the others did not is the first thing to know about a job.
+
+import { el } from './dom.js';
+
+/** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+
+/**
+ * Draw the banner (hidden when the ranks do not diverge, or the job has no ranks.json). Returns
+ * what the test hook shows: the divergent compile ids, sorted, and the sentences.
+ * @param {HTMLElement} banner
+ * @param {OpenedTrace} trace
+ * @returns {{ divergent: string[], divergence: string[] }}
+ */
+export function drawDivergence(banner, trace) {
+  const doc = banner.ownerDocument;
+  const div = trace.divergence;
+  const sentences = div && div.diverges ? div.groups.map((g) => g.sentence) : [];
+  banner.replaceChildren();
+  banner.hidden = !sentences.length;
+  if (sentences.length) {
+    banner.appendChild(el(doc, 'strong', '', 'Ranks diverge: '));
+    const list = el(doc, 'ul', 'dv-groups');
+    for (const s of sentences) list.appendChild(el(doc, 'li', 'dv-group', s));
+    banner.appendChild(list);
+    banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
+  }
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences };
+}

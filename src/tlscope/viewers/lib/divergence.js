@@ -1,0 +1,56 @@
+// How the ranks of a multi-rank job diverge, as tlscope wrote it in the job's ranks.json
+// (docs/FORMAT.md section 16: `divergence`). Python decides which compile ids are not on every
+// rank and says each group in one sentence; this module only checks the untrusted JSON and hands
+// it to a view. It never compares ranks itself.
+
+import { isObject } from './format.js';
+
+/**
+ * A group of ranks with identical compile id sequences, said in one sentence.
+ * @typedef {{ ranks: number[], sentence: string }} DivergenceGroup
+ */
+
+/**
+ * What a view shows of ranks.json's `divergence`.
+ * @typedef {object} Divergence
+ * @property {boolean} diverges
+ * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
+ * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order
+ */
+
+/**
+ * @param {unknown} value
+ * @returns {number[]}
+ */
+function rankList(value) {
+  return Array.isArray(value) ? value.filter((r) => typeof r === 'number' && Number.isInteger(r)) : [];
+}
+
+/**
+ * ranks.json's `divergence` checked, or null when `data` is not a ranks.json (or has none).
+ * @param {unknown} data
+ * @returns {Divergence | null}
+ */
+export function readDivergence(data) {
+  const div = isObject(data) && isObject(data.divergence) ? data.divergence : null;
+  if (!div) return null;
+  const groups = (Array.isArray(div.groups) ? div.groups : []).flatMap((g) => {
+    if (!isObject(g) || typeof g.sentence !== 'string') return [];
+    return [{ ranks: rankList(g.ranks), sentence: g.sentence }];
+  });
+  /** @type {Map<string, number[]>} */
+  const notOnEveryRank = new Map();
+  for (const item of Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : []) {
+    if (isObject(item) && typeof item.id === 'string') notOnEveryRank.set(item.id, rankList(item.ranks));
+  }
+  return { diverges: div.diverges === true, groups, notOnEveryRank };
+}
+
+/**
+ * `[3]` -> `rank 3`, `[0, 2]` -> `ranks 0, 2`: the ranks a compile id is on, for its marker.
+ * @param {number[]} ranks
+ * @returns {string}
+ */
+export function ranksText(ranks) {
+  return ranks.length === 1 ? `rank ${ranks[0]}` : `ranks ${ranks.join(', ')}`;
+}

@@ -1,0 +1,227 @@
+"""The explorer's overview views in headless Chromium, on real corpus traces made with torch (issue 20).
+
+* The Recompiles view (`?view=recompiles`): every recompile on one screen, as many as the log's
+  `recompile_reasons` artifacts, each with its function, the recommended guard failure and what
+  changed; a row opens that compile's Compile tab.
+* A multi-rank job's divergence: the compile ids not on every rank (`window.__tlscope.divergent`)
+  are the ones the rank logs themselves disagree on, marked in the sidebar with their ranks; the
+  banner says ranks.json's sentences; a picked rank lists only its own compile ids in the sidebar.
+* The active view is in the URL, and function names are in the sidebar.
+
+The logs are read here with a reader of their own (the glog prefix and the JSON envelope), not
+tlscope's, so the counts the page shows are checked against the logs, not against tlscope.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from helpers import REPO, LiveServer, hook, open_explorer, wait_hook
+
+CORPUS = REPO / "corpus" / "traces"
+TRACES = {
+    "recompiles": "recompiles",
+    "dynamic": "recompiles_dynamic",
+    "diverge4": "ranks_diverge_4",
+    "diverge2": "ranks_diverge_2",
+}
+GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
+
+
+def envelopes(log: Path) -> Iterator[dict[str, Any]]:
+    """The JSON envelopes of a (gzipped) TORCH_TRACE log."""
+    with gzip.open(log, "rb") as f:
+        for line in f:
+            m = GLOG.match(line)
+            if m:
+                try:
+                    yield json.loads(line[m.end() :])
+                except ValueError:
+                    continue
+
+
+def display_id(e: dict[str, Any]) -> str:
+    """An envelope's compile id as PyTorch prints it: [F/C], [F/C_A], [!CA/F/C], [-/-]."""
+    if "frame_id" not in e and "compiled_autograd_id" not in e:
+        return "[-/-]"
+    frame, compile_, attempt = e.get("frame_id"), e.get("frame_compile_id"), e.get("attempt") or 0
+    base = f"{'-' if frame is None else frame}/{'-' if compile_ is None else compile_}" + (
+        f"_{attempt}" if attempt else ""
+    )
+    ca = e.get("compiled_autograd_id")
+    return f"[{base}]" if ca is None else f"[!{ca}/{base}]"
+
+
+def logs_of(corpus: str) -> list[Path]:
+    return sorted((CORPUS / corpus).glob("*.log.gz"))
+
+
+def recompile_reasons(corpus: str) -> int:
+    """How many recompiles the logs say: Dynamo logs one recompile_reasons artifact per recompile."""
+    return sum(
+        1
+        for log in logs_of(corpus)
+        for e in envelopes(log)
+        if (e.get("artifact") or {}).get("name") == "recompile_reasons"
+    )
+
+
+def rank_of(log: Path) -> int:
+    m = re.search(r"_rank_(\d+)_", log.name)
+    assert m, log
+    return int(m.group(1))
+
+
+def ids_by_rank(corpus: str) -> dict[int, set[str]]:
+    return {rank_of(log): {display_id(e) for e in envelopes(log)} - {"[-/-]"} for log in logs_of(corpus)}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from tlscope.cli import main as tlscope_main
+
+    root = tmp_path_factory.mktemp("views")
+    for name, corpus in TRACES.items():
+        assert tlscope_main([str(CORPUS / corpus), "-o", str(root / name), "--no-browser"]) == 0
+    return {name: root / name for name in TRACES}
+
+
+class Site:
+    def __init__(self, url: str, traces: dict[str, str]) -> None:
+        self.url = url
+        self.traces = traces
+
+    def explorer(self, name: str, more: str = "") -> str:
+        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
+
+
+@pytest.fixture(scope="module")
+def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    server = LiveServer([str(f) for f in folders.values()], tmp_path_factory.mktemp("serve"))
+    try:
+        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+            ids = {t["id"]: t["url"] for t in json.load(response)}
+        yield Site(
+            server.url, {n: next(u for i, u in ids.items() if i.startswith(f"{f.name}-")) for n, f in folders.items()}
+        )
+    finally:
+        server.close()
+
+
+def compiles(folder: Path) -> dict[str, dict[str, Any]]:
+    return {e["id"]: e for e in json.loads((folder / "compiles.json").read_text())["compiles"]}
+
+
+@pytest.mark.parametrize("name", ["recompiles", "dynamic"])
+def test_recompiles_view_lists_every_recompile(browser: Any, site: Site, folders: dict[str, Path], name: str) -> None:
+    """?view=recompiles lists as many recompiles as the log has recompile_reasons, on one screen,
+    each with its function and the guard failure compiles.json recommends, and its changes."""
+    page = open_explorer(browser, site.explorer(name, "&view=recompiles"), height=1000)
+    h = wait_hook(page, lambda h: h.get("recompiles") is not None)
+    want = recompile_reasons(TRACES[name])
+    assert want >= 4
+    assert h["view"] == "recompiles" and h["recompiles"] == want
+    assert page.locator("#pane tr.rc").count() == want and page.locator("#table").is_hidden()
+    assert page.locator("#view-recompiles").text_content() == f"Recompiles ({want})"
+    entries = compiles(folders[name])
+    for shown, row in zip(h["recompileList"], page.locator("#pane tr.rc").all(), strict=True):
+        entry = entries[shown["id"]]
+        rec = entry["recompile"]
+        best = rec["guard_failures"][rec["recommended"]["index"]]
+        assert shown["fn"] == entry["function"]["name"] and shown["kind"] == best["kind"]
+        assert row.locator(".rc-name").text_content() == entry["function"]["name"]
+        assert row.locator(".rc-expl").text_content() == best["explanation"]
+        assert (
+            row.locator(".rc-because").text_content()
+            == f"cache entry {best['cache_entry']}: {rec['recommended']['why']}"
+        )
+        changes = [f"{c['input']} {c['what']}: {c['before']} → {c['after']}" for c in rec["changes"]]
+        assert row.locator(".rc-change").all_text_contents() == changes
+        if entry["failure"]:
+            assert (
+                row.locator(".rc-failure").text_content() == f"{entry['failure']['type']}: {entry['failure']['reason']}"
+            )
+    # The rows are in compile order, on one screen (1400 x 1000) for the corpus's 11.
+    assert [s["id"] for s in h["recompileList"]] == [i for i, e in entries.items() if e["recompile"]]
+    box = page.locator("#pane tr.rc").last.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1000
+    # A row opens that compile: the event table filtered to it, its Compile tab.
+    last = h["recompileList"][-1]["id"]
+    page.locator("#pane tr.rc .rc-open").last.click()
+    h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == last and h["view"] == "events")
+    assert h["filter"]["cid"] == last and page.locator("#table").is_visible() and page.locator("#pane").is_hidden()
+    assert "view=recompiles" not in page.url.split("#")[1] and "view=events" in page.url
+    assert page.errors == []
+    page.close()
+
+
+def test_view_in_the_url(browser: Any, site: Site) -> None:
+    """The view picked is kept in the fragment and comes back on reload; the sidebar names functions."""
+    page = open_explorer(browser, site.explorer("recompiles"))
+    assert hook(page)["view"] == "events" and page.locator("#pane").is_hidden()
+    page.click("#view-recompiles")
+    wait_hook(page, lambda h: h.get("recompiles") is not None)
+    assert "view=recompiles" in page.url
+    page.reload()
+    wait_hook(page, lambda h: h.get("loaded") is True and h.get("view") == "recompiles")
+    assert page.locator("#pane tr.rc").count() == recompile_reasons("recompiles")
+    page.click("#view-breaks")
+    wait_hook(page, lambda h: h.get("view") == "breaks")
+    assert "view=breaks" in page.url and page.locator("#pane #breaks").is_visible()
+    # Function names beside the compile ids (compiles.json's function.name).
+    row = page.locator("#cids [data-cid='[0/1]']")
+    assert row.locator(".cid-fn").text_content() == "fn"
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("name", ["diverge4", "diverge2"])
+def test_divergence_marked(browser: Any, site: Site, folders: dict[str, Path], name: str) -> None:
+    """The compile ids not on every rank, as the rank logs say, with their ranks; the banner says
+    ranks.json's sentences; a picked rank lists only its own compile ids in the sidebar."""
+    by_rank = ids_by_rank(TRACES[name])
+    every = set.intersection(*by_rank.values())
+    divergent = sorted(set.union(*by_rank.values()) - every)
+    assert divergent, "the corpus trace diverges"
+    page = open_explorer(browser, site.explorer(name))
+    h = wait_hook(page, lambda h: "divergent" in h)
+    assert h["divergent"] == divergent
+    sentences = [g["sentence"] for g in json.loads((folders[name] / "ranks.json").read_text())["divergence"]["groups"]]
+    assert h["divergence"] == sentences
+    assert (
+        page.locator("#divergence .dv-group").all_text_contents() == sentences
+        and page.locator("#divergence").is_visible()
+    )
+    for cid in divergent:
+        on = sorted(r for r, ids in by_rank.items() if cid in ids)
+        marker = page.locator(f"#cids [data-cid='{cid}'] .cid-only")
+        assert marker.text_content() == "only " + ",".join(f"r{r}" for r in on)
+    # Not marked: an id every rank has.
+    common = sorted(every)[-1]
+    assert page.locator(f"#cids [data-cid='{common}'] .cid-only").is_hidden()
+    # A picked rank: the sidebar lists that rank's compile ids only (each rank's log's own).
+    for rank, ids in sorted(by_rank.items()):
+        page.select_option("#f-rank", str(rank))
+        h = wait_hook(page, lambda h, rank=rank: h.get("sidebarRank") == rank)
+        assert set(h["compileIds"]) - {"[-/-]"} == ids
+        assert h["filter"]["rank"] == rank
+    page.select_option("#f-rank", "")
+    h = wait_hook(page, lambda h: h.get("sidebarRank") is None)
+    assert set(h["compileIds"]) - {"[-/-]"} == set.union(*by_rank.values())
+    assert page.errors == []
+    page.close()
+
+
+def test_single_log_has_no_banner(browser: Any, site: Site) -> None:
+    page = open_explorer(browser, site.explorer("recompiles"))
+    h = wait_hook(page, lambda h: "divergent" in h)
+    assert h["divergent"] == [] and h["divergence"] == [] and page.locator("#divergence").is_hidden()
+    page.close()
