@@ -5,6 +5,7 @@
 
 import { LazyHighlighter, VirtualList, compileIdOf, eventKey, eventMeta, guessLanguage, isObject } from '/lib/tlscope.js';
 import { el, messageOf } from './dom.js';
+import { attributedOf, attributedView } from './stacks.js';
 
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
@@ -139,7 +140,10 @@ export function framesOf(event) {
 function stackView(doc, trace, event, part) {
   const box = el(doc, 'div');
   const sets = framesOf(event);
-  if (sets.length === 0) box.appendChild(note(doc, 'This event has no stack.'));
+  // A graph break or a failed compile: the user's line first, the stack a click away (stacks.js).
+  const attributed = attributedOf(trace, event, part);
+  if (attributed) box.appendChild(attributedView(doc, attributed));
+  else if (sets.length === 0) box.appendChild(note(doc, 'This event has no stack.'));
   for (const [label, frames] of sets) {
     box.appendChild(el(doc, 'div', 'note', `${label} (${frames.length} frames, innermost last)`));
     const table = el(doc, 'table', 'frames');
@@ -153,6 +157,20 @@ function stackView(doc, trace, event, part) {
     box.appendChild(table);
   }
   return box;
+}
+
+/**
+ * The Stack tab, once compiles.json is read (a break's or failure's stack is its), unless another
+ * draw has started meanwhile.
+ * @param {HTMLElement} body
+ * @param {OpenedTrace} trace
+ * @param {RawEvent} event
+ * @param {DetailState} state
+ * @param {number} token
+ */
+async function drawStack(body, trace, event, state, token) {
+  if (!trace.indexesRead) await trace.indexes.catch(() => {});
+  if (token === state.token) body.replaceChildren(stackView(body.ownerDocument, trace, event, state.part));
 }
 
 /**
@@ -281,7 +299,7 @@ export function createDetail(root, trace, { onTab, compile } = {}) {
       const pre = el(doc, 'pre', 'json', JSON.stringify(event, null, 2));
       return body.replaceChildren(pre);
     }
-    if (state.tab === 'stack') return body.replaceChildren(stackView(doc, trace, event, state.part));
+    if (state.tab === 'stack') return drawStack(body, trace, event, state, token);
     if (state.tab === 'links') {
       const view = await linksView(doc, trace, event, state.part);
       if (token === state.token) body.replaceChildren(view);
