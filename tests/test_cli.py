@@ -151,10 +151,11 @@ def test_default_out_is_tl_out_in_the_working_directory(tmp_path: Path, monkeypa
 def test_summary_paragraph_of_a_clean_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = require_shared() / "inputs" / "simple.log"
     assert tlscope(log, "-o", tmp_path / "out") == 0
-    text = capsys.readouterr().out.strip()
+    # One paragraph, then how to open the folder in the explorer (issue 20, finding 7).
+    text, explore = capsys.readouterr().out.strip().split("\n")
+    assert explore.startswith(f"Explore it: tlscope serve {tmp_path / 'out'} ")
     m = manifest(tmp_path / "out")
     events = sum(v["count"] for v in m["events"].values())
-    assert "\n" not in text  # one paragraph
     assert text.startswith(f"Read {log} (")
     assert f"{m['inputs'][0]['lines']} lines" in text
     assert f"{events} events of {len(m['events'])} kinds" in text

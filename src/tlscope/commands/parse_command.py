@@ -153,11 +153,13 @@ def main(argv: Sequence[str]) -> int:
     if parsed.multi_rank:
         _tell_rank_troubles(parsed.ranks, parsed.manifests)
         _tell_divergence(parsed.ranks, args.out)
+        print(explorer_hint(args.out))
         if not args.no_browser:
             _open_report(args.out)
         return 0
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
+    print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
     cut = next((p for p in manifest.problems.first if p.kind == "corrupt_input"), None)
@@ -229,6 +231,17 @@ def summary(manifest: Manifest, out: Path) -> str:
         "manifest.json."
     )
     return " ".join(parts)
+
+
+def explorer_hint(out: Path) -> str:
+    """How to open OUT in the explorer (issue 20, finding 7: nothing said it existed)."""
+    import shlex
+
+    folder = shlex.quote(str(out))
+    return (
+        f"Explore it: tlscope serve {folder} (prints the explorer's link), "
+        f"or tlscope pack {folder} -o trace.html (one file to open or share)."
+    )
 
 
 def _where_events_went(manifest: Manifest, events: int) -> str:

@@ -16,6 +16,7 @@ from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
+from tlscope.write.explorer_note import EXPLORER_NOTE
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
@@ -65,6 +66,7 @@ def write_landing(
     context["has_chromium"] = has_chromium
     context["info"] = list(info)
     context["header"] = Markup(header)
+    context["explorer_note"] = EXPLORER_NOTE
     _write(out, "index.html", _template().render(**context))
     return written
 

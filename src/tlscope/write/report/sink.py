@@ -16,6 +16,7 @@ from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext
+from tlscope.write.explorer_note import EXPLORER_NOTE
 from tlscope.write.report import answer_sections, pages
 from tlscope.write.report.handlers import EXPORT_PARSERS, FOLDS, PARSERS, dispatch
 from tlscope.write.report.options import ReportOptions
@@ -85,6 +86,7 @@ class ReportSink:
             state.ctx.out.path("index.html"),
             "index.html.jinja",
             custom_header_html=pages.trusted(state.options.custom_header_html),
+            explorer_note=EXPLORER_NOTE,
             stack_trie_html=render_trie(state.trie, state.metrics.status),
             unknown_stack_trie_html=render_trie(state.unknown_trie, state.metrics.status) if state.unknown_trie else "",
             num_breaks=len(state.failures),
