@@ -154,9 +154,12 @@ def spans(code: str) -> str:
 
 @functools.cache
 def tail() -> str:
-    """What follows the code: the closing tag and the colours (after the code, so lines stay put)."""
+    """What follows the code: the closing tag and the colours (after the code, so lines stay put).
+    Long lines wrap inside the page (generated kernels' signatures ran 500 px past a 1280 px
+    window: issue 20, finding 9); each code line stays one line of the file."""
     css = _formatter.get_style_defs(".highlight")
-    return f"</pre>\n<style>\n.highlight {{ background: #ffffff; }}\n{css}\n</style>\n"
+    wrap = "white-space: pre-wrap; overflow-wrap: anywhere;"
+    return f"</pre>\n<style>\n.highlight {{ background: #ffffff; {wrap} }}\n{css}\n</style>\n"
 
 
 def render_code(code: str) -> str:
