@@ -186,6 +186,22 @@ def test_the_vibe_test_answers_from_compiles_json_alone(tmp_path: Path) -> None:
     }
 
 
+def test_the_report_says_the_fix_under_its_recompile(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    log = str(next((CORPUS / "recompiles_dynamic").glob("*.log.gz")))
+    subprocess.run([sys.executable, "-m", "tlscope", log, "-o", str(out)], check=True, capture_output=True)
+    page = (out / "index.html").read_text()
+    data = json.loads((out / "compiles.json").read_text())
+    fixes = [c for c in data["compiles"] if c["recompile"] and c["recompile"]["fix"]]
+    assert page.count('<p class="answers-fix">') == len(fixes) == 4
+    for entry in fixes:
+        block = page.split(f'<div id="recompile-{entry["dir"]}"', 1)[1].split("</div>", 1)[0]
+        fix = entry["recompile"]["fix"]
+        assert (
+            f"To avoid it, add <code>{fix['code']}</code> before recompiles_dynamic.py:{fix['where']['line']}" in block
+        )
+
+
 def test_summary_shows_the_fix_and_the_shapes() -> None:
     log = str(next((CORPUS / "recompiles").glob("*.log.gz")))
     text = subprocess.run(

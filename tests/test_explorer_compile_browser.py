@@ -185,6 +185,28 @@ def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: 
     page.close()
 
 
+def test_a_size_recompile_shows_its_fix_as_the_file_says(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+    """recompiles_dynamic: each recompile's `fix` (format 1.10) is shown as compiles.json has it,
+    the line to add, before which call, and why; a recompile without one shows none."""
+    data = entries(folders["dynamic"])
+    page = open_page(browser, site.explorer("dynamic"))
+    with_fix = [e for e in data.values() if e["recompile"] and e["recompile"]["fix"]]
+    assert {e["id"] for e in with_fix} >= {"[0/1]", "[0/2]", "[0/6]"}
+    for entry in with_fix:
+        fix = entry["recompile"]["fix"]
+        c = pick(page, entry["id"])["compile"]
+        where = f"{fix['where']['file']}:{fix['where']['line']} in {fix['where']['name']}"
+        assert c["fix"] == {"code": fix["code"], "input": fix["input"], "dim": fix["dim"], "where": where}
+        assert page.locator(".cp-fix .cp-fix-code").text_content() == fix["code"]
+        assert page.locator(".cp-fix .cp-where").text_content() == f"before {where}"
+        assert page.locator(".cp-fix .cp-code").text_content() == fix["where"]["code"]
+        assert page.locator(".cp-fix .cp-why").text_content() == fix["why"]
+    c = pick(page, "[1/2]")["compile"]
+    assert data["[1/2]"]["recompile"]["fix"] is None and c["fix"] is None and page.locator(".cp-fix").count() == 0
+    assert page.errors == []
+    page.close()
+
+
 def test_failure_and_its_traceback_event(browser: Any, site: Site, folders: dict[str, Path]) -> None:
     """failures: a failed compile's type, reason and user frame; its button selects the traceback
     event (the dynamo_error artifact at the reference's raw.jsonl line), payload open."""

@@ -140,6 +140,12 @@ def test_only_the_format_110_additions_are_forgiven() -> None:
     base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []
+    # The report's index.html: the fix's line under its recompile, nothing else.
+    page = b"<table>\n</table>\n</div>\n"
+    said = b'<p class="answers-fix">To avoid it, add <code>m(x, 0)</code> before a.py:17: why.</p>\n'
+    with_fix = page.replace(b"</div>", said + b"</div>")
+    assert identity.without_110_additions("index.html", with_fix) == page
+    assert identity.without_110_additions("index.html", with_fix.replace(b"To avoid", b"To skip")) != page
 
 
 def test_only_the_format_111_additions_are_forgiven() -> None:

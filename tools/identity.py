@@ -49,7 +49,8 @@ when removing the addition from the new file gives the base's bytes exactly):
   in the summary line ("differ by the format additions only").
 * format 1.10 (issue 23, where a dynamic dimension comes from): `format_minor` 9 -> 10 in the
   same files; compiles.json's top-level `symbols` and `input_shapes` (the file's last two lists)
-  and each recompile's `fix` (null or an object, last in `recompile`).
+  and each recompile's `fix` (null or an object, last in `recompile`); in the report's index.html,
+  the line under a size recompile saying that fix (`<p class="answers-fix">To avoid it, add …`).
 * format 1.11 (issue 23, graphs as data): `format_minor` 10 -> 11 in the same files,
   manifest.json's `graphs` object (right after `payloads`), and the files under `graphs/` (beside
   `payloads/`: a single log's folder, or a job's).
@@ -248,9 +249,15 @@ _FIX = re.compile(
 _TAIL_110 = re.compile(rb'\n\],"symbols":\[(?:\n[^\n]*)*?\n\],"input_shapes":\[(?:\n[^\n]*)*?\n\]\}\n\Z')
 
 
+#: The report's line saying a size recompile's fix (index.html, "Recompiles explained").
+_ANSWERS_FIX = re.compile(rb'(?<=\n)<p class="answers-fix">To avoid it, add <code>[^\n]*</p>\n')
+
+
 def without_110_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.9 wrote it: the 1.10 additions of issue 23 removed (see the module docstring)."""
     name = rel.rsplit("/", 1)[-1]
+    if name == "index.html":
+        return _ANSWERS_FIX.sub(b"", data)
     if name not in ("manifest.json", "compiles.json", "log_size.json", "ranks.json"):
         return data
     data = _MINOR_10.sub(rb"\g<1>9", data, count=1)

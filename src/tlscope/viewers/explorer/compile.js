@@ -127,6 +127,19 @@ function recommendedBox(doc, rec) {
 }
 
 /**
+ * What to change so the size does not recompile: compiles.json's `fix`, as written.
+ * @param {Document} doc
+ * @param {NonNullable<NonNullable<CompileView['recompile']>['fix']>} fix
+ */
+function fixBox(doc, fix) {
+  const box = el(doc, 'div', 'cp-fix');
+  box.append(el(doc, 'span', 'cp-sub', 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
+  if (fix.where) box.appendChild(frameCell(doc, `before ${fix.where}`, fix.whereCode));
+  box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
+  return box;
+}
+
+/**
  * @param {Document} doc
  * @param {CompileView} view
  * @param {Refs} refs
@@ -141,6 +154,7 @@ function recompileSection(doc, view, refs) {
     return sec;
   }
   if (r.recommended) sec.appendChild(recommendedBox(doc, r.recommended));
+  if (r.fix) sec.appendChild(fixBox(doc, r.fix));
   // No values: Dynamo prints none for this kind of guard (dim_marking, grad_mode...), so a dash.
   const rows = r.guardFailures.map((g) => [g.cacheEntry || '?', g.kind, g.explanation, g.values ?? '—', frameCell(doc, g.where, g.code)]);
   sec.appendChild(el(doc, 'div', 'cp-sub', `Every cache entry's failed guard (${r.guardFailures.length}, newest first)`));
@@ -247,6 +261,7 @@ function hookOf(view, rank, source) {
     recommended: rec ? { cache_entry: rec.cacheEntry, kind: rec.kind, explanation: rec.explanation, expected: rec.expected, actual: rec.actual, values: rec.values } : null,
     guardFailures: view.recompile ? view.recompile.guardFailures.length : 0,
     changes: view.recompile ? view.recompile.changes : [],
+    fix: view.recompile && view.recompile.fix ? { code: view.recompile.fix.code, input: view.recompile.fix.input, dim: view.recompile.fix.dim, where: view.recompile.fix.where } : null,
     failure: view.failure ? { type: view.failure.type, reason: view.failure.reason, where: view.failure.where } : null,
     graphBreaks: view.graphBreaks.length,
     cache: view.cache.length,
@@ -262,7 +277,7 @@ function hookOf(view, rank, source) {
  * @param {string} source
  */
 function bareHook(cid, status, source) {
-  return { id: cid, status, rank: null, ranks: {}, source, recommended: null, guardFailures: 0, changes: [], failure: null, graphBreaks: 0, cache: 0 };
+  return { id: cid, status, rank: null, ranks: {}, source, recommended: null, guardFailures: 0, changes: [], fix: null, failure: null, graphBreaks: 0, cache: 0 };
 }
 
 /**

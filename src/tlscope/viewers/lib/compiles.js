@@ -28,6 +28,10 @@ import { isObject } from './format.js';
  */
 
 /** @typedef {{ input: string, what: string, before: string, after: string }} ChangeView */
+/**
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
+ */
 /** @typedef {{ name: string, seconds: number, count: number }} PhaseView */
 
 /**
@@ -39,6 +43,7 @@ import { isObject } from './format.js';
  * @property {GuardFailureView[]} guardFailures
  * @property {ChangeView[]} changes
  * @property {PayloadRefView | null} event
+ * @property {FixView | null} fix The change that avoids it, when a size caused it (format 1.10).
  */
 
 /**
@@ -226,6 +231,25 @@ function describeRecompile(recompile) {
     guardFailures: (Array.isArray(recompile.guard_failures) ? recompile.guard_failures : []).map(formatGuardFailure),
     changes: list(recompile.changes).map(formatChange),
     event: payloadRef(recompile.event),
+    fix: describeFix(recompile.fix),
+  };
+}
+
+/**
+ * A recompile's fix as the file says it (null when absent: not a size, or a folder before 1.10).
+ * @param {unknown} fix
+ * @returns {FixView | null}
+ */
+function describeFix(fix) {
+  if (!isObject(fix) || typeof fix.code !== 'string') return null;
+  return {
+    kind: text(fix.kind) || '?',
+    input: text(fix.input) || '?',
+    dim: isInt(fix.dim) ? fix.dim : null,
+    code: fix.code,
+    where: frameText(fix.where),
+    whereCode: frameCode(fix.where),
+    why: text(fix.why) || '',
   };
 }
 

@@ -75,6 +75,10 @@ export function describeCompile(entry: unknown, merged?: {
  * @property {string | null} code
  */
 /** @typedef {{ input: string, what: string, before: string, after: string }} ChangeView */
+/**
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
+ */
 /** @typedef {{ name: string, seconds: number, count: number }} PhaseView */
 /**
  * Why a compile id recompiled, for display.
@@ -85,6 +89,7 @@ export function describeCompile(entry: unknown, merged?: {
  * @property {GuardFailureView[]} guardFailures
  * @property {ChangeView[]} changes
  * @property {PayloadRefView | null} event
+ * @property {FixView | null} fix The change that avoids it, when a size caused it (format 1.10).
  */
 /**
  * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null }} FailureView
@@ -138,6 +143,18 @@ export type ChangeView = {
     before: string;
     after: string;
 };
+/**
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ */
+export type FixView = {
+    kind: string;
+    input: string;
+    dim: number | null;
+    code: string;
+    where: string | null;
+    whereCode: string | null;
+    why: string;
+};
 export type PhaseView = {
     name: string;
     seconds: number;
@@ -156,6 +173,10 @@ export type RecompileView = {
     guardFailures: GuardFailureView[];
     changes: ChangeView[];
     event: PayloadRefView | null;
+    /**
+     * The change that avoids it, when a size caused it (format 1.10).
+     */
+    fix: FixView | null;
 };
 export type FailureView = {
     type: string;
