@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import CORPUS
@@ -75,3 +76,31 @@ def test_where_the_newest_entry_is_not_the_cause_all_three_say_the_recommended_o
     assert diff.returncode == 1, diff.stderr  # 1: the two compiles differ
     assert f"/ B {best}" in diff.stdout
     assert newest not in diff.stdout
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_the_reports_recompiles_say_the_same_reason_and_the_fix_beside_it(name: str, tmp_path: Path) -> None:
+    """index.html's "Recompiles explained": each recompile's reason is the recommended failure's
+    (it listed only every entry's failure, newest first), and the change that avoids a size
+    recompile (compiles.json `recompile.fix`, e.g. mark_dynamic) is shown beside it."""
+    from markupsafe import escape  # the report's escaping (Jinja's)
+
+    from tlscope.cli import main as tlscope_main
+
+    out = tmp_path / "out"
+    assert tlscope_main([str(CORPUS / name), "-o", str(out), "--no-browser"]) == 0
+    index = (out / "index.html").read_text()
+    (entries,) = _entries(name)
+    fixes = 0
+    for entry in (e for e in entries if e.recompile is not None and e.status != "outside"):
+        assert entry.recompile is not None
+        start = index.index(f'<a href="#{entry.id}">{entry.id}</a>', index.index('<h2 id="recompiles">'))
+        block = index[start : index.index("</div>", start)]
+        assert f"Why: <strong>{escape(_recommended(entry) or 'no reason logged')}</strong>" in block
+        fix = entry.recompile.fix
+        if fix is not None:
+            fixes += 1
+            assert f"Fix: <code>{escape(fix.code)}</code>" in block
+            assert escape(fix.why) in block
+    if name == "recompiles":
+        assert fixes >= 1  # [0/1]: torch._dynamo.mark_dynamic(x, 0)

@@ -138,7 +138,7 @@ def _breaks(summary: Summary) -> Table:
 
 
 def _recompiles(summary: Summary) -> Table:
-    table = _table("Recompiles", "id", "why (newest cache entry's failed guard)")
+    table = _table("Recompiles", "id", "why (the recommended guard failure)")
     for row in summary.recompiles[: 2 * TOP]:
         why = _cut(row.explanation)
         for change in row.changes[:3]:
