@@ -12,6 +12,7 @@ import pytest
 from helpers import REPO
 
 from tlscope.analyse.fold.recommend import recommended_failure
+from tlscope.format import layout
 from tlscope.format.compiles import CompilesFile, GuardFailure
 from tlscope.format.folder import OutputFolder
 from tlscope.format.raw import display_compile_id, event_key
@@ -64,6 +65,17 @@ def test_compile_id_order() -> None:
 @pytest.mark.parametrize("case", CASES["event_key"], ids=lambda c: c["key"])
 def test_event_key(case: dict[str, Any]) -> None:
     assert event_key(case["event"]) == case["key"]
+
+
+@pytest.mark.parametrize("case", CASES["job_ranks"], ids=lambda c: json.dumps(c["summary"]))
+def test_job_ranks(case: dict[str, Any], tmp_path: Path) -> None:
+    """A job's ranks from its multi_rank_summary.json, each rank folder holding its events."""
+    (tmp_path / layout.MULTI_RANK_SUMMARY).write_text(json.dumps(case["summary"]), encoding="utf-8")
+    for rank in case["ranks"]:
+        (tmp_path / layout.rank_dir(rank)).mkdir()
+        (tmp_path / layout.rank_file(rank, layout.RAW)).write_text('{"string_table": []}\n', encoding="utf-8")
+    assert layout.listed_ranks(case["summary"]) == case["ranks"]
+    assert OutputFolder(tmp_path).ranks() == case["ranks"]
 
 
 def test_filters(tmp_path: Path) -> None:

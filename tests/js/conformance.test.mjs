@@ -66,6 +66,16 @@ test('event keys', () => {
   for (const c of CASES.event_key) assert.equal(eventKey(c.event), c.key);
 });
 
+test('a job\'s ranks from its multi_rank_summary.json', async () => {
+  for (const { summary, ranks } of CASES.job_ranks) {
+    // A summary that lists no rank leaves the folder's own raw.jsonl (a dropped file) to read.
+    const files = new Map([['multi_rank_summary.json', bytes(JSON.stringify(summary))], ['raw.jsonl', bytes('{"string_table":[]}\n')]]);
+    for (const rank of ranks) files.set(`rank_${rank}/raw.jsonl`, bytes('{"string_table":[]}\n'));
+    const trace = await openTrace(new InlineSource(files));
+    assert.deepEqual(trace.ranks, ranks, JSON.stringify(summary));
+  }
+});
+
 test('event filters', async () => {
   const spec = CASES.filters;
   const raw = ['{"string_table":[]}', ...spec.events.map((e) => JSON.stringify(e))].join('\n') + '\n';

@@ -12,6 +12,7 @@ import heapq
 import re
 
 from tlscope.format.logsize import BigPayload, LogSize, SettingSize, SizeStats
+from tlscope.format.raw import NO_EVENT_KEY
 from tlscope.model.events import Artifact
 from tlscope.model.record import Record
 
@@ -74,12 +75,12 @@ class LogSizeFold:
 
     def feed(self, record: Record) -> None:
         payload = len(record.payload) if record.payload is not None else 0
-        kind = record.key or "(none)"
+        kind = record.key or NO_EVENT_KEY
         if isinstance(record.event, Artifact):
             kind = record.event.name or "(unnamed artifact)"
             _add(self.by_artifact, kind, record, payload)
         cid = "unknown" if record.compile_id is None else record.compile_id.normalised().display
-        _add(self.by_key, record.key or "(none)", record, payload)
+        _add(self.by_key, record.key or NO_EVENT_KEY, record, payload)
         _add(self.by_compile_id, cid, record, payload)
         _add(self.by_module, record.prefix.pathname, record, payload)
         _add(self.by_kind, kind, record, payload)

@@ -5,7 +5,7 @@
 import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
-import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
+import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
 /** @typedef {import('./format.js').RawEvent} RawEvent */
@@ -69,7 +69,7 @@ export async function findParts(source, layout = null) {
   ]);
   if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: /** @type {Manifest} */ (manifest) }] };
   if (Array.isArray(summary)) {
-    const ranks = summary.flatMap((entry) => (isObject(entry) && typeof entry.rank === 'number' && Number.isInteger(entry.rank) ? [entry.rank] : []));
+    const ranks = listedRanks(summary);
     const parts = await Promise.all(
       ranks.map(async (rank) => {
         const sub = source.sub(`rank_${rank}/`);

@@ -129,6 +129,21 @@ export function statusOrderOf(file) {
 }
 
 /**
+ * The ranks a decoded multi_rank_summary.json lists, in its order: each entry's `rank` when it is a
+ * whole number >= 0 (anything else lists none). Python's `format/layout.py` `listed_ranks`, the
+ * same rule (tests/conformance/cases.json `job_ranks`).
+ * @param {unknown} summary
+ * @returns {number[]}
+ */
+export function listedRanks(summary) {
+  const entries = Array.isArray(summary) ? summary : [];
+  return entries.flatMap((entry) => {
+    const rank = isObject(entry) ? entry.rank : null;
+    return typeof rank === 'number' && Number.isInteger(rank) && rank >= 0 ? [rank] : [];
+  });
+}
+
+/**
  * Where `status` is in `order` (0: the most severe; unknown statuses last).
  * @param {string | null | undefined} status
  * @param {readonly string[]} [order]

@@ -54,6 +54,14 @@ export function mergeGraphBreaks(lists: Array<{
  */
 export function statusOrderOf(file: unknown): readonly string[] | null;
 /**
+ * The ranks a decoded multi_rank_summary.json lists, in its order: each entry's `rank` when it is a
+ * whole number >= 0 (anything else lists none). Python's `format/layout.py` `listed_ranks`, the
+ * same rule (tests/conformance/cases.json `job_ranks`).
+ * @param {unknown} summary
+ * @returns {number[]}
+ */
+export function listedRanks(summary: unknown): number[];
+/**
  * Where `status` is in `order` (0: the most severe; unknown statuses last).
  * @param {string | null | undefined} status
  * @param {readonly string[]} [order]
