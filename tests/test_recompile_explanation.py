@@ -81,8 +81,8 @@ def test_where_the_newest_entry_is_not_the_cause_all_three_say_the_recommended_o
 @pytest.mark.parametrize("name", TRACES)
 def test_the_reports_recompiles_say_the_same_reason_and_the_fix_beside_it(name: str, tmp_path: Path) -> None:
     """index.html's "Recompiles explained": each recompile's reason is the recommended failure's
-    (it listed only every entry's failure, newest first), and the change that avoids a size
-    recompile (compiles.json `recompile.fix`, e.g. mark_dynamic) is shown beside it."""
+    (it listed only every entry's failure, newest first), with the change that avoids a size
+    recompile (compiles.json `recompile.fix`, e.g. mark_dynamic) in the same block."""
     from markupsafe import escape  # the report's escaping (Jinja's)
 
     from tlscope.cli import main as tlscope_main
@@ -100,7 +100,7 @@ def test_the_reports_recompiles_say_the_same_reason_and_the_fix_beside_it(name: 
         fix = entry.recompile.fix
         if fix is not None:
             fixes += 1
-            assert f"Fix: <code>{escape(fix.code)}</code>" in block
+            assert f"To avoid it, add <code>{escape(fix.code)}</code>" in block
             assert escape(fix.why) in block
     if name == "recompiles":
         assert fixes >= 1  # [0/1]: torch._dynamo.mark_dynamic(x, 0)
