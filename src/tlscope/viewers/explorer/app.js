@@ -8,6 +8,7 @@ import { InlineSource, queryParam, setTestHook } from '/lib/tlscope.js';
 import { byId, messageOf, showError } from './dom.js';
 import { showLanding } from './landing.js';
 import { start } from './view.js';
+import { startRanks } from './ranks.js';
 
 /**
  * Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}.
@@ -36,6 +37,8 @@ async function main() {
     if (!trace) return showLanding();
     const url = new URL(trace, location.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return showError('The trace URL must be http(s).');
+    // ?view=ranks: a multi-rank job's Ranks view (explorer/ranks.js) instead of its events.
+    if (queryParam('view') === 'ranks') return await startRanks(url.href);
     return await start(url.href, null);
   } catch (err) {
     return showError(`Could not open the trace: ${messageOf(err)}`);

@@ -26,7 +26,8 @@
   }
 
   function prefetch() {
-    const param = new URLSearchParams(location.search).get('trace');
+    const query = new URLSearchParams(location.search);
+    const param = query.get('trace');
     if (!param || document.getElementById('tlscope-pack')) return;
     const base = new URL(param, location.href);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') return;
@@ -42,7 +43,13 @@
     // they would wait on its parse) and only those of its layout (the other index file is a 404).
     // A trace not ready yet gets nothing here: the page shows the parse's progress, then asks.
     const status = askStatus(base);
-    for (const name of BOTH) {
+    // The Ranks view (explorer/ranks.js) reads a job's ranks.json and timeline.bin, nothing else.
+    const ranksView = query.get('view') === 'ranks';
+    for (const name of ranksView ? ['ranks.json', 'timeline.bin'] : BOTH) {
+      if (ranksView) {
+        responses.set(name, status ? status.then((s) => (s && s.state === 'ready' ? get(name) : null)) : get(name));
+        continue;
+      }
       if (!status) {
         responses.set(name, get(name));
         continue;
@@ -51,6 +58,10 @@
         const ready = s && s.state === 'ready' && s.summary && typeof s.summary.multi_rank === 'boolean';
         return ready && BY_LAYOUT[s.summary.multi_rank ? 'multi' : 'single'].includes(name) ? get(name) : null;
       }));
+    }
+    if (ranksView) {
+      /** @type {Window & { __tlscopePrefetch?: { base: string, responses: typeof responses, status: Promise<unknown> | null } }} */ (window).__tlscopePrefetch = { base: base.href, responses, status };
+      return;
     }
     const manifestAnswer = responses.get('manifest.json') || Promise.resolve(null);
     // raw.jsonl once the manifest is in (not with it): the client needs the manifest first, and a

@@ -290,6 +290,19 @@ function wireReportLink(app) {
 }
 
 /**
+ * A served multi-rank job: a link to its Ranks view (ranks.js), the same page with `view=ranks`.
+ * @param {App} app
+ */
+function wireRanksLink(app) {
+  if (!app.trace.multiRank || app.trace.source.kind !== 'http') return;
+  const url = new URL(location.href);
+  url.searchParams.set('view', 'ranks');
+  url.hash = '';
+  const link = Object.assign(document.createElement('a'), { href: url.href, textContent: 'Ranks view', id: 'ranks-link' });
+  byId('report-link').before(link);
+}
+
+/**
  * A packed multi-rank job holds its landing page (`tlscope pack`): the Report link opens it as a
  * page of its own (its links to the rank folders' reports are not in the pack).
  * @param {OpenedTrace} trace
@@ -336,6 +349,7 @@ function createPage(trace) {
   wireFilters(app);
   wirePerfetto(app);
   wireReportLink(app);
+  wireRanksLink(app);
   return app;
 }
 

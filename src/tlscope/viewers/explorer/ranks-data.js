@@ -1,0 +1,225 @@
+// The Ranks view's data (pure: no DOM): ranks.json read and checked, the rank table's sort, the
+// matrix's rows and columns, and the "why is rank K slow" comparison. Every rule it shows was
+// decided in Python and written into the format (docs/FORMAT.md sections 14, 16 and 17): who
+// straggles and the divergence groups come from ranks.json, statuses and phase times from each
+// rank's compiles.json; here they are only arranged for drawing.
+
+import { isObject } from '/lib/tlscope.js';
+
+/** @typedef {import('/lib/tlscope.js').CompileEntry} CompileEntry */
+
+/**
+ * One rank's line of ranks.json.
+ * @typedef {{ rank: number, compiles: number, compile_time_s: number, graph_breaks: number,
+ *   recompiles: number, failures: number, cache_hits: number, cache_misses: number }} RankLine
+ */
+
+/**
+ * A divergence group of ranks.json (ranks with identical compile id sequences).
+ * @typedef {{ ranks: number[], only_here: string[], missing: string[], sentence: string }} RankGroup
+ */
+
+/**
+ * A straggler of ranks.json.
+ * @typedef {{ rank: number, compile_time_s: number, over_median_s: number, ratio: number | null }} Straggler
+ */
+
+/**
+ * ranks.json (FORMAT.md section 16), as the view uses it.
+ * @typedef {object} RanksFile
+ * @property {RankLine[]} ranks
+ * @property {boolean} diverges
+ * @property {RankGroup[]} groups the divergence groups; one group of every rank when none diverges
+ * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
+ * @property {{ rule: string, median: number, ranks: Straggler[] } | null} stragglers
+ */
+
+/** The rank table's sortable columns: key of RankLine -> heading. */
+export const SORT_KEYS = /** @type {const} */ ([
+  ['rank', 'rank'],
+  ['compile_time_s', 'compile s'],
+  ['compiles', 'compiles'],
+  ['graph_breaks', 'breaks'],
+  ['recompiles', 'recompiles'],
+  ['failures', 'failures'],
+  ['cache_hits', 'cache hits'],
+]);
+
+/** @typedef {typeof SORT_KEYS[number][0]} SortKey */
+
+/**
+ * @param {unknown} value
+ * @returns {number}
+ */
+const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/**
+ * @param {unknown} value
+ * @returns {string[]}
+ */
+const strings = (value) => (Array.isArray(value) ? value.filter((v) => typeof v === 'string') : []);
+
+/**
+ * @param {unknown} value
+ * @returns {number[]}
+ */
+const ints = (value) => (Array.isArray(value) ? value.filter((v) => Number.isInteger(v)) : []);
+
+/**
+ * @param {unknown} line
+ * @returns {RankLine}
+ */
+function rankLine(line) {
+  const o = isObject(line) ? line : {};
+  return {
+    rank: num(o.rank), compiles: num(o.compiles), compile_time_s: num(o.compile_time_s), graph_breaks: num(o.graph_breaks),
+    recompiles: num(o.recompiles), failures: num(o.failures), cache_hits: num(o.cache_hits), cache_misses: num(o.cache_misses),
+  };
+}
+
+/**
+ * @param {unknown} value
+ * @returns {RanksFile['stragglers']}
+ */
+function stragglersOf(value) {
+  if (!isObject(value)) return null;
+  const list = Array.isArray(value.ranks) ? value.ranks : [];
+  const ranks = list.filter(isObject).map((s) => ({
+    rank: num(s.rank), compile_time_s: num(s.compile_time_s), over_median_s: num(s.over_median_s),
+    ratio: typeof s.ratio === 'number' ? s.ratio : null,
+  }));
+  return { rule: typeof value.rule === 'string' ? value.rule : '', median: num(value.median_compile_time_s), ranks };
+}
+
+/**
+ * ranks.json's JSON checked and completed: a job that does not diverge has one group of every rank.
+ * @param {unknown} json
+ * @returns {RanksFile}
+ */
+export function readRanksFile(json) {
+  if (!isObject(json) || !Array.isArray(json.ranks)) throw new Error('ranks.json has no ranks');
+  const ranks = json.ranks.map(rankLine).sort((a, b) => a.rank - b.rank);
+  const div = isObject(json.divergence) ? json.divergence : {};
+  const diverges = div.diverges === true;
+  const listed = Array.isArray(div.groups) ? div.groups.filter(isObject) : [];
+  /** @type {RankGroup[]} */
+  const groups = listed.map((g) => ({
+    ranks: ints(g.ranks), only_here: strings(g.only_here), missing: strings(g.missing), sentence: typeof g.sentence === 'string' ? g.sentence : '',
+  }));
+  if (!diverges || !groups.length) {
+    groups.splice(0, groups.length, { ranks: ranks.map((r) => r.rank), only_here: [], missing: [], sentence: 'every rank: the same compile ids' });
+  }
+  const partial = (Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : [])
+    .filter(isObject).map((p) => ({ id: typeof p.id === 'string' ? p.id : '', ranks: ints(p.ranks) }));
+  return { ranks, diverges, groups, partial, stragglers: stragglersOf(json.stragglers) };
+}
+
+/**
+ * The rank lines in table order: by `key`, descending for figures (the worst first), ties by rank.
+ * @param {RankLine[]} lines
+ * @param {SortKey} key
+ * @param {boolean} descending
+ * @returns {RankLine[]}
+ */
+export function sortRanks(lines, key, descending) {
+  const sign = descending ? -1 : 1;
+  return [...lines].sort((a, b) => sign * (a[key] - b[key]) || a.rank - b.rank);
+}
+
+/**
+ * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
+ * then every other id of the groups' compile sequences in the order the groups list them.
+ * @param {RanksFile} file
+ * @param {string[][]} sequences each group's compile ids (from its first rank's compiles.json)
+ * @returns {string[]}
+ */
+export function matrixColumns(file, sequences) {
+  const seen = new Set(file.partial.map((p) => p.id));
+  const columns = [...seen];
+  for (const ids of sequences) {
+    for (const id of ids) {
+      if (!seen.has(id)) {
+        seen.add(id);
+        columns.push(id);
+      }
+    }
+  }
+  return columns;
+}
+
+/**
+ * The median rank: the rank whose compile time is the median of the ranks' (the lower middle
+ * one for an even count), the rank a slow rank is compared with.
+ * @param {RankLine[]} lines
+ * @returns {number | null}
+ */
+export function medianRank(lines) {
+  if (!lines.length) return null;
+  const ordered = sortRanks(lines, 'compile_time_s', false);
+  return ordered[Math.floor((ordered.length - 1) / 2)].rank;
+}
+
+/**
+ * A row of "why is rank K slow": one phase of one compile id, on rank K and on the median rank.
+ * @typedef {{ id: string, phase: string, mine: number, median: number | null, delta: number }} WhyRow
+ */
+
+/**
+ * Rank K's compiles against the median rank's same compile ids, phase by phase (compiles.json's
+ * `phases`, seconds), the largest excess first; an id the median rank lacks has median null.
+ * @param {CompileEntry[]} mine rank K's compiles.json entries
+ * @param {CompileEntry[]} median the median rank's
+ * @returns {WhyRow[]}
+ */
+export function comparePhases(mine, median) {
+  /** @type {Map<string, Map<string, number>>} */
+  const theirs = new Map();
+  for (const entry of median) theirs.set(entry.id, phaseSeconds(entry));
+  /** @type {WhyRow[]} */
+  const rows = [];
+  for (const entry of mine) {
+    const other = theirs.get(entry.id);
+    for (const [phase, seconds] of phaseSeconds(entry)) {
+      const m = other ? other.get(phase) ?? 0 : null;
+      rows.push({ id: entry.id, phase, mine: seconds, median: m, delta: seconds - (m ?? 0) });
+    }
+  }
+  return rows.sort((a, b) => b.delta - a.delta || a.id.localeCompare(b.id));
+}
+
+/**
+ * @param {CompileEntry} entry
+ * @returns {Map<string, number>}
+ */
+function phaseSeconds(entry) {
+  const out = new Map();
+  for (const p of entry.phases || []) out.set(p.name, (out.get(p.name) || 0) + num(p.seconds));
+  return out;
+}
+
+/**
+ * compiles.json's entries, or none when the JSON is not one.
+ * @param {unknown} json
+ * @returns {CompileEntry[]}
+ */
+export function compileEntries(json) {
+  if (!isObject(json) || !Array.isArray(json.compiles)) return [];
+  return /** @type {CompileEntry[]} */ (json.compiles.filter((e) => isObject(e) && typeof e.id === 'string'));
+}
+
+/**
+ * Ranks as short text: `0-3, 7, 9-12`.
+ * @param {number[]} ranks ascending
+ * @returns {string}
+ */
+export function rankRanges(ranks) {
+  /** @type {string[]} */
+  const out = [];
+  for (let i = 0; i < ranks.length; ) {
+    let j = i;
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j] + 1) j += 1;
+    out.push(j > i ? `${ranks[i]}–${ranks[j]}` : String(ranks[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
+}

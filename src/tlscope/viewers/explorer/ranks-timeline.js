@@ -1,0 +1,322 @@
+// The Ranks view's timeline: timeline.bin (docs/FORMAT.md section 17) on a canvas, one lane per
+// rank. Built for a thousand ranks and hundreds of thousands of events: each frame paints one row
+// of pixels per lane into an ImageData (a typed-array fill per slice, a copy per pixel line), so
+// its cost is bounded by the lanes and the canvas, not by canvas calls per slice. When the lanes
+// do not fit (under MIN_LANE px each) neighbouring ranks share a lane, by powers of two so the
+// groupings stay put while zooming; zooming in expands them back to one rank per lane.
+//
+// Wheel: zoom time and lanes around the pointer (Alt: time only, Shift: lanes only; a sideways
+// wheel pans). Drag: pan. Keys: W/S or +/- zoom, A/D or ←/→ pan time, ↑/↓ pan lanes, 0 resets.
+// Hover: the innermost slice under the pointer; click: that slice's compile on its rank.
+
+import { setTestHook } from '/lib/tlscope.js';
+
+/** @typedef {import('/lib/tlscope.js').Timeline} Timeline */
+
+export const GUTTER = 72;
+export const AXIS = 18;
+const MIN_LANE = 3;
+const BG = 0xfffafafa; // ImageData words are little-endian RGBA: 0xAABBGGRR
+/** Phases by their colour (FORMAT.md section 14's phases first). */
+const PHASE_COLOURS = /** @type {Record<string, string>} */ ({
+  dynamo: '#9db7e0', compile_attempt: '#7fa6dd', bytecode_tracing: '#5b8fd6', build_guards: '#e0a64f',
+  backend_compile: '#b48ad6', aot_collect_metadata: '#c99be0', create_aot_dispatcher_function: '#9f7bd0',
+  inductor_compile: '#5fb88a', compile_fx_inner: '#4aa57a', fx_codegen_and_compile: '#3e9a6d',
+  async_compile: '#8bc34a', TritonBundler: '#c0ca33', entire_backward_compile: '#f08f6f', compile_file: '#26a69a',
+});
+const SPARE = ['#e57373', '#64b5f6', '#ffb74d', '#a1887f', '#90a4ae', '#f06292', '#4db6ac', '#dce775', '#ba68c8', '#7986cb'];
+
+/**
+ * A phase's colour: an event name without its attempt number (`compile_attempt_2`), by table or by hash.
+ * @param {string} name
+ * @returns {string}
+ */
+export function phaseColour(name) {
+  const phase = name.replace(/_\d+$/, '');
+  if (PHASE_COLOURS[phase]) return PHASE_COLOURS[phase];
+  let h = 0;
+  for (let i = 0; i < phase.length; i += 1) h = (h * 31 + phase.charCodeAt(i)) >>> 0;
+  return SPARE[h % SPARE.length];
+}
+
+/**
+ * '#rrggbb' as an ImageData word.
+ * @param {string} hex
+ */
+function word(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  return (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
+}
+
+/**
+ * Per lane position (a rank, ranks ascending), its events' indexes sorted by depth then start,
+ * and where each depth begins, so a lane is painted outermost first and a shared lane depth by depth.
+ * @param {Timeline} t
+ * @param {number[]} ranks
+ */
+function indexByRank(t, ranks) {
+  const pos = new Map(ranks.map((r, i) => [r, i]));
+  let maxDepth = 0;
+  const counts = new Uint32Array(ranks.length);
+  for (let i = 0; i < t.count; i += 1) {
+    const p = pos.get(t.rank[i]);
+    if (p !== undefined) counts[p] += 1;
+    if (t.depth[i] > maxDepth) maxDepth = t.depth[i];
+  }
+  const lists = [...counts].map((n) => new Uint32Array(n));
+  const fill = new Uint32Array(ranks.length);
+  for (let i = 0; i < t.count; i += 1) {
+    const p = pos.get(t.rank[i]);
+    if (p !== undefined) lists[p][fill[p]++] = i;
+  }
+  const depthAt = lists.map((list) => {
+    list.sort((a, b) => t.depth[a] - t.depth[b] || t.start[a] - t.start[b]);
+    const at = new Uint32Array(maxDepth + 2);
+    for (let d = 0, k = 0; d <= maxDepth + 1; d += 1) {
+      while (k < list.length && t.depth[list[k]] < d) k += 1;
+      at[d] = k;
+    }
+    return at;
+  });
+  return { pos, lists, depthAt, maxDepth };
+}
+
+/**
+ * A round step for about `target` µs between ticks.
+ * @param {number} target
+ */
+function niceStep(target) {
+  const p = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= target) return m * p;
+  return 10 * p;
+}
+
+/**
+ * µs as short text.
+ * @param {number} us
+ */
+export function formatUs(us) {
+  const a = Math.abs(us);
+  if (a >= 1e6) return `${(us / 1e6).toFixed(a >= 1e7 ? 1 : 2)} s`;
+  if (a >= 1e3) return `${(us / 1e3).toFixed(a >= 1e4 ? 0 : 1)} ms`;
+  return `${Math.round(us)} µs`;
+}
+
+/**
+ * @typedef {object} TimelineOptions
+ * @property {number[]} ranks the lanes' ranks, ascending
+ * @property {Set<number>} stragglers ranks marked in the gutter
+ * @property {HTMLElement} tip the hover box
+ * @property {(rank: number, cid: string) => void} onOpen a slice clicked
+ */
+
+export class RankTimeline {
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {Timeline} timeline
+   * @param {TimelineOptions} options
+   */
+  constructor(canvas, timeline, options) {
+    this.canvas = canvas;
+    this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false }));
+    this.t = timeline;
+    this.options = options;
+    this.ranks = options.ranks;
+    this.index = indexByRank(timeline, this.ranks);
+    this.colours = new Uint32Array(timeline.labels.length / 2);
+    for (let l = 0; l < this.colours.length; l += 1) this.colours[l] = word(phaseColour(timeline.strings[timeline.labels[2 * l]]));
+    const { origin, end } = this.extent();
+    this.origin = origin;
+    this.length = Math.max(1, end - origin);
+    /** The view: time window [t0, t1] in µs from `origin`, lanes [y0, y0 + span) in rank positions. */
+    this.view = { t0: 0, t1: this.length, y0: 0, span: Math.max(1, this.ranks.length) };
+    /** @type {ImageData | null} */
+    this.image = null;
+    this.row = new Uint32Array(0);
+    this.queued = false;
+    /** The rank picked in the table (outlined), or null. */
+    this.selected = /** @type {number | null} */ (null);
+    this.drag = /** @type {{ x: number, y: number, view: RankTimeline['view'], moved: boolean } | null} */ (null);
+  }
+
+  /** First start and last end of the lanes' events (µs). */
+  extent() {
+    let origin = Infinity;
+    let end = -Infinity;
+    for (const list of this.index.lists) {
+      for (const i of list) {
+        if (this.t.start[i] < origin) origin = this.t.start[i];
+        if (this.t.start[i] + this.t.dur[i] > end) end = this.t.start[i] + this.t.dur[i];
+      }
+    }
+    return Number.isFinite(origin) ? { origin, end } : { origin: 0, end: 1 };
+  }
+
+  /** Plot width and height in px. */
+  plot() {
+    return { w: Math.max(1, this.canvas.width - GUTTER), h: Math.max(1, this.canvas.height - AXIS) };
+  }
+
+  /** Ranks per lane: a power of two keeping lanes at least MIN_LANE px. */
+  ranksPerLane() {
+    const { h } = this.plot();
+    const need = (this.view.span * MIN_LANE) / h;
+    return need <= 1 ? 1 : 2 ** Math.ceil(Math.log2(need));
+  }
+
+  /** Draw on the next frame (once, however many asks). */
+  request() {
+    if (this.queued) return;
+    this.queued = true;
+    requestAnimationFrame(() => {
+      this.queued = false;
+      this.draw();
+    });
+  }
+
+  /** Draw the lanes, the gutter and the axis now. */
+  draw() {
+    const { w, h } = this.plot();
+    if (!this.image || this.image.width !== w || this.image.height !== h) {
+      this.image = this.ctx.createImageData(w, h);
+      this.row = new Uint32Array(w);
+    }
+    const pixels = new Uint32Array(this.image.data.buffer);
+    pixels.fill(BG);
+    const k = this.ranksPerLane();
+    const lanes = this.lanes(k, h);
+    for (const lane of lanes) {
+      this.paintLane(lane.first, lane.last, w);
+      const end = lane.bottom - (lane.bottom - lane.top >= 4 ? 1 : 0);
+      for (let y = lane.top; y < end; y += 1) pixels.set(this.row, y * w);
+    }
+    this.ctx.putImageData(this.image, GUTTER, AXIS);
+    this.drawGutter(lanes, k);
+    this.drawAxis(w);
+    const { t0, t1, y0, span } = this.view;
+    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height } });
+  }
+
+  /**
+   * The lanes on screen: rank positions [first, last) and pixel rows [top, bottom) of the plot.
+   * @param {number} k ranks per lane
+   * @param {number} h plot height
+   */
+  lanes(k, h) {
+    const { y0, span } = this.view;
+    const n = this.ranks.length;
+    const out = [];
+    for (let lane = Math.floor(y0 / k); lane * k < Math.min(n, y0 + span); lane += 1) {
+      const top = Math.max(0, Math.round(((lane * k - y0) / span) * h));
+      const bottom = Math.min(h, Math.round((((lane + 1) * k - y0) / span) * h));
+      if (bottom > top) out.push({ first: lane * k, last: Math.min(n, (lane + 1) * k), top, bottom });
+    }
+    return out;
+  }
+
+  /**
+   * One lane's pixel row into `this.row`: its ranks' slices in the window, outermost depth first,
+   * so the innermost phase running shows.
+   * @param {number} first
+   * @param {number} last
+   * @param {number} w
+   */
+  paintLane(first, last, w) {
+    const row = this.row;
+    row.fill(BG);
+    const { t0, t1 } = this.view;
+    const scale = w / (t1 - t0);
+    const { start, dur, label } = this.t;
+    const base = this.origin + t0;
+    for (let d = 0; d <= this.index.maxDepth; d += 1) {
+      for (let p = first; p < last; p += 1) {
+        const list = this.index.lists[p];
+        const at = this.index.depthAt[p];
+        for (let k = at[d]; k < at[d + 1]; k += 1) {
+          const i = list[k];
+          const s = (start[i] - base) * scale;
+          const e = s + dur[i] * scale;
+          if (e < 0 || s > w) continue;
+          const x0 = Math.max(0, Math.floor(s));
+          row.fill(this.colours[label[i]], x0, Math.min(w, Math.max(x0 + 1, Math.ceil(e))));
+        }
+      }
+    }
+  }
+
+  /**
+   * Rank numbers (or ranges) of the lanes tall enough to read, stragglers marked red, the picked rank outlined.
+   * @param {{ first: number, last: number, top: number, bottom: number }[]} lanes
+   * @param {number} k
+   */
+  drawGutter(lanes, k) {
+    const ctx = this.ctx;
+    ctx.fillStyle = '#f3f4f6';
+    ctx.fillRect(0, AXIS, GUTTER, this.canvas.height - AXIS);
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    let lastText = -Infinity;
+    for (const lane of lanes) {
+      const ranks = this.ranks.slice(lane.first, lane.last);
+      const y = AXIS + lane.top;
+      if (ranks.some((r) => this.options.stragglers.has(r))) {
+        ctx.fillStyle = '#d93025';
+        ctx.fillRect(0, y, 4, Math.max(1, lane.bottom - lane.top));
+      }
+      if (this.selected !== null && ranks.includes(this.selected)) {
+        ctx.strokeStyle = '#2f6fd6';
+        ctx.strokeRect(GUTTER + 0.5, y + 0.5, this.canvas.width - GUTTER - 1, Math.max(1, lane.bottom - lane.top - 1));
+      }
+      const mid = y + (lane.bottom - lane.top) / 2;
+      if (mid - lastText < 12) continue;
+      lastText = mid;
+      ctx.fillStyle = '#3b4048';
+      ctx.fillText(k === 1 ? `rank ${ranks[0]}` : `${ranks[0]}–${ranks[ranks.length - 1]}`, 8, mid);
+    }
+  }
+
+  /**
+   * Time ticks from the first event.
+   * @param {number} w
+   */
+  drawAxis(w) {
+    const ctx = this.ctx;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, this.canvas.width, AXIS);
+    const { t0, t1 } = this.view;
+    const step = niceStep(((t1 - t0) * 90) / w);
+    ctx.fillStyle = '#6a6f78';
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+      const x = GUTTER + ((t - t0) / (t1 - t0)) * w;
+      ctx.fillRect(x, AXIS - 5, 1, 5);
+      ctx.fillText(formatUs(t), x + 3, AXIS / 2);
+    }
+  }
+
+  /**
+   * The innermost slice under canvas point (x, y), or -1.
+   * @param {number} x
+   * @param {number} y
+   * @returns {number}
+   */
+  pick(x, y) {
+    const { w, h } = this.plot();
+    if (x < GUTTER || y < AXIS) return -1;
+    const k = this.ranksPerLane();
+    const lane = this.lanes(k, h).find((l) => y - AXIS >= l.top && y - AXIS < l.bottom);
+    if (!lane) return -1;
+    const { t0, t1 } = this.view;
+    const t = this.origin + t0 + ((x - GUTTER) / w) * (t1 - t0);
+    const slack = (t1 - t0) / w;
+    let best = -1;
+    for (let p = lane.first; p < lane.last; p += 1) {
+      for (const i of this.index.lists[p]) {
+        const s = this.t.start[i];
+        if (s - slack <= t && t <= s + this.t.dur[i] + slack && (best < 0 || this.t.depth[i] >= this.t.depth[best])) best = i;
+      }
+    }
+    return best;
+  }
+}

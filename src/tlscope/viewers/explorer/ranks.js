@@ -1,0 +1,325 @@
+// The Ranks view (`?view=ranks&trace=JOB`): a multi-rank job at a glance, built for a thousand
+// ranks. A rank table (virtualised, sortable, stragglers marked), a rank × compile-id matrix of
+// the divergence groups, a timeline of every rank's compile phases from timeline.bin, and "why is
+// rank K slow" against the median rank. It reads ranks.json, timeline.bin and a few ranks'
+// compiles.json, never the events: what it shows was decided in Python (ranks.json's stragglers
+// and groups, compiles.json's statuses and phase times); this page arranges and draws it.
+
+import { HttpSource, VirtualList, decodeTimeline, setTestHook, waitServed } from '/lib/tlscope.js';
+import { byId, el, messageOf } from './dom.js';
+import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, medianRank, readRanksFile, sortRanks } from './ranks-data.js';
+import { RankMatrix } from './ranks-matrix.js';
+import { RankTimeline } from './ranks-timeline.js';
+import { wireTimeline } from './ranks-input.js';
+
+/** @typedef {import('./ranks-data.js').RanksFile} RanksFile */
+/** @typedef {import('./ranks-data.js').RankLine} RankLine */
+/** @typedef {import('./ranks-data.js').SortKey} SortKey */
+/** @typedef {import('/lib/tlscope.js').CompileEntry} CompileEntry */
+/** @typedef {import('/lib/tlscope.js').Source} Source */
+
+/**
+ * The page's state.
+ * @typedef {object} RanksPage
+ * @property {Source} source the job's folder
+ * @property {string} base its URL
+ * @property {RanksFile} file
+ * @property {Set<number>} slow straggler ranks
+ * @property {Map<number, number>} groupOf rank -> its group's number (1-based)
+ * @property {Map<number, Promise<CompileEntry[]>>} compiles each rank's compiles.json, read once
+ * @property {{ key: SortKey, descending: boolean, lines: RankLine[] }} sort
+ * @property {VirtualList} [list]
+ * @property {RankTimeline} [timeline]
+ * @property {number | null} picked the rank "why" explains
+ */
+
+/**
+ * The view's markup: built here, so the explorer's page stays as it is for the other views.
+ * @returns {Record<string, HTMLElement>}
+ */
+function build() {
+  const doc = document;
+  const root = el(doc, 'section', 'rk');
+  root.id = 'ranks-view';
+  const head = el(doc, 'div', 'rk-head');
+  const left = el(doc, 'div', 'rk-left');
+  const thead = el(doc, 'div', 'rk-row rk-thead');
+  const table = el(doc, 'div', 'rk-table');
+  table.id = 'rk-table';
+  left.append(thead, table);
+  const right = el(doc, 'div', 'rk-right');
+  const matrix = el(doc, 'canvas', 'rk-matrix');
+  const lanes = el(doc, 'div', 'rk-lanes');
+  const canvas = el(doc, 'canvas', 'rk-canvas');
+  canvas.tabIndex = 0;
+  canvas.setAttribute('aria-label', 'Timeline of every rank: wheel or W/S to zoom, drag or A/D and arrows to pan, click a slice to open its compile');
+  const tip = el(doc, 'div', 'rk-tip');
+  tip.hidden = true;
+  lanes.append(canvas, tip);
+  const why = el(doc, 'div', 'rk-why');
+  right.append(matrix, lanes);
+  root.append(head, left, right, why);
+  byId('main').after(root);
+  return { root, head, thead, table, matrix, canvas, tip, why };
+}
+
+/**
+ * The explorer at compile id `cid` on rank `rank`: the rank's own folder, its Compile tab.
+ * @param {string} base
+ * @param {number} rank
+ * @param {string} cid
+ */
+export function compileUrl(base, rank, cid) {
+  const folder = new URL(`rank_${rank}/`, base).href;
+  const here = new URL(location.href);
+  const trace = folder.startsWith(here.origin) ? folder.slice(here.origin.length) : folder;
+  return `${here.pathname}?trace=${encodeURIComponent(trace)}#cid=${encodeURIComponent(cid)}&tab=compile`;
+}
+
+/**
+ * Open compile `cid` of `rank` (the hook says which, for tests, before the page goes).
+ * @param {RanksPage} page
+ * @param {number} rank
+ * @param {string} cid
+ */
+function openCompile(page, rank, cid) {
+  setTestHook({ opened: { rank, cid } });
+  location.href = compileUrl(page.base, rank, cid);
+}
+
+/**
+ * A rank's compiles.json entries (read once; none when unreadable).
+ * @param {RanksPage} page
+ * @param {number} rank
+ */
+function compilesOf(page, rank) {
+  let found = page.compiles.get(rank);
+  if (!found) {
+    found = page.source.json(`rank_${rank}/compiles.json`, { gz: false }).then(compileEntries, () => []);
+    page.compiles.set(rank, found);
+  }
+  return found;
+}
+
+/**
+ * The header: ranks, stragglers and divergence in words (ranks.json's).
+ * @param {RanksPage} page
+ * @param {HTMLElement} head
+ */
+function drawHead(page, head) {
+  const { file } = page;
+  const s = file.stragglers;
+  const parts = [`${file.ranks.length} ranks`];
+  parts.push(s && s.ranks.length ? `${s.ranks.length} straggler(s): ${s.ranks.map((r) => r.rank).join(', ')} (${s.rule})` : 'no stragglers');
+  parts.push(file.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
+  head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
+  if (file.diverges) {
+    const list = el(document, 'ul', 'rk-groups');
+    for (const g of file.groups) list.appendChild(el(document, 'li', '', g.sentence));
+    head.appendChild(list);
+  }
+}
+
+/**
+ * The rank table: sortable headings, a virtualised row per rank.
+ * @param {RanksPage} page
+ * @param {Record<string, HTMLElement>} ui
+ */
+function drawTable(page, ui) {
+  const cells = [...SORT_KEYS.map(([key, title]) => ({ key, title })), { key: null, title: 'group' }];
+  ui.thead.replaceChildren(...cells.map(({ key, title }) => {
+    const b = el(document, key ? 'button' : 'span', `rk-c${key ? '' : ' rk-g'}`, title);
+    if (key) {
+      b.dataset.sort = key;
+      b.classList.toggle('on', page.sort.key === key);
+      b.addEventListener('click', () => sortBy(page, ui, key));
+    }
+    return b;
+  }));
+  const list = new VirtualList(ui.table, {
+    rowHeight: 22,
+    createRow: () => el(document, 'div', 'rk-row'),
+    renderRow: (row, i) => renderRank(page, row, page.sort.lines[i]),
+  });
+  ui.table.addEventListener('click', (e) => {
+    const row = e.target instanceof Element ? e.target.closest('[data-rank]') : null;
+    if (row instanceof HTMLElement) pickRank(page, ui, Number(row.dataset.rank));
+  });
+  page.list = list;
+  list.setCount(page.sort.lines.length);
+}
+
+/**
+ * @param {RanksPage} page
+ * @param {HTMLElement} row
+ * @param {RankLine} line
+ */
+function renderRank(page, row, line) {
+  const slow = page.slow.has(line.rank);
+  row.dataset.rank = String(line.rank);
+  row.className = `rk-row${slow ? ' slow' : ''}${page.picked === line.rank ? ' on' : ''}`;
+  const values = [
+    `${line.rank}${slow ? ' ▲' : ''}`, line.compile_time_s.toFixed(2), line.compiles, line.graph_breaks,
+    line.recompiles, line.failures, line.cache_hits, page.groupOf.get(line.rank) ?? '',
+  ];
+  row.replaceChildren(...values.map((v, i) => el(document, 'span', i === 7 ? 'rk-g' : 'rk-c', String(v))));
+  if (slow) row.title = `rank ${line.rank} straggles: ${page.file.stragglers ? page.file.stragglers.rule : ''}`;
+}
+
+/**
+ * @param {RanksPage} page
+ * @param {Record<string, HTMLElement>} ui
+ * @param {SortKey} key
+ */
+function sortBy(page, ui, key) {
+  const descending = page.sort.key === key ? !page.sort.descending : key !== 'rank';
+  page.sort = { key, descending, lines: sortRanks(page.file.ranks, key, descending) };
+  for (const b of ui.thead.querySelectorAll('button')) b.classList.toggle('on', b instanceof HTMLElement && b.dataset.sort === key);
+  if (page.list) page.list.setCount(page.sort.lines.length);
+  if (page.list) page.list.draw();
+  setTestHook({ ranksOrder: page.sort.lines.slice(0, 20).map((l) => l.rank), ranksSort: { key, descending } });
+}
+
+/**
+ * The matrix of the divergence groups, once their first ranks' compiles.json are in.
+ * @param {RanksPage} page
+ * @param {RankMatrix} matrix
+ */
+async function drawMatrix(page, matrix) {
+  const rows = await Promise.all(page.file.groups.map(async (group) => {
+    const entries = (await compilesOf(page, group.ranks[0])).filter((e) => e.status !== 'outside');
+    return { group, entries: new Map(entries.map((e) => [e.id, e])) };
+  }));
+  const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
+  matrix.set(rows, columns, page.file.partial.length);
+}
+
+/**
+ * "Why is rank K slow": K's compile ids against the median rank's, phase by phase.
+ * @param {RanksPage} page
+ * @param {HTMLElement} box
+ * @param {number} rank
+ */
+async function drawWhy(page, box, rank) {
+  const median = medianRank(page.file.ranks);
+  const line = page.file.ranks.find((l) => l.rank === rank);
+  const other = page.file.ranks.find((l) => l.rank === median);
+  if (median === null || !line || !other) return;
+  box.replaceChildren(el(document, 'p', 'muted', `Reading rank ${rank}'s and rank ${median}'s compiles.json…`));
+  const [mine, theirs] = await Promise.all([compilesOf(page, rank), compilesOf(page, median)]);
+  if (page.picked !== rank) return;
+  const rows = comparePhases(mine, theirs);
+  const diff = line.compile_time_s - other.compile_time_s;
+  const title = `Why is rank ${rank} slow? ${line.compile_time_s.toFixed(2)} s of compiles against ${other.compile_time_s.toFixed(2)} s on rank ${median}, the median rank (${diff >= 0 ? '+' : ''}${diff.toFixed(2)} s). Its compile ids, phase by phase, the largest excess first:`;
+  const table = el(document, 'table', 'rk-why-t');
+  const headRow = el(document, 'tr');
+  for (const h of ['compile id', 'phase', `rank ${rank}`, `rank ${median}`, 'difference']) headRow.appendChild(el(document, 'th', '', h));
+  table.appendChild(headRow);
+  for (const r of rows.slice(0, 40)) {
+    const tr = el(document, 'tr');
+    const cells = [r.id, r.phase, `${r.mine.toFixed(3)} s`, r.median === null ? `not compiled on rank ${median}` : `${r.median.toFixed(3)} s`, `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)} s`];
+    for (const c of cells) tr.appendChild(el(document, 'td', '', c));
+    table.appendChild(tr);
+  }
+  box.replaceChildren(el(document, 'p', 'rk-why-h', title), table);
+  setTestHook({ why: { rank, median, rows: rows.slice(0, 40) } });
+}
+
+/**
+ * A rank picked in the table: outlined in the timeline (scrolled to it) and explained.
+ * @param {RanksPage} page
+ * @param {Record<string, HTMLElement>} ui
+ * @param {number} rank
+ */
+function pickRank(page, ui, rank) {
+  page.picked = rank;
+  if (page.list) page.list.draw();
+  const tl = page.timeline;
+  if (tl) {
+    tl.selected = rank;
+    const at = tl.ranks.indexOf(rank);
+    if (at >= 0 && (at < tl.view.y0 || at >= tl.view.y0 + tl.view.span)) {
+      tl.view.y0 = Math.max(0, Math.min(tl.ranks.length - tl.view.span, at - tl.view.span / 2));
+    }
+    tl.request();
+  }
+  drawWhy(page, ui.why, rank);
+}
+
+/**
+ * The canvases sized to their boxes, again on every resize.
+ * @param {RanksPage} page
+ * @param {Record<string, HTMLElement>} ui
+ * @param {RankMatrix} matrix
+ */
+function fit(page, ui, matrix) {
+  const canvas = /** @type {HTMLCanvasElement} */ (ui.canvas);
+  const resize = () => {
+    const box = /** @type {HTMLElement} */ (canvas.parentElement);
+    canvas.width = Math.max(100, box.clientWidth);
+    canvas.height = Math.max(60, box.clientHeight);
+    matrix.canvas.width = Math.max(100, ui.matrix.clientWidth);
+    matrix.draw();
+    if (page.timeline) page.timeline.draw();
+  };
+  resize();
+  new ResizeObserver(resize).observe(/** @type {HTMLElement} */ (canvas.parentElement));
+}
+
+/**
+ * The ranks of the job as ranks.json and timeline.bin say them, then drawn.
+ * @param {string} url the job's folder
+ */
+async function load(url) {
+  const prefetch = /** @type {Window & { __tlscopePrefetch?: import('/lib/tlscope.js').Prefetch }} */ (window).__tlscopePrefetch;
+  /** @param {import('/lib/tlscope.js').ServedStatus} s */
+  const onStatus = (s) => {
+    byId('status').textContent = s.state === 'ready' ? '' : `Preparing the job (${s.state})…`;
+  };
+  const first = prefetch && prefetch.status ? /** @type {Promise<import('/lib/tlscope.js').ServedStatus | null>} */ (prefetch.status) : null;
+  const status = await waitServed(url, { onStatus, first });
+  if (status && status.summary && status.summary.multi_rank === false) throw new Error('this trace is one log, not a multi-rank job: the Ranks view needs a job');
+  const source = new HttpSource(url, { prefetch });
+  const [json, bytes] = await Promise.all([source.json('ranks.json', { gz: false }), source.bytes('timeline.bin', { gz: false })]);
+  return { source, file: readRanksFile(json), timeline: decodeTimeline(bytes) };
+}
+
+/**
+ * Open the Ranks view of the job at `url`.
+ * @param {string} url
+ */
+export async function startRanks(url) {
+  byId('landing').hidden = true;
+  byId('main').hidden = true;
+  byId('status').textContent = 'Reading ranks.json and timeline.bin…';
+  const { source, file, timeline } = await load(url).catch((err) => {
+    throw new Error(`the Ranks view could not read the job: ${messageOf(err)}`);
+  });
+  byId('trace-title').textContent = `${file.ranks.length} ranks · ${timeline.count.toLocaleString('en-US')} timeline events`;
+  const events = new URL(location.href);
+  events.searchParams.delete('view');
+  byId('report-link').before(Object.assign(el(document, 'a', '', 'Events'), { id: 'events-link', href: events.href, title: 'Every event of the job in the explorer (each rank\'s raw.jsonl)' }));
+  const ui = build();
+  /** @type {RanksPage} */
+  const page = {
+    source, base: new HttpSource(url).base.href, file, picked: null, compiles: new Map(),
+    slow: new Set(file.stragglers ? file.stragglers.ranks.map((s) => s.rank) : []),
+    groupOf: new Map(file.groups.flatMap((g, i) => g.ranks.map((r) => [r, i + 1]))),
+    sort: { key: 'compile_time_s', descending: true, lines: sortRanks(file.ranks, 'compile_time_s', true) },
+  };
+  drawHead(page, ui.head);
+  drawTable(page, ui);
+  const matrix = new RankMatrix(/** @type {HTMLCanvasElement} */ (ui.matrix), { onOpen: (r, c) => openCompile(page, r, c) });
+  const ranks = file.ranks.map((l) => l.rank);
+  page.timeline = new RankTimeline(/** @type {HTMLCanvasElement} */ (ui.canvas), timeline, {
+    ranks, stragglers: page.slow, tip: ui.tip, onOpen: (r, c) => openCompile(page, r, c),
+  });
+  wireTimeline(page.timeline);
+  fit(page, ui, matrix);
+  byId('status').textContent = '';
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length) });
+  requestAnimationFrame(() => setTestHook({ ready: true, ranksPaintedAt: performance.now() }));
+  const first = page.sort.lines[0];
+  if (first) pickRank(page, ui, first.rank);
+  drawMatrix(page, matrix).catch((err) => setTestHook({ matrixError: messageOf(err) }));
+}

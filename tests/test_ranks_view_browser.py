@@ -1,0 +1,219 @@
+"""The explorer's Ranks view (`?view=ranks`, issue 22) in headless Chromium, through tlscope serve.
+
+On a real multi-rank corpus job (ranks_diverge_4: rank 3 compiles a function the others do not)
+and on a generated 64-rank job (corpus/scale.py --ranks 64: one straggler, one diverging rank).
+Every figure asserted is read here from the logs or the job's files (ranks.json, each rank's
+compiles.json, timeline.bin through the Python reference decoder), never written into the test:
+the ranks shown are the rank logs, the events decoded are the Python decoder's, the stragglers and
+groups ranks.json's, "why is rank K slow" compiles.json's phases; hovering a slice names an event
+of that rank at that time, and clicking it opens the Compile tab of its compile id on its rank.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import pytest
+from helpers import REPO, LiveServer, hook, wait_hook
+
+CORPUS = REPO / "corpus" / "traces"
+RANK_LOG = re.compile(r"rank_(\d+)")
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    """name -> (folder of rank logs, job output): the real corpus job and a generated 64-rank one."""
+    from tlscope.cli import main as tlscope_main
+
+    root = tmp_path_factory.mktemp("ranks-view")
+    logs64 = root / "logs64"
+    scale = [str(REPO / "corpus" / "scale.py"), str(CORPUS / "ranks_same_4"), "--ranks", "64", "--frames", "4"]
+    subprocess.run(
+        [sys.executable, *scale, "--seed", "3", "-o", str(logs64)],
+        check=True,
+        capture_output=True,
+    )
+    out = {"real": (CORPUS / "ranks_diverge_4", root / "real"), "scaled": (logs64, root / "scaled")}
+    for logs, folder in out.values():
+        assert tlscope_main([str(logs), "-o", str(folder), "--no-browser"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(jobs: dict[str, tuple[Path, Path]], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """name -> the Ranks view's URL of that job on a live tlscope serve."""
+    server = LiveServer([str(out) for _, out in jobs.values()], tmp_path_factory.mktemp("serve"))
+    try:
+        yield {
+            name: f"{server.url}/viewers/explorer/?view=ranks&trace={quote(server.trace_url(out), safe='')}"
+            for name, (_, out) in jobs.items()
+        }
+    finally:
+        server.close()
+
+
+def open_ranks(browser: Any, url: str, height: int = 900) -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    wait_hook(page, lambda h: h.get("ready") is True and h.get("matrix") is not None and h.get("why") is not None)
+    return page
+
+
+def rank_logs(logs: Path) -> list[int]:
+    return sorted(int(RANK_LOG.search(p.name).group(1)) for p in logs.iterdir() if RANK_LOG.search(p.name))  # type: ignore[union-attr]
+
+
+def ranks_json(out: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / "ranks.json").read_text())
+    return data
+
+
+@pytest.mark.parametrize("name", ["real", "scaled"])
+def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
+) -> None:
+    from tlscope import timeline
+
+    logs, out = jobs[name]
+    page = open_ranks(browser, site[name])
+    h = hook(page)
+    events = timeline.read(out)
+    assert h["ranks"] == len(rank_logs(logs)) == len(ranks_json(out)["ranks"]) > 1
+    assert h["timelineEvents"] == len(events) > 100
+    assert sorted({e.rank for e in events}) == rank_logs(logs)
+    data = ranks_json(out)
+    assert h["stragglers"] == [s["rank"] for s in data["stragglers"]["ranks"]]
+    groups = data["divergence"]["groups"] or [{"ranks": rank_logs(logs)}]
+    assert h["groups"] == [len(g["ranks"]) for g in groups]
+    # The matrix: a row per group with its count, the ids not on every rank first.
+    partial = [p["id"] for p in data["divergence"]["not_on_every_rank"]]
+    assert [r["ranks"] for r in h["matrix"]["rows"]] == h["groups"]
+    assert h["matrix"]["columns"][: len(partial)] == partial and h["matrix"]["divergent"] == len(partial)
+    for row, group in zip(h["matrix"]["rows"], groups, strict=True):
+        first = json.loads((out / f"rank_{group['ranks'][0]}" / "compiles.json").read_text())["compiles"]
+        assert row["ids"] == sum(e["status"] != "outside" for e in first)
+    # The table: slowest first, as ranks.json's figures say; a heading sorts by its column.
+    lines = data["ranks"]
+    assert (
+        int(page.locator(".rk-table .rk-row").first.get_attribute("data-rank"))
+        == max(lines, key=lambda line: (line["compile_time_s"], -line["rank"]))["rank"]
+    )
+    page.click(".rk-thead button[data-sort='compiles']")
+    h = wait_hook(page, lambda h: (h.get("ranksSort") or {}).get("key") == "compiles")
+    assert h["ranksOrder"] == [r["rank"] for r in sorted(lines, key=lambda r: (-r["compiles"], r["rank"]))][:20]
+    assert page.errors == []
+    page.close()
+
+
+def test_why_is_the_straggler_slow(browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]) -> None:
+    """The generated straggler (3x slower) against the median rank: each phase of each of its compile
+    ids from the two ranks' compiles.json, the largest excess first."""
+    _, out = jobs["scaled"]
+    data = ranks_json(out)
+    slow = data["stragglers"]["ranks"][0]["rank"]
+    ordered = sorted(data["ranks"], key=lambda r: (r["compile_time_s"], r["rank"]))
+    median = ordered[(len(ordered) - 1) // 2]["rank"]
+    page = open_ranks(browser, site["scaled"])
+    why = hook(page)["why"]
+    assert (why["rank"], why["median"]) == (slow, median)
+
+    def phases(rank: int) -> dict[tuple[str, str], float]:
+        entries = json.loads((out / f"rank_{rank}" / "compiles.json").read_text())["compiles"]
+        return {(e["id"], p["name"]): p["seconds"] for e in entries for p in e.get("phases", [])}
+
+    mine, theirs = phases(slow), phases(median)
+    expected = sorted(((k, v - theirs.get(k, 0.0)) for k, v in mine.items()), key=lambda kv: (-kv[1], kv[0][0]))
+    got = [((r["id"], r["phase"]), r["delta"]) for r in why["rows"]]
+    assert [k for k, _ in got] == [k for k, _ in expected][: len(got)]
+    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, expected, strict=False))
+    assert got[0][1] > 1.0, "the straggler's first phase is seconds slower"
+    assert page.locator(".rk-why-t tr").count() == len(got) + 1
+    assert page.errors == []
+    page.close()
+
+
+def slice_point(page: Any, h: dict[str, Any], rank_pos: int, start: float, dur: float) -> tuple[float, float]:
+    """The page point of the middle of a slice, from the view the hook gives (one rank per lane)."""
+    t = h["timeline"]
+    box = page.locator(".rk-canvas").bounding_box()
+    w, hgt = t["width"] - t["gutter"], t["height"] - t["axis"]
+    x = t["gutter"] + ((start + dur / 2 - t["origin"]) - t["t0"]) / (t["t1"] - t["t0"]) * w
+    y = t["axis"] + ((rank_pos + 0.5) - t["y0"]) / t["span"] * hgt
+    return box["x"] + x, box["y"] + y
+
+
+@pytest.mark.parametrize("name", ["real", "scaled"])
+def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
+) -> None:
+    from tlscope import timeline
+
+    _, out = jobs[name]
+    page = open_ranks(browser, site[name], height=520 if name == "scaled" else 900)
+    h = hook(page)
+    ranks = [line["rank"] for line in ranks_json(out)["ranks"]]
+    if name == "scaled":
+        assert h["timeline"]["ranksPerLane"] > 1, "64 ranks in a short canvas share lanes"
+    box = page.locator(".rk-canvas").bounding_box()
+    # Zooming in (wheel over the plot) narrows the time window and expands the lanes to a rank each.
+    for _ in range(12):
+        if hook(page)["timeline"]["ranksPerLane"] == 1:
+            break
+        page.mouse.move(box["x"] + 72 + (box["width"] - 72) * 0.05, box["y"] + 30)  # near the first compiles
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(50)
+    h = wait_hook(page, lambda h: h["timeline"]["ranksPerLane"] == 1)
+    # The longest slice with a compile id among the lanes shown, hovered then clicked.
+    t = h["timeline"]
+    shown = ranks[math.ceil(t["y0"]) : math.floor(t["y0"] + t["span"])]  # lanes wholly on the canvas
+    events = [e for e in timeline.read(out) if e.rank in shown and e.compile_id]
+    window = [
+        e for e in events if e.start_us - t["origin"] >= t["t0"] and e.start_us + e.dur_us - t["origin"] <= t["t1"]
+    ]
+    assert window, "slices wholly in the zoomed window"
+    pick = max(window, key=lambda e: e.dur_us)
+    x, y = slice_point(page, h, ranks.index(pick.rank), pick.start_us, pick.dur_us)
+    page.mouse.move(x, y)
+    hovered = wait_hook(page, lambda h: h.get("hover") is not None)["hover"]
+    assert hovered["rank"] == pick.rank and hovered["compile_id"] is not None
+    at = pick.start_us + pick.dur_us / 2
+    assert any(
+        e.rank == pick.rank
+        and e.compile_id == hovered["compile_id"]
+        and e.start_us <= at + 1e6
+        and e.name == hovered["name"]
+        for e in timeline.read(out)
+    )
+    page.mouse.click(x, y)
+    page.wait_for_url(lambda url: f"rank_{pick.rank}/" in unquote(url), timeout=30_000)
+    page.wait_for_load_state()
+    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == hovered["compile_id"], timeout=60)
+    assert "tab=compile" in page.url and opened["compile"]["id"] == hovered["compile_id"]
+    assert page.errors == []
+    page.close()
+
+
+def test_a_jobs_explorer_links_its_ranks_view_and_back(browser: Any, site: dict[str, str]) -> None:
+    events_url = site["real"].replace("view=ranks&", "")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(events_url)
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    page.click("#ranks-link")
+    page.wait_for_url(lambda url: "view=ranks" in url)
+    h = wait_hook(page, lambda h: h.get("view") == "ranks" and h.get("ready") is True)
+    assert h["ranks"] == 4
+    page.click("#events-link")
+    page.wait_for_url(lambda url: "view=ranks" not in url)
+    assert wait_hook(page, lambda h: h.get("loaded") is True)["total"] > 0
+    page.close()
