@@ -4,7 +4,7 @@
 // the same parts as the vanilla template (docs/VIEWERS.md): the client in /lib/, a VirtualList,
 // URL state and the window.__tlscope test hook.
 
-import { InlineSource, queryParam, setTestHook } from '/lib/tlscope.js';
+import { InlineSource, queryParam, readState, setTestHook } from '/lib/tlscope.js';
 import { byId, messageOf, showError } from './dom.js';
 import { showLanding } from './landing.js';
 import { start } from './view.js';
@@ -38,7 +38,8 @@ async function main() {
     const url = new URL(trace, location.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return showError('The trace URL must be http(s).');
     // ?view=ranks: a multi-rank job's Ranks view (explorer/ranks.js) instead of its events.
-    if (queryParam('view') === 'ranks') return await startRanks(url.href);
+    // As views.js reads it: the fragment's view= wins over the query's.
+    if ((readState(location.hash).view || queryParam('view')) === 'ranks') return await startRanks(url.href);
     return await start(url.href, null);
   } catch (err) {
     return showError(`Could not open the trace: ${messageOf(err)}`);

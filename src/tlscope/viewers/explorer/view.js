@@ -290,7 +290,8 @@ function wireReportLink(app) {
 }
 
 /**
- * A served multi-rank job: a link to its Ranks view (ranks.js), the same page with `view=ranks`.
+ * A served multi-rank job: its Ranks view (ranks.js) beside the other views, as a link: a page of
+ * its own that reads ranks.json and timeline.bin, not the events this page holds.
  * @param {App} app
  */
 function wireRanksLink(app) {
@@ -298,8 +299,9 @@ function wireRanksLink(app) {
   const url = new URL(location.href);
   url.searchParams.set('view', 'ranks');
   url.hash = '';
-  const link = Object.assign(document.createElement('a'), { href: url.href, textContent: 'Ranks view', id: 'ranks-link' });
-  byId('report-link').before(link);
+  const link = Object.assign(document.createElement('a'), { href: url.href, textContent: 'Ranks', id: 'ranks-link', className: 'button' });
+  link.title = 'Every rank at a glance: stragglers, divergence, a timeline of every rank';
+  byId('views').appendChild(link);
 }
 
 /**
