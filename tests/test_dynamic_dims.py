@@ -87,7 +87,7 @@ def _create_symbol_logs() -> list[Path]:
 
 def test_every_create_symbol_is_in_symbols_with_its_source() -> None:
     logs = _create_symbol_logs()
-    assert {p.parent.name for p in logs} >= {"recompiles", "recompiles_dynamic", "export"}
+    assert {p.parent.name for p in logs} >= {"recompiles", "recompiles_dynamic", "export", "specialized"}
     for log in logs:
         trace = tlscope.load(log)
         have = {(s.compile_id, s.symbol, s.source) for s in trace.symbols}
@@ -218,3 +218,33 @@ def test_summary_shows_the_fix_and_the_shapes() -> None:
     row = next(r for r in data["recompiles"] if r["id"] == "[0/1]")
     assert row["fix"]["code"] == "torch._dynamo.mark_dynamic(x, 0)"
     assert data["input_shapes"][0]["frame"] == "[0/0]"
+
+
+def test_a_specialised_size_says_the_line_to_change_or_dynamic_false() -> None:
+    """specialized: `pick` singles out size 5 (`if x.shape[0] == 5`), so its recompile for 5 is
+    avoided only by changing that line; `looped` specialises every size (`range(x.shape[0])`), so
+    dynamic=False is the better fix. The lines are checked against the scenario."""
+    trace = _trace("specialized")
+    script = (CORPUS.parent / "scenarios" / "specialized.py").read_text().splitlines()
+    fixes = {e.id: e.recompile.fix for e in trace.recompiles if e.recompile is not None}
+    branch = fixes["[0/1]"]
+    assert branch is not None and (branch.kind, branch.input, branch.dim) == ("change_code", "x", 0)
+    assert branch.where is not None and branch.where.line is not None
+    assert script[branch.where.line - 1].strip().startswith("if x.shape[0] == 5:") and branch.code.startswith(
+        "if x.shape[0] == 5:"
+    )
+    assert "[0/2]" in branch.why  # the dynamic graph other sizes share
+    later = fixes["[0/2]"]
+    assert later is not None and later.kind == "mark_dynamic" and later.code == "torch._dynamo.mark_dynamic(x, 0)"
+    for cid in ("[1/1]", "[1/2]"):
+        fix = fixes[cid]
+        assert fix is not None and (fix.kind, fix.input, fix.dim) == ("dynamic_false", "x", 0)
+        assert fix.where is not None and fix.where.line is not None
+        assert script[fix.where.line - 1].strip().startswith("for i in range(1, x.shape[0]):")
+    specialised = [s for s in trace.symbols if s.specializations]
+    assert {(s.compile_id, s.specializations[0].value) for s in specialised} == {
+        ("[0/1]", "5"),
+        ("[1/1]", "4"),
+        ("[1/2]", "5"),
+    }
+    assert all(s.specializations[0].user_frame is not None for s in specialised)

@@ -50,7 +50,7 @@ when removing the addition from the new file gives the base's bytes exactly):
 * format 1.10 (issue 23, where a dynamic dimension comes from): `format_minor` 9 -> 10 in the
   same files; compiles.json's top-level `symbols` and `input_shapes` (the file's last two lists)
   and each recompile's `fix` (null or an object, last in `recompile`); in the report's index.html,
-  the line under a size recompile saying that fix (`<p class="answers-fix">To avoid it, add …`).
+  the line under a size recompile saying that fix (`<p class="answers-fix">To avoid it, add …` or `change …`).
 * format 1.11 (issue 23, graphs as data): `format_minor` 10 -> 11 in the same files,
   manifest.json's `graphs` object (right after `payloads`), and the files under `graphs/` (beside
   `payloads/`: a single log's folder, or a job's).
@@ -250,7 +250,7 @@ _TAIL_110 = re.compile(rb'\n\],"symbols":\[(?:\n[^\n]*)*?\n\],"input_shapes":\[(
 
 
 #: The report's line saying a size recompile's fix (index.html, "Recompiles explained").
-_ANSWERS_FIX = re.compile(rb'(?<=\n)<p class="answers-fix">To avoid it, add <code>[^\n]*</p>\n')
+_ANSWERS_FIX = re.compile(rb'(?<=\n)<p class="answers-fix">To avoid it, (?:add|change) <code>[^\n]*</p>\n')
 
 
 def without_110_additions(rel: str, data: bytes) -> bytes:

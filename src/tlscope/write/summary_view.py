@@ -151,11 +151,18 @@ def _recompiles(summary: Summary) -> Table:
 
 def _fix(fix: Fix) -> Text:
     """What to change (compiles.json `recompile.fix`): the line to add, where, and why."""
-    text = Text("\n  fix: ", style="green")
-    text.append(fix.code, style="bold green")
+    # `change_code`: `code` is the user's line to change, `where` that line; else a line to add before `where`.
+    changes = fix.kind == "change_code"
+    text = Text("\n  fix: change the line " if changes else "\n  fix: ", style="green")
     where = fix.where
-    if where is not None:
-        text.append(f"\n    before {(where.file or '?').rsplit('/', 1)[-1]}:{where.line}")
+    if changes and where is not None:
+        text.append(f"{(where.file or '?').rsplit('/', 1)[-1]}:{where.line}", style="bold green")
+        text.append(f"  {fix.code.strip()}", style="dim")
+    else:
+        text.append(fix.code, style="bold green")
+    if where is not None and not changes:
+        text.append(f"\n    {'at' if fix.kind == 'dynamic_false' else 'before'} ")
+        text.append(f"{(where.file or '?').rsplit('/', 1)[-1]}:{where.line}")
         if where.code:
             text.append(f"  {where.code.strip()}", style="dim")
     text.append(f"\n    {fix.why}", style="dim")

@@ -9,9 +9,11 @@ The change that avoids it is decided here once, from the log's facts only:
 - `size`: mark the dimension dynamic before the call, so the first compile is already dynamic
   (`torch._dynamo.mark_dynamic(x, 0)`); `maybe_mark_dynamic` when a size of 0 or 1 was seen on
   it (mark_dynamic raises when the compile specialises the dimension, which it does for 0 and
-  1); `dynamic_false` when the recompile specialised that dimension again
-  (`symbolic_shape_specialization`): the code needs a constant size, so a dynamic graph is never
-  kept, and `torch.compile(..., dynamic=False)` saves the attempt;
+  1). When the recompile specialised that dimension again (`symbolic_shape_specialization`),
+  marking cannot help: `change_code` when another compile of the function kept it dynamic (the
+  code singles out this size, e.g. `if x.shape[0] == 5`: the fix is at that line), `dynamic_false`
+  when every one specialised it (e.g. `range(x.shape[0])`: a dynamic graph is never kept, and
+  `torch.compile(..., dynamic=False)` saves the attempt);
 - `dynamic_range`: `torch._dynamo.mark_unbacked(x, 0)`, whose dimension is not specialised on 0
   and 1 (or accept one more graph for that size);
 - `dim_marking`: mark the same dimension before every call of the function (or none).
@@ -44,6 +46,11 @@ class _Frame:
                 key = frame_of.get(symbol.compile_id, symbol.compile_id)
                 self.symbols.setdefault(key, []).append(symbol)
         self.compiles = compiles
+
+    def frame_symbols(self, entry: CompileEntry) -> list[Symbol]:
+        """The symbols of every compile of `entry`'s frame."""
+        frame = entry.frame_compile.rsplit("/", 1)[0]
+        return [s for key, found in self.symbols.items() if key.rsplit("/", 1)[0] == frame for s in found]
 
     def sizes(self, source: str, dim: int, entry: CompileEntry) -> list[int | str]:
         """Every concrete size seen on (source, dim) in the compiles of `entry`'s frame."""
@@ -126,7 +133,11 @@ def _size_fix(
     entry_name = failure.cache_entry
     symbol = next((s for s in own if s.input_source == source and s.dim == dim and s.what == "size"), None)
     if symbol is not None and symbol.specializations:
-        return _specialised_fix(name, source, dim, symbol, where)
+        others = [
+            s for s in frames.frame_symbols(entry) if s is not symbol and (s.input_source, s.dim) == (source, dim)
+        ]
+        shared = next((s.compile_id for s in others if not s.specializations), None)
+        return _specialised_fix(name, source, dim, symbol, where, shared)
     sizes = frames.sizes(source, dim, entry)
     small = sorted({str(s) for s in sizes if str(s) in ("0", "1")})
     dynamic = symbol is not None or any(t.source == source and dim in t.dynamic_dims for t in entry.inputs)
@@ -170,9 +181,30 @@ def _size_fix(
     )
 
 
-def _specialised_fix(name: str, source: str, dim: int, symbol: Symbol, where: SourceLocation | None) -> Fix:
-    """The recompile made the dimension dynamic and the code specialised it again: dynamic=False."""
+def _specialised_fix(
+    name: str, source: str, dim: int, symbol: Symbol, where: SourceLocation | None, shared: str | None
+) -> Fix:
+    """The recompile made the dimension dynamic and the code specialised it again: when another
+    compile kept it dynamic (`shared`), the code singles out this size (`change_code`); when every
+    one specialised it, no dynamic graph is ever kept (`dynamic_false`)."""
     spec = symbol.specializations[0]
+    frame = spec.user_frame
+    if shared is not None and frame is not None and frame.code:
+        at = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
+        return Fix(
+            kind="change_code",
+            input=name,
+            source=source,
+            dim=dim,
+            code=frame.code,
+            where=frame,
+            why=(
+                f"the code at {at} specialised dim {dim} of {name} to {spec.value} ({spec.reason or 'a guard'}): "
+                f"that size gets a graph of its own whatever is marked (mark_dynamic would raise on it), "
+                f"while other sizes share the dynamic graph of {shared}. To avoid this recompile, change "
+                f"that line so it does not single out the size, or accept one graph for size {spec.value}"
+            ),
+        )
     return Fix(
         kind="dynamic_false",
         input=name,
@@ -182,9 +214,10 @@ def _specialised_fix(name: str, source: str, dim: int, symbol: Symbol, where: So
         where=spec.user_frame or where,
         why=(
             f"the recompile made dim {dim} of {name} dynamic ({symbol.symbol}) but the code specialised it "
-            f"again ({spec.reason or 'a guard fixed its value'}), so no dynamic graph can serve several "
-            f"sizes: marking it dynamic would raise; compile with dynamic=False to skip the dynamic "
-            f"attempt (one static graph per size), or change the code at that line"
+            f"again ({spec.reason or 'a guard fixed its value'}), as every compile of this function that "
+            f"made it dynamic did: no dynamic graph is kept, so each new size compiles a dynamic attempt for "
+            f"nothing (marking it dynamic would raise). Compile with dynamic=False (one static graph per "
+            f"size, compiled once), or change the code at that line"
         ),
     )
 

@@ -133,8 +133,10 @@ function recommendedBox(doc, rec) {
  */
 function fixBox(doc, fix) {
   const box = el(doc, 'div', 'cp-fix');
-  box.append(el(doc, 'span', 'cp-sub', 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
-  if (fix.where) box.appendChild(frameCell(doc, `before ${fix.where}`, fix.whereCode));
+  // change_code: `code` is the user's line to change, at `where`; else a line to add before the call.
+  const change = fix.kind === 'change_code';
+  box.append(el(doc, 'span', 'cp-sub', change ? 'To avoid it, change ' : 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
+  if (fix.where) box.appendChild(frameCell(doc, `${change || fix.kind === 'dynamic_false' ? 'at' : 'before'} ${fix.where}`, fix.whereCode));
   box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
   return box;
 }
