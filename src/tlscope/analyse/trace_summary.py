@@ -117,6 +117,8 @@ class Summary(msgspec.Struct, kw_only=True):
     stragglers: Stragglers | None = None
     #: Compile ids per status.
     statuses: dict[str, int]
+    #: The compiles' wall time (each one's `time.duration_s`: the dynamo span where logged); a rank's
+    #: line in `ranks` sums `entire_frame_compile_time_s` instead, a little less (docs/MULTIRANK.md).
     compile_time_s: float
     compiles: list[CompileRow]
     graph_breaks: list[DistinctGraphBreak]
