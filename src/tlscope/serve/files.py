@@ -27,6 +27,8 @@ import msgspec
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from tlscope.format import layout
+
 CHUNK = 256 * 1024
 _SMALL = 64 * 1024
 _GZIP_MIN = 1024
@@ -131,7 +133,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
 
 def is_payload_name(parts: Sequence[str]) -> bool:
     """A content-addressed payload (`.../payloads/<md5>.txt`): its bytes never change (immutable)."""
-    return len(parts) >= 2 and parts[-2] == "payloads" and _MD5_NAME.match(parts[-1]) is not None
+    return len(parts) >= 2 and parts[-2] == layout.PAYLOADS and _MD5_NAME.match(parts[-1]) is not None
 
 
 def _if_range_ok(if_range: str | None, tag: str) -> bool:
