@@ -30,6 +30,10 @@ CASES = {
 }
 
 
+#: The logs with a hinted break among their first four (torch's Hint: lines).
+CASES_HINTED = {str(CASES["graph_breaks"][0].resolve()): True}
+
+
 @pytest.fixture
 def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[LiveServer, ServedTrace]]:
     log, patterns = CASES[request.param]
@@ -51,7 +55,7 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
     live, trace = served
     url = f"{live.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}"
     assert trace.local is None  # parsed when the page asks
-    checked = 0
+    checked = hinted = 0
     for row in range(4):
         page = open_explorer(browser, url + f"#kind=artifact&q=dynamo_graph_break_reason&tab=stack&row={row}")
         assert trace.local is not None
@@ -71,6 +75,11 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
             assert stopped.inner_text() == _place(gb["stopped_at"])
         else:
             assert stopped.count() == 0
+        # torch's own hints and page, beside the break they belong to.
+        assert box.locator(".attributed-hint").all_inner_texts() == [f"torch's hint: {h}" for h in gb["hints"]]
+        docs = box.locator("a.attributed-docs")
+        assert (docs.get_attribute("href") if docs.count() else None) == gb["docs_url"]
+        hinted += bool(gb["hints"])
         # The full stack, one click away: every frame, the user's marked.
         assert box.locator("table.attributed-stack").count() == 0
         box.locator("button.full-stack").click()
@@ -83,6 +92,8 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
         page.close()
         checked += 1
     assert checked
+    if CASES_HINTED.get(str(trace.source)):
+        assert hinted  # graph_breaks' Tensor.item() break: capture_scalar_outputs
 
 
 def test_a_failed_compiles_metrics_show_the_users_line_and_the_compiles_stack(browser: Any, tmp_path: Path) -> None:

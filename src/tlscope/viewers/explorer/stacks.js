@@ -22,6 +22,8 @@ import { el } from './dom.js';
  * @property {SourceLocation | null} user the innermost frame in the user's code (Python's choice)
  * @property {SourceLocation | null} stopped where tracing stopped, when that is library code
  * @property {SourceLocation[]} frames the stack, outermost first
+ * @property {string[]} hints torch's own fix hints of a break (compiles.json `hints`)
+ * @property {string | null} docs torch's page about the break (`docs_url`)
  */
 
 /**
@@ -32,7 +34,8 @@ import { el } from './dom.js';
 function attributedIn(entry, logLine) {
   for (const gb of entry.graph_breaks || []) {
     if (gb.event && gb.event.log_line === logLine) {
-      return { kind: 'break', id: entry.id, headline: gb.reason, user: gb.user_frame || null, stopped: gb.stopped_at || null, frames: gb.stack || [] };
+      const found = { kind: /** @type {const} */ ('break'), id: entry.id, headline: gb.reason, user: gb.user_frame || null, stopped: gb.stopped_at || null };
+      return { ...found, frames: gb.stack || [], hints: gb.hints || [], docs: gb.docs_url || null };
     }
   }
   const failures = (entry.metrics_records || []).filter((r) => r.failure).map((r) => ({ line: r.log_line, failure: r.failure }));
@@ -42,7 +45,7 @@ function attributedIn(entry, logLine) {
     // A failure's own frames are in its traceback payload; the stack here is the compile's (where
     // the compiled function was called from), with the compile's user frame marked.
     const user = failure.user_frame || entry.user_frame || null;
-    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [] };
+    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [], hints: [], docs: null };
   }
   return null;
 }
@@ -137,6 +140,15 @@ export function attributedView(doc, info) {
   if (info.user) box.appendChild(frameBlock(doc, 'Your code:', info.user, 'mine'));
   else box.appendChild(el(doc, 'p', 'muted', 'No frame of this stack is your code (see FORMAT.md, "What is user code", and --user-code).'));
   if (info.stopped) box.appendChild(frameBlock(doc, 'Tracing stopped in library code at:', info.stopped, 'stopped'));
+  // torch's own fix hints, beside the break they belong to (as summary and the report show them).
+  for (const hint of info.hints) box.appendChild(el(doc, 'p', 'attributed-hint', `torch's hint: ${hint}`));
+  if (info.docs && /^https?:\/\//.test(info.docs)) {
+    const link = el(doc, 'a', 'attributed-docs', "torch's page on this break");
+    link.href = info.docs;
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer';
+    box.appendChild(link);
+  }
   if (info.frames.length) {
     const more = el(doc, 'button', 'full-stack', `Full stack (${info.frames.length} frames, innermost last)`);
     more.type = 'button';
