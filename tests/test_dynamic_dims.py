@@ -218,6 +218,17 @@ def test_summary_shows_the_fix_and_the_shapes() -> None:
     row = next(r for r in data["recompiles"] if r["id"] == "[0/1]")
     assert row["fix"]["code"] == "torch._dynamo.mark_dynamic(x, 0)"
     assert data["input_shapes"][0]["frame"] == "[0/0]"
+    assert {(s["compile_id"], s["symbol"], s["source"]) for s in data["symbols"]} >= {
+        ("[0/1]", "s77", "L['x'].size()[0]")
+    }
+    # The terminal: where each dynamic dimension came from, and a specialisation where there is one.
+    assert "Dynamic dimensions" in text and "recompiles.py:17" in text
+    log = str(next((CORPUS / "specialized").glob("*.log.gz")))
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", log], check=True, capture_output=True, text=True
+    ).stdout
+    assert "specialised to 5 at" in text and "specialized.py:13" in text
+    assert "fix: change the line specialized.py:13" in text
 
 
 def test_a_specialised_size_says_the_line_to_change_or_dynamic_false() -> None:

@@ -240,6 +240,7 @@ class Trace:
             rank=self.current_rank,
             job=job,
             input_shapes=self.input_shapes,
+            symbols=self.symbols,
         )
 
     def job_view(self) -> JobView:

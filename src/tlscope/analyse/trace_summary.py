@@ -20,6 +20,7 @@ from tlscope.format.compiles import (
     FrameShapes,
     GuardFailure,
     RecommendedFailure,
+    Symbol,
 )
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -135,6 +136,8 @@ class Summary(msgspec.Struct, kw_only=True):
     #: Did the sizes change? Each frame compiled more than once, its graphs' input shapes per
     #: compile (compiles.json `input_shapes`, since 1.10).
     input_shapes: list[FrameShapes] = []
+    #: Where each dynamic dimension comes from (compiles.json `symbols`, since 1.10).
+    symbols: list[Symbol] = []
 
 
 def summarise_trace(
@@ -146,6 +149,7 @@ def summarise_trace(
     rank: int | None = None,
     job: JobView | None = None,
     input_shapes: Sequence[FrameShapes] = (),
+    symbols: Sequence[Symbol] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -174,6 +178,7 @@ def summarise_trace(
         ),
         problems=dict(problems) if isinstance(problems, dict) else {},
         input_shapes=list(input_shapes),
+        symbols=list(symbols),
     )
 
 

@@ -43,8 +43,9 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         if table.title == "Compiles":
             _print_reused(summary, console)
         if table.title == "Recompiles":
-            for shapes in _shapes(summary):
-                console.print(shapes)
+            for extra in (*_shapes(summary), _symbols(summary)):
+                if extra.row_count:
+                    console.print(extra)
     console.print(_footer(summary))
 
 
@@ -184,6 +185,28 @@ def _shapes(summary: Summary) -> list[Table]:
                 table.add_row(cell.compile_id, Text(label), *_cell(cell))
         tables.append(table)
     return tables
+
+
+def _symbols(summary: Summary) -> Table:
+    """Where each dynamic dimension comes from: its source, range, the call that passed it, and
+    what constrained it (specialised, a recompile its range guard failed)."""
+    table = _table("Dynamic dimensions", "id", "symbol", "source", "range", "passed at")
+    shown = summary.symbols[: 2 * TOP]
+    for symbol in shown:
+        where = symbol.entered_at or symbol.traced_at
+        at = Text(f"{(where.file or '?').rsplit('/', 1)[-1]}:{where.line}" if where is not None else "")
+        for spec in symbol.specializations[:1]:
+            frame = spec.user_frame
+            line = f" at {(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}" if frame is not None else ""
+            at.append(f"\nspecialised to {spec.value}{line}", style="yellow")
+        if symbol.failed_in:
+            at.append(f"\nits range failed {', '.join(symbol.failed_in)}", style="yellow")
+        table.add_row(
+            symbol.compile_id or "", symbol.symbol, Text(symbol.source or symbol.kind), symbol.range or "", at
+        )
+    if len(shown) < len(summary.symbols):
+        table.caption = f"{len(summary.symbols) - len(shown)} more in compiles.json symbols"
+    return table
 
 
 def _cell(cell: ShapeCell) -> tuple[Text, Text, Text]:
