@@ -90,6 +90,14 @@ def _rank_folder(root: Path, rank: int, events: Any) -> None:
         (folder / "chromium_events.json").write_bytes(msgspec.json.encode(events))
 
 
+def _part(root: Path, rank: int, payloads: list[bytes]) -> None:
+    """Rank `rank`'s part as its worker writes it, fed these chromium_event payloads."""
+    writer = chromium.PartWriter(root, rank)
+    for payload in payloads:
+        writer.add(payload)
+    writer.close()
+
+
 def test_merge_from_parts_equals_merge_from_files(tmp_path: Path) -> None:
     events = {0: [{"name": "a", "pid": 7, "ts": 1.5e-05}, 3], 1: None, 2: [], 3: [{"name": "b", "pid": 0}]}
     ranks = [RankSummary(rank=r) for r in events]
@@ -100,7 +108,13 @@ def test_merge_from_parts_equals_merge_from_files(tmp_path: Path) -> None:
         for rank, value in events.items():
             _rank_folder(root, rank, value)
             if with_parts:
-                chromium.write_part(root / f"rank_{rank}", rank)
+                # A payload that is not JSON is in no rank's file either (the format writer skips it).
+                _part(root, rank, [msgspec.json.encode(event) for event in value or []] + [b"{not json"])
+        if with_parts:
+            assert sorted(p.name for p in root.glob(".*.part")) == [
+                ".chromium_events.rank_0.part",
+                ".chromium_events.rank_3.part",
+            ]
         problems: list[str] = []
         assert chromium.merge(root, root / "chromium_events.json", ranks, problems) == 2
         assert problems == []
@@ -112,10 +126,17 @@ def test_merge_from_parts_equals_merge_from_files(tmp_path: Path) -> None:
     assert texts[0] == _reference(expected)
 
 
+def test_an_aborted_part_is_gone(tmp_path: Path) -> None:
+    writer = chromium.PartWriter(tmp_path, 2)
+    writer.add(b'{"name": "a"}')
+    assert chromium.part_path(tmp_path, 2).exists()
+    writer.abort()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_merge_reports_unreadable_rank_and_writes_nothing_without_events(tmp_path: Path) -> None:
     _rank_folder(tmp_path, 0, None)
     (tmp_path / "rank_0" / "chromium_events.json").write_text("[{not json")
-    chromium.write_part(tmp_path / "rank_0", 0)  # a bad file leaves no part: merge reports it
     _rank_folder(tmp_path, 1, [])
     problems: list[str] = []
     target = tmp_path / "chromium_events.json"
@@ -126,17 +147,6 @@ def test_merge_reports_unreadable_rank_and_writes_nothing_without_events(tmp_pat
 
 def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
     _rank_folder(tmp_path, 5, [{"name": "x"}])
-    chromium.write_part(tmp_path / "rank_5", 5)
+    _part(tmp_path, 5, [b'{"name": "x"}'])
     assert chromium.merge(tmp_path, tmp_path / "chromium_events.json", [], []) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rank_5"]
-
-
-def test_write_part_counts_what_summarise_counts(tmp_path: Path) -> None:
-    from rankdir import summarise_folder
-
-    _rank_folder(tmp_path, 0, [{"name": "a"}, 7, {"name": "b", "ts": 2.5e-07}])
-    count = chromium.write_part(tmp_path / "rank_0", 0)
-    assert count == 3 == summarise_folder(0, tmp_path / "rank_0").chromium_events
-    assert summarise_folder(0, tmp_path / "rank_0", chromium_events=count).chromium_events == 3
-    _rank_folder(tmp_path, 1, None)
-    assert chromium.write_part(tmp_path / "rank_1", 1) is None  # no file: summarise counts 0 itself

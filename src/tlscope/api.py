@@ -116,6 +116,33 @@ def load(
     return trace
 
 
+def summarise(
+    path: str | Path,
+    *,
+    rank: int | None = None,
+    user_code: Sequence[str] = (),
+    latest: bool = False,
+    track: Tracker | None = None,
+) -> Summary:
+    """`load(path, ...).summary()`, what `tlscope summary` prints, with nothing written for a log.
+
+    A single log's answers are computed in memory from one pass (no format file: `summary`
+    shows none of them; issue 19); a job's logs, an output folder or a `rank` go through `load`.
+    """
+    path = Path(path)
+    if rank is None and classify(path, sniff=False).kind not in (InputKind.OUTPUT_FOLDER, InputKind.MISSING):
+        from tlscope.pipeline.parse import ParseOptions, answer_log
+        from tlscope.pipeline.single import untracked
+
+        done = answer_log(path, ParseOptions(user_code=tuple(user_code)), latest=latest, track=track or untracked)
+        if done is not None:
+            answers, manifest = done
+            return summarise_trace(
+                answers.compiles, answers.graph_breaks, answers.log_size, manifest, input_shapes=answers.input_shapes
+            )
+    return load(path, rank=rank, user_code=user_code, latest=latest, track=track).summary()
+
+
 def _parse_into(
     path: Path, out: Path, user_code: tuple[str, ...] = (), *, latest: bool = False, track: Tracker | None = None
 ) -> None:

@@ -2,8 +2,9 @@
 recompile, why is the log big, in 80 columns (rich) or as JSON; a big log's read shows a progress
 bar on stderr when that is a terminal (commands/progress_bar.py), not while --json goes to a pipe.
 
-PATH is a log, a folder of logs or a tlscope output folder (`tlscope.load` opens it); the
-figures are `Trace.summary()`'s, the same as compiles.json and log_size.json.
+PATH is a log, a folder of logs or a tlscope output folder; the figures are
+`tlscope.load(PATH).summary()`'s, the same as compiles.json and log_size.json (a single log's
+are computed in memory: `tlscope.api.summarise`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tlscope.api import load
+from tlscope.api import summarise
 from tlscope.commands.progress_bar import read_progress
 from tlscope.terminal import json_text
 from tlscope.write.run_options import user_code_patterns
@@ -45,8 +46,8 @@ def main(argv: Sequence[str]) -> int:
     watched = sys.stderr.isatty() and not (args.json and not sys.stdout.isatty())
     mine = user_code_patterns(args.user_code)
     track = read_progress() if watched else None
-    trace = load(args.path, rank=args.rank, user_code=mine, latest=args.latest, track=track)
-    summary = trace.summary()  # a failure: one line, by tlscope.cli
+    # A failure: one line, by tlscope.cli.
+    summary = summarise(args.path, rank=args.rank, user_code=mine, latest=args.latest, track=track)
     if args.json:
         sys.stdout.write(json_text(summary) + "\n")
     else:

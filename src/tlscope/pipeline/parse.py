@@ -19,11 +19,12 @@ from typing import overload
 import msgspec
 
 from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.format.compiles import Answers
 from tlscope.format.errors import InputError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.classify import classify
-from tlscope.pipeline.single import Tracker, run, untracked
+from tlscope.pipeline.single import Tracker, answer, run, untracked
 from tlscope.read.inputs import resolve_input
 from tlscope.write.context import SinkFactory
 from tlscope.write.outdir import OutputDir
@@ -36,7 +37,7 @@ from tlscope.write.run_options import ParseOptions
 
 
 #: The entry point, what it takes and what it gives (ParseOptions is write/run_options.py's).
-__all__ = ["ParseOptions", "Parsed", "parse", "parse_job", "parse_log", "wants_multi_rank"]
+__all__ = ["ParseOptions", "Parsed", "answer_log", "parse", "parse_job", "parse_log", "wants_multi_rank"]
 
 
 class Parsed(msgspec.Struct, kw_only=True):
@@ -96,7 +97,7 @@ def parse(
     number as its parse finishes (a job's progress, counted per rank: what `serve` shows), `on_ranks`
     the job's ranks once, before any is parsed (how many there are to count). Without `report`, a single
     log's OUT holds the format and the answers only (what `tlscope.load`, `summary` and `diff`
-    read), not the HTML report; a job's ranks always get theirs (the landing page's facts).
+    read), not the HTML report; a job's OUT its ranks' format and answers only, with no landing page.
     """
     options = options or ParseOptions()
     if wants_multi_rank(path, all_ranks=all_ranks, latest=latest):
@@ -110,6 +111,7 @@ def parse(
             echo=echo,
             on_rank=on_rank,
             on_ranks=on_ranks,
+            landing=report,
         )
     return parse_log(
         path, out, options, overwrite=overwrite, latest=latest, command=command, track=track, report=report
@@ -140,6 +142,24 @@ def parse_log(
     return Parsed(out=str(out), multi_rank=False, manifests=[manifest])
 
 
+def answer_log(
+    path: Path,
+    options: ParseOptions | None = None,
+    *,
+    latest: bool = False,
+    command: Sequence[str] = (),
+    track: Tracker = untracked,
+) -> tuple[Answers, Manifest] | None:
+    """PATH's answers and manifest, computed in memory (pipeline/single.py's `answer`), when PATH
+    is one log (a log file, or a folder holding one log or, with `latest`, several); None when
+    `parse` would parse it as a job's ranks. Raises what `parse_log` raises, before writing nothing.
+    """
+    options = options or ParseOptions()
+    if wants_multi_rank(path, all_ranks=False, latest=latest):
+        return None
+    return answer(resolve_input(path, latest=latest), options, command=command, track=track)
+
+
 def parse_job(
     path: Path,
     out: Path,
@@ -151,8 +171,10 @@ def parse_job(
     echo: Callable[[str], None] = _quiet,
     on_rank: Callable[[int], None] | None = None,
     on_ranks: Callable[[Sequence[int]], None] | None = None,
+    landing: bool = True,
 ) -> Parsed:
-    """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log)."""
+    """`parse` of a job's ranks (PATH a folder of rank logs, or one muxed log); without `landing`,
+    the ranks' format and answers only (pipeline/ranks.py's `parse_ranks`)."""
     from tlscope.pipeline.ranks import parse_ranks
 
     strict = options.strict or options.strict_compile_id
@@ -167,6 +189,7 @@ def parse_job(
         strict_job=strict,
         on_rank=on_rank or _no_rank,
         on_ranks=on_ranks,
+        landing=landing,
     )
     manifests = RankManifests(out, [r.summary.rank for r in results if r.summary.parsed])
     return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])

@@ -20,11 +20,12 @@ from pathlib import PurePosixPath
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.tlparse.directory import CompileDirectory
+from tlscope.format.compiles import Answers
 from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import CompilationMetrics
 from tlscope.model.lenient import lenient
 from tlscope.model.record import Record
-from tlscope.write.context import RunContext, Sink, SinkFactory
+from tlscope.write.context import RunContext, Sink, SinkFactory, abort
 from tlscope.write.report.pages import reformat_json
 from tlscope.write.report.sink import ReportSink
 
@@ -42,7 +43,7 @@ class RankFacts:
         self._order: tuple[str, bytes] | None = None
 
     def around(self, sinks: SinkFactory | None) -> SinkFactory:
-        """`sinks` (the report) with this collector after them, told of the report's files."""
+        """`sinks` (the report) followed by this collector, told of the report's files (`_AfterReport`)."""
 
         def factory(ctx: RunContext) -> Sequence[Sink]:
             made = list(sinks(ctx)) if sinks is not None else []
@@ -50,7 +51,7 @@ class RankFacts:
                 if isinstance(sink, ReportSink):
                     sink.listen(self.on_output)
                     self._directory = sink.directory
-            return [*made, self]
+            return [_AfterReport(made, self)]
 
         return factory
 
@@ -82,11 +83,10 @@ class RankFacts:
         if metrics is not None:
             facts.note_metrics(record.compile_id, metrics, self.summary)
 
-    def finish(self, ctx: RunContext) -> None:
-        """Fold the directory and the kept artifacts (the report has finished: its pages exist)."""
+    def finish(self, ctx: RunContext, answers: Answers) -> None:
+        """Fold the answers, the directory and the kept artifacts (after the report: `_AfterReport`)."""
         summary = self.summary
-        if ctx.answers is not None:  # the answers sink finished first (pipeline/single.py)
-            facts.note_compiles(ctx.answers.compiles, summary)
+        facts.note_compiles(answers.compiles, summary)
         if self._directory is None:
             summary.errors.append("compile_directory.json is missing")
         else:
@@ -117,6 +117,27 @@ class RankFacts:
         # Read as text files are (universal newlines), as tlparse's check and tests/rankdir.py read it.
         text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
         facts.note_parity(graph, schedule, text, summary)
+
+
+class _AfterReport:
+    """The report's sinks, then the rank facts: fed after them, finished once their pages exist."""
+
+    def __init__(self, report: Sequence[Sink], facts: RankFacts) -> None:
+        self._report = report
+        self._facts = facts
+
+    def feed(self, record: Record) -> None:
+        for sink in self._report:
+            sink.feed(record)
+        self._facts.feed(record)
+
+    def finish(self, ctx: RunContext, answers: Answers) -> None:
+        for sink in self._report:
+            sink.finish(ctx, answers)
+        self._facts.finish(ctx, answers)
+
+    def abort(self) -> None:
+        abort(self._report)
 
 
 def _json_file(record: Record) -> bytes:

@@ -36,7 +36,7 @@ from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
 from tlscope.read.inputs import RankLog, candidate_logs, discover
 from tlscope.read.split import process_ranks, ranks_of, split_log
-from tlscope.write.context import SinkFactory
+from tlscope.write.context import Sink, SinkFactory
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
@@ -61,34 +61,55 @@ class RankResult(msgspec.Struct):
     manifest: Manifest | None = None
 
 
-def parse_rank(log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None) -> RankResult:
+def parse_rank(
+    log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None, landing: bool = True
+) -> RankResult:
     """Worker: parse one rank log into `folder`, summarising it for the landing page as it goes.
 
+    Without `landing` (a job parsed for its answers: `tlscope.load`, `summary`), the rank gets
+    the format and the answers only: no report, no facts for a landing page, no share of the
+    job's chromium_events.json; its summary only says whether it parsed.
     Runs in a worker process or on a Dask worker: takes and returns only picklable values.
     A failure of this rank is returned as a summary with `parsed=False`, never raised.
     """
     target = Path(folder)
     facts = RankFacts(rank)
+    # The combined chromium_events.json's share of this rank, encoded here as the rank is parsed,
+    # in parallel with the other ranks, instead of serially on the landing page (it was most of
+    # the landing's time).
+    part = chromium.PartWriter(target.parent, rank)
     # One payload store per job: every rank's payloads in the job's payloads/, each once.
     options = msgspec.structs.replace(options, job_folder=options.job_folder or str(target.parent))
     try:
         # No guard process of its own: the folder is inside OUT's temporary folder, guarded.
         out = OutputDir(target, overwrite=True, guard=False)
-        manifest = run(Path(log), out, options, sinks=facts.around(sinks))
-    except (StrictFailure, OutputError, UnsafePath) as err:
-        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {err}"]))
-    except OSError as err:
-        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {os_error_text(err)}"]))
-    except Exception as err:  # a bug met on this rank's log must not take the other ranks down
-        why = f"parse failed: {INTERNAL_ERROR} ({type(err).__name__}: {err})"
-        return RankResult(RankSummary(rank=rank, parsed=False, errors=[why]))
-    # The combined chromium_events.json's share of this rank, encoded here in parallel with the
-    # other ranks instead of serially on the landing page (it was most of the landing's time).
-    events = chromium.write_part(target, rank)
+        manifest = run(Path(log), out, options, sinks=_and(facts.around(sinks), part) if landing else None)
+    except BaseException as err:
+        part.abort()  # a rank that failed has no share in the job's file
+        if not isinstance(err, Exception):
+            raise
+        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {_failure(err)}"]))
+    if not landing:
+        return RankResult(RankSummary(rank=rank, chromium_events=manifest.chromium_events), manifest)
     summary = facts.summary
-    summary.chromium_events = manifest.chromium_events if events is None else events
+    summary.chromium_events = manifest.chromium_events
     _write_parity(target, summary)
     return RankResult(summary, manifest)
+
+
+def _failure(err: Exception) -> str:
+    """Why a rank's parse failed, for its summary."""
+    if isinstance(err, (StrictFailure, OutputError, UnsafePath)):
+        return str(err)
+    if isinstance(err, OSError):
+        return os_error_text(err)
+    # A bug met on this rank's log must not take the other ranks down.
+    return f"{INTERNAL_ERROR} ({type(err).__name__}: {err})"
+
+
+def _and(sinks: SinkFactory, sink: Sink) -> SinkFactory:
+    """`sinks`, then `sink` (which depends on none of them)."""
+    return lambda ctx: [*sinks(ctx), sink]
 
 
 def _write_parity(folder: Path, summary: RankSummary) -> None:
@@ -119,12 +140,13 @@ def _local(
     sinks: SinkFactory | None,
     preload: Callable[[], None] | None,
     done: RankDone = _no_rank_done,
+    landing: bool = True,
 ) -> Submit:
     def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         if jobs <= 1 or len(work) <= 1:
             idle()
             for log, folder in work:
-                result = parse_rank(log.path, log.rank, folder, options, sinks)
+                result = parse_rank(log.path, log.rank, folder, options, sinks, landing)
                 done(log.rank)
                 yield result
             return
@@ -142,7 +164,7 @@ def _local(
             # left alone with a big rank at the end (longest-processing-time-first).
             by_size = sorted(range(len(work)), key=lambda i: (-_size(work[i][0].path), i))
             futures = {
-                i: executor.submit(parse_rank, work[i][0].path, work[i][0].rank, work[i][1], options, sinks)
+                i: executor.submit(parse_rank, work[i][0].path, work[i][0].rank, work[i][1], options, sinks, landing)
                 for i in by_size
             }
             for i, future in futures.items():
@@ -232,7 +254,13 @@ def _told(done: RankDone, rank: int) -> Callable[[Any], None]:
     return lambda _future: done(rank)
 
 
-def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None, done: RankDone = _no_rank_done) -> Submit:
+def _dask(
+    address: str,
+    options: ParseOptions,
+    sinks: SinkFactory | None,
+    done: RankDone = _no_rank_done,
+    landing: bool = True,
+) -> Submit:
     try:
         # Imported by name, so the module is Any to mypy with and without the optional `dask`
         # extra installed: one source type-checks after `pip install -e ".[dev]"` alone.
@@ -243,7 +271,9 @@ def _dask(address: str, options: ParseOptions, sinks: SinkFactory | None, done: 
     def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         with distributed.Client(address) as client:
             futures = [
-                client.submit(parse_rank, log.path, log.rank, folder, options, sinks, key=f"tlscope-rank-{log.rank}")
+                client.submit(
+                    parse_rank, log.path, log.rank, folder, options, sinks, landing, key=f"tlscope-rank-{log.rank}"
+                )
                 for log, folder in work
             ]
             for future, (log, _) in zip(futures, work, strict=True):
@@ -313,6 +343,7 @@ def parse_ranks(
     strict_job: bool = False,
     on_rank: RankDone = _no_rank_done,
     on_ranks: Callable[[Sequence[int]], None] | None = None,
+    landing: bool = True,
 ) -> list[RankResult]:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
@@ -324,10 +355,12 @@ def parse_ranks(
     `preload` imports what the sinks need (and warms their caches) before local workers are
     forked; the default sinks (the report) come with theirs. `on_rank` is told each rank as its
     parse finishes (RankDone), `on_ranks` every rank to be parsed, once, before the first starts.
+    Without `landing`, OUT holds each rank's format and answers only (`parse_rank`): no report,
+    no landing page.
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
-    if sinks is None:
+    if sinks is None and landing:
         sinks, preload = report_sinks, preload or preload_report
     target = OutputDir(out, overwrite=overwrite)
     target.check()
@@ -337,9 +370,9 @@ def parse_ranks(
     report = msgspec.structs.replace(options.report, multi_rank=True, highlight_workers=1)
     options = msgspec.structs.replace(options, report=report)
     if scheduler:
-        submit = _dask(scheduler, options, sinks, on_rank)
+        submit = _dask(scheduler, options, sinks, on_rank, landing)
     else:
-        submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload, on_rank)
+        submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload, on_rank, landing)
     with target:
         # A muxed log is split inside OUT's temporary folder, so whatever ends the run (an
         # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.
@@ -352,6 +385,8 @@ def parse_ranks(
         shutil.rmtree(target.root / JOB_PAGES, ignore_errors=True)  # the ranks' pages keep their links
         if strict_job:
             _check_strict(logs, results)
+        if not landing:
+            return results
         summaries = [r.summary for r in results]
         written = write_landing(target, summaries, notes, info=info, header=options.report.custom_header_html)
     for label, name in written.items():

@@ -16,14 +16,15 @@ import msgspec
 from tlscope import __version__
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format import layout
+from tlscope.format.compiles import Answers
 from tlscope.format.errors import OutputError, StrictFailure
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, InputFile, Manifest
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
 from tlscope.write.answers_sink import AnswersSink
-from tlscope.write.context import RunContext, Sink, SinkFactory, abort
-from tlscope.write.format import FormatWriter, problem_summary
+from tlscope.write.context import RunContext, SinkFactory, abort
+from tlscope.write.format import FormatFacts, FormatWriter, problem_summary
 from tlscope.write.outdir import OutputDir
 from tlscope.write.run_options import ParseOptions
 
@@ -62,20 +63,21 @@ def run(
         reader = LogReader(log, problems=problems, max_line=options.max_line)
         ctx = RunContext(out, reader, problems, options)
         writer = FormatWriter(out, problems, Path(options.job_folder) if options.job_folder else None)
-        # The answers files follow the format writer: they point at the raw.jsonl line it just wrote.
-        all_sinks: list[Sink] = [
-            writer,
-            AnswersSink(writer, problems, log, UserCode(options.user_code)),
-            *(sinks(ctx) if sinks else ()),
-        ]
+        answers = AnswersSink(problems, log, UserCode(options.user_code))
+        others = list(sinks(ctx)) if sinks else []
         try:
             for record in track(reader, reader):
-                for sink in all_sinks:
+                # The answers point at the raw.jsonl line the writer gives the record; the other
+                # sinks come after both (the report links the payload files the writer wrote).
+                answers.feed(record, writer.feed(record))
+                for sink in others:
                     sink.feed(record)
-            for sink in all_sinks:
-                sink.finish(ctx)
+            writer.finish(reader)
+            found = answers.finish(out, reader)
+            for sink in others:
+                sink.finish(ctx, found)  # the report shows the answers
         except BaseException:
-            abort(all_sinks)
+            abort([writer, answers, *others])
             raise
         manifest = _manifest(reader, writer, problems, command, log)
         _check_events(options, reader)  # first: "not a trace at all" says more than its problems
@@ -83,6 +85,31 @@ def run(
         manifest.files = sorted([*_listing(out.root), layout.MANIFEST])
         out.path(layout.MANIFEST).write_bytes(msgspec.json.format(msgspec.json.encode(manifest)) + b"\n")
     return manifest
+
+
+def answer(
+    log: Path, options: ParseOptions, *, command: Sequence[str] = (), track: Tracker = untracked
+) -> tuple[Answers, Manifest]:
+    """`run` without writing anything: the answers (compiles.json's and log_size.json's data) and
+    the manifest `run` would write (its `files` empty), from one pass in memory.
+
+    What `tlscope summary` shows needs no format file: the format's facts (problems, figures,
+    each record's raw.jsonl line, which the answers point at) are folded as the writer folds
+    them (FormatFacts), and no payload, raw.jsonl, chromium or timeline file is written.
+    Raises StrictFailure as `run` does.
+    """
+    problems = Problems()
+    reader = LogReader(log, problems=problems, max_line=options.max_line)
+    facts = FormatFacts(problems)
+    answers = AnswersSink(problems, log, UserCode(options.user_code))
+    for record in track(reader, reader):
+        answers.feed(record, facts.feed(record))
+    facts.finish(reader)
+    found = answers.result(reader)
+    manifest = _manifest(reader, facts, problems, command, log)
+    _check_events(options, reader)
+    _check_strict(options, problems)
+    return found, manifest
 
 
 def refuse_out_holding(path: Path, out: Path, what: str = "the log") -> None:
@@ -122,7 +149,7 @@ def _check_strict(options: ParseOptions, problems: Problems) -> None:
 
 
 def _manifest(
-    reader: LogReader, writer: FormatWriter, problems: Problems, command: Sequence[str], log: Path
+    reader: LogReader, writer: FormatFacts, problems: Problems, command: Sequence[str], log: Path
 ) -> Manifest:
     source_size = log.stat().st_size
     return Manifest(
@@ -153,7 +180,7 @@ def _manifest(
         unknown_compile_id_events=writer.unknown_compile_id_events,
         payloads=writer.payload_stats(),
         graphs=writer.graphs.stats(),
-        chromium_events=writer.chromium.count,
+        chromium_events=writer.chromium_events,
         raw_jsonl_events=writer.raw_events,
         string_table_process=next(iter(reader.string_tables), None),
         problems=problem_summary(problems),

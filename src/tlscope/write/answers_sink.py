@@ -1,7 +1,10 @@
 """compiles.json and log_size.json: the answers index files, written from one pass with the others.
 
-The sink runs right after the format writer (pipeline/single.py), so each record's raw.jsonl
-line is known when it is folded. The folds are analyse/'s; this module only writes their results.
+pipeline/single.py feeds each record with the raw.jsonl line the format writer just gave it
+(compiles.json points at it). `result` is the answers' data alone (what `tlscope summary`
+shows); `finish` also writes the two files and returns the data, which the pipeline hands to
+the sinks that show it (the report). The folds are analyse/'s; this module only writes their
+results.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.format.status import STATUSES
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
 from tlscope.model.record import Record
-from tlscope.write.context import RunContext
-from tlscope.write.format import FormatWriter
+from tlscope.read.reader import LogReader
+from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -32,8 +35,7 @@ _ENCODER = msgspec.json.Encoder()
 class AnswersSink:
     """Folds every record into the compile and log-size analyses; writes both files at the end."""
 
-    def __init__(self, writer: FormatWriter, problems: Problems, log: Path, user: UserCode | None = None) -> None:
-        self._writer = writer
+    def __init__(self, problems: Problems, log: Path, user: UserCode | None = None) -> None:
         self._log = log
         self.compiles = CompileFold(
             lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log)),
@@ -42,28 +44,35 @@ class AnswersSink:
         )
         self.size = LogSizeFold()
 
-    def feed(self, record: Record) -> None:
-        self.compiles.feed(record, self._writer.last_raw_line)
+    def feed(self, record: Record, raw_line: int | None) -> None:
+        """Fold `record`, whose raw.jsonl line is `raw_line` (None: it has none)."""
+        self.compiles.feed(record, raw_line)
         self.size.feed(record)
 
-    def finish(self, ctx: RunContext) -> None:
+    def result(self, reader: LogReader) -> Answers:
+        """The answers of the pass `reader` read (it is over)."""
         found = entries(self.compiles)
         breaks = distinct_graph_breaks(found)
         symbols = self.compiles.symbols.result()
         shapes = input_shapes(found)
-        with ctx.out.path("compiles.json").open("wb") as f:
-            write_compiles(f, found, breaks, symbols, shapes)
-        source = ctx.reader.source
+        source = reader.source
         size = self.size.result(
             path=str(self._log),
-            total_bytes=ctx.reader.bytes_total,
-            total_lines=ctx.reader.lines_read,
+            total_bytes=reader.bytes_total,
+            total_lines=reader.lines_read,
             file_bytes=self._log.stat().st_size,
             compressed=bool(source and source.compressed),
             version=(FORMAT_VERSION, FORMAT_MINOR),
         )
-        ctx.out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(size)) + b"\n")
-        ctx.answers = Answers(compiles=found, graph_breaks=breaks, log_size=size, symbols=symbols, input_shapes=shapes)
+        return Answers(compiles=found, graph_breaks=breaks, log_size=size, symbols=symbols, input_shapes=shapes)
+
+    def finish(self, out: OutputDir, reader: LogReader) -> Answers:
+        """Write compiles.json and log_size.json into `out`; the answers, for the sinks that show them."""
+        answers = self.result(reader)
+        with out.path("compiles.json").open("wb") as f:
+            write_compiles(f, answers.compiles, answers.graph_breaks, answers.symbols, answers.input_shapes)
+        out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
+        return answers
 
 
 def write_compiles(

@@ -1,9 +1,12 @@
-"""The seam between reading and writing: every writer is a Sink fed the same Record stream.
+"""The seam between reading and writing: every writer is fed the same Record stream.
 
-The pipeline reads the log once and feeds each Record to every sink in order; at the end each
-sink's `finish` gets the RunContext (output folder, problems, the reader's tables, the run's
-ParseOptions, write/run_options.py).
-The format writer is the first sink, so a later sink may link to payloads/<md5>.txt it has written.
+The pipeline (pipeline/single.py) reads the log once. Each Record goes first to the format
+writer, whose `feed` returns the record's raw.jsonl line, then to the answers (given that line),
+then to the run's other sinks (the report): so a sink may link to the payloads/<md5>.txt the
+format writer has written. At the end the format writer and the answers finish first; the
+answers' `finish` returns the `Answers` (compiles.json's and log_size.json's data), handed to
+each other sink's `finish` with the RunContext (output folder, problems, the reader's tables,
+the run's ParseOptions, write/run_options.py). Nothing passes between sinks any other way.
 """
 
 from __future__ import annotations
@@ -27,18 +30,19 @@ class RunContext:
         self.reader = reader
         self.problems = problems
         self.options = options
-        #: compiles.json's and log_size.json's data, set by the answers sink when it finishes
-        #: (before the report's sinks, which show it); None in a run without it.
-        self.answers: Answers | None = None
 
 
 class Sink(Protocol):
+    """A writer fed every record after the format writer and the answers (pipeline/single.py)."""
+
     def feed(self, record: Record) -> None: ...
 
-    def finish(self, ctx: RunContext) -> None: ...
+    def finish(self, ctx: RunContext, answers: Answers) -> None:
+        """The pass is over: the format files and the answers' files are written, `answers` is their data."""
+        ...
 
 
-def abort(sinks: Sequence[Sink]) -> None:
+def abort(sinks: Sequence[object]) -> None:
     """A run failed or was interrupted: let each sink that has an `abort()` stop its helpers
     (worker processes, open files) now rather than when the process exits. Optional, so a sink
     that holds nothing needs no method for it."""

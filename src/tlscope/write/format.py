@@ -1,9 +1,13 @@
 """The tlscope output format: raw.jsonl, payloads/, graphs/, chromium_events.json, timeline.bin.
 
-`FormatWriter.feed` takes Records in log order; `finish` writes what needs the whole pass
-(the string table line of raw.jsonl, timestamps that need the fitted clock) and keeps the
-figures of manifest.json, which pipeline/single.py writes last (it lists every file written).
-Nothing here holds more than one record's payload in memory.
+`FormatFacts` is what the format knows of a log without writing it: manifest.json's figures,
+the problems met on the way (a chromium event that is not JSON, an envelope key conflict) and
+each record's raw.jsonl line number, which its `feed` returns (the answers point at it).
+`tlscope summary` runs only that. `FormatWriter` is the same fold writing the files as it goes:
+`feed` takes Records in log order; `finish` writes what needs the whole pass (the string table
+line of raw.jsonl, timestamps that need the fitted clock). pipeline/single.py writes
+manifest.json last (it lists every file written). Nothing here holds more than one record's
+payload in memory.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
-from tlscope.write.context import RunContext
-from tlscope.write.graph_store import GraphStore
+from tlscope.read.reader import LogReader
+from tlscope.write.graph_store import GraphStore, GraphTally
 from tlscope.write.outdir import OutputDir
 from tlscope.write.timeline_writer import TimelineWriter
 
@@ -41,7 +45,40 @@ _ENCODER = msgspec.json.Encoder(order="sorted")
 _RAW_PART = "raw.jsonl.part"
 
 
-class PayloadStore:
+class PayloadTally:
+    """manifest.json's payload figures (distinct payloads, their bytes, occurrences), nothing written."""
+
+    def __init__(self) -> None:
+        self._written: set[str] = set()
+        self.bytes = 0
+        self.occurrences = 0
+
+    def holds(self, md5: str) -> bool:
+        """Whether payload `md5` was already put."""
+        return md5 in self._written
+
+    def put(self, md5: str, data: bytes) -> str:
+        """Count payload `md5`; its file name in the format (payloads/<md5>.txt)."""
+        self.occurrences += 1
+        if md5 not in self._written:
+            self._write(md5, data)
+            self._written.add(md5)
+            self.bytes += len(data)
+        return f"payloads/{md5}.txt"
+
+    def _write(self, md5: str, data: bytes) -> None:
+        """A payload seen for the first time: nothing to write for a tally."""
+
+    @property
+    def files(self) -> int:
+        return len(self._written)
+
+    @property
+    def shared(self) -> Path | None:
+        return None
+
+
+class PayloadStore(PayloadTally):
     """payloads/<md5>.txt, content-addressed by the MD5 tlscope computed: each written once.
 
     A rank of a job writes into the job's payloads/ (`shared`), where the other ranks' workers
@@ -51,32 +88,17 @@ class PayloadStore:
     """
 
     def __init__(self, out: OutputDir, shared: Path | None = None) -> None:
+        super().__init__()
         self._out = out
         self._shared = shared
         if shared is not None:
             (shared / "payloads").mkdir(exist_ok=True)  # the first rank's worker to start makes it
-        self._written: set[str] = set()
-        self.bytes = 0
-        self.occurrences = 0
 
     def path(self, md5: str) -> Path:
         """Where payload `md5` is (or will be) on disk."""
         if self._shared is None:
             return self._out.path(f"payloads/{md5}.txt")
         return self._shared / "payloads" / f"{md5}.txt"
-
-    def holds(self, md5: str) -> bool:
-        """Whether payload `md5` was already written by this store."""
-        return md5 in self._written
-
-    def put(self, md5: str, data: bytes) -> str:
-        rel = f"payloads/{md5}.txt"
-        self.occurrences += 1
-        if md5 not in self._written:
-            self._write(md5, data)
-            self._written.add(md5)
-            self.bytes += len(data)
-        return rel
 
     def _write(self, md5: str, data: bytes) -> None:
         path = self.path(md5)
@@ -97,10 +119,6 @@ class PayloadStore:
             os.replace(part, path)
             return
         os.unlink(part)
-
-    @property
-    def files(self) -> int:
-        return len(self._written)
 
     @property
     def shared(self) -> Path | None:
@@ -144,20 +162,22 @@ class _CompileIdStats:
         self.cid, self.first, self.last, self.events = cid, moment, moment, 0
 
 
-class FormatWriter:
-    def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
-        self.out = out
+class FormatFacts:
+    """The format's fold without its files: manifest.json's figures, the problems, raw.jsonl's lines.
+
+    `feed` returns the raw.jsonl line a record gets (None: it gets none: str, chromium_event,
+    key_conflict), counting as the writer writes, so the answers' line numbers are the file's.
+    """
+
+    def __init__(
+        self, problems: Problems, payloads: PayloadTally | None = None, graphs: GraphTally | None = None
+    ) -> None:
         self.problems = problems
         self.clock = ClockFit()
-        self.payloads = PayloadStore(out, job_folder)
-        self.graphs = GraphStore(out, problems, job_folder)
-        self.chromium = ChromiumWriter(out)
-        self.timeline = TimelineWriter(out.path(layout.TIMELINE))
-        self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
+        self.payloads = payloads or PayloadTally()
+        self.graphs = graphs or GraphTally(problems)
         self.raw_events = 0
-        #: The raw.jsonl line of the record just fed, None when it got none (str, chromium_event,
-        #: key_conflict): later sinks (compiles.json) point at it.
-        self.last_raw_line: int | None = None
+        self.chromium_events = 0
         self.events: dict[str, KeyStats] = {}
         self.artifacts: dict[str, KeyStats] = {}
         self.compile_ids: dict[CompileId, _CompileIdStats] = {}
@@ -169,21 +189,32 @@ class FormatWriter:
 
     # -- per record ----------------------------------------------------------------------------
 
-    def feed(self, record: Record) -> None:
-        self.last_raw_line = None
+    def feed(self, record: Record) -> int | None:
+        """Fold `record` (and write it, for the writer); the raw.jsonl line it got, if any."""
         self._count(record)
         if record.key == "str":
-            return
+            return None
         if record.key == "chromium_event":
             self._chromium(record)
-            return
+            return None
         payload_filename = None
         if record.payload is not None and record.payload_md5 is not None:
             fresh = not self.payloads.holds(record.payload_md5)
+            # Kept even when the line is left out below: its payload file stays in the format.
             payload_filename = self.payloads.put(record.payload_md5, record.payload)
             if fresh:  # a payload seen again is not read again: its graph file is written
                 self.graphs.add(record.payload_md5, record.payload, record.line)
+        conflicts = [k for k in RAW_ADDED_FIELDS if k in record.envelope]
+        if conflicts:
+            self.problems.add(
+                ProblemKind.KEY_CONFLICT,
+                record.line,
+                f"envelope already has {conflicts}; left out of raw.jsonl",
+            )
+            return None
         self._raw_line(record, payload_filename)
+        self.raw_events += 1
+        return self.raw_events + 1  # line 1 is the string table
 
     def _count(self, record: Record) -> None:
         size = len(record.payload) if record.payload is not None else 0
@@ -220,55 +251,24 @@ class FormatWriter:
         except JsonError as err:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
             return
-        self.chromium.add(event, record.line)
-        self.timeline.add(event, record.rank)
+        self._chromium_event(event, record)
+        self.chromium_events += 1
         if isinstance(event, dict):
             ts = event.get("ts")
             if isinstance(ts, (int, float)) and not isinstance(ts, bool):
                 self.clock.observe(record.prefix, ts / 1e6)
 
+    def _chromium_event(self, event: Any, record: Record) -> None:
+        """A chromium event decoded: nothing to write for the facts alone."""
+
     def _raw_line(self, record: Record, payload_filename: str | None) -> None:
-        envelope = record.envelope
-        conflicts = [k for k in RAW_ADDED_FIELDS if k in envelope]
-        if conflicts:
-            self.problems.add(
-                ProblemKind.KEY_CONFLICT,
-                record.line,
-                f"envelope already has {conflicts}; left out of raw.jsonl",
-            )
-            return
-        line = dict(envelope)
-        p = record.prefix
-        line["process"] = p.process
-        line["pathname"] = p.pathname
-        line["lineno"] = p.lineno
-        line["log_line"] = record.line
-        if payload_filename is not None and record.payload is not None:
-            line["payload_filename"] = payload_filename
-            line["payload_size"] = len(record.payload)
-        # The timestamp needs the fitted clock, known only at the end: keep the prefix time.
-        self._raw.write(b"%016d\t" % _moment(p) + _ENCODER.encode(line) + b"\n")
-        self.raw_events += 1
-        self.last_raw_line = self.raw_events + 1  # line 1 is the string table
+        """A record's raw.jsonl line: nothing to write for the facts alone."""
 
     # -- end of pass ---------------------------------------------------------------------------
 
-    def finish(self, ctx: RunContext) -> None:
-        """Close the streams; write raw.jsonl with its string table first and real timestamps."""
-        self.chromium.close()
-        self.timeline.close()
-        self._raw.close()
-        self.clock.fallback_year(ctx.reader.path.stat().st_mtime, self.last_month)
-        # One string-table line, tlparse's shape: the table of the log's first process.
-        string_table = next(iter(ctx.reader.string_tables.values()), {})
-        part = self.out.path(_RAW_PART)
-        with self.out.path("raw.jsonl").open("wb") as raw, part.open("rb") as events:
-            raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
-            for line in events:
-                stamp, _, body = line.partition(b"\t")
-                iso = self.clock.iso(_moment_prefix(int(stamp)))
-                raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
-        os.unlink(part)
+    def finish(self, reader: LogReader) -> None:
+        """The pass is over: fit the clock's year (a glog prefix has none) from the log's date."""
+        self.clock.fallback_year(reader.path.stat().st_mtime, self.last_month)
 
     def compile_id_entries(self) -> list[CompileIdEntry]:
         return [
@@ -289,6 +289,51 @@ class FormatWriter:
             occurrences=self.payloads.occurrences,
             root="." if self.payloads.shared is None else "..",
         )
+
+
+class FormatWriter(FormatFacts):
+    """FormatFacts writing the format's files as it goes (the module docstring)."""
+
+    def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
+        super().__init__(problems, PayloadStore(out, job_folder), GraphStore(out, problems, job_folder))
+        self.out = out
+        self.chromium = ChromiumWriter(out)
+        self.timeline = TimelineWriter(out.path(layout.TIMELINE))
+        self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
+
+    def _chromium_event(self, event: Any, record: Record) -> None:
+        self.chromium.add(event, record.line)
+        self.timeline.add(event, record.rank)
+
+    def _raw_line(self, record: Record, payload_filename: str | None) -> None:
+        line = dict(record.envelope)
+        p = record.prefix
+        line["process"] = p.process
+        line["pathname"] = p.pathname
+        line["lineno"] = p.lineno
+        line["log_line"] = record.line
+        if payload_filename is not None and record.payload is not None:
+            line["payload_filename"] = payload_filename
+            line["payload_size"] = len(record.payload)
+        # The timestamp needs the fitted clock, known only at the end: keep the prefix time.
+        self._raw.write(b"%016d\t" % _moment(p) + _ENCODER.encode(line) + b"\n")
+
+    def finish(self, reader: LogReader) -> None:
+        """Close the streams; write raw.jsonl with its string table first and real timestamps."""
+        self.chromium.close()
+        self.timeline.close()
+        self._raw.close()
+        super().finish(reader)
+        # One string-table line, tlparse's shape: the table of the log's first process.
+        string_table = next(iter(reader.string_tables.values()), {})
+        part = self.out.path(_RAW_PART)
+        with self.out.path("raw.jsonl").open("wb") as raw, part.open("rb") as events:
+            raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
+            for line in events:
+                stamp, _, body = line.partition(b"\t")
+                iso = self.clock.iso(_moment_prefix(int(stamp)))
+                raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
+        os.unlink(part)
 
 
 def problem_summary(problems: Problems) -> ProblemSummary:

@@ -38,21 +38,18 @@ def graph_file(md5: str, payload: bytes) -> GraphFile | None:
     )
 
 
-class GraphStore:
-    """graphs/<md5>.json, in the folder that holds payloads/ (a job's, for its ranks: `shared`)."""
+class GraphTally:
+    """Each graph payload parsed and counted (manifest.json's `graphs`, its `bad_graph` problems),
+    nothing written: the format's facts without its files (`tlscope summary`)."""
 
-    def __init__(self, out: OutputDir, problems: Problems, shared: Path | None = None) -> None:
-        self._out = out
-        self._shared = shared
+    def __init__(self, problems: Problems) -> None:
         self._problems = problems
-        if shared is not None:
-            (shared / layout.GRAPHS).mkdir(exist_ok=True)
         self.files = 0
         self.bytes = 0
         self.failed = 0
 
     def add(self, md5: str, payload: bytes, line: int) -> None:
-        """A payload written for the first time: its graphs file when it is a graph."""
+        """A payload met for the first time: its graphs file when it is a graph."""
         stored = graph_file(md5, payload)
         if stored is None:
             return
@@ -63,6 +60,20 @@ class GraphStore:
         self._write(md5, data)
         self.files += 1
         self.bytes += len(data)
+
+    def _write(self, md5: str, data: bytes) -> None:
+        """Nothing to write for a tally."""
+
+
+class GraphStore(GraphTally):
+    """graphs/<md5>.json, in the folder that holds payloads/ (a job's, for its ranks: `shared`)."""
+
+    def __init__(self, out: OutputDir, problems: Problems, shared: Path | None = None) -> None:
+        super().__init__(problems)
+        self._out = out
+        self._shared = shared
+        if shared is not None:
+            (shared / layout.GRAPHS).mkdir(exist_ok=True)
 
     def _write(self, md5: str, data: bytes) -> None:
         if self._shared is None:

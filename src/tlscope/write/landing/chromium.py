@@ -1,11 +1,13 @@
 """OUT/chromium_events.json: every rank's chromium events in one array, pid = rank (reference §6.5).
 
 Encoding a rank's events as pretty JSON is most of the landing page's work, so each rank's
-worker does it for its own rank right after its parse (`write_part`), in parallel with the
+worker does it for its own rank during its parse (`PartWriter`, a sink fed the rank's records:
+each chromium event encoded as it comes, nothing held, nothing read back), in parallel with the
 other ranks, into a part file beside the rank folders (inside OUT's temporary folder, so on the
 same storage as the rank folder, also on a Dask cluster). The landing page then only
 concatenates the parts (`merge`), in rank order. A rank without a part (its worker failed, or
-the caller built the folders another way) is encoded by `merge` itself, with the same text.
+the caller built the folders another way) is encoded by `merge` itself from its file, with the
+same text.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
+from tlscope.format.compiles import Answers
 from tlscope.format.json_boundary import JsonError, decode
+from tlscope.model.record import Record
+from tlscope.write.context import RunContext
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body
 
 #: Chromium files bigger than this are not merged (reported instead): one is loaded at a time.
@@ -59,21 +64,50 @@ def _body(events: Any, rank: int) -> bytes:
     return array_body(kept)
 
 
-def write_part(folder: Path, rank: int) -> int | None:
-    """Worker side: encode rank_N's events into its part file (none when there is nothing to merge).
+class PartWriter:
+    """Worker side: rank `rank`'s share of the combined array, written as its records are fed.
 
-    Returns the length of the rank's event array (for its summary, which need not read the file
-    again); None when the file is absent, not an array or unreadable. A problem is left for
-    `merge` to find again and report, so it is reported in one place.
+    Each chromium event is decoded from its payload as the format writer decodes it (one that is
+    not JSON is left out, as there, and reported there), kept if an object, given pid = rank and
+    encoded as `_body` encodes the rank's file: `array_body` texts of single events joined by
+    "," are the `array_body` of them all. No part when the rank has no object event.
     """
-    try:
-        events = _decode(folder)
-    except Unmergeable:
-        return None
-    body = _body(events, rank)
-    if body:
-        part_path(folder.parent, rank).write_bytes(body)
-    return len(events) if isinstance(events, list) else None
+
+    def __init__(self, root: Path, rank: int) -> None:
+        self._path = part_path(root, rank)
+        self._rank = rank
+        self._file: IO[bytes] | None = None
+
+    def feed(self, record: Record) -> None:
+        if record.key == "chromium_event":
+            self.add(record.payload or b"")
+
+    def add(self, payload: bytes) -> None:
+        """One chromium event's payload."""
+        try:
+            event = decode(payload, JSON_AS_PYTHON)
+        except JsonError:
+            return
+        if not isinstance(event, dict):
+            return
+        event["pid"] = self._rank
+        if self._file is None:
+            self._file = self._path.open("wb")
+        else:
+            self._file.write(b",")
+        self._file.write(array_body([event]))
+
+    def finish(self, ctx: RunContext, answers: Answers) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def abort(self) -> None:
+        """The rank's parse failed: no part of it goes into the job's file."""
+        self.close()
+        self._path.unlink(missing_ok=True)
 
 
 def merge(root: Path, target: Path, ranks: Sequence[RankSummary], problems: list[str]) -> int:

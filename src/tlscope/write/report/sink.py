@@ -13,6 +13,7 @@ import msgspec
 
 from tlscope.analyse.tlparse.directory import CompileDirectory, Entry, key_label
 from tlscope.analyse.tlparse.stack import resolve_stack
+from tlscope.format.compiles import Answers
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext
@@ -57,7 +58,8 @@ class ReportSink:
         """The run failed or was interrupted: stop the page workers now (see pipeline.single.run)."""
         self.state.outputs.derived.abort()
 
-    def finish(self, ctx: RunContext) -> None:
+    def finish(self, ctx: RunContext, found: Answers) -> None:
+        """The end pages; `found` is the run's answers (compiles.json's data), which index.html shows."""
         state = self.state
         outputs = state.outputs
         outputs.derived.close()
@@ -71,13 +73,12 @@ class ReportSink:
         provenance_pages: list[tuple[str, str]] = []
         if outputs.provenance is not None:
             provenance_pages = outputs.provenance.write(ctx.out, [k for k, _ in outputs.directory.items()])
-        if ctx.answers is not None:
-            answer_sections.write_flame_page(ctx.out, ctx.answers)
-        self._write_index(provenance_pages)
+        answer_sections.write_flame_page(ctx.out, found)
+        self._write_index(provenance_pages, found)
         if ctx.options.job_folder is None:  # a rank of a job: its log is the job's input (DEVIATIONS.md)
             pages.copy_raw_log(ctx.reader, ctx.out.path("raw.log"))
 
-    def _write_index(self, provenance_pages: list[tuple[str, str]]) -> None:
+    def _write_index(self, provenance_pages: list[tuple[str, str]], found: Answers) -> None:
         """index.html streamed to its file: it grows with the log (a row per output)."""
         state = self.state
         items = state.outputs.directory.items()
@@ -94,8 +95,8 @@ class ReportSink:
             directory=directory,
             provenance_pages=provenance_pages,
             collectives_parity_link=state.options.multi_rank,
-            answers_badges=answer_sections.badges(state.ctx.answers) if state.ctx.answers else {},
-            **(answer_sections.sections(state.ctx.answers) if state.ctx.answers else {}),
+            answers_badges=answer_sections.badges(found),
+            **answer_sections.sections(found),
         )
 
 
