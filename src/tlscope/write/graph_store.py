@@ -64,6 +64,9 @@ class GraphTally:
     def _write(self, md5: str, data: bytes) -> None:
         """Nothing to write for a tally."""
 
+    def stats(self) -> GraphStats:
+        return GraphStats(files=self.files, bytes=self.bytes, failed=self.failed)
+
 
 class GraphStore(GraphTally):
     """graphs/<md5>.json, in the folder that holds payloads/ (a job's, for its ranks: `shared`)."""
@@ -85,6 +88,3 @@ class GraphStore(GraphTally):
         part = path.with_name(f".{md5}.{os.getpid()}.part")
         part.write_bytes(data)
         os.replace(part, path)
-
-    def stats(self) -> GraphStats:
-        return GraphStats(files=self.files, bytes=self.bytes, failed=self.failed)
