@@ -373,6 +373,21 @@ def parse_ranks(
         submit = _dask(scheduler, options, sinks, on_rank, landing)
     else:
         submit = _local(jobs or os.cpu_count() or 1, options, sinks, preload, on_rank, landing)
+    return _run_job(path, target, submit, options, echo, strict_job, on_ranks, landing)
+
+
+def _run_job(
+    path: Path,
+    target: OutputDir,
+    submit: Submit,
+    options: ParseOptions,
+    echo: Callable[[str], None],
+    strict_job: bool,
+    on_ranks: Callable[[Sequence[int]], None] | None,
+    landing: bool,
+) -> list[RankResult]:
+    """`parse_ranks` once OUT is checked: the ranks into OUT's temporary folder, then the landing page."""
+    out = target.target
     with target:
         # A muxed log is split inside OUT's temporary folder, so whatever ends the run (an
         # error, Ctrl-C, SIGTERM, even SIGKILL) removes the split logs with it.
