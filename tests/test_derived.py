@@ -88,3 +88,33 @@ def test_page_memo_stays_within_its_budget(tmp_path: Path) -> None:
         memo.write("code", source, tmp_path / f"{i}.html")
         assert memo._size <= 40_000
     assert 0 < len(memo._pages) < 20
+
+
+@pytest.mark.parametrize("workers", [None, 1])
+def test_a_page_is_handed_over_as_rendered(
+    tmp_path: Path, workers: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Multi-rank's rank facts read each output-code page with a collective schedule: rendered in
+    # this process, the page comes from memory (its file gone, the text is still there); rendered
+    # by a page worker, from its file.
+    import hashlib
+
+    from tlscope.write.report import derived as module
+
+    monkeypatch.setattr(module, "_memo", module._PageMemo(1 << 20))
+    code = tmp_path / "code.txt"
+    code.write_text("def f():\n    return all_reduce(x)\n")
+    md5 = hashlib.md5(code.read_bytes()).hexdigest()
+    derived = DerivedFiles(workers)
+    derived.submit("code", md5, code, tmp_path / "a.html")
+    derived.submit("code", md5, code, tmp_path / "b.html")
+    derived.close()
+    expected = render_code(code.read_text()).encode()
+    assert derived.page(tmp_path / "b.html") == expected
+    (tmp_path / "a.html").unlink()
+    (tmp_path / "b.html").unlink()
+    if workers == 1:
+        assert derived.page(tmp_path / "a.html") == derived.page(tmp_path / "b.html") == expected
+    else:
+        with pytest.raises(FileNotFoundError):
+            derived.page(tmp_path / "a.html")

@@ -7,9 +7,9 @@ estimations, collective schedules, the graph execution order; each compilation's
 folds them with analyse/ranks/facts.py at the end, the same functions tests/rankdir.py applies
 to a folder on disk. The summary is small and picklable: it goes back from the worker as is.
 
-Two files are read at the end, by the path the report gave them: highlighted output-code pages
-of graphs with a collective schedule, because tlparse's parity check counts calls on that page
-(quirks included) and the page is written by the report's page workers.
+The highlighted output-code page of each graph with a collective schedule is handed over by
+the report at the end (`ReportSink.page`), because tlparse's parity check counts calls on that
+page (quirks included): rendered in this process, it is not read back from disk.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class RankFacts:
     def __init__(self, rank: int) -> None:
         self.summary = RankSummary(rank=rank)
         self._directory: CompileDirectory | None = None
+        #: The report this collector follows (it hands over the output-code pages).
+        self._report: ReportSink | None = None
         #: Per compile folder, the first runtime / schedule artifact: (file name, its bytes).
         self._runtime: dict[str, tuple[str, bytes]] = {}
         self._schedule: dict[str, tuple[str, bytes]] = {}
@@ -51,6 +53,7 @@ class RankFacts:
                 if isinstance(sink, ReportSink):
                     sink.listen(self.on_output)
                     self._directory = sink.directory
+                    self._report = sink
             return [_AfterReport(made, self)]
 
         return factory
@@ -94,10 +97,10 @@ class RankFacts:
             if self._order is not None:
                 summary.execution_order = facts.execution_order(*self._order, summary)
         for graph in sorted(self._runtime.keys() | self._schedule.keys()):
-            self._graph(ctx, graph)
+            self._graph(graph)
         summary.tensor_meta.sort()
 
-    def _graph(self, ctx: RunContext, graph: str) -> None:
+    def _graph(self, graph: str) -> None:
         summary = self.summary
         if graph in self._runtime:
             facts.note_runtime(graph, *self._runtime[graph], summary)
@@ -109,8 +112,9 @@ class RankFacts:
             return
         rel, data = code
         if data is None:
+            assert self._report is not None  # the page was registered by it (`on_output`)
             try:
-                data = ctx.out.path(rel).read_bytes()
+                data = self._report.page(rel)
             except OSError as err:
                 summary.errors.append(f"{rel}: {err.strerror}")
                 return

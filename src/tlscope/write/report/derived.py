@@ -76,6 +76,8 @@ class DerivedFiles:
         self._results: SimpleQueue[_Error | None] | None = None
         self._workers: list[BaseProcess] = []
         self._first: dict[tuple[str, str], Path] = {}
+        #: Each page's (kind, payload MD5), by its path: how `page` finds a page rendered here.
+        self._made: dict[Path, tuple[str, str]] = {}
         self._copies: list[tuple[Path, Path]] = []
         #: A rank of a job: the job's folder of pages already made by any rank (`kind-md5`),
         #: linked instead of made again (a page is a function of its kind and payload only).
@@ -83,6 +85,7 @@ class DerivedFiles:
 
     def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
         """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
+        self._made[dest] = (kind, md5)
         first = self._first.get((kind, md5))
         if first is not None:
             self._copies.append((first, dest))
@@ -114,6 +117,14 @@ class DerivedFiles:
         self._copies = []
         if self._shared is not None:
             self._publish(self._shared)
+
+    def page(self, dest: Path) -> bytes:
+        """The text of page `dest` once `close` has run: as this process rendered it when it still
+        holds it (in-process rendering: a job's ranks), else its file (a page worker's, or a page
+        another rank of the job made, or one too big to keep)."""
+        made = self._made.get(dest)
+        kept = _memo.get(made[0], bytes.fromhex(made[1])) if made is not None else None
+        return kept if kept is not None else dest.read_bytes()
 
     def _publish(self, shared: Path) -> None:
         """Offer this rank's pages to the job's other ranks (hard links: stored once)."""
@@ -192,6 +203,10 @@ class _PageMemo:
         self._budget = budget
         self._size = 0
         self._pages: OrderedDict[tuple[str, bytes], bytes] = OrderedDict()
+
+    def get(self, kind: str, md5: bytes) -> bytes | None:
+        """The page of kind `kind` rendered from the payload whose MD5 digest is `md5`, if kept."""
+        return self._pages.get((kind, md5))
 
     def write(self, kind: str, source: Path, dest: Path) -> None:
         key = (kind, hashlib.md5(source.read_bytes(), usedforsecurity=False).digest())

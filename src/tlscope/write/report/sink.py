@@ -41,6 +41,11 @@ class ReportSink:
         """Every output registered so far, by compile id (multi-rank's rank facts read it at the end)."""
         return self.state.outputs.directory
 
+    def page(self, rel: str) -> bytes:
+        """The text of a page this report wrote (after `finish`), handed over: multi-rank's rank
+        facts check a graph's collectives against its output-code page, as tlparse does."""
+        return self.state.outputs.derived.page(self.state.ctx.out.path(rel))
+
     def feed(self, record: Record) -> None:
         if record.key == "str" or record.foreign:
             return
