@@ -128,6 +128,10 @@ def test_recompiles_view_lists_every_recompile(browser: Any, site: Site, folders
     h = wait_hook(page, lambda h: h.get("recompiles") is not None)
     want = recompile_reasons(TRACES[name])
     assert want >= 4
+    hinted = [e for e in compiles(folders[name]).values() if e["failure"] and e["failure"]["hints"]]
+    if name == "dynamic":  # [3/2] hit the recompile limit: torch says what to do about it
+        assert [e["id"] for e in hinted] == ["[3/2]"]
+        assert "recompile_limit" in hinted[0]["failure"]["hints"][0]
     assert h["view"] == "recompiles" and h["recompiles"] == want
     assert page.locator("#pane tr.rc").count() == want and page.locator("#table").is_hidden()
     assert page.locator("#view-recompiles").text_content() == f"Recompiles ({want})"
@@ -145,19 +149,32 @@ def test_recompiles_view_lists_every_recompile(browser: Any, site: Site, folders
         )
         changes = [f"{c['input']} {c['what']}: {c['before']} → {c['after']}" for c in rec["changes"]]
         assert row.locator(".rc-change").all_text_contents() == changes
-        if entry["failure"]:
-            assert (
-                row.locator(".rc-failure").text_content() == f"{entry['failure']['type']}: {entry['failure']['reason']}"
-            )
-    # The rows are in compile order, on one screen (1400 x 1000) for the corpus's 11.
+        fix = rec["fix"]
+        assert row.locator(".rc-fix-code").all_text_contents() == ([fix["code"]] if fix else [])
+        failure = entry["failure"]
+        assert row.locator(".rc-failure").all_text_contents() == (
+            [f"{failure['type']}: {failure['reason']}"] if failure else []
+        )
+        # torch's own fix hints of the failure (format 1.12), e.g. the recompile limit's.
+        said = [*failure["hints"], failure["docs_url"]] if failure else []
+        assert row.locator(".rc-hint").all_text_contents() == [f"torch: {h}" for h in said if h]
+    # The rows are in compile order, on one screen (1400 x 1000) for the corpus's 11: the last
+    # one's compile id, function and reason are in view without scrolling (torch's hints below
+    # them may run on).
     assert [s["id"] for s in h["recompileList"]] == [i for i, e in entries.items() if e["recompile"]]
-    box = page.locator("#pane tr.rc").last.bounding_box()
-    assert box is not None and box["y"] + box["height"] <= 1000
+    last_row = page.locator("#pane tr.rc").last
+    for part in (".rc-open", ".rc-name", ".rc-expl"):
+        box = last_row.locator(part).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 1000, part
     # A row opens that compile: the event table filtered to it, its Compile tab.
     last = h["recompileList"][-1]["id"]
     page.locator("#pane tr.rc .rc-open").last.click()
     h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == last and h["view"] == "events")
     assert h["filter"]["cid"] == last and page.locator("#table").is_visible() and page.locator("#pane").is_hidden()
+    # The Compile tab says torch's hints of a failed compile too (recompiles_dynamic's [3/2]).
+    failure = entries[last]["failure"]
+    said = [*failure["hints"], failure["docs_url"]] if failure else []
+    assert page.locator("#detail-body .cp-hint").all_text_contents() == [f"torch: {x}" for x in said if x]
     assert "view=recompiles" not in page.url.split("#")[1] and "view=events" in page.url
     assert page.errors == []
     page.close()

@@ -74,3 +74,33 @@ def test_a_compile_id_reused_after_reset_is_explained() -> None:
     flat = " ".join(text.split())
     assert "[0/0] also held a failed compile (BackendCompilerFailed" in flat
     assert "ids are numbered again after torch._dynamo.reset()" in flat
+
+
+def test_hints_of_a_failed_compile(tmp_path: Path) -> None:
+    """The recompile limit's own hints (format 1.12): compiles.json `failure.hints` and `.docs_url`,
+    the entry's and its metrics record's, are the `Hint:` lines and the page of its fail_reason."""
+    import gzip
+    import re
+
+    trace = CORPUS / "recompiles_dynamic"
+    out = tmp_path / "out"
+    assert main([str(trace), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    assert compiles["format_minor"] >= 12
+    reasons = []
+    with gzip.open(next(trace.glob("*.log.gz")), "rt", encoding="utf-8") as log:
+        for line in log:
+            envelope = re.match(r"^[VIWEC]\d{4} [\d:.]+ \d+ [^\]]+\] (\{.*)$", line)
+            if envelope and '"fail_reason": "' in line:
+                reasons.append(json.loads(envelope.group(1))["compilation_metrics"]["fail_reason"])
+    assert len(reasons) == 1 and reasons[0].startswith("Dynamo recompile limit exceeded")
+    lines = reasons[0].splitlines()
+    want = [m.group(1) for m in (re.match(r"^\s*Hint:\s*(.*\S)", x) for x in lines) if m]
+    url = re.search(r"please visit:\s*(https://\S+)", reasons[0])
+    assert want and url and "recompile_limit" in want[0]
+    failed = [c for c in compiles["compiles"] if c["failure"]]
+    assert [c["id"] for c in failed] == ["[3/2]"]
+    for failure in [failed[0]["failure"], *(r["failure"] for r in failed[0]["metrics_records"] if r["failure"])]:
+        assert failure["hints"] == want and failure["docs_url"] == url.group(1)
+    # A compile that did not fail has no failure, and so no hints.
+    assert all(c["failure"] is None for c in compiles["compiles"] if c["status"] != "failed")

@@ -167,3 +167,31 @@ def test_only_the_format_111_additions_are_forgiven() -> None:
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []  # only ever forgiven in the new tree
     assert identity.differences(base, _outcome({"manifest.json": new, "other/a.json": b"{}"})) != []
+
+
+def test_only_the_format_112_additions_are_forgiven() -> None:
+    """Against a 1.11 base: format_minor 11 -> 12 (graphs/ files too), and each failure's `hints`
+    and `docs_url` after its `traceback`; a graph break's own hints (1.8) stay compared."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"statuses":{"ok":"x"}'
+    failure = b'"failure":{"type":"Unsupported","reason":"r","user_frame":null,"traceback":%s%s}'
+    hints = (
+        b',"hints":["To monitor recompilations, enable \\"x\\".","See https://a/b"],"docs_url":"https://c/gb0039.html"'
+    )
+    ref = b'{"kind":"dynamo_error","payload_filename":null,"payload_size":0,"raw_line":3,"log_line":9}'
+    brk = b'"graph_breaks":[{"reason":"b","traceback":null,"stack":[],"hints":["h"],"docs_url":null}]'
+    entry = b'{"id":"[0/1]",' + brk + b"," + failure + b',"metrics_records":[{"kind":"m",' + failure + b"}]}"
+    old = head % 11 + b',"compiles":[\n' + entry % (b"null", b"", ref, b"") + b"\n]}\n"
+    new = head % 12 + b',"compiles":[\n' + entry % (b"null", hints, ref, b',"hints":[],"docs_url":null') + b"\n]}\n"
+    assert identity.without_112_additions("compiles.json", new) == old
+    assert identity.without_112_additions("rank_1/compiles.json", new) == old
+    graph = b'{"format":"tlscope","format_version":1,"format_minor":%d,"payload":"p"}'
+    assert identity.without_112_additions("graphs/a.json", graph % 12) == graph % 11
+    # Nothing else: a graph break's hints, another file, hints not after a traceback.
+    assert identity.without_112_additions("compiles.json", new.replace(b'"hints":["h"]', b'"hints":["i"]')) != old
+    assert identity.without_112_additions("index.html", new) == new
+    assert (
+        identity.without_112_additions("compiles.json", new.replace(b'"traceback":null,"hints"', b'"hints"', 1)) != old
+    )
+    base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
+    assert identity.differences(base, now) == []
+    assert identity.differences(now, base) != []

@@ -59,7 +59,10 @@ test('describeCompile: a failed recompile at the limit', () => {
   assert.equal(view.recompile.recommended.actual, null);
   assert.equal(view.recompile.guardFailures.length, 2);
   assert.equal(view.recompile.event.raw_line, 327);
-  assert.deepEqual(view.failure, { type: 'FailOnRecompileLimitHit', reason: 'Dynamo recompile limit exceeded', where: null, code: null, traceback: null });
+  // A compiles.json older than 1.12 has no hints: none shown.
+  assert.deepEqual(view.failure, { type: 'FailOnRecompileLimitHit', reason: 'Dynamo recompile limit exceeded', where: null, code: null, traceback: null, hints: [], docsUrl: null });
+  const hinted = describeCompile({ ...entry, failure: { ...entry.failure, hints: ['Raise recompile_limit.', 7], docs_url: 'https://x/gb0039.html' } });
+  assert.deepEqual([hinted.failure.hints, hinted.failure.docsUrl], [['Raise recompile_limit.'], 'https://x/gb0039.html']);
   assert.deepEqual(view.cache, [{ cache: 'fx_graph', outcome: 'bypass', reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9, payload_filename: null } }]);
   assert.deepEqual(view.phases, []);
   assert.deepEqual(view.ranks, { 0: 'failed' });

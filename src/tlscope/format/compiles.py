@@ -239,6 +239,11 @@ class Failure(msgspec.Struct, kw_only=True):
     user_frame: SourceLocation | None = None
     #: The `dynamo_error` artifact (its payload is the traceback), when logged.
     traceback: PayloadRef | None = None
+    #: torch's own fix hints in `fail_reason` (its `Hint:` lines, "report an issue to PyTorch" left
+    #: out), e.g. the recompile limit's `consider increasing torch._dynamo.config.recompile_limit`,
+    #: and its page about the error, as a graph break's `hints` and `docs_url`. Since 1.12.
+    hints: list[str] = []
+    docs_url: str | None = None
 
 
 class CacheOutcome(msgspec.Struct, kw_only=True):

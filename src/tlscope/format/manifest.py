@@ -20,8 +20,9 @@ FORMAT_VERSION = 1
 #: 7 compiles.json graph_breaks[].stack/.stopped_at (the user-code frames); 8 torch's fix hints of a break;
 #: 9 compiles.json's rules: `status_order` and each recompile's `recommended` guard failure;
 #: 10 compiles.json `symbols`, a size recompile's `fix`, `input_shapes`;
-#: 11 graphs/<md5>.json (each FX graph payload as data) and manifest `graphs`.
-FORMAT_MINOR = 11
+#: 11 graphs/<md5>.json (each FX graph payload as data) and manifest `graphs`;
+#: 12 compiles.json failures' `hints` and `docs_url` (torch's fix hints of a failed compile).
+FORMAT_MINOR = 12
 
 
 class InputFile(msgspec.Struct, kw_only=True):

@@ -7,6 +7,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 from __future__ import annotations
 
 from tlscope.analyse.fold.callvalues import Values
+from tlscope.analyse.fold.graphbreaks import fix_hints
 from tlscope.format.compiles import (
     CacheOutcome,
     Failure,
@@ -142,7 +143,8 @@ def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetr
     if metrics is not None and (metrics.fail_user_frame_filename is not None or metrics.fail_user_frame_lineno):
         frame = SourceLocation(file=metrics.fail_user_frame_filename, line=metrics.fail_user_frame_lineno)
     reason = (fail_reason or "").strip().splitlines()
-    return Failure(type=fail_type, reason=reason[0] if reason else "", user_frame=frame)
+    hints, docs_url = fix_hints(reason)
+    return Failure(type=fail_type, reason=reason[0] if reason else "", user_frame=frame, hints=hints, docs_url=docs_url)
 
 
 def record_status(metrics: CompilationMetrics, forward: bool) -> str:

@@ -176,6 +176,8 @@ function recompileSection(doc, view, refs) {
 function failureSection(doc, f, refs) {
   const sec = section(doc, 'Failure');
   sec.appendChild(facts(doc, [['type', f.type], ['reason', f.reason], ['user frame', frameCell(doc, f.where, f.code)]]));
+  // torch's own fix hints in the failure (format 1.12), e.g. raising the recompile limit.
+  for (const hint of [...f.hints, ...(f.docsUrl ? [f.docsUrl] : [])]) sec.appendChild(el(doc, 'p', 'cp-hint', `torch: ${hint}`));
   if (f.traceback) sec.appendChild(refs.ref(f.traceback, 'traceback'));
   else sec.appendChild(el(doc, 'p', 'muted', 'No traceback was logged (e.g. at the recompile limit).'));
   return sec;

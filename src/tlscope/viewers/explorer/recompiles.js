@@ -2,11 +2,12 @@
 // compiles.json entry that has a `recompile` (per rank in a multi-rank job), in compile order: the
 // compile id, the function, why it recompiled (the guard failure tlscope recommends showing first,
 // `recompile.recommended`, and its `why`), what changed in the inputs (`recompile.changes`), and
-// beside it what torch itself said: the compile's failure (e.g. the recompile limit) and the fix
-// hints of its graph breaks, when logged. Picking a row opens that compile (its Compile tab).
+// what to change: tlscope's fix for a size recompile (`recompile.fix`: e.g. mark_dynamic, where),
+// and beside it what torch itself said, when logged: the compile's failure (e.g. the recompile
+// limit) with its fix hints, and those of its graph breaks. Picking a row opens that compile.
 // Everything shown is compiles.json's (docs/FORMAT.md section 14); text goes in with textContent.
 
-import { describeCompile, isObject } from '/lib/tlscope.js';
+import { describeCompile, frameText, isObject } from '/lib/tlscope.js';
 import { el } from './dom.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
@@ -23,23 +24,37 @@ import { el } from './dom.js';
  * @property {string | null} where the function's file:line
  * @property {RecompileView} recompile
  * @property {FailureView | null} failure
- * @property {string[]} hints torch's fix hints of the compile's graph breaks (and their docs pages)
+ * @property {string[]} hints torch's fix hints of the compile's failure and graph breaks (and their docs pages)
+ * @property {{ code: string, where: string | null, line: string | null, why: string } | null} fix tlscope's fix (`recompile.fix`): the call, where (file:line in fn) and its source line
  */
 
 /**
- * torch's fix hints and docs pages of an entry's graph breaks, each once.
+ * torch's fix hints and docs pages of an entry's failure and graph breaks, each once.
  * @param {CompileRecord} entry
  * @returns {string[]}
  */
 function hintsOf(entry) {
   /** @type {string[]} */
   const out = [];
-  for (const b of Array.isArray(entry.graph_breaks) ? entry.graph_breaks : []) {
+  const breaks = Array.isArray(entry.graph_breaks) ? entry.graph_breaks : [];
+  for (const b of [entry.failure, ...breaks]) {
     if (!isObject(b)) continue;
     const found = [...(Array.isArray(b.hints) ? b.hints : []), b.docs_url];
     for (const h of found) if (typeof h === 'string' && h && !out.includes(h)) out.push(h);
   }
   return out;
+}
+
+/**
+ * A size recompile's fix as tlscope wrote it (`recompile.fix`, since format 1.10), or null.
+ * @param {CompileRecord} entry
+ * @returns {RecompileRow['fix']}
+ */
+function fixOf(entry) {
+  const fix = isObject(entry.recompile) && isObject(entry.recompile.fix) ? entry.recompile.fix : null;
+  if (!fix || typeof fix.code !== 'string') return null;
+  const line = isObject(fix.where) && typeof fix.where.code === 'string' ? fix.where.code : null;
+  return { code: fix.code, where: frameText(fix.where), line, why: typeof fix.why === 'string' ? fix.why : '' };
 }
 
 /**
@@ -53,7 +68,7 @@ function rowOf(entry, rank) {
   const fn = isObject(entry.function) ? entry.function : null;
   const name = fn && typeof fn.name === 'string' && fn.name ? fn.name : '?';
   const where = view.function && view.function.startsWith(`${name} at `) ? view.function.slice(name.length + 4) : null;
-  return { id: view.id, rank, fn: name, where, recompile: view.recompile, failure: view.failure, hints: hintsOf(entry) };
+  return { id: view.id, rank, fn: name, where, recompile: view.recompile, failure: view.failure, hints: hintsOf(entry), fix: fixOf(entry) };
 }
 
 /**
@@ -94,7 +109,13 @@ function whyCell(doc, rec) {
   const head = el(doc, 'div', 'rc-head');
   head.append(el(doc, 'span', 'badge cp-kind', best.kind), el(doc, 'span', 'rc-expl', best.explanation));
   td.appendChild(head);
-  if (best.where) td.appendChild(el(doc, 'div', 'rc-loc', best.code ? `${best.where}: ${best.code}` : best.where));
+  if (best.where) {
+    // The guard's user line, its file by name (the whole path in the title).
+    const where = best.where.slice(best.where.lastIndexOf('/') + 1);
+    const loc = el(doc, 'div', 'rc-loc', best.code ? `${where}: ${best.code}` : where);
+    loc.title = best.where;
+    td.appendChild(loc);
+  }
   const why = best.cacheEntry ? `cache entry ${best.cacheEntry}: ${best.why}` : best.why;
   if (why) td.appendChild(el(doc, 'div', 'muted rc-because', why));
   return td;
@@ -112,23 +133,32 @@ function changesCell(doc, rec) {
 }
 
 /**
+ * What to change, under what changed: tlscope's fix, then torch's failure and hints.
  * @param {Document} doc
+ * @param {HTMLElement} td
  * @param {RecompileRow} row
  */
-function torchCell(doc, row) {
-  const td = el(doc, 'td', 'rc-torch');
+function appendToChange(doc, td, row) {
+  if (row.fix) {
+    const fix = el(doc, 'div', 'rc-fix');
+    fix.append(el(doc, 'code', 'rc-fix-code', row.fix.code));
+    // The file's name and line (the whole place, its source line and why, in the title): compact.
+    const where = row.fix.where;
+    if (where) fix.append(el(doc, 'div', 'muted rc-loc', `before ${where.slice(where.lastIndexOf('/') + 1)}`));
+    fix.title = [where && row.fix.line ? `${where}: ${row.fix.line}` : where, row.fix.why].filter(Boolean).join('\n');
+    td.appendChild(fix);
+  }
   if (row.failure) td.appendChild(el(doc, 'div', 'rc-failure', `${row.failure.type}: ${row.failure.reason}`));
-  for (const h of row.hints) td.appendChild(el(doc, 'div', 'rc-hint', h));
-  return td;
+  for (const h of row.hints) td.appendChild(el(doc, 'div', 'rc-hint', `torch: ${h}`));
 }
 
 /**
  * @param {Document} doc
  * @param {RecompileRow} row
  * @param {number} index
- * @param {{ multiRank: boolean, torch: boolean }} columns `torch`: the "torch says" column is shown
+ * @param {boolean} multiRank
  */
-function recompileItem(doc, row, index, { multiRank, torch }) {
+function recompileItem(doc, row, index, multiRank) {
   const tr = el(doc, 'tr', 'rc');
   tr.dataset.recompile = String(index);
   const idCell = el(doc, 'td', 'rc-id');
@@ -144,8 +174,9 @@ function recompileItem(doc, row, index, { multiRank, torch }) {
     loc.title = row.where;
     fnCell.appendChild(loc);
   }
-  tr.append(idCell, fnCell, whyCell(doc, row.recompile), changesCell(doc, row.recompile));
-  if (torch) tr.appendChild(torchCell(doc, row));
+  const changes = changesCell(doc, row.recompile);
+  appendToChange(doc, changes, row);
+  tr.append(idCell, fnCell, whyCell(doc, row.recompile), changes);
   return tr;
 }
 
@@ -171,11 +202,9 @@ export function drawRecompiles(pane, trace, { onPick }) {
   if (!rows.length) return rows;
   const table = el(doc, 'table', 'cp-table rc-table');
   const head = el(doc, 'tr', '');
-  // What torch itself said (a failure, fix hints): a column only when some recompile has it.
-  const torch = rows.some((r) => r.failure || r.hints.length);
-  for (const h of ['compile id', 'function', 'why it recompiled', 'what changed', ...(torch ? ['torch says'] : [])]) head.appendChild(el(doc, 'th', '', h));
+  for (const h of ['compile id', 'function', 'why it recompiled', 'what changed · what to change']) head.appendChild(el(doc, 'th', '', h));
   table.appendChild(head);
-  rows.forEach((row, i) => table.appendChild(recompileItem(doc, row, i, { multiRank: trace.multiRank, torch })));
+  rows.forEach((row, i) => table.appendChild(recompileItem(doc, row, i, trace.multiRank)));
   table.onclick = (e) => {
     const tr = e.target instanceof Element ? e.target.closest('tr.rc') : null;
     const row = tr instanceof HTMLElement ? rows[Number(tr.dataset.recompile)] : undefined;

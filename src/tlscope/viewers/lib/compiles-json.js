@@ -153,6 +153,8 @@
  * @property {string} reason
  * @property {SourceLocation | null} [user_frame]
  * @property {PayloadRef | null} [traceback]
+ * @property {string[]} [hints]
+ * @property {string | null} [docs_url]
  */
 
 /**

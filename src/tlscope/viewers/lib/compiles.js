@@ -47,7 +47,8 @@ import { isObject } from './format.js';
  */
 
 /**
- * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null }} FailureView
+ * A failure for display; `hints` and `docsUrl`: torch's own fix hints and page (format 1.12; none before).
+ * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null, hints: string[], docsUrl: string | null }} FailureView
  */
 
 /**
@@ -265,6 +266,8 @@ function describeFailure(failure) {
     where: frameText(failure.user_frame),
     code: frameCode(failure.user_frame),
     traceback: payloadRef(failure.traceback),
+    hints: (Array.isArray(failure.hints) ? failure.hints : []).filter((h) => typeof h === 'string'),
+    docsUrl: typeof failure.docs_url === 'string' ? failure.docs_url : null,
   };
 }
 

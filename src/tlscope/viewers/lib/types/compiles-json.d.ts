@@ -152,6 +152,8 @@ export type Failure = {
     reason: string;
     user_frame?: SourceLocation | null | undefined;
     traceback?: PayloadRef | null | undefined;
+    hints?: string[] | undefined;
+    docs_url?: string | null | undefined;
 };
 /**
  * One cache lookup of this compile (an artifact named `<cache>_cache_<outcome>`).

@@ -92,7 +92,8 @@ export function describeCompile(entry: unknown, merged?: {
  * @property {FixView | null} fix The change that avoids it, when a size caused it (format 1.10).
  */
 /**
- * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null }} FailureView
+ * A failure for display; `hints` and `docsUrl`: torch's own fix hints and page (format 1.12; none before).
+ * @typedef {{ type: string, reason: string, where: string | null, code: string | null, traceback: PayloadRefView | null, hints: string[], docsUrl: string | null }} FailureView
  */
 /**
  * What a view shows of one compile id (describeCompile): every string is plain, untrusted text.
@@ -178,12 +179,17 @@ export type RecompileView = {
      */
     fix: FixView | null;
 };
+/**
+ * A failure for display; `hints` and `docsUrl`: torch's own fix hints and page (format 1.12; none before).
+ */
 export type FailureView = {
     type: string;
     reason: string;
     where: string | null;
     code: string | null;
     traceback: PayloadRefView | null;
+    hints: string[];
+    docsUrl: string | null;
 };
 /**
  * What a view shows of one compile id (describeCompile): every string is plain, untrusted text.
