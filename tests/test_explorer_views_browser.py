@@ -242,3 +242,20 @@ def test_single_log_has_no_banner(browser: Any, site: Site) -> None:
     h = wait_hook(page, lambda h: "divergent" in h)
     assert h["divergent"] == [] and h["divergence"] == [] and page.locator("#divergence").is_hidden()
     page.close()
+
+
+def test_packed_job_marks_divergence(browser: Any, folders: dict[str, Path], tmp_path: Path) -> None:
+    """`tlscope pack` of a diverging job: from file://, the same marks and banner (its ranks.json is packed)."""
+    from tlscope.cli import main as tlscope_main
+
+    html = tmp_path / "job.html"
+    assert tlscope_main(["pack", str(folders["diverge2"]), "-o", str(html)]) == 0
+    by_rank = ids_by_rank(TRACES["diverge2"])
+    page = browser.new_page()
+    page.goto(html.as_uri())
+    h = wait_hook(page, lambda h: h.get("loaded") is True and "divergent" in h)
+    assert h["divergent"] == sorted(set.union(*by_rank.values()) - set.intersection(*by_rank.values()))
+    assert page.locator("#divergence .dv-group").count() == len(h["divergence"]) >= 2
+    for cid in h["divergent"]:
+        assert page.locator(f"#cids [data-cid='{cid}'] .cid-only").is_visible()
+    page.close()

@@ -48,7 +48,12 @@ def test_packed_job_holds_its_multi_rank_view(browser: Any, viewer_traces: dict[
     assert {"index.html", "ranks.json", "multi_rank_summary.json"} <= set(files)
     page = browser.new_page()
     page.goto(html.as_uri())
-    wait_hook(page, lambda h: h.get("loaded") is True)
+    h = wait_hook(page, lambda h: h.get("loaded") is True and "divergent" in h)
+    # The explorer itself says it from the packed ranks.json: the banner and the marked ids.
+    ranks = json.loads((folder / "ranks.json").read_text())
+    assert h["divergence"] == [g["sentence"] for g in ranks["divergence"]["groups"]]
+    assert h["divergent"] == sorted(item["id"] for item in ranks["divergence"]["not_on_every_rank"])
+    assert page.locator("#divergence").is_visible() == bool(h["divergence"])
     link = page.locator("#report-link")
     link.wait_for(state="visible")
     assert link.text_content() == "Ranks"
