@@ -286,3 +286,13 @@ def test_summary_explains_each_recompile_with_the_recommended_failure(
         chosen = failures[recompile["recommended"]["index"]]
         assert row["explanation"] == chosen["explanation"]
         assert row["reasons"][recompile["recommended"]["index"]] == chosen
+
+
+@pytest.mark.parametrize("scenario", [*SCENARIOS, "specialized", "compile_failure"])
+def test_summary_of_a_log_in_memory_is_the_loaded_trace_summary(scenario: str, tmp_path: Path) -> None:
+    """`tlscope summary LOG` computes a log's answers in memory and writes nothing (issue 19): its
+    summary is, field for field, that of the trace `tlscope.load` parses into the format."""
+    log = corpus_log(scenario)
+    in_memory = tlscope.api.summarise(log)
+    assert msgspec.json.encode(in_memory) == msgspec.json.encode(tlscope.load(log).summary())
+    assert in_memory.symbols or scenario != "specialized"  # the in-memory pass folds every answer

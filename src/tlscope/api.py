@@ -52,7 +52,7 @@ from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_o
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
-from tlscope.format.compiles import CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
+from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.json_boundary import decode
@@ -137,10 +137,23 @@ def summarise(
         done = answer_log(path, ParseOptions(user_code=tuple(user_code)), latest=latest, track=track or untracked)
         if done is not None:
             answers, manifest = done
-            return summarise_trace(
-                answers.compiles, answers.graph_breaks, answers.log_size, manifest, input_shapes=answers.input_shapes
-            )
+            return _summary(answers, manifest)
     return load(path, rank=rank, user_code=user_code, latest=latest, track=track).summary()
+
+
+def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, job: JobView | None = None) -> Summary:
+    """The summary of a trace's answers: the one call for a folder's files (`Trace.summary`) and a
+    log's answers computed in memory (`summarise`), so the two cannot show different fields."""
+    return summarise_trace(
+        answers.compiles,
+        answers.graph_breaks,
+        answers.log_size,
+        manifest,
+        rank=rank,
+        job=job,
+        input_shapes=answers.input_shapes,
+        symbols=answers.symbols,
+    )
 
 
 def _parse_into(
@@ -259,16 +272,14 @@ class Trace:
     def summary(self) -> Summary:
         """What `tlscope summary` shows (and prints with --json): every rank first, then this one's details."""
         job = self.job_view() if self.rank_numbers else None
-        return summarise_trace(
-            self.compiles,
-            self.graph_breaks,
-            self.log_size,
-            self.manifest,
-            rank=self.current_rank,
-            job=job,
-            input_shapes=self.input_shapes,
+        answers = Answers(
+            compiles=self.compiles,
+            graph_breaks=self.graph_breaks,
+            log_size=self.log_size,
             symbols=self.symbols,
+            input_shapes=self.input_shapes,
         )
+        return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 
     def job_view(self) -> JobView:
         """A multi-rank trace's rank lines, divergence and stragglers (its ranks.json): read from the
