@@ -41,6 +41,9 @@ _TOO_LONG = b"\x00<line too long>\x00"
 _TOO_LONG_PAYLOAD = b"\t\x00<payload line too long>\x00"
 #: Bytes read from the stream at a time.
 _CHUNK = 1 << 20
+#: Each known event key as one string object: a record's key is kept by what it feeds (payload
+#: references, metrics records), and the decoder makes a new string per line for long keys.
+_KNOWN_KEYS = {key: key for key in EVENT_TYPES}
 #: Where a run of payload lines ends: a newline followed by anything but a tab.
 _BLOCK_END = re.compile(rb"\n[^\t]")
 
@@ -347,9 +350,11 @@ class LogReader:
             return ""
         if len(keys) > 1:
             self._problem(ProblemKind.MULTIPLE_EVENT_KEYS, number, f"several event keys: {keys}")
-        if keys[0] not in EVENT_TYPES:
-            self.unknown_keys[keys[0]] = self.unknown_keys.get(keys[0], 0) + 1
-        return keys[0]
+        key = _KNOWN_KEYS.get(keys[0])
+        if key is None:
+            key = keys[0]
+            self.unknown_keys[key] = self.unknown_keys.get(key, 0) + 1
+        return key
 
     def _typed(self, number: int, key: str, metadata: Any) -> Event | None:
         event_type = EVENT_TYPES.get(key)

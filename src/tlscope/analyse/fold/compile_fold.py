@@ -19,6 +19,7 @@ from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.fold.phases import CHROMIUM_DECODER, FrameTime, frame_key
+from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.tlparse.stack import drop_convert_frame_suffix, resolve_stack
@@ -26,6 +27,7 @@ from tlscope.format.compiles import (
     CacheOutcome,
     Graph,
     GraphBreak,
+    GraphInput,
     PayloadRef,
     SourceLocation,
 )
@@ -95,6 +97,10 @@ class CompileFold:
         self._wanted: dict[CompileId, set[Wanted]] = {}
         #: Where each dynamic dimension comes from (compiles.json `symbols`).
         self.symbols = SymbolFold(self.user)
+        #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
+        self.shared = Shared()
+        #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
+        self._shapes: dict[str, tuple[int | None, list[GraphInput]]] = {}
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
         if record.key in SYMBOL_KEYS:
@@ -119,9 +125,9 @@ class CompileFold:
         elif isinstance(event, DynamoStart):
             self._dynamo_start(acc, record, event)
         elif isinstance(event, DescribeTensor):
-            acc.pending_tensors[(event.describer_id, event.id)] = event
+            acc.pending_tensors[(event.describer_id, event.id)] = self.shared.tensor(event)
         elif isinstance(event, DescribeSource):
-            acc.describe_source(event.describer_id, event.id, event.source)
+            acc.describe_source(event.describer_id, event.id, self.shared.maybe_text(event.source))
         elif isinstance(event, CreateSymbol):
             self._symbol(acc, event)
         else:
@@ -129,7 +135,7 @@ class CompileFold:
 
     def _payload_event(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
         if record.key in GRAPH_KEYS:
-            acc.graphs.append(_graph(record, record.key, raw_line))
+            acc.graphs.append(self._graph(record, record.key, raw_line))
         elif record.key in CODE_KEYS:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
@@ -188,7 +194,7 @@ class CompileFold:
         elif (match := _CACHE_ARTIFACT.match(name)) is not None:
             acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
         elif name in GRAPH_ARTIFACTS:
-            acc.graphs.append(_graph(record, name, raw_line))
+            acc.graphs.append(self._graph(record, name, raw_line))
         elif _CODE_ARTIFACT.search(name):
             acc.code.append(payload_ref(record, name, raw_line))
 
@@ -225,6 +231,32 @@ class CompileFold:
         found.reason = data.cache_bypass_reason or data.reason
         return found
 
+    def _graph(self, record: Record, kind: str, raw_line: int | None) -> Graph:
+        ref = payload_ref(record, kind, raw_line)
+        nodes, inputs = self._shape(record)
+        return Graph(
+            kind=ref.kind,
+            payload_filename=ref.payload_filename,
+            payload_size=ref.payload_size,
+            raw_line=ref.raw_line,
+            log_line=ref.log_line,
+            nodes=nodes,
+            inputs=inputs,
+        )
+
+    def _shape(self, record: Record) -> tuple[int | None, list[GraphInput]]:
+        """The graph's (nodes, inputs), read once per distinct payload; inputs shared (never changed)."""
+        if record.payload is None:
+            return None, []
+        md5 = record.payload_md5
+        found = self._shapes.get(md5) if md5 is not None else None
+        if found is None:
+            nodes, inputs = graph_shape(record.payload_text)
+            found = (nodes, self.shared.graph_inputs(inputs))
+            if md5 is not None:
+                self._shapes[md5] = found
+        return found
+
 
 def _frame(cid: CompileId) -> CompileId:
     """The frame compile of an attempt (analyse/fold/compileresult.py's frame_of, which imports this)."""
@@ -236,17 +268,3 @@ def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation 
     block (else its innermost frame), if it has one."""
     _, found, block = text.rpartition("\nfrom user code:\n")
     return user_frame_of(block.split("\n\n", 1)[0], user) if found else None
-
-
-def _graph(record: Record, kind: str, raw_line: int | None) -> Graph:
-    ref = payload_ref(record, kind, raw_line)
-    nodes, inputs = graph_shape(record.payload_text) if record.payload is not None else (None, [])
-    return Graph(
-        kind=ref.kind,
-        payload_filename=ref.payload_filename,
-        payload_size=ref.payload_size,
-        raw_line=ref.raw_line,
-        log_line=ref.log_line,
-        nodes=nodes,
-        inputs=inputs,
-    )

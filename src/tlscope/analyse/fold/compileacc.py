@@ -134,7 +134,8 @@ class CompileAcc:
             stride=tensor.stride,
             # describe_tensor leaves requires_grad out when it is False.
             requires_grad=bool(tensor.requires_grad),
-            marked_dynamic=list(tensor.dynamo_dynamic_indices or ()),
+            # A list shared with equal tensors when the fold's Shared made `tensor` (never changed).
+            marked_dynamic=tensor.dynamo_dynamic_indices if tensor.dynamo_dynamic_indices is not None else [],
         )
 
 

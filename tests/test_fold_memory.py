@@ -1,0 +1,91 @@
+"""The compile fold keeps what is distinct, not what is repeated (issue 21's flat memory at 1 GB).
+
+A real trace scaled to three copies (corpus/scale.py: fresh compile ids per copy, the same graphs
+and tensors) is folded; each copy's graph inputs and tensor descriptions must be the very objects
+of the first copy's, and the entries must say the same as those of a fold that shares nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+from helpers import CORPUS
+
+from tlscope.analyse.fold.compile_fold import CompileFold
+from tlscope.analyse.fold.compileresult import entries
+from tlscope.analyse.fold.shared import Shared
+from tlscope.format.compiles import GraphInput
+from tlscope.model.events import DescribeTensor
+from tlscope.read.reader import LogReader
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "corpus"))
+import scale as scale_module  # noqa: E402  (corpus/ is scripts, not a package)
+
+
+def _fold(log: Path) -> CompileFold:
+    fold = CompileFold()
+    for record in LogReader(log):
+        fold.feed(record)
+    return fold
+
+
+def _three_copies(tmp_path: Path) -> Path:
+    source = next((CORPUS / "recompiles").glob("*.log.gz"))
+    one = scale_module.scale(source, tmp_path / "one.log", 1)
+    out = tmp_path / "three.log"
+    # Whole copies: two copies' bytes and one more make the third.
+    assert scale_module.scale(source, out, 2 * one.bytes_written + 1).copies == 3
+    return out
+
+
+def test_copies_share_graph_inputs_and_tensors(tmp_path: Path) -> None:
+    fold = _fold(_three_copies(tmp_path))
+    by_frame: dict[int, list[int]] = {}
+    for cid, acc in fold.accs.items():
+        if cid.frame_id is not None:
+            by_frame.setdefault(cid.frame_id, []).append(id(acc))
+    frames = sorted(by_frame)
+    per_copy = len(frames) // 3
+    assert per_copy >= 1 and len(frames) == 3 * per_copy, frames  # three copies of the same frames
+
+    graph_inputs = [i for acc in fold.accs.values() for g in acc.graphs for i in g.inputs]
+    tensors = [t for acc in fold.accs.values() for t in acc.inputs.values()]
+    assert graph_inputs and tensors
+    # Three copies, but each distinct input once: the copies' objects are the first copy's.
+    assert len({id(i) for i in graph_inputs}) * 3 <= len(graph_inputs)
+    assert len({(i.name, i.type) for i in graph_inputs}) == len({id(i) for i in graph_inputs})
+    sizes = [t.size for t in tensors if t.size is not None]
+    assert len({id(s) for s in sizes}) * 3 <= len(sizes)
+
+
+def test_sharing_changes_no_entry(tmp_path: Path) -> None:
+    """The entries equal those of a fold whose Shared keeps every object as it came."""
+
+    class Unshared(Shared):
+        def _one(self, key: tuple[object, ...], value: object) -> object:  # type: ignore[override]
+            return value
+
+    log = _three_copies(tmp_path)
+    shared = _fold(log)
+    plain = CompileFold()
+    plain.shared = Unshared()
+    for record in LogReader(log):
+        plain.feed(record)
+    encode = msgspec.json.encode
+    assert [encode(e) for e in entries(shared)] == [encode(e) for e in entries(plain)]
+
+
+def test_shared_values_are_equal_values() -> None:
+    shared = Shared()
+    a, b = GraphInput(name="L_x_", type="f32[4]"), GraphInput(name="L_x_", type="f32[4]")
+    assert shared.graph_inputs([a])[0] is a and shared.graph_inputs([b])[0] is a
+    assert shared.graph_inputs([GraphInput(name="L_x_", type=None)])[0] is not a
+    assert shared.text("cpu") is shared.text("".join(["c", "pu"]))
+    first = shared.tensor(DescribeTensor(id=1, dtype="torch.float32", size=[2], stride=[1]))
+    again = shared.tensor(DescribeTensor(id=9, dtype="torch.float32", size=[2], stride=[1]))
+    other = shared.tensor(DescribeTensor(id=1, dtype="torch.float32", size=[3], stride=[1]))
+    assert first is again and first is not other
+    assert first.dynamo_dynamic_indices == [] and first.size == [2]
