@@ -290,6 +290,10 @@ def test_home_page_and_openapi_match_routes(client: httpx.Client, viewer_traces:
     home = client.get("/")
     assert home.status_code == 200 and trace_by_source(client, viewer_traces["single"])["id"].encode() in home.content
     assert "script-src" not in home.headers["content-security-policy"]  # default-src 'none': no script
+    # Each trace's report is called so, not "files" (issue 20, finding 7).
+    url = trace_by_source(client, viewer_traces["single"])["url"]
+    assert f'<a href="{url}" title="index.html: the report' in home.text and ">report</a>" in home.text
+    assert ">files</a>" not in home.text
     doc = client.get("/openapi.json").json()
     documented = {(path, method.upper()) for path, ops in doc["paths"].items() for method in ops}
     served = set()
