@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, hook, open_explorer, wait_hook
+from helpers import REPO, LiveServer, hook, open_explorer, require_shared, wait_hook
 
 CORPUS = REPO / "corpus" / "traces"
 TRACES = {
@@ -37,8 +37,8 @@ GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
 
 def envelopes(log: Path) -> Iterator[dict[str, Any]]:
-    """The JSON envelopes of a (gzipped) TORCH_TRACE log."""
-    with gzip.open(log, "rb") as f:
+    """The JSON envelopes of a TORCH_TRACE log (gzipped or not)."""
+    with gzip.open(log, "rb") if log.suffix == ".gz" else log.open("rb") as f:
         for line in f:
             m = GLOG.match(line)
             if m:
@@ -60,11 +60,12 @@ def display_id(e: dict[str, Any]) -> str:
     return f"[{base}]" if ca is None else f"[!{ca}/{base}]"
 
 
-def logs_of(corpus: str) -> list[Path]:
-    return sorted((CORPUS / corpus).glob("*.log.gz"))
+def logs_of(corpus: str | Path) -> list[Path]:
+    folder = corpus if isinstance(corpus, Path) else CORPUS / corpus
+    return sorted(p for p in folder.iterdir() if p.name.endswith((".log", ".log.gz")))
 
 
-def recompile_reasons(corpus: str) -> int:
+def recompile_reasons(corpus: str | Path) -> int:
     """How many recompiles the logs say: Dynamo logs one recompile_reasons artifact per recompile."""
     return sum(
         1
@@ -75,12 +76,12 @@ def recompile_reasons(corpus: str) -> int:
 
 
 def rank_of(log: Path) -> int:
-    m = re.search(r"_rank_(\d+)_", log.name)
+    m = re.search(r"_rank_(\d+)[_.]", log.name)
     assert m, log
     return int(m.group(1))
 
 
-def ids_by_rank(corpus: str) -> dict[int, set[str]]:
+def ids_by_rank(corpus: str | Path) -> dict[int, set[str]]:
     return {rank_of(log): {display_id(e) for e in envelopes(log)} - {"[-/-]"} for log in logs_of(corpus)}
 
 
@@ -259,3 +260,41 @@ def test_packed_job_marks_divergence(browser: Any, folders: dict[str, Path], tmp
     for cid in h["divergent"]:
         assert page.locator(f"#cids [data-cid='{cid}'] .cid-only").is_visible()
     page.close()
+
+
+def test_recompiles_and_divergence_of_a_job(browser: Any, tmp_path: Path) -> None:
+    """tlparse's multi_rank_logs (../shared): ranks 1 and 3 recompile (14 and 6 times), ranks 0 and
+    2 never; the Recompiles view lists each rank's, and the divergent ids are the logs' own."""
+    from tlscope.cli import main as tlscope_main
+
+    job = require_shared() / "inputs" / "multi_rank_logs"
+    out = tmp_path / "job"
+    assert tlscope_main([str(job), "-o", str(out), "--no-browser"]) == 0
+    per_rank = {rank_of(log): recompile_reasons_of(log) for log in logs_of(job)}
+    assert per_rank[1] > 0 and per_rank[0] == 0
+    by_rank = ids_by_rank(job)
+    server = LiveServer([str(out)], tmp_path / "serve")
+    try:
+        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+            (trace,) = json.load(response)
+        page = open_explorer(
+            browser, f"{server.url}/viewers/explorer/?trace={quote(trace['url'], safe='')}&view=recompiles"
+        )
+        h = wait_hook(page, lambda h: h.get("recompiles") is not None and "divergent" in h)
+        assert h["recompiles"] == sum(per_rank.values())
+        assert {r: sum(1 for x in h["recompileList"] if x["rank"] == r) for r in per_rank} == per_rank
+        assert h["divergent"] == sorted(set.union(*by_rank.values()) - set.intersection(*by_rank.values()))
+        # A rank's recompile opens that rank's compile: the table on that rank, the sidebar too.
+        first = next(x for x in h["recompileList"] if x["rank"] == 3)
+        page.locator("#pane tr.rc").nth(h["recompileList"].index(first)).locator(".rc-open").click()
+        h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == first["id"] and h.get("sidebarRank") == 3)
+        assert h["filter"]["rank"] == 3 and h["compile"]["rank"] == 3
+        assert set(h["compileIds"]) - {"[-/-]"} == by_rank[3]
+        assert page.errors == []
+        page.close()
+    finally:
+        server.close()
+
+
+def recompile_reasons_of(log: Path) -> int:
+    return sum(1 for e in envelopes(log) if (e.get("artifact") or {}).get("name") == "recompile_reasons")
