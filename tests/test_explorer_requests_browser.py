@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import CORPUS, LiveServer, wait_hook
+from helpers import CORPUS, LiveServer, StaticSite, wait_hook
 
 from tlscope.cli import main as tlscope_main
+from tlscope.viewers import EXPLORER, LIB
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +44,20 @@ def _failures(browser: Any, url: str) -> tuple[list[str], dict[str, Any]]:
     return bad, hook
 
 
+@pytest.mark.parametrize("view", ["events", "recompiles", "breaks"])
 @pytest.mark.parametrize("which", range(4))
-def test_served_explorer_pages_make_no_failing_request(browser: Any, server: LiveServer, which: int) -> None:
+def test_served_explorer_pages_make_no_failing_request(browser: Any, server: LiveServer, which: int, view: str) -> None:
     trace = list(server.server.traces.by_id.values())[which]
-    bad, hook = _failures(browser, f"{server.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}")
+    url = f"{server.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}&view={view}"
+    bad, hook = _failures(browser, url)
     assert bad == []
     assert hook["total"] > 0
 
 
-def test_the_home_page_and_a_report_page_make_no_failing_request(browser: Any, server: LiveServer) -> None:
-    trace = next(iter(server.server.traces.by_id.values()))
-    for url in (f"{server.url}/", f"{server.url}{trace.url()}index.html"):
+def test_the_home_page_and_the_report_pages_make_no_failing_request(browser: Any, server: LiveServer) -> None:
+    """The home page, and each trace's report index (a job's: its landing page)."""
+    reports = [f"{server.url}{t.url()}index.html" for t in server.server.traces.by_id.values()]
+    for url in (f"{server.url}/", *reports):
         page = browser.new_page()
         bad: list[str] = []
         page.on("response", lambda r, bad=bad: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -70,5 +74,20 @@ def test_packed_pages_make_no_failing_request(
     html = tmp_path / f"{name}.html"
     assert tlscope_main(["pack", str(viewer_traces[name]), "-o", str(html)]) == 0
     bad, hook = _failures(browser, html.as_uri())
+    assert bad == []
+    assert hook["total"] > 0
+
+
+def test_a_single_logs_folder_on_a_static_server_asks_for_nothing_it_lacks(
+    browser: Any, viewer_traces: dict[str, Path]
+) -> None:
+    """Without tlscope serve's status (a plain file server), the explorer asks for manifest.json
+    and only without one for multi_rank_summary.json: a single log's folder, the usual one, gets
+    no 404 (a job's folder there still answers one for manifest.json: nothing says beforehand)."""
+    site = StaticSite({"/lib": LIB, "/viewers/explorer": EXPLORER, "/out/single": viewer_traces["single"]})
+    try:
+        bad, hook = _failures(browser, f"{site.url}/viewers/explorer/?trace=/out/single/")
+    finally:
+        site.close()
     assert bad == []
     assert hook["total"] > 0

@@ -51,7 +51,9 @@
         continue;
       }
       if (!status) {
-        responses.set(name, get(name));
+        // Elsewhere (a static server): a job's summary only when there is no manifest (the
+        // client asks in that order too), so a single log's folder asks for nothing it lacks.
+        if (name !== 'multi_rank_summary.json') responses.set(name, get(name));
         continue;
       }
       responses.set(name, status.then((s) => {
@@ -64,6 +66,7 @@
       return;
     }
     const manifestAnswer = responses.get('manifest.json') || Promise.resolve(null);
+    if (!status) responses.set('multi_rank_summary.json', manifestAnswer.then((m) => (m && m.ok ? null : get('multi_rank_summary.json'))));
     // raw.jsonl once the manifest is in (not with it): the client needs the manifest first, and a
     // server that compresses as it sends (tlscope serve) otherwise shares its time between the two:
     // the big case's 141 KB manifest took 550 ms beside raw.jsonl's first megabytes. Without a

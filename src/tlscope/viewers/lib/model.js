@@ -57,16 +57,15 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBrea
 /**
  * The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one.
  * `layout`, when known (tlscope serve's status says it): only that layout's file is asked for;
- * otherwise both at once, one of which exists.
+ * otherwise manifest.json, then multi_rank_summary.json only when there is no manifest (a
+ * single log's folder, the usual one, then asks for nothing it lacks).
  * @param {Source} source
  * @param {'single' | 'multi-rank' | null} [layout]
  * @returns {Promise<FoundParts>}
  */
 export async function findParts(source, layout = null) {
-  const [manifest, summary] = await Promise.all([
-    layout === 'multi-rank' ? null : source.jsonOr('manifest.json', null),
-    layout === 'single' ? null : source.jsonOr('multi_rank_summary.json', null),
-  ]);
+  const manifest = layout === 'multi-rank' ? null : await source.jsonOr('manifest.json', null);
+  const summary = manifest || layout === 'single' ? null : await source.jsonOr('multi_rank_summary.json', null);
   if (manifest) return { multiRank: false, summary: null, parts: [{ rank: null, prefix: '', source, manifest: /** @type {Manifest} */ (manifest) }] };
   if (Array.isArray(summary)) {
     const ranks = listedRanks(summary);

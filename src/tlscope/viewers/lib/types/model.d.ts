@@ -43,7 +43,8 @@
 /**
  * The parts of the output folder at `source`: its own, or each rank folder's of a multi-rank one.
  * `layout`, when known (tlscope serve's status says it): only that layout's file is asked for;
- * otherwise both at once, one of which exists.
+ * otherwise manifest.json, then multi_rank_summary.json only when there is no manifest (a
+ * single log's folder, the usual one, then asks for nothing it lacks).
  * @param {Source} source
  * @param {'single' | 'multi-rank' | null} [layout]
  * @returns {Promise<FoundParts>}
