@@ -160,7 +160,7 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     from tlscope import timeline
 
     _, out = jobs[name]
-    page = open_ranks(browser, site[name], height=520 if name == "scaled" else 900)
+    page = open_ranks(browser, site[name], height=400 if name == "scaled" else 900)
     h = hook(page)
     ranks = [line["rank"] for line in ranks_json(out)["ranks"]]
     if name == "scaled":

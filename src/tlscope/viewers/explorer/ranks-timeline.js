@@ -10,6 +10,7 @@
 // Hover: the innermost slice under the pointer; click: that slice's compile on its rank.
 
 import { setTestHook } from '/lib/tlscope.js';
+import { binFor, buildLevel, paintRuns } from './ranks-lod.js';
 
 /** @typedef {import('/lib/tlscope.js').Timeline} Timeline */
 
@@ -49,8 +50,8 @@ function word(hex) {
 }
 
 /**
- * Per lane position (a rank, ranks ascending), its events' indexes sorted by depth then start,
- * and where each depth begins, so a lane is painted outermost first and a shared lane depth by depth.
+ * Per lane position (a rank, ranks ascending), its events' indexes sorted by depth then start
+ * (what ranks-lod.js's levels are built from; a hover searches them).
  * @param {Timeline} t
  * @param {number[]} ranks
  */
@@ -69,16 +70,8 @@ function indexByRank(t, ranks) {
     const p = pos.get(t.rank[i]);
     if (p !== undefined) lists[p][fill[p]++] = i;
   }
-  const depthAt = lists.map((list) => {
-    list.sort((a, b) => t.depth[a] - t.depth[b] || t.start[a] - t.start[b]);
-    const at = new Uint32Array(maxDepth + 2);
-    for (let d = 0, k = 0; d <= maxDepth + 1; d += 1) {
-      while (k < list.length && t.depth[list[k]] < d) k += 1;
-      at[d] = k;
-    }
-    return at;
-  });
-  return { pos, lists, depthAt, maxDepth };
+  for (const list of lists) list.sort((a, b) => t.depth[a] - t.depth[b] || t.start[a] - t.start[b]);
+  return { pos, lists, maxDepth };
 }
 
 /**
@@ -125,6 +118,8 @@ export class RankTimeline {
     this.index = indexByRank(timeline, this.ranks);
     this.colours = new Uint32Array(timeline.labels.length / 2);
     for (let l = 0; l < this.colours.length; l += 1) this.colours[l] = word(phaseColour(timeline.strings[timeline.labels[2 * l]]));
+    /** Levels of detail by bin (µs), built on first use. @type {Map<number, import('./ranks-lod.js').Level>} */
+    this.levels = new Map();
     const { origin, end } = this.extent();
     this.origin = origin;
     this.length = Math.max(1, end - origin);
@@ -176,6 +171,7 @@ export class RankTimeline {
 
   /** Draw the lanes, the gutter and the axis now. */
   draw() {
+    const began = performance.now();
     const { w, h } = this.plot();
     if (!this.image || this.image.width !== w || this.image.height !== h) {
       this.image = this.ctx.createImageData(w, h);
@@ -194,7 +190,9 @@ export class RankTimeline {
     this.drawGutter(lanes, k);
     this.drawAxis(w);
     const { t0, t1, y0, span } = this.view;
-    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height } });
+    const drawMs = performance.now() - began;
+    const bin = binFor((t1 - t0) / w);
+    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin } });
   }
 
   /**
@@ -222,26 +220,38 @@ export class RankTimeline {
    * @param {number} w
    */
   paintLane(first, last, w) {
-    const row = this.row;
-    row.fill(BG);
+    this.row.fill(BG);
     const { t0, t1 } = this.view;
-    const scale = w / (t1 - t0);
-    const { start, dur, label } = this.t;
-    const base = this.origin + t0;
-    for (let d = 0; d <= this.index.maxDepth; d += 1) {
-      for (let p = first; p < last; p += 1) {
-        const list = this.index.lists[p];
-        const at = this.index.depthAt[p];
-        for (let k = at[d]; k < at[d + 1]; k += 1) {
-          const i = list[k];
-          const s = (start[i] - base) * scale;
-          const e = s + dur[i] * scale;
-          if (e < 0 || s > w) continue;
-          const x0 = Math.max(0, Math.floor(s));
-          row.fill(this.colours[label[i]], x0, Math.min(w, Math.max(x0 + 1, Math.ceil(e))));
-        }
-      }
+    const level = this.level(binFor((t1 - t0) / w));
+    paintRuns(level, this.row, { first, last, from: this.origin + t0, to: this.origin + t1 });
+  }
+
+  /**
+   * The level of detail of `bin` µs (ranks-lod.js), built on first use.
+   * @param {number} bin
+   */
+  level(bin) {
+    let found = this.levels.get(bin);
+    if (!found) {
+      found = buildLevel(this.t, this.index.lists, this.colours, this.index.maxDepth + 1, bin);
+      this.levels.set(bin, found);
     }
+    return found;
+  }
+
+  /** The levels a zoom from the whole view down to a millisecond per pixel needs, built while
+   * the page is idle after the first drawing (one per turn), so zooming meets them ready. */
+  prepareLevels() {
+    /** @type {number[]} */
+    const bins = [];
+    for (let bin = binFor(this.length / this.plot().w); bin >= 1024; bin /= 4) bins.push(bin);
+    const next = () => {
+      const bin = bins.shift();
+      if (bin === undefined) return;
+      this.level(bin);
+      setTimeout(next, 0);
+    };
+    setTimeout(next, 0);
   }
 
   /**

@@ -1,0 +1,234 @@
+"""The explorer's Ranks view on a 1,000-rank job through `tlscope serve` (issue 22): first paint,
+frame times while zooming and panning the timeline, and the tab's memory.
+
+    python bench/ranks_view.py --job OUT [--runs 5]
+    python bench/ranks_view.py --ranks 1000 --work DIR [--runs 5]   # builds the job first
+
+The job is an output folder of `tlscope LOGS -o OUT` on `corpus/scale.py corpus/traces/ranks_same_4
+--ranks N` (with --ranks, made in --work once: 2.46 GB of logs at 1,000 ranks, a few minutes).
+`tlscope serve OUT` runs as a subprocess (the real server, port 0); each run is a freshly launched
+headless chromium (bench/viewers.py's flags: `--disable-frame-rate-limit --disable-gpu-vsync`, so a
+frame lasts what its work takes, not a 60 Hz vsync) opening `?view=ranks&trace=...`:
+
+* **first paint**: ms from navigation start to the frame after the view's first drawing (table,
+  matrix and the timeline of every rank): the hook's `ranksPaintedAt`;
+* **frames while zooming and panning**: an in-page requestAnimationFrame recorder notes each
+  frame's timestamp and whether the timeline drew in it, while Playwright drives the mouse over
+  the timeline for `--seconds` s: wheel zooms in and out around moving points (time and lanes:
+  from 8 ranks per lane to one) and drags that pan both ways. Reported: p95 and max of the
+  intervals between frames that follow a drawing (what a user sees while moving), and p95 of all;
+* **memory**: the JS heap in use (CDP Performance.getMetrics JSHeapUsedSize) after the
+  interaction, and the renderer's private memory (RssAnon + RssShmem; bench/viewers.py) after a
+  full garbage collection.
+
+The machine's load average is recorded before each run. Results: a markdown table on stdout and
+JSON in bench/results/ranks_view-<stamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+import viewers  # noqa: E402  (bench/ is scripts: its chromium flags and memory probe)
+
+RECORD = """() => {
+  const rec = { frames: [], drew: [], draws: [], last: null, stop: false };
+  window.__rankFrames = rec;
+  const tick = (now) => {
+    const tl = window.__tlscope && window.__tlscope.timeline;
+    rec.frames.push(now);
+    rec.drew.push(tl !== rec.last);
+    if (tl !== rec.last) rec.draws.push(tl.drawMs);
+    rec.last = tl;
+    if (!rec.stop) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+STOP = """() => {
+  const rec = window.__rankFrames;
+  rec.stop = true;
+  return { frames: rec.frames, drew: rec.drew, draws: rec.draws };
+}"""
+
+
+@contextlib.contextmanager
+def served(job: Path) -> Iterator[str]:
+    """`tlscope serve JOB` on 127.0.0.1, port 0; yields the Ranks view's URL."""
+    command = [sys.executable, "-m", "tlscope", "serve", str(job), "--port", "0", "--no-browser"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        assert server.stdout is not None
+        found = re.search(r"http://127\.0\.0\.1:\d+", server.stdout.readline())
+        if not found:
+            raise SystemExit("tlscope serve printed no address")
+        base = found.group(0)
+        with urllib.request.urlopen(f"{base}/api/traces", timeout=60) as response:
+            (trace,) = json.load(response)
+        # The parse (none: an output folder) and the explorer's build, before the first run.
+        urllib.request.urlopen(f"{base}/api/traces/{trace['id']}/status", timeout=120).read()
+        urllib.request.urlopen(f"{base}/viewers/explorer/app.js", timeout=120).read()
+        yield f"{base}/viewers/explorer/?view=ranks&trace={urllib.parse.quote(trace['url'], safe='')}"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def build_job(ranks: int, work: Path) -> Path:
+    logs, out = work / f"logs_{ranks}", work / f"job_{ranks}"
+    if not (logs / "job_plan.json").is_file():
+        scale = [str(REPO / "corpus" / "scale.py"), str(REPO / "corpus" / "traces" / "ranks_same_4")]
+        subprocess.run([sys.executable, *scale, "--ranks", str(ranks), "-o", str(logs)], check=True)
+    if not (out / "ranks.json").is_file():
+        subprocess.run([sys.executable, "-m", "tlscope", str(logs), "-o", str(out), "--no-browser"], check=True)
+    return out
+
+
+def hook(page: Any) -> dict[str, Any]:
+    value: dict[str, Any] = page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
+    return value
+
+
+def wait_painted(page: Any, timeout: float = 120) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        h = hook(page)
+        if h.get("error"):
+            raise SystemExit(f"the page failed: {h['error']}")
+        if h.get("ranksPaintedAt") is not None and h.get("timeline"):
+            return h
+        time.sleep(0.05)
+    raise SystemExit("the Ranks view did not paint")
+
+
+def drive(page: Any, seconds: float) -> int:
+    """Wheel zooms (in, then out) around moving points, and drags, over the timeline for `seconds`."""
+    box = page.locator(".rk-canvas").bounding_box()
+    x0, y0, w, h = box["x"] + 80, box["y"] + 24, box["width"] - 90, box["height"] - 30
+    inputs, step, end = 0, 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        phase = step % 40
+        fx, fy = 0.15 + 0.7 * ((step * 7) % 10) / 10, 0.1 + 0.8 * ((step * 3) % 10) / 10
+        if phase < 14 or 20 <= phase < 34:
+            page.mouse.move(x0 + fx * w, y0 + fy * h)
+            page.mouse.wheel(0, -120 if phase < 14 else 120)
+        else:
+            page.mouse.move(x0 + w / 2, y0 + h / 2)
+            page.mouse.down()
+            for k in range(1, 9):
+                page.mouse.move(
+                    x0 + w / 2 + (k * 25 if phase < 20 else -k * 25), y0 + h / 2 + (k * 6 if phase < 20 else -k * 6)
+                )
+            page.mouse.up()
+        inputs += 1
+        step += 1
+    return inputs
+
+
+def p95(values: list[float]) -> float | None:
+    return round(statistics.quantiles(values, n=20)[-1], 1) if len(values) >= 2 else None
+
+
+def one_run(p: Any, url: str, seconds: float) -> dict[str, Any]:
+    load = os.getloadavg()[0]
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=viewers.CHROMIUM_ARGS)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(url, wait_until="commit", timeout=120_000)
+        h = wait_painted(page)
+        page.evaluate(RECORD)
+        inputs = drive(page, seconds)
+        rec = page.evaluate(STOP)
+        t, drew = rec["frames"], rec["drew"]
+        gaps = [t[i] - t[i - 1] for i in range(1, len(t))]
+        after_draw = [t[i] - t[i - 1] for i in range(2, len(t)) if drew[i - 1]]
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        heap = metrics.get("JSHeapUsedSize")
+        cdp.send("HeapProfiler.collectGarbage")
+        time.sleep(0.5)
+        return {
+            "load_before": round(load, 2),
+            "ranks": h["ranks"],
+            "events": h["timelineEvents"],
+            "first_paint_ms": round(h["ranksPaintedAt"]),
+            "inputs": inputs,
+            "frames": len(gaps),
+            "frames_drawn": len(after_draw),
+            "frame_p95_ms": p95(after_draw),
+            "frame_max_ms": round(max(after_draw), 1) if after_draw else None,
+            "all_frames_p95_ms": p95(gaps),
+            "frame_median_ms": round(statistics.median(after_draw), 1) if after_draw else None,
+            "idle_frame_median_ms": round(
+                statistics.median(g for g, d in zip(gaps, drew[:-1], strict=True) if not d), 1
+            ),
+            "draw_p95_ms": p95(rec["draws"]),
+            "read_ms": round(h["ranksTimings"]["readAt"] - h["ranksTimings"]["startedAt"]),
+            "script_start_ms": round(h["ranksTimings"]["startedAt"]),
+            "js_heap_mb": round(heap / 1e6, 1) if heap else None,
+            "renderer_mb_after_gc": viewers.renderer_memory(browser),
+        }
+    finally:
+        with contextlib.suppress(Exception):
+            browser.close()
+
+
+def spread(runs: list[dict[str, Any]], key: str) -> str:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    if not values:
+        return "—"
+    return f"{statistics.median(values):g} ({min(values):g}-{max(values):g})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--job", type=Path, help="a parsed multi-rank output folder")
+    parser.add_argument("--ranks", type=int, default=1000, help="with --work: build a job of this many ranks")
+    parser.add_argument("--work", type=Path, help="where to build (and keep) the job")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=4.0, help="of zooming and panning per run")
+    args = parser.parse_args()
+    job = args.job if args.job is not None else build_job(args.ranks, args.work or Path("/tmp/tlscope-ranks-view"))
+    from playwright.sync_api import sync_playwright
+
+    runs = []
+    with served(job) as url, sync_playwright() as p:
+        for _ in range(args.runs):
+            runs.append(one_run(p, url, args.seconds))
+            print(json.dumps(runs[-1]), file=sys.stderr)
+    keys = ["first_paint_ms", "script_start_ms", "read_ms", "frame_p95_ms", "frame_max_ms", "all_frames_p95_ms"]
+    keys += ["draw_p95_ms", "frames_drawn", "js_heap_mb", "renderer_mb_after_gc", "load_before"]
+    print("| ranks | timeline events | runs | " + " | ".join(keys) + " |")
+    print("|---" * (3 + len(keys)) + "|")
+    print(
+        f"| {runs[0]['ranks']:,} | {runs[0]['events']:,} | {len(runs)} | "
+        + " | ".join(spread(runs, k) for k in keys)
+        + " |"
+    )
+    print(
+        f"\nmedian (min-max) over {len(runs)} cold runs; {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    (results / f"ranks_view-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(runs, indent=1))
+
+
+if __name__ == "__main__":
+    main()
