@@ -129,3 +129,27 @@ def test_a_failed_compiles_metrics_show_the_users_line_and_the_compiles_stack(br
         page.close()
     finally:
         live.close()
+
+
+def test_a_failures_hints_and_page_are_beside_it(browser: Any, tmp_path: Path) -> None:
+    """corpus failures' [0/0]: an Unsupported failure whose payload carries torch's hints and
+    graph-break page (compiles.json failure.hints, .docs_url), shown in its Stack tab."""
+    live = LiveServer([str(next((CORPUS / "failures").glob("*.log*")))], tmp_path)
+    try:
+        (trace,) = live.server.traces.by_id.values()
+        url = f"{live.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}"
+        page = open_explorer(browser, url + "#kind=compilation_metrics&tab=stack&row=0")
+        assert trace.local is not None
+        compiles = json.loads((trace.local / "compiles.json").read_text())["compiles"]
+        records = sorted((r for c in compiles for r in c["metrics_records"]), key=lambda r: r["log_line"])
+        failure = records[0]["failure"]
+        assert failure is not None and failure["hints"] and failure["docs_url"]
+        wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == records[0]["log_line"])
+        box = page.locator(".attributed")
+        box.wait_for()
+        assert box.locator(".attributed-hint").all_inner_texts() == [f"torch's hint: {h}" for h in failure["hints"]]
+        assert box.locator("a.attributed-docs").get_attribute("href") == failure["docs_url"]
+        assert page.errors == []
+        page.close()
+    finally:
+        live.close()

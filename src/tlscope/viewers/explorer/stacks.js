@@ -22,8 +22,8 @@ import { el } from './dom.js';
  * @property {SourceLocation | null} user the innermost frame in the user's code (Python's choice)
  * @property {SourceLocation | null} stopped where tracing stopped, when that is library code
  * @property {SourceLocation[]} frames the stack, outermost first
- * @property {string[]} hints torch's own fix hints of a break (compiles.json `hints`)
- * @property {string | null} docs torch's page about the break (`docs_url`)
+ * @property {string[]} hints torch's own fix hints of the break or failure (compiles.json `hints`)
+ * @property {string | null} docs torch's page about it (`docs_url`)
  */
 
 /**
@@ -45,7 +45,7 @@ function attributedIn(entry, logLine) {
     // A failure's own frames are in its traceback payload; the stack here is the compile's (where
     // the compiled function was called from), with the compile's user frame marked.
     const user = failure.user_frame || entry.user_frame || null;
-    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [], hints: [], docs: null };
+    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [], hints: failure.hints || [], docs: failure.docs_url || null };
   }
   return null;
 }
@@ -140,10 +140,10 @@ export function attributedView(doc, info) {
   if (info.user) box.appendChild(frameBlock(doc, 'Your code:', info.user, 'mine'));
   else box.appendChild(el(doc, 'p', 'muted', 'No frame of this stack is your code (see FORMAT.md, "What is user code", and --user-code).'));
   if (info.stopped) box.appendChild(frameBlock(doc, 'Tracing stopped in library code at:', info.stopped, 'stopped'));
-  // torch's own fix hints, beside the break they belong to (as summary and the report show them).
+  // torch's own fix hints, beside the break or failure they belong to (as summary and the report show them).
   for (const hint of info.hints) box.appendChild(el(doc, 'p', 'attributed-hint', `torch's hint: ${hint}`));
   if (info.docs && /^https?:\/\//.test(info.docs)) {
-    const link = el(doc, 'a', 'attributed-docs', "torch's page on this break");
+    const link = el(doc, 'a', 'attributed-docs', `torch's page on this ${info.kind === 'break' ? 'break' : 'failure'}`);
     link.href = info.docs;
     link.target = '_blank';
     link.rel = 'noopener noreferrer';
