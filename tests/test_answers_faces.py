@@ -216,6 +216,24 @@ def test_load_multi_rank(tmp_path: Path) -> None:
     assert cli(["summary", str(job), "--rank", "1", "--json"]) == 0
 
 
+def test_load_of_a_job_writes_its_ranks_format_and_answers_only(tmp_path: Path) -> None:
+    """`tlscope.load(JOB)` (and `summary JOB`) parses the ranks into the format and the answers:
+    no rank report, no landing page (issue 19); what it shows is the parsed job folder's."""
+    job = tmp_path / "job"
+    assert cli([str(CORPUS / "ranks_diverge_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0
+    loaded, parsed = tlscope.load(CORPUS / "ranks_diverge_2"), tlscope.load(job)
+    root = loaded.root
+    assert {p.name for p in root.iterdir()} == {"rank_0", "rank_1", "payloads", "graphs"}
+    assert not any(p.suffix == ".html" for p in root.rglob("*"))
+    assert msgspec.json.encode(loaded.ranks) == msgspec.json.encode(parsed.ranks)
+    assert msgspec.json.encode(loaded.job_view()) == msgspec.json.encode(parsed.job_view())
+    for rank in (0, 1):
+        a, b = loaded.rank(rank), parsed.rank(rank)
+        assert msgspec.json.encode(a.compiles) == msgspec.json.encode(b.compiles)
+        assert list(a.events()) == list(b.events())
+        assert msgspec.json.encode(a.summary()) == msgspec.json.encode(b.summary())
+
+
 def test_summary_of_a_multi_rank_trace_names_its_rank(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     job = tmp_path / "job"
     assert cli([str(CORPUS / "ranks_diverge_2"), "-o", str(job), "--all-ranks-html", "--no-browser"]) == 0

@@ -311,10 +311,13 @@ def test_the_layer_check_finds_an_upward_import() -> None:
         "tlscope.read.reader": {"tlscope.format.raw", "tlscope.analyse.fold.compile_fold"},
         "tlscope.api": {"tlscope.read.inputs", "tlscope.pipeline.parse"},
         "tlscope.write.format": {"tlscope.read.reader"},
+        # The sink seam upside down (issue 19): a writer reaching up into the pipeline.
+        "tlscope.write.report.sink": {"tlscope.pipeline.context"},
     }
     assert layer_violations(graph) == [
         "tlscope.api imports tlscope.read.inputs",
         "tlscope.read.reader imports tlscope.analyse.fold.compile_fold",
+        "tlscope.write.report.sink imports tlscope.pipeline.context",
     ]
 
 
