@@ -207,6 +207,33 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(browser: Any, site: Sit
     page.close()
 
 
+def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
+    browser: Any, site: Site, folders: dict[str, Path]
+) -> None:
+    """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them."""
+    data = json.loads((folders["dynamic"] / "compiles.json").read_text())
+    page = open_page(browser, site.explorer("dynamic"))
+    for cid in ("[0/2]", "[0/5]", "[1/1]"):
+        mine = [s for s in data["symbols"] if s["compile_id"] == cid]
+        assert mine
+        c = pick(page, cid)["compile"]
+        assert c["symbols"] == [s["symbol"] for s in mine]
+        sec = page.locator(".cp-sec", has_text="Dynamic dimensions")
+        rows = sec.locator("tr")
+        assert rows.count() == len(mine) + 1
+        for i, symbol in enumerate(mine, 1):
+            cells = rows.nth(i).locator("td")
+            assert cells.nth(0).text_content() == symbol["symbol"] and cells.nth(1).text_content() == symbol["source"]
+            at = symbol["entered_at"]
+            assert cells.nth(3).locator(".cp-where").text_content() == f"{at['file']}:{at['line']} in {at['name']}"
+            if symbol["failed_in"]:
+                assert f"its range failed {', '.join(symbol['failed_in'])}" in (cells.nth(4).text_content() or "")
+    c = pick(page, "[0/0]")["compile"]
+    assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
+    assert page.errors == []
+    page.close()
+
+
 def test_failure_and_its_traceback_event(browser: Any, site: Site, folders: dict[str, Path]) -> None:
     """failures: a failed compile's type, reason and user frame; its button selects the traceback
     event (the dynamo_error artifact at the reference's raw.jsonl line), payload open."""

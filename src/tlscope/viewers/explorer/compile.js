@@ -5,7 +5,7 @@
 // Each payload reference is a button that selects its event in the table. Built only when the
 // tab is shown; every log-derived string goes in with textContent.
 
-import { NOT_LOGGED, describeCompile } from '/lib/tlscope.js';
+import { NOT_LOGGED, describeCompile, frameText } from '/lib/tlscope.js';
 import { el } from './dom.js';
 
 /**
@@ -165,6 +165,26 @@ function recompileSection(doc, view, refs) {
   if (r.changes.length) sec.appendChild(table(doc, ['input', 'what', 'before → after'], r.changes.map((c) => [c.input, c.what, `${c.before} → ${c.after}`])));
   else sec.appendChild(el(doc, 'p', 'muted', 'No change to the inputs was logged.'));
   if (r.event) sec.appendChild(refs.ref(r.event, 'recompile_reasons'));
+  return sec;
+}
+
+/**
+ * Where this compile's dynamic dimensions come from: compiles.json's `symbols` created under it
+ * (format 1.10), as the file says: source, range, the call that passed the input, and what
+ * constrained it.
+ * @param {Document} doc
+ * @param {import('/lib/tlscope.js').SymbolEntry[]} symbols
+ */
+function symbolsSection(doc, symbols) {
+  const sec = section(doc, 'Dynamic dimensions');
+  const rows = symbols.map((s) => {
+    const notes = (s.specializations || []).map((p) => `specialised to ${p.value ?? '?'}${p.user_frame ? ` at ${frameText(p.user_frame)}` : ''}`);
+    if (s.guard_count) notes.push(`${s.guard_count} guard${s.guard_count === 1 ? '' : 's'}: ${(s.guards || []).slice(0, 3).join(', ')}`);
+    if (s.failed_in && s.failed_in.length) notes.push(`its range failed ${s.failed_in.join(', ')}`);
+    const at = s.entered_at || s.traced_at || null;
+    return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), notes.join('; ')];
+  });
+  sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'constrained by'], rows));
   return sec;
 }
 
@@ -346,10 +366,12 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     ['status means', (view.status && trace.statusText.get(view.status)) || ''],
   ]));
   if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
+  const symbols = trace.symbolsOf(cid, rank);
+  if (symbols.length) box.appendChild(symbolsSection(doc, symbols));
   if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
   if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
   if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));
-  return hookOf(view, rank, trace.statusSource);
+  return { ...hookOf(view, rank, trace.statusSource), symbols: symbols.map((x) => x.symbol) };
 }
 
 /**

@@ -14,6 +14,7 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBrea
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+/** @typedef {import('./compiles-json.js').Symbol} SymbolEntry */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 
@@ -138,6 +139,8 @@ export class Trace {
     this.derived = new Map();
     /** @type {GraphBreak[]} compiles.json's distinct graph breaks, merged over ranks (mergeGraphBreaks) */
     this.graphBreaks = [];
+    /** @internal @type {Map<string, SymbolEntry[]>} `rank|compile id` -> compiles.json's `symbols` of it (format 1.10) */
+    this.symbolsByCid = new Map();
     /** @type {unknown} a multi-rank job's ranks.json as read (docs/FORMAT.md section 16; null: none) */
     this.ranksFile = null;
     /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
@@ -267,6 +270,12 @@ export class Trace {
         }
         for (const [id, entry] of compiles) this.mergeStatus(id, entry, part.rank);
       }
+      const symbols = isObject(file) && Array.isArray(file.symbols) ? file.symbols : [];
+      for (const symbol of symbols) {
+        if (!isObject(symbol) || typeof symbol.compile_id !== 'string') continue;
+        const key = `${part.rank ?? ''}|${symbol.compile_id}`;
+        this.symbolsByCid.set(key, [...(this.symbolsByCid.get(key) || []), /** @type {SymbolEntry} */ (symbol)]);
+      }
     });
     this.graphBreaks = mergeGraphBreaks(this.parts.map((part, i) => {
       const file = files[i];
@@ -326,6 +335,18 @@ export class Trace {
     const byRank = prev ? { ...prev.byRank } : {};
     if (rank !== null && rank !== undefined) byRank[rank] = entry;
     this.compiles.set(id, { ...entry, id, status, ranks, byRank });
+  }
+
+  /**
+   * Where the dynamic dimensions of a compile id come from: compiles.json's `symbols` created
+   * under it (format 1.10; [] for older files), of one rank (default: the first part's).
+   * @param {string} id
+   * @param {number | null} [rank]
+   * @returns {SymbolEntry[]}
+   */
+  symbolsOf(id, rank = null) {
+    const first = this.parts.length ? this.parts[0].rank : null;
+    return this.symbolsByCid.get(`${rank ?? first ?? ''}|${id}`) || [];
   }
 
   /**

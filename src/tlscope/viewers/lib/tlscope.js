@@ -52,6 +52,7 @@
 /** @typedef {import('./compiles-json.js').Recompile} Recompile */
 /** @typedef {import('./compiles-json.js').GuardFailure} GuardFailure */
 /** @typedef {import('./compiles-json.js').InputChange} InputChange */
+/** @typedef {import('./compiles-json.js').Symbol} SymbolEntry */
 /** @typedef {import('./compiles-json.js').Failure} Failure */
 /** @typedef {import('./compiles-json.js').CacheOutcome} CacheOutcome */
 /** @typedef {import('./compiles-json.js').Metrics} Metrics */

@@ -6,6 +6,7 @@
 /** @typedef {import('./source.js').Source} Source */
 /** @typedef {import('./store.js').RemoteEvents} RemoteEvents */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+/** @typedef {import('./compiles-json.js').Symbol} SymbolEntry */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 /**
@@ -134,6 +135,14 @@ export class Trace {
      */
     compileDirectory(part?: number): Promise<CompileDirectory | null>;
     /**
+     * Where the dynamic dimensions of a compile id come from: compiles.json's `symbols` created
+     * under it (format 1.10; [] for older files), of one rank (default: the first part's).
+     * @param {string} id
+     * @param {number | null} [rank]
+     * @returns {SymbolEntry[]}
+     */
+    symbolsOf(id: string, rank?: number | null): SymbolEntry[];
+    /**
      * The compiles.json entry of a compile id as one rank logged it (the merged entry for a single
      * log, or when `rank` is null or has no entry of its own), or null.
      * @param {string} id
@@ -217,6 +226,7 @@ export type ResolvedFrame = import("./rules.js").ResolvedFrame;
 export type Source = import("./source.js").Source;
 export type RemoteEvents = import("./store.js").RemoteEvents;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
+export type SymbolEntry = import("./compiles-json.js").Symbol;
 export type Divergence = import("./divergence.js").Divergence;
 export type GraphFile = import("./graph-json.js").GraphFile;
 /**

@@ -43,6 +43,7 @@ export type PayloadRef = import("./compiles-json.js").PayloadRef;
 export type Recompile = import("./compiles-json.js").Recompile;
 export type GuardFailure = import("./compiles-json.js").GuardFailure;
 export type InputChange = import("./compiles-json.js").InputChange;
+export type SymbolEntry = import("./compiles-json.js").Symbol;
 export type Failure = import("./compiles-json.js").Failure;
 export type CacheOutcome = import("./compiles-json.js").CacheOutcome;
 export type Metrics = import("./compiles-json.js").Metrics;
