@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
+import re
 import subprocess
 import sys
 from functools import cache
@@ -17,6 +19,7 @@ import pytest
 from helpers import CORPUS, TLPARSE_TRACES
 
 import tlscope
+from tlscope.analyse.fold.symbols import size_refs
 from tlscope.api import Trace
 from tlscope.format.compiles import CompileEntry
 from tlscope.format.raw import display_compile_id
@@ -259,3 +262,25 @@ def test_a_specialised_size_says_the_line_to_change_or_dynamic_false() -> None:
         ("[1/2]", "5"),
     }
     assert all(s.specializations[0].user_frame is not None for s in specialised)
+
+
+#: What fixes.py and shapes.py searched a guard with, before `size_refs` (quadratic on long names).
+SIZE_REF = re.compile(r"([A-Za-z_][\w.\[\]']*)\.size\(\)\[(\d+)\]", re.ASCII)
+
+
+def test_size_refs_finds_what_the_pattern_found_in_linear_time() -> None:
+    """A guard is log text: `size_refs` gives the pattern's matches on random strings of the
+    characters that matter, and finishes on the inputs that made the pattern take the square of
+    their length (a hang check in a subprocess, not a speed target)."""
+    rng = random.Random(23)
+    alphabet = ["a", "x", "_", "1", ".", "[", "]", "'", "(", ")", " ", ".size()[", "é"]
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert size_refs(text) == [(m[1], int(m[2])) for m in SIZE_REF.finditer(text)], text
+    script = (
+        "from tlscope.analyse.fold.symbols import size_refs\n"
+        "assert size_refs('2 <= ' + 'a' * 400000 + '.size()[') == []\n"
+        "assert size_refs(('x' * 1000 + '.size()[') * 400 + '0]')[-1][1] == 0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=120, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -27,11 +27,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tlscope.analyse.fold.symbols import input_name
+from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Symbol
 
 _SIZE_INDEX = re.compile(r"size mismatch at index (?P<dim>\d+)\.")
-_DIM_EXPR = re.compile(r"(?P<input>[A-Za-z_][\w.\[\]']*)\.size\(\)\[(?P<dim>\d+)\]")
 _SYMBOL = re.compile(r"\b(?P<name>s\d+)\b")
 
 
@@ -91,7 +90,7 @@ def _failed_symbols(failure: GuardFailure, frames: _Frame) -> list[Symbol]:
     """The symbols of the failed entry that its `dynamic_range` guard is about."""
     own = frames.symbols.get(failure.cache_entry, [])
     named = {m["name"] for m in _SYMBOL.finditer(failure.guard)}
-    dims = {(m["input"], int(m["dim"])) for m in _DIM_EXPR.finditer(failure.guard)}
+    dims = set(size_refs(failure.guard))
     return [
         s
         for s in own
@@ -228,10 +227,10 @@ def _range_fix(entry: CompileEntry, failure: GuardFailure, frames: _Frame, where
     if symbol is not None and symbol.input is not None and symbol.dim is not None:
         name, dim, source = symbol.input, symbol.dim, symbol.input_source or f"L['{symbol.input}']"
     else:
-        found = _DIM_EXPR.search(failure.guard)
-        if found is None:
+        refs = size_refs(failure.guard)
+        if not refs:
             return None
-        name, dim = _local(found["input"]), int(found["dim"])
+        name, dim = _local(refs[0][0]), refs[0][1]
         source = _source_of(entry, name)
     size = next((t.size[dim] for t in entry.inputs if t.source == source and t.size and dim < len(t.size)), None)
     return Fix(

@@ -13,12 +13,11 @@ import re
 from collections.abc import Sequence
 
 from tlscope.analyse.fold.graphs import placeholder_name
-from tlscope.analyse.fold.symbols import input_name
+from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell
 
 _INDEX = re.compile(r"(?:size|stride) mismatch at index (?P<dim>\d+)\.")
-_DIM_EXPR = re.compile(r"(?P<input>[A-Za-z_][\w.\[\]']*)\.size\(\)\[(?P<dim>\d+)\]")
 
 
 def _frame_key(entry: CompileEntry) -> str:
@@ -115,7 +114,7 @@ def failure_dim(failure: GuardFailure, name: str) -> int | None:
         found = _INDEX.search(failure.guard)
         return int(found["dim"]) if found is not None else None
     if failure.kind == "dynamic_range":
-        for match in _DIM_EXPR.finditer(failure.guard):
-            if input_name(match["input"]) == name:
-                return int(match["dim"])
+        for expr, dim in size_refs(failure.guard):
+            if input_name(expr) == name:
+                return dim
     return None

@@ -67,6 +67,39 @@ def split_source(source: str | None) -> tuple[str | None, int | None, str | None
     return source, None, "value"
 
 
+#: Characters of an input expression before `.size()[N]` in a guard (`x`, `L['x']`, `self.w`).
+_EXPR_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]'")
+_SIZE_CALL = ".size()["
+
+
+def size_refs(text: str) -> list[tuple[str, int]]:
+    """Each `<input>.size()[<dim>]` of a guard's text, as (input, dim), in order.
+
+    What `re.finditer(r"([A-Za-z_][\\w.\\[\\]']*)\\.size\\(\\)\\[(\\d+)\\]", text)` finds (ASCII
+    names), in linear time: that pattern retried its name from every start of a long name (a
+    guard is log text). Each `.size()[` is found by `str.find`; the name is the run of name
+    characters before it (not crossing the previous match), cut to start at a letter or `_`.
+    """
+    found: list[tuple[str, int]] = []
+    floor = 0
+    at = text.find(_SIZE_CALL)
+    while at != -1:
+        end = at + len(_SIZE_CALL)
+        digits = end
+        while digits < len(text) and text[digits] in "0123456789":
+            digits += 1
+        start = at
+        while start > floor and text[start - 1] in _EXPR_CHARS:
+            start -= 1
+        while start < at and not (text[start].isascii() and (text[start].isalpha() or text[start] == "_")):
+            start += 1
+        if digits > end and digits < len(text) and text[digits] == "]" and start < at:
+            found.append((text[start:at], int(text[end:digits])))
+            floor = digits + 1
+        at = text.find(_SIZE_CALL, max(end, floor))
+    return found
+
+
 class SymbolFold:
     """Symbols per (compile id, name), in the order they were created."""
 
