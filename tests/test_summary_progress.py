@@ -86,3 +86,15 @@ def test_an_output_folder_is_read_not_parsed_so_shows_none(monkeypatch: pytest.M
     trace = load(LOG)  # held: its folder lives as long as it does
     shown, _ = _summary(monkeypatch, [str(trace.root)], stdout_tty=True)
     assert not BAR.search(shown), shown
+
+
+def test_a_jobs_logs_show_the_ranks_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's rank logs: a bar of ranks parsed, of the job's (ranks_diverge_2: 2)."""
+    shown, _ = _summary(monkeypatch, [str(CORPUS / "ranks_diverge_2"), "--width", "100"], stdout_tty=True)
+    assert "ranks parsed" in shown and "2/2" in shown, shown
+
+
+def test_a_jobs_logs_with_json_to_a_pipe_show_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown, out = _summary(monkeypatch, [str(CORPUS / "ranks_diverge_2"), "--json"], stdout_tty=False)
+    assert "ranks parsed" not in shown
+    assert len(json.loads(out)["ranks"]) == 2

@@ -37,7 +37,7 @@ import importlib
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +87,8 @@ def load(
     user_code: Sequence[str] = (),
     latest: bool = False,
     track: Tracker | None = None,
+    on_rank: Callable[[int], None] | None = None,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> Trace:
     """Open a log, a folder of logs or a tlscope output folder (see the module docstring).
 
@@ -96,7 +98,8 @@ def load(
     `trace.rank(n)` opens another. `user_code`: the patterns of `tlscope --user-code` for a log
     parsed here (an output folder was analysed when written). `latest`: PATH is a folder of
     logs, read its newest (as `tlscope --latest`). `track`: wraps a single log's records as it is
-    read (`tlscope summary`'s progress bar; pipeline/single.py's Tracker).
+    read (`tlscope summary`'s progress bar; pipeline/single.py's Tracker); `on_ranks` and `on_rank`:
+    a job's ranks, told before the first is parsed and each as it finishes (`parse`'s).
     """
     path = Path(path)
     kind = classify(path, sniff=False).kind
@@ -106,7 +109,8 @@ def load(
         raise TraceError("no such file or folder", path=path)
     scratch = Path(tempfile.mkdtemp(prefix="tlscope-load-"))
     try:
-        _parse_into(path, scratch / "out", tuple(user_code), latest=latest, track=track)
+        mine = tuple(user_code)
+        _parse_into(path, scratch / "out", mine, latest=latest, track=track, on_rank=on_rank, on_ranks=on_ranks)
         # Errors name PATH as the user gave it, never the temporary folder it was parsed into.
         trace = Trace(scratch / "out", rank=rank, label=str(path))
     except BaseException:
@@ -123,6 +127,8 @@ def summarise(
     user_code: Sequence[str] = (),
     latest: bool = False,
     track: Tracker | None = None,
+    on_rank: Callable[[int], None] | None = None,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> Summary:
     """`load(path, ...).summary()`, what `tlscope summary` prints, with nothing written for a log.
 
@@ -138,7 +144,8 @@ def summarise(
         if done is not None:
             answers, manifest = done
             return _summary(answers, manifest)
-    return load(path, rank=rank, user_code=user_code, latest=latest, track=track).summary()
+    trace = load(path, rank=rank, user_code=user_code, latest=latest, track=track, on_rank=on_rank, on_ranks=on_ranks)
+    return trace.summary()
 
 
 def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, job: JobView | None = None) -> Summary:
@@ -157,7 +164,14 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
 
 
 def _parse_into(
-    path: Path, out: Path, user_code: tuple[str, ...] = (), *, latest: bool = False, track: Tracker | None = None
+    path: Path,
+    out: Path,
+    user_code: tuple[str, ...] = (),
+    *,
+    latest: bool = False,
+    track: Tracker | None = None,
+    on_rank: Callable[[int], None] | None = None,
+    on_ranks: Callable[[Sequence[int]], None] | None = None,
 ) -> None:
     """The one adapter to the programmatic parse entry point (pipeline/parse.py)."""
     # Imported by a parse only: an output folder is just read.
@@ -173,6 +187,8 @@ def _parse_into(
         command=["tlscope.load", str(path)],
         report=False,
         track=track or untracked,
+        on_rank=on_rank,
+        on_ranks=on_ranks,
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tlscope.api import summarise
-from tlscope.commands.progress_bar import read_progress
+from tlscope.commands.progress_bar import RanksBar, read_progress
 from tlscope.terminal import json_text
 from tlscope.write.run_options import user_code_patterns
 from tlscope.write.summary_view import render
@@ -46,8 +46,20 @@ def main(argv: Sequence[str]) -> int:
     watched = sys.stderr.isatty() and not (args.json and not sys.stdout.isatty())
     mine = user_code_patterns(args.user_code)
     track = read_progress() if watched else None
-    # A failure: one line, by tlscope.cli.
-    summary = summarise(args.path, rank=args.rank, user_code=mine, latest=args.latest, track=track)
+    ranks = RanksBar()  # a job's logs: ranks parsed of the job's (on a terminal only)
+    try:
+        # A failure: one line, by tlscope.cli.
+        summary = summarise(
+            args.path,
+            rank=args.rank,
+            user_code=mine,
+            latest=args.latest,
+            track=track,
+            on_ranks=ranks.on_ranks if watched else None,
+            on_rank=ranks.on_rank,
+        )
+    finally:
+        ranks.close()
     if args.json:
         sys.stdout.write(json_text(summary) + "\n")
     else:
