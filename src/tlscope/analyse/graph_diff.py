@@ -18,6 +18,7 @@ its target, `add_1`, so a name says nothing of structure).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 
 import msgspec
@@ -70,16 +71,17 @@ def _line(node: FxNode) -> str:
 def _match(a: Sequence[FxNode], b: Sequence[FxNode], key: Callable[[FxNode], Hashable], pairs: dict[int, int]) -> None:
     """Pair the still unmatched nodes of equal `key`, in order (indices into a and b, in `pairs`)."""
     taken = set(pairs.values())
-    waiting: dict[Hashable, list[int]] = {}
+    # Queues, not lists: thousands of nodes of one key (a long unrolled loop) stay linear.
+    waiting: dict[Hashable, deque[int]] = {}
     for j, node in enumerate(b):
         if j not in taken:
-            waiting.setdefault(key(node), []).append(j)
+            waiting.setdefault(key(node), deque()).append(j)
     for i, node in enumerate(a):
         if i in pairs:
             continue
         queue = waiting.get(key(node))
         if queue:
-            pairs[i] = queue.pop(0)
+            pairs[i] = queue.popleft()
 
 
 def _source_key(node: FxNode) -> tuple[str, int] | None:
