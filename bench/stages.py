@@ -17,6 +17,9 @@ Stages (see docs/ARCHITECTURE.md for what each module does):
 * reader: lines -> typed records (`LogReader`'s iteration);
 * JSON boundary: every `json_boundary.decode` (msgspec decode plus the depth/number check);
 * format writer: raw.jsonl, payloads/, chromium_events.json (`FormatWriter`);
+* graphs: graphs/<md5>.json (`write/graph_store.py`): the main pass's share, and the graphs read
+  and written, which a worker process does beside the main pass in a normal run (in-process here,
+  so that its CPU is counted, as the report's pages are);
 * answers: the sink's own work, the compile fold (compiles.json), the log-size fold, and writing
   both files;
 * report: the per-record handlers (`dispatch`), the pages rendered from one payload (output code
@@ -136,6 +139,9 @@ def instrument(timers: Timers) -> list[str]:
         if kind in derived.JOBS:
             derived.JOBS[kind] = timers.wrap(stage, derived.JOBS[kind])
     missing += _instrument_boundary(timers)
+    store = _module("tlscope.write.graph_store")
+    if store is not None and hasattr(store, "GraphStore"):  # graphs in-process, timed (see STAGES)
+        store.GraphStore._start = lambda self: setattr(self, "_inline", True)
     return missing
 
 

@@ -295,7 +295,8 @@ class FormatWriter(FormatFacts):
     """FormatFacts writing the format's files as it goes (the module docstring)."""
 
     def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
-        super().__init__(problems, PayloadStore(out, job_folder), GraphStore(out, problems, job_folder))
+        payloads = PayloadStore(out, job_folder)
+        super().__init__(problems, payloads, GraphStore(out, problems, job_folder, payloads.path))
         self.out = out
         self.chromium = ChromiumWriter(out)
         self.timeline = TimelineWriter(out.path(layout.TIMELINE))
@@ -334,6 +335,11 @@ class FormatWriter(FormatFacts):
                 iso = self.clock.iso(_moment_prefix(int(stamp)))
                 raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
         os.unlink(part)
+        self.graphs.finish()  # last: the graphs worker ran beside the whole pass
+
+    def abort(self) -> None:
+        """The run failed or was interrupted: stop the graphs worker now."""
+        self.graphs.abort()
 
 
 def problem_summary(problems: Problems) -> ProblemSummary:

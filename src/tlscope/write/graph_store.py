@@ -1,15 +1,23 @@
 """graphs/<md5>.json beside payloads/<md5>.txt: each FX graph payload as data (issue 23).
 
 Fed by the format writer with each payload it writes for the first time, so a payload logged
-many times is parsed once, and only payloads that are printed graphs are parsed at all. One
-graph is held in memory at a time. A payload that looks like a graph but cannot be read as one
-is a problem (`bad_graph`) and still gets its file, holding why; its text stays in payloads/.
+many times is read once, and only payloads that print a graph are read at all. Reading a graph
+(Python's `ast` on its text) costs about as much CPU as the rest of the pass on a trace of many
+graphs, and the main pass is the critical path: a worker process reads them meanwhile, from the
+payload files the writer has just written (one job a payload: its path, never its bytes, goes
+through the pipe), started on the first graph. A rank of a job (its pool has the cores) and a
+process that may not start children read them in-process. One graph is in memory at a time in
+either. A payload that looks like a graph but cannot be read as one is a problem (`bad_graph`)
+and still gets its file, saying why; its text stays in payloads/.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -17,74 +25,176 @@ from tlscope.analyse.fxgraph import FxGraphFailure, looks_like_graph, parse_grap
 from tlscope.format import layout
 from tlscope.format.graph_file import GraphFile
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, GraphStats
+from tlscope.lifetime import worker_init
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.write.outdir import OutputDir
 
+if TYPE_CHECKING:  # multiprocessing is imported when the worker starts: a trace without graphs starts none
+    from multiprocessing.process import BaseProcess
+    from multiprocessing.queues import SimpleQueue
+
 _ENCODER = msgspec.json.Encoder()
+#: A job: (md5, payload file, graphs file, written under a temporary name first).
+_Job = tuple[str, str, str, bool]
+#: What a job gave: (md5, the failure or None, bytes written).
+_Done = tuple[str, str | None, int]
+#: The worker's answer at the end: every job's, and its first error (None when none).
+_Report = tuple[list[_Done], str | None]
 
 
-def graph_file(md5: str, payload: bytes) -> GraphFile | None:
-    """The graphs file of a payload, None when the payload is no printed graph."""
-    if not looks_like_graph(payload):
-        return None
+def graph_file(md5: str, payload: bytes) -> GraphFile:
+    """The graphs file of a payload that looks like a graph (`looks_like_graph`); a failure to
+    read it is in the file (`failure`), never raised."""
     parsed = parse_graph(payload.decode("utf-8", "replace"))
-    failed = isinstance(parsed, FxGraphFailure)
+    failure = parsed.reason if isinstance(parsed, FxGraphFailure) else None
     return GraphFile(
         format_version=FORMAT_VERSION,
         format_minor=FORMAT_MINOR,
         payload=f"{layout.PAYLOADS}/{md5}.txt",
         graph=None if isinstance(parsed, FxGraphFailure) else to_stored(parsed),
-        failure=parsed.reason if failed and isinstance(parsed, FxGraphFailure) else None,
+        failure=failure,
     )
 
 
+def write_graph(md5: str, source: str, dest: str, atomic: bool) -> _Done:
+    """Read payload file `source`, write its graphs file `dest`; what it gave."""
+    stored = graph_file(md5, Path(source).read_bytes())
+    data = _ENCODER.encode(stored)
+    path = Path(dest)
+    if atomic:
+        # A job's ranks write into the same graphs/ at once: under a name of this process's, then
+        # renamed into place, so a reader never sees half a file (the same bytes either way).
+        part = path.with_name(f".{md5}.{os.getpid()}.part")
+        part.write_bytes(data)
+        os.replace(part, path)
+    else:
+        path.write_bytes(data)
+    return md5, stored.failure, len(data)
+
+
 class GraphTally:
-    """Each graph payload parsed and counted (manifest.json's `graphs`, its `bad_graph` problems),
-    nothing written: the format's facts without its files (`tlscope summary`)."""
+    """Each graph payload read and counted (manifest.json's `graphs`, its `bad_graph` problems),
+    in-process, nothing written: the format's facts without its files (`tlscope summary`)."""
 
     def __init__(self, problems: Problems) -> None:
         self._problems = problems
-        self.files = 0
-        self.bytes = 0
-        self.failed = 0
+        self._lines: dict[str, int] = {}
+        self.files = self.bytes = self.failed = 0
 
     def add(self, md5: str, payload: bytes, line: int) -> None:
-        """A payload met for the first time: its graphs file when it is a graph."""
-        stored = graph_file(md5, payload)
-        if stored is None:
+        """A payload met for the first time: counted when it is a graph."""
+        if not looks_like_graph(payload):
             return
-        if stored.failure is not None:
-            self.failed += 1
-            self._problems.add(ProblemKind.BAD_GRAPH, line, f"payloads/{md5}.txt: {stored.failure}")
-        data = _ENCODER.encode(stored)
-        self._write(md5, data)
-        self.files += 1
-        self.bytes += len(data)
+        self._lines[md5] = line
+        stored = graph_file(md5, payload)
+        self._done((md5, stored.failure, len(_ENCODER.encode(stored))))
 
-    def _write(self, md5: str, data: bytes) -> None:
-        """Nothing to write for a tally."""
+    def _done(self, done: _Done) -> None:
+        md5, failure, size = done
+        self.files += 1
+        self.bytes += size
+        if failure is not None:
+            self.failed += 1
+            self._problems.add(ProblemKind.BAD_GRAPH, self._lines.get(md5, 0), f"payloads/{md5}.txt: {failure}")
+
+    def finish(self) -> None:
+        """The pass is over (nothing pending for a tally)."""
+
+    def abort(self) -> None:
+        """The run failed (nothing to stop for a tally)."""
 
     def stats(self) -> GraphStats:
         return GraphStats(files=self.files, bytes=self.bytes, failed=self.failed)
 
 
 class GraphStore(GraphTally):
-    """graphs/<md5>.json, in the folder that holds payloads/ (a job's, for its ranks: `shared`)."""
+    """graphs/, in the folder that holds payloads/ (a job's, for its ranks: `shared`); the payload
+    files are where `payload_path(md5)` says (the payload store's)."""
 
-    def __init__(self, out: OutputDir, problems: Problems, shared: Path | None = None) -> None:
+    def __init__(
+        self, out: OutputDir, problems: Problems, shared: Path | None, payload_path: Callable[[str], Path]
+    ) -> None:
         super().__init__(problems)
         self._out = out
         self._shared = shared
+        self._payload_path = payload_path
         if shared is not None:
             (shared / layout.GRAPHS).mkdir(exist_ok=True)
+        #: In-process: a rank of a job (its pool has the cores), or no children allowed here.
+        self._inline = shared is not None
+        self._jobs: SimpleQueue[_Job | None] | None = None
+        self._results: SimpleQueue[_Report] | None = None
+        self._worker: BaseProcess | None = None
 
-    def _write(self, md5: str, data: bytes) -> None:
-        if self._shared is None:
-            self._out.path(f"{layout.GRAPHS}/{md5}.json").write_bytes(data)
+    def add(self, md5: str, payload: bytes, line: int) -> None:
+        """A payload written for the first time: its graphs file when it is a graph."""
+        if not looks_like_graph(payload):
             return
-        path = self._shared / layout.GRAPHS / f"{md5}.json"
-        # A job's ranks write into the same graphs/ at once: under a name of this process's, then
-        # renamed into place, so a reader never sees half a file (the same bytes either way).
-        part = path.with_name(f".{md5}.{os.getpid()}.part")
-        part.write_bytes(data)
-        os.replace(part, path)
+        self._lines[md5] = line
+        if self._shared is None:
+            dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
+        else:
+            dest = str(self._shared / layout.GRAPHS / f"{md5}.json")
+        source = str(self._payload_path(md5))
+        if self._jobs is None and not self._inline:
+            self._start()
+        if self._jobs is None:
+            self._done(write_graph(md5, source, dest, self._shared is not None))
+        else:
+            self._jobs.put((md5, source, dest, self._shared is not None))
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context()
+        jobs: SimpleQueue[_Job | None] = context.SimpleQueue()
+        results: SimpleQueue[_Report] = context.SimpleQueue()
+        try:
+            # A daemon dying with this process (worker_init): a run that dies part-way leaves none.
+            worker = context.Process(target=_work, args=(jobs, results, os.getpid()), daemon=True)
+            worker.start()
+        except AssertionError:  # inside a daemonic process (a pool worker): no children allowed
+            self._inline = True
+            return
+        self._jobs, self._results, self._worker = jobs, results, worker
+
+    def finish(self) -> None:
+        """Wait for the worker's graphs; count them and their problems. RuntimeError when it failed."""
+        if self._jobs is None or self._results is None or self._worker is None:
+            return
+        self._jobs.put(None)
+        while self._results.empty():
+            if self._worker.exitcode not in (None, 0):
+                raise RuntimeError(f"the graphs worker died (exit code {self._worker.exitcode})")
+            time.sleep(0.002)
+        done, error = self._results.get()
+        self._worker.join()
+        self._jobs = self._results = self._worker = None
+        if error is not None:
+            raise RuntimeError(f"writing a graphs file failed: {error}")
+        for item in sorted(done, key=lambda d: self._lines.get(d[0], 0)):
+            self._done(item)
+
+    def abort(self) -> None:
+        """Stop the worker now, its files unwanted (the run failed or was interrupted)."""
+        if self._worker is not None:
+            self._worker.terminate()
+            self._worker.join()
+        self._jobs = self._results = self._worker = None
+
+
+def _work(jobs: SimpleQueue[_Job | None], results: SimpleQueue[_Report], parent: int) -> None:
+    """Worker loop: every job until the end marker, then one answer with all of them.
+
+    A failed job does not stop the loop: the queue must keep draining or the main pass, blocked
+    on a full pipe, would wait forever.
+    """
+    worker_init(parent)
+    done: list[_Done] = []
+    error: str | None = None
+    while (job := jobs.get()) is not None:
+        try:
+            done.append(write_graph(*job))
+        except Exception as err:  # reported to the main process, which raises it
+            error = error or f"{job[2]}: {type(err).__name__}: {err}"
+    results.put((done, error))

@@ -13,6 +13,7 @@ classes), trailing `# graph id` comments, AOT classes named `<lambda>`, and grap
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import textwrap
 
@@ -50,6 +51,15 @@ def looks_like_graph(payload: bytes) -> bool:
 
 def parse_graph(text: str) -> FxGraph | FxGraphFailure:
     """The graph printed in `text`, or why it is not one. Never raises."""
+    try:
+        fast = _read_lines(text)
+    except RecursionError:
+        fast = None
+    return fast if fast is not None else parse_graph_ast(text)
+
+
+def parse_graph_ast(text: str) -> FxGraph | FxGraphFailure:
+    """`parse_graph` by `ast` alone: every form, the reference the line reader is tested against."""
     source = _class_block(text)
     if source is None:
         return FxGraphFailure(NO_CLASS)
@@ -317,3 +327,212 @@ def parse_annotation(text: str) -> TensorMeta:
 
 def _dims(text: str) -> list[str]:
     return [d.strip() for d in text.split(",") if d.strip()]
+
+
+# -- the common printed form, read line by line ------------------------------------------------
+#
+# `ast.parse` is most of the cost of reading a graph (~0.6 s of the ~1.1 s the big trace's 174
+# graphs took), and nearly every graph torch logs is one class holding only `forward`, one node a
+# line: `name: "annotation" = callee(args);  freed = None`. Those are read here with a few
+# regexes a line, into the same FxGraph (tests/test_fxgraph.py checks that, graph by graph, on
+# every graph of the corpus and of tlparse's traces); anything else (nested classes, an
+# `__init__`, a default or `*args` in the signature, a `;` or `#` inside a value, a line this
+# reader does not know) is left to the ast reader above, as is a value that is no call, name or
+# attribute (an operator or subscript written inline), statement by statement.
+
+_ASSIGN = re.compile(r'([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*,?)\s*(?::\s*"([^"]*)")?\s*=(?!=)\s*(.*)')
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\((.*)\)")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_SELF_ATTR = re.compile(r"self\.[A-Za-z_][\w.]*")
+#: A name in a value: what follows it says whether it is read (see `_line_references`).
+_WORD = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(\s*(?:\(|\.|=(?!=))?)")
+_STRING = re.compile(r"'[^'\\]*'|\"[^\"\\]*\"")
+_PARAM = re.compile(r'([A-Za-z_]\w*)\s*(?::\s*"([^"]*)")?\s*(?:,|$)')
+_PARAMS = re.compile(r'\s*self\s*(?:,\s*[A-Za-z_]\w*\s*(?::\s*"[^"]*")?\s*)*,?\s*')
+_CONSTANTS = frozenset({"None", "True", "False"})
+_ANNOTATION_ONLY = re.compile(r'[A-Za-z_]\w*\s*:\s*"[^"]*"\s*(?:#.*)?')
+
+
+def _line_references(text: str) -> list[str]:
+    """Names read in a value, as `_references` finds them in its ast: not a callee, a keyword's
+    name, a module's path (`torch.float32`) or `self.x`; a method's receiver is read."""
+    if "'" in text or '"' in text:
+        text = _STRING.sub("''", text)
+    found: list[str] = []
+    for word, after in _WORD.findall(text):
+        follow = after.strip()
+        if follow in ("(", "=") or word in _CONSTANTS:
+            continue
+        if follow == "." and (word in _MODULE_ROOTS or word == "self"):
+            continue
+        found.append(word)
+    return found
+
+
+def _line_op(value: str) -> tuple[str, str, list[str]] | None:
+    """(op, target, references) of a value of the common forms; None for any other."""
+    call = _CALL.fullmatch(value)
+    if call is not None:
+        callee, inner = call.groups()
+        args = _line_references(inner)
+        if callee.startswith("self."):
+            return "call_module", callee[5:], args
+        root, _, attr = callee.partition(".")
+        if attr and root not in _MODULE_ROOTS:
+            return "call_method", callee.rsplit(".", 1)[1], _line_references(callee.rsplit(".", 1)[0]) + args
+        return "call_function", callee, args
+    if _NAME.fullmatch(value):
+        return ("placeholder_alias", value, [value]) if value not in _CONSTANTS else None
+    if _SELF_ATTR.fullmatch(value):
+        return "get_attr", value[5:], []
+    return None
+
+
+def _line_node(text: str, number: int, marks: list[FxSource | None]) -> FxNode | bool | None:
+    """The node of an assignment line; None for a line freeing a value; False when this reader
+    cannot read the line (the whole graph then goes to the ast reader)."""
+    if _ANNOTATION_ONLY.fullmatch(text):
+        return None  # `primals_1: "f32[4]"  # PlainAOTInput(idx=0)`: no value, no node
+    found = _ASSIGN.fullmatch(text)
+    if found is None:
+        return False
+    targets, annotation, value = found.groups()
+    if ";" in value or "#" in value:
+        # The first `;` or `#` outside a string ends the value (strings masked, their length kept).
+        masked = _STRING.sub(lambda m: "x" * len(m.group()), value) if ("'" in value or '"' in value) else value
+        semi, hash_ = masked.find(";"), masked.find("#")
+        cut = semi if hash_ < 0 or 0 <= semi < hash_ else hash_
+        value = value[:cut].rstrip()
+    if value == "None":
+        return None
+    names = [t.strip() for t in targets.split(",") if t.strip()]
+    unpack = "," in targets
+    read = _line_op(value) if not unpack else _line_unpack(value)
+    if read is None:
+        read = _ast_op(value, unpack)
+    if read is None:
+        return False
+    op, target, args = read
+    meta = _annotation(annotation) if annotation is not None else None
+    source = _source_at(marks, number)
+    return FxNode(name=names[0], op=op, target=target, args=args, names=names, meta=meta, source=source, line=number)
+
+
+@functools.lru_cache(maxsize=4096)
+def _annotation(text: str) -> TensorMeta:
+    """`parse_annotation`, once per distinct annotation: a graph repeats a few shapes many times.
+    TensorMeta is frozen, so nodes may share one (its lists are not to be changed)."""
+    return parse_annotation(text)
+
+
+def _line_unpack(value: str) -> tuple[str, str, list[str]] | None:
+    """`a, b, = callee(args)`: unpack, the callee as printed; None for any other value."""
+    call = _CALL.fullmatch(value)
+    if call is None:
+        return None
+    read = _line_op(value)
+    return ("unpack", call.group(1), read[2]) if read is not None else None
+
+
+def _ast_op(value: str, unpack: bool) -> tuple[str, str, list[str]] | None:
+    """(op, target, references) of a value of another form (an inline operator, a subscript),
+    read by `ast` alone; None when it is not one expression."""
+    try:
+        tree = ast.parse(value, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    target: ast.expr = ast.Tuple(elts=[], ctx=ast.Store()) if unpack else ast.Name(id="_", ctx=ast.Store())
+    try:
+        op, name = _op(tree, target)
+        return op, name, _references(tree)
+    except RecursionError:
+        return None
+
+
+def _signature(lines: list[str], start: int) -> tuple[list[FxInput], int] | None:
+    """The inputs of `def forward(self, ...):` from line `start` on, and the line after it."""
+    end = start
+    while end < len(lines) and not lines[end].rstrip().endswith("):"):
+        end += 1
+    if end >= len(lines):
+        return None
+    text = " ".join(line.split("#", 1)[0].strip() for line in lines[start : end + 1])
+    head, _, params = text.partition("(")
+    if head.strip() != "def forward" or "*" in params:
+        return None
+    params = params.strip().removesuffix("):").strip()
+    # Only names with a string annotation or none (no default, no `*args`, no other annotation).
+    if not _PARAMS.fullmatch(params):
+        return None
+    found = _PARAM.findall(params)
+    inputs = [FxInput(name=n, meta=parse_annotation(a) if a else None) for n, a in found[1:]]
+    return inputs, end + 1
+
+
+def _read_lines(text: str) -> FxGraph | None:
+    """The graph of the common printed form (one class holding only `forward`), read line by
+    line; None for any other (the ast reader reads it)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _CLASS.match(line)), None)
+    if start is None:
+        return None
+    found = _CLASS.match(lines[start])
+    assert found is not None
+    indent = len(found.group(1))
+    first = next((i for i in range(start + 1, len(lines)) if lines[i].strip()), None)
+    if first is None or _indent(lines[first]) <= indent:
+        return None
+    if lines[first].strip().startswith("def __init__("):  # fx_graph_runnable's Repro: not the graph
+        method = _indent(lines[first])
+        first = next(
+            (i for i in range(first + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) <= method), None
+        )
+        if first is None or _indent(lines[first]) != method:
+            return None
+    signature = _signature(lines, first)
+    if signature is None:
+        return None
+    inputs, at = signature
+    body = _body_lines(lines, at, _indent(lines[first]), _sources(text))
+    if body is None:
+        return None
+    nodes, outputs = body
+    _fill_users(nodes)
+    _fill_modules(inputs, nodes)
+    return FxGraph(name=found.group(2), inputs=inputs, nodes=nodes, outputs=outputs)
+
+
+def _body_lines(
+    lines: list[str], at: int, method: int, marks: list[FxSource | None]
+) -> tuple[list[FxNode], list[str]] | None:
+    """The nodes and outputs of `forward`'s body (lines `at`.. deeper than `method`, the indent
+    of `def forward`); None at anything this reader does not know."""
+    nodes: list[FxNode] = []
+    outputs: list[str] | None = None
+    i = at
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        i += 1
+        if not stripped or stripped[0] == "#":
+            continue
+        if _indent(line) <= method:
+            # Another member of the class (a nested graph, a method): the ast reader's; past the class: the end.
+            return None if _indent(line) == method else (nodes, outputs or [])
+        if outputs is not None:
+            return None  # a statement after `return`
+        if stripped.startswith("return ") or stripped == "return":
+            parts = [stripped[6:].split("#", 1)[0]]
+            while parts[-1].count("(") + sum(p.count("(") for p in parts[:-1]) > sum(
+                p.count(")") for p in parts
+            ) and i < len(lines):
+                parts.append(lines[i].split("#", 1)[0])
+                i += 1
+            outputs = _line_references(" ".join(parts))
+            continue
+        node = _line_node(stripped, i, marks)
+        if node is False:
+            return None
+        if isinstance(node, FxNode):
+            nodes.append(node)
+    return nodes, outputs or []

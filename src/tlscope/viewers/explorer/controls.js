@@ -63,7 +63,8 @@ export function saveState(app) {
   const f = app.filter;
   const row = app.table.selected >= 0 ? app.table.selected : null;
   const view = app.views ? viewForState(app.views.current) : null;
-  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab, view });
+  const event = app.views && app.views.current === 'graph' && app.graph ? app.graph.event : null;
+  writeState({ kind: f.kind, cid: f.cid, rank: f.rank, q: f.q, row, tab: app.detail.state.tab === 'payload' ? null : app.detail.state.tab, view, event });
 }
 
 /**

@@ -229,14 +229,20 @@ async function linksView(doc, trace, event, part) {
 }
 
 /**
+ * Called once a payload is drawn: the tab's body, the event, its text and its part.
+ * @typedef {(body: HTMLElement, event: RawEvent, text: string, part: number) => void} PayloadHook
+ */
+
+/**
  * The Payload tab of `event` drawn into `body`, unless another draw started meanwhile (`token`).
  * @param {HTMLElement} body
  * @param {OpenedTrace} trace
  * @param {RawEvent} event
  * @param {DetailState} state
  * @param {number} token
+ * @param {PayloadHook} [onPayload]
  */
-async function drawPayload(body, trace, event, state, token) {
+async function drawPayload(body, trace, event, state, token, onPayload) {
   const doc = body.ownerDocument;
   if (!event.payload_filename) return body.replaceChildren(note(doc, 'This event has no payload.'));
   body.replaceChildren(note(doc, `Loading ${event.payload_filename}…`));
@@ -257,6 +263,7 @@ async function drawPayload(body, trace, event, state, token) {
   const language = languageOf(event, text);
   const shown = language === 'json' ? prettyJson(text) : text;
   state.payloadShown = { language, lines: codeView(body, shown, language).highlighter.lines.length, bytes: text.length };
+  if (onPayload) onPayload(body, event, text, state.part);
 }
 
 /**
@@ -265,9 +272,10 @@ async function drawPayload(body, trace, event, state, token) {
  * knows the compile id it shows; `redraw(tab)` draws the pane again, on `tab` if given.
  * @param {HTMLElement} root
  * @param {OpenedTrace} trace
- * @param {{ onTab?: (tab: string) => void, compile?: (body: HTMLElement, title: HTMLElement) => void }} [handlers]
+ * `onPayload(body, event, text, part)` after a payload is drawn (the Graph view's link).
+ * @param {{ onTab?: (tab: string) => void, compile?: (body: HTMLElement, title: HTMLElement) => void, onPayload?: PayloadHook }} [handlers]
  */
-export function createDetail(root, trace, { onTab, compile } = {}) {
+export function createDetail(root, trace, { onTab, compile, onPayload } = {}) {
   const doc = root.ownerDocument;
   const body = /** @type {HTMLElement} */ (root.querySelector('#detail-body')); // index.html's
   const title = /** @type {HTMLElement} */ (root.querySelector('#detail-title'));
@@ -305,7 +313,7 @@ export function createDetail(root, trace, { onTab, compile } = {}) {
       if (token === state.token) body.replaceChildren(view);
       return;
     }
-    await drawPayload(body, trace, event, state, token);
+    await drawPayload(body, trace, event, state, token, onPayload);
   }
   return {
     state,

@@ -4,7 +4,7 @@
 // report link. The filter controls and URL state are controls.js's.
 
 import {
-  InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, setTestHook,
+  InlineSource, compileIdOf, eventKey, openInPerfetto, openTrace, perfettoUrl, queryParam, readState, setTestHook,
 } from '/lib/tlscope.js';
 import { createEventTable, formatCount } from './table.js';
 import { createDetail } from './detail.js';
@@ -17,6 +17,7 @@ import { createCompileTab } from './compile.js';
 import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
 import { prepared } from './preparing.js';
+import { addGraphLink, createGraphView, printsGraph } from './graph.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
@@ -41,6 +42,7 @@ import { prepared } from './preparing.js';
  * @property {ReturnType<typeof createCompileTab>} [compileTab] made on first use
  * @property {boolean} [keepTab] a restored row keeps the detail tab
  * @property {ReturnType<typeof createViews>} views the view shown in the main area (views.js)
+ * @property {ReturnType<typeof createGraphView>} graph the Graph view (graph.js): the event it shows
  * @property {() => void} redrawSidebar after a filter change (a picked rank lists its own ids)
  */
 
@@ -118,6 +120,7 @@ function makeViews(app) {
       badge: () => counted(app.trace.graphBreaks.length),
       draw: (/** @type {HTMLElement} */ pane) => drawBreaks(pane, app.trace, { onPick: (site) => pickBreak(site) }),
     },
+    app.graph.def,
   ];
   return createViews({ bar: byId('views'), pane: byId('pane'), table: [byId('center'), byId('detail')] }, defs, () => saveState(app));
 }
@@ -322,6 +325,33 @@ function packedLanding(trace, link) {
 }
 
 /**
+ * The Payload tab's link to the Graph view, for a payload printing an FX graph (format 1.11 on).
+ * @param {App} app
+ * @param {HTMLElement} body
+ * @param {RawEvent} event
+ * @param {string} text
+ * @param {number} part
+ */
+function graphLink(app, body, event, text, part) {
+  const minor = app.trace.manifest ? app.trace.manifest.format_minor ?? 0 : 0;
+  if (minor < 11 || !printsGraph(text)) return;
+  addGraphLink(body, () => {
+    const { trace } = app;
+    const row = app.table.selected;
+    const n = trace.mode === 'local' && row >= 0 ? trace.events.lineOf(row) : null;
+    app.graph.open(event, part, n);
+    app.views.show('graph');
+  });
+}
+
+/** The URL's `event=N` (the fragment's, else the query's), or null. */
+function graphEventFromUrl() {
+  const text = readState(location.hash).event ?? queryParam('event');
+  const n = text === null || text === undefined || text === '' ? NaN : Number(text);
+  return Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/**
  * The page's parts made and drawn for an opened trace (the table has no model yet).
  * @param {OpenedTrace} trace
  * @returns {App}
@@ -334,9 +364,10 @@ function createPage(trace) {
     pendingRow: -1,
     notes: [],
     table: createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) }),
-    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title) }),
+    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
     views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
+    graph: createGraphView(trace, graphEventFromUrl),
     redrawSidebar: () => (app.sidebar.rank === (app.filter.rank ?? null) ? app.sidebar.draw() : drawSidebar(app)),
   };
   app.views = makeViews(app);

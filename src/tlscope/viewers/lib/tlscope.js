@@ -61,8 +61,15 @@
 /** @typedef {import('./compiles-json.js').Graph} Graph */
 /** @typedef {import('./compiles-json.js').GraphInput} GraphInput */
 /** @typedef {import('./compiles-json.js').DistinctGraphBreak} DistinctGraphBreak */
+// graphs/<md5>.json as docs/FORMAT.md section 18 documents it (from its JSON Schema; graph-json.js).
+/** @typedef {import('./graph-json.js').GraphFile} GraphFile */
+/** @typedef {import('./graph-json.js').StoredGraph} StoredGraph */
+/** @typedef {import('./graph-json.js').StoredNode} StoredNode */
+/** @typedef {import('./graph-json.js').StoredInput} StoredInput */
+/** @typedef {import('./graph-json.js').FxSource} FxSource */
+/** @typedef {import('./graph-json.js').TensorMeta} TensorMeta */
 
-export { CONTEXT_KEYS, UNKNOWN_COMPILE_ID, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
+export { CONTEXT_KEYS, UNKNOWN_COMPILE_ID, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 export { FileSource, HttpSource, InlineSource, NotFound, Source, isGzip, maybeGunzip, readAll } from './source.js';
 export { LineStore, streamLines } from './lines.js';
 export { LocalEvents, RemoteEvents, normalizeFilter } from './store.js';

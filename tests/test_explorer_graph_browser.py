@@ -1,0 +1,186 @@
+"""The explorer's Graph view (`?view=graph&event=N`, issue 23 point 2) in headless Chromium, on a
+real corpus trace made with torch (corpus/traces/provenance: a conv + linear module, compiled with
+a backward): the rows are the graphs file's inputs and nodes; a name jumps to its definition and
+shows its users; folds by user line and by module open and close; op and target filters; the
+Payload tab links to the view; the module hierarchy is listed. What the page shows is checked
+against graphs/<md5>.json read here as JSON."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from helpers import REPO, LiveServer, hook, open_explorer, wait_hook
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tlscope.cli import main as tlscope_main
+
+    out = tmp_path_factory.mktemp("graph") / "provenance"
+    assert tlscope_main([str(REPO / "corpus" / "traces" / "provenance"), "-o", str(out), "--no-browser"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = LiveServer([str(folder)], tmp_path_factory.mktemp("serve"))
+    try:
+        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+            (trace,) = json.load(response)
+        yield f"{server.url}/viewers/explorer/?trace={quote(trace['url'], safe='')}"
+    finally:
+        server.close()
+
+
+def graph_events(folder: Path) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Event kind -> (its index among raw.jsonl's events, its graph), for the first of each kind."""
+    found: dict[str, tuple[int, dict[str, Any]]] = {}
+    for i, line in enumerate((folder / "raw.jsonl").read_text().splitlines()[1:]):
+        event = json.loads(line)
+        name = event.get("payload_filename", "")
+        path = folder / "graphs" / f"{name[len('payloads/') : -len('.txt')]}.json"
+        if name and path.is_file():
+            kind = (event.get("artifact") or {}).get("name") or next(k for k, v in event.items() if isinstance(v, dict))
+            found.setdefault(kind, (i, json.loads(path.read_text())["graph"]))
+    return found
+
+
+def names(graph: dict[str, Any]) -> list[str]:
+    return [i["name"] for i in graph["inputs"]] + [n["name"] for n in graph["nodes"]]
+
+
+def open_graph(browser: Any, site: str, n: int) -> Any:
+    page = open_explorer(browser, f"{site}&view=graph&event={n}", height=900)
+    wait_hook(page, lambda h: h.get("graphReady") is True and h.get("graphError") is None)
+    return page
+
+
+def test_rows_are_the_graphs_inputs_and_nodes_with_shapes(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["dynamo_output_graph"]
+    page = open_graph(browser, site, n)
+    assert hook(page)["graphNodes"] == names(graph)
+    assert hook(page)["view"] == "graph" and page.locator("#table").is_hidden()
+    node = next(x for x in graph["nodes"] if x.get("meta") and x["meta"].get("shape"))
+    row = page.locator(".g-row", has=page.locator(f'.g-name[data-jump="{node["name"]}"]'))
+    shape = f"{node['meta']['dtype']}[{', '.join(node['meta']['shape'])}]"
+    assert row.locator(".g-meta").text_content() == shape and row.locator(".g-target").text_content() == node["target"]
+    assert page.errors == []
+
+
+def test_a_name_jumps_to_its_definition_and_shows_its_users(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["aot_joint_graph"]
+    page = open_graph(browser, site, n)
+    # The last node reading an earlier node: click that argument in its row.
+    user = next(x for x in reversed(graph["nodes"]) if any(a in {m["name"] for m in graph["nodes"]} for a in x["args"]))
+    arg = next(a for a in user["args"] if a in {m["name"] for m in graph["nodes"]})
+    defined = next(m for m in graph["nodes"] if arg in m["names"])
+    row = page.locator(".g-row", has=page.locator(f'.g-name[data-jump="{user["name"]}"]'))
+    # (dispatched: a long call's later arguments are clipped by the row's width, not hidden)
+    row.locator(f'.g-call [data-jump="{arg}"]').first.dispatch_event("click")
+    h = wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == defined["name"])
+    assert h["graphSelected"]["users"] == defined["users"] and user["name"] in defined["users"]
+    assert page.locator(".g-row.on .g-name").text_content() == defined["name"]
+    # Its users, beside the table: one click goes to a user's definition in turn.
+    page.locator(f'.g-user-list [data-jump="{user["name"]}"]').click()
+    h = wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == user["name"])
+    assert h["graphSelected"]["args"] == user["args"]
+
+
+def source_folds(graph: dict[str, Any]) -> list[tuple[str, int]]:
+    """(file:line, nodes) of each run of consecutive nodes from one user line, in graph order."""
+    runs: list[tuple[str, int]] = []
+    last = None
+    for node in graph["nodes"]:
+        src = node.get("source")
+        if src is None:
+            last = None
+            continue
+        key = f"{graph['sources'][src]['file']}:{graph['sources'][src]['line']}"
+        if runs and last == key:
+            runs[-1] = (key, runs[-1][1] + 1)
+        else:
+            runs.append((key, 1))
+        last = key
+    return runs
+
+
+def test_folding_by_user_line_and_by_module(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["dynamo_output_graph"]
+    page = open_graph(browser, site, n)
+    page.select_option(".g-f-fold", "source")
+    runs = source_folds(graph)
+    assert runs and len(runs) < len(graph["nodes"])
+    h = wait_hook(page, lambda h: len(h.get("graphFolds") or []) == len(runs))
+    assert [f["size"] for f in h["graphFolds"]] == [size for _, size in runs]
+    folded = {m["name"] for m in graph["nodes"] if m.get("source") is not None}
+    assert h["graphNodes"] == [x for x in names(graph) if x not in folded]  # every fold closed
+    page.locator(".g-fold").first.click()
+    opened = [m["name"] for m in graph["nodes"] if m.get("source") is not None][: runs[0][1]]
+    h = wait_hook(page, lambda h: all(x in h["graphNodes"] for x in opened))
+    assert h["graphFolds"][0]["open"] is True
+    page.locator(".g-collapse").click()
+    wait_hook(page, lambda h: not any(f["open"] for f in h["graphFolds"]))
+    modules = sorted({x["module"] for x in graph["inputs"] + graph["nodes"] if x.get("module") is not None})
+    assert modules == ["conv", "fc"]
+    assert hook(page)["graphModules"] == modules
+    page.locator('.g-mod-name[data-module="fc"]').click()
+    h = wait_hook(page, lambda h: any(f["label"] == "fc" and f["open"] for f in h.get("graphFolds") or []))
+    in_fc = [x["name"] for x in graph["inputs"] + graph["nodes"] if x.get("module") == "fc"]
+    assert all(x in h["graphNodes"] for x in in_fc)
+    assert page.locator(".g-f-fold").input_value() == "module"
+
+
+def test_a_jump_opens_the_closed_fold_holding_the_definition(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["dynamo_output_graph"]
+    page = open_graph(browser, site, n)
+    page.select_option(".g-f-fold", "source")
+    wait_hook(page, lambda h: bool(h.get("graphFolds")))
+    target = next(m for m in graph["nodes"] if m.get("source") is not None)
+    page.evaluate("(name) => document.querySelector('.g-side').insertAdjacentHTML('beforeend', "
+                  "`<button data-jump='${name}' id='probe'>x</button>`)", target["name"])  # fmt: skip
+    page.locator("#probe").click()
+    h = wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == target["name"])
+    assert target["name"] in h["graphNodes"] and h["graphFolds"][0]["open"] is True
+
+
+def test_op_and_target_filters_and_search(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["aot_joint_graph"]
+    page = open_graph(browser, site, n)
+    page.select_option(".g-f-op", "call_function")
+    want = [m["name"] for m in graph["nodes"] if m["op"] == "call_function"]
+    wait_hook(page, lambda h: h.get("graphNodes") == want)
+    page.select_option(".g-f-op", "")
+    page.fill(".g-f-target", "aten.mm")
+    want = [m["name"] for m in graph["nodes"] if "aten.mm" in m["target"]]
+    assert want
+    wait_hook(page, lambda h: h.get("graphNodes") == want)
+    page.fill(".g-f-target", "")
+    shape = "f32[2, 5]"  # the search reads names, targets, annotations, user lines and modules
+    want = [x["name"] for x in graph["inputs"] + graph["nodes"] if shape in (x.get("meta") or {}).get("text", "")]
+    assert want
+    page.fill(".g-f-q", shape)
+    wait_hook(page, lambda h: h.get("graphNodes") == want)
+
+
+def test_the_payload_tab_links_to_the_graph_view(browser: Any, site: str, folder: Path) -> None:
+    n, graph = graph_events(folder)["aot_forward_graph"]
+    page = open_explorer(browser, f"{site}#row={n}", height=900)
+    wait_hook(page, lambda h: (h.get("selected") or {}).get("row") == n and h.get("payload") is not None)
+    page.locator(".g-open-button").click()
+    h = wait_hook(page, lambda h: h.get("view") == "graph" and h.get("graphNodes") == names(graph))
+    assert "event=" + str(n) in page.url and h["graphError"] is None
+    # A non-graph payload gets no link.
+    code = next(
+        i
+        for i, line in enumerate((folder / "raw.jsonl").read_text().splitlines()[1:])
+        if "inductor_output_code" in line
+    )
+    page.goto(f"{site}#row={code}")
+    wait_hook(page, lambda h: (h.get("selected") or {}).get("row") == code and h.get("payload") is not None)
+    assert page.locator(".g-open-button").count() == 0
