@@ -17,6 +17,8 @@ frame lasts what its work takes, not a 60 Hz vsync) opening `?view=ranks&trace=.
   the timeline for `--seconds` s: wheel zooms in and out around moving points (time and lanes:
   from 8 ranks per lane to one) and drags that pan both ways. Reported: p95 and max of the
   intervals between frames that follow a drawing (what a user sees while moving), and p95 of all;
+  then, with no input pacing, a wheel event dispatched in the page in every frame for 3 s (15 in,
+  15 out: the whole job to 1/36 of it and back): p95 and max of those frames;
 * **memory**: the JS heap in use (CDP Performance.getMetrics JSHeapUsedSize) after the
   interaction, and the renderer's private memory (RssAnon + RssShmem; bench/viewers.py) after a
   full garbage collection.
@@ -59,6 +61,31 @@ RECORD = """() => {
     if (!rec.stop) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
+}"""
+# A wheel event dispatched on the timeline in every frame for 3 s, 15 in then 15 out (the whole
+# job to 1/36 of it and back, 8 ranks per lane to 1), around points moving over the plot: every
+# frame draws, with no input pacing between them.
+WHEEL_EVERY_FRAME = """async () => {
+  const c = document.querySelector('.rk-canvas');
+  const box = c.getBoundingClientRect();
+  const gaps = [];
+  let last = performance.now();
+  let n = 0;
+  const end = last + 3000;
+  await new Promise((resolve) => {
+    const tick = (now) => {
+      gaps.push(now - last);
+      last = now;
+      n += 1;
+      const x = box.left + 80 + ((n * 37) % (box.width - 100));
+      const y = box.top + 24 + ((n * 13) % (box.height - 30));
+      const deltaY = n % 30 < 15 ? -120 : 120;
+      c.dispatchEvent(new WheelEvent('wheel', { deltaY, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+      if (now < end) requestAnimationFrame(tick); else resolve();
+    };
+    requestAnimationFrame(tick);
+  });
+  return gaps.slice(2);
 }"""
 STOP = """() => {
   const rec = window.__rankFrames;
@@ -157,6 +184,7 @@ def one_run(p: Any, url: str, seconds: float) -> dict[str, Any]:
         t, drew = rec["frames"], rec["drew"]
         gaps = [t[i] - t[i - 1] for i in range(1, len(t))]
         after_draw = [t[i] - t[i - 1] for i in range(2, len(t)) if drew[i - 1]]
+        wheel = page.evaluate(WHEEL_EVERY_FRAME)
         cdp = page.context.new_cdp_session(page)
         cdp.send("Performance.enable")
         metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
@@ -179,6 +207,8 @@ def one_run(p: Any, url: str, seconds: float) -> dict[str, Any]:
                 statistics.median(g for g, d in zip(gaps, drew[:-1], strict=True) if not d), 1
             ),
             "draw_p95_ms": p95(rec["draws"]),
+            "wheel_every_frame_p95_ms": p95(wheel),
+            "wheel_every_frame_max_ms": round(max(wheel), 1),
             "read_ms": round(h["ranksTimings"]["readAt"] - h["ranksTimings"]["startedAt"]),
             "script_start_ms": round(h["ranksTimings"]["startedAt"]),
             "js_heap_mb": round(heap / 1e6, 1) if heap else None,
@@ -213,7 +243,8 @@ def main() -> None:
             runs.append(one_run(p, url, args.seconds))
             print(json.dumps(runs[-1]), file=sys.stderr)
     keys = ["first_paint_ms", "script_start_ms", "read_ms", "frame_p95_ms", "frame_max_ms", "all_frames_p95_ms"]
-    keys += ["draw_p95_ms", "frames_drawn", "js_heap_mb", "renderer_mb_after_gc", "load_before"]
+    keys += ["draw_p95_ms", "wheel_every_frame_p95_ms", "wheel_every_frame_max_ms", "frames_drawn", "js_heap_mb"]
+    keys += ["renderer_mb_after_gc", "load_before"]
     print("| ranks | timeline events | runs | " + " | ".join(keys) + " |")
     print("|---" * (3 + len(keys)) + "|")
     print(

@@ -59,19 +59,43 @@ function indexByRank(t, ranks) {
   const pos = new Map(ranks.map((r, i) => [r, i]));
   let maxDepth = 0;
   const counts = new Uint32Array(ranks.length);
-  for (let i = 0; i < t.count; i += 1) {
-    const p = pos.get(t.rank[i]);
-    if (p !== undefined) counts[p] += 1;
+  // Events come in blocks of one rank: the lane of the previous event is asked of the map again
+  // only when the rank changes.
+  const laneOf = new Int32Array(t.count);
+  for (let i = 0, last = NaN, p = -1; i < t.count; i += 1) {
+    if (t.rank[i] !== last) {
+      last = t.rank[i];
+      p = pos.get(last) ?? -1;
+    }
+    laneOf[i] = p;
+    if (p >= 0) counts[p] += 1;
     if (t.depth[i] > maxDepth) maxDepth = t.depth[i];
   }
   const lists = [...counts].map((n) => new Uint32Array(n));
   const fill = new Uint32Array(ranks.length);
-  for (let i = 0; i < t.count; i += 1) {
-    const p = pos.get(t.rank[i]);
-    if (p !== undefined) lists[p][fill[p]++] = i;
+  for (let i = 0; i < t.count; i += 1) if (laneOf[i] >= 0) lists[laneOf[i]][fill[laneOf[i]]++] = i;
+  return { pos, lists: lists.map((list) => byDepthThenStart(t, list, maxDepth)), maxDepth };
+}
+
+/**
+ * `list` sorted by depth (counting, stable), then by start within each depth, where file order
+ * (start order, almost always) is not already.
+ * @param {Timeline} t
+ * @param {Uint32Array} list
+ * @param {number} maxDepth
+ */
+function byDepthThenStart(t, list, maxDepth) {
+  const at = new Uint32Array(maxDepth + 2);
+  for (const i of list) at[t.depth[i] + 1] += 1;
+  for (let d = 1; d < at.length; d += 1) at[d] += at[d - 1];
+  const out = new Uint32Array(list.length);
+  for (const i of list) out[at[t.depth[i]]++] = i;
+  for (let d = 0, lo = 0; d <= maxDepth; lo = at[d], d += 1) {
+    let sorted = true;
+    for (let k = lo + 1; k < at[d] && sorted; k += 1) sorted = t.start[out[k - 1]] <= t.start[out[k]];
+    if (!sorted) out.subarray(lo, at[d]).sort((a, b) => t.start[a] - t.start[b]);
   }
-  for (const list of lists) list.sort((a, b) => t.depth[a] - t.depth[b] || t.start[a] - t.start[b]);
-  return { pos, lists, maxDepth };
+  return out;
 }
 
 /**
@@ -82,6 +106,19 @@ function niceStep(target) {
   const p = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
   for (const m of [1, 2, 5, 10]) if (m * p >= target) return m * p;
   return 10 * p;
+}
+
+/**
+ * A tick at `t` µs, in the unit of the window's end, with the decimals its step needs (ticks 0.1 s
+ * apart at 12 s read 12.3 s, 12.4 s, not 12 s twice).
+ * @param {number} t
+ * @param {number} step
+ * @param {number} end
+ */
+function tickLabel(t, step, end) {
+  const [unit, name] = end >= 1e6 ? [1e6, 's'] : end >= 1e3 ? [1e3, 'ms'] : [1, 'µs'];
+  const decimals = Math.max(0, Math.ceil(Math.log10(unit / step) - 1e-9));
+  return `${(t / unit).toFixed(decimals)} ${name}`;
 }
 
 /**
@@ -301,7 +338,7 @@ export class RankTimeline {
     for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
       const x = GUTTER + ((t - t0) / (t1 - t0)) * w;
       ctx.fillRect(x, AXIS - 5, 1, 5);
-      ctx.fillText(formatUs(t), x + 3, AXIS / 2);
+      ctx.fillText(tickLabel(t, step, t1), x + 3, AXIS / 2);
     }
   }
 

@@ -331,13 +331,17 @@ export async function startRanks(url) {
   });
   wireTimeline(page.timeline);
   fit(page, ui, matrix);
-  page.timeline.prepareLevels();
   byId('status').textContent = '';
   setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();
-  requestAnimationFrame(() => setTestHook({ ready: true, ranksPaintedAt: performance.now(), ranksTimings: { startedAt, readAt, drawnAt } }));
+  const tl = page.timeline;
+  requestAnimationFrame(() => {
+    setTestHook({ ready: true, ranksPaintedAt: performance.now(), ranksTimings: { startedAt, readAt, drawnAt } });
+    // The zoom levels' details once the view is on screen, not before it.
+    tl.prepareLevels();
+  });
   const first = page.sort.lines[0];
   if (first) pickRank(page, ui, first.rank);
   drawMatrix(page, matrix).catch((err) => setTestHook({ matrixError: messageOf(err) }));
