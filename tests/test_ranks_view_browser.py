@@ -217,3 +217,45 @@ def test_a_jobs_explorer_links_its_ranks_view_and_back(browser: Any, site: dict[
     page.wait_for_url(lambda url: "view=ranks" not in url)
     assert wait_hook(page, lambda h: h.get("loaded") is True)["total"] > 0
     page.close()
+
+
+def test_keys_and_drag_move_the_timeline(browser: Any, site: dict[str, str]) -> None:
+    """W zooms in (time and lanes), D pans right, arrow down pans the lanes, 0 resets; a drag pans
+    both ways and opens nothing."""
+    page = open_ranks(browser, site["scaled"])
+    whole = hook(page)["timeline"]
+    page.locator(".rk-canvas").focus()
+
+    def after(key: str) -> dict[str, Any]:
+        page.keyboard.press(key)
+        page.wait_for_timeout(100)
+        return dict(hook(page)["timeline"])
+
+    zoomed = after("w")
+    assert zoomed["t1"] - zoomed["t0"] < 0.85 * (whole["t1"] - whole["t0"]) and zoomed["span"] < whole["span"]
+    right = after("d")
+    assert right["t0"] > zoomed["t0"] and abs((right["t1"] - right["t0"]) - (zoomed["t1"] - zoomed["t0"])) < 1
+    down = after("ArrowDown")
+    assert down["y0"] > right["y0"]
+    reset = after("0")
+    assert (reset["t0"], reset["t1"], reset["y0"], reset["span"]) == (
+        whole["t0"],
+        whole["t1"],
+        whole["y0"],
+        whole["span"],
+    )
+    after("w")
+    after("w")
+    before = dict(hook(page)["timeline"])
+    box = page.locator(".rk-canvas").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 200, y - 60, steps=8)
+    page.mouse.up()
+    page.wait_for_timeout(200)
+    dragged = hook(page)
+    assert dragged["timeline"]["t0"] > before["t0"] and dragged["timeline"]["y0"] > before["y0"]
+    assert "opened" not in dragged and "view=ranks" in page.url
+    assert page.errors == []
+    page.close()
