@@ -36,6 +36,9 @@ PHASES: dict[str, str] = {
 }
 
 
+_NAMES = {name: name for name in PHASES}
+
+
 class _Args(msgspec.Struct):
     compile_id: str | None = None
 
@@ -63,7 +66,7 @@ def frame_key(compile_id: str | None) -> CompileId | None:
 def phase_name(name: str) -> str | None:
     if name.startswith("compile_attempt_"):
         return "compile_attempt"
-    return name if name in PHASES else None
+    return _NAMES.get(name)  # PHASES' own string: a frame keeps its phases' names to the end
 
 
 class FrameTime:

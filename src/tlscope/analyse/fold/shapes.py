@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from tlscope.analyse.fold.graphs import placeholder_name
 from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
+from tlscope.analyse.fxgraph.model import TensorMeta
 from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell
 
 _INDEX = re.compile(r"(?:size|stride) mismatch at index (?P<dim>\d+)\.")
@@ -31,16 +32,19 @@ def input_shapes(compiles: Sequence[CompileEntry]) -> list[FrameShapes]:
         if entry.status != "outside":
             frames.setdefault(_frame_key(entry), []).append(entry)
     found = []
+    # Each distinct annotation read once, its shape and stride lists shared by the cells that
+    # print it (never changed): a long job repeats the same few annotations in every compile.
+    metas: dict[str, TensorMeta] = {}
     for entries in frames.values():
         if len({e.frame_compile for e in entries}) < 2:
             continue
         columns = [e for e in entries if any(g.kind == "dynamo_output_graph" for g in e.graphs)]
         if columns:
-            found.append(_table(entries[0], columns))
+            found.append(_table(entries[0], columns, metas))
     return found
 
 
-def _table(first: CompileEntry, columns: list[CompileEntry]) -> FrameShapes:
+def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, TensorMeta]) -> FrameShapes:
     rows: dict[str, InputShapes] = {}
     cells: dict[str, dict[str, ShapeCell]] = {}
     column_of = {c.frame_compile: c.id for c in columns}
@@ -49,7 +53,9 @@ def _table(first: CompileEntry, columns: list[CompileEntry]) -> FrameShapes:
         graph = [g for g in entry.graphs if g.kind == "dynamo_output_graph"][-1]
         here: dict[str, ShapeCell] = {}
         for item in graph.inputs:
-            meta = parse_annotation(item.type or "")
+            meta = metas.get(item.type or "")
+            if meta is None:
+                meta = metas[item.type or ""] = parse_annotation(item.type or "")
             if meta.shape is None:
                 continue  # a Sym(...) or untyped input: not a tensor
             source = next((t for t in entry.inputs if placeholder_name(t.source) == item.name), None)
