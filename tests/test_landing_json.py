@@ -1,4 +1,4 @@
-"""The landing page's JSON: fast pretty printing gives json.dumps' exact text; chromium parts merge."""
+"""The landing page's JSON: fast pretty printing gives json.dumps' exact text; the combined chromium array."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import JSON_AS_PYTHON, array_body, pretty
 
@@ -90,63 +89,22 @@ def _rank_folder(root: Path, rank: int, events: Any) -> None:
         (folder / "chromium_events.json").write_bytes(msgspec.json.encode(events))
 
 
-def _part(root: Path, rank: int, payloads: list[bytes]) -> None:
-    """Rank `rank`'s part as its worker writes it, fed these chromium_event payloads."""
-    writer = chromium.PartWriter(root, rank)
-    for payload in payloads:
-        writer.add(payload)
-    writer.close()
-
-
-def test_merge_from_parts_equals_merge_from_files(tmp_path: Path) -> None:
+def test_combined_array_from_rank_files(tmp_path: Path) -> None:
     events = {0: [{"name": "a", "pid": 7, "ts": 1.5e-05}, 3], 1: None, 2: [], 3: [{"name": "b", "pid": 0}]}
-    ranks = [RankSummary(rank=r) for r in events]
-    texts = []
-    for with_parts in (False, True):
-        root = tmp_path / str(with_parts)
-        root.mkdir()
-        for rank, value in events.items():
-            _rank_folder(root, rank, value)
-            if with_parts:
-                # A payload that is not JSON is in no rank's file either (the format writer skips it).
-                _part(root, rank, [msgspec.json.encode(event) for event in value or []] + [b"{not json"])
-        if with_parts:
-            assert sorted(p.name for p in root.glob(".*.part")) == [
-                ".chromium_events.rank_0.part",
-                ".chromium_events.rank_3.part",
-            ]
-        problems: list[str] = []
-        assert chromium.merge(root, root / "chromium_events.json", ranks, problems) == 2
-        assert problems == []
-        assert not list(root.glob(".*.part")), "parts are removed after the merge"
-        texts.append((root / "chromium_events.json").read_text("utf-8"))
-    assert texts[0] == texts[1]
+    for rank, value in events.items():
+        _rank_folder(tmp_path, rank, value)
+    (tmp_path / "rank_x").mkdir()  # not a rank's folder
+    (tmp_path / "rank_07").mkdir()  # nor this (rank 7's is rank_7)
+    assert chromium.job_ranks(tmp_path) == [0, 1, 2, 3]
+    text = b"".join(chromium.chunks(tmp_path, chromium.job_ranks(tmp_path))).decode("utf-8")
     # pid = rank, non-object items dropped, json.dumps' text of the whole array.
     expected = [{"name": "a", "pid": 0, "ts": 1.5e-05}, {"name": "b", "pid": 3}]
-    assert texts[0] == _reference(expected)
+    assert text == _reference(expected)
 
 
-def test_an_aborted_part_is_gone(tmp_path: Path) -> None:
-    writer = chromium.PartWriter(tmp_path, 2)
-    writer.add(b'{"name": "a"}')
-    assert chromium.part_path(tmp_path, 2).exists()
-    writer.abort()
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_merge_reports_unreadable_rank_and_writes_nothing_without_events(tmp_path: Path) -> None:
+def test_combined_array_skips_unreadable_ranks_and_is_empty_without_events(tmp_path: Path) -> None:
     _rank_folder(tmp_path, 0, None)
     (tmp_path / "rank_0" / "chromium_events.json").write_text("[{not json")
     _rank_folder(tmp_path, 1, [])
-    problems: list[str] = []
-    target = tmp_path / "chromium_events.json"
-    assert chromium.merge(tmp_path, target, [RankSummary(rank=0), RankSummary(rank=1)], problems) == 0
-    assert not target.exists()
-    assert len(problems) == 1 and problems[0].startswith("rank 0: chromium_events.json unreadable")
-
-
-def test_merge_drops_parts_of_ranks_it_was_not_given(tmp_path: Path) -> None:
-    _rank_folder(tmp_path, 5, [{"name": "x"}])
-    _part(tmp_path, 5, [b'{"name": "x"}'])
-    assert chromium.merge(tmp_path, tmp_path / "chromium_events.json", [], []) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["rank_5"]
+    assert b"".join(chromium.chunks(tmp_path, [0, 1, 2])) == b"[]"
+    assert json.loads(b"".join(chromium.chunks(tmp_path, [0, 1]))) == []

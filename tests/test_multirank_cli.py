@@ -99,3 +99,48 @@ def test_a_job_stores_each_payload_once_and_ranks_read_them_there(tmp_path: Path
         assert trace.payload(event) == (out / event["payload_filename"]).read_text()
     assert files < occurrences, "payloads logged by several ranks are stored once"
     assert linked > files / 2, "the ranks' report files link the job's payloads"
+
+
+def _stored_bytes(out: Path) -> tuple[int, int]:
+    """(bytes of OUT on disk, counted per inode as the disk holds them; bytes of files whose
+    content another file of OUT already holds)."""
+    import hashlib
+    import os
+
+    inodes: set[int] = set()
+    digests: set[str] = set()
+    total = repeated = 0
+    for root, _, names in os.walk(out):
+        for name in names:
+            path = Path(root) / name
+            st = path.lstat()
+            if st.st_ino in inodes:
+                continue
+            inodes.add(st.st_ino)
+            total += st.st_size
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            if digest in digests:
+                repeated += st.st_size
+            digests.add(digest)
+    return total, repeated
+
+
+@pytest.mark.parametrize("scenario", ["ranks_diverge_4", "ranks_same_4"])
+def test_a_real_jobs_output_is_at_most_one_and_a_half_times_its_logs(scenario: str, tmp_path: Path) -> None:
+    """Issue 22: a job's output <= 1.5x its logs (it was 2.7x at 4 ranks with a payloads/ per rank,
+    1.8x with the combined chromium_events.json), and nothing of it stored twice: each payload
+    once, no combined copy of the ranks' chromium events. A size, not a time."""
+    import gzip
+
+    src = Path(__file__).resolve().parents[1] / "corpus" / "traces" / scenario
+    logs = sum(len(gzip.decompress(p.read_bytes())) for p in src.glob("*.log.gz"))
+    out = tmp_path / "out"
+    assert main([str(src), "--all-ranks-html", "-o", str(out), "--no-browser"]) == 0
+    stored_payloads_once(out)
+    assert not (out / "chromium_events.json").exists()
+    total, repeated = _stored_bytes(out)
+    assert total <= 1.5 * logs, f"output {total} bytes, {total / logs:.2f}x the logs' {logs}"
+    # What repeats is pages, not data: small ones every rank has alike (an empty failures page,
+    # compile_directory.json of ranks that compiled alike), and a highlighted output-code page
+    # that two rank workers rendered at the same time (ranks_same_4: 2.3% of the output).
+    assert repeated < 0.05 * total, f"{repeated} bytes stored twice"

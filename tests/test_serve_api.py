@@ -121,6 +121,24 @@ def test_files_are_byte_exact(client: httpx.Client, viewer_traces: dict[str, Pat
         assert r.headers["etag"].startswith('"') and not r.headers["etag"].startswith("W/")
 
 
+def test_a_jobs_combined_chromium_events_are_made_from_its_ranks(
+    client: httpx.Client, viewer_traces: dict[str, Path]
+) -> None:
+    """tlscope does not store a job's combined chromium_events.json (DEVIATIONS.md); serve sends
+    tlparse's text of it, made from the ranks' files: every rank's events, pid = rank."""
+    folder = viewer_traces["multi"]
+    assert not (folder / "chromium_events.json").exists()
+    url = trace_by_source(client, folder)["url"] + "chromium_events.json"
+    r = client.get(url, headers={"accept-encoding": "identity"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    combined = json.loads(r.content)
+    for rank in (0, 1):
+        own = json.loads((folder / f"rank_{rank}" / "chromium_events.json").read_bytes())
+        assert own and [e for e in combined if e["pid"] == rank] == [{**e, "pid": rank} for e in own]
+    assert len(combined) == sum(len(json.loads(p.read_bytes())) for p in folder.glob("rank_*/chromium_events.json"))
+    assert client.head(url).status_code == 200
+
+
 def test_validators_ranges_gzip(client: httpx.Client, live: LiveServer, viewer_traces: dict[str, Path]) -> None:
     with live.compressing():
         _validators_ranges_gzip(client, viewer_traces)

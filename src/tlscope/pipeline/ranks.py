@@ -36,8 +36,7 @@ from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
 from tlscope.read.inputs import RankLog, candidate_logs, discover
 from tlscope.read.split import process_ranks, ranks_of, split_log
-from tlscope.write.context import Sink, SinkFactory
-from tlscope.write.landing import chromium
+from tlscope.write.context import SinkFactory
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.outdir import OutputDir, UnsafePath
@@ -67,25 +66,20 @@ def parse_rank(
     """Worker: parse one rank log into `folder`, summarising it for the landing page as it goes.
 
     Without `landing` (a job parsed for its answers: `tlscope.load`, `summary`), the rank gets
-    the format and the answers only: no report, no facts for a landing page, no share of the
-    job's chromium_events.json; its summary only says whether it parsed.
+    the format and the answers only: no report, no facts for a landing page; its summary only
+    says whether it parsed.
     Runs in a worker process or on a Dask worker: takes and returns only picklable values.
     A failure of this rank is returned as a summary with `parsed=False`, never raised.
     """
     target = Path(folder)
     facts = RankFacts(rank)
-    # The combined chromium_events.json's share of this rank, encoded here as the rank is parsed,
-    # in parallel with the other ranks, instead of serially on the landing page (it was most of
-    # the landing's time).
-    part = chromium.PartWriter(target.parent, rank)
     # One payload store per job: every rank's payloads in the job's payloads/, each once.
     options = msgspec.structs.replace(options, job_folder=options.job_folder or str(target.parent))
     try:
         # No guard process of its own: the folder is inside OUT's temporary folder, guarded.
         out = OutputDir(target, overwrite=True, guard=False)
-        manifest = run(Path(log), out, options, sinks=_and(facts.around(sinks), part) if landing else None)
+        manifest = run(Path(log), out, options, sinks=facts.around(sinks) if landing else None)
     except BaseException as err:
-        part.abort()  # a rank that failed has no share in the job's file
         if not isinstance(err, Exception):
             raise
         return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {_failure(err)}"]))
@@ -105,11 +99,6 @@ def _failure(err: Exception) -> str:
         return os_error_text(err)
     # A bug met on this rank's log must not take the other ranks down.
     return f"{INTERNAL_ERROR} ({type(err).__name__}: {err})"
-
-
-def _and(sinks: SinkFactory, sink: Sink) -> SinkFactory:
-    """`sinks`, then `sink` (which depends on none of them)."""
-    return lambda ctx: [*sinks(ctx), sink]
 
 
 def _write_parity(folder: Path, summary: RankSummary) -> None:

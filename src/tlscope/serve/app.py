@@ -25,11 +25,12 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from tlscope import __version__
+from tlscope.format import layout
 from tlscope.format.json_boundary import JsonError
 from tlscope.format.json_boundary import decode as decode_json
 from tlscope.serve import remote
 from tlscope.serve.config import ServeConfig
-from tlscope.serve.files import file_response
+from tlscope.serve.files import combined_chromium, file_response
 from tlscope.serve.index import Filter
 from tlscope.serve.openapi import document
 from tlscope.serve.paths import BadPath, check_raw, confine, segments
@@ -197,6 +198,8 @@ async def trace_file(request: Request) -> Response:
     rel = _checked(request, request.path_params.get("path", ""))
     await _ready(server, trace)
     if trace.local is not None:
+        if rel == layout.CHROMIUM_EVENTS and _is_job(trace.local):
+            return combined_chromium(trace.local, method=request.method)
         path = _confined(trace.local, rel)
         return file_response(
             path, request.headers, method=request.method, html_csp=TRACE_HTML_CSP, compress=_compress(request)
@@ -213,6 +216,11 @@ async def trace_file(request: Request) -> Response:
         )
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None
+
+
+def _is_job(root: Path) -> bool:
+    """A multi-rank output folder written without its combined chromium_events.json (by tlscope)."""
+    return (root / layout.MULTI_RANK_SUMMARY).is_file() and not (root / layout.CHROMIUM_EVENTS).is_file()
 
 
 def _compress(request: Request) -> bool:

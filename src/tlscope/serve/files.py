@@ -24,10 +24,11 @@ from pathlib import Path
 
 import anyio.to_thread
 import msgspec
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from tlscope.format import layout
+from tlscope.write.landing import chromium
 
 CHUNK = 256 * 1024
 _SMALL = 64 * 1024
@@ -208,6 +209,15 @@ def file_response(
         return Response(status_code=plan.status, headers=plan.headers)
     return FileBody(path, plan.start, plan.stop, status=plan.status, head=not plan.body, gzip=plan.gzip,
                     headers=plan.headers)  # fmt: skip
+
+
+def combined_chromium(root: Path, *, method: str) -> Response:
+    """A job folder's OUT/chromium_events.json, as tlparse writes it, made from its ranks' files as
+    it is sent (not stored: write/landing/chromium.py). Not cached: the ranks' files may change."""
+    headers = {"content-type": "application/json", "cache-control": "no-cache"}
+    if method == "HEAD":
+        return Response(status_code=200, headers=headers)
+    return StreamingResponse(chromium.chunks(root, chromium.job_ranks(root)), headers=headers)
 
 
 class FileBody(Response):

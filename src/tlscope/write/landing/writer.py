@@ -17,7 +17,6 @@ from tlscope.format import layout
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
 from tlscope.write.explorer_note import EXPLORER_NOTE
-from tlscope.write.landing import chromium
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir
 from tlscope.write.timeline_writer import merge as merge_timelines
@@ -42,8 +41,8 @@ def write_landing(
     """
     ranks = sorted(summaries, key=lambda s: s.rank)
     written: dict[str, str] = {}
-    chromium_problems: list[str] = []
-    has_chromium = _combined_chromium(out, ranks, chromium_problems) > 0
+    # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
+    has_chromium = any(r.parsed and r.chromium_events > 0 for r in ranks)
     # Every rank's timeline in one file (the Ranks view's): a job is one trace to a viewer.
     merge_timelines(
         ((r.rank, out.path(layout.rank_file(r.rank, layout.TIMELINE))) for r in ranks if r.parsed),
@@ -61,7 +60,7 @@ def write_landing(
     view = _job_view(ranks)
     if view is not None:
         _write(out, RANKS_FILE, ranks_json(view))
-    context = _context(ranks, notes, chromium_problems)
+    context = _context(ranks, notes)
     context["divergence"] = view.divergence if view is not None else None
     context["has_chromium"] = has_chromium
     context["info"] = list(info)
@@ -119,19 +118,14 @@ def _estimations(ranks: Sequence[RankSummary]) -> list[dict[str, Any]]:
     ]
 
 
-def _combined_chromium(out: OutputDir, ranks: Sequence[RankSummary], problems: list[str]) -> int:
-    """OUT/chromium_events.json: every rank's events with pid = rank, one rank in memory at a time."""
-    return chromium.merge(out.root, out.path("chromium_events.json"), ranks, problems)
-
-
-def _context(ranks: Sequence[RankSummary], notes: Sequence[str], chromium_problems: list[str]) -> dict[str, Any]:
+def _context(ranks: Sequence[RankSummary], notes: Sequence[str]) -> dict[str, Any]:
     parsed = [r for r in ranks if r.parsed]
     cid_groups = compare.compile_id_divergence(parsed)
     cache_groups = compare.cache_divergence(parsed)
     collective_groups = compare.collective_divergence(parsed)
     meta_groups = compare.tensor_meta_divergence(parsed)
     has_runtime = any(r.runtimes for r in ranks)
-    problems = [(r.rank, e) for r in ranks for e in r.errors] + [(None, p) for p in chromium_problems]
+    problems = [(r.rank, e) for r in ranks for e in r.errors]
     return {
         "ranks": [r.rank for r in ranks],
         "cid_groups": cid_groups,
