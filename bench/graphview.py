@@ -14,7 +14,8 @@ so a frame takes what its work takes), opens the explorer on that event's Payloa
   fetched and decoded, the rows built, the first screen of rows in the DOM, painted);
 * **frame p95 / max**: ms between animation frames while the node table is scrolled by one
   screen per frame for 3 s (bench/viewers.py's SCROLL), then the same folded by user line with
-  every fold open.
+  every fold open; and, as a control taken in the same browser at the same load, the event
+  table's p95 scrolled the same way (bench/viewers.py's figure) before the view is opened.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -83,8 +85,14 @@ def serve(folder: Path) -> tuple[subprocess.Popen[str], str]:
     return server, f"{base}/viewers/explorer/?trace={urllib.parse.quote(trace['url'], safe='')}"
 
 
-def wait(page: Any, test: str, timeout: float = 120_000) -> None:
-    page.wait_for_function(test, timeout=timeout)
+def wait(page: Any, test: str, timeout: float = 120) -> None:
+    """Poll `test` (a JS expression) until true; the explorer's CSP allows no string eval in the
+    page, so no wait_for_function."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(f"() => Boolean({test})"):
+        if time.monotonic() > end:
+            raise SystemExit(f"timed out waiting for {test}")
+        time.sleep(0.05)
 
 
 def one_round(p: Any, url: str, index: int) -> dict[str, float]:
@@ -95,6 +103,8 @@ def one_round(p: Any, url: str, index: int) -> dict[str, float]:
         hook = "window.__tlscope && window.__tlscope.payload && window.__tlscope.selected"
         wait(page, f"{hook} && window.__tlscope.selected.row === {index}")
         page.wait_for_selector(".g-open-button")
+        # The control: the event table scrolled the same way in the same browser, at the same load.
+        control = page.evaluate(SCROLL, {"selector": "#table", "seconds": 3})
         shown = page.evaluate(CLICK)
         frames = page.evaluate(SCROLL, {"selector": ".g-table", "seconds": 3})
         page.select_option(".g-f-fold", "source")
@@ -105,6 +115,7 @@ def one_round(p: Any, url: str, index: int) -> dict[str, float]:
             "p95_ms": statistics.quantiles(frames, n=20)[-1],
             "max_ms": max(frames),
             "folded_p95_ms": statistics.quantiles(folded, n=20)[-1],
+            "events_table_p95_ms": statistics.quantiles(control, n=20)[-1],
             "rows": page.evaluate("window.__tlscope.graphRows"),
         }
     finally:
@@ -132,7 +143,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
-    for key in ("shown_ms", "p95_ms", "max_ms", "folded_p95_ms"):
+    for key in ("shown_ms", "p95_ms", "max_ms", "folded_p95_ms", "events_table_p95_ms"):
         values = [r[key] for r in runs]
         print(f"{key}: median {statistics.median(values):.1f} (min {min(values):.1f}, max {max(values):.1f})")
 

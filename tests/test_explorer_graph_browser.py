@@ -184,3 +184,24 @@ def test_the_payload_tab_links_to_the_graph_view(browser: Any, site: str, folder
     page.goto(f"{site}#row={code}")
     wait_hook(page, lambda h: (h.get("selected") or {}).get("row") == code and h.get("payload") is not None)
     assert page.locator(".g-open-button").count() == 0
+
+
+def test_the_user_line_links_to_the_source_with_source_url(browser: Any, site: str, folder: Path) -> None:
+    """`source_url` (what `tlscope serve --source-url` adds to the viewer links): the selected
+    node's user line links to URL/<file relative to the source root>#L<line>; a non-http URL links nothing."""
+    n, graph = graph_events(folder)["dynamo_output_graph"]
+    node = next(m for m in graph["nodes"] if m.get("source") is not None)
+    source = graph["sources"][node["source"]]
+    assert source["file"].startswith("$CWD/")
+    base = "https://example.invalid/o/r/blob/0123abc"
+    page = open_explorer(browser, f"{site}&source_url={quote(base, safe='')}&view=graph&event={n}", height=900)
+    wait_hook(page, lambda h: h.get("graphReady") is True)
+    page.locator(f'.g-row .g-name[data-jump="{node["name"]}"]').click()
+    wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == node["name"])
+    href = page.locator(".g-src-link").get_attribute("href")
+    assert href == f"{base}/{source['file'][len('$CWD/') :]}#L{source['line']}"
+    page.goto(f"{site}&source_url={quote('javascript:alert(1)', safe='')}&view=graph&event={n}")
+    wait_hook(page, lambda h: h.get("graphReady") is True and h.get("graphNodes"))
+    page.locator(f'.g-row .g-name[data-jump="{node["name"]}"]').click()
+    wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == node["name"])
+    assert page.locator(".g-src-link").count() == 0 and page.locator(".g-src-where").count() == 1

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tlscope.format.errors import InputError, OutputError
 from tlscope.pipeline.classify import InputKind, classify
+from tlscope.serve.config import check_source_url
 from tlscope.viewers.pack import DEFAULT_BUDGET, PackResult, render
 
 
@@ -45,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
         help="payload bytes to include, smallest first (default 32M; 0 for none)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    parser.add_argument(
+        "--source-url",
+        metavar="URL",
+        help="the Graph view links user lines to URL/<file>#L<line> (http(s): a source root, a repository at a commit)",
+    )
+    parser.add_argument("--source-root", metavar="PATH", help="the logged files' local path prefix, removed first")
     parser.add_argument("--latest", action="store_true", help="PATH is a folder of logs: pack its newest log")
     parser.add_argument(
         "--user-code",
@@ -101,7 +108,8 @@ def main(argv: Sequence[str]) -> int:
     _check_output(args.output, args.overwrite)
     with tempfile.TemporaryDirectory(prefix="tlscope-pack-") as scratch:
         folder = _folder_of(args.path, Path(scratch), args.user_code, latest=args.latest)
-        page, result = render(folder, args.payload_budget, title=args.path.name)
+        source = (check_source_url(args.source_url), args.source_root or "") if args.source_url else None
+        page, result = render(folder, args.payload_budget, title=args.path.name, source=source)
     _write(args.output, page)
     _report(args.output, result)
     return 0

@@ -60,6 +60,8 @@ class Server:
     viewers: dict[str, Viewer]
     stores: dict[str, Store] = field(default_factory=dict)
     default_viewer: str = DEFAULT
+    #: Added to each trace's viewer link (`--source-url`: config.viewer_query).
+    viewer_query: str = ""
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -97,7 +99,7 @@ async def list_traces(request: Request) -> Response:
     server = _server(request)
     traces = list(server.traces.by_id.values())
     await asyncio.gather(*(_summary(server, t) for t in traces))
-    return _json([t.describe(server.default_viewer) for t in traces])
+    return _json([t.describe(server.default_viewer, server.viewer_query) for t in traces])
 
 
 async def _summary(server: Server, trace: ServedTrace) -> None:
@@ -118,7 +120,9 @@ async def add_trace(request: Request) -> Response:
     except RemoteError as err:
         raise ApiError(err.status, str(err)) from None
     await _summary(server, trace)
-    return _json(trace.describe(server.default_viewer), 201, {"location": f"/api/traces/{trace.id}"})
+    return _json(
+        trace.describe(server.default_viewer, server.viewer_query), 201, {"location": f"/api/traces/{trace.id}"}
+    )
 
 
 class _AddTrace(msgspec.Struct, forbid_unknown_fields=True):
@@ -140,7 +144,7 @@ async def _body(request: Request) -> bytes:
 async def one_trace(request: Request) -> Response:
     server, trace = _server(request), _trace(request)
     await _summary(server, trace)
-    return _json(trace.describe(server.default_viewer))
+    return _json(trace.describe(server.default_viewer, server.viewer_query))
 
 
 async def trace_status(request: Request) -> Response:
@@ -149,7 +153,7 @@ async def trace_status(request: Request) -> Response:
     server, trace = _server(request), _trace(request)
     server.traces.start(trace)
     await _summary(server, trace)
-    return _json(trace.describe(server.default_viewer), headers={"cache-control": "no-store"})
+    return _json(trace.describe(server.default_viewer, server.viewer_query), headers={"cache-control": "no-store"})
 
 
 async def events(request: Request) -> Response:
@@ -317,7 +321,7 @@ async def home(request: Request) -> Response:
         .get_template("home.html.jinja")
         .render(
             version=__version__,
-            traces=[t.describe(server.default_viewer) for t in traces],
+            traces=[t.describe(server.default_viewer, server.viewer_query) for t in traces],
             viewers=[v.describe() for v in server.viewers.values()],
             stores=[s.describe() for s in server.stores.values()],
             default_viewer=server.default_viewer,

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import msgspec
 
@@ -84,6 +84,11 @@ class ServeConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     #: gzip text as it is sent: "auto" (to clients not on this machine: over loopback the bytes
     #: cost nothing and compressing them a CPU core), "always" or "never".
     compress: Literal["auto", "always", "never"] = "auto"
+    #: Where the Graph view links a node's user line (issue 23): an http(s) URL of the source root
+    #: or of a repository at a commit (`https://github.com/o/r/blob/<sha>`); None: no links.
+    source_url: str | None = None
+    #: The local path prefix of the logged files, removed before joining them to `source_url`.
+    source_root: str | None = None
 
 
 def load(path: Path | None) -> ServeConfig:
@@ -112,7 +117,30 @@ def check(config: ServeConfig) -> ServeConfig:
         raise ConfigError(f"port {config.port} is not in 0..65535")
     if config.max_page < 1 or config.max_query < 1 or config.cache_max_bytes < 0:
         raise ConfigError("max_page and max_query must be positive, cache_max_bytes not negative")
+    if config.source_url is not None:
+        check_source_url(config.source_url)
     return msgspec.structs.replace(config, allow_origins=origins)
+
+
+def check_source_url(url: str) -> str:
+    """`--source-url`: an absolute http(s) URL with a host and no credentials, else ConfigError
+    (a `javascript:` or `file:` URL would run or read something in the viewer's origin)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        raise ConfigError(f"--source-url {url!r} must be an http(s) URL with a host (and no credentials)")
+    if any(ord(c) < 0x21 or c in '"<>\\^`{|}' for c in url):
+        raise ConfigError(f"--source-url {url!r} has characters a URL may not hold")
+    return url
+
+
+def viewer_query(config: ServeConfig) -> str:
+    """What the viewers' links add to `?trace=`: `--source-url` and `--source-root` (graph.js reads them)."""
+    out = ""
+    if config.source_url:
+        out += f"&source_url={quote(config.source_url, safe='')}"
+        if config.source_root:
+            out += f"&source_root={quote(config.source_root, safe='')}"
+    return out
 
 
 def normalise_origin(origin: str) -> str:

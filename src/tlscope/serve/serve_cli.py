@@ -44,6 +44,17 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     parser.add_argument(
+        "--source-url",
+        metavar="URL",
+        help="the Graph view links user lines to URL/<file>#L<line>: an http(s) source root or a repository "
+        "at a commit, e.g. https://github.com/o/r/blob/<sha> (also: config `source_url`)",
+    )
+    parser.add_argument(
+        "--source-root",
+        metavar="PATH",
+        help="the logged files' local path prefix, removed before joining to --source-url",
+    )
+    parser.add_argument(
         "--latest", action="store_true", help="a folder of several logs serves its newest log only (default: each)"
     )
 
@@ -59,6 +70,9 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
         changes["allow_origins"] = [*config.allow_origins, *args.allow_origin]
     if args.cache_dir is not None:
         changes["cache_dir"] = str(args.cache_dir)
+    for flag in ("source_url", "source_root"):
+        if getattr(args, flag, None) is not None:
+            changes[flag] = getattr(args, flag)
     return check(msgspec.structs.replace(config, **changes))
 
 
@@ -113,12 +127,14 @@ def _announce(server: Server, sock: object, *, browser: bool) -> None:
     # read it from there; progress and warnings go to stderr.
     print(f"tlscope serve: {url}/ ({len(traces)} trace(s); Ctrl-C to stop)")
     for trace in traces:
-        print(f"  {trace.id}: {url}{trace.describe(server.default_viewer)['viewer_url']}")
+        print(f"  {trace.id}: {url}{trace.describe(server.default_viewer, server.viewer_query)['viewer_url']}")
     if server.config.token is not None:
         print(f"  sign in: {url}/login?token=<token>")
     sys.stdout.flush()
     if browser:
-        target = url + (traces[0].describe(server.default_viewer)["viewer_url"] if len(traces) == 1 else "/")
+        target = url + (
+            traces[0].describe(server.default_viewer, server.viewer_query)["viewer_url"] if len(traces) == 1 else "/"
+        )
         if server.config.token is not None:
             target = f"{url}/login?token={quote(server.config.token)}&next={quote(target[len(url) :])}"
         threading.Timer(0.5, webbrowser.open, (target,)).start()

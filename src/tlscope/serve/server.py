@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from tlscope.format.errors import TlscopeError
 from tlscope.serve.app import Server, create_app
 from tlscope.serve.cache import Cache
-from tlscope.serve.config import ServeConfig, default_cache_dir
+from tlscope.serve.config import ServeConfig, default_cache_dir, viewer_query
 from tlscope.serve.stores import Store
 from tlscope.serve.traces import ServedTrace, Traces
 from tlscope.serve.viewerdirs import DEFAULT, discover
@@ -70,7 +70,14 @@ def build(
     # A viewer hosted with --viewer is what each trace's viewer_url opens (the first given): its
     # own test reads the links serve prints and /api/traces, with nothing to rewrite.
     default = Path(viewer_paths[0]).expanduser().resolve().name if viewer_paths else DEFAULT
-    return Server(config=config, traces=traces, viewers=viewers, stores=stores, default_viewer=default)
+    return Server(
+        config=config,
+        traces=traces,
+        viewers=viewers,
+        stores=stores,
+        default_viewer=default,
+        viewer_query=viewer_query(config),
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -77,11 +77,12 @@ class ServedTrace:
     def url(self) -> str:
         return f"/traces/{self.id}/"
 
-    def describe(self, default_viewer: str) -> dict[str, Any]:
+    def describe(self, default_viewer: str, viewer_query: str = "") -> dict[str, Any]:
+        """The trace as listed; `viewer_query` is added to its viewer link (`--source-url`)."""
         return {
             "id": self.id,
             "url": self.url(),
-            "viewer_url": f"/viewers/{default_viewer}/?trace={quote(self.url(), safe='')}",
+            "viewer_url": f"/viewers/{default_viewer}/?trace={quote(self.url(), safe='')}{viewer_query}",
             # A local trace's name only: its absolute path on this machine is nobody else's
             # business (any allowed origin reads this); a store URL is what was configured.
             "source": self.source if "://" in self.source else Path(self.source).name,

@@ -105,8 +105,20 @@ def collect(folder: Path, budget: int) -> tuple[dict[str, str], PackResult]:
         files[name] = _encode(path.read_bytes())
         result.payloads += 1
         result.payload_bytes += size
+        _add_graph(folder, name, files, result)
     result.files = len(files)
     return files, result
+
+
+def _add_graph(folder: Path, payload: str, files: dict[str, str], result: PackResult) -> None:
+    """The graphs file beside a packed payload (format 1.11), when it has one: the Graph view's data."""
+    store, _, rel = payload.rpartition(layout.PAYLOADS + "/")
+    graph = layout.graph_name(f"{layout.PAYLOADS}/{rel}")
+    path = folder / store / graph if graph is not None else None
+    if path is not None and graph is not None and path.is_file():
+        data = path.read_bytes()
+        files[store + graph] = _encode(data)
+        result.payload_bytes += len(data)
 
 
 def _payload_prefix(folder: Path, prefix: str) -> str:
@@ -123,10 +135,21 @@ def _json_for_script(value: object) -> str:
     return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def render(folder: Path, budget: int = DEFAULT_BUDGET, title: str = "") -> tuple[str, PackResult]:
-    """The packed HTML page for `folder`, and what it holds."""
+def render(
+    folder: Path, budget: int = DEFAULT_BUDGET, title: str = "", source: tuple[str, str] | None = None
+) -> tuple[str, PackResult]:
+    """The packed HTML page for `folder`, and what it holds; `source`: (`--source-url`, `--source-root`),
+    checked by the caller (http(s) only), for the Graph view's links to user lines."""
     files, result = collect(folder, budget)
-    data = {"format": "tlscope-pack", "version": 1, "title": title, "files": files, "omitted": result.omitted}
+    data: dict[str, object] = {
+        "format": "tlscope-pack",
+        "version": 1,
+        "title": title,
+        "files": files,
+        "omitted": result.omitted,
+    }
+    if source is not None:
+        data["source_url"], data["source_root"] = source
     try:
         page = packed_page(_json_for_script(data))
     except BuildError as err:

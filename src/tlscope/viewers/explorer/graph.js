@@ -106,11 +106,26 @@ function select(s, index) {
  * @param {string} name
  */
 function nameLink(doc, name) {
-  const a = el(doc, 'button', 'g-ref', name);
-  a.type = 'button';
+  // A span, not a button: a screen of rows holds hundreds of them, and a form control's box
+  // costs more to lay out each frame while scrolling (the table's clicks are delegated).
+  const a = el(doc, 'span', 'g-ref', name);
   a.dataset.jump = name;
-  a.title = `Go to the definition of ${name}`;
+  a.setAttribute('role', 'link');
   return a;
+}
+
+/**
+ * A pooled row's cells, made once and refilled as the list scrolls (a frame makes only the
+ * argument links of the rows it shows).
+ * @param {Document} doc
+ * @returns {HTMLElement}
+ */
+function createRow(doc) {
+  const row = el(doc, 'div', 'g-row');
+  const name = nameLink(doc, '');
+  name.classList.add('g-name');
+  row.append(el(doc, 'span', 'g-line'), name, el(doc, 'span', 'g-op'), el(doc, 'span', 'g-meta'), el(doc, 'span', 'g-call'), el(doc, 'span', 'g-users'), el(doc, 'span', 'g-src'));
+  return row;
 }
 
 /**
@@ -120,24 +135,26 @@ function nameLink(doc, name) {
  */
 function renderEntry(s, row, e) {
   const doc = s.doc;
-  const name = nameLink(doc, e.name);
-  name.classList.add('g-name');
-  const call = el(doc, 'span', 'g-call');
-  if (e.op === 'input') call.appendChild(el(doc, 'span', 'muted', e.module !== null ? `input · ${e.module || 'self'}` : 'input'));
+  if (row.children.length !== 7) row.replaceChildren(...createRow(doc).childNodes);
+  const [line, name, op, meta, call, users, src] = /** @type {HTMLElement[]} */ ([...row.children]);
+  line.textContent = e.line ? String(e.line) : '';
+  name.textContent = e.name;
+  name.dataset.jump = e.name;
+  op.textContent = e.op;
+  meta.textContent = metaText(e.meta);
+  if (e.op === 'input') call.replaceChildren(el(doc, 'span', 'muted', e.module !== null ? `input · ${e.module || 'self'}` : 'input'));
   else {
-    call.appendChild(el(doc, 'span', 'g-target', e.target));
-    call.appendChild(doc.createTextNode('('));
+    const parts = [el(doc, 'span', 'g-target', e.target), doc.createTextNode('(')];
     e.args.forEach((arg, i) => {
-      if (i) call.appendChild(doc.createTextNode(', '));
-      call.appendChild(nameLink(doc, arg));
+      if (i) parts.push(doc.createTextNode(', '));
+      parts.push(nameLink(doc, arg));
     });
-    call.appendChild(doc.createTextNode(')'));
+    parts.push(doc.createTextNode(')'));
+    call.replaceChildren(...parts);
   }
-  const users = el(doc, 'span', 'g-users', e.output ? `${e.users.length} → out` : String(e.users.length));
-  users.title = e.users.length ? `used by ${e.users.slice(0, 20).join(', ')}${e.users.length > 20 ? ', …' : ''}` : 'no users';
-  const src = el(doc, 'span', 'g-src', e.source ? sourceText(e.source) : e.module ?? '');
-  if (e.source) src.title = `${e.source.file}:${e.source.line} in ${e.source.function}: ${e.source.code}`;
-  row.replaceChildren(el(doc, 'span', 'g-line', e.line ? String(e.line) : ''), name, el(doc, 'span', 'g-op', e.op), el(doc, 'span', 'g-meta', metaText(e.meta)), call, users, src);
+  users.textContent = e.output ? `${e.users.length} → out` : String(e.users.length);
+  src.textContent = e.source ? sourceText(e.source) : e.module ?? '';
+  src.title = e.source ? `${e.source.file}:${e.source.line} in ${e.source.function}: ${e.source.code}` : '';
 }
 
 /**
@@ -150,15 +167,14 @@ function renderRow(s, row, i) {
   const key = `${s.version}:${i}`;
   if (!r || row.dataset.key === key) return;
   row.dataset.key = key;
-  row.className = 'g-row';
-  delete row.dataset.fold;
   if (r.kind === 'group') {
-    row.classList.add('g-fold');
+    row.className = 'g-row g-fold';
     row.dataset.fold = r.id;
     row.replaceChildren(el(s.doc, 'span', 'g-twist', r.open ? '▾' : '▸'), el(s.doc, 'span', 'g-fold-label', r.label), el(s.doc, 'span', 'muted', `${r.size} node${r.size === 1 ? '' : 's'}`));
     return;
   }
-  row.classList.toggle('on', r.index === s.selected);
+  row.className = r.index === s.selected ? 'g-row on' : 'g-row';
+  delete row.dataset.fold;
   renderEntry(s, row, s.entries[r.index]);
 }
 
@@ -407,7 +423,7 @@ function buildView(pane, root, title, link) {
   pane.replaceChildren(view);
   /** @type {GraphState} */
   const s = /** @type {GraphState} */ (/** @type {unknown} */ ({ doc, root, graph: root, entries: [], byName: new Map(), filter: { op: '', target: '', q: '', fold: 'none' }, open: new Set(), rows: [], folds: new Map(), selected: -1, version: 0, link, side }));
-  s.list = new VirtualList(table, { rowHeight: ROW_HEIGHT, createRow: () => el(doc, 'div', 'g-row'), renderRow: (row, i) => renderRow(s, row, i) });
+  s.list = new VirtualList(table, { rowHeight: ROW_HEIGHT, createRow: () => createRow(doc), renderRow: (row, i) => renderRow(s, row, i) });
   showGraph(s, root);
   const graphs = allGraphs(root);
   if (graphs.length > 1) {
@@ -496,13 +512,17 @@ export function printsGraph(text) {
 }
 
 /**
- * `--source-url` as the page gets it: the query's `source_url` (http(s) only) and `source_root`.
+ * `--source-url` as the page gets it: a packed page's (`tlscope pack --source-url`), else the
+ * query's `source_url` (`tlscope serve --source-url` adds it to the viewer links) and
+ * `source_root`; http(s) only.
+ * @param {{ source_url?: string, source_root?: string } | null} [packed]
  * @returns {SourceLink}
  */
-export function sourceLinkFromUrl() {
+export function sourceLinkFromUrl(packed = null) {
   const params = new URL(location.href).searchParams;
-  const base = params.get('source_url');
-  return { base: base && /^https?:\/\//i.test(base) ? base : null, root: params.get('source_root') || '' };
+  const base = packed && packed.source_url ? packed.source_url : params.get('source_url');
+  const root = packed && packed.source_url ? packed.source_root || '' : params.get('source_root') || '';
+  return { base: base && /^https?:\/\//i.test(base) ? base : null, root };
 }
 
 /**
@@ -531,11 +551,11 @@ async function eventAt(trace, n) {
  * `named()` reads the URL's `event=`; `open(event, part, n)` is the Payload tab's link.
  * @param {OpenedTrace} trace
  * @param {() => number | null} named
+ * @param {SourceLink} [link] where user lines link to
  */
-export function createGraphView(trace, named) {
+export function createGraphView(trace, named, link = sourceLinkFromUrl()) {
   /** @type {{ target: GraphTarget | null, n: number | null, token: number, opened: boolean }} */
   const state = { target: null, n: null, token: 0, opened: false };
-  const link = sourceLinkFromUrl();
   /** @type {Map<string, Promise<GraphFile | null>>} graphs files fetched, by payload name (a redraw fetches none again) */
   const files = new Map();
   const draw = async (/** @type {HTMLElement} */ pane) => {

@@ -17,7 +17,7 @@ import { createCompileTab } from './compile.js';
 import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
 import { prepared } from './preparing.js';
-import { addGraphLink, createGraphView, printsGraph } from './graph.js';
+import { addGraphLink, createGraphView, printsGraph, sourceLinkFromUrl } from './graph.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
@@ -26,7 +26,7 @@ import { addGraphLink, createGraphView, printsGraph } from './graph.js';
 
 /**
  * Data inlined by `tlscope pack`: {files: {path: base64}, omitted: [...], title}.
- * @typedef {{ files: Record<string, string>, omitted?: string[], title?: string }} Packed
+ * @typedef {{ files: Record<string, string>, omitted?: string[], title?: string, source_url?: string, source_root?: string }} Packed
  */
 
 /**
@@ -354,9 +354,10 @@ function graphEventFromUrl() {
 /**
  * The page's parts made and drawn for an opened trace (the table has no model yet).
  * @param {OpenedTrace} trace
+ * @param {Packed | null} [packed] a packed page's data (its --source-url)
  * @returns {App}
  */
-function createPage(trace) {
+function createPage(trace, packed = null) {
   /** @type {App} */
   const app = {
     trace,
@@ -367,7 +368,7 @@ function createPage(trace) {
     detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
     views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
-    graph: createGraphView(trace, graphEventFromUrl),
+    graph: createGraphView(trace, graphEventFromUrl, sourceLinkFromUrl(packed)),
     redrawSidebar: () => (app.sidebar.rank === (app.filter.rank ?? null) ? app.sidebar.draw() : drawSidebar(app)),
   };
   app.views = makeViews(app);
@@ -466,7 +467,7 @@ export async function start(source, packed = null) {
   // Served by tlscope serve: its parse's progress until ready, and which index files it has.
   const layout = typeof source === 'string' ? await prepared(source, prefetch && prefetch.status) : null;
   const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode, layout });
-  const app = createPage(trace);
+  const app = createPage(trace, packed);
   const indexesIn = whenIndexesRead(app);
   // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be
   // there while the server indexes it): only a filter from the URL is waited for.
