@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 import pytest
-from helpers import REPO, LiveServer, hook, wait_hook
+from helpers import REPO, TLPARSE_TRACES, LiveServer, hook, require_shared, wait_hook
 
 CORPUS = REPO / "corpus" / "traces"
 RANK_LOG = re.compile(r"rank_(\d+)")
@@ -42,6 +42,8 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path
         capture_output=True,
     )
     out = {"real": (CORPUS / "ranks_diverge_4", root / "real"), "scaled": (logs64, root / "scaled")}
+    if TLPARSE_TRACES.is_dir():  # tlparse's own 4-rank trace, where the shared traces are
+        out["tlparse"] = (TLPARSE_TRACES / "inputs" / "multi_rank_logs", root / "tlparse")
     for logs, folder in out.values():
         assert tlscope_main([str(logs), "-o", str(folder), "--no-browser"]) == 0
     return out
@@ -79,12 +81,14 @@ def ranks_json(out: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("name", ["real", "scaled"])
+@pytest.mark.parametrize("name", ["real", "scaled", "tlparse"])
 def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
     browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
 ) -> None:
     from tlscope import timeline
 
+    if name not in jobs:
+        require_shared()
     logs, out = jobs[name]
     page = open_ranks(browser, site[name])
     h = hook(page)
@@ -153,12 +157,14 @@ def slice_point(page: Any, h: dict[str, Any], rank_pos: int, start: float, dur: 
     return box["x"] + x, box["y"] + y
 
 
-@pytest.mark.parametrize("name", ["real", "scaled"])
+@pytest.mark.parametrize("name", ["real", "scaled", "tlparse"])
 def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
 ) -> None:
     from tlscope import timeline
 
+    if name not in jobs:
+        require_shared()
     _, out = jobs[name]
     page = open_ranks(browser, site[name], height=400 if name == "scaled" else 900)
     h = hook(page)
@@ -177,13 +183,21 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     # The longest slice with a compile id among the lanes shown, hovered then clicked.
     t = h["timeline"]
     shown = ranks[math.ceil(t["y0"]) : math.floor(t["y0"] + t["span"])]  # lanes wholly on the canvas
-    events = [e for e in timeline.read(out) if e.rank in shown and e.compile_id]
+    every = timeline.read(out)
+    # Ranks whose clocks are hours apart (tlparse's multi_rank_logs: days) each start at their first event.
+    first = {r: min(e.start_us for e in every if e.rank == r) for r in ranks}
+    shift = {r: first[r] - t["origin"] if t["aligned"] else 0 for r in ranks}
+    assert t["aligned"] == (max(first.values()) - min(first.values()) > 3600e6)
+    events = [e for e in every if e.rank in shown and e.compile_id]
     window = [
-        e for e in events if e.start_us - t["origin"] >= t["t0"] and e.start_us + e.dur_us - t["origin"] <= t["t1"]
+        e
+        for e in events
+        if e.start_us - shift[e.rank] - t["origin"] >= t["t0"]
+        and e.start_us + e.dur_us - shift[e.rank] - t["origin"] <= t["t1"]
     ]
     assert window, "slices wholly in the zoomed window"
     pick = max(window, key=lambda e: e.dur_us)
-    x, y = slice_point(page, h, ranks.index(pick.rank), pick.start_us, pick.dur_us)
+    x, y = slice_point(page, h, ranks.index(pick.rank), pick.start_us - shift[pick.rank], pick.dur_us)
     page.mouse.move(x, y)
     hovered = wait_hook(page, lambda h: h.get("hover") is not None)["hover"]
     assert hovered["rank"] == pick.rank and hovered["compile_id"] is not None
@@ -193,7 +207,7 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
         and e.compile_id == hovered["compile_id"]
         and e.start_us <= at + 1e6
         and e.name == hovered["name"]
-        for e in timeline.read(out)
+        for e in every
     )
     page.mouse.click(x, y)
     page.wait_for_url(lambda url: f"rank_{pick.rank}/" in unquote(url), timeout=30_000)

@@ -128,7 +128,7 @@ function showTip(tl, i, at) {
   const lines = [
     `${e.name}${e.cat ? ` (${e.cat})` : ''}`,
     `rank ${e.rank ?? '—'} · compile id ${e.compile_id ?? 'none'}`,
-    `at ${formatUs(e.start_us - tl.origin)} · lasts ${formatUs(e.dur_us)} · depth ${e.depth}`,
+    `at ${formatUs(e.start_us - tl.origin - (tl.shift[tl.ranks.indexOf(e.rank ?? -1)] || 0))}${tl.aligned ? ' of its rank' : ''} · lasts ${formatUs(e.dur_us)} · depth ${e.depth}`,
     e.compile_id !== null && e.rank !== null ? 'click: this compile on this rank' : '',
   ];
   tip.textContent = lines.filter(Boolean).join('\n');

@@ -85,18 +85,21 @@ function firstFrom(start, lo, hi, time) {
 }
 
 /**
- * Paint lane positions [first, last) of `level` into `row` (w px, window [from, to] µs), outermost
- * depth first across the lane's ranks, so the innermost phase running shows.
+ * Paint lane positions [first, last) of `level` into `row` (w px, window [from, to] µs, position p's
+ * times shifted back by shift[p] when given), outermost depth first across the lane's ranks, so
+ * the innermost phase running shows.
  * @param {Level} level
  * @param {Uint32Array} row
- * @param {{ first: number, last: number, from: number, to: number }} lane
+ * @param {{ first: number, last: number, from: number, to: number, shift?: Float64Array }} lane
  */
-export function paintRuns(level, row, { first, last, from, to }) {
+export function paintRuns(level, row, { first, last, from: from0, to: to0, shift }) {
   const w = row.length;
-  const scale = w / (to - from);
+  const scale = w / (to0 - from0);
   const { start, end, colour, at, longest, depths } = level;
   for (let d = 0; d < depths; d += 1) {
     for (let p = first; p < last; p += 1) {
+      const from = shift ? from0 + shift[p] : from0;
+      const to = shift ? to0 + shift[p] : to0;
       const stop = at[p * (depths + 1) + d + 1];
       for (let k = firstFrom(start, at[p * (depths + 1) + d], stop, from - longest[p * depths + d]); k < stop; k += 1) {
         if (start[k] > to) break;

@@ -15,6 +15,8 @@ import { binFor, buildLevel, paintRuns } from './ranks-lod.js';
 /** @typedef {import('/lib/tlscope.js').Timeline} Timeline */
 
 export const GUTTER = 72;
+/** Ranks whose first events are further apart than this (µs: an hour) get a clock each. */
+const ALIGN_AFTER = 3600e6;
 export const AXIS = 18;
 const MIN_LANE = 3;
 const BG = 0xfffafafa; // ImageData words are little-endian RGBA: 0xAABBGGRR
@@ -157,8 +159,11 @@ export class RankTimeline {
     for (let l = 0; l < this.colours.length; l += 1) this.colours[l] = word(phaseColour(timeline.strings[timeline.labels[2 * l]]));
     /** Levels of detail by bin (µs), built on first use. @type {Map<number, import('./ranks-lod.js').Level>} */
     this.levels = new Map();
-    const { origin, end } = this.extent();
+    const { origin, end, aligned, shift } = this.extent();
     this.origin = origin;
+    /** Each lane on its own clock (see extent), and each lane's shift in µs. */
+    this.aligned = aligned;
+    this.shift = shift;
     this.length = Math.max(1, end - origin);
     /** The view: time window [t0, t1] in µs from `origin`, lanes [y0, y0 + span) in rank positions. */
     this.view = { t0: 0, t1: this.length, y0: 0, span: Math.max(1, this.ranks.length) };
@@ -171,17 +176,35 @@ export class RankTimeline {
     this.drag = /** @type {{ x: number, y: number, view: RankTimeline['view'], moved: boolean } | null} */ (null);
   }
 
-  /** First start and last end of the lanes' events (µs). */
+  /**
+   * The time axis. Normally one clock for every rank: the first start and last end of all lanes.
+   * When the ranks' first events are more than ALIGN_AFTER apart (logs of different runs put in one
+   * folder, as tlparse's multi_rank_logs: days apart), one axis would squeeze each rank to a
+   * sliver, so each lane is shifted to start at its own first event (`aligned`, said in the view).
+   */
   extent() {
-    let origin = Infinity;
-    let end = -Infinity;
-    for (const list of this.index.lists) {
+    const firsts = new Float64Array(this.index.lists.length);
+    const lasts = new Float64Array(this.index.lists.length);
+    this.index.lists.forEach((list, p) => {
+      let first = Infinity;
+      let last = -Infinity;
       for (const i of list) {
-        if (this.t.start[i] < origin) origin = this.t.start[i];
-        if (this.t.start[i] + this.t.dur[i] > end) end = this.t.start[i] + this.t.dur[i];
+        first = Math.min(first, this.t.start[i]);
+        last = Math.max(last, this.t.start[i] + this.t.dur[i]);
       }
-    }
-    return Number.isFinite(origin) ? { origin, end } : { origin: 0, end: 1 };
+      firsts[p] = first;
+      lasts[p] = last;
+    });
+    const known = [...firsts].filter(Number.isFinite);
+    if (!known.length) return { origin: 0, end: 1, aligned: false, shift: new Float64Array(firsts.length) };
+    const origin = Math.min(...known);
+    const aligned = Math.max(...known) - origin > ALIGN_AFTER;
+    const shift = firsts.map((f) => (aligned && Number.isFinite(f) ? f - origin : 0));
+    let end = origin;
+    lasts.forEach((l, p) => {
+      if (Number.isFinite(l)) end = Math.max(end, l - shift[p]);
+    });
+    return { origin, end, aligned, shift };
   }
 
   /** Plot width and height in px. */
@@ -229,7 +252,7 @@ export class RankTimeline {
     const { t0, t1, y0, span } = this.view;
     const drawMs = performance.now() - began;
     const bin = binFor((t1 - t0) / w);
-    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin } });
+    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, aligned: this.aligned, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin } });
   }
 
   /**
@@ -260,7 +283,7 @@ export class RankTimeline {
     this.row.fill(BG);
     const { t0, t1 } = this.view;
     const level = this.level(binFor((t1 - t0) / w));
-    paintRuns(level, this.row, { first, last, from: this.origin + t0, to: this.origin + t1 });
+    paintRuns(level, this.row, { first, last, from: this.origin + t0, to: this.origin + t1, shift: this.shift });
   }
 
   /**
@@ -355,10 +378,11 @@ export class RankTimeline {
     const lane = this.lanes(k, h).find((l) => y - AXIS >= l.top && y - AXIS < l.bottom);
     if (!lane) return -1;
     const { t0, t1 } = this.view;
-    const t = this.origin + t0 + ((x - GUTTER) / w) * (t1 - t0);
+    const at = this.origin + t0 + ((x - GUTTER) / w) * (t1 - t0);
     const slack = (t1 - t0) / w;
     let best = -1;
     for (let p = lane.first; p < lane.last; p += 1) {
+      const t = at + this.shift[p];
       for (const i of this.index.lists[p]) {
         const s = this.t.start[i];
         if (s - slack <= t && t <= s + this.t.dur[i] + slack && (best < 0 || this.t.depth[i] >= this.t.depth[best])) best = i;

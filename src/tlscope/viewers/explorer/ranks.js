@@ -330,6 +330,9 @@ export async function startRanks(url) {
     ranks, stragglers: page.slow, tip: ui.tip, onOpen: (r, c) => openCompile(page, r, c),
   });
   wireTimeline(page.timeline);
+  if (page.timeline.aligned) {
+    ui.head.appendChild(el(document, 'span', 'rk-note', "the ranks' clocks are more than an hour apart (logs of different runs?): each lane starts at its rank's first event"));
+  }
   fit(page, ui, matrix);
   byId('status').textContent = '';
   setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length) });
