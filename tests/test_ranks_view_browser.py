@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 from helpers import REPO, TLPARSE_TRACES, LiveServer, hook, require_shared, wait_hook
@@ -272,4 +272,27 @@ def test_keys_and_drag_move_the_timeline(browser: Any, site: dict[str, str]) -> 
     assert dragged["timeline"]["t0"] > before["t0"] and dragged["timeline"]["y0"] > before["y0"]
     assert "opened" not in dragged and "view=ranks" in page.url
     assert page.errors == []
+    page.close()
+
+
+def test_the_view_reads_the_jobs_summaries_not_its_events(browser: Any, site: dict[str, str]) -> None:
+    """On the 64-rank job: ranks.json, timeline.bin and the compiles.json of the groups' first ranks
+    and of the two ranks compared, every answer a success; no raw.jsonl, no manifest of each rank."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    answers: list[tuple[str, int]] = []
+    page.on("response", lambda r: answers.append((r.url, r.status)))
+    page.goto(site["scaled"])
+    h = wait_hook(page, lambda h: h.get("ready") is True and h.get("matrix") is not None and h.get("why") is not None)
+    page.wait_for_timeout(300)
+    paths = [urlsplit(u).path for u, _ in answers]
+    files = [unquote(p.split("/", 3)[3]) for p in paths if p.startswith("/traces/")]
+    assert all(status < 400 for _, status in answers), [a for a in answers if a[1] >= 400]
+    assert {"ranks.json", "timeline.bin"} <= set(files)
+    wanted = {
+        f"rank_{g['ranks'][0]}/compiles.json" for g in [{"ranks": [r]} for r in (h["why"]["rank"], h["why"]["median"])]
+    }
+    assert wanted <= set(files) and all(
+        f.endswith("compiles.json") for f in set(files) - {"ranks.json", "timeline.bin"}
+    )
+    assert len([f for f in files if f.endswith("compiles.json")]) <= len(h["groups"]) + 2
     page.close()
