@@ -34,6 +34,8 @@ RANKS = "ranks.json"
 PAYLOADS = "payloads"
 #: Each FX graph payload as data, `graphs/<md5>.json` beside `payloads/<md5>.txt` (since 1.11).
 GRAPHS = "graphs"
+#: Inductor provenance of every compilation that logged it (since 1.13; absent when none did).
+PROVENANCE = "provenance.json"
 #: A folder holding one of these is an output folder: a single log's, or a job's.
 MARKERS = (MANIFEST, MULTI_RANK_SUMMARY)
 _RANK_PREFIX = "rank_"

@@ -1,4 +1,4 @@
-"""The tlscope output format: raw.jsonl, payloads/, graphs/, chromium_events.json, timeline.bin.
+"""The tlscope output format: raw.jsonl, payloads/, graphs/, provenance.json, chromium_events.json, timeline.bin.
 
 `FormatFacts` is what the format knows of a log without writing it: manifest.json's figures,
 the problems met on the way (a chromium event that is not JSON, an envelope key conflict) and
@@ -37,6 +37,7 @@ from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.reader import LogReader
 from tlscope.write.graph_store import GraphStore, GraphTally
 from tlscope.write.outdir import OutputDir
+from tlscope.write.provenance_store import ProvenanceStore
 from tlscope.write.timeline_writer import TimelineWriter
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
@@ -301,6 +302,12 @@ class FormatWriter(FormatFacts):
         self.chromium = ChromiumWriter(out)
         self.timeline = TimelineWriter(out.path(layout.TIMELINE))
         self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
+        self.provenance = ProvenanceStore(payloads.path)
+
+    def feed(self, record: Record) -> int | None:
+        line = super().feed(record)
+        self.provenance.feed(record)  # after its payload was written: read back at the end
+        return line
 
     def _chromium_event(self, event: Any, record: Record) -> None:
         self.chromium.add(event, record.line)
@@ -335,6 +342,7 @@ class FormatWriter(FormatFacts):
                 iso = self.clock.iso(_moment_prefix(int(stamp)))
                 raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
         os.unlink(part)
+        self.provenance.write(self.out)
         self.graphs.finish()  # last: the graphs worker ran beside the whole pass
 
     def abort(self) -> None:

@@ -17,6 +17,7 @@ from tlscope.format.compiles import GUARD_KINDS, CompilesFile
 from tlscope.format.graph_file import GraphFile
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import FORMAT_VERSION, Manifest
+from tlscope.format.provenance_file import ProvenanceFile
 from tlscope.format.raw import RawEventFields
 from tlscope.format.status import STATUSES
 from tlscope.model.events import EVENT_TYPES, CompilationMetrics, Event
@@ -75,6 +76,11 @@ def all_schemas() -> dict[str, dict[str, Any]]:
         ),
         "graph.schema.json": _document(
             "graph.schema.json", GraphFile, "graphs/<md5>.json: an FX graph payload as data (since 1.10)."
+        ),
+        "provenance.schema.json": _document(
+            "provenance.schema.json",
+            ProvenanceFile,
+            "provenance.json: Inductor provenance of every compilation that logged it (since 1.13).",
         ),
     }
 

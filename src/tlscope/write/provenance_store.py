@@ -1,0 +1,76 @@
+"""provenance.json: Inductor provenance of every compilation that logged it (FORMAT.md).
+
+Fed by the format writer with each record; only provenance texts' payload md5s are remembered
+during the pass. At the end each compilation's texts are read back from payloads/, one
+compilation at a time, and their line links computed (analyse/provenance.py). No file when no
+compilation logged node mappings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from tlscope.analyse.provenance import Compilation, ProvenanceFold, links, text_name
+from tlscope.format import layout
+from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
+from tlscope.format.provenance_file import ProvenanceEntry, ProvenanceFile
+from tlscope.model.record import Record
+from tlscope.write.outdir import OutputDir
+
+
+class ProvenanceStore:
+    def __init__(self, payload_path: Callable[[str], Path]) -> None:
+        self._payload_path = payload_path
+        self._fold = ProvenanceFold()
+        #: Compile id key (its directory name) -> its display form.
+        self._display: dict[str, str] = {}
+
+    def feed(self, record: Record) -> None:
+        if record.payload_md5 is None or record.compile_id is None:
+            return
+        name = text_name(record.event)
+        if name is None:
+            return
+        cid = record.compile_id.normalised()
+        self._display.setdefault(cid.dirname, cid.display)
+        self._fold.add(cid.dirname, name, record.payload_md5)
+
+    def write(self, out: OutputDir) -> None:
+        entries = [self._entry(key, n, c) for key, n, c in self._fold.compilations()]
+        if not entries:
+            return
+        data = ProvenanceFile(format_version=FORMAT_VERSION, format_minor=FORMAT_MINOR, compilations=entries)
+        out.path(layout.PROVENANCE).write_bytes(msgspec.json.encode(data))
+
+    def _entry(self, key: str, n: int, compilation: Compilation) -> ProvenanceEntry:
+        md5s = {role: compilation.role(role) for role in ("pre", "post", "python", "cpp", "nodes")}
+        language = "python" if md5s["python"] else "cpp" if md5s["cpp"] else ""
+        code = md5s["python"] or md5s["cpp"]
+        texts = {role: self._text(md5) for role, md5 in md5s.items()}
+        found = links(texts["nodes"], texts["pre"], texts["post"], texts.get(language, ""), language)
+        return ProvenanceEntry(
+            id=self._display[key],
+            dir=key,
+            n=n,
+            pre=_name(md5s["pre"]),
+            post=_name(md5s["post"]),
+            code=_name(code),
+            node_mappings=_name(md5s["nodes"]),
+            code_language=language,
+            pre_to_post=found.pre_to_post,
+            post_to_pre=found.post_to_pre,
+            code_to_post=found.code_to_post,
+            post_to_code=found.post_to_code,
+        )
+
+    def _text(self, md5: str | None) -> str:
+        if md5 is None:
+            return ""
+        return self._payload_path(md5).read_bytes().decode("utf-8", "replace")
+
+
+def _name(md5: str | None) -> str | None:
+    return None if md5 is None else f"{layout.PAYLOADS}/{md5}.txt"
