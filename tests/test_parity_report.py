@@ -92,6 +92,8 @@ def assert_parity(ref: Path, ours: Path, flags: list[str]) -> None:
     extra = EXPORT_FORMAT_FILES if "-e" in flags else FORMAT_ONLY
     # Format 1.11's graphs/ (each FX graph payload as data) is tlscope's own, beside payloads/.
     our_graphs = {f for f in our_files if f.startswith("graphs/")}
+    # So is format 1.13's provenance.json (every compilation's provenance), on provenance logs.
+    extra = extra | {"provenance.json"}
     assert ref_files - ref_payloads == our_files - our_payloads - our_graphs - extra
 
     for rel in sorted(ref_files - ref_payloads):
