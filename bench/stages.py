@@ -57,6 +57,11 @@ sys.path.insert(0, _SRC)
 #: exists is wrapped; every listed one that exists is, for functions imported by name elsewhere.
 STAGES: list[tuple[str, list[str]]] = [
     ("format writer", ["tlscope.write.format:FormatWriter.feed", "tlscope.write.format:FormatWriter.finish"]),
+    # Graphs as data (issue 23): the main pass's share (which payloads print a graph, the jobs
+    # queued) and the graphs read and written, which a worker process does beside the pass; here
+    # in-process (instrument() keeps the worker from starting), so its CPU is counted.
+    ("format writer: graphs (main pass)", ["tlscope.write.graph_store:GraphStore.add"]),
+    ("graphs files (a worker process in a normal run)", ["tlscope.write.graph_store:write_graph"]),
     ("answers: sink", ["tlscope.write.answers_sink:AnswersSink.feed"]),
     ("answers: compile fold", ["tlscope.analyse.fold.compile_fold:CompileFold.feed"]),
     ("answers: log size fold", ["tlscope.analyse.logsize_fold:LogSizeFold.feed"]),
