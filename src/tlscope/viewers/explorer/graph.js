@@ -19,6 +19,8 @@ import { graphEntries, graphRows, metaText, sourceHref, sourceText } from './gra
 /** @typedef {import('./graphrows.js').GraphFilter} GraphFilter */
 
 const ROW_HEIGHT = 22;
+/** Arguments drawn as links in a row (the rest are in the side pane's "Reads"). */
+const ROW_ARGS = 12;
 
 /**
  * The graph shown and the event it came from.
@@ -145,11 +147,12 @@ function renderEntry(s, row, e) {
   if (e.op === 'input') call.replaceChildren(el(doc, 'span', 'muted', e.module !== null ? `input · ${e.module || 'self'}` : 'input'));
   else {
     const parts = [el(doc, 'span', 'g-target', e.target), doc.createTextNode('(')];
-    e.args.forEach((arg, i) => {
+    // The row shows the first arguments (its width holds a few); the side lists every one.
+    e.args.slice(0, ROW_ARGS).forEach((arg, i) => {
       if (i) parts.push(doc.createTextNode(', '));
       parts.push(nameLink(doc, arg));
     });
-    parts.push(doc.createTextNode(')'));
+    parts.push(doc.createTextNode(e.args.length > ROW_ARGS ? `, … ${e.args.length - ROW_ARGS} more)` : ')'));
     call.replaceChildren(...parts);
   }
   users.textContent = e.output ? `${e.users.length} → out` : String(e.users.length);
