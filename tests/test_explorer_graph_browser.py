@@ -205,3 +205,33 @@ def test_the_user_line_links_to_the_source_with_source_url(browser: Any, site: s
     page.locator(f'.g-row .g-name[data-jump="{node["name"]}"]').click()
     wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == node["name"])
     assert page.locator(".g-src-link").count() == 0 and page.locator(".g-src-where").count() == 1
+
+
+def test_a_rank_of_a_job_shows_its_graph_from_the_jobs_graphs(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """In a job, graphs/ is the job's (beside its payloads/, `payloads.root` ".."): event N of the
+    trace is counted over the ranks one after another, so rank 1's events follow rank 0's."""
+    from tlscope.cli import main as tlscope_main
+
+    out = tmp_path_factory.mktemp("job") / "job"
+    assert tlscope_main([str(REPO / "corpus" / "traces" / "ranks_same_2"), "-o", str(out), "--no-browser"]) == 0
+    assert not (out / "rank_1" / "graphs").exists() and any((out / "graphs").iterdir())
+    rank0 = len((out / "rank_0" / "raw.jsonl").read_text().splitlines()) - 1
+    lines = (out / "rank_1" / "raw.jsonl").read_text().splitlines()[1:]
+    i, name = next(
+        (i, json.loads(line)["payload_filename"])
+        for i, line in enumerate(lines)
+        if '"dynamo_output_graph"' in line and "payload_filename" in line
+    )
+    graph = json.loads((out / "graphs" / f"{name[len('payloads/') : -len('.txt')]}.json").read_text())["graph"]
+    server = LiveServer([str(out)], tmp_path_factory.mktemp("serve-job"))
+    try:
+        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
+            (trace,) = json.load(response)
+        url = f"{server.url}/viewers/explorer/?trace={quote(trace['url'], safe='')}&view=graph&event={rank0 + i}"
+        page = open_explorer(browser, url, height=900)
+        h = wait_hook(page, lambda h: h.get("graphReady") is True and bool(h.get("graphNodes")))
+        assert h["graphNodes"] == names(graph) and h["graphError"] is None
+    finally:
+        server.close()
