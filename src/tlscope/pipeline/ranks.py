@@ -30,7 +30,6 @@ import msgspec
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
-from tlscope.format.manifest import Manifest
 from tlscope.lifetime import worker_init
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
@@ -52,12 +51,14 @@ PARITY_DESCRIPTION = "Difference of # of collectives in scheduler and inductor o
 
 
 class RankResult(msgspec.Struct):
-    """What one rank's parse gives back (picklable: it comes from a worker process or Dask)."""
+    """What one rank's parse gives back (picklable: it comes from a worker process or Dask).
+
+    No manifest: it is in rank_N/manifest.json (`Parsed.manifests` reads it there). Sent back, it
+    was ~40 KB a rank held by the parent (results wait in their futures until every lower rank's
+    is taken, so most of a job's could be held at once): 29 -> 74 MB from 8 to 1,000 ranks.
+    """
 
     summary: RankSummary
-    #: None when the rank's parse failed (the summary says why); `parse_ranks` drops it (each is
-    #: in its rank_N/manifest.json) so its process holds no manifest per rank.
-    manifest: Manifest | None = None
 
 
 def parse_rank(
@@ -84,11 +85,11 @@ def parse_rank(
             raise
         return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {_failure(err)}"]))
     if not landing:
-        return RankResult(RankSummary(rank=rank, chromium_events=manifest.chromium_events), manifest)
+        return RankResult(RankSummary(rank=rank, chromium_events=manifest.chromium_events))
     summary = facts.summary
     summary.chromium_events = manifest.chromium_events
     _write_parity(target, summary)
-    return RankResult(summary, manifest)
+    return RankResult(summary)
 
 
 def _failure(err: Exception) -> str:
@@ -410,10 +411,8 @@ def _parse_into(
     for log, _ in work:
         echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
     # While the ranks are parsed, this process compiles the landing page's template:
-    # otherwise it would be serial work after the last rank. Each rank's manifest is dropped as
-    # it comes (it is in rank_N/manifest.json): kept, they were most of this process's memory
-    # per rank (~40 KB each, 79 MB at 1,000 ranks).
-    return [RankResult(r.summary) for r in submit(work, prepare_landing)]
+    # otherwise it would be serial work after the last rank.
+    return list(submit(work, prepare_landing))
 
 
 def _check_strict(logs: Sequence[RankLog], results: Sequence[RankResult]) -> None:

@@ -72,6 +72,27 @@ def write_graph(md5: str, source: str, dest: str, atomic: bool) -> _Done:
     return md5, stored.failure, len(data)
 
 
+class _Failure(msgspec.Struct):
+    """The one field of a graphs file a rank needs from another rank's."""
+
+    failure: str | None = None
+
+
+_FAILURE = msgspec.json.Decoder(_Failure)
+
+
+def _written(dest: str) -> tuple[str | None, int] | None:
+    """(failure, size) of graphs file `dest` when another rank of the job already wrote it (the
+    same bytes this rank would: the file is a function of the payload); None when it is not
+    there yet. A job's ranks log the same graphs: parsing each again was ~16% of a rank's parse.
+    The file is complete when its name exists (written under another name, then renamed)."""
+    try:
+        data = Path(dest).read_bytes()
+        return _FAILURE.decode(data).failure, len(data)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
 class GraphTally:
     """Each graph payload read and counted (manifest.json's `graphs`, its `bad_graph` problems),
     in-process, nothing written: the format's facts without its files (`tlscope summary`)."""
@@ -135,6 +156,9 @@ class GraphStore(GraphTally):
             dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
         else:
             dest = str(self._shared / layout.GRAPHS / f"{md5}.json")
+        if self._shared is not None and (known := _written(dest)) is not None:
+            self._done((md5, known[0], known[1]))
+            return
         source = str(self._payload_path(md5))
         if self._jobs is None and not self._inline:
             self._start()
