@@ -19,6 +19,7 @@ export const SCHEMA_MODULES = new Map([
   ['compiles-json.js', { schema: 'compiles.schema.json', doc: 'compiles.json (docs/FORMAT.md section 14)' }],
   ['manifest-json.js', { schema: 'manifest.schema.json', doc: 'manifest.json (docs/FORMAT.md section 2)' }],
   ['graph-json.js', { schema: 'graph.schema.json', doc: 'graphs/<md5>.json (docs/FORMAT.md section 18)' }],
+  ['provenance-json.js', { schema: 'provenance.schema.json', doc: 'provenance.json (docs/FORMAT.md section 19)' }],
 ]);
 
 /**

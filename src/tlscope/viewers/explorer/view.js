@@ -18,6 +18,7 @@ import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
 import { prepared } from './preparing.js';
 import { addGraphLink, createGraphView, printsGraph, sourceLinkFromUrl } from './graph.js';
+import { createProvenanceView } from './provenance.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
@@ -121,6 +122,7 @@ function makeViews(app) {
       draw: (/** @type {HTMLElement} */ pane) => drawBreaks(pane, app.trace, { onPick: (site) => pickBreak(site) }),
     },
     app.graph.def,
+    createProvenanceView(app.trace).def,
   ];
   return createViews({ bar: byId('views'), pane: byId('pane'), table: [byId('center'), byId('detail')] }, defs, () => saveState(app));
 }

@@ -68,6 +68,9 @@
 /** @typedef {import('./graph-json.js').StoredInput} StoredInput */
 /** @typedef {import('./graph-json.js').FxSource} FxSource */
 /** @typedef {import('./graph-json.js').TensorMeta} TensorMeta */
+// provenance.json as docs/FORMAT.md section 19 documents it (provenance-json.js).
+/** @typedef {import('./provenance-json.js').ProvenanceFile} ProvenanceFile */
+/** @typedef {import('./provenance-json.js').ProvenanceEntry} ProvenanceEntry */
 
 export { CONTEXT_KEYS, UNKNOWN_COMPILE_ID, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 export { FileSource, HttpSource, InlineSource, NotFound, Source, isGzip, maybeGunzip, readAll } from './source.js';

@@ -58,6 +58,8 @@ export type StoredNode = import("./graph-json.js").StoredNode;
 export type StoredInput = import("./graph-json.js").StoredInput;
 export type FxSource = import("./graph-json.js").FxSource;
 export type TensorMeta = import("./graph-json.js").TensorMeta;
+export type ProvenanceFile = import("./provenance-json.js").ProvenanceFile;
+export type ProvenanceEntry = import("./provenance-json.js").ProvenanceEntry;
 export { CONTEXT_KEYS, UNKNOWN_COMPILE_ID, compareCompileIds, compileIdOf, eventKey, eventLabel, eventMeta, eventSummary, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from "./format.js";
 export { FileSource, HttpSource, InlineSource, NotFound, Source, isGzip, maybeGunzip, readAll } from "./source.js";
 export { LineStore, streamLines } from "./lines.js";
