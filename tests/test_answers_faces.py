@@ -314,3 +314,15 @@ def test_summary_of_a_log_in_memory_is_the_loaded_trace_summary(scenario: str, t
     in_memory = tlscope.api.summarise(log)
     assert msgspec.json.encode(in_memory) == msgspec.json.encode(tlscope.load(log).summary())
     assert in_memory.symbols or scenario != "specialized"  # the in-memory pass folds every answer
+
+
+def test_summary_counts_the_log_problems_not_those_of_files_it_does_not_write(folders: dict[str, Path]) -> None:
+    """summary's problems are those of reading the log and computing its answers: an output
+    folder's `report` and `bad_graph` problems (of the HTML report, of graphs/) are not among them,
+    as a log summarised in memory (which writes neither) has none."""
+    from tlscope.api import Trace
+
+    trace = Trace(folders["failures"])
+    manifest = trace.manifest
+    manifest.problems.counts = {"bad_graph": 2, "payload_md5": 1, "report": 3}
+    assert trace.summary().problems == {"payload_md5": 1}

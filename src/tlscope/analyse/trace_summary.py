@@ -24,6 +24,7 @@ from tlscope.format.compiles import (
 )
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
+from tlscope.model.problems import OUTPUT_KINDS
 
 #: How many rows of each ranking are kept.
 TOP = 10
@@ -132,12 +133,18 @@ class Summary(msgspec.Struct, kw_only=True):
     slowest_functions: list[FunctionTime]
     cache: CacheRates
     log_size: LogSizeSummary
+    #: Problems met reading the log and computing its answers, per kind (manifest.json's counts
+    #: but the kinds of files summary does not write: `report`, `bad_graph`).
     problems: dict[str, int]
     #: Did the sizes change? Each frame compiled more than once, its graphs' input shapes per
     #: compile (compiles.json `input_shapes`, since 1.10).
     input_shapes: list[FrameShapes] = []
     #: Where each dynamic dimension comes from (compiles.json `symbols`, since 1.10).
     symbols: list[Symbol] = []
+
+
+#: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
+_OUTPUT_KINDS = frozenset(kind.value for kind in OUTPUT_KINDS)
 
 
 def summarise_trace(
@@ -176,7 +183,7 @@ def summarise_trace(
             other=size.other,
             by_setting={s.setting: s.bytes for s in size.by_setting},
         ),
-        problems=dict(problems) if isinstance(problems, dict) else {},
+        problems={k: n for k, n in problems.items() if k not in _OUTPUT_KINDS} if isinstance(problems, dict) else {},
         input_shapes=list(input_shapes),
         symbols=list(symbols),
     )

@@ -43,6 +43,12 @@ class ProblemKind(str, Enum):
     BAD_GRAPH = "bad_graph"
 
 
+#: Problems of a file tlscope writes beside the answers (the HTML report, graphs/), not of reading
+#: the log and computing its answers: `tlscope summary` (which writes neither) does not count them,
+#: for a log or an output folder alike (manifest.json still does).
+OUTPUT_KINDS: frozenset[ProblemKind] = frozenset({ProblemKind.REPORT, ProblemKind.BAD_GRAPH})
+
+
 #: One line for FORMAT.md and `--help`: what each kind means.
 PROBLEM_DOCS: dict[ProblemKind, str] = {
     ProblemKind.BLANK_LINE: "An empty line (skipped; real logs have none, payload blank lines are a lone tab).",

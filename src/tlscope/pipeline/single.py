@@ -91,11 +91,12 @@ def answer(
     log: Path, options: ParseOptions, *, command: Sequence[str] = (), track: Tracker = untracked
 ) -> tuple[Answers, Manifest]:
     """`run` without writing anything: the answers (compiles.json's and log_size.json's data) and
-    the manifest `run` would write (its `files` empty), from one pass in memory.
+    the manifest `run` would write but for the files (`files` empty, no `graphs`: no graph is
+    read, so no `bad_graph` problem either), from one pass in memory.
 
     What `tlscope summary` shows needs no format file: the format's facts (problems, figures,
     each record's raw.jsonl line, which the answers point at) are folded as the writer folds
-    them (FormatFacts), and no payload, raw.jsonl, chromium or timeline file is written.
+    them (FormatFacts), and no payload, raw.jsonl, graph, chromium or timeline file is written.
     Raises StrictFailure as `run` does.
     """
     problems = Problems()
@@ -179,7 +180,7 @@ def _manifest(
         compile_ids=writer.compile_id_entries(),
         unknown_compile_id_events=writer.unknown_compile_id_events,
         payloads=writer.payload_stats(),
-        graphs=writer.graphs.stats(),
+        graphs=writer.graphs.stats() if writer.graphs is not None else None,
         chromium_events=writer.chromium_events,
         raw_jsonl_events=writer.raw_events,
         string_table_process=next(iter(reader.string_tables), None),

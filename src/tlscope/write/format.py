@@ -176,7 +176,9 @@ class FormatFacts:
         self.problems = problems
         self.clock = ClockFit()
         self.payloads = payloads or PayloadTally()
-        self.graphs = graphs or GraphTally(problems)
+        #: None: graphs are not read (`tlscope summary`: graphs/ is none of its answers, and the
+        #: graph parse was most of its pass).
+        self.graphs = graphs
         self.raw_events = 0
         self.chromium_events = 0
         self.events: dict[str, KeyStats] = {}
@@ -203,7 +205,7 @@ class FormatFacts:
             fresh = not self.payloads.holds(record.payload_md5)
             # Kept even when the line is left out below: its payload file stays in the format.
             payload_filename = self.payloads.put(record.payload_md5, record.payload)
-            if fresh:  # a payload seen again is not read again: its graph file is written
+            if fresh and self.graphs is not None:  # a payload seen again is not read again
                 self.graphs.add(record.payload_md5, record.payload, record.line)
         conflicts = [k for k in RAW_ADDED_FIELDS if k in record.envelope]
         if conflicts:
