@@ -299,7 +299,8 @@ class FormatWriter(FormatFacts):
 
     def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
         payloads = PayloadStore(out, job_folder)
-        super().__init__(problems, payloads, GraphStore(out, problems, job_folder, payloads.path))
+        self._graphs = GraphStore(out, problems, job_folder, payloads.path)
+        super().__init__(problems, payloads, self._graphs)
         self.out = out
         self.chromium = ChromiumWriter(out)
         self.timeline = TimelineWriter(out.path(layout.TIMELINE))
@@ -345,11 +346,11 @@ class FormatWriter(FormatFacts):
                 raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
         os.unlink(part)
         self.provenance.write(self.out)
-        self.graphs.finish()  # last: the graphs worker ran beside the whole pass
+        self._graphs.finish()  # last: the graphs worker ran beside the whole pass
 
     def abort(self) -> None:
         """The run failed or was interrupted: stop the graphs worker now."""
-        self.graphs.abort()
+        self._graphs.abort()
 
 
 def problem_summary(problems: Problems) -> ProblemSummary:

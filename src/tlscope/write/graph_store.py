@@ -95,7 +95,8 @@ def _written(dest: str) -> tuple[str | None, int] | None:
 
 class GraphTally:
     """Each graph payload read and counted (manifest.json's `graphs`, its `bad_graph` problems),
-    in-process, nothing written: the format's facts without its files (`tlscope summary`)."""
+    in-process, nothing written: the figures alone, which GraphStore keeps while writing the files.
+    (`tlscope summary` reads no graph at all: graphs/ is none of its answers.)"""
 
     def __init__(self, problems: Problems) -> None:
         self._problems = problems
