@@ -70,6 +70,19 @@ def _check_graph_links(out: Path, entry: dict[str, Any], mappings: dict[str, Any
     return checked
 
 
+def _check_graph_data(out: Path, entry: dict[str, Any]) -> None:
+    """Every linked graph line is a node's `line` in that payload's graphs/<md5>.json (the same
+    graph data the Graph view shows)."""
+    for role, sources, targets in (
+        ("pre", ("pre_to_post",), ("post_to_pre",)),
+        ("post", ("post_to_pre", "post_to_code"), ("pre_to_post",)),
+    ):
+        graph = json.loads((out / "graphs" / f"{entry[role][len('payloads/') : -len('.txt')]}.json").read_text())
+        lines = {node["line"] for node in graph["graph"]["nodes"]}
+        assert {int(k) for f in sources for k in entry[f]} <= lines
+        assert {t for f in targets for ts in entry[f].values() for t in ts} <= lines
+
+
 def _check_code_links(out: Path, entry: dict[str, Any], mappings: dict[str, Any]) -> int:
     code = (out / entry["code"]).read_text().split("\n")
     post = (out / entry["post"]).read_text().split("\n")
@@ -103,6 +116,7 @@ def test_every_compilation_with_provenance_gets_its_links(name: str, tlparse_tra
         # Every node the mappings link from that the graph prints gets its line.
         assert len(entry["pre_to_post"]) == len(mappings["preToPost"])
         assert _check_graph_links(tmp_path / "out", entry, mappings) > 0
+        _check_graph_data(tmp_path / "out", entry)
         assert _check_code_links(tmp_path / "out", entry, mappings) > 0
 
 
