@@ -9,10 +9,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import REPO
 
 from tlscope.cli import main
+from tlscope.format.provenance_file import ProvenanceFile
 
 SHARED = ("aot", "aot_cuda", "aot_debug_handle", "extended", "jit", "jit_cuda", "jit_debug_handle", "aot_old")
 _GLOG = re.compile(r"^[VIWEC]\d{4} [\d:.]+ +\d+ [^\]]+\] ")
@@ -143,3 +145,14 @@ def test_a_backward_under_its_forwards_compile_id_is_its_own_compilation(tmp_pat
 def test_no_file_without_provenance(tlparse_traces: Path, tmp_path: Path) -> None:
     assert main([str(tlparse_traces / "inputs" / "simple.log"), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
     assert not (tmp_path / "out" / "provenance.json").exists()
+
+
+def test_streamed_file_is_the_whole_documents_encoding(tmp_path: Path) -> None:
+    """provenance.json is written one compilation at a time (a 1 GB log's line links are not held
+    at once): its bytes are exactly msgspec's encoding of the whole ProvenanceFile."""
+    log = next((REPO / "corpus" / "traces" / "provenance").glob("*.log.gz"))
+    _parse(log, tmp_path / "out")
+    written = (tmp_path / "out" / "provenance.json").read_bytes()
+    whole = msgspec.json.decode(written, type=ProvenanceFile)
+    assert len(whole.compilations) == 2
+    assert msgspec.json.encode(whole) == written
