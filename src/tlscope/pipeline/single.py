@@ -26,7 +26,7 @@ from tlscope.write.answers_sink import AnswersSink
 from tlscope.write.context import RunContext, SinkFactory, abort
 from tlscope.write.format import FormatFacts, FormatWriter, problem_summary
 from tlscope.write.outdir import OutputDir
-from tlscope.write.run_options import ParseOptions
+from tlscope.write.run_options import ParseOptions, small_log
 
 
 #: Wraps the record stream, e.g. with a progress bar; gets the reader for its byte count.
@@ -62,7 +62,8 @@ def run(
     with out:
         reader = LogReader(log, problems=problems, max_line=options.max_line)
         ctx = RunContext(out, reader, problems, options)
-        writer = FormatWriter(out, problems, Path(options.job_folder) if options.job_folder else None)
+        job = Path(options.job_folder) if options.job_folder else None
+        writer = FormatWriter(out, problems, job, inline_graphs=small_log(log))
         answers = AnswersSink(problems, log, UserCode(options.user_code))
         others = list(sinks(ctx)) if sinks else []
         try:

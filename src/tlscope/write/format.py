@@ -297,9 +297,11 @@ class FormatFacts:
 class FormatWriter(FormatFacts):
     """FormatFacts writing the format's files as it goes (the module docstring)."""
 
-    def __init__(self, out: OutputDir, problems: Problems, job_folder: Path | None = None) -> None:
+    def __init__(
+        self, out: OutputDir, problems: Problems, job_folder: Path | None = None, *, inline_graphs: bool = False
+    ) -> None:
         payloads = PayloadStore(out, job_folder)
-        self._graphs = GraphStore(out, problems, job_folder, payloads.path)
+        self._graphs = GraphStore(out, problems, job_folder, payloads.path, inline=inline_graphs)
         super().__init__(problems, payloads, self._graphs)
         self.out = out
         self.chromium = ChromiumWriter(out)

@@ -5,7 +5,8 @@ many times is read once, and only payloads that print a graph are read at all. R
 (Python's `ast` on its text) costs about as much CPU as the rest of the pass on a trace of many
 graphs, and the main pass is the critical path: a worker process reads them meanwhile, from the
 payload files the writer has just written (one job a payload: its path, never its bytes, goes
-through the pipe), started on the first graph. A rank of a job (its pool has the cores) and a
+through the pipe), started on the first graph. A rank of a job (its pool has the cores), a small
+log (write/run_options.py `small_log`: a worker's start costs more than its few graphs) and a
 process that may not start children read them in-process. One graph is in memory at a time in
 either. A payload that looks like a graph but cannot be read as one is a problem (`bad_graph`)
 and still gets its file, saying why; its text stays in payloads/.
@@ -134,7 +135,12 @@ class GraphStore(GraphTally):
     files are where `payload_path(md5)` says (the payload store's)."""
 
     def __init__(
-        self, out: OutputDir, problems: Problems, shared: Path | None, payload_path: Callable[[str], Path]
+        self,
+        out: OutputDir,
+        problems: Problems,
+        shared: Path | None,
+        payload_path: Callable[[str], Path],
+        inline: bool = False,
     ) -> None:
         super().__init__(problems)
         self._out = out
@@ -142,8 +148,9 @@ class GraphStore(GraphTally):
         self._payload_path = payload_path
         if shared is not None:
             (shared / layout.GRAPHS).mkdir(exist_ok=True)
-        #: In-process: a rank of a job (its pool has the cores), or no children allowed here.
-        self._inline = shared is not None
+        #: In-process: a rank of a job (its pool has the cores), a small log (`inline`: a worker's
+        #: start costs more than its few graphs), or no children allowed here.
+        self._inline = shared is not None or inline
         self._jobs: SimpleQueue[_Job | None] | None = None
         self._results: SimpleQueue[_Report] | None = None
         self._worker: BaseProcess | None = None

@@ -15,19 +15,7 @@ from tlscope.write.report.options import ReportOptions
 from tlscope.write.report.outputs import Line, OutputListener, Outputs
 from tlscope.write.report.pages import StackRow
 from tlscope.write.report.provenance_pages import ProvenanceCollector
-
-#: Below this many bytes of log (a quarter of it gzipped), pages are written in this process: a
-#: worker's start and the pipe cost more CPU than a small log's few pages (10-40 ms measured on
-#: the corpus's 0.7-1.9 MB traces), and the main pass is too short for a second core to gain.
-SMALL_LOG_BYTES = 4 << 20
-
-
-def _small(path: Path) -> bool:
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return False
-    return size * (4 if path.name.endswith(".gz") else 1) < SMALL_LOG_BYTES
+from tlscope.write.run_options import small_log
 
 
 class ReportState:
@@ -38,7 +26,7 @@ class ReportState:
         self.options = options
         provenance = ProvenanceCollector() if options.inductor_provenance else None
         workers = options.highlight_workers
-        if workers is None and _small(ctx.reader.path):
+        if workers is None and small_log(ctx.reader.path):
             workers = 1
         job = Path(ctx.options.job_folder) if ctx.options.job_folder else None
         pages = DerivedFiles(workers, job / JOB_PAGES if job is not None else None)
