@@ -7,6 +7,7 @@ of the first copy's, and the entries must say the same as those of a fold that s
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
@@ -89,3 +90,26 @@ def test_shared_values_are_equal_values() -> None:
     other = shared.tensor(DescribeTensor(id=1, dtype="torch.float32", size=[3], stride=[1]))
     assert first is again and first is not other
     assert first.dynamo_dynamic_indices == [] and first.size == [2]
+
+
+def test_a_repeated_json_artifact_is_judged_once_and_said_per_record(tmp_path: Path) -> None:
+    """The fold keeps a JSON artifact payload's verdict by MD5 (decoded once), and still reports a
+    bad one at every line that logs it."""
+    bad, good = b"{not json", b'{"a": [1, 2]}'
+    lines = []
+    for payload in (bad, good, bad, good):
+        md5 = hashlib.md5(payload).hexdigest()
+        envelope = (
+            '{"artifact": {"name": "fx_graph_cache_hash", "encoding": "json"}, '
+            f'"frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "{md5}"}}'
+        )
+        lines.append(f"V1126 22:47:46.741000 1 torch/_logging/_internal.py:1328] {envelope}\n")
+        lines.append("\t" + payload.decode() + "\n")
+    log = tmp_path / "artifacts.log"
+    log.write_text("".join(lines))
+    said: list[tuple[int, str]] = []
+    fold = CompileFold(lambda line, message: said.append((line, message)))
+    for record in LogReader(log):
+        fold.feed(record)
+    assert [line for line, _ in said] == [1, 5]
+    assert said[0][1] == said[1][1] and "not JSON" in said[0][1]

@@ -101,6 +101,8 @@ class CompileFold:
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
         self._shapes: dict[str, tuple[int | None, list[GraphInput]]] = {}
+        #: A JSON artifact payload's decode error ("" when it is JSON) by its MD5.
+        self._json_errors: dict[str, str] = {}
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
         if record.key in SYMBOL_KEYS:
@@ -201,10 +203,20 @@ class CompileFold:
     def _check_json(self, record: Record, name: str) -> None:
         if record.payload is None:
             return
-        try:
-            decode(record.payload)
-        except JsonError as err:
-            self._problem(record.line, f"artifact {name!r} declares encoding json but its payload is not JSON: {err}")
+        md5 = record.payload_md5
+        # A payload logged again (each recompile's artifacts, a long job's steps) is decoded once:
+        # its verdict, "" when it is JSON, is kept by MD5 (the problem is still said per record).
+        error = self._json_errors.get(md5) if md5 is not None else None
+        if error is None:
+            try:
+                decode(record.payload)
+                error = ""
+            except JsonError as err:
+                error = str(err)
+            if md5 is not None:
+                self._json_errors[md5] = error
+        if error:
+            self._problem(record.line, f"artifact {name!r} declares encoding json but its payload is not JSON: {error}")
 
     def _recompile_reasons(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
         texts, was_json = reason_texts(record.payload or b"")
