@@ -144,3 +144,56 @@ def test_stragglers_are_above_the_median_by_the_factor_and_the_margin() -> None:
     assert find_stragglers([(0, 0.1), (1, 0.1), (2, 0.3)]).ranks == []
     assert find_stragglers([(0, 0.0), (1, 2.0), (2, 0.0)]).ranks[0].ratio is None
     assert find_stragglers([]).ranks == []
+
+
+def _forward_compile_seconds(log: Path) -> float:
+    """A rank's compile time read straight from its log: its `compilation_metrics` records' frame
+    compile time (else their span), summed, as FORMAT.md's ranks.json `compile_time_s` says."""
+    import gzip
+    import json
+
+    total = 0.0
+    with gzip.open(log, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            _head, sep, body = line.partition("] ")
+            if not sep or not body.startswith('{"compilation_metrics"'):
+                continue
+            metrics = json.loads(body)["compilation_metrics"]
+            if metrics.get("entire_frame_compile_time_s") is not None:
+                total += float(metrics["entire_frame_compile_time_s"])
+            elif metrics.get("duration_us") is not None:
+                total += metrics["duration_us"] / 1e6
+    return total
+
+
+@pytest.mark.parametrize("job", ["ranks_diverge_4", "ranks_same_4"])
+def test_median_rank_is_the_lower_middle_rank_by_compile_time(job: str, tmp_path: Path) -> None:
+    """ranks.json's `stragglers.median_rank` names the rank the rule names, recomputed here from the logs."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    folder = Path(__file__).resolve().parents[1] / "corpus" / "traces" / job
+    times = {
+        int(re.search(r"_rank_(\d+)_", log.name).group(1)): _forward_compile_seconds(log)  # type: ignore[union-attr]
+        for log in folder.glob("*.log.gz")
+    }
+    assert len(times) == 4 and all(t > 0 for t in times.values())
+    ordered = sorted(times, key=lambda rank: (times[rank], rank))
+    expected = ordered[(len(ordered) - 1) // 2]
+    subprocess.run([sys.executable, "-m", "tlscope", str(folder), "-o", str(tmp_path / "out")], check=True)
+    stragglers = json.loads((tmp_path / "out" / "ranks.json").read_text("utf-8"))["stragglers"]
+    assert stragglers["median_rank"] == expected
+    lines = json.loads((tmp_path / "out" / "ranks.json").read_text("utf-8"))["ranks"]
+    assert {line["rank"]: line["compile_time_s"] for line in lines} == pytest.approx(times, abs=1e-5)
+
+
+def test_median_rank_breaks_ties_by_the_lower_rank_and_takes_the_lower_middle() -> None:
+    from tlscope.analyse.ranks.stragglers import find_stragglers
+
+    assert find_stragglers([(3, 5.0), (1, 5.0), (2, 5.0), (0, 5.0)]).median_rank == 1
+    assert find_stragglers([(0, 4.0), (1, 1.0), (2, 3.0), (3, 2.0)]).median_rank == 3
+    assert find_stragglers([(0, 9.0), (1, 1.0), (2, 3.0)]).median_rank == 2
+    assert find_stragglers([(7, 2.0)]).median_rank == 7
+    assert find_stragglers([]).median_rank is None

@@ -129,6 +129,7 @@ def test_why_is_the_straggler_slow(browser: Any, site: dict[str, str], jobs: dic
     ordered = sorted(data["ranks"], key=lambda r: (r["compile_time_s"], r["rank"]))
     median = ordered[(len(ordered) - 1) // 2]["rank"]
     page = open_ranks(browser, site["scaled"])
+    assert data["stragglers"]["median_rank"] == median, "the page shows the rank ranks.json names"
     why = hook(page)["why"]
     assert (why["rank"], why["median"]) == (slow, median)
 

@@ -6,6 +6,10 @@ straggler when its compile time (ranks.json's `compile_time_s`: its forward comp
 summed) is above `FACTOR` times the median rank's **and** at least `MARGIN_S` seconds above it: the
 factor says "markedly slower", the margin keeps ranks that compile in a second or two (where a
 factor is noise) from being flagged.
+
+The median rank (`median_rank`) is the one rank a slow rank is compared with (the explorer's "why
+is rank K slow"): order the ranks by compile time, ties by lower rank number, and take the middle
+one; for an even count the lower middle (index `(n - 1) // 2`). Null when no rank was parsed.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ class Stragglers(msgspec.Struct, kw_only=True):
     factor: float
     margin_s: float
     median_compile_time_s: float
+    #: The rank whose compile time is the median's (module docstring's rule); null without ranks.
+    median_rank: int | None = None
     ranks: list[Straggler] = []
 
 
@@ -59,5 +65,14 @@ def find_stragglers(times: Sequence[tuple[int, float]]) -> Stragglers:
         factor=FACTOR,
         margin_s=MARGIN_S,
         median_compile_time_s=median,
+        median_rank=median_rank(times),
         ranks=found,
     )
+
+
+def median_rank(times: Sequence[tuple[int, float]]) -> int | None:
+    """The rank at the lower middle of the ranks ordered by (compile time, rank); None if none."""
+    if not times:
+        return None
+    ordered = sorted(times, key=lambda t: (t[1], t[0]))
+    return ordered[(len(ordered) - 1) // 2][0]

@@ -31,7 +31,7 @@ import { isObject } from '/lib/tlscope.js';
  * @property {boolean} diverges
  * @property {RankGroup[]} groups the divergence groups; one group of every rank when none diverges
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
- * @property {{ rule: string, median: number, ranks: Straggler[] } | null} stragglers
+ * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
  */
 
 /** The rank table's sortable columns: key of RankLine -> heading. */
@@ -88,7 +88,8 @@ function stragglersOf(value) {
     rank: num(s.rank), compile_time_s: num(s.compile_time_s), over_median_s: num(s.over_median_s),
     ratio: typeof s.ratio === 'number' ? s.ratio : null,
   }));
-  return { rule: typeof value.rule === 'string' ? value.rule : '', median: num(value.median_compile_time_s), ranks };
+  const medianRank = Number.isInteger(value.median_rank) ? /** @type {number} */ (value.median_rank) : null;
+  return { rule: typeof value.rule === 'string' ? value.rule : '', median: num(value.median_compile_time_s), medianRank, ranks };
 }
 
 /**
@@ -145,18 +146,6 @@ export function matrixColumns(file, sequences) {
     }
   }
   return columns;
-}
-
-/**
- * The median rank: the rank whose compile time is the median of the ranks' (the lower middle
- * one for an even count), the rank a slow rank is compared with.
- * @param {RankLine[]} lines
- * @returns {number | null}
- */
-export function medianRank(lines) {
-  if (!lines.length) return null;
-  const ordered = sortRanks(lines, 'compile_time_s', false);
-  return ordered[Math.floor((ordered.length - 1) / 2)].rank;
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, medianRank, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
 import { RankMatrix } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -214,7 +214,8 @@ async function drawMatrix(page, matrix) {
  * @param {number} rank
  */
 async function drawWhy(page, box, rank) {
-  const median = medianRank(page.file.ranks);
+  // ranks.json names the median rank (decided in Python: tlscope.analyse.ranks.stragglers).
+  const median = page.file.stragglers ? page.file.stragglers.medianRank : null;
   const line = page.file.ranks.find((l) => l.rank === rank);
   const other = page.file.ranks.find((l) => l.rank === median);
   if (median === null || !line || !other) return;
