@@ -144,3 +144,21 @@ def test_a_real_jobs_output_is_at_most_one_and_a_half_times_its_logs(scenario: s
     # compile_directory.json of ranks that compiled alike), and a highlighted output-code page
     # that two rank workers rendered at the same time (ranks_same_4: 2.3% of the output).
     assert repeated < 0.05 * total, f"{repeated} bytes stored twice"
+
+
+def test_a_jobs_landing_page_links_only_files_it_has_or_serve_makes(tmp_path: Path) -> None:
+    """Opened from disk, every relative link of a job's index.html finds its file; the combined
+    chromium_events.json (made only by tlscope serve) is the one exception, and the page then
+    links each rank's own chromium_events.json, which exist."""
+    import re
+
+    src = Path(__file__).resolve().parents[1] / "corpus" / "traces" / "ranks_diverge_4"
+    out = tmp_path / "out"
+    assert main([str(src), "--all-ranks-html", "-o", str(out), "--no-browser"]) == 0
+    page = (out / "index.html").read_text()
+    links = {h for h in re.findall(r"href='([^']+)'|href=\"([^\"]+)\"", page) for h in h if h}
+    local = {h.split("#")[0] for h in links if "://" not in h and not h.startswith(("#", "mailto:"))}
+    missing = sorted(h for h in local if h and not (out / h).exists())
+    assert missing == ["chromium_events.json"]
+    rank_files = sorted(h for h in local if h.endswith("/chromium_events.json"))
+    assert rank_files == [f"rank_{k}/chromium_events.json" for k in range(4)]

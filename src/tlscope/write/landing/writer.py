@@ -42,7 +42,9 @@ def write_landing(
     ranks = sorted(summaries, key=lambda s: s.rank)
     written: dict[str, str] = {}
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
-    has_chromium = any(r.parsed and r.chromium_events > 0 for r in ranks)
+    # Their links keep the page's chromium link working from disk, where no server combines them.
+    chromium_ranks = [r.rank for r in ranks if r.parsed and r.chromium_events > 0]
+    has_chromium = bool(chromium_ranks)
     # Every rank's timeline in one file (the Ranks view's): a job is one trace to a viewer.
     merge_timelines(
         ((r.rank, out.path(layout.rank_file(r.rank, layout.TIMELINE))) for r in ranks if r.parsed),
@@ -63,6 +65,7 @@ def write_landing(
     context = _context(ranks, notes)
     context["divergence"] = view.divergence if view is not None else None
     context["has_chromium"] = has_chromium
+    context["chromium_ranks"] = chromium_ranks
     context["info"] = list(info)
     context["header"] = Markup(header)
     context["explorer_note"] = EXPLORER_NOTE
