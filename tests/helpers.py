@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -393,6 +394,28 @@ class LiveServer:
             yield
         finally:
             self.server.config = before
+
+
+class ExplorerSite:
+    """A live server's explorer over named traces: `url`, and each trace's `/traces/<id>/` path."""
+
+    def __init__(self, url: str, traces: dict[str, str]) -> None:
+        self.url = url
+        self.traces = traces
+
+    def explorer(self, name: str, more: str = "") -> str:
+        """The explorer's page for trace `name`; `more` is appended (`&param=...`, `#state`)."""
+        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
+
+
+@contextlib.contextmanager
+def served_explorer(folders: dict[str, Path], tmp: Path) -> Iterator[ExplorerSite]:
+    """`tlscope serve` (LiveServer) over `folders` (name -> output folder) while in the block."""
+    server = LiveServer([str(f) for f in folders.values()], tmp)
+    try:
+        yield ExplorerSite(server.url, {name: server.trace_url(f) for name, f in folders.items()})
+    finally:
+        server.close()
 
 
 def check_remote_log_parsed_once(client: Any, live: LiveServer, url: str, log: Path) -> dict[str, Any]:

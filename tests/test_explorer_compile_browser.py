@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import json
 import shutil
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, compile_id_of, hook, open_explorer, raw_events, wait_hook
+from helpers import (
+    REPO,
+    ExplorerSite,
+    compile_id_of,
+    hook,
+    open_explorer,
+    raw_events,
+    served_explorer,
+    wait_hook,
+)
 
 CORPUS = REPO / "corpus" / "traces"
 HOSTILE = '<img src=x onerror="window.__pwned=1">'
@@ -67,27 +75,10 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {**out, "hostile": root / "hostile", "old": root / "old"}
 
 
-class Site:
-    def __init__(self, url: str, traces: dict[str, str]) -> None:
-        self.url = url
-        self.traces = traces
-
-    def explorer(self, name: str, more: str = "") -> str:
-        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
-
-
 @pytest.fixture(scope="module")
-def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server = LiveServer([str(f) for f in folders.values()], tmp_path_factory.mktemp("serve"))
-    try:
-        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
-            listing = json.load(response)
-        ids = {t["id"]: t["url"] for t in listing}
-        yield Site(
-            server.url, {n: next(u for i, u in ids.items() if i.startswith(f"{f.name}-")) for n, f in folders.items()}
-        )
-    finally:
-        server.close()
+def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExplorerSite]:
+    with served_explorer(folders, tmp_path_factory.mktemp("serve")) as served:
+        yield served
 
 
 def entries(folder: Path) -> dict[str, dict[str, Any]]:
@@ -111,7 +102,7 @@ def shown_failure(failure: dict[str, Any]) -> dict[str, Any]:
     return {"cache_entry": failure["cache_entry"], **{k: failure[k] for k in keys}, "values": values}
 
 
-def test_the_compile_tab_explains_every_recompile(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_the_compile_tab_explains_every_recompile(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """recompiles: each recompile's guard failures and changes, as compiles.json has them."""
     page = open_page(browser, site.explorer("recompiles"))
     recompiles = [e for e in entries(folders["recompiles"]).values() if e["recompile"]]
@@ -149,7 +140,7 @@ def test_the_compile_tab_explains_every_recompile(browser: Any, site: Site, fold
     page.close()
 
 
-def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_recommended_failure_and_null_actual(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """recompiles_dynamic: [0/5] recommends [0/2]'s dim_marking over the newest entry's stride
     (FORMAT.md "Which failure is the cause"); [3/2]'s actual is null and shows as "not logged"."""
     data = entries(folders["dynamic"])
@@ -185,7 +176,9 @@ def test_recommended_failure_and_null_actual(browser: Any, site: Site, folders: 
     page.close()
 
 
-def test_a_size_recompile_shows_its_fix_as_the_file_says(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_a_size_recompile_shows_its_fix_as_the_file_says(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
     """recompiles_dynamic: each recompile's `fix` (format 1.10) is shown as compiles.json has it,
     the line to add, before which call, and why; a recompile without one shows none."""
     data = entries(folders["dynamic"])
@@ -208,7 +201,7 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(browser: Any, site: Sit
 
 
 def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
-    browser: Any, site: Site, folders: dict[str, Path]
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
     """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them."""
     data = json.loads((folders["dynamic"] / "compiles.json").read_text())
@@ -234,7 +227,7 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
     page.close()
 
 
-def test_failure_and_its_traceback_event(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_failure_and_its_traceback_event(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """failures: a failed compile's type, reason and user frame; its button selects the traceback
     event (the dynamo_error artifact at the reference's raw.jsonl line), payload open."""
     data = entries(folders["failures"])
@@ -277,14 +270,14 @@ def follow_every_reference(page: Any, folder: Path, cid: str) -> None:
         assert json.loads(lines[ref["raw_line"] - 1])["log_line"] == h["selected"]["log_line"]
 
 
-def test_recompile_reasons_and_cache_events(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_recompile_reasons_and_cache_events(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """Each reference button selects exactly the event at its raw.jsonl line."""
     page = open_page(browser, site.explorer("recompiles"))
     follow_every_reference(page, folders["recompiles"], "[0/2]")
     page.close()
 
 
-def test_references_when_paged_from_the_server(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_references_when_paged_from_the_server(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """?mode=remote pages the trace through serve's events API (as a trace past the limits is):
     the tab's reference buttons still select the event at their raw.jsonl line, found by its log
     line among the narrowed view's rows."""
@@ -297,7 +290,7 @@ def test_references_when_paged_from_the_server(browser: Any, site: Site, folders
     page.close()
 
 
-def test_multi_rank_statuses(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_multi_rank_statuses(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """ranks_diverge_2: every rank's status of a compile id, and each rank's own entry."""
     per_rank = {r: entries(folders["ranks"] / f"rank_{r}") for r in (0, 1)}
     page = open_page(browser, site.explorer("ranks"))
@@ -337,7 +330,7 @@ def test_multi_rank_statuses(browser: Any, site: Site, folders: dict[str, Path])
     page.close()
 
 
-def test_log_strings_are_shown_as_text(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_log_strings_are_shown_as_text(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     page = open_page(browser, site.explorer("hostile"))
     c = pick(page, "[0/2]")["compile"]
     assert c["recommended"]["explanation"] == HOSTILE and c["recommended"]["kind"] == HOSTILE
@@ -349,7 +342,7 @@ def test_log_strings_are_shown_as_text(browser: Any, site: Site, folders: dict[s
     page.close()
 
 
-def test_url_round_trip(browser: Any, site: Site) -> None:
+def test_url_round_trip(browser: Any, site: ExplorerSite) -> None:
     page = open_page(browser, site.explorer("dynamic"))
     before = pick(page, "[0/5]")
     url = page.url
@@ -363,7 +356,7 @@ def test_url_round_trip(browser: Any, site: Site) -> None:
     again.close()
 
 
-def test_without_compiles_json(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_without_compiles_json(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     page = open_page(browser, site.explorer("old"))
     h = hook(page)
     assert h["statuses"]["[0/1]"] == "ok"  # from compilation_metrics, as before
@@ -374,7 +367,7 @@ def test_without_compiles_json(browser: Any, site: Site, folders: dict[str, Path
     page.close()
 
 
-def test_a_reference_logged_under_another_attempt(browser: Any, site: Site, folders: dict[str, Path]) -> None:
+def test_a_reference_logged_under_another_attempt(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
     """graph_breaks_repeated: a recompile whose frame compile restarted has its entry on the last
     attempt and its recompile_reasons event logged under the first; the button still finds it."""
     lines = (folders["repeated"] / "raw.jsonl").read_text().splitlines()

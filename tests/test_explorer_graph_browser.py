@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, hook, open_explorer, wait_hook
+from helpers import REPO, LiveServer, hook, open_explorer, served_explorer, wait_hook
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +29,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def site(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = LiveServer([str(folder)], tmp_path_factory.mktemp("serve"))
-    try:
-        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
-            (trace,) = json.load(response)
-        yield f"{server.url}/viewers/explorer/?trace={quote(trace['url'], safe='')}"
-    finally:
-        server.close()
+    with served_explorer({"trace": folder}, tmp_path_factory.mktemp("serve")) as served:
+        yield served.explorer("trace")
 
 
 def graph_events(folder: Path) -> dict[str, tuple[int, dict[str, Any]]]:

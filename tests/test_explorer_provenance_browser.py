@@ -10,14 +10,13 @@ one. What the page shows is checked against provenance.json and the payloads rea
 from __future__ import annotations
 
 import json
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import LiveServer, open_explorer, wait_hook
+from helpers import open_explorer, served_explorer, wait_hook
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +37,8 @@ def folder(tlparse_traces: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 @pytest.fixture(scope="module")
 def site(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = LiveServer([str(folder)], tmp_path_factory.mktemp("serve"))
-    try:
-        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
-            (trace,) = json.load(response)
-        yield f"{server.url}/viewers/explorer/?trace={quote(trace['url'], safe='')}"
-    finally:
-        server.close()
+    with served_explorer({"trace": folder}, tmp_path_factory.mktemp("serve")) as served:
+        yield served.explorer("trace")
 
 
 def entries(folder: Path) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, hook, open_explorer, require_shared, wait_hook
+from helpers import REPO, ExplorerSite, LiveServer, hook, open_explorer, require_shared, served_explorer, wait_hook
 
 CORPUS = REPO / "corpus" / "traces"
 TRACES = {
@@ -95,26 +95,10 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: root / name for name in TRACES}
 
 
-class Site:
-    def __init__(self, url: str, traces: dict[str, str]) -> None:
-        self.url = url
-        self.traces = traces
-
-    def explorer(self, name: str, more: str = "") -> str:
-        return f"{self.url}/viewers/explorer/?trace={quote(self.traces[name], safe='')}{more}"
-
-
 @pytest.fixture(scope="module")
-def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server = LiveServer([str(f) for f in folders.values()], tmp_path_factory.mktemp("serve"))
-    try:
-        with urllib.request.urlopen(f"{server.url}/api/traces", timeout=60) as response:
-            ids = {t["id"]: t["url"] for t in json.load(response)}
-        yield Site(
-            server.url, {n: next(u for i, u in ids.items() if i.startswith(f"{f.name}-")) for n, f in folders.items()}
-        )
-    finally:
-        server.close()
+def site(folders: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExplorerSite]:
+    with served_explorer(folders, tmp_path_factory.mktemp("serve")) as served:
+        yield served
 
 
 def compiles(folder: Path) -> dict[str, dict[str, Any]]:
@@ -122,7 +106,9 @@ def compiles(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", ["recompiles", "dynamic"])
-def test_recompiles_view_lists_every_recompile(browser: Any, site: Site, folders: dict[str, Path], name: str) -> None:
+def test_recompiles_view_lists_every_recompile(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path], name: str
+) -> None:
     """?view=recompiles lists as many recompiles as the log has recompile_reasons, on one screen,
     each with its function and the guard failure compiles.json recommends, and its changes."""
     page = open_explorer(browser, site.explorer(name, "&view=recompiles"), height=1000)
@@ -181,7 +167,7 @@ def test_recompiles_view_lists_every_recompile(browser: Any, site: Site, folders
     page.close()
 
 
-def test_view_in_the_url(browser: Any, site: Site) -> None:
+def test_view_in_the_url(browser: Any, site: ExplorerSite) -> None:
     """The view picked is kept in the fragment and comes back on reload; the sidebar names functions."""
     page = open_explorer(browser, site.explorer("recompiles"))
     assert hook(page)["view"] == "events" and page.locator("#pane").is_hidden()
@@ -202,7 +188,7 @@ def test_view_in_the_url(browser: Any, site: Site) -> None:
 
 
 @pytest.mark.parametrize("name", ["diverge4", "diverge2"])
-def test_divergence_marked(browser: Any, site: Site, folders: dict[str, Path], name: str) -> None:
+def test_divergence_marked(browser: Any, site: ExplorerSite, folders: dict[str, Path], name: str) -> None:
     """The compile ids not on every rank, as the rank logs say, with their ranks; the banner says
     ranks.json's sentences; a picked rank lists only its own compile ids in the sidebar."""
     by_rank = ids_by_rank(TRACES[name])
@@ -238,7 +224,7 @@ def test_divergence_marked(browser: Any, site: Site, folders: dict[str, Path], n
     page.close()
 
 
-def test_single_log_has_no_banner(browser: Any, site: Site) -> None:
+def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:
     page = open_explorer(browser, site.explorer("recompiles"))
     h = wait_hook(page, lambda h: "divergent" in h)
     assert h["divergent"] == [] and h["divergence"] == [] and page.locator("#divergence").is_hidden()

@@ -9,12 +9,11 @@ from tlscope.format.graph_file import FxSource, TensorMeta
 __all__ = ["FxGraph", "FxGraphFailure", "FxInput", "FxNode", "FxSource", "TensorMeta"]
 
 
-class FxInput(msgspec.Struct, frozen=True):
-    name: str
-    meta: TensorMeta | None = None
-    #: The nn.Module path of the parameter or buffer this input is (`layers.0.linear`; "" for the
-    #: compiled module's own), read from dynamo's input name; None for any other input.
-    module: str | None = None
+class _Annotated:
+    """dtype, shape and stride read through `meta`, the node's or input's printed annotation."""
+
+    __slots__ = ()
+    meta: TensorMeta | None
 
     @property
     def dtype(self) -> str:
@@ -29,7 +28,15 @@ class FxInput(msgspec.Struct, frozen=True):
         return self.meta.stride if self.meta is not None else None
 
 
-class FxNode(msgspec.Struct):
+class FxInput(_Annotated, msgspec.Struct, frozen=True):
+    name: str
+    meta: TensorMeta | None = None
+    #: The nn.Module path of the parameter or buffer this input is (`layers.0.linear`; "" for the
+    #: compiled module's own), read from dynamo's input name; None for any other input.
+    module: str | None = None
+
+
+class FxNode(_Annotated, msgspec.Struct):
     """One assignment line of the graph's forward."""
 
     #: The first name assigned (a tuple unpack assigns several: see `names`).
@@ -51,18 +58,6 @@ class FxNode(msgspec.Struct):
     #: The nn.Module whose parameters or buffers the node reads directly, when exactly one (see
     #: parse.py's `_fill_modules`: torch prints no module stack in logged graphs).
     module: str | None = None
-
-    @property
-    def dtype(self) -> str:
-        return self.meta.dtype if self.meta is not None else ""
-
-    @property
-    def shape(self) -> list[str] | None:
-        return self.meta.shape if self.meta is not None else None
-
-    @property
-    def stride(self) -> list[str] | None:
-        return self.meta.stride if self.meta is not None else None
 
 
 class FxGraph(msgspec.Struct):
