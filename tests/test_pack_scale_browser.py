@@ -37,7 +37,7 @@ def test_packed_file_opens_from_file_url(
 
 
 def test_packed_job_holds_its_multi_rank_view(browser: Any, viewer_traces: dict[str, Path], tmp_path: Path) -> None:
-    """A packed multi-rank job holds its landing page and ranks.json; the Report link ("Ranks")
+    """A packed multi-rank job holds its landing page and ranks.json; the Report link
     opens the landing page, every rank and how they diverge, from file:// (issue 20, finding 1)."""
     folder = viewer_traces["multi"]
     html = tmp_path / "job.html"
@@ -56,7 +56,8 @@ def test_packed_job_holds_its_multi_rank_view(browser: Any, viewer_traces: dict[
     assert page.locator("#divergence").is_visible() == bool(h["divergence"])
     link = page.locator("#report-link")
     link.wait_for(state="visible")
-    assert link.text_content() == "Ranks"
+    # "Ranks" is the packed Ranks view's link (the pack holds timeline.bin; test_ranks_view_browser).
+    assert link.text_content() == "Report" and page.locator("#ranks-link").text_content() == "Ranks"
     with page.expect_popup() as popup:
         link.click()
     landing = popup.value

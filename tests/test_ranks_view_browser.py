@@ -158,19 +158,14 @@ def slice_point(page: Any, h: dict[str, Any], rank_pos: int, start: float, dur: 
     return box["x"] + x, box["y"] + y
 
 
-@pytest.mark.parametrize("name", ["real", "scaled", "tlparse"])
-def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
-    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
-) -> None:
+def zoom_and_click_a_slice(page: Any, out: Path, scaled: bool) -> tuple[Any, dict[str, Any]]:
+    """Zoom in to a rank per lane, hover the longest slice with a compile id wholly in the window
+    (checked against timeline.bin), click it; the slice's event and the hover's details."""
     from tlscope import timeline
 
-    if name not in jobs:
-        require_shared()
-    _, out = jobs[name]
-    page = open_ranks(browser, site[name], height=400 if name == "scaled" else 900)
     h = hook(page)
     ranks = [line["rank"] for line in ranks_json(out)["ranks"]]
-    if name == "scaled":
+    if scaled:
         assert h["timeline"]["ranksPerLane"] > 1, "64 ranks in a short canvas share lanes"
     box = page.locator(".rk-canvas").bounding_box()
     # Zooming in (wheel over the plot) narrows the time window and expands the lanes to a rank each.
@@ -200,7 +195,7 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     pick = max(window, key=lambda e: e.dur_us)
     x, y = slice_point(page, h, ranks.index(pick.rank), pick.start_us - shift[pick.rank], pick.dur_us)
     page.mouse.move(x, y)
-    hovered = wait_hook(page, lambda h: h.get("hover") is not None)["hover"]
+    hovered: dict[str, Any] = wait_hook(page, lambda h: h.get("hover") is not None)["hover"]
     assert hovered["rank"] == pick.rank and hovered["compile_id"] is not None
     at = pick.start_us + pick.dur_us / 2
     assert any(
@@ -211,6 +206,18 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
         for e in every
     )
     page.mouse.click(x, y)
+    return pick, hovered
+
+
+@pytest.mark.parametrize("name", ["real", "scaled", "tlparse"])
+def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
+) -> None:
+    if name not in jobs:
+        require_shared()
+    _, out = jobs[name]
+    page = open_ranks(browser, site[name], height=400 if name == "scaled" else 900)
+    pick, hovered = zoom_and_click_a_slice(page, out, scaled=name == "scaled")
     page.wait_for_url(lambda url: f"rank_{pick.rank}/" in unquote(url), timeout=30_000)
     page.wait_for_load_state()
     opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == hovered["compile_id"], timeout=60)
@@ -296,4 +303,45 @@ def test_the_view_reads_the_jobs_summaries_not_its_events(browser: Any, site: di
         f.endswith("compiles.json") for f in set(files) - {"ranks.json", "timeline.bin"}
     )
     assert len([f for f in files if f.endswith("compiles.json")]) <= len(h["groups"]) + 2
+    page.close()
+
+
+@pytest.mark.parametrize("name", ["real", "scaled"])
+def test_a_packed_job_opens_its_ranks_view_offline(
+    browser: Any, jobs: dict[str, tuple[Path, Path]], tmp_path: Path, name: str
+) -> None:
+    """`tlscope pack JOB` holds ranks.json and timeline.bin: `FILE?view=ranks` from file:// shows
+    the logs' ranks and timeline.bin's events with no request off the file; the packed event
+    table's Ranks link opens it, and a slice's click opens the packed events at its compile id,
+    filtered to its rank."""
+    from tlscope import timeline
+    from tlscope.cli import main as tlscope_main
+
+    logs, out = jobs[name]
+    html = tmp_path / "job.html"
+    assert tlscope_main(["pack", str(out), "-o", str(html)]) == 0
+    page = browser.new_page(viewport={"width": 1400, "height": 400 if name == "scaled" else 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(html.as_uri())
+    wait_hook(page, lambda h: h.get("loaded") is True)
+    page.click("#ranks-link")
+    page.wait_for_url(lambda url: "view=ranks" in url)
+    h = wait_hook(page, lambda h: h.get("ready") is True and h.get("matrix") is not None and h.get("why") is not None)
+    events = timeline.read(out)
+    data = ranks_json(out)
+    assert h["view"] == "ranks" and h["ranks"] == len(rank_logs(logs)) == len(data["ranks"])
+    assert h["timelineEvents"] == len(events) > 100
+    assert h["stragglers"] == [s["rank"] for s in (data["stragglers"] or {"ranks": []})["ranks"]]
+    assert h["groups"] == [len(g["ranks"]) for g in data["divergence"]["groups"] or [{"ranks": data["ranks"]}]]
+    assert h["why"]["rows"], "each rank's compiles.json is in the pack"
+    if name == "real":
+        pick, hovered = zoom_and_click_a_slice(page, out, scaled=False)
+        page.wait_for_url(lambda url: "view=ranks" not in url and f"rank={pick.rank}" in url)
+        opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == hovered["compile_id"], timeout=60)
+        assert opened["filter"]["rank"] == pick.rank and "tab=compile" in page.url
+    assert all(urlsplit(u).scheme in ("file", "blob", "data") for u in requests), requests
+    assert errors == []
     page.close()

@@ -26,9 +26,10 @@ DEFAULT_BUDGET = 32 * 1024 * 1024
 #: Index files copied when present (payloads aside); chromium_events.json stays out: Perfetto
 #: cannot be reached from file://.
 INDEX_FILES = (layout.MANIFEST, layout.RAW, layout.COMPILES, layout.COMPILE_DIRECTORY)
-#: A multi-rank job's own files: its rank facts, its ranks and divergence, and the landing page
-#: (the multi-rank view: the packed explorer's Report link opens it).
-JOB_FILES = (layout.MULTI_RANK_SUMMARY, layout.RANKS, "index.html")
+#: A multi-rank job's own files: its rank facts, its ranks and divergence, its timeline (with
+#: ranks.json and each rank's compiles.json, what the Ranks view reads: `FILE?view=ranks`), and
+#: the landing page (the packed explorer's Report link opens it).
+JOB_FILES = (layout.MULTI_RANK_SUMMARY, layout.RANKS, layout.TIMELINE, "index.html")
 
 
 class PackError(FormatError, ValueError):

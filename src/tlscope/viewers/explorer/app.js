@@ -31,15 +31,20 @@ async function main() {
     else showLanding();
   });
   const packed = packedData();
+  // ?view=ranks: a multi-rank job's Ranks view (explorer/ranks.js) instead of its events.
+  // As views.js reads it: the fragment's view= wins over the query's.
+  const ranksView = (readState(location.hash).view || queryParam('view')) === 'ranks';
   try {
-    if (packed) return await start(new InlineSource(new Map(Object.entries(packed.files))), packed);
+    if (packed) {
+      const files = new InlineSource(new Map(Object.entries(packed.files)));
+      // A packed job holds ranks.json and timeline.bin (tlscope pack): its Ranks view, offline.
+      return await (ranksView && files.files.has('timeline.bin') ? startRanks(files) : start(files, packed));
+    }
     const trace = queryParam('trace');
     if (!trace) return showLanding();
     const url = new URL(trace, location.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return showError('The trace URL must be http(s).');
-    // ?view=ranks: a multi-rank job's Ranks view (explorer/ranks.js) instead of its events.
-    // As views.js reads it: the fragment's view= wins over the query's.
-    if ((readState(location.hash).view || queryParam('view')) === 'ranks') return await startRanks(url.href);
+    if (ranksView) return await startRanks(url.href);
     return await start(url.href, null);
   } catch (err) {
     return showError(`Could not open the trace: ${messageOf(err)}`);

@@ -5,7 +5,7 @@
 // compiles.json, never the events: what it shows was decided in Python (ranks.json's stragglers
 // and groups, compiles.json's statuses and phase times); this page arranges and draws it.
 
-import { HttpSource, VirtualList, decodeTimeline, setTestHook, waitServed } from '/lib/tlscope.js';
+import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
 import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
 import { RankMatrix } from './ranks-matrix.js';
@@ -22,7 +22,7 @@ import { wireTimeline } from './ranks-input.js';
  * The page's state.
  * @typedef {object} RanksPage
  * @property {Source} source the job's folder
- * @property {string} base its URL
+ * @property {string | null} base its URL (null: the files are inlined, by `tlscope pack`)
  * @property {RanksFile} file
  * @property {Set<number>} slow straggler ranks
  * @property {Map<number, number>} groupOf rank -> its group's number (1-based)
@@ -64,12 +64,14 @@ function build() {
 }
 
 /**
- * The explorer at compile id `cid` on rank `rank`: the rank's own folder, its Compile tab.
- * @param {string} base
+ * The explorer at compile id `cid` on rank `rank`: the rank's own folder, its Compile tab. A packed
+ * job (no base: every rank's events are in this page) opens its event table filtered to the rank.
+ * @param {string | null} base
  * @param {number} rank
  * @param {string} cid
  */
 export function compileUrl(base, rank, cid) {
+  if (base === null) return `${location.pathname}${formatState({ cid, rank, tab: 'compile' })}`;
   const folder = new URL(`rank_${rank}/`, base).href;
   const here = new URL(location.href);
   const trace = folder.startsWith(here.origin) ? folder.slice(here.origin.length) : folder;
@@ -282,9 +284,11 @@ function fit(page, ui, matrix) {
 
 /**
  * The ranks of the job as ranks.json and timeline.bin say them, then drawn.
- * @param {string} url the job's folder
+ * @param {string | Source} target the job's folder: its URL, or its files (a packed page's)
  */
-async function load(url) {
+async function load(target) {
+  if (typeof target !== 'string') return { source: target, ...(await readBoth(target)) };
+  const url = target;
   const prefetch = /** @type {Window & { __tlscopePrefetch?: import('/lib/tlscope.js').Prefetch }} */ (window).__tlscopePrefetch;
   /** @param {import('/lib/tlscope.js').ServedStatus} s */
   const onStatus = (s) => {
@@ -294,13 +298,21 @@ async function load(url) {
   const status = await waitServed(url, { onStatus, first });
   if (status && status.summary && status.summary.multi_rank === false) throw new Error('this trace is one log, not a multi-rank job: the Ranks view needs a job');
   const source = new HttpSource(url, { prefetch });
-  const [json, bytes] = await Promise.all([source.json('ranks.json', { gz: false }), source.bytes('timeline.bin', { gz: false })]);
-  return { source, file: readRanksFile(json), timeline: decodeTimeline(bytes) };
+  return { source, ...(await readBoth(source)) };
 }
 
 /**
- * Open the Ranks view of the job at `url`.
- * @param {string} url
+ * ranks.json and timeline.bin of the job at `source`, read at once and decoded.
+ * @param {Source} source
+ */
+async function readBoth(source) {
+  const [json, bytes] = await Promise.all([source.json('ranks.json', { gz: false }), source.bytes('timeline.bin', { gz: false })]);
+  return { file: readRanksFile(json), timeline: decodeTimeline(bytes) };
+}
+
+/**
+ * Open the Ranks view of the job at `url` (or in `url`'s files: a packed job's).
+ * @param {string | Source} url
  */
 export async function startRanks(url) {
   byId('landing').hidden = true;
@@ -318,7 +330,7 @@ export async function startRanks(url) {
   const ui = build();
   /** @type {RanksPage} */
   const page = {
-    source, base: new HttpSource(url).base.href, file, picked: null, compiles: new Map(),
+    source, base: typeof url === 'string' ? new HttpSource(url).base.href : null, file, picked: null, compiles: new Map(),
     slow: new Set(file.stragglers ? file.stragglers.ranks.map((s) => s.rank) : []),
     groupOf: new Map(file.groups.flatMap((g, i) => g.ranks.map((r) => [r, i + 1]))),
     sort: { key: 'compile_time_s', descending: true, lines: sortRanks(file.ranks, 'compile_time_s', true) },

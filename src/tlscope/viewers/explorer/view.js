@@ -300,7 +300,10 @@ function wireReportLink(app) {
  * @param {App} app
  */
 function wireRanksLink(app) {
-  if (!app.trace.multiRank || app.trace.source.kind !== 'http') return;
+  const { source } = app.trace;
+  // Served, or packed with the job's timeline.bin (tlscope pack): the view reads it from the page.
+  const packedJob = source instanceof InlineSource && source.files.has('timeline.bin');
+  if (!app.trace.multiRank || (source.kind !== 'http' && !packedJob)) return;
   const url = new URL(location.href);
   url.searchParams.set('view', 'ranks');
   url.hash = '';
@@ -320,7 +323,8 @@ function packedLanding(trace, link) {
   if (!(source instanceof InlineSource) || !source.files.has('index.html')) return;
   source.bytes('index.html').then((bytes) => {
     link.href = URL.createObjectURL(new Blob([bytes], { type: 'text/html' }));
-    link.textContent = 'Ranks';
+    // "Ranks" is the Ranks view's link (wireRanksLink) when the pack holds its timeline.
+    link.textContent = source.files.has('timeline.bin') ? 'Report' : 'Ranks';
     link.title = 'The multi-rank landing page: every rank, how they diverge, the compile-id matrix';
     link.hidden = false;
   }, () => {});
