@@ -345,3 +345,64 @@ def test_a_packed_job_opens_its_ranks_view_offline(
     assert all(urlsplit(u).scheme in ("file", "blob", "data") for u in requests), requests
     assert errors == []
     page.close()
+
+
+def test_a_group_row_expands_into_its_ranks_and_back(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """The matrix's group rows (ranks.json's groups) expand into a row per rank, each drawn from
+    that rank's own compiles.json, in a virtualised list; by keyboard (Enter, End, ←) and by mouse."""
+    _, out = jobs["scaled"]
+    groups = ranks_json(out)["divergence"]["groups"]
+    assert len(groups) > 1, "the generated job diverges"
+    big = max(range(len(groups)), key=lambda i: len(groups[i]["ranks"]))
+    expected: list[int | None] = []  # the rank of each row shown once `big` is open (None: a group's row)
+    for i, group in enumerate(groups):
+        expected += [None] + (group["ranks"] if i == big else [])
+
+    def ids(rank: int) -> int:
+        entries = json.loads((out / f"rank_{rank}" / "compiles.json").read_text())["compiles"]
+        return sum(e["status"] != "outside" for e in entries)
+
+    def cursor_rank() -> int | None:
+        text = page.locator("#rk-mcursor").get_attribute("data-rank")
+        return int(text) if text else None
+
+    page = open_ranks(browser, site["scaled"])
+    page.locator(".rk-mlist").focus()
+    for _ in range(big):
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    view = wait_hook(page, lambda h: h["matrixView"]["expanded"] == [big])["matrixView"]
+    assert view["shown"] == len(expected) and view["elements"] <= 14, "a row drawn per row on screen, not per rank"
+    assert page.locator(f".rk-mrow[data-group='{big}'][aria-level='1']").get_attribute("aria-expanded") == "true"
+    view = wait_hook(page, lambda h: bool(h["matrixView"]["ranks"]) and None not in h["matrixView"]["ranks"].values())
+    drawn = view["matrixView"]["ranks"]
+    assert {int(r) for r in drawn} <= set(groups[big]["ranks"])
+    assert all(n == ids(int(r)) for r, n in drawn.items()), "each rank's row from its own compiles.json"
+    page.keyboard.press("End")
+    view = wait_hook(page, lambda h: h["matrixView"]["cursor"] == len(expected) - 1)["matrixView"]
+    assert cursor_rank() == expected[-1]
+    assert view["elements"] <= 14
+    if expected[-1] is not None:  # the last row is a rank of the open group: ← collapses it
+        page.keyboard.press("ArrowLeft")
+        view = wait_hook(page, lambda h: h["matrixView"]["expanded"] == [])["matrixView"]
+        assert view["shown"] == len(groups) and view["cursor"] == big and cursor_rank() is None
+    else:
+        page.keyboard.press("Home")
+        for _ in range(big):
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        wait_hook(page, lambda h: h["matrixView"]["expanded"] == [])
+    assert page.locator(f".rk-mrow[data-group='{big}'][aria-level='1']").get_attribute("aria-expanded") == "false"
+    # The mouse: a click on the group's label opens it, a click on a rank's label picks that rank
+    # ("why is rank K slow"), a click on the group's label again closes it.
+    page.locator(f".rk-mrow[data-group='{big}'][aria-level='1'] .rk-mlabel").click()
+    wait_hook(page, lambda h: h["matrixView"]["expanded"] == [big])
+    second = groups[big]["ranks"][1]
+    page.locator(f".rk-mrow[data-rank='{second}'] .rk-mlabel").click()
+    wait_hook(page, lambda h: h["why"]["rank"] == second)
+    page.locator(f".rk-mrow[data-group='{big}'][aria-level='1'] .rk-mlabel").click()
+    assert wait_hook(page, lambda h: h["matrixView"]["expanded"] == [])["matrixView"]["shown"] == len(groups)
+    assert page.errors == []
+    page.close()

@@ -8,7 +8,7 @@
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
 import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
-import { RankMatrix } from './ranks-matrix.js';
+import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
 
@@ -48,7 +48,7 @@ function build() {
   table.id = 'rk-table';
   left.append(thead, table);
   const right = el(doc, 'div', 'rk-right');
-  const matrix = el(doc, 'canvas', 'rk-matrix');
+  const matrix = el(doc, 'div', 'rk-matrix');
   const lanes = el(doc, 'div', 'rk-lanes');
   const canvas = el(doc, 'canvas', 'rk-canvas');
   canvas.tabIndex = 0;
@@ -201,10 +201,7 @@ function sortBy(page, ui, key) {
  * @param {RankMatrix} matrix
  */
 async function drawMatrix(page, matrix) {
-  const rows = await Promise.all(page.file.groups.map(async (group) => {
-    const entries = (await compilesOf(page, group.ranks[0])).filter((e) => e.status !== 'outside');
-    return { group, entries: new Map(entries.map((e) => [e.id, e])) };
-  }));
+  const rows = await Promise.all(page.file.groups.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
   matrix.set(rows, columns, page.file.partial.length);
 }
@@ -274,8 +271,7 @@ function fit(page, ui, matrix) {
     const box = /** @type {HTMLElement} */ (canvas.parentElement);
     canvas.width = Math.max(100, box.clientWidth);
     canvas.height = Math.max(60, box.clientHeight);
-    matrix.canvas.width = Math.max(100, ui.matrix.clientWidth);
-    matrix.draw();
+    matrix.resize();
     if (page.timeline) page.timeline.draw();
   };
   resize();
@@ -337,7 +333,9 @@ export async function startRanks(url) {
   };
   drawHead(page, ui.head);
   drawTable(page, ui);
-  const matrix = new RankMatrix(/** @type {HTMLCanvasElement} */ (ui.matrix), { onOpen: (r, c) => openCompile(page, r, c) });
+  const matrix = new RankMatrix(ui.matrix, {
+    onOpen: (r, c) => openCompile(page, r, c), onPick: (r) => pickRank(page, ui, r), load: (r) => compilesOf(page, r),
+  });
   const ranks = file.ranks.map((l) => l.rank);
   page.timeline = new RankTimeline(/** @type {HTMLCanvasElement} */ (ui.canvas), timeline, {
     ranks, stragglers: page.slow, tip: ui.tip, onOpen: (r, c) => openCompile(page, r, c),
