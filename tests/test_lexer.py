@@ -149,3 +149,45 @@ def test_one_pass_markup_is_pygments_markup_on_real_code(output_codes: list[str]
         "from a . b import c\n@d.e\ndef f(self): return 0x1F & 2 < 3j",
     ]:
         assert spans(code) == reference_spans(code)
+
+
+#: Lines that change the lexer's state at their end (an open string, a waiting name, a
+#: continuation), so that pieces kept by `spans`' memo meet every context.
+_MEMO_LINES = ["x = 1", "'''", 'r"""a', "b'''", "import", "from a", "def", "  ", "", "\\", "y = 'c\\", "#'''",
+               "f(a, '''q", "s = \"\"\"", "@d", "class", "  z  ", "\\\\", "x.y", "'''\\"]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MEMO_LINES) | st.text(alphabet=list("'\" \\\n#iax"), max_size=6), max_size=12))
+def test_memo_of_pieces_keeps_the_markup_pygments_markup(lines: list[str]) -> None:
+    """Lines seen in earlier texts (hypothesis' examples run in one process) are copied from the
+    memo: the result is still the whole text's markup, whatever precedes or follows them."""
+    from tlscope.write.report.highlight import reference_spans, spans
+
+    text = "\n".join(lines)
+    assert spans(text) == reference_spans(text)
+    assert spans(text + "\n") == reference_spans(text + "\n")
+
+
+def test_memo_is_not_used_past_a_string_that_backtracks() -> None:
+    """A triple-quoted string with no end, before a final unpaired backslash, is not a string (the
+    regex backtracks): its first line must not be kept as markup for text where it is one."""
+    from tlscope.write.report.highlight import reference_spans, spans
+
+    for text in ["'''abc\n\\", "'''abc\nx'''\n", "'''abc\n\\", "'''abc\n"]:
+        assert spans(text) == reference_spans(text)
+
+
+def test_memo_copies_real_code_seen_before(output_codes: list[str]) -> None:
+    """Each real payload highlighted twice (the second time mostly from the memo) and once with an
+    empty memo: all three the same markup."""
+    from tlscope.write.report import highlight
+
+    for code in output_codes[:8]:
+        first, second = highlight.spans(code), highlight.spans(code)
+        saved = highlight._SEGMENTS
+        highlight._SEGMENTS = highlight._Segments(1 << 20)
+        try:
+            assert first == second == highlight.spans(code)
+        finally:
+            highlight._SEGMENTS = saved

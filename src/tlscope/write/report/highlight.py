@@ -17,7 +17,7 @@ from typing import TextIO
 
 from pygments import highlight  # type: ignore[import-untyped]
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
-from pygments.token import STANDARD_TYPES, Name, _TokenType  # type: ignore[import-untyped]
+from pygments.token import STANDARD_TYPES, Name, Whitespace, _TokenType  # type: ignore[import-untyped]
 
 from tlscope.write.report.lexer import (
     _KEYWORDS,
@@ -108,23 +108,114 @@ def _span(css: str, text: str) -> str:
     return f'<span class="{css}">{text}</span>'
 
 
+class _Segments:
+    """Highlighted code by its text, kept for the process's next payloads (bounded).
+
+    Generated code repeats itself: the big trace's 48 output-code payloads hold 49,339 lines, of
+    which 4,308 are distinct, and the same kernels come back in every recompile. `spans` cuts the
+    code where the lexer is at rest (the end of a line whose newline sits in a whitespace token,
+    with no `def`/`import` waiting for its name) and looks each piece up here first: a single
+    line in `lines`, a run of lines lexed as one (a kernel inside a triple-quoted string) in
+    `runs`, by its first line. Bounded by characters kept; over the budget, it starts again.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.lines: dict[str, str] = {}
+        self.runs: dict[str, dict[str, str]] = {}
+        self._budget = budget
+        self._size = 0
+
+    def add(self, segment: str, first: str, html: str) -> None:
+        """Keep `html`, the markup of `segment` (whose first line, newline included, is `first`)."""
+        self._size += len(segment) + len(html)
+        if self._size > self._budget:
+            self.lines.clear()
+            self.runs.clear()
+            self._size = len(segment) + len(html)
+        if len(segment) == len(first):
+            self.lines[segment] = html
+            return
+        runs = self.runs.setdefault(first, {})
+        if len(runs) >= _RUNS_PER_LINE:  # each lookup tries them all: a few per first line
+            del runs[next(iter(runs))]
+        runs[segment] = html
+
+    def run_at(self, code: str, pos: int, first: str) -> tuple[str, int] | None:
+        """(markup, length) of a kept run of lines that `code` holds at `pos`, if any."""
+        for segment, html in self.runs.get(first, {}).items():
+            if code.startswith(segment, pos):
+                return html, len(segment)
+        return None
+
+
+#: Runs kept per first line (a kernel's first line names it: different kernels rarely share one).
+_RUNS_PER_LINE = 4
+_SEGMENTS = _Segments(8 * 1024 * 1024)
+
+
 def spans(code: str) -> str:
     """`reference_spans(code)`, byte for byte, in one pass: the lexer's loop (lexer.py) writing
-    each token's span as it classifies it. Going through Pygments (its lexer wrapper's two
-    generators, a class lookup and an escape per token) took twice as long: output code is
-    the biggest page job of a large trace (bench/README.md, stages)."""
+    each token's span as it classifies it, and pieces of code met before (`_Segments`) copied.
+
+    Why a piece's markup is the same wherever it appears: the lexer's regex has no look-behind,
+    a piece ends where the lexer is at rest (a newline inside a whitespace token, which splits
+    into the same markup on either side of the newline, no name pending), and no token before
+    that newline looks past it, so the piece lexes alone as it does in place. The one exception
+    is a triple-quoted string that finds no end and meets an unpaired backslash at the end of
+    the text: the regex then backtracks out of the string, and text ending with a backslash is
+    lexed without the memo. Going through Pygments (its lexer wrapper's two generators, a class
+    lookup and an escape per token) took twice as long as the loop without the memo: output code
+    is the biggest page job of a large trace (bench/README.md, stages)."""
     if code.startswith("\ufeff"):  # what Pygments' lexer input preprocessing does first
         code = code[1:]
     code = code.replace("\r\n", "\n").replace("\r", "\n")
     parts: list[str] = []
+    if code.endswith("\\"):
+        _lex(code, 0, parts, None)
+        return "".join(parts)
+    memo = _SEGMENTS
+    pos, size = 0, len(code)
+    while pos < size:
+        end = code.find("\n", pos) + 1
+        if end == 0:  # the last line, without a newline: not kept
+            _lex(code, pos, parts, None)
+            break
+        line = code[pos:end]
+        html = memo.lines.get(line)
+        if html is not None:
+            parts.append(html)
+            pos = end
+        elif (run := memo.run_at(code, pos, line)) is not None:
+            parts.append(run[0])
+            pos += run[1]
+        else:
+            pos = _lex(code, pos, parts, memo)
+    return "".join(parts)
+
+
+def _lex(code: str, pos: int, parts: list[str], memo: _Segments | None) -> int:
+    """Append the markup of `code` from `pos` (where the lexer is at rest) to the next place it
+    is at rest again, a newline, and return the position after that newline (the end of `code`
+    when there is none; everything, when `memo` is None). The piece is kept in `memo`."""
     append = parts.append
     css_of = _CSS
     names = _NAME_SPANS
     pending: _TokenType | None = None
-    for match in _MASTER.finditer(code):
+    mark = len(parts)
+    for match in _MASTER.finditer(code, pos):
         kind = match.lastgroup
         value = match.group()
-        if kind == "name":
+        if kind == "ws":
+            newline = value.find("\n")
+            if newline != -1 and pending is None and memo is not None:
+                append(_span(css_of[Whitespace], value[: newline + 1]))
+                end = match.start() + newline + 1
+                piece = code[pos:end]
+                html = parts[mark] if len(parts) == mark + 1 else "".join(parts[mark:])
+                memo.add(piece, code[pos : code.find("\n", pos) + 1], html)
+                return end
+            append(_span(css_of[Whitespace], value))
+        elif kind == "name":
             if pending is not None and value not in _KEYWORDS and value not in _NAMESPACE:
                 append(f'<span class="{css_of[pending]}">{value}</span>')
                 if pending is not Name.Namespace:
@@ -141,7 +232,7 @@ def spans(code: str) -> str:
             append(f'<span class="{css_of[_number_type(value)]}">{value}</span>')
         else:
             assert kind is not None
-            if kind != "ws" and not (kind == "punct" and value.strip() == "." and pending is Name.Namespace):
+            if not (kind == "punct" and value.strip() == "." and pending is Name.Namespace):
                 pending = None
             text = value.translate(_ESCAPE) if kind in _ESCAPED_KINDS else value
             css = css_of[_SIMPLE[kind]]
@@ -149,7 +240,7 @@ def spans(code: str) -> str:
                 append(_span(css, text))
             else:
                 append(f'<span class="{css}">{text}</span>' if css else text)
-    return "".join(parts)
+    return len(code)
 
 
 @functools.cache
