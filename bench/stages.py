@@ -180,6 +180,9 @@ def one_run(log: Path, out: Path, timers: Timers | None, profile: cProfile.Profi
     derived = importlib.import_module("tlscope.write.report.derived")
     if hasattr(derived, "_memo"):  # in-process pages are kept for the process's next run: not here
         derived._memo = type(derived._memo)(16 * 1024 * 1024)
+    highlight = _module("tlscope.write.report.highlight")
+    if hasattr(highlight, "_SEGMENTS"):  # nor the pieces of highlighted code (a page worker's start)
+        highlight._SEGMENTS = type(highlight._SEGMENTS)(highlight._SEGMENTS._budget)
     options = ParseOptions(report=ReportOptions(highlight_workers=1))
     track = (lambda records, reader: timers.iterate("reader", records)) if timers else None
     start = time.process_time()

@@ -60,6 +60,8 @@ def decode(data: bytes | str, decoder: msgspec.json.Decoder[Any] = _PLAIN) -> An
         # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string, and
         # UnicodeEncodeError for text holding lone surrogates (redact's undecodable bytes).
         raise JsonError(str(err)) from None
+    if len(data) <= MAX_DEPTH:  # too short for MAX_DEPTH + 1 brackets or a 309-digit run
+        return value  # (most envelopes of a real log: two checks cost more than the decode)
     if _may_hold_long_int(data):
         check(value)
     elif _may_nest_deep(data) and isinstance(value, (list, dict)):
@@ -74,6 +76,8 @@ def _may_nest_deep(data: bytes | str) -> bool:
 
 
 def _may_hold_long_int(data: bytes | str) -> bool:
+    if len(data) < len(_LONG_RUN):
+        return False
     if isinstance(data, str):
         # UTF-8 keeps ASCII digits as they are and puts none inside a multi-byte character.
         data = data.encode("utf-8", "surrogatepass")
