@@ -16,6 +16,7 @@ import ast
 import functools
 import re
 import textwrap
+from typing import Literal
 
 from tlscope.analyse.fxgraph.model import FxGraph, FxGraphFailure, FxInput, FxNode, FxSource, TensorMeta
 
@@ -71,7 +72,7 @@ def parse_graph_ast(text: str) -> FxGraph | FxGraphFailure:
     if not classes:
         return FxGraphFailure("no class in the graph block")
     try:
-        return _graph(classes[0], _sources(text))
+        return _graph(classes[0], _sources(text.splitlines()))
     except RecursionError:  # an expression nested deeper than the walk of a callee's path allows
         return FxGraphFailure("nested too deeply to read")
 
@@ -97,12 +98,15 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _sources(source: str) -> list[FxSource | None]:
+def _sources(lines: list[str]) -> list[FxSource | None]:
     """Line number -> the user line in force there (set by `# File:`, cleared by `# No stacktrace`),
     computed once so that a graph of thousands of nodes is read in linear time."""
     in_force: list[FxSource | None] = [None]
     current: FxSource | None = None
-    for line in source.splitlines():
+    for line in lines:
+        if "#" not in line:  # most lines are nodes, with no comment: no pattern to try
+            in_force.append(current)
+            continue
         found = _FILE.match(line)
         if found is not None:
             path, at, function, code = found.groups()
@@ -388,9 +392,29 @@ def _line_op(value: str) -> tuple[str, str, list[str]] | None:
     return None
 
 
+#: What one assignment line reads as, apart from where it is: (names, op, target, args, meta).
+_LineParts = tuple[tuple[str, ...], str, str, tuple[str, ...], TensorMeta | None]
+
+
 def _line_node(text: str, number: int, marks: list[FxSource | None]) -> FxNode | bool | None:
     """The node of an assignment line; None for a line freeing a value; False when this reader
     cannot read the line (the whole graph then goes to the ast reader)."""
+    parts = _line_parts(text)
+    if parts is None or parts is False:
+        return parts
+    names, op, target, args, meta = parts
+    source = _source_at(marks, number)
+    return FxNode(
+        name=names[0], op=op, target=target, args=list(args), names=list(names), meta=meta, source=source, line=number
+    )
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _line_parts(text: str) -> _LineParts | Literal[False] | None:
+    """`_line_node`'s reading of a line, once per distinct line: the graphs of one trace repeat
+    their lines (the same model recompiled, forward and its AOT forms): 42,394 node lines of the
+    big trace's 174 graphs are 7,073 distinct texts. A line's reading depends on its text alone
+    (its user line and number are added by `_line_node`); the cache is bounded (~16k lines)."""
     if _ANNOTATION_ONLY.fullmatch(text):
         return None  # `primals_1: "f32[4]"  # PlainAOTInput(idx=0)`: no value, no node
     found = _ASSIGN.fullmatch(text)
@@ -405,7 +429,7 @@ def _line_node(text: str, number: int, marks: list[FxSource | None]) -> FxNode |
         value = value[:cut].rstrip()
     if value == "None":
         return None
-    names = [t.strip() for t in targets.split(",") if t.strip()]
+    names = tuple(t.strip() for t in targets.split(",") if t.strip())
     unpack = "," in targets
     read = _line_op(value) if not unpack else _line_unpack(value)
     if read is None:
@@ -414,8 +438,7 @@ def _line_node(text: str, number: int, marks: list[FxSource | None]) -> FxNode |
         return False
     op, target, args = read
     meta = _annotation(annotation) if annotation is not None else None
-    source = _source_at(marks, number)
-    return FxNode(name=names[0], op=op, target=target, args=args, names=names, meta=meta, source=source, line=number)
+    return names, op, target, tuple(args), meta
 
 
 @functools.lru_cache(maxsize=4096)
@@ -493,7 +516,7 @@ def _read_lines(text: str) -> FxGraph | None:
     if signature is None:
         return None
     inputs, at = signature
-    body = _body_lines(lines, at, _indent(lines[first]), _sources(text))
+    body = _body_lines(lines, at, _indent(lines[first]), _sources(lines))
     if body is None:
         return None
     nodes, outputs = body
@@ -512,21 +535,24 @@ def _body_lines(
     i = at
     while i < len(lines):
         line = lines[i]
-        stripped = line.strip()
+        lead = line.lstrip()
         i += 1
-        if not stripped or stripped[0] == "#":
+        if not lead or lead[0] == "#":
             continue
-        if _indent(line) <= method:
+        stripped = lead.rstrip()
+        indent = len(line) - len(lead)
+        if indent <= method:
             # Another member of the class (a nested graph, a method): the ast reader's; past the class: the end.
-            return None if _indent(line) == method else (nodes, outputs or [])
+            return None if indent == method else (nodes, outputs or [])
         if outputs is not None:
             return None  # a statement after `return`
         if stripped.startswith("return ") or stripped == "return":
             parts = [stripped[6:].split("#", 1)[0]]
-            while parts[-1].count("(") + sum(p.count("(") for p in parts[:-1]) > sum(
-                p.count(")") for p in parts
-            ) and i < len(lines):
+            # Open parentheses so far: a tuple return spreads over lines (AOT graphs: one a line).
+            depth = parts[0].count("(") - parts[0].count(")")
+            while depth > 0 and i < len(lines):
                 parts.append(lines[i].split("#", 1)[0])
+                depth += parts[-1].count("(") - parts[-1].count(")")
                 i += 1
             outputs = _line_references(" ".join(parts))
             continue
