@@ -284,3 +284,53 @@ def test_size_refs_finds_what_the_pattern_found_in_linear_time() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], timeout=120, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_specialisation_or_a_guarded_size_carries_its_own_fix() -> None:
+    """Format 1.15: a specialisation is not necessarily a recompile, and a guard on a dynamic size
+    may cause a later one: each carries its `fix` in `symbols`, whether a recompile followed or
+    not. specialized: `pick`'s `if x.shape[0] == 5` specialises [0/1] (change that line: other
+    sizes share [0/2]) and guards [0/2] with Ne(s77, 5) at the same line; `looped`'s
+    `range(1, x.shape[0])` specialises every size (dynamic=False). recompiles_dynamic: only [0/4]'s
+    transposed input is guarded (its storage bound on s77 and s27), at `shaped`'s line."""
+    trace = _trace("specialized")
+    script = (CORPUS.parent / "scenarios" / "specialized.py").read_text().splitlines()
+    by = {(s.compile_id, s.symbol): s for s in trace.symbols}
+    kinds = {key: [p.fix.kind if p.fix else None for p in s.specializations] for key, s in by.items()}
+    assert kinds == {
+        ("[0/1]", "s77"): ["change_code"],
+        ("[0/2]", "s77"): [],
+        ("[1/1]", "s77"): ["dynamic_false"],
+        ("[1/2]", "s77"): ["dynamic_false"],
+    }
+    branch = by[("[0/1]", "s77")].specializations[0].fix
+    assert branch is not None and (branch.input, branch.source, branch.dim) == ("x", "L['x']", 0)
+    assert branch.where is not None and branch.where.line is not None
+    assert script[branch.where.line - 1].strip() == branch.code.strip()
+    assert branch.code.startswith("if x.shape[0] == 5:")
+    assert "[0/2]" in branch.why and "to 5" in branch.why  # the graph other sizes share, the size singled out
+    for cid in ("[1/1]", "[1/2]"):
+        loop = by[(cid, "s77")].specializations[0].fix
+        assert loop is not None and loop.code == "torch.compile(..., dynamic=False)" and loop.where is not None
+        assert script[(loop.where.line or 0) - 1].strip().startswith("for i in range(1, x.shape[0]):")
+    guarded = {key: s.fix for key, s in by.items() if s.fix is not None}
+    assert set(guarded) == {("[0/2]", "s77")}
+    fix = guarded[("[0/2]", "s77")]
+    assert fix.kind == "size_guard" and "Ne(s77, 5)" in fix.why and fix.where is not None
+    assert script[(fix.where.line or 0) - 1].strip() == fix.code.strip()
+    dynamic = _trace("recompiles_dynamic")
+    script = (CORPUS.parent / "scenarios" / "recompiles_dynamic.py").read_text().splitlines()
+    fixes = {(s.compile_id, s.symbol): s.fix for s in dynamic.symbols if s.fix is not None}
+    assert set(fixes) == {("[0/4]", "s77"), ("[0/4]", "s27")}
+    assert not any(p.fix for s in dynamic.symbols for p in s.specializations)
+    for (_, symbol), fix in fixes.items():
+        assert fix.kind == "size_guard" and fix.dim == {"s77": 0, "s27": 1}[symbol] and fix.where is not None
+        assert "4*s77*(s27 - 1) + 4*s77 <= 192" in fix.why
+        assert script[(fix.where.line or 0) - 1].strip() == fix.code == "return torch.relu(x) * 2"
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "specialized").glob("*.log.gz")))],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "guarded: Ne(s77, 5)" in text and "dynamic=False) (or change" in text

@@ -203,10 +203,12 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(
 def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
-    """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them."""
+    """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them, and
+    a guarded dimension's fix (format 1.15: [0/4]'s s77 and s27, a transposed input's bound)."""
     data = json.loads((folders["dynamic"] / "compiles.json").read_text())
     page = open_page(browser, site.explorer("dynamic"))
-    for cid in ("[0/2]", "[0/5]", "[1/1]"):
+    assert {(s["compile_id"], s["symbol"]) for s in data["symbols"] if s["fix"]} == {("[0/4]", "s77"), ("[0/4]", "s27")}
+    for cid in ("[0/2]", "[0/4]", "[0/5]", "[1/1]"):
         mine = [s for s in data["symbols"] if s["compile_id"] == cid]
         assert mine
         c = pick(page, cid)["compile"]
@@ -221,6 +223,11 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
             assert cells.nth(3).locator(".cp-where").text_content() == f"{at['file']}:{at['line']} in {at['name']}"
             if symbol["failed_in"]:
                 assert f"its range failed {', '.join(symbol['failed_in'])}" in (cells.nth(4).text_content() or "")
+            fix = symbol["fix"]
+            if fix:
+                where = fix["where"]
+                said = f"(fix: change {where['file']}:{where['line']} in {where['name']}: {fix['code']})"
+                assert said in (cells.nth(4).text_content() or "")
     c = pick(page, "[0/0]")["compile"]
     assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
     assert page.errors == []

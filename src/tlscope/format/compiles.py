@@ -180,7 +180,8 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
 class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a size."""
 
-    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked` or `dynamic_false` (FORMAT.md "What to change").
+    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false` or
+    #: (a symbol's) `size_guard` (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
     input: str
@@ -380,6 +381,9 @@ class Specialization(msgspec.Struct, kw_only=True):
     reason: str | None = None
     #: The user line whose code forced it (the innermost user frame of its `user_stack`).
     user_frame: SourceLocation | None = None
+    #: What to change so the size is not specialised (`change_code` or `dynamic_false`), for a
+    #: dimension of an input; null otherwise. Since 1.15.
+    fix: Fix | None = None
 
 
 class Symbol(msgspec.Struct, kw_only=True):
@@ -417,6 +421,10 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: Compile ids whose recompile reason is a guard of this symbol's compile on its source
     #: (e.g. `2 <= x.size()[0]` failed for a size 1).
     failed_in: list[str] = []
+    #: A dimension of an input not specialised but guarded (`guards`): kind `size_guard`, the line
+    #: traced when its first guard was added, where a size outside the guard compiles again; null
+    #: otherwise. Since 1.15.
+    fix: Fix | None = None
 
 
 class ShapeCell(msgspec.Struct, kw_only=True):

@@ -22,7 +22,7 @@ FORMAT_VERSION = 1
 #: 10 compiles.json `symbols`, a size recompile's `fix`, `input_shapes`;
 #: 11 graphs/<md5>.json (each FX graph payload as data) and manifest `graphs`;
 #: 12 compiles.json failures' `hints` and `docs_url` (torch's fix hints of a failed compile).
-FORMAT_MINOR = 14
+FORMAT_MINOR = 15
 
 
 class InputFile(msgspec.Struct, kw_only=True):

@@ -199,14 +199,26 @@ def _symbols(summary: Summary) -> Table:
             frame = spec.user_frame
             line = f" at {(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}" if frame is not None else ""
             at.append(f"\nspecialised to {spec.value}{line}", style="yellow")
+            if spec.fix is not None:
+                at.append(f"\n{_fix_text(spec.fix)}", style="green")
         if symbol.failed_in:
             at.append(f"\nits range failed {', '.join(symbol.failed_in)}", style="yellow")
+        if symbol.fix is not None and symbol.guards:
+            at.append(f"\nguarded: {symbol.guards[0]}\n{_fix_text(symbol.fix)}", style="yellow")
         table.add_row(
             symbol.compile_id or "", symbol.symbol, Text(symbol.source or symbol.kind), symbol.range or "", at
         )
     if len(shown) < len(summary.symbols):
         table.caption = f"{len(summary.symbols) - len(shown)} more in compiles.json symbols"
     return table
+
+
+def _fix_text(fix: Fix) -> str:
+    """A specialisation's or guard's fix in one line: the change, and the user line it is about."""
+    at = f"{(fix.where.file or '?').rsplit('/', 1)[-1]}:{fix.where.line}" if fix.where is not None else ""
+    if fix.kind == "dynamic_false":
+        return f"fix: {fix.code}" + (f" (or change {at})" if at else "")
+    return f"fix: change the line {at}" if at else f"fix: {fix.code}"
 
 
 def _cell(cell: ShapeCell) -> tuple[Text, Text, Text]:

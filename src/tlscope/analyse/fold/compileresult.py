@@ -189,7 +189,7 @@ def entries(fold: CompileFold) -> list[CompileEntry]:
     size with its `fix` (analyse/fold/fixes.py; `fold.symbols` gets the recompiles they failed)."""
     frames = _Frames(fold)
     found = [_entry(acc, frames) for acc in sorted(fold.accs.values(), key=lambda a: compile_id_order(a.cid))]
-    attach_fixes(found, fold.symbols.result())
+    attach_fixes(found, fold.symbols.result(), fold.symbols.guard_frames)
     return found
 
 

@@ -25,10 +25,10 @@ compile's `create_symbol` stacks (every symbol of a compile is created during th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tlscope.analyse.fold.symbols import input_name, size_refs
-from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Symbol
+from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 
 _SIZE_INDEX = re.compile(r"size mismatch at index (?P<dim>\d+)\.")
 _SYMBOL = re.compile(r"\b(?P<name>s\d+)\b")
@@ -64,8 +64,15 @@ class _Frame:
         return found
 
 
-def attach_fixes(compiles: Sequence[CompileEntry], symbols: Sequence[Symbol]) -> None:
-    """Give each recompile caused by a size its `fix`, and each symbol the recompiles it failed."""
+def attach_fixes(
+    compiles: Sequence[CompileEntry],
+    symbols: Sequence[Symbol],
+    guard_frames: Mapping[tuple[str | None, str], tuple[str, SourceLocation]] | None = None,
+) -> None:
+    """Give each recompile caused by a size its `fix`, each symbol the recompiles it failed, and
+    each specialisation and guarded dimension of an input its own `fix` (a specialisation need not
+    be a recompile: it may be the first compile, or one whose other sizes are still to come);
+    `guard_frames`: per (compile id, symbol) its first guard with the user line traced then."""
     frames = _Frame(compiles, symbols)
     for entry in compiles:
         recompile = entry.recompile
@@ -74,6 +81,16 @@ def attach_fixes(compiles: Sequence[CompileEntry], symbols: Sequence[Symbol]) ->
         _link_failures(entry, frames)
         index = recompile.recommended.index if recompile.recommended is not None else 0
         recompile.fix = fix_for(entry, recompile.guard_failures[index], frames)
+    by_id = {c.id: c for c in compiles}
+    for symbol in symbols:
+        if symbol.input is None or symbol.input_source is None or symbol.dim is None or symbol.what != "size":
+            continue
+        owner = by_id.get(symbol.compile_id or "")
+        for spec in symbol.specializations:
+            spec.fix = specialisation_fix(symbol, spec, frames, owner)
+        guarded = (guard_frames or {}).get((symbol.compile_id, symbol.symbol))
+        if not symbol.specializations and guarded is not None:
+            symbol.fix = guard_fix(symbol, *guarded)
 
 
 def _link_failures(entry: CompileEntry, frames: _Frame) -> None:
@@ -279,3 +296,87 @@ def _marking_fix(entry: CompileEntry, failure: GuardFailure, where: SourceLocati
 
 def _dims(text: str | None) -> list[int]:
     return [int(d) for d in re.findall(r"\d+", text or "")]
+
+
+def _at(frame: SourceLocation) -> str:
+    return f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
+
+
+def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, entry: CompileEntry | None) -> Fix | None:
+    """What to change so dimension `symbol.dim` of its input is not specialised by `spec`, whether
+    or not the compile is a recompile: `change_code` at the line that specialised it when another
+    compile of the function kept that dimension dynamic (the code singles out this size), else
+    `dynamic_false` (every compile that made it dynamic specialised it: no dynamic graph is kept)."""
+    assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
+    name, source, dim, value = symbol.input, symbol.input_source, symbol.dim, spec.value or "?"
+    others = [] if entry is None else frames.frame_symbols(entry)
+    shared = next(
+        (
+            s.compile_id
+            for s in others
+            if s is not symbol and (s.input_source, s.dim) == (source, dim) and not s.specializations
+        ),
+        None,
+    )
+    frame = spec.user_frame
+    reason = spec.reason or "a guard fixed its value"
+    if shared is not None and frame is not None and frame.code:
+        return Fix(
+            kind="change_code",
+            input=name,
+            source=source,
+            dim=dim,
+            code=frame.code,
+            where=frame,
+            why=(
+                f"the code at {_at(frame)} specialised dim {dim} of {name} ({symbol.symbol}) to {value} ({reason}) "
+                f"in {symbol.compile_id}: a call with that size gets a graph of its own whatever is marked "
+                f"(mark_dynamic would raise on it), while other sizes share the dynamic graph of {shared}. "
+                f"Change that line so it does not single out the size (e.g. torch.where or torch.cond instead "
+                f"of a Python branch on it), or accept one graph for size {value}"
+            ),
+        )
+    return Fix(
+        kind="dynamic_false",
+        input=name,
+        source=source,
+        dim=dim,
+        code="torch.compile(..., dynamic=False)",
+        where=frame,
+        why=(
+            f"dim {dim} of {name} was made dynamic ({symbol.symbol}) in {symbol.compile_id} and the code "
+            f"specialised it to {value} ({reason}){'' if frame is None else f' at {_at(frame)}'}, and no "
+            f"compile of this function kept it dynamic: a dynamic graph is attempted for each new size and "
+            f"then specialised, so each size costs two compiles. Compile with dynamic=False (one static "
+            f"graph per size, compiled once), or change that line so it does not need the size's value"
+        ),
+    )
+
+
+def guard_fix(symbol: Symbol, guard: str, frame: SourceLocation) -> Fix | None:
+    """A dimension kept dynamic but guarded (`guard`, added while tracing `frame`): the graph holds
+    only for sizes satisfying it, so a call whose size breaks it compiles again. The line is where
+    the code depends on the size; whether such sizes ever occur, the log cannot say."""
+    assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
+    if not frame.code:
+        return None
+    more = "" if symbol.guard_count <= 1 else f" (and {symbol.guard_count - 1} more in `guards`)"
+    return Fix(
+        kind="size_guard",
+        input=symbol.input,
+        source=symbol.input_source,
+        dim=symbol.dim,
+        code=frame.code,
+        where=frame,
+        why=(
+            f"dim {dim_text(symbol)} is dynamic in {symbol.compile_id} but its graph holds only while "
+            f"`{guard}`{more}, a guard added while tracing {_at(frame)}: a later call whose size breaks it "
+            f"compiles again (or reuses another entry). If such sizes occur, change that line so it does not "
+            f"depend on the size's value; if they do not, nothing is to change"
+        ),
+    )
+
+
+def dim_text(symbol: Symbol) -> str:
+    """`0 of x (s77)`."""
+    return f"{symbol.dim} of {symbol.input} ({symbol.symbol})"

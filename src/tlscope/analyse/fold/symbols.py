@@ -107,6 +107,8 @@ class SymbolFold:
         self.user = user
         self.symbols: dict[tuple[str | None, str], Symbol] = {}
         self._guards: dict[tuple[str | None, str], set[str]] = {}
+        #: Per (compile id, symbol): its first guard logged with a user line, and that line.
+        self.guard_frames: dict[tuple[str | None, str], tuple[str, SourceLocation]] = {}
 
     def feed(self, record: Record) -> None:
         event = record.event
@@ -119,7 +121,7 @@ class SymbolFold:
         elif isinstance(event, SymbolicShapeSpecialization) and event.symbol:
             self._specialised(record, cid, event)
         elif isinstance(event, (GuardAddedFast, GuardAdded, PropagateRealTensorsProvenance)) and event.expr:
-            self._guard(cid, event.expr)
+            self._guard(record, cid, event)
 
     def _add(self, cid: str | None, name: str, symbol: Symbol) -> None:
         # A symbol created twice in one compile (a restarted analysis) keeps its first record.
@@ -172,7 +174,11 @@ class SymbolFold:
             )
         )
 
-    def _guard(self, cid: str | None, expr: str) -> None:
+    def _guard(
+        self, record: Record, cid: str | None, event: GuardAddedFast | GuardAdded | PropagateRealTensorsProvenance
+    ) -> None:
+        expr = event.expr
+        assert expr is not None
         for name in dict.fromkeys(_NAME.findall(expr)):
             symbol = self.symbols.get((cid, name))
             if symbol is None:
@@ -184,6 +190,11 @@ class SymbolFold:
             symbol.guard_count += 1
             if len(symbol.guards) < MAX_GUARDS:
                 symbol.guards.append(expr)
+            if (cid, name) not in self.guard_frames:
+                # The line traced when a guard was added: where a symbol's `size_guard` fix points.
+                frame = self._frame(record, event.user_stack)
+                if frame is not None:
+                    self.guard_frames[(cid, name)] = (expr, frame)
 
     def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
         frames = [

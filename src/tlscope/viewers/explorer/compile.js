@@ -178,14 +178,27 @@ function recompileSection(doc, view, refs) {
 function symbolsSection(doc, symbols) {
   const sec = section(doc, 'Dynamic dimensions');
   const rows = symbols.map((s) => {
-    const notes = (s.specializations || []).map((p) => `specialised to ${p.value ?? '?'}${p.user_frame ? ` at ${frameText(p.user_frame)}` : ''}`);
+    const notes = (s.specializations || []).map((p) => `specialised to ${p.value ?? '?'}${p.user_frame ? ` at ${frameText(p.user_frame)}` : ''}${p.fix ? ` (fix: ${fixText(p.fix)})` : ''}`);
     if (s.guard_count) notes.push(`${s.guard_count} guard${s.guard_count === 1 ? '' : 's'}: ${(s.guards || []).slice(0, 3).join(', ')}`);
     if (s.failed_in && s.failed_in.length) notes.push(`its range failed ${s.failed_in.join(', ')}`);
+    // format 1.15: a dimension kept dynamic under a guard a later size may break, and the line.
+    if (s.fix) notes.push(`a size outside the guard compiles again (fix: ${fixText(s.fix)})`);
     const at = s.entered_at || s.traced_at || null;
     return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), notes.join('; ')];
   });
   sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'constrained by'], rows));
   return sec;
+}
+
+/**
+ * A specialisation's or a guard's fix (compiles.json, format 1.15) in a few words: compiles.json
+ * decided it; this only says it.
+ * @param {{ kind: string, code: string, where?: import('/lib/tlscope.js').SourceLocation | null }} fix
+ */
+function fixText(fix) {
+  const at = fix.where ? frameText(fix.where) : '';
+  if (fix.kind === 'dynamic_false') return `${fix.code}${at ? `, or change ${at}` : ''}`;
+  return at ? `change ${at}: ${fix.code}` : fix.code;
 }
 
 /**

@@ -264,6 +264,7 @@
  * @property {string[]} [guards]
  * @property {number} [guard_count]
  * @property {string[]} [failed_in]
+ * @property {Fix | null} [fix]
  */
 
 /**
@@ -272,6 +273,7 @@
  * @property {string | null} [value]
  * @property {string | null} [reason]
  * @property {SourceLocation | null} [user_frame]
+ * @property {Fix | null} [fix]
  */
 
 /**

@@ -263,6 +263,7 @@ export type Symbol = {
     guards?: string[] | undefined;
     guard_count?: number | undefined;
     failed_in?: string[] | undefined;
+    fix?: Fix | null | undefined;
 };
 /**
  * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
@@ -271,6 +272,7 @@ export type Specialization = {
     value?: string | null | undefined;
     reason?: string | null | undefined;
     user_frame?: SourceLocation | null | undefined;
+    fix?: Fix | null | undefined;
 };
 /**
  * Did the sizes change? A frame compiled more than once, its graphs' inputs per compile.
