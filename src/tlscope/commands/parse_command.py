@@ -104,6 +104,13 @@ def _report_flags(parser: argparse.ArgumentParser) -> None:
         metavar="HTML",
         help="markup inserted (unescaped, it is yours) at the top of index.html",
     )
+    parser.add_argument(
+        "--source-url",
+        metavar="URL",
+        help="link the report's and the explorer's user lines to URL/<file>#L<line> (http(s): a repository "
+        "at a commit, e.g. https://github.com/o/r/blob/<sha>, or a server of a local source tree)",
+    )
+    parser.add_argument("--source-root", metavar="PATH", help="the logged files' local path prefix, removed first")
 
 
 def _multi_rank_flags(parser: argparse.ArgumentParser) -> None:
@@ -180,6 +187,7 @@ def _options(args: argparse.Namespace) -> ParseOptions:
     from tlscope.write.report.options import ReportOptions
     from tlscope.write.run_options import ParseOptions, user_code_patterns
 
+    source_url, source_root = _source(args)
     return ParseOptions(
         # As in tlparse, export mode never applies the strict checks.
         strict=args.strict and not args.export,
@@ -190,8 +198,20 @@ def _options(args: argparse.Namespace) -> ParseOptions:
             export=args.export,
             inductor_provenance=args.inductor_provenance,
             custom_header_html=args.custom_header_html,
+            source_url=source_url,
+            source_root=source_root,
         ),
     )
+
+
+def _source(args: argparse.Namespace) -> tuple[str, str]:
+    """--source-url, checked as serve and pack check it (http(s) with a host, docs/SECURITY.md),
+    and --source-root; ConfigError (exit status 2) before anything is read."""
+    if not args.source_url:
+        return "", ""
+    from tlscope.serve.config import check_source_url  # only then: serve's module is not a parse's start-up
+
+    return check_source_url(args.source_url), args.source_root or ""
 
 
 def _open_report(out: Path) -> None:

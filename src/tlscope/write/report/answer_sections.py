@@ -9,10 +9,11 @@ from __future__ import annotations
 import msgspec
 
 from tlscope.analyse.flame import flame_tree
-from tlscope.format.compiles import Answers, CompileEntry
+from tlscope.format.compiles import Answers, CompileEntry, SourceLocation
 from tlscope.format.status import status_words
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
+from tlscope.write.source_link import source_href
 
 #: Rows of each ranking shown in index.html (the files hold all).
 TOP = 20
@@ -52,10 +53,16 @@ def badges(answers: Answers) -> dict[str, list[Badge]]:
     return found
 
 
-def sections(answers: Answers) -> dict[str, object]:
-    """The template context of index.html's answers sections."""
+def sections(answers: Answers, source_url: str = "", source_root: str = "") -> dict[str, object]:
+    """The template context of index.html's answers sections; a user line links to its source
+    when `source_url` is given (`--source-url`, write/source_link.py)."""
     size = answers.log_size
+
+    def source(frame: SourceLocation | None) -> str | None:
+        return None if frame is None else source_href(source_url, source_root, frame.file, frame.line)
+
     return {
+        "answers_source": source,
         "answers_statuses": _statuses(answers.compiles),
         "answers_recovered": [e.id for e in answers.compiles if e.status != "failed" and _failed_records(e)],
         "answers_breaks": answers.graph_breaks[:TOP],

@@ -18,6 +18,10 @@ class ReportOptions(msgspec.Struct, kw_only=True, frozen=True):
     custom_header_html: str = ""
     #: A rank of a multi-rank run: its folder gets collectives_parity.json, which index.html links.
     multi_rank: bool = False
+    #: --source-url (checked: http(s) with a host) and --source-root: the report's user lines link
+    #: to `<url>/<path>#L<line>` (write/source_link.py), and its explorer link carries them.
+    source_url: str = ""
+    source_root: str = ""
     #: Processes that highlight inductor output code (None: up to 4; 1: in-process, as in a
     #: multi-rank worker, whose pool already uses the cores).
     highlight_workers: int | None = None

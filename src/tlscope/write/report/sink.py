@@ -17,7 +17,7 @@ from tlscope.format.compiles import Answers
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext
-from tlscope.write.explorer_note import EXPLORER_NOTE
+from tlscope.write.explorer_note import explorer_note
 from tlscope.write.report import answer_sections, pages
 from tlscope.write.report.handlers import EXPORT_PARSERS, FOLDS, PARSERS, dispatch
 from tlscope.write.report.options import ReportOptions
@@ -92,7 +92,7 @@ class ReportSink:
             state.ctx.out.path("index.html"),
             "index.html.jinja",
             custom_header_html=pages.trusted(state.options.custom_header_html),
-            explorer_note=EXPLORER_NOTE,
+            explorer_note=explorer_note(state.options.source_url, state.options.source_root),
             stack_trie_html=render_trie(state.trie, state.metrics.status),
             unknown_stack_trie_html=render_trie(state.unknown_trie, state.metrics.status) if state.unknown_trie else "",
             num_breaks=len(state.failures),
@@ -101,7 +101,7 @@ class ReportSink:
             provenance_pages=provenance_pages,
             collectives_parity_link=state.options.multi_rank,
             answers_badges=answer_sections.badges(found),
-            **answer_sections.sections(found),
+            **answer_sections.sections(found, state.options.source_url, state.options.source_root),
         )
 
 
