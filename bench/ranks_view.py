@@ -19,6 +19,17 @@ frame lasts what its work takes, not a 60 Hz vsync) opening `?view=ranks&trace=.
   intervals between frames that follow a drawing (what a user sees while moving), and p95 of all;
   then, with no input pacing, a wheel event dispatched in the page in every frame for 3 s (15 in,
   15 out: the whole job to 1/36 of it and back): p95 and max of those frames;
+* **the same drive under Chromium's tracing** (the categories DevTools' Performance panel
+  records): each presented frame's pipeline, begin frame to presentation (`PipelineReporter`),
+  p95 and median; the page's main thread busy time per main-thread frame (its tasks between two
+  `BeginMainThreadFrame`: input handlers, requestAnimationFrame, style, layout, paint), in wall
+  and in thread CPU time; and each wheel input's latency to presentation (`EventLatency`), with
+  its stages: the wait on the main thread's input queue (`RendererCompositorToMain`: Chromium
+  hands continuous input to the main thread aligned to its frames), the synthetic input's way to
+  the browser (`GenerationToBrowserMain`), and the page's own work (`RendererMainProcessing` +
+  `RendererMainFinishedToCommit`: its handler, then the main thread until the frame is
+  committed, the drawing included). With the idle cadence (`idle_frame_median_ms`: frames of the
+  first drive in which nothing was drawn) the reader can tell the view's cost from the browser's;
 * **memory**: the JS heap in use (CDP Performance.getMetrics JSHeapUsedSize) after the
   interaction, and the renderer's private memory (RssAnon + RssShmem; bench/viewers.py) after a
   full garbage collection.
@@ -92,6 +103,120 @@ STOP = """() => {
   rec.stop = true;
   return { frames: rec.frames, drew: rec.drew, draws: rec.draws };
 }"""
+
+
+# Chromium's trace categories for the frames and inputs of a traced drive (DevTools' own).
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "disabled-by-default-devtools.timeline.frame",
+    "input",
+    "benchmark",
+    "cc",
+    "latencyInfo",
+]
+# EventLatency's stages that are the page's own work for an input: its handler on the main thread,
+# then the main thread until the frame with its effect is committed (the view's drawing is there).
+PAGE_STAGES = ("RendererMainProcessing", "RendererMainFinishedToCommit")
+
+
+def async_spans(events: list[dict[str, Any]], name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(begin, end) of the trace's nestable async events called `name`, by id and process."""
+    opened: dict[tuple[Any, Any], dict[str, Any]] = {}
+    out = []
+    for e in sorted((e for e in events if e.get("name") == name and e.get("ph") in ("b", "e")), key=lambda e: e["ts"]):
+        key = (e.get("id") or (e.get("id2") or {}).get("local"), e.get("pid"))
+        if e["ph"] == "b":
+            opened[key] = e
+        elif key in opened:
+            out.append((opened.pop(key), e))
+    return out
+
+
+def wheel_stages(events: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Each MOUSE_WHEEL EventLatency's stages (ms), by stage name; "total" is input to presentation.
+    A stage is a nested async event with its EventLatency's id (ids are reused: in time order, a
+    stage belongs to the EventLatency open on its id)."""
+    stages: dict[str, list[float]] = {"total": []}
+    open_wheel: dict[tuple[Any, Any], float] = {}  # id -> the open wheel EventLatency's begin
+    opened: dict[tuple[Any, ...], float] = {}
+    for e in sorted((e for e in events if e.get("ph") in ("b", "e") and "id2" in e), key=lambda e: e["ts"]):
+        key = (e["id2"].get("local"), e["pid"])
+        if e["name"] == "EventLatency":
+            kind = (e.get("args") or {}).get("event_latency", {}).get("event_type")
+            if e["ph"] == "b" and kind == "MOUSE_WHEEL":
+                open_wheel[key] = e["ts"]
+            elif e["ph"] == "e" and key in open_wheel:
+                stages["total"].append((e["ts"] - open_wheel.pop(key)) / 1000)
+            continue
+        if key not in open_wheel:
+            continue
+        if e["ph"] == "b":
+            opened[(*key, e["name"])] = e["ts"]
+        elif (*key, e["name"]) in opened:
+            stages.setdefault(e["name"], []).append((e["ts"] - opened.pop((*key, e["name"]))) / 1000)
+    return stages
+
+
+def main_thread_busy(events: list[dict[str, Any]], key: str = "dur") -> list[float]:
+    """Per main-thread frame (between two BeginMainThreadFrame), the page's main thread busy time
+    (ms): the tasks it ran, input handlers, requestAnimationFrame callbacks, style, layout, paint.
+    `key` "dur": wall time; "tdur": the thread's CPU time (what a loaded machine does not stretch)."""
+    dispatch = [e for e in events if e.get("name") == "EventDispatch"]
+    if not dispatch:
+        return []
+    where = (dispatch[0]["pid"], dispatch[0]["tid"])
+    on_main = [e for e in events if (e.get("pid"), e.get("tid")) == where]
+    begins = sorted(e["ts"] for e in on_main if e.get("name") == "BeginMainThreadFrame")
+    busy = [0.0] * max(0, len(begins) - 1)
+    tasks = sorted((e["ts"], e.get(key, 0)) for e in on_main if e.get("name") == "RunTask" and e.get("ph") == "X")
+    k = 0
+    for ts, dur in tasks:
+        while k + 1 < len(begins) and begins[k + 1] <= ts:
+            k += 1
+        if begins and begins[0] <= ts and k < len(busy):
+            busy[k] += dur / 1000
+    return busy
+
+
+def traced_drive(browser: Any, page: Any, seconds: float) -> dict[str, Any]:
+    """The drive again under Chromium's tracing (what DevTools' Performance panel records): each
+    presented frame's pipeline (begin frame to presentation), the page's main-thread busy time per
+    frame, and each wheel input's latency to presentation with the stages it spent."""
+    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+    inputs = drive(page, seconds)
+    data = json.loads(browser.stop_tracing())
+    events: list[dict[str, Any]] = data["traceEvents"] if isinstance(data, dict) else data
+    presented = [
+        (e["ts"] - b["ts"]) / 1000
+        for b, e in async_spans(events, "PipelineReporter")
+        if (b.get("args") or {}).get("frame_reporter", {}).get("state") == "STATE_PRESENTED_ALL"
+    ]
+    busy = [b for b in main_thread_busy(events) if b > 0]
+    cpu = [b for b in main_thread_busy(events, "tdur") if b > 0]
+    wheel = wheel_stages(events)
+    own = [sum(v) for v in zip(*(wheel.get(s, []) for s in PAGE_STAGES), strict=False)]
+
+    def med(values: list[float]) -> float | None:
+        return round(statistics.median(values), 1) if values else None
+
+    return {
+        "traced_inputs": inputs,
+        "traced_frames_presented": len(presented),
+        "traced_frame_p95_ms": p95(presented),
+        "traced_frame_median_ms": med(presented),
+        "traced_main_busy_p95_ms": p95(busy),
+        "traced_main_busy_max_ms": round(max(busy), 1) if busy else None,
+        "traced_main_cpu_p95_ms": p95(cpu),
+        "traced_main_cpu_max_ms": round(max(cpu), 1) if cpu else None,
+        "wheels": len(wheel["total"]),
+        "wheel_latency_median_ms": med(wheel["total"]),
+        "wheel_latency_p95_ms": p95(wheel["total"]),
+        "wheel_wait_for_main_median_ms": med(wheel.get("RendererCompositorToMain", [])),
+        "wheel_injection_median_ms": med(wheel.get("GenerationToBrowserMain", [])),
+        "wheel_page_work_median_ms": med(own),
+        "wheel_page_work_p95_ms": p95(own),
+    }
 
 
 @contextlib.contextmanager
@@ -184,6 +309,7 @@ def one_run(p: Any, url: str, seconds: float) -> dict[str, Any]:
         t, drew = rec["frames"], rec["drew"]
         gaps = [t[i] - t[i - 1] for i in range(1, len(t))]
         after_draw = [t[i] - t[i - 1] for i in range(2, len(t)) if drew[i - 1]]
+        traced = traced_drive(browser, page, seconds)
         wheel = page.evaluate(WHEEL_EVERY_FRAME)
         cdp = page.context.new_cdp_session(page)
         cdp.send("Performance.enable")
@@ -213,6 +339,7 @@ def one_run(p: Any, url: str, seconds: float) -> dict[str, Any]:
             "script_start_ms": round(h["ranksTimings"]["startedAt"]),
             "js_heap_mb": round(heap / 1e6, 1) if heap else None,
             "renderer_mb_after_gc": viewers.renderer_memory(browser),
+            **traced,
         }
     finally:
         with contextlib.suppress(Exception):
@@ -245,6 +372,10 @@ def main() -> None:
     keys = ["first_paint_ms", "script_start_ms", "read_ms", "frame_p95_ms", "frame_max_ms", "all_frames_p95_ms"]
     keys += ["draw_p95_ms", "wheel_every_frame_p95_ms", "wheel_every_frame_max_ms", "frames_drawn", "js_heap_mb"]
     keys += ["renderer_mb_after_gc", "load_before"]
+    keys += ["idle_frame_median_ms", "traced_frame_p95_ms", "traced_frame_median_ms", "traced_main_busy_p95_ms"]
+    keys += ["traced_main_cpu_p95_ms", "traced_main_cpu_max_ms"]
+    keys += ["wheel_latency_median_ms", "wheel_latency_p95_ms", "wheel_wait_for_main_median_ms"]
+    keys += ["wheel_injection_median_ms", "wheel_page_work_median_ms", "wheel_page_work_p95_ms"]
     print("| ranks | timeline events | runs | " + " | ".join(keys) + " |")
     print("|---" * (3 + len(keys)) + "|")
     print(

@@ -267,8 +267,14 @@ function pickRank(page, ui, rank) {
  */
 function fit(page, ui, matrix) {
   const canvas = /** @type {HTMLCanvasElement} */ (ui.canvas);
+  let drawnFor = '';
   const resize = () => {
     const box = /** @type {HTMLElement} */ (canvas.parentElement);
+    // The observer's first call (before the first paint) finds the sizes just drawn for: a second
+    // drawing of every lane there cost 20-50 ms of the first paint on a thousand ranks.
+    const size = `${box.clientWidth}x${box.clientHeight}x${ui.matrix.clientWidth}`;
+    if (size === drawnFor) return;
+    drawnFor = size;
     canvas.width = Math.max(100, box.clientWidth);
     canvas.height = Math.max(60, box.clientHeight);
     matrix.resize();
