@@ -170,6 +170,13 @@ def _validators_ranges_gzip(client: httpx.Client, viewer_traces: dict[str, Path]
     assert client.get(url, headers={"if-none-match": zipped.headers["etag"]}).status_code == 304
     head = client.head(url, headers={"accept-encoding": "identity"})
     assert head.status_code == 200 and head.headers["content-length"] == str(len(data)) and not head.content
+    # timeline.bin is binary but packs well: gzip too (the Ranks view's largest read).
+    timeline = trace_by_source(client, folder)["url"] + "timeline.bin"
+    zipped = client.send(client.build_request("GET", timeline, headers={"accept-encoding": "gzip"}), stream=True)
+    raw = b"".join(zipped.iter_raw())
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert gzip.decompress(raw) == (folder / "timeline.bin").read_bytes()
+    assert zipped.headers["content-type"] == "application/octet-stream"
 
 
 def test_payloads_are_immutable_and_content_addressed(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:

@@ -8,8 +8,9 @@
   `Content-Range`; a range starting past the end -> 416 with `Content-Range: bytes */size`;
   `If-Range` that does not match -> the whole file; several ranges or a malformed header -> the
   whole file (RFC 9110 lets a server ignore Range).
-* gzip when the client accepts it (and the caller allows it: `compress`), for text types of 1 KiB
-  or more, never for a range.
+* gzip when the client accepts it (and the caller allows it: `compress`), for text types and
+  timeline.bin (packed, yet gzip halves it: 5.1 -> 2.5 MB on a 1,000-rank job, the Ranks view's
+  first read) of 1 KiB or more, never for a range.
 * Bytes are read and sent a chunk at a time (never a whole file in memory); small files are read
   in one system call on the event loop, bigger ones chunk by chunk in a worker thread.
 """
@@ -57,6 +58,8 @@ _TYPES = {
     ".wasm": "application/wasm",
 }
 _TEXT = ("text/", "application/json", "application/x-ndjson", "image/svg+xml")
+#: Binary files that gzip well, by name.
+_PACKED = frozenset({layout.TIMELINE})
 
 
 def content_type(name: str) -> str:
@@ -182,7 +185,8 @@ def plan_response(
             ranged = {**head, "etag": etag, "content-range": f"bytes {start}-{end}/{size}"}
             return Plan(status=206, headers={**ranged, "content-length": str(end + 1 - start)},
                         start=start, stop=end + 1, body=send)  # fmt: skip
-    if compress and size >= _GZIP_MIN and ctype.startswith(_TEXT) and accepts_gzip(headers.get("accept-encoding", "")):
+    packs = ctype.startswith(_TEXT) or os.path.basename(name) in _PACKED
+    if compress and size >= _GZIP_MIN and packs and accepts_gzip(headers.get("accept-encoding", "")):
         gz = {**head, "etag": gz_tag, "content-encoding": "gzip"}
         return Plan(status=200, headers=gz, start=0, stop=size, gzip=True, body=send)
     plain = {**head, "etag": etag, "content-length": str(size)}
