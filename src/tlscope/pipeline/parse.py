@@ -50,8 +50,9 @@ class Parsed(msgspec.Struct, kw_only=True):
     #: The manifest of each log parsed: the one log, or each rank that parsed (rank order; read
     #: from the rank folders when asked).
     manifests: Sequence[Manifest]
-    #: Multi-rank: every rank's summary, failed ranks included (the landing page's facts); else [].
-    ranks: list[RankSummary] = []
+    #: Multi-rank: every rank's summary, failed ranks included (the landing page's facts), in rank
+    #: order; else []. Kept in a temporary file and decoded when read (pipeline/rank_store.py).
+    ranks: Sequence[RankSummary] = []
 
 
 def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
@@ -178,7 +179,7 @@ def parse_job(
     from tlscope.pipeline.ranks import parse_ranks
 
     strict = options.strict or options.strict_compile_id
-    results = parse_ranks(
+    summaries = parse_ranks(
         path,
         out,
         options,
@@ -191,8 +192,8 @@ def parse_job(
         on_ranks=on_ranks,
         landing=landing,
     )
-    manifests = RankManifests(out, [r.summary.rank for r in results if r.summary.parsed])
-    return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=[r.summary for r in results])
+    manifests = RankManifests(out, [s.rank for s in summaries if s.parsed])
+    return Parsed(out=str(out), multi_rank=True, manifests=manifests, ranks=summaries)
 
 
 class RankManifests(Sequence[Manifest]):

@@ -20,7 +20,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
 from tlscope.lifetime import worker_init
+from tlscope.pipeline.rank_store import RankSummaries
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
 from tlscope.read.inputs import RankLog, candidate_logs, discover
@@ -54,8 +55,10 @@ class RankResult(msgspec.Struct):
     """What one rank's parse gives back (picklable: it comes from a worker process or Dask).
 
     No manifest: it is in rank_N/manifest.json (`Parsed.manifests` reads it there). Sent back, it
-    was ~40 KB a rank held by the parent (results wait in their futures until every lower rank's
-    is taken, so most of a job's could be held at once): 29 -> 74 MB from 8 to 1,000 ranks.
+    was ~40 KB a rank held by the parent (results waited in their futures until every lower
+    rank's was taken, so most of a job's could be held at once): 29 -> 74 MB from 8 to 1,000
+    ranks. The parent now takes each result as it finishes and spills its summary at once
+    (pipeline/rank_store.py).
     """
 
     summary: RankSummary
@@ -111,13 +114,18 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
     (folder / "collectives_parity.json").write_text(pretty(body, sort_keys=False), "utf-8")
 
 
-#: Runs the parses of `work` ((rank log, folder) pairs) and yields their results in `work`'s
-#: order; calls `idle()` once everything is handed out, before waiting for the first result.
+#: Runs the parses of `work` ((rank log, folder) pairs) and yields their results as they finish,
+#: in any order (each names its rank); calls `idle()` once the first ranks are handed out, before
+#: waiting for the first result.
 Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankResult]]
 #: Told each rank's number as its parse finishes (well or not), in the order they finish: the
 #: typed progress of a job (serve counts it), never the text `echo` prints. Called from one
 #: thread at a time (a pool's or a cluster client's own thread), not necessarily the caller's.
 RankDone = Callable[[int], None]
+#: Ranks handed to the pool per worker at a time. The pool keeps one more call queued than it
+#: has workers, so two per worker keep every worker busy; handed all at once, a 1,000-rank job
+#: held 1,000 futures and work items in the parent (a lock and condition each) until the end.
+_IN_FLIGHT_PER_WORKER = 2
 
 
 def _no_rank_done(_: int) -> None:
@@ -145,23 +153,37 @@ def _local(
             # Once here instead of once in every forked worker, which inherits it: less CPU in
             # all, and the pool's cores go to parsing from the first rank on.
             preload()
+        workers = min(jobs, len(work))
         before = set(multiprocessing.active_children())
         executor = ProcessPoolExecutor(
-            max_workers=min(jobs, len(work)), mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
+            max_workers=workers, mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
         )
         with _stopped_on_failure(executor, before):
             # Biggest logs first, so the last parse to start is a small one and no worker is
             # left alone with a big rank at the end (longest-processing-time-first).
-            by_size = sorted(range(len(work)), key=lambda i: (-_size(work[i][0].path), i))
-            futures = {
-                i: executor.submit(parse_rank, work[i][0].path, work[i][0].rank, work[i][1], options, sinks, landing)
-                for i in by_size
-            }
-            for i, future in futures.items():
-                future.add_done_callback(_told(done, work[i][0].rank))
+            queue = sorted(work, key=lambda w: -_size(w[0].path))
+            queue.reverse()  # popped from the end
+            running: dict[Future[RankResult], int] = {}
+
+            def hand_out() -> Iterator[RankResult]:
+                while queue and len(running) < workers * _IN_FLIGHT_PER_WORKER:
+                    log, folder = queue.pop()
+                    try:
+                        future = executor.submit(parse_rank, log.path, log.rank, folder, options, sinks, landing)
+                    except BrokenProcessPool:
+                        done(log.rank)
+                        yield _died(log.rank)
+                        continue
+                    future.add_done_callback(_told(done, log.rank))
+                    running[future] = log.rank
+
+            yield from hand_out()
             _while_dispatching(idle)
-            for i in range(len(work)):
-                yield _outcome(futures.pop(i), work[i][0].rank)  # its result freed once taken
+            while running:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield _outcome(future, running.pop(future))  # its result freed once taken
+                yield from hand_out()
 
     return submit
 
@@ -179,7 +201,11 @@ def _outcome(future: Future[RankResult], rank: int) -> RankResult:
     try:
         return future.result()
     except BrokenProcessPool:
-        return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {WORKER_DIED}"]))
+        return _died(rank)
+
+
+def _died(rank: int) -> RankResult:
+    return RankResult(RankSummary(rank=rank, parsed=False, errors=[f"parse failed: {WORKER_DIED}"]))
 
 
 @contextlib.contextmanager
@@ -302,9 +328,9 @@ def run_multi_rank(
     preload: Callable[[], None] | None = None,
     echo: Callable[[str], None] = print,
     strict_job: bool = False,
-) -> list[RankSummary]:
-    """`parse_ranks`, returning the per-rank summaries (the landing page's facts)."""
-    results = parse_ranks(
+) -> Sequence[RankSummary]:
+    """`parse_ranks`: the per-rank summaries (the landing page's facts), in rank order."""
+    return parse_ranks(
         path,
         out,
         options,
@@ -316,7 +342,6 @@ def run_multi_rank(
         echo=echo,
         strict_job=strict_job,
     )
-    return [r.summary for r in results]
 
 
 def parse_ranks(
@@ -334,7 +359,7 @@ def parse_ranks(
     on_rank: RankDone = _no_rank_done,
     on_ranks: Callable[[Sequence[int]], None] | None = None,
     landing: bool = True,
-) -> list[RankResult]:
+) -> RankSummaries:
     """Parse every rank of `path` (a directory of rank logs, or one muxed log) into `out`.
 
     Raises InputError / OutputError before anything is written when the input or OUT is
@@ -346,7 +371,8 @@ def parse_ranks(
     forked; the default sinks (the report) come with theirs. `on_rank` is told each rank as its
     parse finishes (RankDone), `on_ranks` every rank to be parsed, once, before the first starts.
     Without `landing`, OUT holds each rank's format and answers only (`parse_rank`): no report,
-    no landing page.
+    no landing page. Returns every rank's summary, in rank order, kept in a temporary file
+    (pipeline/rank_store.py), not in memory.
     """
     if not path.exists():
         raise InputError(f"{path} does not exist")
@@ -375,7 +401,7 @@ def _run_job(
     strict_job: bool,
     on_ranks: Callable[[Sequence[int]], None] | None,
     landing: bool,
-) -> list[RankResult]:
+) -> RankSummaries:
     """`parse_ranks` once OUT is checked: the ranks into OUT's temporary folder, then the landing page."""
     out = target.target
     with target:
@@ -385,26 +411,25 @@ def _run_job(
         logs, notes, info = _inputs(path, scratch)
         if on_ranks is not None:
             on_ranks([log.rank for log in logs])
-        results = _parse_into(target, logs, submit, echo)
+        summaries = _parse_into(target, logs, submit, echo)
         shutil.rmtree(scratch)
         shutil.rmtree(target.root / JOB_PAGES, ignore_errors=True)  # the ranks' pages keep their links
         if strict_job:
-            _check_strict(logs, results)
+            _check_strict(logs, summaries)
         if not landing:
-            return results
-        summaries = [r.summary for r in results]
+            return summaries
         written = write_landing(target, summaries, notes, info=info, header=options.report.custom_header_html)
     for label, name in written.items():
         echo(f"{label}: {out}/{name}")
     echo(f"Multi-rank report generated under {out}")
     echo("Individual pages: rank_*/index.html")
-    return results
+    return summaries
 
 
 def _parse_into(
     target: OutputDir, logs: Sequence[RankLog], submit: Submit, echo: Callable[[str], None]
-) -> list[RankResult]:
-    """The ranks into OUT's temporary folder (open), in rank order."""
+) -> RankSummaries:
+    """The ranks into OUT's temporary folder (open); their summaries, each spilled as it comes."""
     out = target.target
     # Each worker's own OutputDir creates rank_N inside OUT's (still temporary) folder.
     work = [(log, str(target.path(layout.rank_dir(log.rank)))) for log in logs]
@@ -412,19 +437,22 @@ def _parse_into(
         echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
     # While the ranks are parsed, this process compiles the landing page's template:
     # otherwise it would be serial work after the last rank.
-    return list(submit(work, prepare_landing))
+    summaries = RankSummaries()
+    for result in submit(work, prepare_landing):
+        summaries.add(result.summary)
+    return summaries
 
 
-def _check_strict(logs: Sequence[RankLog], results: Sequence[RankResult]) -> None:
+def _check_strict(logs: Sequence[RankLog], summaries: Sequence[RankSummary]) -> None:
     """The first rank with an error fails the run (OUT untouched): the command's --strict.
 
     Each rank's own parse already fails under --strict when its log has a problem; here that
     failure stops the job instead of becoming a line of the landing page.
     """
-    for log, result in zip(logs, results, strict=True):
-        if result.summary.errors:
+    for log, summary in zip(logs, summaries, strict=True):
+        if summary.errors:
             name = Path(log.path).name
-            raise StrictFailure(f"rank {log.rank} ({name}): {result.summary.errors[0]}", None)
+            raise StrictFailure(f"rank {log.rank} ({name}): {summary.errors[0]}", None)
 
 
 def _inputs(path: Path, scratch: Path) -> tuple[list[RankLog], list[str], list[str]]:

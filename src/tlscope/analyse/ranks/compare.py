@@ -6,7 +6,7 @@ Groups are listed by their lowest rank (tlparse prints them in hash-map order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
 
@@ -18,35 +18,39 @@ from tlscope.analyse.ranks.rank_summary import RankSummary
 OUTSIDE_COMPILE = "[-/-]"
 
 
-def group_ranks(keys: dict[int, str]) -> list[list[int]]:
-    """Ranks grouped by equal key; groups ordered by their lowest rank, ranks ascending."""
+def group_ranks(keys: Iterable[tuple[int, str]]) -> list[list[int]]:
+    """Ranks grouped by equal key ((rank, key) pairs); groups ordered by their lowest rank, ranks
+    ascending. Folded as the pairs come: each distinct key is kept once, not a key per rank (a
+    job's summaries are read one at a time)."""
     groups: dict[str, list[int]] = {}
-    for rank in sorted(keys):
-        groups.setdefault(keys[rank], []).append(rank)
+    for rank, key in keys:
+        groups.setdefault(key, []).append(rank)
+    for group in groups.values():
+        group.sort()
     return sorted(groups.values(), key=lambda g: g[0])
 
 
-def compile_id_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+def compile_id_divergence(ranks: Iterable[RankSummary]) -> list[list[int]]:
     """Groups of ranks that compiled the same ids; more than one group means divergence.
 
     `[-/-]` is left out: tlparse counts it, so a rank that merely logged an event outside any
     compilation looked divergent although every rank compiled the same ids.
     """
-    return group_ranks({r.rank: ",".join(c for c in r.compile_ids if c != OUTSIDE_COMPILE) for r in ranks})
+    return group_ranks((r.rank, ",".join(c for c in r.compile_ids if c != OUTSIDE_COMPILE)) for r in ranks)
 
 
-def cache_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
-    return group_ranks({r.rank: r.cache_pattern for r in ranks})
+def cache_divergence(ranks: Iterable[RankSummary]) -> list[list[int]]:
+    return group_ranks((r.rank, r.cache_pattern) for r in ranks)
 
 
-def collective_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+def collective_divergence(ranks: Iterable[RankSummary]) -> list[list[int]]:
     """Ranks grouped by their collective sequence (all graphs' ops, graph name order)."""
-    return group_ranks({r.rank: ",".join(op for g in r.schedules for op in g.ops) for r in ranks})
+    return group_ranks((r.rank, ",".join(op for g in r.schedules for op in g.ops)) for r in ranks)
 
 
-def tensor_meta_divergence(ranks: Sequence[RankSummary]) -> list[list[int]]:
+def tensor_meta_divergence(ranks: Iterable[RankSummary]) -> list[list[int]]:
     """Ranks grouped by tensor-meta signature; ranks without the artifact are not grouped."""
-    return group_ranks({r.rank: ",".join(fp for _, fp in r.tensor_meta) for r in ranks if r.tensor_meta})
+    return group_ranks((r.rank, ",".join(fp for _, fp in r.tensor_meta)) for r in ranks if r.tensor_meta)
 
 
 # -- runtime ----------------------------------------------------------------------------------
@@ -68,7 +72,7 @@ def round_ms(ns: float) -> float:
     return float(value)
 
 
-def runtime_deltas(ranks: Sequence[RankSummary]) -> list[GraphDelta] | None:
+def runtime_deltas(ranks: Iterable[RankSummary]) -> list[GraphDelta] | None:
     """Per graph index, the fastest and slowest rank; None when ranks compiled different counts.
 
     Graphs are aligned by name order within each rank (tlparse aligns by directory order).
@@ -200,7 +204,7 @@ class OrderSummary(msgspec.Struct, frozen=True):
     cache_ranks: list[int]
 
 
-def execution_order_summary(ranks: Sequence[RankSummary]) -> OrderSummary | None:
+def execution_order_summary(ranks: Iterable[RankSummary]) -> OrderSummary | None:
     """None when fewer than two ranks logged their graph execution order."""
     orders = {r.rank: r.execution_order for r in ranks if r.execution_order is not None}
     if len(orders) < 2:

@@ -8,7 +8,8 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -115,47 +116,80 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
     return overview
 
 
-def job_view(overviews: Sequence[RankOverview]) -> JobView:
-    """The ranks' lines and their divergence (ranks ascending)."""
-    ordered = sorted(overviews, key=lambda o: o.line.rank)
-    lines = [o.line for o in ordered]
+def job_view(overviews: Iterable[RankOverview]) -> JobView:
+    """The ranks' lines and their divergence (ranks ascending), whatever order `overviews` come in.
+
+    Folded as they come (`_Fold`): a job's overviews are decoded one at a time, and only each
+    rank's line and what the divergence needs of it are kept.
+    """
+    fold = _Fold()
+    for overview in overviews:
+        fold.add(overview)
+    lines = sorted(fold.lines, key=lambda line: line.rank)
     slow = find_stragglers([(line.rank, line.compile_time_s) for line in lines])
-    return JobView(ranks=lines, divergence=divergence(ordered), stragglers=slow)
+    return JobView(ranks=lines, divergence=fold.divergence(), stragglers=slow)
 
 
-def divergence(overviews: Sequence[RankOverview]) -> Divergence:
-    ranks = [o.line.rank for o in overviews]
-    having: dict[str, list[int]] = {}
+def divergence(overviews: Iterable[RankOverview]) -> Divergence:
+    fold = _Fold()
     for overview in overviews:
-        for cid in overview.compile_ids:
-            having.setdefault(cid, []).append(overview.line.rank)
-    order = _order(overviews)
-    partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < len(ranks)]
-    keyed: dict[tuple[str, ...], list[RankOverview]] = {}
-    for overview in overviews:
-        keyed.setdefault(tuple(overview.compile_ids), []).append(overview)
-    if len(keyed) <= 1:
-        return Divergence(diverges=False, not_on_every_rank=partial)
-    groups = [_group(members, having, order) for members in keyed.values()]
-    # The groups with compiles of their own first (what the reader is looking for), then the rest.
-    groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
-    return Divergence(diverges=True, groups=groups, not_on_every_rank=partial)
+        fold.add(overview)
+    return fold.divergence()
 
 
-def _order(overviews: Sequence[RankOverview]) -> list[str]:
-    """Every compile id once, in the order the ranks list them (first seen first)."""
-    seen: dict[str, None] = {}
-    for overview in overviews:
-        seen.update(dict.fromkeys(overview.compile_ids))
-    return list(seen)
+class _Fold:
+    """What the divergence needs of every rank, kept a rank at a time.
+
+    The result is what walking the ranks in ascending order gives: a compile id's place in
+    `order` is where that walk first meets it (the lowest (rank, position) it is at), and a
+    group speaks with its lowest rank's reasons.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[RankLine] = []
+        #: Compile id -> the ranks that have it.
+        self.having: dict[str, array[int]] = {}
+        #: Compile id -> the lowest (rank, position in that rank's ids) it is at.
+        self.first: dict[str, tuple[int, int]] = {}
+        #: A compile id sequence -> the lowest rank's overview with it, and every rank with it.
+        self.keyed: dict[tuple[str, ...], tuple[RankOverview, array[int]]] = {}
+
+    def add(self, overview: RankOverview) -> None:
+        rank = overview.line.rank
+        self.lines.append(overview.line)
+        for at, cid in enumerate(overview.compile_ids):
+            self.having.setdefault(cid, array("q")).append(rank)
+            if cid not in self.first or (rank, at) < self.first[cid]:
+                self.first[cid] = (rank, at)
+        key = tuple(overview.compile_ids)
+        known = self.keyed.get(key)
+        if known is None:
+            self.keyed[key] = (overview, array("q", [rank]))
+            return
+        known[1].append(rank)
+        if rank < known[0].line.rank:
+            self.keyed[key] = (overview, known[1])
+
+    def divergence(self) -> Divergence:
+        count = len(self.lines)
+        having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
+        order = sorted(self.first, key=self.first.__getitem__)
+        partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
+        if len(self.keyed) <= 1:
+            return Divergence(diverges=False, not_on_every_rank=partial)
+        groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
+        # The groups with compiles of their own first (what the reader is looking for), then the rest.
+        groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
+        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial)
 
 
-def _group(members: list[RankOverview], having: dict[str, list[int]], order: list[str]) -> RankGroup:
-    ranks = sorted(m.line.rank for m in members)
-    mine = set(members[0].compile_ids)
-    only = [cid for cid in order if cid in mine and set(having[cid]) <= set(ranks)]
+def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], order: list[str]) -> RankGroup:
+    """The group of `ranks`, whose lowest rank's overview is `first`."""
+    mine = set(first.compile_ids)
+    members = set(ranks)
+    only = [cid for cid in order if cid in mine and set(having[cid]) <= members]
     missing = [cid for cid in order if cid not in mine]
-    why = {cid: members[0].recompiles[cid] for cid in only if cid in members[0].recompiles}
+    why = {cid: first.recompiles[cid] for cid in only if cid in first.recompiles}
     return RankGroup(ranks=ranks, only_here=only, missing=missing, sentence=_sentence(ranks, only, missing, why))
 
 

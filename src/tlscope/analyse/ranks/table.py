@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
@@ -24,40 +26,66 @@ class RankRow(msgspec.Struct, frozen=True):
     marks: list[str]
 
 
-def rank_table(ranks: Sequence[RankSummary]) -> list[RankRow]:
-    """One row per rank (ascending) with its outlier marks.
+class RankTable:
+    """One row per rank (ascending) with its outlier marks, made as the rows are iterated.
 
     Marks need something to compare with: with one rank nothing is an outlier. The slowest
     rank is marked only when ranks differ; compilation counts are compared to the most
     common count, so the odd rank (not the majority) is the one marked.
+    Only the figures the marks compare (a time and a count per parsed rank) are kept; each
+    iteration reads `ranks` again (a job's summaries are decoded from a file, one at a time).
     """
-    parsed = [r for r in ranks if r.parsed]
-    times = [r.line.compile_time_s for r in parsed]
-    counts = [r.line.compiles for r in parsed]
-    usual = statistics.mode(counts) if counts else 0
-    median = statistics.median(times) if times else 0.0
-    slowest = max(times) if times else 0.0
-    rows = []
-    for r in sorted(ranks, key=lambda s: s.rank):
+
+    def __init__(self, ranks: Iterable[RankSummary]) -> None:
+        times: list[float] = []
+        counts: list[int] = []
+        numbers: list[int] = []
+        for r in ranks:
+            numbers.append(r.rank)
+            if r.parsed:
+                times.append(r.line.compile_time_s)
+                counts.append(r.line.compiles)
+        self._compared = len(times) > 1
+        self._usual = statistics.mode(counts) if counts else 0
+        self._median = statistics.median(times) if times else 0.0
+        self._slowest = max(times) if times else 0.0
+        self._fastest = min(times) if times else 0.0
+        self._ranks = _in_rank_order(ranks, numbers)
+
+    def __iter__(self) -> Iterator[RankRow]:
+        for r in self._ranks:
+            yield RankRow(rank=r.rank, line=r.line, marks=self._marks(r))
+
+    def _marks(self, r: RankSummary) -> list[str]:
         marks: list[str] = []
         if not r.parsed:
             marks.append("not parsed")
-        elif len(parsed) > 1:
+        elif self._compared:
             t = r.line.compile_time_s
-            if t == slowest and slowest > min(times):
+            if t == self._slowest and self._slowest > self._fastest:
                 marks.append("slowest")
-            elif median > 0 and t > median * SLOW_FACTOR:
+            elif self._median > 0 and t > self._median * SLOW_FACTOR:
                 marks.append("slow")
-            if r.line.compiles > usual:
+            if r.line.compiles > self._usual:
                 marks.append("more compilations")
-            elif r.line.compiles < usual:
+            elif r.line.compiles < self._usual:
                 marks.append("fewer compilations")
         if r.line.failures:
             marks.append("failures")
         if r.errors:
             marks.append("errors")
-        rows.append(RankRow(rank=r.rank, line=r.line, marks=marks))
-    return rows
+        return marks
+
+
+def rank_table(ranks: Iterable[RankSummary]) -> RankTable:
+    """The rank table (`RankTable`): iterate it for its rows."""
+    return RankTable(ranks)
+
+
+def _in_rank_order(ranks: Iterable[RankSummary], numbers: list[int]) -> Iterable[RankSummary]:
+    """`ranks` (whose rank numbers are `numbers`) in rank order: as they are when they already are
+    (a job's summaries always are, and are read again rather than copied)."""
+    return ranks if numbers == sorted(numbers) else sorted(ranks, key=lambda s: s.rank)
 
 
 class MatrixRow(msgspec.Struct, frozen=True):
@@ -68,31 +96,72 @@ class MatrixRow(msgspec.Struct, frozen=True):
     odd: bool
 
 
-def compile_id_matrix(ranks: Sequence[RankSummary]) -> list[MatrixRow]:
+#: A compile id a rank has in its compile directory but no compile entry or metrics for.
+_MISSING = CompileInfo(status="metrics_missing")
+
+
+class CompileIdMatrix:
     """Which rank compiled each compile id, with its status and time; odd rows flagged.
 
     Ids come from compile_directory.json and the compilation metrics (a compile id with
     artifacts but no metrics and no compiles.json status shows `metrics_missing`, as tlparse's
-    trie shows "missing").
+    trie shows "missing"). Iterate it for its rows (`MatrixRow`, natural compile-id order), each
+    made when reached: the matrix keeps, per compile id, a status number (one byte) and a time
+    (eight) per rank, not a CompileInfo per cell (~13,000 cells at 1,000 ranks).
     """
-    order = sorted(r.rank for r in ranks if r.parsed)
-    by_rank = {r.rank: r for r in ranks if r.parsed}
-    ids: set[str] = set()
-    for r in by_rank.values():
-        ids.update(c for c in r.compile_ids if c != OUTSIDE_COMPILE)
-        ids.update(r.compiles)
-    rows = []
-    for cid in sorted(ids, key=_cid_key):
-        cells: dict[int, CompileInfo | None] = {}
-        for rank in order:
-            r = by_rank[rank]
+
+    def __init__(self, ranks: Iterable[RankSummary]) -> None:
+        ids: set[str] = set()
+        numbers: list[int] = []
+        for r in ranks:
+            numbers.append(r.rank)
+            if r.parsed:
+                ids.update(c for c in r.compile_ids if c != OUTSIDE_COMPILE)
+                ids.update(r.compiles)
+        self.ids = sorted(ids, key=_cid_key)
+        self.ranks: list[int] = []
+        #: Status names; index 0 is "no compile of this id on this rank".
+        self._statuses: list[str | None] = [None]
+        self._codes: list[bytearray] = [bytearray() for _ in self.ids]
+        self._times: list[array[float]] = [array("d") for _ in self.ids]
+        for r in _in_rank_order(ranks, numbers):
+            if r.parsed:
+                self._add(r)
+
+    def _add(self, r: RankSummary) -> None:
+        self.ranks.append(r.rank)
+        known = set(r.compile_ids)
+        for i, cid in enumerate(self.ids):
             info = r.compiles.get(cid)
-            if info is None and cid in r.compile_ids:
-                info = CompileInfo(status="metrics_missing")
-            cells[rank] = info
-        statuses = {c.status if c else None for c in cells.values()}
-        rows.append(MatrixRow(compile_id=cid, cells=cells, odd=len(statuses) > 1))
-    return rows
+            if info is None and cid in known:
+                info = _MISSING
+            self._codes[i].append(0 if info is None else self._code(info.status))
+            self._times[i].append(math.nan if info is None or info.compile_time_s is None else info.compile_time_s)
+
+    def _code(self, status: str) -> int:
+        if status not in self._statuses:
+            self._statuses.append(status)
+        return self._statuses.index(status)
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def __iter__(self) -> Iterator[MatrixRow]:
+        for i, cid in enumerate(self.ids):
+            cells = {rank: self._cell(i, at) for at, rank in enumerate(self.ranks)}
+            yield MatrixRow(compile_id=cid, cells=cells, odd=len(set(self._codes[i])) > 1)
+
+    def _cell(self, row: int, at: int) -> CompileInfo | None:
+        status = self._statuses[self._codes[row][at]]
+        if status is None:
+            return None
+        seconds = self._times[row][at]
+        return CompileInfo(status=status, compile_time_s=None if math.isnan(seconds) else seconds)
+
+
+def compile_id_matrix(ranks: Iterable[RankSummary]) -> CompileIdMatrix:
+    """The compile-id matrix (`CompileIdMatrix`): iterate it for its rows."""
+    return CompileIdMatrix(ranks)
 
 
 def _cid_key(cid: str) -> tuple[tuple[int, int | str], ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -38,45 +38,70 @@ def write_landing(
     `notes` are inputs left out (shown with the problems); `info` what tlscope did to the input
     (a muxed log split by rank), shown as plain text: it is not a problem.
     `header` is the user's --custom-header-html, inserted unescaped (it is theirs, as in tlparse).
+    A job's `summaries` (pipeline/rank_store.py) are decoded from a file at each pass over them:
+    every step below reads them a rank at a time and keeps what it folds, never the summaries.
     """
-    ranks = sorted(summaries, key=lambda s: s.rank)
+    facts = _Facts(summaries)
+    ranks = facts.ordered
     written: dict[str, str] = {}
-    # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
-    # Their links keep the page's chromium link working from disk, where no server combines them.
-    chromium_ranks = [r.rank for r in ranks if r.parsed and r.chromium_events > 0]
-    has_chromium = bool(chromium_ranks)
     # Every rank's timeline in one file (the Ranks view's): a job is one trace to a viewer.
     merge_timelines(
-        ((r.rank, out.path(layout.rank_file(r.rank, layout.TIMELINE))) for r in ranks if r.parsed),
+        ((n, out.path(layout.rank_file(n, layout.TIMELINE))) for n in facts.parsed),
         out.path(layout.TIMELINE),
     )
-    if any(r.runtimes for r in ranks):
+    if facts.has_runtime:
         _write(out, "runtime_estimations.json", pretty(_estimations(ranks), sort_keys=False))
         _write(out, "chromium_trace_with_runtime.json", pretty(compare.runtime_trace(ranks)))
         written["Runtime estimations"] = "runtime_estimations.json"
-    if any(r.schedules for r in ranks):
-        body = [{"rank": r.rank, "graph": g.graph, "ops": g.ops} for r in ranks for g in r.schedules]
-        _write(out, "collective_schedules.json", pretty(body, sort_keys=False))
+    if facts.has_schedules:
+        _write_schedules(out, ranks)
         written["Collective schedules"] = "collective_schedules.json"
     _write_summary(out, ranks)
-    view = _job_view(ranks)
+    overviews = (r.overview for r in ranks if r.parsed and r.overview is not None)
+    view = job_view(overviews) if facts.overviews else None
     if view is not None:
-        _write(out, RANKS_FILE, ranks_json(view))
-    context = _context(ranks, notes)
+        _write_ranks_json(out, view)
+    context = _context(ranks, facts, notes)
     context["divergence"] = view.divergence if view is not None else None
-    context["has_chromium"] = has_chromium
-    context["chromium_ranks"] = chromium_ranks
+    # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
+    # Their links keep the page's chromium link working from disk, where no server combines them.
+    context["has_chromium"] = bool(facts.chromium)
+    context["chromium_ranks"] = facts.chromium
     context["info"] = list(info)
     context["header"] = Markup(header)
     context["explorer_note"] = EXPLORER_NOTE
-    _write(out, "index.html", _template().render(**context))
+    with out.path("index.html").open("w", encoding="utf-8") as page:
+        page.writelines(_template().generate(**context))
     return written
 
 
-def _job_view(ranks: Sequence[RankSummary]) -> JobView | None:
-    """The ranks' lines and divergence, from each parsed rank's compiles.json overview."""
-    overviews = [r.overview for r in ranks if r.parsed and r.overview is not None]
-    return job_view(overviews) if overviews else None
+class _Facts:
+    """One pass over the ranks for the small things every step asks: their numbers, which parsed
+    (and logged chromium events, or have an overview), which files are due, and the problems."""
+
+    def __init__(self, summaries: Sequence[RankSummary]) -> None:
+        self.numbers: list[int] = []
+        self.parsed: list[int] = []
+        self.chromium: list[int] = []
+        self.problems: list[tuple[int, str]] = []
+        self.has_runtime = self.has_schedules = False
+        self.overviews = 0
+        for r in summaries:
+            self.numbers.append(r.rank)
+            self.parsed += [r.rank] if r.parsed else []
+            self.chromium += [r.rank] if r.parsed and r.chromium_events > 0 else []
+            self.overviews += r.parsed and r.overview is not None
+            self.has_runtime = self.has_runtime or bool(r.runtimes)
+            self.has_schedules = self.has_schedules or bool(r.schedules)
+            self.problems.extend((r.rank, e) for e in r.errors)
+        ordered = self.numbers == sorted(self.numbers)
+        #: The summaries in rank order: as given when they are (a job's always are: read again, not copied).
+        self.ordered = summaries if ordered else sorted(summaries, key=lambda s: s.rank)
+        if not ordered:
+            self.numbers.sort()
+            self.parsed.sort()
+            self.chromium.sort()
+            self.problems.sort(key=lambda p: p[0])
 
 
 def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
@@ -101,8 +126,41 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
 
 def ranks_json(view: JobView) -> str:
     """ranks.json's text (docs/FORMAT.md): the format's header, then the job view's fields."""
-    body = {"format": "tlscope", "format_version": FORMAT_VERSION, "format_minor": FORMAT_MINOR}
-    return pretty({**body, **msgspec.to_builtins(view)}, sort_keys=False) + "\n"
+    return pretty({**_RANKS_HEADER, **msgspec.to_builtins(view)}, sort_keys=False) + "\n"
+
+
+_RANKS_HEADER = {"format": "tlscope", "format_version": FORMAT_VERSION, "format_minor": FORMAT_MINOR}
+#: Stands for the lines of ranks.json while the rest of it is made (`_write_ranks_json`).
+_LINES = "tlscope: the ranks' lines"
+
+
+def _write_ranks_json(out: OutputDir, view: JobView) -> None:
+    """ranks.json, `ranks_json(view)`'s very text, written a rank line at a time: the file is
+    made with one placeholder line for the lines, split there, and each line's pretty text,
+    indented as the array's items are, goes in between (a job's whole text at once, with its
+    copies, grew with the ranks)."""
+    body = msgspec.to_builtins(msgspec.structs.replace(view, ranks=[]))
+    body["ranks"] = [_LINES]
+    # The placeholder comes before the divergence (log-derived text): the first match is it.
+    head, tail = pretty({**_RANKS_HEADER, **body}, sort_keys=False).split(f'\n    "{_LINES}"\n', 1)
+    with out.path(RANKS_FILE).open("w", encoding="utf-8") as stream:
+        stream.write(head)
+        for i, line in enumerate(view.ranks):
+            item = pretty(msgspec.to_builtins(line), sort_keys=False).replace("\n", "\n    ")
+            stream.write(("\n    " if i == 0 else ",\n    ") + item)
+        stream.write("\n" + tail + "\n")
+
+
+def _write_schedules(out: OutputDir, ranks: Sequence[RankSummary]) -> None:
+    """collective_schedules.json: pretty(every rank's graphs' collectives), a rank at a time."""
+    with out.path("collective_schedules.json").open("w", encoding="utf-8") as stream:
+        first = True
+        for r in ranks:
+            for g in r.schedules:
+                item = pretty({"rank": r.rank, "graph": g.graph, "ops": g.ops}, sort_keys=False)
+                stream.write(("[\n  " if first else ",\n  ") + item.replace("\n", "\n  "))
+                first = False
+        stream.write("\n]" if not first else "[]")
 
 
 def _write_summary(out: OutputDir, ranks: Sequence[RankSummary]) -> None:
@@ -136,16 +194,25 @@ def _estimations(ranks: Sequence[RankSummary]) -> list[dict[str, Any]]:
     ]
 
 
-def _context(ranks: Sequence[RankSummary], notes: Sequence[str]) -> dict[str, Any]:
-    parsed = [r for r in ranks if r.parsed]
+class _ParsedRanks:
+    """The ranks that parsed, read again at each iteration (a list of them would hold them all)."""
+
+    def __init__(self, ranks: Sequence[RankSummary]) -> None:
+        self._ranks = ranks
+
+    def __iter__(self) -> Iterator[RankSummary]:
+        return (r for r in self._ranks if r.parsed)
+
+
+def _context(ranks: Sequence[RankSummary], facts: _Facts, notes: Sequence[str]) -> dict[str, Any]:
+    parsed = _ParsedRanks(ranks)
     cid_groups = compare.compile_id_divergence(parsed)
     cache_groups = compare.cache_divergence(parsed)
     collective_groups = compare.collective_divergence(parsed)
     meta_groups = compare.tensor_meta_divergence(parsed)
-    has_runtime = any(r.runtimes for r in ranks)
-    problems = [(r.rank, e) for r in ranks for e in r.errors]
+    has_runtime = facts.has_runtime
     return {
-        "ranks": [r.rank for r in ranks],
+        "ranks": facts.numbers,
         "cid_groups": cid_groups,
         "cid_diverges": len(cid_groups) > 1,
         "cache_groups": cache_groups,
@@ -159,7 +226,7 @@ def _context(ranks: Sequence[RankSummary], notes: Sequence[str]) -> dict[str, An
         "order": compare.execution_order_summary(parsed),
         "table": table.rank_table(ranks),
         "matrix": table.compile_id_matrix(ranks),
-        "problems": problems,
+        "problems": facts.problems,
         "notes": list(notes),
     }
 
