@@ -21,9 +21,14 @@ frame lasts what its work takes, not a 60 Hz vsync) opening `?view=ranks&trace=.
   15 out: the whole job to 1/36 of it and back): p95 and max of those frames;
 * **the same drive under Chromium's tracing** (the categories DevTools' Performance panel
   records): each presented frame's pipeline, begin frame to presentation (`PipelineReporter`),
-  p95 and median; the page's main thread busy time per main-thread frame (its tasks between two
-  `BeginMainThreadFrame`: input handlers, requestAnimationFrame, style, layout, paint), in wall
-  and in thread CPU time; and each wheel input's latency to presentation (`EventLatency`), with
+  p95 and median, and two of its stages: the wait before its main-thread part is sent
+  (`BeginImplFrameToSendBeginMainFrame`) and the main thread's part to the commit
+  (`SendBeginMainFrameToCommit`: the page's drawing, style, layout, paint), and the frame from
+  its main-thread part sent to its presentation (the total without that wait: the frame's tick
+  waiting for the page to ask for a frame, an input arriving and reaching the page, which the
+  wheel's latency below counts); the page's main thread busy time per main-thread frame (its
+  tasks between two `BeginMainThreadFrame`: input handlers, requestAnimationFrame, style, layout,
+  paint), in wall and in thread CPU time; and each wheel input's latency to presentation (`EventLatency`), with
   its stages: the wait on the main thread's input queue (`RendererCompositorToMain`: Chromium
   hands continuous input to the main thread aligned to its frames), the synthetic input's way to
   the browser (`GenerationToBrowserMain`), and the page's own work (`RendererMainProcessing` +
@@ -158,6 +163,33 @@ def wheel_stages(events: list[dict[str, Any]]) -> dict[str, list[float]]:
     return stages
 
 
+def frame_stages(events: list[dict[str, Any]]) -> list[dict[str, float]]:
+    """Each presented frame's pipeline (ms): "total" (PipelineReporter, begin frame to
+    presentation) and its stages by name (its nested events, on its id, in time order as
+    wheel_stages reads EventLatency's)."""
+    frames: list[dict[str, float]] = []
+    current: dict[tuple[Any, Any], tuple[float, dict[str, float]]] = {}
+    opened: dict[tuple[Any, ...], float] = {}
+    frame_events = (e for e in events if e.get("ph") in ("b", "e") and "frame" in e.get("cat", ""))
+    for e in sorted(frame_events, key=lambda e: e["ts"]):
+        key = (e.get("id") or (e.get("id2") or {}).get("local"), e["pid"])
+        if e["name"] == "PipelineReporter":
+            state = (e.get("args") or {}).get("frame_reporter", {}).get("state")
+            if e["ph"] == "b" and state == "STATE_PRESENTED_ALL":
+                current[key] = (e["ts"], {})
+            elif e["ph"] == "e" and key in current:
+                began, stages = current.pop(key)
+                frames.append({"total": (e["ts"] - began) / 1000, **stages})
+            continue
+        if key not in current:
+            continue
+        if e["ph"] == "b":
+            opened[(*key, e["name"])] = e["ts"]
+        elif (*key, e["name"]) in opened:
+            current[key][1][e["name"]] = (e["ts"] - opened.pop((*key, e["name"]))) / 1000
+    return frames
+
+
 def main_thread_busy(events: list[dict[str, Any]], key: str = "dur") -> list[float]:
     """Per main-thread frame (between two BeginMainThreadFrame), the page's main thread busy time
     (ms): the tasks it ran, input handlers, requestAnimationFrame callbacks, style, layout, paint.
@@ -187,11 +219,12 @@ def traced_drive(browser: Any, page: Any, seconds: float) -> dict[str, Any]:
     inputs = drive(page, seconds)
     data = json.loads(browser.stop_tracing())
     events: list[dict[str, Any]] = data["traceEvents"] if isinstance(data, dict) else data
-    presented = [
-        (e["ts"] - b["ts"]) / 1000
-        for b, e in async_spans(events, "PipelineReporter")
-        if (b.get("args") or {}).get("frame_reporter", {}).get("state") == "STATE_PRESENTED_ALL"
-    ]
+    frames = frame_stages(events)
+    presented = [f["total"] for f in frames]
+    # The frame from its main-thread part being sent to its presentation: the wait before it
+    # (BeginImplFrameToSendBeginMainFrame) is the frame's tick waiting for the page to ask for a
+    # frame, i.e. for an input to arrive and reach the page (counted in the wheel's latency).
+    sent = [f["total"] - f.get("BeginImplFrameToSendBeginMainFrame", 0.0) for f in frames]
     busy = [b for b in main_thread_busy(events) if b > 0]
     cpu = [b for b in main_thread_busy(events, "tdur") if b > 0]
     wheel = wheel_stages(events)
@@ -205,6 +238,14 @@ def traced_drive(browser: Any, page: Any, seconds: float) -> dict[str, Any]:
         "traced_frames_presented": len(presented),
         "traced_frame_p95_ms": p95(presented),
         "traced_frame_median_ms": med(presented),
+        # A frame's wait before its main-thread part starts, then the main thread to the commit
+        # (the page's drawing, style, layout and paint).
+        "traced_frame_wait_p95_ms": p95([f.get("BeginImplFrameToSendBeginMainFrame", 0.0) for f in frames]),
+        "traced_frame_main_p95_ms": p95(
+            [f["SendBeginMainFrameToCommit"] for f in frames if "SendBeginMainFrameToCommit" in f]
+        ),
+        "traced_frame_sent_p95_ms": p95(sent),
+        "traced_frame_sent_median_ms": med(sent),
         "traced_main_busy_p95_ms": p95(busy),
         "traced_main_busy_max_ms": round(max(busy), 1) if busy else None,
         "traced_main_cpu_p95_ms": p95(cpu),
@@ -373,7 +414,8 @@ def main() -> None:
     keys += ["draw_p95_ms", "wheel_every_frame_p95_ms", "wheel_every_frame_max_ms", "frames_drawn", "js_heap_mb"]
     keys += ["renderer_mb_after_gc", "load_before"]
     keys += ["idle_frame_median_ms", "traced_frame_p95_ms", "traced_frame_median_ms", "traced_main_busy_p95_ms"]
-    keys += ["traced_main_cpu_p95_ms", "traced_main_cpu_max_ms"]
+    keys += ["traced_main_cpu_p95_ms", "traced_main_cpu_max_ms", "traced_frame_wait_p95_ms", "traced_frame_main_p95_ms"]
+    keys += ["traced_frame_sent_p95_ms", "traced_frame_sent_median_ms"]
     keys += ["wheel_latency_median_ms", "wheel_latency_p95_ms", "wheel_wait_for_main_median_ms"]
     keys += ["wheel_injection_median_ms", "wheel_page_work_median_ms", "wheel_page_work_p95_ms"]
     print("| ranks | timeline events | runs | " + " | ".join(keys) + " |")
