@@ -230,3 +230,38 @@ def test_a_rank_of_a_job_shows_its_graph_from_the_jobs_graphs(
         assert h["graphNodes"] == names(graph) and h["graphError"] is None
     finally:
         server.close()
+
+
+def test_event_n_resolves_when_the_events_are_paged_from_the_server(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`?view=graph&event=N` on a trace paged through serve's events API (`mode=remote`, as a trace
+    past the explorer's limits is): event N is past the table's first page (200 rows), so the
+    view asks the API for that one row, unfiltered, and shows its graph."""
+    from tlscope.cli import main as tlscope_main
+
+    out = tmp_path_factory.mktemp("paged") / "recompiles_dynamic"
+    assert tlscope_main([str(REPO / "corpus" / "traces" / "recompiles_dynamic"), "-o", str(out), "--no-browser"]) == 0
+    found = [(n, graph) for n, graph in _graphs_by_event(out) if n >= 200]
+    assert found, "no graph event past the first page"
+    n, graph = found[-1]
+    with served_explorer({"trace": out}, tmp_path_factory.mktemp("serve-paged")) as served:
+        page = open_explorer(browser, f"{served.explorer('trace')}&mode=remote&view=graph&event={n}", height=900)
+        h = wait_hook(page, lambda h: h.get("graphReady") is True and bool(h.get("graphNodes")))
+        assert h["mode"] == "remote" and h["graphNodes"] == names(graph) and h["graphError"] is None
+        assert page.errors == []
+        page.goto(f"{served.explorer('trace')}&mode=remote&view=graph&event=100000")
+        h = wait_hook(page, lambda h: h.get("graphReady") is True)
+        assert not h.get("graphNodes") and page.errors == []  # no such event: the view says how to open one
+        page.close()
+
+
+def _graphs_by_event(folder: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(index among raw.jsonl's events, graph) of every event whose payload has a graphs file."""
+    found = []
+    for i, line in enumerate((folder / "raw.jsonl").read_text().splitlines()[1:]):
+        name = json.loads(line).get("payload_filename", "")
+        path = folder / "graphs" / f"{name[len('payloads/') : -len('.txt')]}.json"
+        if name and path.is_file():
+            found.append((i, json.loads(path.read_text())["graph"]))
+    return found

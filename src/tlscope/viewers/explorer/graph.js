@@ -11,6 +11,7 @@ import { el, messageOf } from './dom.js';
 import { graphEntries, graphRows, metaText, sourceHref, sourceText } from './graphrows.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
+/** @typedef {import('/lib/tlscope.js').RemoteTrace} RemoteTrace */
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
 /** @typedef {import('/lib/tlscope.js').StoredGraph} StoredGraph */
 /** @typedef {import('/lib/tlscope.js').GraphFile} GraphFile */
@@ -530,14 +531,15 @@ export function sourceLinkFromUrl(packed = null) {
 
 /**
  * The event named by the URL's `event=N` (the fragment's, else the query's): the trace's N-th
- * event (0-based, ranks one after another, as the unfiltered table lists them). Only when the
- * events are held in the tab; null otherwise.
+ * event (0-based, ranks one after another, as the unfiltered table lists them), held in the tab
+ * or asked of the events API when the trace is paged from the server; null when there is none.
  * @param {OpenedTrace} trace
  * @param {number} n
  * @returns {Promise<GraphTarget | null>}
  */
 async function eventAt(trace, n) {
-  if (trace.mode !== 'local' || !Number.isInteger(n) || n < 0) return null;
+  if (!Number.isInteger(n) || n < 0) return null;
+  if (trace.mode === 'remote') return remoteEventAt(trace, n);
   const events = trace.events;
   if (n >= events.loadedEvents && !trace.complete) await trace.loaded;
   if (n >= events.loadedEvents) return null;
@@ -547,6 +549,28 @@ async function eventAt(trace, n) {
     event = events.event(n);
   }
   return event ? { event, part: events.partOfLine(n) } : null;
+}
+
+/**
+ * Event N of a trace paged from `tlscope serve`: one row of the events API with no filter (its
+ * order is the unfiltered table's: raw.jsonl's, ranks one after another, docs/SERVER.md), whatever
+ * the table shows now and whichever page it has; null when the API has no such row or fails.
+ * @param {RemoteTrace} trace
+ * @param {number} n
+ * @returns {Promise<GraphTarget | null>}
+ */
+async function remoteEventAt(trace, n) {
+  const events = trace.events;
+  try {
+    const response = await events.fetch(`${events.api}?${new URLSearchParams({ offset: String(n), limit: '1' })}`);
+    if (!response.ok) return null;
+    /** @type {{ events?: RawEvent[] }} */
+    const body = await response.json();
+    const event = body && Array.isArray(body.events) ? body.events[0] : undefined;
+    return event ? { event, part: trace.partOfRank(event.rank ?? undefined) } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
