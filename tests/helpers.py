@@ -31,6 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: A worktree elsewhere points at it with TLSCOPE_SHARED.
 SHARED = Path(os.environ.get("TLSCOPE_SHARED", REPO.parent / "shared"))
 TLPARSE_TRACES = SHARED / "traces" / "tlparse"
+#: tlparse's upstream test logs (vLLM, subgraph names): graph payloads the 0.4.3 traces lack.
+TLPARSE_UPSTREAM = SHARED / "traces" / "tlparse-upstream"
 TLPARSE_VERSION = "0.4.3"
 CORPUS = REPO / "corpus" / "traces"
 

@@ -1,8 +1,10 @@
 """Every FX graph payload of the corpus and of tlparse's public traces parses (issue 23, point 1).
 
-A graph payload is any payload holding a `class ...(torch.nn.Module):` block. Printing variants
-met and handled (counted on 2026-11-26: 1,723 graphs, 1,213 in the corpus and 510 in
-tlparse's traces, of 24 event/artifact kinds):
+A graph payload is any payload holding a `class ...(torch.nn.Module):` block, of the corpus, of
+tlparse's traces and of tlparse's upstream test logs. Printing variants met and handled (counted
+on 2026-11-26: 1,723 graphs, 1,213 in the corpus and 510 in tlparse's traces, of 24
+event/artifact kinds; each form's count of distinct payloads per root: docs/FORMAT.md section 18,
+"Printing variants found and handled", by tools/graph_variants.py):
 
 * dynamo output graphs and pre-grad graphs: inputs on one line, `l_x_ = L_x_` aliases,
   `# File: ...` comments, a trailing ` # graph id: ...` line (before/after_pre_grad_graph);
@@ -26,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, TLPARSE_TRACES, all_nodes, assignment_lines, unresolved
+from helpers import CORPUS, TLPARSE_TRACES, TLPARSE_UPSTREAM, all_nodes, assignment_lines, unresolved
 
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
@@ -34,9 +36,9 @@ from tlscope.read.reader import LogReader
 
 
 def graph_payloads() -> Iterator[tuple[str, str]]:
-    roots = [CORPUS] + ([TLPARSE_TRACES] if TLPARSE_TRACES.is_dir() else [])
+    roots = [CORPUS] + [root for root in (TLPARSE_TRACES, TLPARSE_UPSTREAM) if root.is_dir()]
     for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "LICENSE"):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name not in ("LICENSE", "README.md")):
             for record in LogReader(Path(path)):
                 if record.payload is not None and b"torch.nn.Module):" in record.payload:
                     name = record.metadata.get("name") if record.key == "artifact" else None

@@ -213,6 +213,10 @@ def _operator(value: ast.expr) -> str:
     return type(value).__name__
 
 
+#: Names FX prints for a constant value, which are no input or node: `x[(Ellipsis, slice(None, 2))]`
+#: (vLLM's graphs, tlparse's upstream traces), `float('inf')` printed as `inf`.
+_VALUE_NAMES = frozenset({"Ellipsis", "inf", "nan"})
+
 #: Roots of dotted callees that name a module, not a node (`torch.ops...`, `operator.getitem`).
 _MODULE_ROOTS = frozenset({"torch", "operator", "math", "builtins", "fx_pytree", "pytree", "_operator"})
 
@@ -241,7 +245,8 @@ def _references(value: ast.expr) -> list[str]:
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Name):
-            found.append((node.lineno, node.col_offset, node.id))
+            if node.id not in _VALUE_NAMES:
+                found.append((node.lineno, node.col_offset, node.id))
         elif isinstance(node, ast.Call):
             if _is_method(node.func):
                 stack.append(node.func)
@@ -353,7 +358,7 @@ _WORD = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(\s*(?:\(|\.|=(?!=))?)")
 _STRING = re.compile(r"'[^'\\]*'|\"[^\"\\]*\"")
 _PARAM = re.compile(r'([A-Za-z_]\w*)\s*(?::\s*"([^"]*)")?\s*(?:,|$)')
 _PARAMS = re.compile(r'\s*self\s*(?:,\s*[A-Za-z_]\w*\s*(?::\s*"[^"]*")?\s*)*,?\s*')
-_CONSTANTS = frozenset({"None", "True", "False"})
+_CONSTANTS = frozenset({"None", "True", "False"}) | _VALUE_NAMES
 _ANNOTATION_ONLY = re.compile(r'[A-Za-z_]\w*\s*:\s*"[^"]*"\s*(?:#.*)?')
 
 
