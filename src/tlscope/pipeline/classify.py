@@ -11,8 +11,9 @@ that parse (`sniff=True`); the others need to know only whether PATH is already 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from tlscope.format.folder import is_output_folder
 from tlscope.read.inputs import candidate_logs, discover
@@ -30,8 +31,7 @@ class InputKind(enum.Enum):
     MISSING = "missing"
 
 
-@dataclass(frozen=True)
-class Input:
+class Input(msgspec.Struct, frozen=True):  # a Struct, not a dataclass: see format/layout.py's probes
     kind: InputKind
     #: The argument as given (a URL stays a string).
     source: str

@@ -18,7 +18,6 @@ the path and the cause in one line.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import shutil
@@ -206,6 +205,8 @@ def _exchange(a: Path, b: Path) -> bool:
     """Swap two folders in one atomic step (Linux renameat2); False where that is not available."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: only a run replacing an existing OUT swaps folders (~1 ms of imports)
+
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):

@@ -14,7 +14,6 @@ one; for an even count the lower middle (index `(n - 1) // 2`). Null when no ran
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 
 import msgspec
@@ -48,6 +47,8 @@ class Stragglers(msgspec.Struct, kw_only=True):
 
 def find_stragglers(times: Sequence[tuple[int, float]]) -> Stragglers:
     """(rank, compile time in s) of every parsed rank → the stragglers by the module's rule."""
+    import statistics  # here: it imports random, fractions... (~3 ms), which one log's parse never calls
+
     median = round(statistics.median(t for _, t in times), 6) if times else 0.0
     found = [
         Straggler(
