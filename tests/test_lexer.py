@@ -13,7 +13,7 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
 from tlscope.read.reader import LogReader
 from tlscope.write.report.highlight import render_code
-from tlscope.write.report.lexer import LeanPythonLexer
+from tlscope.write.report.pygments_lexer import LeanPythonLexer
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 _LEXER = LeanPythonLexer(stripnl=False, ensurenl=False)

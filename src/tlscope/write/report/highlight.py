@@ -25,7 +25,6 @@ from tlscope.write.report.lexer import (
     _NAMESPACE,
     _NEXT_NAME,
     _SIMPLE,
-    LeanPythonLexer,
     _name_type,
     _number_type,
     _string_tokens,
@@ -84,14 +83,15 @@ def _name_span(name: str) -> str:
     return span
 
 
-_lexer = LeanPythonLexer(stripnl=False, ensurenl=False)
 _formatter = SpanFormatter(nowrap=True, style=_STYLE)
 
 
 def reference_spans(code: str) -> str:
     """The markup through Pygments (`highlight` with the lean lexer and SpanFormatter): what
     `spans` makes in one loop, kept as its definition (tests compare the two)."""
-    return str(highlight(code, _lexer, _formatter))
+    from tlscope.write.report.pygments_lexer import LeanPythonLexer  # here: see its module doc
+
+    return str(highlight(code, LeanPythonLexer(stripnl=False, ensurenl=False), _formatter))
 
 
 #: Kinds of lexer match whose text can hold a character HTML escapes, or a newline.

@@ -1,11 +1,12 @@
-"""A lean Pygments lexer for inductor output code: one regex scan instead of Pygments' state machine.
+"""A lean lexer for inductor output code: one regex scan instead of Pygments' state machine.
 
 Why not `pygments.lexers.PythonLexer`: it tries up to thirty rules at every position and costs
 about 4 microseconds a token; on a real 130 MB trace with 7.8 MB of distinct output code that is
 4.0 s of lexing, more than the rest of the report. This lexer makes one pass with a single
 compiled alternation (the regex engine does the work in C) and classifies names with set
 lookups: 0.75 s on the same code. It emits Pygments token types, so Pygments' HtmlFormatter and
-styles render it exactly like any other lexer's output.
+styles render it exactly like any other lexer's output (pygments_lexer.py wraps it as a Pygments
+`Lexer`, the reference path; highlight.py's `spans` walks the scan itself).
 
 What it tells apart (enough for generated code): comments, strings with their prefixes, numbers
 (integer, float, hex), keywords, word operators, constants, builtins, `self`/`cls`, decorators,
@@ -23,7 +24,6 @@ import keyword
 import re
 from collections.abc import Iterator
 
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from pygments.token import (  # type: ignore[import-untyped]
     Comment,
     Keyword,
@@ -111,41 +111,3 @@ def _string_tokens(start: int, value: str, prefix: str) -> Iterator[tuple[int, _
         yield start, String.Affix, prefix
     body = value[len(prefix) :]
     yield start + len(prefix), String.Double if body[:1] == '"' else String.Single, body
-
-
-class LeanPythonLexer(Lexer):  # type: ignore[misc]
-    """Python for reading, fast: see the module docstring for what it distinguishes."""
-
-    name = "Python (lean)"
-
-    def get_tokens_unprocessed(self, text: str) -> Iterator[tuple[int, _TokenType, str]]:
-        # The name after def/class/import/from, carried across whitespace and (for dotted
-        # imports) dots; any other token ends it.
-        pending: _TokenType | None = None
-        for match in _MASTER.finditer(text):
-            kind = match.lastgroup
-            value = match.group()
-            start = match.start()
-            if kind == "name":
-                if pending is not None and value not in _KEYWORDS and value not in _NAMESPACE:
-                    yield start, pending, value
-                    if pending is not Name.Namespace:
-                        pending = None
-                    continue
-                token = _name_type(value)
-                pending = _NEXT_NAME.get(value)
-                yield start, token, value
-            elif kind == "tstr":
-                pending = None
-                yield from _string_tokens(start, value, match.group("tpre"))
-            elif kind == "str":
-                pending = None
-                yield from _string_tokens(start, value, match.group("pre"))
-            elif kind == "num":
-                pending = None
-                yield start, _number_type(value), value
-            else:
-                assert kind is not None
-                if kind != "ws" and not (kind == "punct" and value.strip() == "." and pending is Name.Namespace):
-                    pending = None
-                yield start, _SIMPLE[kind], value
