@@ -7,6 +7,8 @@ read the same objects. FORMAT.md section "compiles.json" documents every field.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from tlscope.format.logsize import LogSize
@@ -488,9 +490,13 @@ class CompilesFile(msgspec.Struct, kw_only=True):
 
 
 class Answers(msgspec.Struct, kw_only=True):
-    """compiles.json's and log_size.json's data in memory, for sinks that finish after them (the report)."""
+    """compiles.json's and log_size.json's data, for sinks that finish after them (the report).
 
-    compiles: list[CompileEntry]
+    After a parse, `compiles` is read back from the written compiles.json as it is iterated
+    (write/answers_sink.py's `WrittenCompiles`, valid until the output folder is committed);
+    `summary` and `tlscope.load` hold a list."""
+
+    compiles: Sequence[CompileEntry]
     graph_breaks: list[DistinctGraphBreak]
     log_size: LogSize
     symbols: list[Symbol] = []

@@ -5,21 +5,30 @@ pipeline/single.py feeds each record with the raw.jsonl line the format writer j
 shows); `finish` also writes the two files and returns the data, which the pipeline hands to
 the sinks that show it (the report). The folds are analyse/'s; this module only writes their
 results.
+
+Memory stays flat with the log's size (issue 21): the compile fold hands the frames the log has
+moved past to `SpilledFrames`, a temporary file (analyse/fold/framestore.py says when), and
+`finish` writes compiles.json's entries a frame at a time, as they are made; the answers it
+returns read them back from the written file (`WrittenCompiles`) when a sink iterates them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, overload
 
 import msgspec
 
 from tlscope.analyse.fold.compile_fold import CompileFold
-from tlscope.analyse.fold.compileresult import entries
-from tlscope.analyse.fold.graphbreaks import distinct_graph_breaks
+from tlscope.analyse.fold.compileresult import frame_entries
+from tlscope.analyse.fold.framestore import Frame, FrameState
+from tlscope.analyse.fold.graphbreaks import BreakGroups
 from tlscope.analyse.fold.shapes import input_shapes
 from tlscope.analyse.fold.usercode import UserCode
+from tlscope.analyse.fxgraph.model import TensorMeta
 from tlscope.analyse.logsize_fold import LogSizeFold
 from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
@@ -30,6 +39,63 @@ from tlscope.read.reader import LogReader
 from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder()
+_ENTRY = msgspec.json.Decoder(CompileEntry)
+
+
+class SpilledFrames:
+    """The compile fold's FrameStore in an anonymous temporary file: each frame the log moved past
+    pickled there (this process's own data, read back by it alone), its span kept in memory."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._at: dict[Frame, tuple[int, int]] = {}
+        self._end = 0
+
+    def put(self, frame: Frame, state: FrameState) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the end)
+        data = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        self._file.seek(self._end)
+        self._file.write(data)
+        # A frame stored again leaves its older copy behind, unread: the file only grows on disk.
+        self._at[frame] = (self._end, len(data))
+        self._end += len(data)
+
+    def take(self, frame: Frame) -> FrameState | None:
+        found = self.peek(frame)
+        self._at.pop(frame, None)
+        return found
+
+    def peek(self, frame: Frame) -> FrameState | None:
+        at = self._at.get(frame)
+        if at is None or self._file is None:
+            return None
+        self._file.seek(at[0])
+        state: FrameState = pickle.loads(self._file.read(at[1]))
+        return state
+
+    def frames(self) -> Iterator[Frame]:
+        return iter(list(self._at))
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._at.clear()
+
+
+class _Gathered:
+    """What compiles.json holds after its entries, gathered from each frame's entries in turn."""
+
+    def __init__(self) -> None:
+        self.breaks = BreakGroups()
+        self.shapes: list[FrameShapes] = []
+        self._metas: dict[str, TensorMeta] = {}
+
+    def add(self, found: list[CompileEntry]) -> None:
+        for entry in found:
+            self.breaks.add(entry)
+        self.shapes.extend(input_shapes(found, self._metas))
 
 
 class AnswersSink:
@@ -37,10 +103,12 @@ class AnswersSink:
 
     def __init__(self, problems: Problems, log: Path, user: UserCode | None = None) -> None:
         self._log = log
+        self._store = SpilledFrames()
         self.compiles = CompileFold(
             lambda line, message: problems.add(ProblemKind.BAD_PAYLOAD_JSON, line, message, str(log)),
             lambda line, message: problems.note(NoteKind.RECOMPILE_REASONS_TEXT, line, message, str(log)),
             user,
+            self._store,
         )
         self.size = LogSizeFold()
 
@@ -49,12 +117,20 @@ class AnswersSink:
         self.compiles.feed(record, raw_line)
         self.size.feed(record)
 
+    def abort(self) -> None:
+        self._store.close()
+
     def result(self, reader: LogReader) -> Answers:
-        """The answers of the pass `reader` read (it is over)."""
-        found = entries(self.compiles)
-        breaks = distinct_graph_breaks(found)
-        symbols = self.compiles.symbols.result()
-        shapes = input_shapes(found)
+        """The answers of the pass `reader` read (it is over), all in memory."""
+        gathered = _Gathered()
+        found: list[CompileEntry] = []
+        for frame in frame_entries(self.compiles):
+            gathered.add(frame)
+            found.extend(frame)
+        self._store.close()
+        return self._answers(found, gathered, reader)
+
+    def _answers(self, found: Sequence[CompileEntry], gathered: _Gathered, reader: LogReader) -> Answers:
         source = reader.source
         size = self.size.result(
             path=str(self._log),
@@ -64,15 +140,64 @@ class AnswersSink:
             compressed=bool(source and source.compressed),
             version=(FORMAT_VERSION, FORMAT_MINOR),
         )
-        return Answers(compiles=found, graph_breaks=breaks, log_size=size, symbols=symbols, input_shapes=shapes)
+        return Answers(
+            compiles=found,
+            graph_breaks=gathered.breaks.result(),
+            log_size=size,
+            symbols=self.compiles.symbols.result(),
+            input_shapes=gathered.shapes,
+        )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
-        """Write compiles.json and log_size.json into `out`; the answers, for the sinks that show them."""
-        answers = self.result(reader)
-        with out.path("compiles.json").open("wb") as f:
-            write_compiles(f, answers.compiles, answers.graph_breaks, answers.symbols, answers.input_shapes)
+        """Write compiles.json (its entries a frame at a time, as they are made) and log_size.json
+        into `out`; the answers, for the sinks that show them, read the entries back from the file."""
+        path = out.path("compiles.json")
+        gathered = _Gathered()
+        spans: list[tuple[int, int]] = []
+        with path.open("wb") as f:
+            write_head(f)
+            for frame in frame_entries(self.compiles):
+                gathered.add(frame)
+                for entry in frame:
+                    spans.append(write_entry(f, entry, first=not spans))
+            self._store.close()
+            answers = self._answers(WrittenCompiles(path, spans), gathered, reader)
+            write_tail(f, answers.graph_breaks, answers.symbols, answers.input_shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
         return answers
+
+
+class WrittenCompiles(Sequence[CompileEntry]):
+    """compiles.json's entries, decoded from the file each time they are read (one at a time):
+    the answers' sinks read them once or twice, and a big log's would not all fit in memory."""
+
+    def __init__(self, path: Path, spans: list[tuple[int, int]]) -> None:
+        self._path = path
+        #: Each entry's (offset, length) in the file.
+        self._spans = spans
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> CompileEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CompileEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> CompileEntry | Sequence[CompileEntry]:
+        if isinstance(index, slice):
+            return WrittenCompiles(self._path, self._spans[index])
+        offset, length = self._spans[index]
+        with self._path.open("rb") as f:
+            f.seek(offset)
+            return _ENTRY.decode(f.read(length))
+
+    def __iter__(self) -> Iterator[CompileEntry]:
+        with self._path.open("rb") as f:
+            for offset, length in self._spans:
+                f.seek(offset)
+                yield _ENTRY.decode(f.read(length))
 
 
 def write_compiles(
@@ -84,14 +209,34 @@ def write_compiles(
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols and the input shapes, one item a line too."""
+    write_head(f)
+    for i, entry in enumerate(compiles):
+        write_entry(f, entry, first=i == 0)
+    write_tail(f, breaks, symbols, shapes)
+
+
+def write_head(f: IO[bytes]) -> None:
+    """compiles.json up to its first entry."""
     head = CompilesFile(
         format_version=FORMAT_VERSION, format_minor=FORMAT_MINOR, statuses=STATUSES, compiles=[], graph_breaks=[]
     )
     f.write(_ENCODER.encode(head)[:-1].replace(b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[]', b""))
     f.write(b',"compiles":[')
-    for i, entry in enumerate(compiles):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(entry))
+
+
+def write_entry(f: IO[bytes], entry: CompileEntry, *, first: bool) -> tuple[int, int]:
+    """One compile entry, on its own line; its (offset, length) in the file."""
+    f.write(b"\n" if first else b",\n")
+    data = _ENCODER.encode(entry)
+    offset = f.tell()
+    f.write(data)
+    return offset, len(data)
+
+
+def write_tail(
+    f: IO[bytes], breaks: Sequence[DistinctGraphBreak], symbols: Sequence[Symbol], shapes: Sequence[FrameShapes]
+) -> None:
+    """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
         f.write(b"\n" if i == 0 else b",\n")

@@ -3,7 +3,8 @@
 `CompileFold.feed(record, raw_line)` takes every Record in log order (with the raw.jsonl line the
 format writer gave it, if any); `entries()` returns one `CompileEntry` per compile id. Everything
 is derived from typed events; payloads are read while their record passes (graph break reasons,
-recompile reasons, cache keys, graph signatures) and never kept.
+recompile reasons, cache keys, graph signatures) and never kept. The per-compile state is kept per
+frame, and the frames the log has moved past go to a store (analyse/fold/framestore.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import msgspec
 
 from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
+from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
@@ -83,18 +85,21 @@ class CompileFold:
     """Folds a log's records into per-compile facts; see `entries()` (analyse/fold/compileresult.py)."""
 
     def __init__(
-        self, problem: ProblemSink = _ignore, note: ProblemSink = _ignore, user: UserCode | None = None
+        self,
+        problem: ProblemSink = _ignore,
+        note: ProblemSink = _ignore,
+        user: UserCode | None = None,
+        store: FrameStore | None = None,
     ) -> None:
-        self.accs: dict[CompileId, CompileAcc] = {}
+        #: Each frame's compile accumulators, chromium spans (`times`) and, per frame compile
+        #: (attempt left out), the Python values its failed guards are about (`wanted`), looked
+        #: for in its later guards and symbols (recompile_reasons comes first in a compile).
+        self.frames = LiveFrames(store or HeldFrames())
         #: What counts as the user's own code: breaks, guards and failures are attributed to it.
         self.user = user or UserCode()
-        self.times: dict[CompileId, FrameTime] = {}
         self._problem = problem
         #: Known torch quirks (model/problems.py NoteKind): said, never counted as problems.
         self._note = note
-        #: Per frame compile (attempt left out): the Python values its failed guards are about,
-        #: looked for in its later guards and symbols (recompile_reasons comes first in a compile).
-        self._wanted: dict[CompileId, set[Wanted]] = {}
         #: Where each dynamic dimension comes from (compiles.json `symbols`).
         self.symbols = SymbolFold(self.user)
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
@@ -110,9 +115,10 @@ class CompileFold:
         if record.key == "str" or record.compile_id is None:
             return
         cid = record.compile_id.normalised()
-        acc = self.accs.get(cid)
+        state = self.frames.state(frame_of_id(cid))
+        acc = state.accs.get(cid)
         if acc is None:
-            acc = self.accs[cid] = CompileAcc(cid)
+            acc = state.accs[cid] = CompileAcc(cid)
         acc.count(record, raw_line)
         event = record.event
         if record.key == "chromium_event":
@@ -135,6 +141,19 @@ class CompileFold:
         else:
             self._payload_event(acc, record, raw_line)
 
+    @property
+    def accs(self) -> dict[CompileId, CompileAcc]:
+        """Every compile id's accumulator, the stored frames' read back (tests; a small log's)."""
+        found: dict[CompileId, CompileAcc] = {}
+        for frame in sorted({*self.frames.store.frames(), *self.frames.live_frames()}, key=frame_order):
+            state = self.frames.peek(frame)
+            found.update(state.accs if state is not None else {})
+        return found
+
+    def _wanted(self, acc: CompileAcc) -> dict[CompileId, set[Wanted]]:
+        """The values wanted per frame compile of `acc`'s frame (being fed, so live)."""
+        return self.frames.state(frame_of_id(acc.cid)).wanted
+
     def _payload_event(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
         if record.key in GRAPH_KEYS:
             acc.graphs.append(self._graph(record, record.key, raw_line))
@@ -142,7 +161,7 @@ class CompileFold:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
             acc.guards = payload_ref(record, record.key, raw_line)
-            wanted = self._wanted.get(_frame(acc.cid))
+            wanted = self._wanted(acc).get(_frame(acc.cid))
             if wanted and record.payload is not None:
                 acc.call_values.update(guard_values(guard_codes(record.key, record.payload), wanted))
 
@@ -151,7 +170,7 @@ class CompileFold:
         if event.source is None or event.val is None:
             return
         want = ("value", value_key(event.source))
-        if want in self._wanted.get(_frame(acc.cid), ()):
+        if want in self._wanted(acc).get(_frame(acc.cid), ()):
             acc.call_values.setdefault(want, (event.source, event.val))
 
     def _chromium(self, record: Record) -> None:
@@ -161,7 +180,7 @@ class CompileFold:
             return  # the format writer counts it (bad_payload_json)
         key = frame_key(event.args.compile_id if event.args is not None else None)
         if key is not None:
-            self.times.setdefault(key, FrameTime()).feed(event)
+            self.frames.state(frame_of_id(key)).times.setdefault(key, FrameTime()).feed(event)
 
     def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
         frames = drop_convert_frame_suffix(resolve_stack(event.stack, record))
@@ -231,7 +250,7 @@ class CompileFold:
         acc.guard_failures = [guard_failure(text, self.user) for text in texts]
         wanted = {w for w in map(wanted_of, acc.guard_failures) if w is not None}
         if wanted:
-            self._wanted.setdefault(_frame(acc.cid), set()).update(wanted)
+            self._wanted(acc).setdefault(_frame(acc.cid), set()).update(wanted)
 
     def _cache(self, record: Record, cache: str, outcome: str, ref: PayloadRef) -> CacheOutcome:
         found = CacheOutcome(cache=cache, outcome=outcome, event=ref)

@@ -3,16 +3,21 @@
 Attempts of one frame compile (`[0/1]`, `[0/1_1]`, ...) are separate compile ids. Facts of the
 frame compile as a whole (its time and phases, and why it is a recompile) are put on its last
 attempt, the one holding compilation_metrics; its inputs and stack are on every attempt.
+
+Entries are made one frame at a time (`frame_entries`, analyse/fold/framestore.py), frames in
+manifest order: what an entry combines is its own frame's, so a frame's entries can be written
+and forgotten before the next frame's are made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
 from tlscope.analyse.fold.fixes import attach_fixes
+from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.recommend import recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
@@ -22,6 +27,7 @@ from tlscope.format.compiles import (
     InputChange,
     Recompile,
     SourceLocation,
+    Symbol,
     TensorInput,
     Timing,
 )
@@ -62,22 +68,36 @@ def _captured(acc: CompileAcc) -> bool:
     return any(g.kind == "dynamo_output_graph" for g in acc.graphs)
 
 
-class _Frames:
-    """The attempts of each frame compile, and the facts they share."""
+def _attempts(state: FrameState) -> dict[CompileId, list[CompileAcc]]:
+    """A frame's attempts of each frame compile, in attempt order."""
+    attempts: dict[CompileId, list[CompileAcc]] = {}
+    for acc in state.accs.values():
+        if acc.cid.frame_compile_id is not None:
+            attempts.setdefault(frame_of(acc.cid), []).append(acc)
+    for accs in attempts.values():
+        accs.sort(key=lambda a: a.cid.attempt or 0)
+    return attempts
 
-    def __init__(self, fold: CompileFold) -> None:
+
+class _Frames:
+    """The attempts of each frame compile of one frame (`state`), and the facts they share."""
+
+    def __init__(self, fold: CompileFold, frame: Frame, state: FrameState) -> None:
         self.fold = fold
-        self.attempts: dict[CompileId, list[CompileAcc]] = {}
-        for acc in fold.accs.values():
-            if acc.cid.frame_compile_id is not None:
-                self.attempts.setdefault(frame_of(acc.cid), []).append(acc)
-        for accs in self.attempts.values():
-            accs.sort(key=lambda a: a.cid.attempt or 0)
-        #: The first compiled function seen per (compiled-autograd id, frame id): one code object.
-        self.functions: dict[tuple[int | None, int | None], SourceLocation] = {}
-        for acc in fold.accs.values():
-            if acc.function is not None and acc.cid.frame_id is not None:
-                self.functions.setdefault((acc.cid.compiled_autograd_id, acc.cid.frame_id), acc.function)
+        self.frame = frame
+        self.times = state.times
+        self.attempts = _attempts(state)
+        #: The first compiled function seen in the frame (one code object), by first record.
+        self.function = next((a.function for a in state.accs.values() if a.function is not None), None)
+
+    def _attempts_of(self, frame: CompileId) -> list[CompileAcc]:
+        """A frame compile's attempts; another frame's (a cache entry of another frame id, which
+        torch does not log) are looked up in the fold's store."""
+        found = self.attempts.get(frame)
+        if found is not None or frame_of_id(frame) == self.frame:
+            return found or []
+        other = self.fold.frames.peek(frame_of_id(frame))
+        return _attempts(other).get(frame, []) if other is not None else []
 
     def holder(self, acc: CompileAcc) -> bool:
         """Whether `acc` carries its frame compile's time and recompile facts."""
@@ -95,7 +115,7 @@ class _Frames:
         """The frame's tensor inputs (first description wins), with dynamic dims from Dynamo's graph."""
         merged: dict[str, TensorInput] = {}
         graph_types: dict[str, str | None] = {}
-        for acc in self.attempts.get(frame, ()):
+        for acc in self._attempts_of(frame):
             for source, tensor in acc.inputs.items():
                 merged.setdefault(source, tensor)
             for graph in acc.graphs:
@@ -106,7 +126,7 @@ class _Frames:
         return list(merged.values())
 
     def timing(self, acc: CompileAcc) -> Timing | None:
-        frame_time = self.fold.times.get(frame_of(acc.cid))
+        frame_time = self.times.get(frame_of(acc.cid))
         found = frame_time.timing() if frame_time is not None else None
         if found is None and acc.metrics is not None and acc.metrics.entire_frame_compile_time_s is not None:
             found = Timing(duration_s=acc.metrics.entire_frame_compile_time_s, source="compilation_metrics")
@@ -187,16 +207,38 @@ def _text(value: object) -> str | None:
 def entries(fold: CompileFold) -> list[CompileEntry]:
     """One entry per compile id, in manifest order (`[-/-]` first), each recompile caused by a
     size with its `fix` (analyse/fold/fixes.py; `fold.symbols` gets the recompiles they failed)."""
-    frames = _Frames(fold)
-    found = [_entry(acc, frames) for acc in sorted(fold.accs.values(), key=lambda a: compile_id_order(a.cid))]
-    attach_fixes(found, fold.symbols.result(), fold.symbols.guard_frames)
-    return found
+    return [entry for found in frame_entries(fold) for entry in found]
+
+
+def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
+    """`entries`, one frame's at a time (frames in manifest order); the fold is over (each frame
+    goes to its store after its turn)."""
+    symbols: dict[str, list[Symbol]] = {}
+    for symbol in fold.symbols.result():
+        if symbol.compile_id is not None:
+            symbols.setdefault(_frame_text(symbol.compile_id), []).append(symbol)
+    guards = fold.symbols.guard_frames
+    for frame, state in fold.frames.in_order():
+        frames = _Frames(fold, frame, state)
+        found = [_entry(acc, frames) for acc in sorted(state.accs.values(), key=lambda a: compile_id_order(a.cid))]
+        # A fix reads the symbols and compiles of its own frame only (fixes.py's _Frame, by text).
+        texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
+        attach_fixes(found, [s for text in texts for s in symbols.pop(text, ())], guards)
+        yield found
+    # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).
+    left = [s for group in symbols.values() for s in group]
+    attach_fixes([], left + [s for s in fold.symbols.result() if s.compile_id is None], guards)
+
+
+def _frame_text(display: str) -> str:
+    """The frame part of a compile id's display (`[0/1_2]` -> `[0`), as fixes.py groups them."""
+    return display.rsplit("/", 1)[0]
 
 
 def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     restarted_as = frames.next_attempt(acc) if acc.cid.frame_compile_id is not None else None
     holder = frames.holder(acc)
-    frame_time = frames.fold.times.get(frame_of(acc.cid)) if holder else None
+    frame_time = frames.times.get(frame_of(acc.cid)) if holder else None
     frame = frame_of(acc.cid)
     attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
     stack = acc.stack or _shared_stack(acc, frames)
@@ -250,7 +292,7 @@ def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
     failed early, e.g. at the recompile limit, logs neither its code object nor its stack)."""
     found = next((a.function for a in frames.attempts.get(frame_of(acc.cid), ()) if a.function is not None), None)
     if found is None and acc.cid.frame_id is not None:
-        found = frames.functions.get((acc.cid.compiled_autograd_id, acc.cid.frame_id))
+        found = frames.function
     return found
 
 

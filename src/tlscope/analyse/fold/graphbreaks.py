@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import msgspec
 
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
 #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
@@ -137,23 +137,47 @@ def _user_traceback(lines: list[str]) -> list[SourceLocation]:
 
 def distinct_graph_breaks(entries: Iterable[CompileEntry]) -> list[DistinctGraphBreak]:
     """Breaks grouped by (reason headline, user file, user line); most frequent first, then first seen."""
-    breaks = sorted(
-        ((gb, entry.id) for entry in entries for gb in entry.graph_breaks), key=lambda pair: pair[0].event.log_line
-    )
-    groups: dict[tuple[str, str | None, int | None], DistinctGraphBreak] = {}
-    for gb, cid in breaks:
-        key = (gb.reason, gb.user_frame.file, gb.user_frame.line)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = DistinctGraphBreak(
-                reason=gb.reason,
-                user_frame=gb.user_frame,
-                stopped_at=gb.stopped_at,
-                count=0,
-                compile_ids=[],
-                hints=gb.hints,
-                docs_url=gb.docs_url,
+    groups = BreakGroups()
+    for entry in entries:
+        groups.add(entry)
+    return groups.result()
+
+
+_Key = tuple[str, str | None, int | None]
+
+
+class BreakGroups:
+    """`distinct_graph_breaks` folded one entry at a time, entries in any order (compiles.json's
+    are written a frame at a time): a group keeps its first break by log line, and its compile ids
+    by log line; the result is the same whatever the order entries came in."""
+
+    def __init__(self) -> None:
+        #: Per group: (log line of its first break, that break) and its (log line, compile id)s.
+        self._first: dict[_Key, tuple[int, GraphBreak]] = {}
+        self._ids: dict[_Key, list[tuple[int, str]]] = {}
+
+    def add(self, entry: CompileEntry) -> None:
+        for gb in entry.graph_breaks:
+            key = (gb.reason, gb.user_frame.file, gb.user_frame.line)
+            line = gb.event.log_line
+            first = self._first.get(key)
+            if first is None or line < first[0]:
+                self._first[key] = (line, gb)
+            self._ids.setdefault(key, []).append((line, entry.id))
+
+    def result(self) -> list[DistinctGraphBreak]:
+        groups = []
+        for key, (_, gb) in sorted(self._first.items(), key=lambda item: item[1][0]):
+            ids = sorted(self._ids[key], key=lambda pair: pair[0])
+            groups.append(
+                DistinctGraphBreak(
+                    reason=gb.reason,
+                    user_frame=gb.user_frame,
+                    stopped_at=gb.stopped_at,
+                    count=len(ids),
+                    compile_ids=[cid for _, cid in ids],
+                    hints=gb.hints,
+                    docs_url=gb.docs_url,
+                )
             )
-        group.count += 1
-        group.compile_ids.append(cid)
-    return sorted(groups.values(), key=lambda g: -g.count)
+        return sorted(groups, key=lambda g: -g.count)

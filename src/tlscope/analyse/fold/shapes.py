@@ -25,16 +25,19 @@ def _frame_key(entry: CompileEntry) -> str:
     return entry.frame_compile.rsplit("/", 1)[0]
 
 
-def input_shapes(compiles: Sequence[CompileEntry]) -> list[FrameShapes]:
-    """One table per frame with more than one frame compile, in compile order."""
+def input_shapes(compiles: Sequence[CompileEntry], metas: dict[str, TensorMeta] | None = None) -> list[FrameShapes]:
+    """One table per frame with more than one frame compile, in compile order (a frame's tables
+    do not depend on other frames': called once per frame, with the same `metas`, gives the same).
+
+    `metas`: each distinct annotation read once, its shape and stride lists shared by the cells
+    that print it (never changed): a long job repeats the same few annotations in every compile.
+    """
     frames: dict[str, list[CompileEntry]] = {}
     for entry in compiles:
         if entry.status != "outside":
             frames.setdefault(_frame_key(entry), []).append(entry)
     found = []
-    # Each distinct annotation read once, its shape and stride lists shared by the cells that
-    # print it (never changed): a long job repeats the same few annotations in every compile.
-    metas: dict[str, TensorMeta] = {}
+    metas = {} if metas is None else metas
     for entries in frames.values():
         if len({e.frame_compile for e in entries}) < 2:
             continue

@@ -6,6 +6,8 @@ compile-time flame graph). All of it is compiles.json's and log_size.json's data
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import msgspec
 
 from tlscope.analyse.flame import flame_tree
@@ -67,7 +69,7 @@ def sections(answers: Answers, source_url: str = "", source_root: str = "") -> d
         "answers_recovered": [e.id for e in answers.compiles if e.status != "failed" and _failed_records(e)],
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
-        "answers_recompiles": [e for e in answers.compiles if e.recompile is not None],
+        "answers_recompiles": _Recompiles(answers.compiles),
         "answers_size": size,
         "answers_size_keys": list(size.by_event_key.items())[:TOP],
         "answers_size_ids": list(size.by_compile_id.items())[:TOP],
@@ -80,7 +82,23 @@ def _failed_records(entry: CompileEntry) -> int:
     return sum(r.status == "failed" for r in entry.metrics_records)
 
 
-def _statuses(compiles: list[CompileEntry]) -> list[tuple[str, int, str]]:
+class _Recompiles:
+    """The entries with a `recompile`, read from the answers as the template iterates them (a big
+    log's do not all fit in memory: after a parse they are decoded one at a time from
+    compiles.json); true when there is one."""
+
+    def __init__(self, compiles: Sequence[CompileEntry]) -> None:
+        self._compiles = compiles
+        self._any = any(e.recompile is not None for e in compiles)
+
+    def __bool__(self) -> bool:
+        return self._any
+
+    def __iter__(self) -> Iterator[CompileEntry]:
+        return (e for e in self._compiles if e.recompile is not None)
+
+
+def _statuses(compiles: Sequence[CompileEntry]) -> list[tuple[str, int, str]]:
     """(status, count, words) for the index's statuses line, most frequent first."""
     counts: dict[str, int] = {}
     for entry in compiles:
