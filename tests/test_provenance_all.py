@@ -156,3 +156,34 @@ def test_streamed_file_is_the_whole_documents_encoding(tmp_path: Path) -> None:
     whole = msgspec.json.decode(written, type=ProvenanceFile)
     assert len(whole.compilations) == 2
     assert msgspec.json.encode(whole) == written
+
+
+def test_compilations_logged_again_get_the_same_links(
+    tlparse_traces: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log holding the same compilations twice (a long job, a scaled trace): the second ones'
+    links come from the store's memo of links by texts, and equal the links of their own texts."""
+    from tlscope.analyse.provenance import links
+    from tlscope.write import provenance_store
+
+    computed: list[str] = []
+
+    def counted(nodes: str, pre: str, post: str, code: str, language: str) -> Any:
+        computed.append(nodes)
+        return links(nodes, pre, post, code, language)
+
+    monkeypatch.setattr(provenance_store, "links", counted)
+    log = _shared_log(tlparse_traces, "jit")
+    twice = tmp_path / "twice.log"
+    twice.write_bytes(log.read_bytes() * 2)
+    out = tmp_path / "out"
+    entries = _parse(twice, out)["compilations"]
+    assert len(entries) == 2 * len(_mappings_logged(log))
+    texts = {(e["pre"], e["post"], e["code"], e["node_mappings"]) for e in entries}
+    assert len(computed) == len(texts) < len(entries)  # the compilations met again: from the memo
+    roles = ("pre_to_post", "post_to_pre", "code_to_post", "post_to_code")
+    for entry in entries:
+        read = {k: (out / entry[k]).read_text() for k in ("pre", "post", "code", "node_mappings")}
+        found = links(read["node_mappings"], read["pre"], read["post"], read["code"], entry["code_language"])
+        assert entry["code_to_post"]
+        assert {r: entry[r] for r in roles} == {r: json.loads(msgspec.json.encode(getattr(found, r))) for r in roles}
