@@ -8,6 +8,7 @@ missing (`[-/-]`, folder `-_-_-_-`): that is what tlparse does and what its user
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -96,8 +97,26 @@ _TEXT = re.compile(r"\[?(?:!(?P<ca>\d+)/)?(?P<frame>\d+)/(?P<fcid>\d+)(?:_(?P<at
 
 
 def frame_compile_from_text(text: str | None, *, prefix: bool = False) -> CompileId | None:
-    """The frame compile (attempt left out) `text` names, or starts with when `prefix`; None if not one."""
-    match = (_TEXT.match if prefix else _TEXT.fullmatch)(text or "")
+    """The frame compile (attempt left out) `text` names, or starts with when `prefix`; None if not one.
+
+    A whole text's answer is kept per text: every chromium event names its compile id (twice a
+    phase: its begin and its end), and a log has few distinct ones."""
+    if prefix or text is None or len(text) > 64:  # only short texts are kept (a log's may be huge)
+        return _frame_compile(text, _TEXT.match if prefix else _TEXT.fullmatch)
+    if text in _FRAME_TEXTS:
+        return _FRAME_TEXTS[text]
+    if len(_FRAME_TEXTS) >= _MEMO_MAX:
+        _FRAME_TEXTS.clear()
+    found = _FRAME_TEXTS[text] = _frame_compile(text, _TEXT.fullmatch)
+    return found
+
+
+#: frame_compile_from_text's answers by whole text, bounded as _DISPLAY is.
+_FRAME_TEXTS: dict[str, CompileId | None] = {}
+
+
+def _frame_compile(text: str | None, match_with: Callable[[str], re.Match[str] | None]) -> CompileId | None:
+    match = match_with(text or "")
     if match is None:
         return None
     # Each part is a u32; log text may hold thousands of digits, which int() refuses (ValueError).
