@@ -342,10 +342,10 @@ class FormatWriter(FormatFacts):
         part = self.out.path(_RAW_PART)
         with self.out.path("raw.jsonl").open("wb") as raw, part.open("rb") as events:
             raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
+            stamps = _Stamps(self.clock)
             for line in events:
                 stamp, _, body = line.partition(b"\t")
-                iso = self.clock.iso(_moment_prefix(int(stamp)))
-                raw.write(b'{"timestamp":' + _ENCODER.encode(iso) + b"," + body[1:])
+                raw.write(b'{"timestamp":' + stamps.json(int(stamp)) + b"," + body[1:])
         os.unlink(part)
         self.provenance.write(self.out)
         self._graphs.finish()  # last: the graphs worker ran beside the whole pass
@@ -353,6 +353,24 @@ class FormatWriter(FormatFacts):
     def abort(self) -> None:
         """The run failed or was interrupted: stop the graphs worker now."""
         self._graphs.abort()
+
+
+class _Stamps:
+    """raw.jsonl's `timestamp` of each `_moment` as JSON, the text `clock.iso` gives: what
+    surrounds the microseconds is made once per second of the log, not once per line."""
+
+    def __init__(self, clock: ClockFit) -> None:
+        self._clock = clock
+        self._second = -1
+        self._head = self._tail = b""
+
+    def json(self, moment: int) -> bytes:
+        second, microsecond = divmod(moment, 1_000_000)
+        if second != self._second:
+            text = _ENCODER.encode(self._clock.iso(_moment_prefix(moment)))
+            dot = text.index(b".") + 1  # the date and time hold none; six digits follow it
+            self._second, self._head, self._tail = second, text[:dot], text[dot + 6 :]
+        return self._head + b"%06d" % microsecond + self._tail
 
 
 def problem_summary(problems: Problems) -> ProblemSummary:
