@@ -7,7 +7,7 @@
 // with textContent only.
 
 import { VirtualList, compileIdOf, eventLabel, setTestHook } from '/lib/tlscope.js';
-import { el, messageOf } from './dom.js';
+import { el, messageOf, setText } from './dom.js';
 import { graphEntries, graphRows, metaText, sourceHref, sourceText } from './graphrows.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
@@ -50,6 +50,7 @@ const ROW_ARGS = 12;
  * @property {SourceLink} link
  * @property {VirtualList} list
  * @property {HTMLElement} side
+ * @property {HTMLElement | null} hovered the row under the pointer (its call drawn with links)
  */
 
 /**
@@ -118,8 +119,7 @@ function nameLink(doc, name) {
 }
 
 /**
- * A pooled row's cells, made once and refilled as the list scrolls (a frame makes only the
- * argument links of the rows it shows).
+ * A pooled row's cells, made once and refilled as the list scrolls.
  * @param {Document} doc
  * @returns {HTMLElement}
  */
@@ -132,33 +132,65 @@ function createRow(doc) {
 }
 
 /**
- * @param {GraphState} s
+ * The call as one line of text: `target(a, b, …)`, its first ROW_ARGS arguments (the row's width
+ * holds a few; the side lists every one).
+ * @param {Entry} e
+ */
+function callText(e) {
+  if (e.op === 'input') return e.module !== null ? `input · ${e.module || 'self'}` : 'input';
+  const more = e.args.length > ROW_ARGS ? `, … ${e.args.length - ROW_ARGS} more` : '';
+  return `${e.target}(${e.args.slice(0, ROW_ARGS).join(', ')}${more})`;
+}
+
+/**
+ * The row under the pointer: its call's arguments as links to their definitions, its user line's
+ * full text as a tooltip. Only that row holds them: a screen of rows drawn with an element per
+ * argument cost the scroll 4x the layout of plain text (bench/README.md, session 8), and a
+ * pointer reaches one row at a time.
+ * @param {Document} doc
  * @param {HTMLElement} row
  * @param {Entry} e
  */
-function renderEntry(s, row, e) {
-  const doc = s.doc;
-  if (row.children.length !== 7) row.replaceChildren(...createRow(doc).childNodes);
-  const [line, name, op, meta, call, users, src] = /** @type {HTMLElement[]} */ ([...row.children]);
-  line.textContent = e.line ? String(e.line) : '';
-  name.textContent = e.name;
-  name.dataset.jump = e.name;
-  op.textContent = e.op;
-  meta.textContent = metaText(e.meta);
-  if (e.op === 'input') call.replaceChildren(el(doc, 'span', 'muted', e.module !== null ? `input · ${e.module || 'self'}` : 'input'));
-  else {
-    const parts = [el(doc, 'span', 'g-target', e.target), doc.createTextNode('(')];
-    // The row shows the first arguments (its width holds a few); the side lists every one.
-    e.args.slice(0, ROW_ARGS).forEach((arg, i) => {
-      if (i) parts.push(doc.createTextNode(', '));
-      parts.push(nameLink(doc, arg));
-    });
-    parts.push(doc.createTextNode(e.args.length > ROW_ARGS ? `, … ${e.args.length - ROW_ARGS} more)` : ')'));
-    call.replaceChildren(...parts);
+function linkRow(doc, row, e) {
+  const [call, src] = [row.children[4], row.children[6]];
+  if (e.source) src.setAttribute('title', `${e.source.file}:${e.source.line} in ${e.source.function}: ${e.source.code}`);
+  if (e.op === 'input') return;
+  const parts = [el(doc, 'span', 'g-target', e.target), doc.createTextNode('(')];
+  e.args.slice(0, ROW_ARGS).forEach((arg, i) => {
+    if (i) parts.push(doc.createTextNode(', '));
+    parts.push(nameLink(doc, arg));
+  });
+  parts.push(doc.createTextNode(e.args.length > ROW_ARGS ? `, … ${e.args.length - ROW_ARGS} more)` : ')'));
+  call.replaceChildren(...parts);
+}
+
+/**
+ * The texts of an entry's row, made once (a scrolled frame builds no strings, so leaves the
+ * garbage collector less to do).
+ * @param {Entry} e
+ * @returns {string[]}
+ */
+function cellsOf(e) {
+  if (!e.cells) {
+    const src = e.source ? sourceText(e.source) : e.module ?? '';
+    e.cells = [e.line ? String(e.line) : '', e.name, e.op, metaText(e.meta), callText(e), e.output ? `${e.users.length} → out` : String(e.users.length), src];
   }
-  users.textContent = e.output ? `${e.users.length} → out` : String(e.users.length);
-  src.textContent = e.source ? sourceText(e.source) : e.module ?? '';
-  src.title = e.source ? `${e.source.file}:${e.source.line} in ${e.source.function}: ${e.source.code}` : '';
+  return e.cells;
+}
+
+/**
+ * Fill a pooled row with entry `e`: one text node a cell, changed in place (setText).
+ * @param {HTMLElement} row
+ * @param {Entry} e
+ */
+function renderEntry(row, e) {
+  if (row.children.length !== 7) row.replaceChildren(...createRow(row.ownerDocument).childNodes);
+  const cells = row.children;
+  const texts = cellsOf(e);
+  for (let k = 0; k < 7; k += 1) setText(cells[k], texts[k]);
+  /** @type {HTMLElement} */ (cells[1]).dataset.jump = e.name;
+  cells[4].classList.toggle('muted', e.op === 'input');
+  if (cells[6].hasAttribute('title')) cells[6].removeAttribute('title');
 }
 
 /**
@@ -177,9 +209,28 @@ function renderRow(s, row, i) {
     row.replaceChildren(el(s.doc, 'span', 'g-twist', r.open ? '▾' : '▸'), el(s.doc, 'span', 'g-fold-label', r.label), el(s.doc, 'span', 'muted', `${r.size} node${r.size === 1 ? '' : 's'}`));
     return;
   }
-  row.className = r.index === s.selected ? 'g-row on' : 'g-row';
+  if (row.classList.contains('g-fold')) row.classList.remove('g-fold');
+  row.classList.toggle('on', r.index === s.selected);
   delete row.dataset.fold;
-  renderEntry(s, row, s.entries[r.index]);
+  renderEntry(row, s.entries[r.index]);
+  if (row === s.hovered) linkRow(s.doc, row, s.entries[r.index]);
+}
+
+/**
+ * The pointer is over `row` (or none): its call gets its argument links, the row it left goes
+ * back to text.
+ * @param {GraphState} s
+ * @param {HTMLElement | null} row
+ */
+function hover(s, row) {
+  if (row === s.hovered) return;
+  const left = s.hovered;
+  s.hovered = row;
+  for (const r of [left, row]) {
+    if (!r) continue;
+    delete r.dataset.key; // redrawn below, as text or with links
+    renderRow(s, r, s.list.first + s.list.pool.indexOf(r));
+  }
 }
 
 /**
@@ -359,6 +410,11 @@ function syncControls(s) {
  * @param {HTMLElement} table
  */
 function wireTable(s, table) {
+  table.addEventListener('mouseover', (event) => {
+    const row = event.target instanceof Element ? event.target.closest('.g-row') : null;
+    hover(s, row instanceof HTMLElement ? row : null);
+  });
+  table.addEventListener('mouseleave', () => hover(s, null));
   table.addEventListener('click', (event) => {
     const target = event.target instanceof Element ? event.target : null;
     const ref = target && target.closest('[data-jump]');
@@ -426,7 +482,7 @@ function buildView(pane, root, title, link) {
   view.append(head, body);
   pane.replaceChildren(view);
   /** @type {GraphState} */
-  const s = /** @type {GraphState} */ (/** @type {unknown} */ ({ doc, root, graph: root, entries: [], byName: new Map(), filter: { op: '', target: '', q: '', fold: 'none' }, open: new Set(), rows: [], folds: new Map(), selected: -1, version: 0, link, side }));
+  const s = /** @type {GraphState} */ (/** @type {unknown} */ ({ doc, root, graph: root, entries: [], byName: new Map(), filter: { op: '', target: '', q: '', fold: 'none' }, open: new Set(), rows: [], folds: new Map(), selected: -1, version: 0, link, side, hovered: null }));
   s.list = new VirtualList(table, { rowHeight: ROW_HEIGHT, createRow: () => createRow(doc), renderRow: (row, i) => renderRow(s, row, i) });
   showGraph(s, root);
   const graphs = allGraphs(root);

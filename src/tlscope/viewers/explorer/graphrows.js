@@ -20,6 +20,7 @@
  * @property {string | null} module
  * @property {number} line 1-based line in the payload (0: not known)
  * @property {boolean} output read by the graph's `return`
+ * @property {string[]} [cells] the texts of its row's cells, made when it is first drawn
  */
 
 /**
@@ -42,7 +43,13 @@ export function graphEntries(graph) {
   const sources = graph.sources || [];
   /** @type {Map<string, string[]>} */
   const readers = new Map();
-  for (const node of graph.nodes) for (const arg of new Set(node.args)) readers.set(arg, [...(readers.get(arg) || []), node.name]);
+  for (const node of graph.nodes) {
+    for (const arg of new Set(node.args)) {
+      const list = readers.get(arg);
+      if (list) list.push(node.name);
+      else readers.set(arg, [node.name]);
+    }
+  }
   /** @type {Entry[]} */
   const entries = graph.inputs.map((i) => ({
     name: i.name, names: [i.name], op: 'input', target: '', args: [], users: readers.get(i.name) || [],

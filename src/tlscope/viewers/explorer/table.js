@@ -3,6 +3,7 @@
 // textContent: event data is never parsed as HTML.
 
 import { VirtualList, compileIdOf, eventLabel, eventSummary } from '/lib/tlscope.js';
+import { setText } from './dom.js';
 
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
 /** @typedef {import('/lib/tlscope.js').EventTable} EventModel */
@@ -55,20 +56,6 @@ function makeRow(doc) {
     el.appendChild(cell);
   }
   return el;
-}
-
-/**
- * Set a cell's text by changing its one Text node in place, and only when it differs. Replacing
- * textContent makes a new Text node and layout object per cell per frame: Blink's garbage
- * collected heap kept hundreds of MB of them at a million rows (bench/viewers.py, memory-infra).
- * @param {Element} cell
- * @param {string} value
- */
-function setText(cell, value) {
-  const node = cell.firstChild;
-  if (node === null) cell.appendChild(cell.ownerDocument.createTextNode(value));
-  else if (node instanceof Text && node.data !== value) node.data = value;
-  else if (!(node instanceof Text)) cell.textContent = value;
 }
 
 /**
