@@ -8,6 +8,7 @@ that a version or usage line does not need (bench/README.md has the figures).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 
 #: Run the console script with argv, then print the imported modules' names as JSON on stderr.
 _PROBE = """
@@ -82,3 +84,19 @@ def test_the_probe_sees_a_parse_import_everything(tmp_path: Path) -> None:
     status, modules = imported(str(tmp_path / "missing.log"), "-o", str(tmp_path / "out"), "--no-browser")
     assert status == 1
     assert {"msgspec", "tlscope.pipeline.parse", "tlscope.read.inputs"} <= set(offenders(modules))
+
+
+#: Modules a parse of one log has no use for (issue 21, the import floor of a small log): asyncio
+#: with ssl and sockets (only a store's folder is read asynchronously), statistics (a job's
+#: ranks compared), ctypes (only a swap with an existing OUT), dataclasses, and pygments.lexer
+#: (the highlighting walks lexer.py's scan itself; pygments_lexer.py is the tests' reference).
+NOT_FOR_ONE_LOG = ("asyncio", "ssl", "socket", "statistics", "ctypes", "dataclasses", "pygments.lexer", "rich")
+
+
+def test_a_parse_of_one_log_imports_only_what_it_uses(tmp_path: Path) -> None:
+    log = tmp_path / "simple.log"
+    log.write_bytes(gzip.decompress(next((CORPUS / "simple").glob("*.log.gz")).read_bytes()))
+    status, modules = imported(str(log), "-o", str(tmp_path / "out"), "--no-browser")
+    assert status == 0
+    assert {"tlscope.write.report.highlight", "jinja2", "msgspec"} <= set(modules)  # it did parse and report
+    assert [m for m in NOT_FOR_ONE_LOG if m in modules] == []
