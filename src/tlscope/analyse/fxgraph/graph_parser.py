@@ -493,7 +493,7 @@ def _signature(lines: list[str], start: int) -> tuple[list[FxInput], int] | None
     if not _PARAMS.fullmatch(params):
         return None
     found = _PARAM.findall(params)
-    inputs = [FxInput(name=n, meta=parse_annotation(a) if a else None) for n, a in found[1:]]
+    inputs = [FxInput(name=n, meta=_annotation(a) if a else None) for n, a in found[1:]]
     return inputs, end + 1
 
 
