@@ -329,7 +329,8 @@ def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Ma
         print(f"Ranks with problems (see index.html): {', '.join(str(s.rank) for s in failed)}", file=sys.stderr)
         for s in failed:
             print(f"  rank {s.rank}: {s.errors[0]}", file=sys.stderr)
-    for summary, manifest in zip([s for s in summaries if s.parsed], manifests, strict=True):
+    # A generator: a job's summaries are read from a file one at a time (a list held them all).
+    for summary, manifest in zip((s for s in summaries if s.parsed), manifests, strict=True):
         if not manifest.events:
             text = no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)
             print(f"Warning: rank {summary.rank}: {text}", file=sys.stderr)
