@@ -99,6 +99,13 @@ class LiveFrames:
         self.store = store
         self.limit = limit
         self._live: dict[Frame, FrameState] = {}
+        #: The live frames whose entries were made (`in_order`): at most `limit`, kept for `peek`.
+        self._done: dict[Frame, FrameState] = {}
+        #: Stored frames other frames' entries read (`peek`) while they are made, the last `limit`:
+        #: a cache entry torch names is of the same frame, but a scaled log's copies name the first
+        #: copy's, every one of them.
+        self._peeked: dict[Frame, FrameState] = {}
+        self._making = False
         #: Frames given to the store since the start, and taken back (for tests and benchmarks).
         self.stored = 0
         self.taken_back = 0
@@ -125,18 +132,29 @@ class LiveFrames:
 
     def peek(self, frame: Frame) -> FrameState | None:
         """A frame's state without feeding it (the end's entries compare a frame with another)."""
-        return self._live.get(frame) or self.store.peek(frame)
+        found = self._live.get(frame) or self._done.get(frame)
+        if found is not None:
+            return found
+        found = self._peeked.pop(frame, None) or self.store.peek(frame)
+        if found is not None and self._making:  # kept while entries are made, the last read last out
+            self._peeked[frame] = found
+            while len(self._peeked) > self.limit:
+                del self._peeked[next(iter(self._peeked))]
+        return found
 
     def in_order(self) -> Iterator[tuple[Frame, FrameState]]:
-        """Every frame once, in manifest order; each goes to the store after its turn (a later frame
-        may still peek at it), so at most one frame besides the live ones is in memory."""
+        """Every frame once, in manifest order: the live ones as they are (kept until the end, for a
+        later frame's `peek`), the stored ones read back one at a time (and left in the store)."""
         frames = sorted({*self._live, *self.store.frames()}, key=frame_order)
+        self._making = True
         for frame in frames:
             state = self._live.pop(frame, None)
-            if state is None:
+            if state is not None:
+                self._done[frame] = state
+            else:
                 state = self.store.peek(frame)
                 assert state is not None  # listed by the store just above
-                yield frame, state
-                continue
             yield frame, state
-            self.store.put(frame, state)
+        self._done.clear()
+        self._peeked.clear()
+        self._making = False

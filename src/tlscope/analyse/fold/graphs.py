@@ -15,6 +15,7 @@ marks a dynamic dimension.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tlscope.analyse.fold.linear import forward_signature, word_led_matches
@@ -80,10 +81,15 @@ def dynamic_dims(type_text: str | None) -> list[int]:
     return [i for i, size in enumerate(match["sizes"].split(",")) if not size.strip().lstrip("-").isdigit()]
 
 
+@functools.lru_cache(maxsize=4096)
 def placeholder_name(source: str) -> str:
     """The graph input Dynamo names after a source: `L['x']` -> `L_x_`, `L['___stack0']` -> `L_stack0_`.
 
     Dynamo replaces each run of characters other than letters and digits, underscores included,
-    by one `_` (a resume function's `___stack0` input is the placeholder `L_stack0_`).
+    by one `_` (a resume function's `___stack0` input is the placeholder `L_stack0_`). Memoised
+    (bounded): input_shapes asks it for every input of every compile, each graph input over.
     """
-    return re.sub(r"[^A-Za-z0-9]+", "_", source)
+    return _NOT_ALNUM.sub("_", source)
+
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
