@@ -24,6 +24,11 @@ const ROW_HEIGHT = 22;
 const ROW_ARGS = 12;
 
 /**
+ * A pooled row element, with the row (and the version of the rows) it last drew.
+ * @typedef {HTMLElement & { shownRow?: number, shownVersion?: number }} GraphRow
+ */
+
+/**
  * The graph shown and the event it came from.
  * @typedef {{ event: RawEvent, part: number }} GraphTarget
  */
@@ -200,9 +205,11 @@ function renderEntry(row, e) {
  */
 function renderRow(s, row, i) {
   const r = s.rows[i];
-  const key = `${s.version}:${i}`;
-  if (!r || row.dataset.key === key) return;
-  row.dataset.key = key;
+  const shown = /** @type {GraphRow} */ (row);
+  if (!r || (shown.shownRow === i && shown.shownVersion === s.version)) return;
+  // Kept as properties, not data- attributes: a scrolled frame then writes no attribute a row.
+  shown.shownRow = i;
+  shown.shownVersion = s.version;
   if (r.kind === 'group') {
     row.className = 'g-row g-fold';
     row.dataset.fold = r.id;
@@ -228,7 +235,7 @@ function hover(s, row) {
   s.hovered = row;
   for (const r of [left, row]) {
     if (!r) continue;
-    delete r.dataset.key; // redrawn below, as text or with links
+    /** @type {GraphRow} */ (r).shownVersion = -1; // redrawn below, as text or with links
     renderRow(s, r, s.list.first + s.list.pool.indexOf(r));
   }
 }
@@ -427,8 +434,7 @@ function wireTable(s, table) {
       else s.open.add(id);
       return refresh(s);
     }
-    const i = Number((row.dataset.key || '').split(':')[1]);
-    const r = s.rows[i];
+    const r = s.rows[/** @type {GraphRow} */ (row).shownRow ?? -1];
     if (r && r.kind === 'entry') select(s, r.index);
     return undefined;
   });
