@@ -37,6 +37,7 @@ TRACES = {
     "failures": "failures",
     "ranks": "ranks_diverge_2",
     "repeated": "graph_breaks_repeated",
+    "specialized": "specialized",
 }
 
 
@@ -230,6 +231,27 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
                 assert said in (cells.nth(4).text_content() or "")
     c = pick(page, "[0/0]")["compile"]
     assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_a_specialisation_shows_its_fix_as_the_file_says(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """specialized (format 1.15): each specialisation's `fix` beside it in the Dynamic dimensions
+    section: [0/1]'s branch on the size (change that line), [1/1]'s loop over it (dynamic=False)."""
+    data = json.loads((folders["specialized"] / "compiles.json").read_text())
+    page = open_page(browser, site.explorer("specialized"))
+    for cid, kind in (("[0/1]", "change_code"), ("[1/1]", "dynamic_false")):
+        (symbol,) = [s for s in data["symbols"] if s["compile_id"] == cid]
+        (spec,) = symbol["specializations"]
+        fix, frame = spec["fix"], spec["user_frame"]
+        assert fix["kind"] == kind
+        pick(page, cid)
+        notes = page.locator(".cp-sec", has_text="Dynamic dimensions").locator("tr").nth(1).locator("td").nth(4)
+        at = f"{frame['file']}:{frame['line']} in {frame['name']}"
+        said = f"change {at}: {fix['code']}" if kind == "change_code" else f"{fix['code']}, or change {at}"
+        assert f"specialised to {spec['value']} at {at} (fix: {said})" in (notes.text_content() or "")
     assert page.errors == []
     page.close()
 
