@@ -77,23 +77,25 @@ class DerivedFiles:
         self._workers: list[BaseProcess] = []
         self._first: dict[tuple[str, str], Path] = {}
         #: Each page's (kind, payload MD5), by its path: how `page` finds a page rendered here.
-        self._made: dict[Path, tuple[str, str]] = {}
-        self._copies: list[tuple[Path, Path]] = []
+        #: Paths as str here and in `_copies`, one item per page of the log: a Path object is several
+        #: times its text's size (issue 21: a scaled 1 GB log's pages are ~50,000 repeats).
+        self._made: dict[str, tuple[str, str]] = {}
+        self._copies: list[tuple[str, str]] = []
         #: A rank of a job: the job's folder of pages already made by any rank (`kind-md5`),
         #: linked instead of made again (a page is a function of its kind and payload only).
         self._shared = shared
 
     def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
         """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
-        self._made[dest] = (kind, md5)
+        self._made[str(dest)] = (kind, md5)
         first = self._first.get((kind, md5))
         if first is not None:
-            self._copies.append((first, dest))
+            self._copies.append((str(first), str(dest)))
             return
         self._first[kind, md5] = dest
         made = self._shared / f"{kind}-{md5}" if self._shared is not None else None
         if made is not None and made.exists():
-            self._copies.append((made, dest))
+            self._copies.append((str(made), str(dest)))
             return
         if self._jobs is None and not self._inline:
             self._start()
@@ -113,7 +115,7 @@ class DerivedFiles:
             kind, message = errors[0]
             raise (PageWriteError if kind == "os" else RuntimeError)(f"writing a report page failed: {message}")
         for source, dest in self._copies:
-            link_or_copy(source, dest)
+            link_or_copy(Path(source), Path(dest))
         self._copies = []
         if self._shared is not None:
             self._publish(self._shared)
@@ -122,7 +124,7 @@ class DerivedFiles:
         """The text of page `dest` once `close` has run: as this process rendered it when it still
         holds it (in-process rendering: a job's ranks), else its file (a page worker's, or a page
         another rank of the job made, or one too big to keep)."""
-        made = self._made.get(dest)
+        made = self._made.get(str(dest))
         kept = _memo.get(made[0], bytes.fromhex(made[1])) if made is not None else None
         return kept if kept is not None else dest.read_bytes()
 
