@@ -26,11 +26,16 @@ from tlscope.write.report.render import render_to, safe_href
 from tlscope.write.report.stacks import render_trie
 from tlscope.write.report.state import ReportState
 
+_STACK = "stack"
+
 
 class ReportSink:
     def __init__(self, ctx: RunContext, options: ReportOptions, listeners: list[OutputListener] | None = None) -> None:
         self.state = ReportState(ctx, options, listeners or [])
         self._parsers = EXPORT_PARSERS if options.export else PARSERS
+        #: The envelope keys anything below reads: a record with none of them (describe_tensor,
+        #: describe_storage, describe_source: over half a real log's records) only names its key.
+        self._read_keys = frozenset(on.event.KEY for on in (*self._parsers, *FOLDS)) | {_STACK}
 
     def listen(self, listener: OutputListener) -> None:
         """Tell `listener` of every file registered from now on (multi-rank's rank facts)."""
@@ -49,12 +54,15 @@ class ReportSink:
     def feed(self, record: Record) -> None:
         if record.key == "str" or record.foreign:
             return
-        line = Line(record)
         state = self.state
+        if self._read_keys.isdisjoint(record.envelope):  # no handler would run, and no stack
+            state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
+            return
+        line = Line(record)
         state.outputs.directory.touch(line.key)
         dispatch(state, line, self._parsers)
         # The envelope's own `stack` (not an event's): where compilations outside any frame start.
-        stack = frames_of(record.envelope.get("stack"))
+        stack = frames_of(record.envelope.get(_STACK))
         if stack is not None:
             state.unknown_trie.insert(resolve_stack(stack, record), None)
         dispatch(state, line, FOLDS)
