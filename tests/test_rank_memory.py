@@ -89,4 +89,5 @@ def test_summaries_come_back_in_rank_order_as_they_were() -> None:
     assert [s.rank for s in store] == [0, 1, 3, 5] and len(store) == 4
     assert store[2] == made[2] and store[-1] == made[0] and store[1:3] == [made[3], made[2]]
     assert list(store) == sorted(made, key=lambda s: s.rank)  # a second pass reads them again
+    assert store == sorted(made, key=lambda s: s.rank) and store != made and store != made[:3]
     store.close()

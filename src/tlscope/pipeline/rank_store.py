@@ -77,5 +77,13 @@ class RankSummaries(Sequence[RankSummary]):
         for position in self._sorted():
             yield self._read(position)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a sequence of the same summaries, as the list it stands for was."""
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)) or len(other) != len(self):
+            return False
+        return all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value: unhashable, as a list
+
     def close(self) -> None:
         self._file.close()
