@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import msgspec
 
-from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.compiles import Answers
 from tlscope.format.errors import InputError
@@ -30,6 +29,9 @@ from tlscope.read.inputs import resolve_input
 from tlscope.write.context import SinkFactory
 from tlscope.write.outdir import OutputDir
 from tlscope.write.run_options import ParseOptions
+
+if TYPE_CHECKING:  # a job's parse imports it (pipeline/ranks.py); one log's needs no rank module
+    from tlscope.analyse.ranks.rank_summary import RankSummary
 
 # The report (Jinja2, Pygments, its templates) and the multi-rank machinery are imported by the
 # functions that use them, after `wants_multi_rank`: its muxed-log sniff holds an 8 MiB head
