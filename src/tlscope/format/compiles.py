@@ -492,12 +492,13 @@ class CompilesFile(msgspec.Struct, kw_only=True):
 class Answers(msgspec.Struct, kw_only=True):
     """compiles.json's and log_size.json's data, for sinks that finish after them (the report).
 
-    After a parse, `compiles` is read back from the written compiles.json as it is iterated
-    (write/answers_sink.py's `WrittenCompiles`, valid until the output folder is committed);
+    After a parse, `compiles` and `input_shapes` are read back from the written compiles.json as
+    they are iterated (write/answers_sink.py's `WrittenItems`, valid until the output folder is
+    committed);
     `summary` and `tlscope.load` hold a list."""
 
     compiles: Sequence[CompileEntry]
     graph_breaks: list[DistinctGraphBreak]
     log_size: LogSize
     symbols: list[Symbol] = []
-    input_shapes: list[FrameShapes] = []
+    input_shapes: Sequence[FrameShapes] = []

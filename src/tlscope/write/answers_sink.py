@@ -8,17 +8,19 @@ results.
 
 Memory stays flat with the log's size (issue 21): the compile fold hands the frames the log has
 moved past to `SpilledFrames`, a temporary file (analyse/fold/framestore.py says when), and
-`finish` writes compiles.json's entries a frame at a time, as they are made; the answers it
-returns read them back from the written file (`WrittenCompiles`) when a sink iterates them.
+`finish` writes compiles.json's entries a frame at a time, as they are made (the input-shape
+tables, which come last in the file, spooled to a temporary file meanwhile); the answers it
+returns read both back from the written file (`WrittenItems`) when a sink iterates them.
 """
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, overload
+from typing import IO, TypeVar, overload
 
 import msgspec
 
@@ -40,6 +42,8 @@ from tlscope.write.outdir import OutputDir
 
 _ENCODER = msgspec.json.Encoder()
 _ENTRY = msgspec.json.Decoder(CompileEntry)
+_SHAPES = msgspec.json.Decoder(FrameShapes)
+T = TypeVar("T")
 
 
 class SpilledFrames:
@@ -85,17 +89,35 @@ class SpilledFrames:
 
 
 class _Gathered:
-    """What compiles.json holds after its entries, gathered from each frame's entries in turn."""
+    """What compiles.json holds after its entries, gathered from each frame's entries in turn;
+    with a `spool`, the input-shape tables are encoded into it as they come (a table per frame that
+    recompiled: a big log's would not all fit in memory), their lengths kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, spool: IO[bytes] | None = None) -> None:
         self.breaks = BreakGroups()
         self.shapes: list[FrameShapes] = []
+        self.spool = spool
+        self.spooled: list[int] = []
         self._metas: dict[str, TensorMeta] = {}
 
     def add(self, found: list[CompileEntry]) -> None:
         for entry in found:
             self.breaks.add(entry)
-        self.shapes.extend(input_shapes(found, self._metas))
+        tables = input_shapes(found, self._metas)
+        if self.spool is None:
+            self.shapes.extend(tables)
+            return
+        for table in tables:
+            data = _ENCODER.encode(table)
+            self.spool.write(data)
+            self.spooled.append(len(data))
+
+    def unspool(self) -> Iterator[bytes]:
+        """The spooled tables' bytes, in order."""
+        assert self.spool is not None
+        self.spool.seek(0)
+        for length in self.spooled:
+            yield self.spool.read(length)
 
 
 class AnswersSink:
@@ -130,7 +152,13 @@ class AnswersSink:
         self._store.close()
         return self._answers(found, gathered, reader)
 
-    def _answers(self, found: Sequence[CompileEntry], gathered: _Gathered, reader: LogReader) -> Answers:
+    def _answers(
+        self,
+        found: Sequence[CompileEntry],
+        gathered: _Gathered,
+        reader: LogReader,
+        shapes: Sequence[FrameShapes] | None = None,
+    ) -> Answers:
         source = reader.source
         size = self.size.result(
             path=str(self._log),
@@ -145,59 +173,63 @@ class AnswersSink:
             graph_breaks=gathered.breaks.result(),
             log_size=size,
             symbols=self.compiles.symbols.result(),
-            input_shapes=gathered.shapes,
+            input_shapes=gathered.shapes if shapes is None else shapes,
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
         """Write compiles.json (its entries a frame at a time, as they are made) and log_size.json
         into `out`; the answers, for the sinks that show them, read the entries back from the file."""
         path = out.path("compiles.json")
-        gathered = _Gathered()
         spans: list[tuple[int, int]] = []
-        with path.open("wb") as f:
+        with path.open("wb") as f, tempfile.TemporaryFile() as spool:
+            gathered = _Gathered(spool)
             write_head(f)
             for frame in frame_entries(self.compiles):
                 gathered.add(frame)
                 for entry in frame:
                     spans.append(write_entry(f, entry, first=not spans))
             self._store.close()
-            answers = self._answers(WrittenCompiles(path, spans), gathered, reader)
-            write_tail(f, answers.graph_breaks, answers.symbols, answers.input_shapes)
+            breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
+            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool())
+        shapes = WrittenItems(path, shape_spans, _SHAPES)
+        answers = self._answers(WrittenItems(path, spans, _ENTRY), gathered, reader, shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
         return answers
 
 
-class WrittenCompiles(Sequence[CompileEntry]):
-    """compiles.json's entries, decoded from the file each time they are read (one at a time):
-    the answers' sinks read them once or twice, and a big log's would not all fit in memory."""
+class WrittenItems(Sequence[T]):
+    """Items of compiles.json (its entries, its input-shape tables), decoded from the file each
+    time they are read (one at a time): the answers' sinks read them once or twice, and a big
+    log's would not all fit in memory. Valid until the output folder is committed."""
 
-    def __init__(self, path: Path, spans: list[tuple[int, int]]) -> None:
+    def __init__(self, path: Path, spans: list[tuple[int, int]], decoder: msgspec.json.Decoder[T]) -> None:
         self._path = path
-        #: Each entry's (offset, length) in the file.
+        #: Each item's (offset, length) in the file.
         self._spans = spans
+        self._decoder = decoder
 
     def __len__(self) -> int:
         return len(self._spans)
 
     @overload
-    def __getitem__(self, index: int) -> CompileEntry: ...
+    def __getitem__(self, index: int) -> T: ...
 
     @overload
-    def __getitem__(self, index: slice) -> Sequence[CompileEntry]: ...
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
 
-    def __getitem__(self, index: int | slice) -> CompileEntry | Sequence[CompileEntry]:
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
         if isinstance(index, slice):
-            return WrittenCompiles(self._path, self._spans[index])
+            return WrittenItems(self._path, self._spans[index], self._decoder)
         offset, length = self._spans[index]
         with self._path.open("rb") as f:
             f.seek(offset)
-            return _ENTRY.decode(f.read(length))
+            return self._decoder.decode(f.read(length))
 
-    def __iter__(self) -> Iterator[CompileEntry]:
+    def __iter__(self) -> Iterator[T]:
         with self._path.open("rb") as f:
             for offset, length in self._spans:
                 f.seek(offset)
-                yield _ENTRY.decode(f.read(length))
+                yield self._decoder.decode(f.read(length))
 
 
 def write_compiles(
@@ -234,16 +266,27 @@ def write_entry(f: IO[bytes], entry: CompileEntry, *, first: bool) -> tuple[int,
 
 
 def write_tail(
-    f: IO[bytes], breaks: Sequence[DistinctGraphBreak], symbols: Sequence[Symbol], shapes: Sequence[FrameShapes]
-) -> None:
-    """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes."""
+    f: IO[bytes],
+    breaks: Sequence[DistinctGraphBreak],
+    symbols: Sequence[Symbol],
+    shapes: Sequence[FrameShapes],
+    encoded_shapes: Iterable[bytes] = (),
+) -> list[tuple[int, int]]:
+    """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
+    (`shapes`, then those already encoded); each input-shape table's (offset, length)."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
         f.write(b"\n" if i == 0 else b",\n")
         f.write(_ENCODER.encode(group))
-    for name, items in ((b"symbols", symbols), (b"input_shapes", shapes)):
-        f.write(b'\n],"' + name + b'":[')
-        for i, item in enumerate(items):
-            f.write(b"\n" if i == 0 else b",\n")
-            f.write(_ENCODER.encode(item))
+    f.write(b'\n],"symbols":[')
+    for i, symbol in enumerate(symbols):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(symbol))
+    f.write(b'\n],"input_shapes":[')
+    spans: list[tuple[int, int]] = []
+    for data in itertools.chain(map(_ENCODER.encode, shapes), encoded_shapes):
+        f.write(b"\n" if not spans else b",\n")
+        spans.append((f.tell(), len(data)))
+        f.write(data)
     f.write(b"\n]}\n")
+    return spans
