@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from typing import TypeVar
 
 from tlscope.format.logsize import BigPayload, LogSize, SettingSize, SizeStats
 from tlscope.format.raw import NO_EVENT_KEY
@@ -17,6 +18,7 @@ from tlscope.model.events import Artifact
 from tlscope.model.record import Record
 
 BIGGEST = 20
+K = TypeVar("K", str, tuple[str, str | None, str])
 ALWAYS = "TORCH_TRACE (always written while tracing)"
 
 #: What makes PyTorch write each kind of event (event key or artifact name), first match wins.
@@ -66,25 +68,23 @@ def setting_of(kind: str) -> str:
 
 class LogSizeFold:
     def __init__(self) -> None:
-        self.by_key: dict[str, SizeStats] = {}
-        self.by_artifact: dict[str, SizeStats] = {}
+        #: Running totals per (event key, artifact name or None, module): the key, artifact,
+        #: module and kind tables are sums of these, made at the end. A log has a few dozen such
+        #: groups, and one total per record is a quarter of the four a record once updated.
+        self._groups: dict[tuple[str, str | None, str], SizeStats] = {}
         self.by_compile_id: dict[str, SizeStats] = {}
-        self.by_module: dict[str, SizeStats] = {}
-        self.by_kind: dict[str, SizeStats] = {}
         self._heap: list[tuple[int, int, BigPayload]] = []
 
     def feed(self, record: Record) -> None:
         payload = len(record.payload) if record.payload is not None else 0
-        kind = record.key or NO_EVENT_KEY
-        if isinstance(record.event, Artifact):
-            kind = record.event.name or "(unnamed artifact)"
-            _add(self.by_artifact, kind, record, payload)
+        key = record.key or NO_EVENT_KEY
+        event = record.event
+        artifact = (event.name or "(unnamed artifact)") if isinstance(event, Artifact) else None
         cid = "unknown" if record.compile_id is None else record.compile_id.normalised().display
-        _add(self.by_key, record.key or NO_EVENT_KEY, record, payload)
+        _add(self._groups, (key, artifact, record.prefix.pathname), record, payload)
         _add(self.by_compile_id, cid, record, payload)
-        _add(self.by_module, record.prefix.pathname, record, payload)
-        _add(self.by_kind, kind, record, payload)
         if payload and (len(self._heap) < BIGGEST or payload > self._heap[0][0]):
+            kind = key if artifact is None else artifact
             big = BigPayload(
                 kind=kind,
                 compile_id=cid,
@@ -101,6 +101,22 @@ class LogSizeFold:
             else:
                 heapq.heapreplace(self._heap, item)
 
+    def _tables(self) -> tuple[dict[str, SizeStats], ...]:
+        """(by event key, by artifact, by module, by kind), summed from the groups in the order
+        they were first met: each table's keys in the order of their first record, as if each
+        table had been fed every record (a kind's first group is its first record's)."""
+        by_key: dict[str, SizeStats] = {}
+        by_artifact: dict[str, SizeStats] = {}
+        by_module: dict[str, SizeStats] = {}
+        by_kind: dict[str, SizeStats] = {}
+        for (key, artifact, module), stats in self._groups.items():
+            _merge(by_key, key, stats)
+            if artifact is not None:
+                _merge(by_artifact, artifact, stats)
+            _merge(by_module, module, stats)
+            _merge(by_kind, key if artifact is None else artifact, stats)
+        return by_key, by_artifact, by_module, by_kind
+
     def result(
         self,
         *,
@@ -111,8 +127,9 @@ class LogSizeFold:
         compressed: bool,
         version: tuple[int, int],
     ) -> LogSize:
+        by_key, by_artifact, by_module, by_kind = self._tables()
         attributed = SizeStats()
-        for stats in self.by_key.values():
+        for stats in by_key.values():
             attributed.bytes += stats.bytes
             attributed.lines += stats.lines
         return LogSize(
@@ -123,26 +140,27 @@ class LogSizeFold:
             total_lines=total_lines,
             file_bytes=file_bytes,
             compressed=compressed,
-            by_event_key=_biggest_first(self.by_key),
+            by_event_key=_biggest_first(by_key),
             other=SizeStats(bytes=total_bytes - attributed.bytes, lines=total_lines - attributed.lines),
-            by_artifact=_biggest_first(self.by_artifact),
+            by_artifact=_biggest_first(by_artifact),
             by_compile_id=_biggest_first(self.by_compile_id),
-            by_module=_biggest_first(self.by_module),
-            by_setting=self._settings(),
+            by_module=_biggest_first(by_module),
+            by_setting=_settings(by_kind),
             biggest_payloads=[big for _, _, big in sorted(self._heap, key=lambda t: (-t[0], -t[1]))],
         )
 
-    def _settings(self) -> list[SettingSize]:
-        found: dict[str, SettingSize] = {}
-        for kind, stats in sorted(self.by_kind.items(), key=lambda kv: -kv[1].bytes):
-            setting = setting_of(kind)
-            entry = found.setdefault(setting, SettingSize(setting=setting, bytes=0, kinds=[]))
-            entry.bytes += stats.bytes
-            entry.kinds.append(kind)
-        return sorted(found.values(), key=lambda s: -s.bytes)
+
+def _settings(by_kind: dict[str, SizeStats]) -> list[SettingSize]:
+    found: dict[str, SettingSize] = {}
+    for kind, stats in sorted(by_kind.items(), key=lambda kv: -kv[1].bytes):
+        setting = setting_of(kind)
+        entry = found.setdefault(setting, SettingSize(setting=setting, bytes=0, kinds=[]))
+        entry.bytes += stats.bytes
+        entry.kinds.append(kind)
+    return sorted(found.values(), key=lambda s: -s.bytes)
 
 
-def _add(table: dict[str, SizeStats], key: str, record: Record, payload: int) -> None:
+def _add(table: dict[K, SizeStats], key: K, record: Record, payload: int) -> None:
     stats = table.get(key)
     if stats is None:
         stats = table[key] = SizeStats()
@@ -150,6 +168,16 @@ def _add(table: dict[str, SizeStats], key: str, record: Record, payload: int) ->
     stats.lines += record.lines
     stats.events += 1
     stats.payload_bytes += payload
+
+
+def _merge(table: dict[str, SizeStats], key: str, stats: SizeStats) -> None:
+    total = table.get(key)
+    if total is None:
+        total = table[key] = SizeStats()
+    total.bytes += stats.bytes
+    total.lines += stats.lines
+    total.events += stats.events
+    total.payload_bytes += stats.payload_bytes
 
 
 def _biggest_first(table: dict[str, SizeStats]) -> dict[str, SizeStats]:
