@@ -6,7 +6,7 @@ compile-time flame graph). All of it is compiles.json's and log_size.json's data
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -29,25 +29,45 @@ class Badge(msgspec.Struct, frozen=True):
     css: str
 
 
-def anchor(entry: CompileEntry) -> str:
+def anchor(entry: CompileEntry | AnswerRow) -> str:
     """The id of a compile's row in the recompiles section (path-safe, like its folder)."""
     return f"recompile-{entry.dir}"
 
 
-def badges(answers: Answers) -> dict[str, list[Badge]]:
+class AnswerRow(msgspec.Struct, frozen=True):
+    """What index.html shows of a compile outside its recompiles section: a compile's entry read
+    once for the badges, the statuses line and the recovered ids (after a parse the entries are
+    decoded from compiles.json each time they are read: write/answers_sink.py `WrittenItems`)."""
+
+    id: str
+    dir: str
+    status: str
+    #: An earlier compile of the id failed (its status is its last compile's).
+    recovered: bool
+    recompiled: bool
+
+
+def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
+    return [
+        AnswerRow(e.id, e.dir, e.status, e.status != "failed" and bool(_failed_records(e)), e.recompile is not None)
+        for e in compiles
+    ]
+
+
+def badges(answers: Answers, found_rows: Sequence[AnswerRow] | None = None) -> dict[str, list[Badge]]:
     """Per compile-id label (`[0/1]`): its status and links to the sections that explain it."""
     group_of = {cid: i for i, group in enumerate(answers.graph_breaks) for cid in group.compile_ids}
     size = answers.log_size.by_compile_id
     found: dict[str, list[Badge]] = {}
-    for entry in answers.compiles:
+    for entry in rows(answers.compiles) if found_rows is None else found_rows:
         if entry.status == "outside":
             continue
         row = [Badge(href="#compiles", text=entry.status.replace("_", " "), css=f"answer-{entry.status}")]
-        if entry.status != "failed" and _failed_records(entry):
+        if entry.recovered:
             row.append(Badge(href="#compiles", text="an earlier compile failed", css="answer-failed"))
         if entry.id in group_of:
             row.append(Badge(href=f"#graph-break-{group_of[entry.id]}", text="where it broke", css="answer-link"))
-        if entry.recompile is not None:
+        if entry.recompiled:
             row.append(Badge(href=f"#{anchor(entry)}", text="why recompiled", css="answer-link"))
         if entry.id in size:
             row.append(Badge(href="#log-size", text=f"{size[entry.id].bytes / 1024:.0f} KB of log", css="answer-link"))
@@ -55,21 +75,24 @@ def badges(answers: Answers) -> dict[str, list[Badge]]:
     return found
 
 
-def sections(answers: Answers, source_url: str = "", source_root: str = "") -> dict[str, object]:
+def sections(
+    answers: Answers, source_url: str = "", source_root: str = "", found_rows: Sequence[AnswerRow] | None = None
+) -> dict[str, object]:
     """The template context of index.html's answers sections; a user line links to its source
     when `source_url` is given (`--source-url`, write/source_link.py)."""
     size = answers.log_size
+    found = rows(answers.compiles) if found_rows is None else found_rows
 
     def source(frame: SourceLocation | None) -> str | None:
         return None if frame is None else source_href(source_url, source_root, frame.file, frame.line)
 
     return {
         "answers_source": source,
-        "answers_statuses": _statuses(answers.compiles),
-        "answers_recovered": [e.id for e in answers.compiles if e.status != "failed" and _failed_records(e)],
+        "answers_statuses": _statuses(found),
+        "answers_recovered": [r.id for r in found if r.recovered],
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
-        "answers_recompiles": _Recompiles(answers.compiles),
+        "answers_recompiles": _Recompiles(answers.compiles, any(r.recompiled for r in found)),
         "answers_size": size,
         "answers_size_keys": list(size.by_event_key.items())[:TOP],
         "answers_size_ids": list(size.by_compile_id.items())[:TOP],
@@ -87,9 +110,9 @@ class _Recompiles:
     log's do not all fit in memory: after a parse they are decoded one at a time from
     compiles.json); true when there is one."""
 
-    def __init__(self, compiles: Sequence[CompileEntry]) -> None:
+    def __init__(self, compiles: Sequence[CompileEntry], some: bool) -> None:
         self._compiles = compiles
-        self._any = any(e.recompile is not None for e in compiles)
+        self._any = some
 
     def __bool__(self) -> bool:
         return self._any
@@ -98,7 +121,7 @@ class _Recompiles:
         return (e for e in self._compiles if e.recompile is not None)
 
 
-def _statuses(compiles: Sequence[CompileEntry]) -> list[tuple[str, int, str]]:
+def _statuses(compiles: Iterable[AnswerRow]) -> list[tuple[str, int, str]]:
     """(status, count, words) for the index's statuses line, most frequent first."""
     counts: dict[str, int] = {}
     for entry in compiles:

@@ -96,6 +96,7 @@ class ReportSink:
         state = self.state
         items = state.outputs.directory.items()
         directory = ((key_label(key), [_index_entry(e) for e in entries]) for key, entries in items)
+        rows = answer_sections.rows(found.compiles)  # read once for the badges and the sections
         render_to(
             state.ctx.out.path("index.html"),
             "index.html.jinja",
@@ -108,8 +109,8 @@ class ReportSink:
             directory=directory,
             provenance_pages=provenance_pages,
             collectives_parity_link=state.options.multi_rank,
-            answers_badges=answer_sections.badges(found),
-            **answer_sections.sections(found, state.options.source_url, state.options.source_root),
+            answers_badges=answer_sections.badges(found, rows),
+            **answer_sections.sections(found, state.options.source_url, state.options.source_root, rows),
         )
 
 
