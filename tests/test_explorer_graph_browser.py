@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import REPO, LiveServer, hook, open_explorer, served_explorer, wait_hook
+from helpers import REPO, LiveServer, StaticSite, hook, open_explorer, served_explorer, wait_hook
 
 
 @pytest.fixture(scope="module")
@@ -318,3 +318,32 @@ def test_a_graph_of_thousands_of_nodes_and_a_jump_from_its_bottom(browser: Any, 
     wait_hook(page, lambda h: (h.get("graphSelected") or {}).get("name") == user["name"])
     assert page.locator(".g-row.on .g-name").text_content() == user["name"]
     assert page.errors == []
+
+
+def test_a_cold_link_draws_its_graph_before_loading_the_events(
+    browser: Any, deep: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`?view=graph&event=N` opened cold, on a static folder (a plain file server, no events API)
+    and through tlscope serve: event N is read alone from raw.jsonl and its graph (deep_stack's
+    biggest, thousands of nodes, late in the trace) is drawn while the table holds no event yet;
+    the events load after it, and the table then has them all."""
+    from tlscope.viewers import EXPLORER, LIB
+
+    folder, served = deep
+    n, graph = largest_graph(folder)
+    events = len((folder / "raw.jsonl").read_text().splitlines()) - 1
+    assert n > events // 2  # late: the old page loaded most of the trace before drawing it
+    static = StaticSite({"/lib": LIB, "/viewers/explorer": EXPLORER, "/traces/deep": folder})
+    try:
+        plain = f"{static.url}/viewers/explorer/?trace={quote('/traces/deep/', safe='')}"
+        for site in (plain, served):
+            page = open_explorer(browser, f"{site}&view=graph&event={n}", height=900)
+            h = wait_hook(page, lambda h: h.get("graphReady") is True and h.get("total") == events)
+            assert h["graphNodes"] == names(graph) and h["graphError"] is None
+            assert h["graphFirst"]["eventsLoaded"] == 0 and h["mode"] == "local"
+            page.locator("#view-events").click()
+            wait_hook(page, lambda h: h.get("view") == "events")
+            assert page.locator("#table .row").count() > 0 and page.errors == []
+            page.close()
+    finally:
+        static.close()

@@ -9,6 +9,7 @@
 import { VirtualList, compileIdOf, eventLabel, setTestHook } from '/lib/tlscope.js';
 import { el, messageOf, setText } from './dom.js';
 import { graphEntries, graphRows, metaText, sourceHref, sourceText } from './graphrows.js';
+import { afterPaint, eventBeforeLoad } from './graphfirst.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 /** @typedef {import('/lib/tlscope.js').RemoteTrace} RemoteTrace */
@@ -597,13 +598,20 @@ export function sourceLinkFromUrl(packed = null) {
  * or asked of the events API when the trace is paged from the server; null when there is none.
  * @param {OpenedTrace} trace
  * @param {number} n
+ * @param {() => void} release lets the trace's loader go (held until the graph is drawn)
  * @returns {Promise<GraphTarget | null>}
  */
-async function eventAt(trace, n) {
+async function eventAt(trace, n, release) {
   if (!Number.isInteger(n) || n < 0) return null;
   if (trace.mode === 'remote') return remoteEventAt(trace, n);
   const events = trace.events;
-  if (n >= events.loadedEvents && !trace.complete) await trace.loaded;
+  if (n >= events.loadedEvents && !trace.complete) {
+    // Not in yet (a cold link: the loader waits for this graph, graphfirst.js): read it alone.
+    const early = await eventBeforeLoad(trace, n);
+    if (early) return early;
+    release();
+    await trace.loaded;
+  }
   if (n >= events.loadedEvents) return null;
   let event = events.event(n);
   if (event === undefined) {
@@ -641,29 +649,44 @@ async function remoteEventAt(trace, n) {
  * @param {OpenedTrace} trace
  * @param {() => number | null} named
  * @param {SourceLink} [link] where user lines link to
+ * @param {() => void} [release] called once the first graph is painted (or cannot be): the page's
+ *   loader of the trace's events, held for a cold `?view=graph&event=N` (graphfirst.js), goes on
  */
-export function createGraphView(trace, named, link = sourceLinkFromUrl()) {
-  /** @type {{ target: GraphTarget | null, n: number | null, token: number, opened: boolean }} */
-  const state = { target: null, n: null, token: 0, opened: false };
+export function createGraphView(trace, named, link = sourceLinkFromUrl(), release = () => {}) {
+  /** @type {{ target: Promise<GraphTarget | null>, n: number | null, token: number, opened: boolean, drawn: boolean }} */
+  const state = { target: Promise.resolve(null), n: null, token: 0, opened: false, drawn: false };
   /** @type {Map<string, Promise<GraphFile | null>>} graphs files fetched, by payload name (a redraw fetches none again) */
   const files = new Map();
   const draw = async (/** @type {HTMLElement} */ pane) => {
     const token = (state.token += 1);
     const asked = named();
-    // Opened from a Payload tab: the URL names the event only once the view is shown.
-    if (!state.opened && asked !== null && asked !== state.n) Object.assign(state, { n: asked, target: await eventAt(trace, asked) });
+    // Opened from a Payload tab: the URL names the event only once the view is shown. The event
+    // is asked once (kept as a promise): a redraw while it comes waits for the same answer.
+    if (!state.opened && asked !== null && asked !== state.n) Object.assign(state, { n: asked, target: eventAt(trace, asked, release) });
     state.opened = false;
-    if (token === state.token) await drawGraph(pane, trace, state.target, link, files);
+    try {
+      const target = await state.target;
+      const shown = token === state.token ? await drawGraph(pane, trace, target, link, files) : null;
+      // The page's first graph: when, and the table's events in by then (0 for a cold link, graphfirst.js).
+      if (shown && !state.drawn) setTestHook({ graphFirst: { at: performance.now(), eventsLoaded: trace.events.loadedEvents } });
+      state.drawn = state.drawn || Boolean(shown);
+      await afterPaint();
+    } finally {
+      // Only the latest draw lets the loader go (an earlier one ends first, its graph not drawn).
+      if (token === state.token) release();
+    }
   };
   return {
-    def: { name: 'graph', label: 'Graph', draw: (/** @type {HTMLElement} */ pane) => void draw(pane) },
+    // keep: the graph is its graphs file's, whatever compiles.json says (a redraw would rebuild
+    // thousands of rows and lose the scroll and selection).
+    def: { name: 'graph', label: 'Graph', keep: true, draw: (/** @type {HTMLElement} */ pane) => void draw(pane) },
     /**
      * @param {RawEvent} event
      * @param {number} part
      * @param {number | null} n the event's index in the trace (null: not known, paged from the server)
      */
     open(event, part, n) {
-      Object.assign(state, { target: { event, part }, n, opened: true });
+      Object.assign(state, { target: Promise.resolve({ event, part }), n, opened: true });
     },
     /** The event shown, as the URL names it. */
     get event() {

@@ -18,6 +18,7 @@ import { byId, messageOf } from './dom.js';
 import { applyFilter, fillKinds, fillRanks, restoreState, saveState, trySelectPending, updateCount, wireFilters } from './controls.js';
 import { prepared } from './preparing.js';
 import { addGraphLink, createGraphView, printsGraph, sourceLinkFromUrl } from './graph.js';
+import { createGate } from './graphfirst.js';
 import { createProvenanceView } from './provenance.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
@@ -361,9 +362,10 @@ function graphEventFromUrl() {
  * The page's parts made and drawn for an opened trace (the table has no model yet).
  * @param {OpenedTrace} trace
  * @param {Packed | null} [packed] a packed page's data (its --source-url)
+ * @param {() => void} [release] lets the trace's loader go (held for a linked graph, graphfirst.js)
  * @returns {App}
  */
-function createPage(trace, packed = null) {
+function createPage(trace, packed = null, release = () => {}) {
   /** @type {App} */
   const app = {
     trace,
@@ -374,7 +376,7 @@ function createPage(trace, packed = null) {
     detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
     views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
-    graph: createGraphView(trace, graphEventFromUrl, sourceLinkFromUrl(packed)),
+    graph: createGraphView(trace, graphEventFromUrl, sourceLinkFromUrl(packed), release),
     redrawSidebar: () => (app.sidebar.rank === (app.filter.rank ?? null) ? app.sidebar.draw() : drawSidebar(app)),
   };
   app.views = makeViews(app);
@@ -472,8 +474,11 @@ export async function start(source, packed = null) {
   const prefetch = /** @type {Window & { __tlscopePrefetch?: import('/lib/tlscope.js').Prefetch }} */ (window).__tlscopePrefetch;
   // Served by tlscope serve: its parse's progress until ready, and which index files it has.
   const layout = typeof source === 'string' ? await prepared(source, prefetch && prefetch.status) : null;
-  const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode, layout });
-  const app = createPage(trace, packed);
+  // A link to a graph (?view=graph&event=N): its graph is drawn before the events are loaded.
+  const held = graphEventFromUrl() !== null && viewFromUrl(['graph']) === 'graph' ? createGate() : null;
+  const trace = await openTrace(source, { prefetch, onProgress, waitForIndexes: false, mode, layout, hold: held ? held.promise : undefined });
+  const app = createPage(trace, packed, held ? held.open : undefined);
+  if (held && app.views.current !== 'graph') held.open();
   const indexesIn = whenIndexesRead(app);
   // Unfiltered, the table starts as the trace opened (a served trace's first rows may already be
   // there while the server indexes it): only a filter from the URL is waited for.

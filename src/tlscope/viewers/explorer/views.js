@@ -16,6 +16,8 @@ export const EVENTS = 'events';
  * @property {string} label its button's text
  * @property {(pane: HTMLElement) => unknown} [draw] draws the view into the emptied pane (none: the event table)
  * @property {() => string} [badge] what follows the label, e.g. a count ('' for nothing)
+ * @property {boolean} [keep] drawn from what it fetches itself, not from the trace's indexes: a
+ *   redraw (compiles.json read) leaves it as it is (its scroll, selection and folds kept)
  */
 
 /**
@@ -97,7 +99,11 @@ export function createViews({ bar, pane, table }, defs, onChange) {
     show,
     names: defs.map((d) => d.name),
     /** Draw the shown view again (its data came), and the counts of every button. */
-    redraw: () => (state.current === EVENTS ? labels() : draw()),
+    redraw: () => {
+      const def = defs.find((d) => d.name === state.current);
+      if (state.current === EVENTS || (def && def.keep)) labels();
+      else draw();
+    },
     get current() {
       return state.current;
     },

@@ -42,6 +42,7 @@ export { Trace } from './model.js';
  * @property {number} [keepBytes] above this many bytes, raw.jsonl's bytes are dropped once indexed where the source can read ranges
  * @property {boolean} [waitForIndexes] false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
  * @property {'single' | 'multi-rank' | null} [layout] the folder's layout when known (tlscope serve's status): only its files are asked for
+ * @property {Promise<unknown>} [hold] held in the tab: raw.jsonl is streamed only once this resolves, and openTrace resolves without its first rows (the explorer draws a linked graph first)
  */
 
 /**
@@ -93,15 +94,18 @@ export async function openTrace(where, options = {}) {
   });
   const stop = events.onChange(() => firstRows());
   const keepBytes = options.keepBytes ?? KEEP_BYTES;
-  trace.loaded = loadLocal(trace, events, options.onProgress, keepBytes).then(() => {
+  trace.loaded = Promise.resolve(options.hold).then(() => loadLocal(trace, events, options.onProgress, keepBytes)).then(() => {
     maybeDropBytes(trace, events, keepBytes);
     trace.complete = true;
     return trace;
   });
   trace.loaded.catch(() => firstRows());
   if (!indexes) indexes = settle(first.then(nextFrame).then(() => trace.readIndexes()));
-  await Promise.race([first, trace.loaded]);
-  stop();
+  if (options.hold) first.then(stop);
+  else {
+    await Promise.race([first, trace.loaded]);
+    stop();
+  }
   if (wait) await indexes;
   return /** @type {LocalTrace} */ (trace); // its mode and events were set together above
 }

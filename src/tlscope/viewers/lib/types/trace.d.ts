@@ -20,6 +20,7 @@
  * @property {number} [keepBytes] above this many bytes, raw.jsonl's bytes are dropped once indexed where the source can read ranges
  * @property {boolean} [waitForIndexes] false: resolve at the first rows without waiting for compiles.json; await `trace.indexes` for it
  * @property {'single' | 'multi-rank' | null} [layout] the folder's layout when known (tlscope serve's status): only its files are asked for
+ * @property {Promise<unknown>} [hold] held in the tab: raw.jsonl is streamed only once this resolves, and openTrace resolves without its first rows (the explorer draws a linked graph first)
  */
 /**
  * Open a trace. `where` is a base URL (string or URL) or a source object (FileSource,
@@ -94,6 +95,10 @@ export type OpenOptions = {
      * the folder's layout when known (tlscope serve's status): only its files are asked for
      */
     layout?: "single" | "multi-rank" | null | undefined;
+    /**
+     * held in the tab: raw.jsonl is streamed only once this resolves, and openTrace resolves without its first rows (the explorer draws a linked graph first)
+     */
+    hold?: Promise<unknown> | undefined;
 };
 import { Trace } from './model.js';
 import { LocalEvents } from './store.js';
