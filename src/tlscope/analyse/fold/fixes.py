@@ -206,7 +206,7 @@ def _specialised_fix(
     spec = symbol.specializations[0]
     frame = spec.user_frame
     if shared is not None and frame is not None and frame.code:
-        at = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
+        at = _at(frame)
         return Fix(
             kind="change_code",
             input=name,
