@@ -192,21 +192,34 @@ def _parse_into(
     )
 
 
+class _JobFolder:
+    """An output folder's top and its ranks (ascending), read once for every Trace of its ranks:
+    opening each rank of a 1,000-rank job listed them all again, O(ranks²)."""
+
+    def __init__(self, folder: OutputFolder) -> None:
+        self.folder = folder
+        self.numbers = tuple(sorted(folder.ranks()))
+        self.known = frozenset(self.numbers)
+
+
 class Trace:
     """One rank's tlscope output folder, read lazily (see `load`)."""
 
     _finalizer: weakref.finalize[Any, Any] | None = None
 
-    def __init__(self, folder: Path, *, rank: int | None = None, label: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, *, rank: int | None = None, label: str | None = None, job: _JobFolder | None = None
+    ) -> None:
         self.root = folder
         #: What the user named (a log, a folder of logs): what errors say, not a temporary folder.
         self.label = label or str(folder)
-        top = OutputFolder(folder)
-        ranks = top.ranks()
+        #: The top folder and its ranks, read once and shared by every rank's Trace (`rank`).
+        self._top = job or _JobFolder(OutputFolder(folder))
+        top, ranks = self._top.folder, self._top.numbers
         if ranks:
-            if rank is not None and rank not in ranks:
+            if rank is not None and rank not in self._top.known:
                 raise TraceError(f"has no rank {rank} (its ranks: {', '.join(map(str, ranks))})", path=self.label)
-            rank = min(ranks) if rank is None else rank
+            rank = ranks[0] if rank is None else rank
             self._folder = top.rank(rank)
         elif rank is not None:
             raise TraceError(f"has no rank {rank}: it is a single-rank trace", path=self.label)
@@ -214,7 +227,7 @@ class Trace:
             self._folder = top
         self.folder = self._folder.path
         #: The ranks of a multi-rank trace, ascending (empty for a single log).
-        self.rank_numbers = sorted(ranks)
+        self.rank_numbers = list(ranks)
         self.current_rank = rank
 
     def __repr__(self) -> str:
@@ -223,7 +236,7 @@ class Trace:
 
     def rank(self, n: int) -> Trace:
         """Another rank of a multi-rank trace (sharing its temporary folder)."""
-        other = Trace(self.root, rank=n, label=self.label)
+        other = Trace(self.root, rank=n, label=self.label, job=self._top)
         other._keep = self  # type: ignore[attr-defined]  # the temporary folder lives as long as both
         return other
 
@@ -338,7 +351,7 @@ class Trace:
         events with no attempt match attempt 0); `rank` picks a rank of a multi-rank trace
         (default: this trace's rank).
         """
-        folder = self._folder if rank is None else Trace(self.root, rank=rank, label=self.label)._folder
+        folder = self._folder if rank is None else Trace(self.root, rank=rank, label=self.label, job=self._top)._folder
         yield from folder.events(kind, compile_id)
 
     def payload(self, event: dict[str, Any] | str) -> str | None:

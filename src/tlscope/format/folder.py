@@ -82,6 +82,10 @@ class OutputFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._root: str | None = None
+        #: The job's ranks, read once (a written folder does not change): `rank(n)` over every rank
+        #: of a 1,000-rank job decoded its whole multi_rank_summary.json 1,000 times.
+        self._ranks: tuple[int, ...] | None = None
+        self._known: frozenset[int] = frozenset()
 
     @classmethod
     def open(cls, path: Path) -> OutputFolder:
@@ -100,13 +104,19 @@ class OutputFolder:
 
     def ranks(self) -> list[int]:
         """The ranks of a multi-rank folder in its summary's order ([] for a single log's folder),
-        by `layout.ranks_rule` (the rule a store's folder follows too)."""
-        return layout.run(layout.ranks_rule(), LocalFiles(self.path))
+        by `layout.ranks_rule` (the rule a store's folder follows too); read on the first call."""
+        return list(self._listed())
+
+    def _listed(self) -> tuple[int, ...]:
+        if self._ranks is None:
+            self._ranks = tuple(layout.run(layout.ranks_rule(), LocalFiles(self.path)))
+            self._known = frozenset(self._ranks)
+        return self._ranks
 
     def rank(self, rank: int) -> OutputFolder:
         """Rank `rank`'s output folder (FormatError if the folder has no such rank)."""
-        ranks = self.ranks()
-        if rank not in ranks:
+        ranks = self._listed()
+        if rank not in self._known:
             raise FormatError(f"has no rank {rank} (ranks: {sorted(ranks)})", path=self.path)
         return OutputFolder(self.path / layout.rank_dir(rank))
 
