@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tlscope.analyse.ranks.divergence import RankLine, RankOverview
-from tlscope.analyse.ranks.rank_summary import CompileInfo, RankSummary
+from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphRuntime, RankSummary
 from tlscope.pipeline import ranks as ranks_module
 from tlscope.pipeline.rank_store import RankSummaries
 from tlscope.pipeline.ranks import RankResult, parse_ranks
@@ -79,6 +79,42 @@ def test_the_parent_keeps_no_rank_summary(tmp_path: Path, monkeypatch: pytest.Mo
     page = (out / "index.html").read_text("utf-8")
     assert page.count('<a href="rank_119/index.html">Rank 119</a>') == 2  # the list and the rank table
     assert len(json.loads((out / "ranks.json").read_text("utf-8"))["ranks"]) == 120
+
+
+def _runtime_rank(
+    log: str, rank: int, folder: str, options: ParseOptions, sinks: SinkFactory | None, landing: bool = True
+) -> RankResult:
+    """A rank that logged the runtime estimations of 4 graphs of 100 ops each (no log read)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    runtimes = [
+        GraphRuntime(
+            graph=f"-_{g}_0_0", ops=[(f"aten.op_{i}_of_graph_{g}", 1000.0 * (1 + i % 7) + rank) for i in range(100)]
+        )
+        for g in range(4)
+    ]
+    line = RankLine(rank=rank, compiles=1, compile_time_s=1.0)
+    overview = RankOverview(line=line, compile_ids=IDS[:1], statuses={IDS[0]: "ok"})
+    return RankResult(RankSummary(rank=rank, runtimes=runtimes, chromium_events=1, overview=overview))
+
+
+def test_the_runtime_estimations_are_written_a_rank_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """runtime_estimations.json and chromium_trace_with_runtime.json were made as whole-job lists
+    (every rank's ops as dicts, ~0.3 MB a rank here) before being written."""
+    monkeypatch.setattr(ranks_module, "parse_rank", _runtime_rank)
+    small, _ = _peak(tmp_path, 16)
+    big, out = _peak(tmp_path, 64)
+    per_rank = (big - small) / (64 - 16)
+    assert per_rank < 2_000, f"the parent grew {per_rank:.0f} bytes a rank"
+    estimations = json.loads((out / "runtime_estimations.json").read_text("utf-8"))
+    assert [(e["rank"], e["graph"]) for e in estimations] == [(r, f"-_{g}_0_0") for r in range(64) for g in range(4)]
+    assert estimations[-1]["ops"][-1] == {"name": "aten.op_99_of_graph_3", "estimated_runtime_ns": 2063.0}
+    trace = json.loads((out / "chromium_trace_with_runtime.json").read_text("utf-8"))
+    ops = [e for e in trace if e["ph"] == "X"]
+    assert len(ops) == 64 * 400 and [e["pid"] for e in ops[::400]] == list(range(64))
+    names = [e for e in trace if e["ph"] == "M"]
+    assert len(names) == 64 * 2 + 64 * 4 * 2 and trace[len(ops)]["args"] == {"name": "Rank 0"}
+    page = (out / "index.html").read_text("utf-8")
+    assert "ms delta" in page  # every rank estimated 4 graphs: the page compares them
 
 
 def test_summaries_come_back_in_rank_order_as_they_were() -> None:

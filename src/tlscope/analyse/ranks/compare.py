@@ -6,7 +6,8 @@ Groups are listed by their lowest rank (tlparse prints them in hash-map order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
 
@@ -76,33 +77,44 @@ def runtime_deltas(ranks: Iterable[RankSummary]) -> list[GraphDelta] | None:
     """Per graph index, the fastest and slowest rank; None when ranks compiled different counts.
 
     Graphs are aligned by name order within each rank (tlparse aligns by directory order).
-    Ties go to the highest rank, as in tlparse.
+    Ties go to the highest rank, as in tlparse. `ranks` in rank order, folded as they come:
+    per graph the first rank's name and the fastest and slowest so far, never every rank's totals.
     """
-    per_rank = {r.rank: [(g.graph, sum(ns for _, ns in g.ops)) for g in r.runtimes] for r in ranks if r.runtimes}
-    if not per_rank:
+    names: list[str] | None = None
+    fastest: list[tuple[int, float]] = []
+    slowest: list[tuple[int, float]] = []
+    same_counts = True
+    for r in ranks:
+        if not r.runtimes:
+            continue
+        totals = [sum(ns for _, ns in g.ops) for g in r.runtimes]
+        if names is None:
+            names = [g.graph for g in r.runtimes]
+            fastest = [(r.rank, total) for total in totals]
+            slowest = list(fastest)
+        elif len(totals) != len(names):
+            same_counts = False
+        elif same_counts:
+            for i, total in enumerate(totals):
+                if total <= fastest[i][1]:
+                    fastest[i] = (r.rank, total)
+                if total >= slowest[i][1]:
+                    slowest[i] = (r.rank, total)
+    if names is None:
         return []
-    if len({len(v) for v in per_rank.values()}) != 1:
+    if not same_counts:
         return None
-    rows: list[GraphDelta] = []
-    order = sorted(per_rank)
-    for i in range(len(per_rank[order[0]])):
-        fastest = slowest = (order[0], per_rank[order[0]][i][1])
-        for rank in order:
-            total = per_rank[rank][i][1]
-            if total <= fastest[1]:
-                fastest = (rank, total)
-            if total >= slowest[1]:
-                slowest = (rank, total)
-        rows.append(
-            GraphDelta(
-                graph=per_rank[order[0]][i][0],
-                delta_ms=round_ms(slowest[1] - fastest[1]),
-                fastest_rank=fastest[0],
-                fastest_ms=round_ms(fastest[1]),
-                slowest_rank=slowest[0],
-                slowest_ms=round_ms(slowest[1]),
-            )
+    rows = [
+        GraphDelta(
+            graph=name,
+            delta_ms=round_ms(slow[1] - fast[1]),
+            fastest_rank=fast[0],
+            fastest_ms=round_ms(fast[1]),
+            slowest_rank=slow[0],
+            slowest_ms=round_ms(slow[1]),
         )
+        for name, fast, slow in zip(names, fastest, slowest, strict=True)
+    ]
     return sorted(rows, key=lambda row: row.graph)
 
 
@@ -128,33 +140,51 @@ def fxhash_rank_graph(rank: int, graph: str) -> int:
     return h & 0xFFFFFFFF
 
 
-def runtime_trace(ranks: Sequence[RankSummary]) -> list[dict[str, object]]:
-    """chromium_trace_with_runtime.json: each graph's ops back to back on its own thread."""
+def runtime_trace(ranks: Sequence[RankSummary]) -> Iterator[list[dict[str, object]]]:
+    """chromium_trace_with_runtime.json's events, a list at a time (their concatenation is the
+    file's array): each graph's ops back to back on its own thread, a rank's after another's,
+    then each rank's process and thread names. `ranks` in rank order; read twice (a job's
+    summaries are decoded again at each pass: the events and names of every rank are never held
+    at once, only the numbers of the ranks that estimated runtimes)."""
+    pids = array("q")
+    for summary in ranks:
+        if summary.runtimes:
+            pids.append(summary.rank)
+            yield _runtime_ops(summary)
+    for pid in pids:
+        yield [
+            {"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"Rank {pid}"}},
+            {"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}},
+        ]
+    for summary in ranks:
+        if summary.runtimes:
+            yield _thread_names(summary)
+
+
+def _runtime_ops(summary: RankSummary) -> list[dict[str, object]]:
+    """A rank's runtime estimations as chromium events: each graph's ops on its own thread."""
     events: list[dict[str, object]] = []
-    threads: dict[int, list[tuple[str, int]]] = {}
-    for summary in sorted(ranks, key=lambda r: r.rank):
-        for graph in summary.runtimes:
-            tid = fxhash_rank_graph(summary.rank, graph.graph)
-            threads.setdefault(summary.rank, []).append((graph.graph, tid))
-            ts = 0
-            for name, ns in graph.ops:
-                dur = max(1, math.ceil(ns / 1000))
-                args = {"graph": graph.graph, "rank": summary.rank, "runtime_ns": int(ns)}
-                events.append(
-                    {"name": name, "ph": "X", "ts": ts, "dur": dur, "pid": summary.rank, "tid": tid,
-                     "cat": "runtime", "args": args}
-                )  # fmt: skip
-                ts += dur
-    for pid in sorted(threads):
-        events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"Rank {pid}"}})
-        events.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
-    for pid in sorted(threads):
-        for index, (name, tid) in enumerate(sorted(threads[pid])):
-            label = {"name": f"graph {name}"}
-            events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": label})
+    for graph in summary.runtimes:
+        tid = fxhash_rank_graph(summary.rank, graph.graph)
+        ts = 0
+        for name, ns in graph.ops:
+            dur = max(1, math.ceil(ns / 1000))
+            args = {"graph": graph.graph, "rank": summary.rank, "runtime_ns": int(ns)}
             events.append(
-                {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": index}}
-            )
+                {"name": name, "ph": "X", "ts": ts, "dur": dur, "pid": summary.rank, "tid": tid,
+                 "cat": "runtime", "args": args}
+            )  # fmt: skip
+            ts += dur
+    return events
+
+
+def _thread_names(summary: RankSummary) -> list[dict[str, object]]:
+    """A rank's graphs' threads named and ordered (by graph name), as chromium metadata events."""
+    pid, events = summary.rank, []
+    threads = sorted((graph.graph, fxhash_rank_graph(pid, graph.graph)) for graph in summary.runtimes)
+    for index, (name, tid) in enumerate(threads):
+        events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": f"graph {name}"}})
+        events.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": index}})
     return events
 
 

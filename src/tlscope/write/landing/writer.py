@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -50,13 +50,13 @@ def write_landing(
         out.path(layout.TIMELINE),
     )
     if facts.has_runtime:
-        _write(out, "runtime_estimations.json", pretty(_estimations(ranks), sort_keys=False))
-        _write(out, "chromium_trace_with_runtime.json", pretty(compare.runtime_trace(ranks)))
+        _write_array(out, "runtime_estimations.json", (_estimations(r) for r in ranks), sort_keys=False)
+        _write_array(out, "chromium_trace_with_runtime.json", compare.runtime_trace(ranks))
         written["Runtime estimations"] = "runtime_estimations.json"
     if facts.has_schedules:
-        _write_schedules(out, ranks)
+        _write_array(out, "collective_schedules.json", (_schedules(r) for r in ranks), sort_keys=False)
         written["Collective schedules"] = "collective_schedules.json"
-    _write_summary(out, ranks)
+    _write_array(out, "multi_rank_summary.json", ([_behind_the_page(r)] for r in ranks), sort_keys=False)
     overviews = (r.overview for r in ranks if r.parsed and r.overview is not None)
     view = job_view(overviews) if facts.overviews else None
     if view is not None:
@@ -151,46 +151,36 @@ def _write_ranks_json(out: OutputDir, view: JobView) -> None:
         stream.write("\n" + tail + "\n")
 
 
-def _write_schedules(out: OutputDir, ranks: Sequence[RankSummary]) -> None:
-    """collective_schedules.json: pretty(every rank's graphs' collectives), a rank at a time."""
-    with out.path("collective_schedules.json").open("w", encoding="utf-8") as stream:
+def _write_array(out: OutputDir, name: str, parts: Iterable[list[Any]], *, sort_keys: bool = True) -> None:
+    """`pretty(every part's items, one array)` written a part (a rank's items) at a time: a job's
+    arrays (multi_rank_summary.json, the runtime estimations, their chromium trace) made as one
+    text with their copies grew with the ranks (multi_rank_summary.json's was the parent's peak,
+    ~6 MB at 256 ranks). `pretty(part)` is "[\n  a,\n  b\n]": its text between the brackets is
+    its items as the whole array's, indented as they are there, so the parts' texts joined with
+    "," between "[" and "\n]" are the whole array's text."""
+    with out.path(name).open("w", encoding="utf-8") as stream:
         first = True
-        for r in ranks:
-            for g in r.schedules:
-                item = pretty({"rank": r.rank, "graph": g.graph, "ops": g.ops}, sort_keys=False)
-                stream.write(("[\n  " if first else ",\n  ") + item.replace("\n", "\n  "))
+        for items in parts:
+            if items:
+                stream.write(("[" if first else ",") + pretty(items, sort_keys=sort_keys)[1:-2])
                 first = False
-        stream.write("\n]" if not first else "[]")
+        stream.write("[]" if first else "\n]")
 
 
-def _write_summary(out: OutputDir, ranks: Sequence[RankSummary]) -> None:
-    """multi_rank_summary.json: pretty(every rank's object), written a rank at a time. Made as one
-    text, its copies (compact, UTF-8, indented, decoded, encoded again) were the parent's peak
-    memory at the end of a big job (~6 MB at 256 ranks). A JSON text has no raw newline inside a
-    string, so the array's indented items are each item's pretty text with every line indented."""
-    if not ranks:
-        _write(out, "multi_rank_summary.json", "[]")
-        return
-    with out.path("multi_rank_summary.json").open("w", encoding="utf-8") as stream:
-        for i, r in enumerate(ranks):
-            item = pretty(_behind_the_page(r), sort_keys=False).replace("\n", "\n  ")
-            stream.write(("[\n  " if i == 0 else ",\n  ") + item)
-        stream.write("\n]")
+def _schedules(rank: RankSummary) -> list[dict[str, Any]]:
+    """collective_schedules.json's items of a rank: its graphs' collectives."""
+    return [{"rank": rank.rank, "graph": g.graph, "ops": g.ops} for g in rank.schedules]
 
 
-def _write(out: OutputDir, name: str, text: str) -> None:
-    out.path(name).write_text(text, "utf-8")
-
-
-def _estimations(ranks: Sequence[RankSummary]) -> list[dict[str, Any]]:
+def _estimations(rank: RankSummary) -> list[dict[str, Any]]:
+    """runtime_estimations.json's items of a rank: its graphs' ops with their estimated runtimes."""
     return [
         {
-            "rank": r.rank,
+            "rank": rank.rank,
             "graph": g.graph,
             "ops": [{"name": name, "estimated_runtime_ns": ns} for name, ns in g.ops],
         }
-        for r in ranks
-        for g in r.runtimes
+        for g in rank.runtimes
     ]
 
 
