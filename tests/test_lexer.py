@@ -119,7 +119,7 @@ def test_span_formatter_marks_every_character_as_htmlformatter_does(output_codes
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
 
-    from tlscope.write.report.highlight import SpanFormatter
+    from tlscope.write.report.pygments_lexer import SpanFormatter
 
     ours, reference = SpanFormatter(nowrap=True), HtmlFormatter(nowrap=True)
     for code in [*output_codes[:10], "s = '''a\n<b>\n'''  # \"q\" & done\n"]:
@@ -135,13 +135,15 @@ _MARKUP_ALPHABET = [*"ab1_ .'\"\\#\n\r\t()=@rbf+-e0x\u00e9<>&{}[]:;`\ufeff", "de
 @given(st.lists(st.sampled_from(_MARKUP_ALPHABET) | st.characters(), max_size=60).map("".join))
 def test_one_pass_markup_is_pygments_markup_on_any_text(text: str) -> None:
     """`spans` (the page's one loop) writes what Pygments with the lean lexer and SpanFormatter writes."""
-    from tlscope.write.report.highlight import reference_spans, spans
+    from tlscope.write.report.highlight import spans
+    from tlscope.write.report.pygments_lexer import reference_spans
 
     assert spans(text) == reference_spans(text)
 
 
 def test_one_pass_markup_is_pygments_markup_on_real_code(output_codes: list[str]) -> None:
-    from tlscope.write.report.highlight import reference_spans, spans
+    from tlscope.write.report.highlight import spans
+    from tlscope.write.report.pygments_lexer import reference_spans
 
     for code in [
         *output_codes,
@@ -162,7 +164,8 @@ _MEMO_LINES = ["x = 1", "'''", 'r"""a', "b'''", "import", "from a", "def", "  ",
 def test_memo_of_pieces_keeps_the_markup_pygments_markup(lines: list[str]) -> None:
     """Lines seen in earlier texts (hypothesis' examples run in one process) are copied from the
     memo: the result is still the whole text's markup, whatever precedes or follows them."""
-    from tlscope.write.report.highlight import reference_spans, spans
+    from tlscope.write.report.highlight import spans
+    from tlscope.write.report.pygments_lexer import reference_spans
 
     text = "\n".join(lines)
     assert spans(text) == reference_spans(text)
@@ -172,7 +175,8 @@ def test_memo_of_pieces_keeps_the_markup_pygments_markup(lines: list[str]) -> No
 def test_memo_is_not_used_past_a_string_that_backtracks() -> None:
     """A triple-quoted string with no end, before a final unpaired backslash, is not a string (the
     regex backtracks): its first line must not be kept as markup for text where it is one."""
-    from tlscope.write.report.highlight import reference_spans, spans
+    from tlscope.write.report.highlight import spans
+    from tlscope.write.report.pygments_lexer import reference_spans
 
     for text in ["'''abc\n\\", "'''abc\nx'''\n", "'''abc\n\\", "'''abc\n"]:
         assert spans(text) == reference_spans(text)

@@ -55,3 +55,43 @@ def test_every_template_folder_gets_the_same_environment_settings_and_cache() ->
     for env in (report, landing):
         assert env.trim_blocks and env.lstrip_blocks
         assert env.autoescape("any.html.jinja") and env.autoescape(None)  # type: ignore[operator]
+
+
+def test_a_kept_text_is_made_once_then_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(templatecache, "bytecode_cache", lambda: _NeverFailing(str(tmp_path), "__tlscope_%s.cache"))
+    made: list[int] = []
+
+    def make() -> str:
+        made.append(1)
+        return "a { color: red }\n"
+
+    assert templatecache.kept_text("style/x 1.css", make) == "a { color: red }\n"
+    assert templatecache.kept_text("style/x 1.css", make) == "a { color: red }\n"
+    assert len(made) == 1  # the second came from the file
+    assert [p.name for p in tmp_path.iterdir()] == ["__tlscope_style_x_1.css"]  # inside, and no temporary left
+
+
+def test_a_kept_text_never_fails_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = _NeverFailing(str(tmp_path / "missing"), "__tlscope_%s.cache")
+    monkeypatch.setattr(templatecache, "bytecode_cache", lambda: missing)
+    assert templatecache.kept_text("t", lambda: "made") == "made"
+    (tmp_path / "__tlscope_t").mkdir()  # the entry's name taken by a folder: neither read nor written
+    monkeypatch.setattr(templatecache, "bytecode_cache", lambda: _NeverFailing(str(tmp_path), "__tlscope_%s.cache"))
+    assert templatecache.kept_text("t", lambda: "made") == "made"
+    monkeypatch.setattr(templatecache, "bytecode_cache", lambda: None)
+    assert templatecache.kept_text("t", lambda: "made") == "made"
+
+
+def test_output_code_pages_colours_are_pygments_whether_kept_or_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pygments.formatters import HtmlFormatter
+
+    from tlscope.write.report import highlight
+
+    monkeypatch.setattr(templatecache, "bytecode_cache", lambda: _NeverFailing(str(tmp_path), "__tlscope_%s.cache"))
+    css = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+    made, kept = highlight.tail.__wrapped__(), highlight.tail.__wrapped__()
+    assert made == kept == highlight.tail()
+    assert f"\n{css}\n</style>\n" in made
+    assert len(list(tmp_path.iterdir())) == 1

@@ -15,10 +15,10 @@ returns read both back from the written file (`WrittenItems`) when a sink iterat
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
-import pickle
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TypeVar, overload
 
@@ -40,10 +40,31 @@ from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
 from tlscope.write.outdir import OutputDir
 
+#: pickle and tempfile are imported where a frame spills or a table spools (`_temporary_file`):
+#: a small log's answers do neither, and the two are ~5 ms of imports.
 _ENCODER = msgspec.json.Encoder()
-_ENTRY = msgspec.json.Decoder(CompileEntry)
-_SHAPES = msgspec.json.Decoder(FrameShapes)
 T = TypeVar("T")
+
+
+@functools.cache
+def _entries() -> msgspec.json.Decoder[CompileEntry]:
+    """compiles.json's entries' typed decoder, made on first use: building it walks CompileEntry's
+    nested Structs (~2.4 ms; a run that reads no entry back need not)."""
+    return msgspec.json.Decoder(CompileEntry)
+
+
+@functools.cache
+def _shape_tables() -> msgspec.json.Decoder[FrameShapes]:
+    """compiles.json's input-shape tables' typed decoder, made on first use (most logs have none)."""
+    return msgspec.json.Decoder(FrameShapes)
+
+
+def _temporary_file() -> IO[bytes]:
+    """An anonymous temporary file; tempfile (with random, shutil...) imported only when one is
+    needed: a small log's answers never spill a frame nor spool an input-shape table."""
+    import tempfile
+
+    return tempfile.TemporaryFile()
 
 
 class SpilledFrames:
@@ -56,8 +77,10 @@ class SpilledFrames:
         self._end = 0
 
     def put(self, frame: Frame, state: FrameState) -> None:
+        import pickle  # here: see the note above _ENCODER
+
         if self._file is None:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the end)
+            self._file = _temporary_file()  # closed by close(), after the end
         data = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
         self._file.seek(self._end)
         self._file.write(data)
@@ -74,6 +97,8 @@ class SpilledFrames:
         at = self._at.get(frame)
         if at is None or self._file is None:
             return None
+        import pickle  # here: see the note above _ENCODER
+
         self._file.seek(at[0])
         state: FrameState = pickle.loads(self._file.read(at[1]))
         return state
@@ -91,12 +116,14 @@ class SpilledFrames:
 class _Gathered:
     """What compiles.json holds after its entries, gathered from each frame's entries in turn;
     with a `spool`, the input-shape tables are encoded into it as they come (a table per frame that
-    recompiled: a big log's would not all fit in memory), their lengths kept."""
+    recompiled: a big log's would not all fit in memory), their lengths kept. The spool, a
+    temporary file, is made for the first table (most small logs have none) and closed by `close`."""
 
-    def __init__(self, spool: IO[bytes] | None = None) -> None:
+    def __init__(self, *, spooling: bool = False) -> None:
         self.breaks = BreakGroups()
         self.shapes: list[FrameShapes] = []
-        self.spool = spool
+        self.spooling = spooling
+        self.spool: IO[bytes] | None = None
         self.spooled: list[int] = []
         self._metas: dict[str, TensorMeta] = {}
 
@@ -104,20 +131,27 @@ class _Gathered:
         for entry in found:
             self.breaks.add(entry)
         tables = input_shapes(found, self._metas)
-        if self.spool is None:
+        if not self.spooling:
             self.shapes.extend(tables)
             return
         for table in tables:
+            if self.spool is None:
+                self.spool = _temporary_file()
             data = _ENCODER.encode(table)
             self.spool.write(data)
             self.spooled.append(len(data))
 
     def unspool(self) -> Iterator[bytes]:
         """The spooled tables' bytes, in order."""
-        assert self.spool is not None
+        if self.spool is None:
+            return
         self.spool.seek(0)
         for length in self.spooled:
             yield self.spool.read(length)
+
+    def close(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
 
 class AnswersSink:
@@ -181,8 +215,8 @@ class AnswersSink:
         into `out`; the answers, for the sinks that show them, read the entries back from the file."""
         path = out.path("compiles.json")
         spans: list[tuple[int, int]] = []
-        with path.open("wb") as f, tempfile.TemporaryFile() as spool:
-            gathered = _Gathered(spool)
+        gathered = _Gathered(spooling=True)
+        with path.open("wb") as f, contextlib.closing(gathered):
             write_head(f)
             for frame in frame_entries(self.compiles):
                 gathered.add(frame)
@@ -191,8 +225,8 @@ class AnswersSink:
             self._store.close()
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
             shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool())
-        shapes = WrittenItems(path, shape_spans, _SHAPES)
-        answers = self._answers(WrittenItems(path, spans, _ENTRY), gathered, reader, shapes)
+        shapes = WrittenItems(path, shape_spans, _shape_tables)
+        answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
         return answers
 
@@ -202,10 +236,13 @@ class WrittenItems(Sequence[T]):
     time they are read (one at a time): the answers' sinks read them once or twice, and a big
     log's would not all fit in memory. Valid until the output folder is committed."""
 
-    def __init__(self, path: Path, spans: list[tuple[int, int]], decoder: msgspec.json.Decoder[T]) -> None:
+    def __init__(
+        self, path: Path, spans: list[tuple[int, int]], decoder: Callable[[], msgspec.json.Decoder[T]]
+    ) -> None:
         self._path = path
         #: Each item's (offset, length) in the file.
         self._spans = spans
+        #: The items' decoder, asked for when one is read.
         self._decoder = decoder
 
     def __len__(self) -> int:
@@ -223,13 +260,16 @@ class WrittenItems(Sequence[T]):
         offset, length = self._spans[index]
         with self._path.open("rb") as f:
             f.seek(offset)
-            return self._decoder.decode(f.read(length))
+            return self._decoder().decode(f.read(length))
 
     def __iter__(self) -> Iterator[T]:
+        if not self._spans:
+            return
+        decoder = self._decoder()
         with self._path.open("rb") as f:
             for offset, length in self._spans:
                 f.seek(offset)
-                yield self._decoder.decode(f.read(length))
+                yield decoder.decode(f.read(length))
 
 
 def write_compiles(

@@ -14,12 +14,18 @@ directory (Jinja refuses one with other owners or permissions).
 
 It can never fail a run: an unusable directory means no cache, an unreadable or unwritable
 entry means compiling as without one.
+
+`kept_text` keeps another derived text there the same way: the output code pages' colours,
+which Pygments' HTML formatter computes (importing the formatter is ~20M instructions of every
+run, a tenth of a small log's imports: bench/README.md, session 9).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -69,3 +75,39 @@ def environment(
     )
     env.filters.update(filters)
     return env
+
+
+#: What a kept text's name may hold (it becomes a file name in the cache's directory).
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def kept_text(name: str, make: Callable[[], str]) -> str:
+    """`make()`, kept between runs under `name` (which must say everything the text depends on,
+    such as a library's version) in the bytecode cache's directory.
+
+    Like the cache, it can never fail a run, nor give a half-written text: an entry is written
+    to a file of its own and renamed into place; an unusable directory or entry means `make()`.
+    The directory is only this user's (Jinja checks its owner and permissions), as trusted as
+    the compiled templates beside it.
+    """
+    cache = bytecode_cache()
+    if not isinstance(cache, FileSystemBytecodeCache):
+        return make()
+    path = os.path.join(cache.directory, "__tlscope_" + _UNSAFE_NAME.sub("_", name))
+    with contextlib.suppress(OSError, UnicodeDecodeError), open(path, encoding="utf-8") as f:
+        return f.read()
+    text = make()
+    with contextlib.suppress(OSError):
+        _write_atomically(path, text)
+    return text
+
+
+def _write_atomically(path: str, text: str) -> None:
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "x", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

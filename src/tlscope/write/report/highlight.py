@@ -11,12 +11,9 @@ highlighted once and hard-linked (both in derived.py).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
 
-from pygments import highlight  # type: ignore[import-untyped]
-from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+import pygments  # type: ignore[import-untyped]
 from pygments.token import STANDARD_TYPES, Name, Whitespace, _TokenType  # type: ignore[import-untyped]
 
 from tlscope.write.report.lexer import (
@@ -29,6 +26,7 @@ from tlscope.write.report.lexer import (
     _number_type,
     _string_tokens,
 )
+from tlscope.write.templates import kept_text
 
 _STYLE = "friendly"
 HEAD = '<meta charset="UTF-8"><pre class="highlight">\n'
@@ -46,24 +44,6 @@ def _escape(text: str) -> str:
         .replace('"', "&quot;")
         .replace("'", "&#39;")
     )
-
-
-class SpanFormatter(HtmlFormatter):  # type: ignore[misc]
-    """HtmlFormatter's `nowrap` output (same classes, same escaping, spans closed at each line
-    end) in one join: its general line machinery was half of the highlighting time."""
-
-    def format_unencoded(self, tokensource: Iterable[tuple[_TokenType, str]], outfile: TextIO) -> None:
-        parts: list[str] = []
-        for ttype, value in tokensource:
-            css = _css_class(ttype)
-            text = value.translate(_ESCAPE)
-            if not css:
-                parts.append(text)
-            elif "\n" in text:  # one span per line, so every code line is a whole HTML line
-                parts.append("\n".join(f'<span class="{css}">{p}</span>' if p else "" for p in text.split("\n")))
-            else:
-                parts.append(f'<span class="{css}">{text}</span>')
-        outfile.write("".join(parts))
 
 
 @functools.cache
@@ -93,17 +73,6 @@ def _name_span(name: str) -> str:
         _NAME_SPANS.clear()
     _NAME_SPANS[name] = span
     return span
-
-
-_formatter = SpanFormatter(nowrap=True, style=_STYLE)
-
-
-def reference_spans(code: str) -> str:
-    """The markup through Pygments (`highlight` with the lean lexer and SpanFormatter): what
-    `spans` makes in one loop, kept as its definition (tests compare the two)."""
-    from tlscope.write.report.pygments_lexer import LeanPythonLexer  # here: see its module doc
-
-    return str(highlight(code, LeanPythonLexer(stripnl=False, ensurenl=False), _formatter))
 
 
 #: Kinds of lexer match whose text can hold a character HTML escapes, or a newline.
@@ -166,7 +135,7 @@ _SEGMENTS = _Segments(8 * 1024 * 1024)
 
 
 def spans(code: str) -> str:
-    """`reference_spans(code)`, byte for byte, in one pass: the lexer's loop (lexer.py) writing
+    """`pygments_lexer.reference_spans(code)`, byte for byte, in one pass: the lexer's loop (lexer.py) writing
     each token's span as it classifies it, and pieces of code met before (`_Segments`) copied.
 
     Why a piece's markup is the same wherever it appears: the lexer's regex has no look-behind,
@@ -260,9 +229,17 @@ def tail() -> str:
     """What follows the code: the closing tag and the colours (after the code, so lines stay put).
     Long lines wrap inside the page (generated kernels' signatures ran 500 px past a 1280 px
     window: issue 20, finding 9); each code line stays one line of the file."""
-    css = _formatter.get_style_defs(".highlight")
+    css = kept_text(f"style_{_STYLE}_pygments_{pygments.__version__}.css", _style_defs)
     wrap = "white-space: pre-wrap; overflow-wrap: anywhere;"
     return f"</pre>\n<style>\n.highlight {{ background: #ffffff; {wrap} }}\n{css}\n</style>\n"
+
+
+def _style_defs() -> str:
+    """The style's CSS rules as Pygments' HTML formatter writes them: the one use of the
+    formatter's modules in a run, kept between runs (`kept_text`), so a run need not import them."""
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+
+    return str(HtmlFormatter(style=_STYLE).get_style_defs(".highlight"))
 
 
 def render_code(code: str) -> str:
