@@ -18,6 +18,12 @@ Each job is built once (kept in --work) by `corpus/scale.py SOURCE --ranks N` fr
 - with `--dask N`: a real `dask scheduler` and two `dask worker` processes (one thread each,
   DASK_DISTRIBUTED__WORKER__DAEMON=False) on this machine, tlscope `--scheduler`.
 
+    python bench/ranks.py --dask-ab 256 --rounds 2 [--work DIR]
+
+alternates local and Dask runs of one job (a fresh cluster for each Dask run), printing for each
+the wall and CPU per rank: local, the parent and its workers; Dask, the parent, the scheduler and
+the workers (their first rank imports tlscope: counted), with the load average before it.
+
 Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
 --work/ranks.json.
 """
@@ -111,7 +117,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def cluster_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU seconds so far of the cluster's processes and their children (a worker's nanny starts it)."""
+    import psutil  # distributed's own dependency: there whenever --dask can run
+
+    total = 0.0
+    for p in procs:
+        try:
+            top = psutil.Process(p.pid)
+            for q in [top, *top.children(recursive=True)]:
+                times = q.cpu_times()
+                total += times.user + times.system
+        except psutil.Error:
+            continue
+    return total
+
+
 def with_dask(logs: Path, out: Path, workers: int = 2) -> dict[str, Any]:
+    """tlscope --scheduler on a fresh cluster (a `dask scheduler`, `workers` single-thread workers on
+    loopback): its wall, the parent's CPU and RSS, and `cluster_cpu_s`, the scheduler's and workers'
+    CPU during the run (the workers import tlscope on their first rank: counted)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     bindir = Path(sys.executable).parent
@@ -122,12 +147,35 @@ def with_dask(logs: Path, out: Path, workers: int = 2) -> dict[str, Any]:
         for _ in range(workers):
             procs.append(subprocess.Popen([*NICE, str(bindir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(6)
-        return run_tlscope(logs, out, ["--scheduler", address])
+        before, scheduler_before = cluster_cpu(procs), cluster_cpu(procs[:1])
+        row = run_tlscope(logs, out, ["--scheduler", address])
+        row["cluster_cpu_s"] = cluster_cpu(procs) - before
+        row["scheduler_cpu_s"] = cluster_cpu(procs[:1]) - scheduler_before
+        return row
     finally:
         for p in reversed(procs):
             p.terminate()
         for p in procs:
             p.wait(timeout=30)
+
+
+def dask_ab(work: Path, ranks: int, rounds: int) -> None:
+    """Local (-j cores) and Dask (a fresh cluster each time) alternating on one job: per rank wall, and
+    CPU per rank (local: the parent and its workers; Dask: the parent, scheduler and workers)."""
+    logs = job_logs(work, ranks)
+    for i in range(rounds):
+        for mode in ("local", "dask"):
+            load = os.getloadavg()[0]
+            out = work / f"ab_{mode}_{ranks}"
+            if mode == "local":
+                row = run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)])
+            else:
+                row = with_dask(logs, out)
+                row["cpu_s"] += row["cluster_cpu_s"]
+            row.update(mode=mode, round=i + 1, ranks=ranks, load=load, wall_ms_per_rank=1000 * row["wall_s"] / ranks)
+            row["cpu_ms_per_rank"] = 1000 * row["cpu_s"] / ranks
+            shutil.rmtree(out, ignore_errors=True)
+            print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,8 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dask", type=int, nargs="*", default=[256])
     parser.add_argument("--work", type=Path, default=REPO / "bench" / "out" / "ranks")
     parser.add_argument("--keep", action="store_true", help="keep the output folders")
+    parser.add_argument(
+        "--dask-ab", type=int, metavar="N", help="only: local and Dask alternating on the N-rank job (--rounds times)"
+    )
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.dask_ab:
+        dask_ab(args.work, args.dask_ab, args.rounds)
+        return 0
     rows = []
     for n in args.ranks:
         logs = job_logs(args.work, n)

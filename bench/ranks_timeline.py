@@ -38,15 +38,11 @@ def note(what, rank=None):
     os.write(sink, (json.dumps([time.time(), os.getpid(), what, rank]) + "\n").encode())
 
 note("process (after the interpreter)")
-T_IMPORTS = time.time()
-import tlscope.cli
-from tlscope.pipeline import ranks as R
-from tlscope.write.landing import writer as W
-from tlscope.write import outdir as O
-note("imports of the job's modules done")
 
-def wrap(module, name, label, rank_of=None):
-    inner = getattr(module, name)
+def wrap(owner, name, label, rank_of=None):
+    inner = getattr(owner, name, None)
+    if inner is None:  # another tree's code: not timed there
+        return None
     def wrapper(*args, **kwargs):
         rank = rank_of(args) if rank_of else None
         note(label + " start", rank)
@@ -54,43 +50,83 @@ def wrap(module, name, label, rank_of=None):
             return inner(*args, **kwargs)
         finally:
             note(label + " end", rank)
-    wrapper.__qualname__ = wrapper.__name__ = name + "_timed_" + label.replace(" ", "_")
-    setattr(module, name, wrapper)
+    wrapper.__qualname__ = wrapper.__name__ = name + "_timed_" + label.replace(" ", "_").replace(":", "")
+    globals()[wrapper.__qualname__] = wrapper  # picklable by reference from __main__ (forked workers have it)
+    setattr(owner, name, wrapper)
     return wrapper
 
-# Picklable by reference from __main__ (the workers are forked: they have it).
-rank_wrapper = wrap(R, "parse_rank", "rank", rank_of=lambda a: a[1])
-globals()[rank_wrapper.__qualname__] = rank_wrapper
-init = R.worker_init
-def worker_init(*a):
-    note("worker started")
-    return init(*a)
-globals()["worker_init"] = worker_init
-R.worker_init = worker_init
-wrap(R, "_inputs", "discovery")
-wrap(R, "write_landing", "landing")
-wrap(W, "merge_timelines", "landing: timeline merge")
-wrap(W, "_write_summary", "landing: multi_rank_summary.json")
-wrap(W, "_write_ranks_json", "landing: ranks.json")
-wrap(W, "_context", "landing: page context")
-wrap(W, "job_view", "landing: job view")
-wrap(O.OutputDir, "__exit__", "commit of OUT")
-Pool = R.ProcessPoolExecutor
-class TimedPool(Pool):
-    def __init__(self, *a, **k):
-        note("pool made")
-        super().__init__(*a, **k)
-    def submit(self, fn, *a, **k):
-        if not getattr(self, "_noted", False):
-            self._noted = True
-            note("first rank handed out")
-        return super().submit(fn, *a, **k)
-R.ProcessPoolExecutor = TimedPool
-add = R.RankSummaries.add
-def add_timed(self, summary):
-    note("result taken", summary.rank)
-    return add(self, summary)
-R.RankSummaries.add = add_timed
+def timed_ranks(R):
+    wrap(R, "parse_rank", "rank", rank_of=lambda a: a[1])
+    init = R.worker_init
+    def worker_init(*a):
+        note("worker started")
+        return init(*a)
+    globals()["worker_init"] = worker_init
+    R.worker_init = worker_init
+    wrap(R, "_inputs", "discovery")
+    wrap(R, "preload_report", "preload the report")
+    wrap(R, "_prepare_landing", "prepare the landing page")
+    wrap(R, "write_landing", "landing")  # older trees call it from pipeline/ranks.py's namespace
+    Pool = R.ProcessPoolExecutor
+    class TimedPool(Pool):
+        def __init__(self, *a, **k):
+            note("pool made")
+            super().__init__(*a, **k)
+        def submit(self, fn, *a, **k):
+            if not getattr(self, "_noted", False):
+                self._noted = True
+                note("first rank handed out")
+            return super().submit(fn, *a, **k)
+        def shutdown(self, *a, **k):
+            note("pool shutdown start")
+            try:
+                return super().shutdown(*a, **k)
+            finally:
+                note("pool shutdown end")
+    R.ProcessPoolExecutor = TimedPool
+    add = R.RankSummaries.add
+    def add_timed(self, summary):
+        note("result taken", summary.rank)
+        return add(self, summary)
+    R.RankSummaries.add = add_timed
+
+def timed_landing(W):
+    wrap(W, "write_landing", "landing")
+    wrap(W, "merge_timelines", "landing: timeline merge")
+    wrap(W, "_write_summary", "landing: multi_rank_summary.json")
+    wrap(W, "_write_array", "landing: an array file")
+    wrap(W, "_write_ranks_json", "landing: ranks.json")
+    wrap(W, "_context", "landing: page context")
+    wrap(W, "job_view", "landing: job view")
+
+def timed_outdir(O):
+    wrap(O.OutputDir, "__enter__", "OUT's temporary folder and its guard")
+    wrap(O.OutputDir, "__exit__", "commit of OUT")
+
+# Each module is timed as it is imported, where the command imports it (never earlier: when
+# the job's modules are imported is part of what is measured).
+HOOKS = {
+    "tlscope.pipeline.ranks": timed_ranks,
+    "tlscope.write.landing.writer": timed_landing,
+    "tlscope.write.outdir": timed_outdir,
+    "tlscope.pipeline.parse": lambda P: wrap(P, "classify", "classify the input"),
+    "tlscope.pipeline.single": lambda S: note("imported: the parse of a log (pipeline/single.py)"),
+}
+import importlib.abc, importlib.machinery
+class Hooked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in HOOKS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None:
+            return None
+        execute = spec.loader.exec_module
+        def exec_module(module):
+            execute(module)
+            HOOKS[name](module)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Hooked())
 import atexit, io, contextlib
 from tlscope.cli import console_main
 def last_words():

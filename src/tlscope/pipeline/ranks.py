@@ -38,7 +38,6 @@ from tlscope.read.inputs import RankLog, candidate_logs, discover
 from tlscope.read.split import process_ranks, ranks_of, split_log
 from tlscope.write.context import SinkFactory
 from tlscope.write.landing.jsonout import pretty
-from tlscope.write.landing.writer import prepare_landing, write_landing
 from tlscope.write.outdir import OutputDir, UnsafePath
 from tlscope.write.report.assembly import preload_report, report_sinks
 from tlscope.write.report.derived import JOB_PAGES
@@ -418,6 +417,8 @@ def _run_job(
             _check_strict(logs, summaries)
         if not landing:
             return summaries
+        from tlscope.write.landing.writer import write_landing  # imported by now: see _prepare_landing
+
         written = write_landing(target, summaries, notes, info=info, header=options.report.custom_header_html)
     for label, name in written.items():
         echo(f"{label}: {out}/{name}")
@@ -435,12 +436,22 @@ def _parse_into(
     work = [(log, str(target.path(layout.rank_dir(log.rank)))) for log in logs]
     for log, _ in work:
         echo(f"Processing rank {log.rank} → {out}/rank_{log.rank}")
-    # While the ranks are parsed, this process compiles the landing page's template:
-    # otherwise it would be serial work after the last rank.
+    # While the ranks are parsed, this process prepares the landing page: otherwise it would be
+    # serial work before the first rank or after the last.
     summaries = RankSummaries()
-    for result in submit(work, prepare_landing):
+    for result in submit(work, _prepare_landing):
         summaries.add(result.summary)
     return summaries
+
+
+def _prepare_landing() -> None:
+    """The landing page's modules imported and its template compiled, once the first ranks are
+    handed out. Only this process writes the landing page: imported with this module, its modules
+    (the rank comparisons and tables, ~10 ms) delayed the fork of the workers, so every worker's
+    first rank."""
+    from tlscope.write.landing.writer import prepare_landing
+
+    prepare_landing()
 
 
 def _check_strict(logs: Sequence[RankLog], summaries: Sequence[RankSummary]) -> None:
