@@ -21,14 +21,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from tlscope.format.errors import OutputError, os_error_text
-from tlscope.lifetime import signals_deferred, start_guard, stop_guard
+from tlscope.lifetime import CleanupGuard, signals_deferred, start_guard, stop_guard
 
 
 class UnsafePath(ValueError):
@@ -85,7 +84,7 @@ class OutputDir:
         #: The folder as an absolute path, `.` and `..` resolved: `-o .` is named "" otherwise.
         self.real = Path(os.path.abspath(target))
         self._tmp: Path | None = None
-        self._guard: subprocess.Popen[bytes] | None = None
+        self._guard: CleanupGuard | None = None
         self._resolved_root: Path | None = None
         #: Parent folders already made and checked, as text: there is one per compile id, kept
         #: for the whole run, and a Path (object, parts list and cached text) costs ~3x its text.
