@@ -5,8 +5,9 @@ what the analyses in analyse/fold/compile_fold.py return; `tlscope.load`, `tlsco
 read the same objects. FORMAT.md section "compiles.json" documents every field.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: msgspec reads these Structs' annotations when it
+# first converts or decodes one (the report reads compiles.json's entries back), and typing compiles each string
+# annotation there (~20M instructions, 3 % of a small log's run; bench/README.md, session 9).
 from collections.abc import Sequence
 
 import msgspec

@@ -9,8 +9,9 @@ shape (e.g. `frame_locals` values, specialization `value`), the field is typed t
 Unknown event keys have no Struct: they pass through as raw metadata and are counted.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: msgspec reads these Structs' annotations when it
+# first converts or decodes one (the reader converts every record to one), and typing compiles each string
+# annotation there (~20M instructions, 3 % of a small log's run; bench/README.md, session 9).
 from typing import Any, ClassVar
 
 import msgspec
