@@ -94,7 +94,7 @@ def test_word_led_matches_are_the_original_finditer() -> None:
         assert found == [(*m.span(), m["name"], m["type"]) for m in ARG.finditer(text)], text
 
 
-@pytest.mark.parametrize("pattern", [graphbreaks._FRAME, guards._USER_FRAME])
+@pytest.mark.parametrize("pattern", [graphbreaks._FRAME, guards.patterns().user_frame])
 def test_frame_lines_are_the_original_pattern(pattern: re.Pattern[str]) -> None:
     atoms = ['  File "a.py", line 3, in ', "f", "é", *SPACES, "<module>", "x y", '"', "\n"]
     for text in random_strings(atoms, 100_000, 6):
@@ -111,30 +111,30 @@ def test_comment_start_is_the_original_search() -> None:
 def test_comma_ended_search_is_the_original_search() -> None:
     atoms = ["___check_obj_id(", "___check_obj_id", ",", "(", "a", "x)", " "]
     for text in random_strings(atoms, 100_000, 8):
-        assert same(linear.search_ending_by(guards._COMMA_ENDED[0], text, ","), OBJ_ID.search(text)), text
+        assert same(linear.search_ending_by(guards.patterns().comma_ended[0], text, ","), OBJ_ID.search(text)), text
 
 
 def test_size_or_symbol_is_the_original_search() -> None:
     atoms = [".size()[", ".stride()[", "1", "]", "s", "s1", "a", "L['x']", " ", ".", "(", ")", "()", "é", "-", "["]
     for text in random_strings(atoms, 200_000, 9):
-        assert same(linear.size_or_symbol(guards._SIZE_OR_SYMBOL, text), SIZE_OR_SYMBOL.search(text)), text
+        assert same(linear.size_or_symbol(guards.patterns().size_or_symbol, text), SIZE_OR_SYMBOL.search(text)), text
 
 
 def test_device_and_dispatch_rules_are_the_original_search() -> None:
     leads = ["tensor 'x' device mismatch. expected ", "tensor 'x' dispatch key set mismatch. expected "]
     atoms = [*leads, "tensor '", "'", " actual ", ", actual ", "actual", ",", "a", "cpu", " ", "é"]
-    rules = [p for p, _ in guards._RULES if p.pattern.endswith(" actual (?P<act>.+)$")]
+    rules = [p for p, _ in guards.patterns().rules if p.pattern.endswith(" actual (?P<act>.+)$")]
     assert len(rules) == 2
     for pattern in rules:
         for text in random_strings(atoms, 100_000, 11):
-            assert same(guards._search(pattern, text), pattern.search(text)), text
+            assert same(guards._search(guards.patterns(), pattern, text), pattern.search(text)), text
 
 
 def test_anchored_rules_match_as_they_searched() -> None:
     atoms = ["len(", ")", " == ", "1", "a", "=", "<", " ", "\n", "x"]
-    for pattern in [p for p, _ in guards._RULES if p.pattern.startswith("^")]:
+    for pattern in [p for p, _ in guards.patterns().rules if p.pattern.startswith("^")]:
         for text in random_strings(atoms, 20_000, 10):
-            assert same(guards._search(pattern, text), pattern.search(text)), text
+            assert same(guards._search(guards.patterns(), pattern, text), pattern.search(text)), text
 
 
 _HANG_CASES: dict[str, str] = {

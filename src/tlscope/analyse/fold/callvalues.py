@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from tlscope.analyse.fold.guards import LENGTH_GUARD, VALUE_GUARD, subject_name
+from tlscope.analyse.fold.guards import patterns, subject_name
 from tlscope.analyse.fold.linear import comment_start
 from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
@@ -46,7 +46,8 @@ def wanted_of(failure: GuardFailure) -> Wanted | None:
     """What a guard failure's new value would be found under, for the kinds that have one."""
     if failure.kind not in VALUE_KINDS:
         return None
-    pattern = LENGTH_GUARD if failure.kind == "length" else VALUE_GUARD
+    found = patterns()
+    pattern = found.length_guard if failure.kind == "length" else found.value_guard
     match = pattern.match(failure.guard)
     if match is None:
         return None
@@ -74,9 +75,10 @@ def guard_codes(key: str, payload: bytes) -> list[str]:
 def guard_values(codes: list[str], wanted: set[Wanted]) -> Values:
     """(source as logged, value) of each wanted source that a guard pins to one value."""
     values: Values = {}
+    found = patterns()
     for code in codes:
-        length = LENGTH_GUARD.match(code)
-        match = length or VALUE_GUARD.match(code)
+        length = found.length_guard.match(code)
+        match = length or found.value_guard.match(code)
         if match is None:
             continue
         want = ("length" if length else "value", value_key(match["s"]))

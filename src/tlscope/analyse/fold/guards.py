@@ -16,6 +16,7 @@ that known quirk (a note) from a payload that is really broken (a problem).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -26,12 +27,6 @@ from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import GuardFailure, SourceLocation
 from tlscope.format.json_boundary import JsonError, decode
 
-_ENTRY = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", re.DOTALL)
-#: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
-#: quadratic on a long line of spaces. The last non-space character ends the name instead.
-_USER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
-# The end of Dynamo's guard comment, after its last `  # `: `<file>:<line> in <fn>[ (a note)]`.
-_FRAME_TAIL = re.compile(r"(?P<file>[^#]*?):(?P<line>\d+) in (?P<name>[\w<>.]+)")
 _REASONS = msgspec.json.Decoder(list[str] | str)
 
 
@@ -49,17 +44,18 @@ def is_torch_bare_reason(payload: bytes) -> bool:
     """True when a non-JSON `recompile_reasons` payload is exactly torch's one bare reason:
     text that starts with the earlier cache entry's compile id (`0/0: ...`)."""
     text = payload.decode("utf-8", "replace").strip()
-    return _ENTRY.match(text) is not None
+    return patterns().entry.match(text) is not None
 
 
 def guard_failure(text: str, user: UserCode | None = None) -> GuardFailure:
     """Classify one reason text (`<cache entry>: <guard>[  # comment][\\nUser stack trace: ...]`)."""
-    match = _ENTRY.match(text.strip())
+    found = patterns()
+    match = found.entry.match(text.strip())
     cache_entry, rest = (f"[{match['cid']}]", match["rest"]) if match else ("[?]", text.strip())
     first, _, trailer = rest.partition("\n")
     guard = _strip_comment(first)
-    for pattern, build in _RULES:
-        hit = _search(pattern, guard)
+    for pattern, build in found.rules:
+        hit = _search(found, pattern, guard)
         if hit is not None:
             failure = build(hit, guard)
             break
@@ -70,11 +66,11 @@ def guard_failure(text: str, user: UserCode | None = None) -> GuardFailure:
     return failure
 
 
-def _search(pattern: re.Pattern[str], guard: str) -> re.Match[str] | None:
+def _search(found: _Patterns, pattern: re.Pattern[str], guard: str) -> re.Match[str] | None:
     """`pattern.search(guard)`, in linear time for the rules whose plain search is quadratic."""
-    if pattern is _SIZE_OR_SYMBOL:
+    if pattern is found.size_or_symbol:
         return size_or_symbol(pattern, guard)
-    if pattern in _COMMA_ENDED:
+    if pattern in found.comma_ended:
         return search_ending_by(pattern, guard, ",")
     if pattern.pattern.endswith(" actual (?P<act>.+)$"):
         return actual_at_end(pattern, guard, "tensor '")
@@ -101,7 +97,7 @@ def _comment_frame(line: str) -> SourceLocation | None:
     if not body.startswith("#"):
         return None
     source, found, tail = body[1:].rpartition("  # ")
-    match = _FRAME_TAIL.match(tail.lstrip()) if found else None
+    match = patterns().frame_tail.match(tail.lstrip()) if found else None
     if match is None or not match["file"].strip():
         return None
     return SourceLocation(
@@ -113,10 +109,11 @@ def frames_of(trailer: str) -> list[SourceLocation]:
     """The `File "f", line N, in fn` frames of a traceback-like text, outermost first, with source lines."""
     lines = trailer.splitlines()
     found = []
+    user_frame = patterns().user_frame
     for i, text in enumerate(lines):
-        match = _USER_FRAME.match(text)
+        match = user_frame.match(text)
         if match is not None:
-            code = lines[i + 1].strip() if i + 1 < len(lines) and not _USER_FRAME.match(lines[i + 1]) else None
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not user_frame.match(lines[i + 1]) else None
             found.append(
                 SourceLocation(file=match["file"], line=int(match["line"]), name=match["name"], code=code or None)
             )
@@ -237,45 +234,80 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("value", guard, text, subject=source, expected=expected)
 
 
-#: Rules searched in linear time by `_search` (see analyse/fold/linear.py).
-_COMMA_ENDED = (re.compile(r"___check_obj_id\((?P<s>[^,]+),"), re.compile(r"___check_type_id\((?P<s>[^,]+),"))
-_SIZE_OR_SYMBOL = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
 _TENSOR = r"tensor '(?P<s>[^']*)'"
-#: `len(<source>) == <n>` and `<source> == <value>`: Dynamo's guards on a length and on a Python
-#: value, in a recompile reason and in an entry's own guards alike (analyse/fold/callvalues.py).
-LENGTH_GUARD = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
-VALUE_GUARD = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
-_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]] = [
-    (
-        re.compile(_TENSOR + r" size mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
-        _tensor("size", "size"),
-    ),
-    (
-        re.compile(_TENSOR + r" stride mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
-        _tensor("stride", "stride"),
-    ),
-    (
-        re.compile(_TENSOR + r" rank mismatch\. expected (?P<e>\d+), actual (?P<act>\d+)"),
-        _tensor("rank", "number of dimensions"),
-    ),
-    (re.compile(_TENSOR + r" dtype mismatch\. expected (?P<e>[^,]+), actual (?P<act>\S+)"), _tensor("dtype", "dtype")),
-    (re.compile(_TENSOR + r" requires_grad mismatch\. expected requires_grad=(?P<e>\d)"), _requires_grad),
-    (
-        re.compile(
-            _TENSOR + r" (?:Tensor )?device(?: index)? mismatch\. "
-            r"[Ee]xpected (?:device index to be )?(?P<e>.+?),? actual (?P<act>.+)$"
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
+
+
+class _Patterns:
+    """The regexes of recompile reasons and their rules, compiled when the first reason is read
+    (`patterns`): a log that recompiles nothing never needs these 19 (~6M instructions, 1 % of a
+    small log's run: bench/README.md, session 9)."""
+
+    def __init__(self) -> None:
+        self.entry = re.compile(r"^(?P<cid>!?\d+(?:/\d+){1,2}(?:_\d+)?):\s*(?P<rest>.*)$", re.DOTALL)
+        #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of
+        #: the name: quadratic on a long line of spaces. The last non-space character ends it instead.
+        self.user_frame = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
+        #: The end of Dynamo's guard comment, after its last `  # `: `<file>:<line> in <fn>[ (a note)]`.
+        self.frame_tail = re.compile(r"(?P<file>[^#]*?):(?P<line>\d+) in (?P<name>[\w<>.]+)")
+        #: Rules searched in linear time by `_search` (see analyse/fold/linear.py).
+        self.comma_ended = (
+            re.compile(r"___check_obj_id\((?P<s>[^,]+),"),
+            re.compile(r"___check_type_id\((?P<s>[^,]+),"),
+        )
+        self.size_or_symbol = re.compile(r"(?P<s>[\w\[\]'.()]*\.(?:size|stride)\(\)\[\d+\]|\bs\d+\b)")
+        #: `len(<source>) == <n>` and `<source> == <value>`: Dynamo's guards on a length and on a
+        #: Python value, in a recompile reason and in an entry's own guards alike (callvalues.py).
+        self.length_guard = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
+        self.value_guard = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
+        self.rules: list[Rule] = [*_tensor_rules(), *self._other_rules()]
+
+    def _other_rules(self) -> list[Rule]:
+        return [
+            (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
+            (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
+            (self.length_guard, _length),
+            (self.comma_ended[0], _identity("identity")),
+            (self.comma_ended[1], _identity("type")),
+            (self.size_or_symbol, _dynamic_range),
+            (self.value_guard, _value),
+        ]
+
+
+def _tensor_rules() -> list[Rule]:
+    return [
+        (
+            re.compile(_TENSOR + r" size mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
+            _tensor("size", "size"),
         ),
-        _tensor("device", "device"),
-    ),
-    (
-        re.compile(_TENSOR + r" dispatch key set mismatch\. expected (?P<e>.+?), actual (?P<act>.+)$"),
-        _tensor("dispatch_keys", "dispatch keys"),
-    ),
-    (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
-    (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
-    (LENGTH_GUARD, _length),
-    (_COMMA_ENDED[0], _identity("identity")),
-    (_COMMA_ENDED[1], _identity("type")),
-    (_SIZE_OR_SYMBOL, _dynamic_range),
-    (VALUE_GUARD, _value),
-]
+        (
+            re.compile(_TENSOR + r" stride mismatch at index (?P<i>\d+)\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
+            _tensor("stride", "stride"),
+        ),
+        (
+            re.compile(_TENSOR + r" rank mismatch\. expected (?P<e>\d+), actual (?P<act>\d+)"),
+            _tensor("rank", "number of dimensions"),
+        ),
+        (
+            re.compile(_TENSOR + r" dtype mismatch\. expected (?P<e>[^,]+), actual (?P<act>\S+)"),
+            _tensor("dtype", "dtype"),
+        ),
+        (re.compile(_TENSOR + r" requires_grad mismatch\. expected requires_grad=(?P<e>\d)"), _requires_grad),
+        (
+            re.compile(
+                _TENSOR + r" (?:Tensor )?device(?: index)? mismatch\. "
+                r"[Ee]xpected (?:device index to be )?(?P<e>.+?),? actual (?P<act>.+)$"
+            ),
+            _tensor("device", "device"),
+        ),
+        (
+            re.compile(_TENSOR + r" dispatch key set mismatch\. expected (?P<e>.+?), actual (?P<act>.+)$"),
+            _tensor("dispatch_keys", "dispatch keys"),
+        ),
+    ]
+
+
+@functools.cache
+def patterns() -> _Patterns:
+    """The recompile reasons' regexes, compiled once, on first use."""
+    return _Patterns()
