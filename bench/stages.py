@@ -3,6 +3,7 @@
     python bench/stages.py corpus/big/dedicated_log_torch_trace_*.log          # 3 runs, medians
     python bench/stages.py LOG --runs 5 --json bench/results/stages.json
     python bench/stages.py LOG --profile 30        # and cProfile's 30 most expensive functions
+    python bench/stages.py --ranks /work/big/ranks/logs_64 --warm 4 --count 12   # one rank of a job
 
 The parse runs in this process (`pipeline.parse.parse_log`, every output written, as `tlscope LOG
 -o OUT` does) with the report's pages rendered in-process (`highlight_workers=1`), so the page
@@ -25,6 +26,12 @@ Stages (see docs/ARCHITECTURE.md for what each module does):
 * report: the per-record handlers (`dispatch`), the pages rendered from one payload (output code
   highlighting, JSON artifacts, kernel stack-trace pages), the flame graph, and the end of the
   run (index.html, compile_directory.json, raw.log).
+
+`--ranks DIR` measures one rank of a job instead (issue 22): DIR's rank logs are parsed in this
+process as a job's warm forked worker parses them (`pipeline.ranks.parse_rank` with the job's
+options: multi-rank report, pages in-process, one payload store and page store per job), after
+`--warm` ranks that fill the job's stores and caches as a worker's first ranks do; the figures are
+per rank (the total over `--count` ranks divided by their number), each run a fresh job.
 
 Module paths are looked up by name (a stage whose module moved is reported missing, not an
 error): the figures are a measurement of the tree it runs in.
@@ -69,6 +76,11 @@ STAGES: list[tuple[str, list[str]]] = [
     ("report: per-record handlers", ["tlscope.write.report.sink:ReportSink.feed"]),
     ("report: end (index, directory, raw.log)", ["tlscope.write.report.sink:ReportSink.finish"]),
     ("report: flame graph", ["tlscope.write.report.answer_sections:write_flame_page"]),
+    # A rank of a job (--ranks): its facts for the landing page, its parity file, its manifest.
+    ("rank: facts (summary, parity)", ["tlscope.pipeline.rankfacts:RankFacts.feed",
+                                       "tlscope.pipeline.rankfacts:RankFacts.finish",
+                                       "tlscope.pipeline.ranks:_write_parity"]),
+    ("manifest", ["tlscope.pipeline.single:_manifest"]),
 ]
 #: The page jobs (write/report/derived.py's JOBS), by kind.
 PAGE_JOBS = {"code": "report: output code highlighting", "json": "report: JSON artifact pages",
@@ -197,6 +209,55 @@ def one_run(log: Path, out: Path, timers: Timers | None, profile: cProfile.Profi
     return time.process_time() - start
 
 
+def rank_run(logs_dir: Path, out: Path, warm: int, count: int, timers: Timers | None,
+             profile: cProfile.Profile | None = None) -> float:
+    """CPU seconds per rank of `count` ranks of a job parsed after `warm` ranks, in a fresh job folder."""
+    import msgspec
+
+    from tlscope.format import layout
+    from tlscope.pipeline import ranks
+    from tlscope.read.inputs import discover
+    from tlscope.write.outdir import OutputDir
+    from tlscope.write.report.assembly import preload_report, report_sinks
+    from tlscope.write.run_options import ParseOptions
+
+    logs, _ = discover(logs_dir)
+    if timers is not None and not hasattr(ranks.run, "__wrapped__"):  # the reader, timed as in one_run
+        plain_run = ranks.run
+
+        def tracked(*args: Any, **kwargs: Any) -> Any:
+            return plain_run(*args, track=lambda records, reader: timers.iterate("reader", records), **kwargs)
+
+        tracked.__wrapped__ = plain_run  # type: ignore[attr-defined]
+        ranks.run = tracked
+    options = ParseOptions()
+    # As parse_ranks sets them for its workers.
+    report = msgspec.structs.replace(options.report, multi_rank=True, highlight_workers=1)
+    options = msgspec.structs.replace(options, report=report)
+    preload_report()
+    target = OutputDir(out, overwrite=True)
+    target.check()
+    spent = 0.0
+    with target:
+        work = [(log, str(target.path(layout.rank_dir(log.rank)))) for log in logs][: warm + count]
+        for i, (log, folder) in enumerate(work):
+            timed = i >= warm
+            if i == warm and timers is not None:  # the warm-up ranks' figures are not counted
+                timers.own.clear()
+                timers.calls.clear()
+            start = time.process_time()
+            if timed and profile is not None:
+                profile.enable()
+            result = ranks.parse_rank(log.path, log.rank, folder, options, report_sinks)
+            if timed and profile is not None:
+                profile.disable()
+            if timed:
+                spent += time.process_time() - start
+            if not result.summary.parsed:
+                raise SystemExit(f"rank {log.rank} failed: {result.summary.errors}")
+    return spent / max(1, len(work) - warm)
+
+
 def table(rows: list[tuple[str, list[float], list[int]]], totals: list[float]) -> str:
     total = statistics.median(totals)
     lines = ["| stage | CPU s (median) | range | share | calls |", "|---|--:|--:|--:|--:|"]
@@ -210,16 +271,28 @@ def table(rows: list[tuple[str, list[float], list[int]]], totals: list[float]) -
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("log", type=Path, help="a log (or .gz log)")
+    parser.add_argument("log", type=Path, nargs="?", help="a log (or .gz log)")
     parser.add_argument("--runs", type=int, default=3, help="instrumented runs (default 3), after one warm-up")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="also print cProfile's top N functions")
     parser.add_argument("--src", default=_SRC, help="the src/ folder whose tlscope to measure (default: this checkout's)")
+    parser.add_argument("--ranks", type=Path, metavar="DIR", help="measure one rank of the job of DIR's rank logs")
+    parser.add_argument("--warm", type=int, default=4, help="--ranks: ranks parsed first, not counted (default 4)")
+    parser.add_argument("--count", type=int, default=12, help="--ranks: ranks measured per run (default 12)")
     args = parser.parse_args(argv)
+    if (args.log is None) == (args.ranks is None):
+        parser.error("give a LOG or --ranks DIR")
     with tempfile.TemporaryDirectory(prefix="tlscope-stages-") as tmp:
         out = Path(tmp) / "out"
-        one_run(args.log, out, None)  # warm-up: imports, page cache, template cache
-        plain = [one_run(args.log, out, None) for _ in range(max(1, args.runs // 2))]
+
+        def measure(timers: Timers | None, profile: cProfile.Profile | None = None) -> float:
+            if args.ranks is not None:
+                return rank_run(args.ranks, out, args.warm, args.count, timers, profile)
+            return one_run(args.log, out, timers, profile)
+
+        per = args.count if args.ranks is not None else 1  # stage figures per rank
+        measure(None)  # warm-up: imports, page cache, template cache
+        plain = [measure(None) for _ in range(max(1, args.runs // 2))]
         timers_runs: list[Timers] = []
         totals: list[float] = []
         timers = Timers()
@@ -227,16 +300,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         for _ in range(args.runs):
             timers.own.clear()
             timers.calls.clear()
-            totals.append(one_run(args.log, out, timers))
+            totals.append(measure(timers))
             snapshot = Timers()
-            snapshot.own.update(timers.own)
-            snapshot.calls.update(timers.calls)
+            snapshot.own.update({k: v / per for k, v in timers.own.items()})
+            snapshot.calls.update({k: round(v / per) for k, v in timers.calls.items()})
             timers_runs.append(snapshot)
-        profile_text = _profile(args.log, out, args.profile) if args.profile else ""
+        profile_text = _profile(measure, args.profile) if args.profile else ""
     stages = sorted({s for t in timers_runs for s in t.own})
     rows = [(s, [t.own.get(s, 0.0) for t in timers_runs], [t.calls.get(s, 0) for t in timers_runs]) for s in stages]
     other = [total - sum(t.own.values()) for total, t in zip(totals, timers_runs, strict=True)]
     rows.append(("other (pipeline loop, OUT's commit, manifest)", other, [0]))
+    if args.ranks is not None:
+        print(f"per rank of {args.ranks} ({args.count} ranks after {args.warm} warm-up ranks, per run):")
     print(table(rows, totals))
     print(f"\nuninstrumented total CPU: median {statistics.median(plain):.3f} s ({len(plain)} runs: "
           f"{', '.join(f'{p:.3f}' for p in plain)}); stages not found in this tree: {missing or 'none'}")  # fmt: skip
@@ -244,15 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(profile_text)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        data = {"log": str(args.log), "totals": totals, "uninstrumented": plain,
+        data = {"log": str(args.log or args.ranks), "totals": totals, "uninstrumented": plain,
                 "stages": {s: v for s, v, _ in rows}, "missing": missing}  # fmt: skip
         args.json.write_text(json.dumps(data, indent=2) + "\n")
     return 0
 
 
-def _profile(log: Path, out: Path, top: int) -> str:
+def _profile(measure: Callable[..., float], top: int) -> str:
     profile = cProfile.Profile()
-    one_run(log, out, None, profile)
+    measure(None, profile)
     text = io.StringIO()
     pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(top)
     return text.getvalue()

@@ -15,7 +15,6 @@ page (quirks included): rendered in this process, it is not read back from disk.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.rank_summary import RankSummary
@@ -63,16 +62,16 @@ class RankFacts:
         graph, slash, name = rel.partition("/")
         if not slash or "/" in name:
             return  # only a compile folder's own files count (what tlparse's landing page lists)
-        path = PurePosixPath(name)
-        if path.suffix == ".json":
-            if path.stem.startswith(facts.RUNTIME_PREFIX) and graph not in self._runtime:
+        stem, suffix = _stem_suffix(name)
+        if suffix == ".json":
+            if stem.startswith(facts.RUNTIME_PREFIX) and graph not in self._runtime:
                 self._runtime[graph] = (name, _json_file(record))
-            if path.stem.startswith(facts.SCHEDULE_PREFIX) and graph not in self._schedule:
+            if stem.startswith(facts.SCHEDULE_PREFIX) and graph not in self._schedule:
                 self._schedule[graph] = (name, _json_file(record))
             if facts.is_execution_order_name(name):
                 self._order = (rel, _json_file(record))  # registered later: numbered higher
-        elif path.suffix in (".html", ".txt") and path.stem.startswith(facts.CODE_PREFIX) and graph not in self._code:
-            self._code[graph] = (rel, None if path.suffix == ".html" else record.payload or b"")
+        elif suffix in (".html", ".txt") and stem.startswith(facts.CODE_PREFIX) and graph not in self._code:
+            self._code[graph] = (rel, None if suffix == ".html" else record.payload or b"")
 
     def feed(self, record: Record) -> None:
         """Compilation metrics, as raw.jsonl holds them (every written event line with that key)."""
@@ -142,6 +141,17 @@ class _AfterReport:
 
     def abort(self) -> None:
         abort(self._report)
+
+
+def _stem_suffix(name: str) -> tuple[str, str]:
+    """PurePosixPath(name)'s stem and suffix for a name without `/`, without making a path: this
+    runs for every file a rank's report registers (~110 a rank of a job)."""
+    if name == ".":  # a path's name is then empty
+        return "", ""
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        return name[:dot], name[dot:]
+    return name, ""
 
 
 def _json_file(record: Record) -> bytes:

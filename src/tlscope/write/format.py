@@ -79,6 +79,21 @@ class PayloadTally:
         return None
 
 
+#: The job payload files this process wrote or found, by path: a rank worker parses many ranks of
+#: one job, which log mostly the same payloads, so it asks the file system once per payload, not
+#: once per rank. Only ever added to once the file exists, and a job's payload files are never
+#: removed while it runs; the path names the job's output folder (a fresh temporary name per run).
+_IN_JOB: set[str] = set()
+#: Paths kept at most (~150 bytes each); past it the set starts again.
+_IN_JOB_MAX = 1 << 16
+
+
+def _in_job(path: str) -> None:
+    if len(_IN_JOB) >= _IN_JOB_MAX:
+        _IN_JOB.clear()
+    _IN_JOB.add(path)
+
+
 class PayloadStore(PayloadTally):
     """payloads/<md5>.txt, content-addressed by the MD5 tlscope computed: each written once.
 
@@ -106,7 +121,9 @@ class PayloadStore(PayloadTally):
         if self._shared is None:
             path.write_bytes(data)
             return
-        if path.exists():
+        known = str(path)
+        if known in _IN_JOB or path.exists():
+            _in_job(known)
             return
         part = path.with_name(f".{md5}.{os.getpid()}.part")
         part.write_bytes(data)
@@ -118,8 +135,10 @@ class PayloadStore(PayloadTally):
             pass
         except OSError:  # no hard links on this file system: the rename is still atomic
             os.replace(part, path)
+            _in_job(known)
             return
         os.unlink(part)
+        _in_job(known)
 
     @property
     def shared(self) -> Path | None:

@@ -72,6 +72,10 @@ def environment(
         trim_blocks=True,
         lstrip_blocks=True,
         bytecode_cache=bytecode_cache(),
+        # The templates are the package's own files, unchanged while tlscope runs: with Jinja's
+        # default (True) every page rendered stat()ed its template and each one it extends or
+        # includes, twice each (~50 calls a rank of a job, every rank).
+        auto_reload=False,
     )
     env.filters.update(filters)
     return env

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
 
@@ -226,6 +227,10 @@ class CompileFold:
         # A payload logged again (each recompile's artifacts, a long job's steps) is decoded once:
         # its verdict, "" when it is JSON, is kept by MD5 (the problem is still said per record).
         error = self._json_errors.get(md5) if md5 is not None else None
+        if error is None and md5 is not None:
+            error = _JSON_ERRORS.get(md5)  # another log's of this process (a rank worker's)
+            if error is not None:
+                self._json_errors[md5] = error
         if error is None:
             try:
                 decode(record.payload)
@@ -234,6 +239,7 @@ class CompileFold:
                 error = str(err)
             if md5 is not None:
                 self._json_errors[md5] = error
+                _remember(_JSON_ERRORS, md5, error)
         if error:
             self._problem(record.line, f"artifact {name!r} declares encoding json but its payload is not JSON: {error}")
 
@@ -282,11 +288,31 @@ class CompileFold:
         md5 = record.payload_md5
         found = self._shapes.get(md5) if md5 is not None else None
         if found is None:
-            nodes, inputs = graph_shape(record.payload_text)
+            # Another log's of this process (a rank worker's), else read now.
+            known = _SHAPES.get(md5) if md5 is not None else None
+            nodes, inputs = known if known is not None else graph_shape(record.payload_text)
             found = (nodes, self.shared.graph_inputs(inputs))
             if md5 is not None:
                 self._shapes[md5] = found
+                _remember(_SHAPES, md5, found)
         return found
+
+
+#: What a payload gives the fold, by its MD5, kept across the logs one process parses: a job's
+#: ranks log the same graphs and JSON artifacts, and a rank worker parses many ranks, so each is
+#: read once per worker, not once per rank. A function of the payload's bytes alone (the MD5
+#: tlscope computed), never changed once made; bounded (a long job's distinct payloads), then
+#: started again. Each fold still keeps its own log's (`_shapes`, `_json_errors`).
+T = TypeVar("T")
+_SHAPES: dict[str, tuple[int | None, list[GraphInput]]] = {}
+_JSON_ERRORS: dict[str, str] = {}
+_MEMO_MAX = 1 << 12
+
+
+def _remember(memo: dict[str, T], md5: str, value: T) -> None:
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[md5] = value
 
 
 def _frame(cid: CompileId) -> CompileId:

@@ -6,6 +6,7 @@ The data (resolved frames, the stack trie) is analyse/tlparse/stack.py's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from markupsafe import Markup
@@ -20,15 +21,19 @@ StatusOf = Callable[[CompileId | None], str]
 
 def frame_html(frame: ResolvedFrame) -> Markup:
     """`file:line in name` (+ the source line), or a link into an FX module's dump_file page."""
-    short = simplify_filename(frame.filename)
-    line = "" if frame.line is None else str(frame.line)
-    name = frame.name or ""
-    eval_id = eval_with_key_id(frame.filename)
+    return _frame_html(frame.filename, frame.line, frame.name, frame.loc)
+
+
+def _frame_html(filename: str, line_no: int | None, name_: str | None, loc: str | None) -> Markup:
+    short = simplify_filename(filename)
+    line = "" if line_no is None else str(line_no)
+    name = name_ or ""
+    eval_id = eval_with_key_id(filename)
     if eval_id is not None:
         return Markup("<a href='dump_file/eval_with_key_{}.html#L{}'>{}:{}</a> in {}").format(
             eval_id, line, short, line, name
         )
-    return Markup("{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;{}").format(short, line, name, frame.loc or "")
+    return Markup("{}:{} in {}<br>&nbsp;&nbsp;&nbsp;&nbsp;{}").format(short, line, name, loc or "")
 
 
 def render_trie(trie: StackTrie, status: StatusOf, caption: str = "Stack", open_: bool = False) -> Markup:
@@ -71,7 +76,16 @@ def details(caption: str, inner: Markup, *, open_: bool = False) -> Markup:
 
 def format_stack(stack: Sequence[ResolvedFrame], caption: str, open_: bool = False) -> Markup:
     """One stack as a box, no compile ids (metrics and export pages)."""
+    key = tuple((f.filename, f.line, f.name, f.loc) for f in stack)
+    return _stack_box(key, caption, open_)
+
+
+#: A stack's box is a function of its frames' texts: a job's ranks log the same stacks (each
+#: compilation's metrics page shows its stack), so a rank worker renders each one once, not once
+#: per rank (~0.25 ms a page). Bounded; the texts are the log's, kept while cached.
+@functools.lru_cache(maxsize=1024)
+def _stack_box(frames: tuple[tuple[str, int | None, str | None, str | None], ...], caption: str, open_: bool) -> Markup:
     parts: list[str] = []
-    for frame in stack:
-        parts.append(Markup("<li>{}</li>\n").format(frame_html(frame)))
+    for filename, line, name, loc in frames:
+        parts.append(Markup("<li>{}</li>\n").format(_frame_html(filename, line, name, loc)))
     return details(caption, Markup("".join(parts)), open_=open_)

@@ -1,0 +1,94 @@
+"""A rank worker parses many ranks of one job in one process (issue 22): what it learns from one
+rank (a graphs file's figures, which payload files the job has, a graph's shape, a JSON verdict,
+a stack's box) is kept for the next ranks, keyed by content, and changes no byte of the output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold import compile_fold
+from tlscope.pipeline import ranks
+from tlscope.pipeline.parse import parse
+from tlscope.write import format as format_module
+from tlscope.write import graph_store
+from tlscope.write.report import stacks
+from tlscope.write.run_options import ParseOptions
+
+JOB = CORPUS / "ranks_same_4"
+
+
+def _forget() -> None:
+    """What a fresh worker knows: nothing of another rank."""
+    graph_store._KNOWN.clear()
+    format_module._IN_JOB.clear()
+    compile_fold._SHAPES.clear()
+    compile_fold._JSON_ERRORS.clear()
+    stacks._stack_box.cache_clear()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_worker_parsing_ranks_in_turn_writes_what_fresh_workers_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _forget()
+    parse(JOB, tmp_path / "kept", ParseOptions(), all_ranks=True, jobs=1)  # one process, ranks in turn
+    real = ranks.parse_rank
+
+    def fresh(*args: Any, **kwargs: Any) -> Any:
+        _forget()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ranks, "parse_rank", fresh)
+    parse(JOB, tmp_path / "fresh", ParseOptions(), all_ranks=True, jobs=1)
+    kept, fresh_tree = _tree(tmp_path / "kept"), _tree(tmp_path / "fresh")
+    assert len(kept) > 400 and kept.keys() == fresh_tree.keys()
+    assert [k for k in kept if kept[k] != fresh_tree[k]] == []
+
+
+def test_later_ranks_read_no_graphs_file_and_ask_for_no_payload_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _forget()
+    graphs_read: list[str] = []
+    payloads_asked: list[str] = []
+    real_decode = graph_store._FAILURE.decode
+    real_exists = Path.exists
+
+    class Counting:
+        def decode(self, data: bytes) -> Any:
+            graphs_read.append("x")
+            return real_decode(data)
+
+    def exists(self: Path) -> bool:
+        if self.parent.name == "payloads":
+            payloads_asked.append(self.name)
+        return real_exists(self)
+
+    monkeypatch.setattr(graph_store, "_FAILURE", Counting())
+    monkeypatch.setattr(Path, "exists", exists)
+    seen: list[tuple[int, int]] = []
+    real = ranks.parse_rank
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        before = (len(graphs_read), len(payloads_asked))
+        result = real(*args, **kwargs)
+        seen.append((len(graphs_read) - before[0], len(payloads_asked) - before[1]))
+        return result
+
+    monkeypatch.setattr(ranks, "parse_rank", counted)
+    parse(JOB, tmp_path / "out", ParseOptions(), all_ranks=True, jobs=1)
+    assert len(seen) == 4
+    # Rank 0 wrote every graphs file and payload it has; the others' are mostly the same ones.
+    first_asked = seen[0][1]
+    assert first_asked > 50
+    for graphs, asked in seen[1:]:
+        assert graphs == 0
+        assert asked < first_asked / 2  # only payloads no earlier rank had (21 of 74 at most here)
