@@ -1,6 +1,7 @@
 """A rank worker parses many ranks of one job in one process (issue 22): what it learns from one
 rank (a graphs file's figures, which payload files the job has, a graph's shape, a JSON verdict,
-a stack's box) is kept for the next ranks, keyed by content, and changes no byte of the output.
+a stack's box, an output-code page's collectives) is kept for the next ranks, keyed by content,
+and changes no byte of the output.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 from helpers import CORPUS
 
 from tlscope.analyse.fold import compile_fold
+from tlscope.analyse.ranks import parity
 from tlscope.pipeline import ranks
 from tlscope.pipeline.parse import parse
 from tlscope.write import format as format_module
@@ -29,6 +31,7 @@ def _forget() -> None:
     compile_fold._SHAPES.clear()
     compile_fold._JSON_ERRORS.clear()
     stacks._stack_box.cache_clear()
+    parity._COUNTED.clear()
 
 
 def _tree(root: Path) -> dict[str, bytes]:
