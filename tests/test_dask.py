@@ -60,6 +60,42 @@ def test_a_rank_whose_dask_task_fails_is_listed_not_a_traceback(
         summaries = run_multi_rank(
             src, tmp_path / "out", ParseOptions(), scheduler=cluster.scheduler_address, echo=lambda _: None
         )
-    assert [(s.rank, s.parsed) for s in summaries] == [(0, True), (1, False), (2, True)]
+    assert [(s.rank, s.parsed) for s in summaries] == [(0, True), (1, False), (2, True)], [s.errors for s in summaries]
     assert summaries[1].errors == ["parse failed: its Dask task failed (RuntimeError: worker tcp://127.0.0.1:1 lost)"]
     assert (tmp_path / "out" / "index.html").is_file() and (tmp_path / "out" / "rank_2" / "index.html").is_file()
+
+
+def test_a_job_keeps_a_bounded_number_of_ranks_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Submitted all at once, every rank of a job had its future (and its result, until every lower
+    rank's was taken) in the parent: ~10 KB a rank. Handed out as results come, the parent holds a
+    few per worker thread whatever the number of ranks."""
+    from tlscope.pipeline import ranks
+
+    def quick_rank(log: str, rank: int, folder: str, *args: Any) -> ranks.RankResult:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return ranks.RankResult(ranks.RankSummary(rank=rank, chromium_events=0))
+
+    held: list[int] = []
+    submit = distributed.Client.submit
+
+    def counted(client: Any, *args: Any, **kwargs: Any) -> Any:
+        future = submit(client, *args, **kwargs)
+        held.append(len(client.futures))  # the futures this client holds (keys not yet released)
+        return future
+
+    monkeypatch.setattr(ranks, "parse_rank", quick_rank)
+    monkeypatch.setattr(distributed.Client, "submit", counted)
+    logs = tmp_path / "in"
+    logs.mkdir()
+    for rank in range(40):
+        (logs / f"dedicated_log_torch_trace_rank_{rank}_x.log").write_bytes(b"")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        summaries = run_multi_rank(
+            logs, tmp_path / "out", ParseOptions(), scheduler=cluster.scheduler_address, echo=lambda _: None
+        )
+    assert [s.rank for s in summaries] == list(range(40)) and all(s.parsed for s in summaries)
+    # The window (8 for one thread) and the future just taken, which its key outlives for a moment.
+    assert len(held) == 40 and max(held) <= ranks._MIN_IN_FLIGHT + 1, f"up to {max(held)} ranks held at once"
+    assert (tmp_path / "out" / "index.html").is_file()

@@ -324,21 +324,23 @@ def test_worker_pool_output_is_the_serial_output(inputs: Path, tmp_path: Path) -
         assert (outs[1] / rel).read_bytes() == (outs[2] / rel).read_bytes(), rel
 
 
-def test_landing_template_is_compiled_while_ranks_are_parsed(multi_rank_logs: Path, tmp_path: Path) -> None:
+def test_landing_template_is_compiled_while_ranks_are_parsed(
+    multi_rank_logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The landing page's modules are imported and its template compiled while the ranks are
+    parsed: neither before the workers are forked (they would delay every first rank) nor after
+    the last rank."""
     from tlscope.pipeline import ranks as multirank
 
     calls: list[str] = []
-    real = multirank.prepare_landing
+    real = multirank._prepare_landing
 
     def prepare() -> None:
         calls.append("prepare")
         real()
 
-    multirank.prepare_landing = prepare
-    try:
-        run_multi_rank(multi_rank_logs, tmp_path / "out", ParseOptions(), jobs=2, echo=calls.append)
-    finally:
-        multirank.prepare_landing = real
+    monkeypatch.setattr(multirank, "_prepare_landing", prepare)
+    run_multi_rank(multi_rank_logs, tmp_path / "out", ParseOptions(), jobs=2, echo=calls.append)
     # Once, after the "Processing rank N" lines (the work is handed out), before the closing lines.
     assert calls.count("prepare") == 1
     at = calls.index("prepare")

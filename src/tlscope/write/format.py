@@ -35,7 +35,7 @@ from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.reader import LogReader
-from tlscope.write.graph_store import GraphStore, GraphTally
+from tlscope.write.graph_store import GraphStore, GraphTally, part_path
 from tlscope.write.outdir import OutputDir
 from tlscope.write.provenance_store import ProvenanceStore
 from tlscope.write.timeline_writer import TimelineWriter
@@ -125,7 +125,7 @@ class PayloadStore(PayloadTally):
         if known in _IN_JOB or path.exists():
             _in_job(known)
             return
-        part = path.with_name(f".{md5}.{os.getpid()}.part")
+        part = part_path(path, md5)
         part.write_bytes(data)
         try:
             # A link, not a rename: the first rank's file stays (other ranks' report files are

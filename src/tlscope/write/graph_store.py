@@ -15,6 +15,7 @@ and still gets its file, saying why; its text stays in payloads/.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,15 @@ def graph_file(md5: str, payload: bytes) -> GraphFile:
     )
 
 
+def part_path(path: Path, md5: str) -> Path:
+    """Where this writer writes `path` (a job's shared file, payload or graphs file, named by its
+    `md5`) before putting it in place: a name of its process's and thread's own, as the ranks of
+    a job write the same files at once, in processes or in threads of one (a Dask worker with
+    several threads; with the process alone, two of its ranks wrote into one file and one
+    failed: "No such file or directory" when the other had renamed it away)."""
+    return path.with_name(f".{md5}.{os.getpid()}-{threading.get_ident()}.part")
+
+
 def write_graph(md5: str, source: str, dest: str, atomic: bool) -> _Done:
     """Read payload file `source`, write its graphs file `dest`; what it gave."""
     stored = graph_file(md5, Path(source).read_bytes())
@@ -65,7 +75,7 @@ def write_graph(md5: str, source: str, dest: str, atomic: bool) -> _Done:
     if atomic:
         # A job's ranks write into the same graphs/ at once: under a name of this process's, then
         # renamed into place, so a reader never sees half a file (the same bytes either way).
-        part = path.with_name(f".{md5}.{os.getpid()}.part")
+        part = part_path(path, md5)
         part.write_bytes(data)
         os.replace(part, path)
     else:
