@@ -41,18 +41,45 @@ frame lasts what its work takes, not a 60 Hz vsync) opening `?view=ranks&trace=.
 
 The machine's load average is recorded before each run. Results: a markdown table on stdout and
 JSON in bench/results/ranks_view-<stamp>.json.
+
+That drive (`--drive playwright`) sends one input at a time and waits on each round trip, so its
+frames follow Playwright's pacing, not the view's. The default, `--drive native`, gives the page
+**continuous input the way a device does**, and measures frames against the display's cadence:
+
+* chromium at its normal 60 Hz frame clock (none of the frame-rate flags above; `--free` adds them);
+* the first paint as above; then 1 s with no input: the **idle cadence** (median rAF interval);
+* then the gestures, through CDP from the browser side: `Input.synthesizeScrollGesture` with a
+  mouse source (Chromium's own smoothness benchmarks use it: the browser generates wheel events
+  at its input cadence, each an ordinary wheel event for the page), a zoom in (2,000 px of wheel
+  down at 2,000 px/s... the whole job to about 1/30 of it, 8 ranks a lane to one), a sideways wheel
+  (pan), a drag by `Input.dispatchMouseEvent` moves sent every 4 ms (a 250 Hz mouse) without
+  waiting on each one, the sideways wheel back, the zoom out, and a drag back: about 6 s;
+* recorded in the page: every animation frame's time and the view's draws (the hook's `draws`
+  counter), the wheel and mousemove events that reached the page, and `long-animation-frame`
+  entries (frames whose work took over 50 ms). Reported: the frame intervals' p50, p95 and max
+  against the idle cadence, **dropped frames** (an interval over 1.5 times the idle cadence: a
+  frame the display showed late), the most draws in one frame, and the view's draw ms;
+* after the drive, the JS heap and the renderer's private memory after a full GC, as above.
+
+`--base REV` serves REV's src/ (extracted with git archive, as bench/ab.py does) beside this
+checkout's and alternates the runs A B B A ...: an interleaved A/B on the same job.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import io
+import itertools
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -261,10 +288,12 @@ def traced_drive(browser: Any, page: Any, seconds: float) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def served(job: Path) -> Iterator[str]:
-    """`tlscope serve JOB` on 127.0.0.1, port 0; yields the Ranks view's URL."""
+def served(job: Path, src: Path | None = None) -> Iterator[str]:
+    """`tlscope serve JOB` on 127.0.0.1, port 0 (tlscope from `src`, a src/ folder, when given);
+    yields the Ranks view's URL."""
     command = [sys.executable, "-m", "tlscope", "serve", str(job), "--port", "0", "--no-browser"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    env = {**os.environ, "PYTHONPATH": str(src)} if src is not None else None
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
     try:
         assert server.stdout is not None
         found = re.search(r"http://127\.0\.0\.1:\d+", server.stdout.readline())
@@ -394,15 +423,215 @@ def spread(runs: list[dict[str, Any]], key: str) -> str:
     return f"{statistics.median(values):g} ({min(values):g}-{max(values):g})"
 
 
+# --drive native: continuous input from the browser side (the module's docstring).
+NATIVE_RECORD = """() => {
+  const hook = () => (window.__tlscope && window.__tlscope.timeline) || { drawMs: 0 };
+  const rec = { frames: [], loaf: [], wheels: 0, moves: 0, stop: false };
+  window.__nativeFrames = rec;
+  addEventListener('wheel', () => { rec.wheels += 1; }, { capture: true, passive: true });
+  addEventListener('mousemove', () => { rec.moves += 1; }, { capture: true, passive: true });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) rec.loaf.push(e.duration);
+    }).observe({ type: 'long-animation-frame' });
+  } catch { rec.loaf = null; }
+  let seen = 0;
+  let last = hook();
+  const tick = (now) => {
+    const tl = hook();
+    // A tree before the hook's draws counter (a --base) shows a new timeline object per draw:
+    // at most one a frame is seen there.
+    if (tl !== last) seen += 1;
+    last = tl;
+    rec.frames.push([now, tl.draws ?? seen, tl.drawMs]);
+    if (!rec.stop) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+NATIVE_STOP = """() => {
+  const rec = window.__nativeFrames;
+  rec.stop = true;
+  return { frames: rec.frames, loaf: rec.loaf, wheels: rec.wheels, moves: rec.moves };
+}"""
+
+
+async def native_drag(cdp: Any, at: tuple[float, float], by: tuple[float, float], seconds: float) -> None:
+    """A drag: press, moves every 4 ms (a 250 Hz mouse) sent without waiting on each, release."""
+    (x, y), (dx, dy) = at, by
+    press = {"x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}
+    await cdp.send("Input.dispatchMouseEvent", {"type": "mousePressed", **press})
+    steps, began, sent = max(1, int(seconds / 0.004)), time.monotonic(), []
+    for k in range(1, steps + 1):
+        move = {"type": "mouseMoved", "x": x + dx * k / steps, "y": y + dy * k / steps, "button": "left", "buttons": 1}
+        sent.append(asyncio.ensure_future(cdp.send("Input.dispatchMouseEvent", move)))
+        await asyncio.sleep(max(0.0, began + k * 0.004 - time.monotonic()))
+    await asyncio.gather(*sent)
+    release = {"type": "mouseReleased", "x": x + dx, "y": y + dy, "button": "left", "buttons": 0, "clickCount": 1}
+    await cdp.send("Input.dispatchMouseEvent", release)
+
+
+async def native_drive(page: Any, cdp: Any) -> None:
+    """Zoom in (wheel), pan (sideways wheel), drag, pan back, zoom out, drag back: about 6 s of
+    gestures the browser generates at its own input cadence."""
+    box = await page.locator(".rk-canvas").bounding_box()
+    x, y = box["x"] + 72 + (box["width"] - 72) * 0.3, box["y"] + box["height"] / 2
+
+    async def scroll(**distance: float) -> None:
+        gesture = {"x": x, "y": y, "speed": 2000, "gestureSourceType": "mouse", "preventFling": True, **distance}
+        await cdp.send("Input.synthesizeScrollGesture", gesture)
+
+    await scroll(yDistance=2000)  # wheel toward the user: deltaY < 0, zoom in
+    await scroll(xDistance=-2000)
+    await native_drag(cdp, (x, y), (-300, -150), 1.0)
+    await scroll(xDistance=2000)
+    await scroll(yDistance=-2000)
+    await native_drag(cdp, (x, y), (300, 150), 1.0)
+
+
+async def async_painted(page: Any, timeout: float = 120) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        h: dict[str, Any] = await page.evaluate("JSON.parse(JSON.stringify(window.__tlscope || {}))")
+        if h.get("error"):
+            raise SystemExit(f"the page failed: {h['error']}")
+        if h.get("ranksPaintedAt") is not None and h.get("timeline"):
+            return h
+        await asyncio.sleep(0.05)
+    raise SystemExit("the Ranks view did not paint")
+
+
+def frame_figures(idle: dict[str, Any], drive: dict[str, Any]) -> dict[str, Any]:
+    """The drive's frames against the idle cadence (NATIVE_STOP's records)."""
+    cadence = statistics.median(b[0] - a[0] for a, b in itertools.pairwise(idle["frames"]))
+    frames = drive["frames"]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(frames)]
+    per_frame = [b[1] - a[1] for a, b in itertools.pairwise(frames)]
+    draws = [b[2] for a, b in itertools.pairwise(frames) if b[1] != a[1]]
+    loaf = drive["loaf"]
+    return {
+        "idle_cadence_ms": round(cadence, 2),
+        "frames": len(gaps),
+        "frame_p50_ms": round(statistics.median(gaps), 1),
+        "frame_p95_ms": p95(gaps),
+        "frame_max_ms": round(max(gaps), 1),
+        "dropped_frames": sum(g > 1.5 * cadence for g in gaps),
+        "draws": sum(per_frame),
+        "max_draws_per_frame": max(per_frame),
+        "draw_p50_ms": round(statistics.median(draws), 1) if draws else None,
+        "draw_p95_ms": p95(draws),
+        "draw_max_ms": round(max(draws), 1) if draws else None,
+        "wheels": drive["wheels"],
+        "mousemoves": drive["moves"],
+        "long_animation_frames": None if loaf is None else len(loaf),
+        "long_animation_frame_max_ms": round(max(loaf), 1) if loaf else None,
+    }
+
+
+async def native_run(p: Any, url: str, free: bool) -> dict[str, Any]:
+    load = os.getloadavg()[0]
+    flags = ("--disable-frame-rate-limit", "--disable-gpu-vsync")
+    args = viewers.CHROMIUM_ARGS if free else [a for a in viewers.CHROMIUM_ARGS if a not in flags]
+    browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+    try:
+        page = await browser.new_page(viewport={"width": 1400, "height": 900})
+        await page.goto(url, wait_until="commit", timeout=120_000)
+        h = await async_painted(page)
+        await asyncio.sleep(1.5)  # the zoom levels, built while the page is idle after its first paint
+        cdp = await page.context.new_cdp_session(page)
+        await page.evaluate(NATIVE_RECORD)
+        await asyncio.sleep(1.0)
+        idle = await page.evaluate(NATIVE_STOP)
+        await page.evaluate(NATIVE_RECORD)
+        await native_drive(page, cdp)
+        drive = await page.evaluate(NATIVE_STOP)
+        await cdp.send("Performance.enable")
+        metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+        await cdp.send("HeapProfiler.collectGarbage")
+        await asyncio.sleep(0.5)
+        info = await (await browser.new_browser_cdp_session()).send("SystemInfo.getProcessInfo")
+        heap = metrics.get("JSHeapUsedSize")
+        return {
+            "load_before": round(load, 2),
+            "ranks": h["ranks"],
+            "events": h["timelineEvents"],
+            "first_paint_ms": round(h["ranksPaintedAt"]),
+            "script_start_ms": round(h["ranksTimings"]["startedAt"]),
+            "read_ms": round(h["ranksTimings"]["readAt"] - h["ranksTimings"]["startedAt"]),
+            **frame_figures(idle, drive),
+            "js_heap_mb": round(heap / 1e6, 1) if heap else None,
+            "renderer_mb_after_gc": viewers.private_memory(info),
+        }
+    finally:
+        with contextlib.suppress(Exception):
+            await browser.close()
+
+
+NATIVE_KEYS = [
+    "first_paint_ms", "idle_cadence_ms", "frame_p50_ms", "frame_p95_ms", "frame_max_ms", "dropped_frames",
+    "frames", "draws", "max_draws_per_frame", "draw_p50_ms", "draw_p95_ms", "draw_max_ms", "wheels",
+    "mousemoves", "long_animation_frames", "js_heap_mb", "renderer_mb_after_gc", "load_before",
+]  # fmt: skip
+
+
+async def native_main(urls: dict[str, str], runs: int, free: bool) -> dict[str, list[dict[str, Any]]]:
+    """`runs` native runs per side, the sides alternating A B B A ... (one side: in a row)."""
+    from playwright.async_api import async_playwright
+
+    sides = list(urls)
+    out: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    async with async_playwright() as p:
+        for k in range(runs):
+            for side in sides if k % 2 == 0 else sides[::-1]:
+                out[side].append(await native_run(p, urls[side], free))
+                print(json.dumps({"side": side, **out[side][-1]}), file=sys.stderr)
+    return out
+
+
+def base_src(rev: str, into: Path) -> Path:
+    """REV's src/ extracted with git archive (as bench/ab.py does)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def native_report(job: Path, args: argparse.Namespace) -> None:
+    with contextlib.ExitStack() as stack:
+        srcs: dict[str, Path | None] = {"this": None}
+        if args.base:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ranks-view-base-")))
+            srcs = {f"base {args.base}": base_src(args.base, tmp), "this": REPO / "src"}
+        urls = {side: stack.enter_context(served(job, src)) for side, src in srcs.items()}
+        results = asyncio.run(native_main(urls, args.runs, args.free))
+    print("| side | ranks | timeline events | runs | " + " | ".join(NATIVE_KEYS) + " |")
+    print("|---" * (4 + len(NATIVE_KEYS)) + "|")
+    for side, runs in results.items():
+        cells = " | ".join(spread(runs, k) for k in NATIVE_KEYS)
+        print(f"| {side} | {runs[0]['ranks']:,} | {runs[0]['events']:,} | {len(runs)} | {cells} |")
+    clock = "no frame-rate limit, no vsync" if args.free else "60 Hz"
+    print(f"\nmedian (min-max) over cold runs; chromium at {clock}; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")  # fmt: skip
+    results_dir = HERE / "results"
+    results_dir.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (results_dir / f"ranks_view-native-{stamp}.json").write_text(json.dumps(results, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--job", type=Path, help="a parsed multi-rank output folder")
     parser.add_argument("--ranks", type=int, default=1000, help="with --work: build a job of this many ranks")
     parser.add_argument("--work", type=Path, help="where to build (and keep) the job")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=4.0, help="of zooming and panning per run")
+    parser.add_argument("--seconds", type=float, default=4.0, help="--drive playwright: of zooming and panning per run")
+    parser.add_argument("--drive", choices=["native", "playwright"], default="native", help="how input is given")
+    parser.add_argument("--free", action="store_true", help="--drive native: no frame-rate limit, no vsync")
+    parser.add_argument("--base", help="--drive native: also serve this revision's src/, runs alternating")
     args = parser.parse_args()
     job = args.job if args.job is not None else build_job(args.ranks, args.work or Path("/tmp/tlscope-ranks-view"))
+    if args.drive == "native":
+        native_report(job, args)
+        return
     from playwright.sync_api import sync_playwright
 
     runs = []

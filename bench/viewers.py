@@ -214,8 +214,11 @@ def renderer_memory(browser: Any) -> float | None:
     binary in each, so neither a sum nor VmRSS says what the tab costs; its private resident
     memory (what Chrome's task manager calls the memory footprint, near enough) does.
     """
-    session = browser.new_browser_cdp_session()
-    info = session.send("SystemInfo.getProcessInfo")
+    return private_memory(browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo"))
+
+
+def private_memory(info: dict[str, Any]) -> float | None:
+    """renderer_memory's figure from CDP SystemInfo.getProcessInfo's answer (also for async callers)."""
     best = 0
     for proc in info.get("processInfo", []):
         if proc.get("type") != "renderer":

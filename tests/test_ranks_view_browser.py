@@ -11,6 +11,8 @@ of that rank at that time, and clicking it opens the Compile tab of its compile 
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import math
 import re
@@ -404,5 +406,185 @@ def test_a_group_row_expands_into_its_ranks_and_back(
     wait_hook(page, lambda h: h["why"]["rank"] == second)
     page.locator(f".rk-mrow[data-group='{big}'][aria-level='1'] .rk-mlabel").click()
     assert wait_hook(page, lambda h: h["matrixView"]["expanded"] == [])["matrixView"]["shown"] == len(groups)
+    assert page.errors == []
+    page.close()
+
+
+def lod_runs(items: list[tuple[float, float, str, float]], bin_us: float) -> list[list[Any]]:
+    """The levels' rule (ranks-lod.js's Runs.add) over (start, end, colour, longest) in start order:
+    one open run per colour, joined across gaps up to the bin; a piece under the bin, or a run still
+    under it, joins the run before whatever its colour, the longer piece's colour winning."""
+    runs: list[list[Any]] = []
+    open_run: dict[str, int] = {}
+    last = -1
+    for s, e, c, w in items:
+        k = open_run.get(c, -1)
+        if k >= 0 and s > runs[k][1] + bin_us:
+            k = -1
+        tiny = e - s < bin_us or (last >= 0 and runs[last][1] - runs[last][0] < bin_us)
+        if k < 0 and last >= 0 and s <= runs[last][1] + bin_us and tiny:
+            k = last
+        if k < 0:
+            runs.append([s, e, c, w])
+            k = open_run[c] = len(runs) - 1
+        else:
+            run = runs[k]
+            run[1] = max(run[1], e)
+            if w > run[3] and run[2] != c:
+                if open_run.get(run[2]) == k:
+                    del open_run[run[2]]
+                run[2] = c
+                open_run[c] = k
+            run[3] = max(run[3], w)
+        last = k
+    return runs
+
+
+def lane_runs(per_rank: list[list[list[Any]]], bin_us: float) -> list[list[Any]]:
+    """A lane's runs at one depth from its ranks' (a power of two of them), paired as pairLevel
+    pairs them: neighbours merged in start order (the first's on a tie), joined again."""
+    while len(per_rank) > 1:
+        pairs = [per_rank[i : i + 2] for i in range(0, len(per_rank), 2)]
+        per_rank = [lod_runs([tuple(r) for r in heapq.merge(*pair, key=lambda r: r[0])], bin_us) for pair in pairs]
+    return per_rank[0]
+
+
+def test_a_lane_of_ranks_paints_their_slices_merged_once(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """Zoomed out on the 64-rank job (several ranks a lane), each lane is painted from its ranks'
+    runs merged (ranks-lod.js's pairLevel), not rank by rank: the runs painted are those the levels'
+    rule gives, computed here from timeline.bin, fewer than the ranks' own; and each lane's pixels
+    (read off the canvas) are exactly the pixels its ranks' slices cover, in their phases' colours."""
+    from tlscope import timeline
+
+    _, out = jobs["scaled"]
+    page = open_ranks(browser, site["scaled"], height=400)
+    h = hook(page)
+    t = h["timeline"]
+    k, colours = t["ranksPerLane"], h["timelineColours"]
+    assert k > 1 and not t["aligned"] and t["t0"] == 0
+    ranks = [line["rank"] for line in ranks_json(out)["ranks"]]
+    ranks.sort()
+    events = timeline.read(out)
+    depths = max(e.depth for e in events) + 1
+    w, hgt = t["width"] - t["gutter"], t["height"] - t["axis"]
+    from_us, to_us = t["origin"] + t["t0"], t["origin"] + t["t1"]
+    scale = w / (to_us - from_us)
+    bin_us = float(t["bin"])
+    # Each (rank, depth)'s slices in start order (stable: file order on a tie), as the page sorts them.
+    slices: dict[tuple[int, int], list[Any]] = {}
+    for e in events:
+        slices.setdefault((e.rank, e.depth), []).append(e)
+    own = expected = 0
+    for lane in range(math.ceil(len(ranks) / k)):
+        group = ranks[lane * k : (lane + 1) * k]
+        for d in range(depths):
+            per_rank = []
+            for r in group:
+                items = sorted(slices.get((r, d), []), key=lambda e: e.start_us)
+                pieces = [(e.start_us, e.start_us + e.dur_us, colours[e.name], e.dur_us) for e in items]
+                runs = lod_runs(pieces, bin_us)
+                own += len(runs)
+                per_rank.append(runs)
+            per_rank += [[]] * (k - len(per_rank))
+            expected += len(lane_runs(per_rank, bin_us))
+    assert t["runs"] == expected < own, (t["runs"], expected, own)
+    # The pixels: each lane's middle row of the plot, against its ranks' slices.
+    lanes = []
+    for lane in range(math.ceil(len(ranks) / k)):
+        top = max(0, round(((lane * k - t["y0"]) / t["span"]) * hgt))
+        bottom = min(hgt, round((((lane + 1) * k - t["y0"]) / t["span"]) * hgt))
+        if bottom > top:
+            lanes.append((lane, (top + bottom - 1) // 2))
+    rows = page.evaluate(
+        """([gutter, axis, w, h, mids]) => {
+          const data = document.querySelector('.rk-canvas').getContext('2d').getImageData(gutter, axis, w, h).data;
+          const hex = (i) => '#' + [0, 1, 2].map((c) => data[i + c].toString(16).padStart(2, '0')).join('');
+          return mids.map((y) => Array.from({ length: w }, (_, x) => hex((y * w + x) * 4)));
+        }""",
+        [t["gutter"], t["axis"], w, hgt, [mid for _, mid in lanes]],
+    )
+    assert len(lanes) == math.ceil(len(ranks) / k)
+    for (lane, _), row in zip(lanes, rows, strict=True):
+        covered: set[int] = set()
+        lane_colours = set()
+        for r in ranks[lane * k : (lane + 1) * k]:
+            for d in range(depths):
+                for e in slices.get((r, d), []):
+                    s, end = (e.start_us - from_us) * scale, (e.start_us + e.dur_us - from_us) * scale
+                    x0 = math.floor(s) if s > 0 else 0
+                    covered.update(range(x0, min(w, max(x0 + 1, math.ceil(end)))))
+                    lane_colours.add(colours[e.name])
+        painted = {x for x, c in enumerate(row) if c != "#fafafa"}
+        if h["why"]["rank"] in ranks[lane * k : (lane + 1) * k]:  # the picked rank's lane is outlined
+            painted -= {0, w - 1}
+            covered -= {0, w - 1}
+        assert covered <= painted, f"lane {lane}: pixels of slices left unpainted"
+        near = covered | {x + 1 for x in covered} | {x - 1 for x in covered}
+        assert painted <= near, f"lane {lane}: paint off the slices"
+        assert {row[x] for x in painted} <= lane_colours, f"lane {lane}: a colour none of its slices has"
+    assert page.errors == []
+    page.close()
+
+
+def test_many_wheel_events_a_frame_draw_once_a_frame(browser: Any, site: dict[str, str]) -> None:
+    """Ten wheel events in each of 30 frames (Alt: time only): the timeline draws once a frame,
+    never per event (the hook's draws), and every event counts (the window is the product of all
+    300 zooms)."""
+    page = open_ranks(browser, site["scaled"])
+    whole = hook(page)["timeline"]
+    counts = page.evaluate(
+        """() => new Promise((resolve) => {
+          const c = document.querySelector('.rk-canvas');
+          const box = c.getBoundingClientRect();
+          const counts = [];
+          const tick = () => {
+            counts.push(window.__tlscope.timeline.draws);
+            if (counts.length <= 30) {
+              for (let i = 0; i < 10; i += 1) {
+                c.dispatchEvent(new WheelEvent('wheel', { deltaY: -4, altKey: true, clientX: box.left + box.width / 2,
+                  clientY: box.top + box.height / 2, bubbles: true, cancelable: true }));
+              }
+            }
+            if (counts.length < 34) requestAnimationFrame(tick); else resolve(counts);
+          };
+          requestAnimationFrame(tick);
+        })"""
+    )
+    per_frame = [b - a for a, b in itertools.pairwise(counts)]
+    assert max(per_frame) == 1 and sum(per_frame) >= 30, per_frame
+    t = hook(page)["timeline"]
+    assert t["draws"] == counts[-1]
+    assert math.isclose(t["t1"] - t["t0"], (whole["t1"] - whole["t0"]) * math.exp(-4 * 0.002 * 300), rel_tol=1e-9)
+    assert t["span"] == whole["span"], "Alt: time only"
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("height", [400, 900])
+def test_rank_labels_and_headings_are_not_clipped(browser: Any, site: dict[str, str], height: int) -> None:
+    """The gutter writes no rank label half under the time axis or past the canvas (the first lanes
+    of a zoomed-out view are 4 px: their labels were drawn over by the axis), zoomed out and in; the
+    table's headings fit their columns ('recompiles' was cut to 'recompile')."""
+    page = open_ranks(browser, site["scaled"], height=height)
+    box = page.locator(".rk-canvas").bounding_box()
+
+    def check() -> None:
+        t = hook(page)["timeline"]
+        assert t["labels"], "some lanes labelled"
+        assert all(t["axis"] + 6 <= y <= t["height"] - 6 for _, y in t["labels"]), t["labels"]
+
+    check()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
+    for _ in range(6):
+        page.mouse.wheel(0, -200)
+    page.wait_for_timeout(200)
+    check()
+    clipped = page.evaluate(
+        """() => [...document.querySelectorAll('.rk-thead > *')]
+          .filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent)"""
+    )
+    assert clipped == []
     assert page.errors == []
     page.close()

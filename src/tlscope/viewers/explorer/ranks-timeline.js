@@ -10,7 +10,7 @@
 // Hover: the innermost slice under the pointer; click: that slice's compile on its rank.
 
 import { setTestHook } from '/lib/tlscope.js';
-import { binFor, buildLevel, paintRuns } from './ranks-lod.js';
+import { binFor, buildLevel, pairLevel, paintRuns } from './ranks-lod.js';
 
 /** @typedef {import('/lib/tlscope.js').Timeline} Timeline */
 
@@ -156,8 +156,15 @@ export class RankTimeline {
     this.index = indexByRank(timeline, this.ranks);
     this.colours = new Uint32Array(timeline.labels.length / 2);
     for (let l = 0; l < this.colours.length; l += 1) this.colours[l] = word(phaseColour(timeline.strings[timeline.labels[2 * l]]));
+    // Each event name's colour, for the tests reading the canvas's pixels.
+    const names = Array.from({ length: this.colours.length }, (_, l) => timeline.strings[timeline.labels[2 * l]]);
+    setTestHook({ timelineColours: Object.fromEntries(names.map((n) => [n, phaseColour(n)])) });
     /** Levels of detail by bin (µs), built on first use. @type {Map<number, import('./ranks-lod.js').Level>} */
     this.levels = new Map();
+    /** The same over lanes of k ranks, by `${bin}/${k}`, built on first use. @type {Map<string, import('./ranks-lod.js').Level>} */
+    this.laneLevels = new Map();
+    /** Drawings so far (the hook's `draws`: at most one a frame however many inputs arrive). */
+    this.draws = 0;
     const { origin, end, aligned, shift } = this.extent();
     this.origin = origin;
     /** Each lane on its own clock (see extent), and each lane's shift in µs. */
@@ -240,18 +247,20 @@ export class RankTimeline {
     pixels.fill(BG);
     const k = this.ranksPerLane();
     const lanes = this.lanes(k, h);
+    let runs = 0;
     for (const lane of lanes) {
-      this.paintLane(lane.first, lane.last, w);
+      runs += this.paintLane(lane.first, k, w);
       const end = lane.bottom - (lane.bottom - lane.top >= 4 ? 1 : 0);
       for (let y = lane.top; y < end; y += 1) pixels.set(this.row, y * w);
     }
     this.ctx.putImageData(this.image, GUTTER, AXIS);
-    this.drawGutter(lanes, k);
+    const labels = this.drawGutter(lanes, k);
     this.drawAxis(w);
     const { t0, t1, y0, span } = this.view;
     const drawMs = performance.now() - began;
     const bin = binFor((t1 - t0) / w);
-    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, aligned: this.aligned, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin } });
+    this.draws += 1;
+    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, aligned: this.aligned, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin, runs, draws: this.draws, labels } });
   }
 
   /**
@@ -273,16 +282,38 @@ export class RankTimeline {
 
   /**
    * One lane's pixel row into `this.row`: its ranks' slices in the window, outermost depth first,
-   * so the innermost phase running shows.
-   * @param {number} first
-   * @param {number} last
+   * so the innermost phase running shows. A lane of k > 1 ranks is drawn from the level of such
+   * lanes (ranks-lod.js's pairLevel): its ranks' runs merged once, not painted rank by rank.
+   * Returns the runs painted.
+   * @param {number} first the lane's first rank position (a multiple of k)
+   * @param {number} k ranks per lane
    * @param {number} w
    */
-  paintLane(first, last, w) {
+  paintLane(first, k, w) {
     this.row.fill(BG);
     const { t0, t1 } = this.view;
-    const level = this.level(binFor((t1 - t0) / w));
-    paintRuns(level, this.row, { first, last, from: this.origin + t0, to: this.origin + t1, shift: this.shift });
+    const bin = binFor((t1 - t0) / w);
+    const from = this.origin + t0;
+    const to = this.origin + t1;
+    if (k === 1) return paintRuns(this.level(bin), this.row, { first, last: first + 1, from, to, shift: this.shift });
+    return paintRuns(this.laneLevel(bin, k), this.row, { first: first / k, last: first / k + 1, from, to });
+  }
+
+  /**
+   * The level of `bin` µs over lanes of k ranks (a power of two), from the one of k / 2, built on
+   * first use: linear in the runs of the level below, so cheap enough inside a frame.
+   * @param {number} bin
+   * @param {number} k
+   * @returns {import('./ranks-lod.js').Level}
+   */
+  laneLevel(bin, k) {
+    if (k === 1) return this.level(bin);
+    let found = this.laneLevels.get(`${bin}/${k}`);
+    if (!found) {
+      found = k === 2 ? pairLevel(this.level(bin), this.shift) : pairLevel(this.laneLevel(bin, k / 2));
+      this.laneLevels.set(`${bin}/${k}`, found);
+    }
+    return found;
   }
 
   /**
@@ -298,8 +329,9 @@ export class RankTimeline {
     return found;
   }
 
-  /** The levels a zoom from the whole view down to a millisecond per pixel needs, built while
-   * the page is idle after the first drawing (one per turn), so zooming meets them ready. */
+  /** The levels a zoom from the whole view down to a millisecond per pixel needs (each bin's for
+   * a rank a lane up to the lanes of the whole view), built while the page is idle after the first
+   * drawing (a bin per turn), so zooming meets them ready. */
   prepareLevels() {
     /** @type {number[]} */
     const bins = [];
@@ -307,7 +339,7 @@ export class RankTimeline {
     const next = () => {
       const bin = bins.shift();
       if (bin === undefined) return;
-      this.level(bin);
+      this.laneLevel(bin, this.ranksPerLane());
       setTimeout(next, 0);
     };
     setTimeout(next, 0);
@@ -317,6 +349,7 @@ export class RankTimeline {
    * Rank numbers (or ranges) of the lanes tall enough to read, stragglers marked red, the picked rank outlined.
    * @param {{ first: number, last: number, top: number, bottom: number }[]} lanes
    * @param {number} k
+   * @returns {[string, number][]} the labels written and their middles' y (the hook's `labels`)
    */
   drawGutter(lanes, k) {
     const ctx = this.ctx;
@@ -325,6 +358,8 @@ export class RankTimeline {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     let lastText = -Infinity;
+    /** @type {[string, number][]} */
+    const labels = [];
     for (const lane of lanes) {
       const ranks = this.ranks.slice(lane.first, lane.last);
       const y = AXIS + lane.top;
@@ -337,11 +372,16 @@ export class RankTimeline {
         ctx.strokeRect(GUTTER + 0.5, y + 0.5, this.canvas.width - GUTTER - 1, Math.max(1, lane.bottom - lane.top - 1));
       }
       const mid = y + (lane.bottom - lane.top) / 2;
-      if (mid - lastText < 12) continue;
+      // 11px text is 12px tall: a label half under the axis (the first lanes of a zoomed-out
+      // view, 4 px each) or past the bottom is not written; the next lane's is.
+      if (mid - lastText < 12 || mid < AXIS + 6 || mid > this.canvas.height - 6) continue;
       lastText = mid;
       ctx.fillStyle = '#3b4048';
-      ctx.fillText(k === 1 ? `rank ${ranks[0]}` : `${ranks[0]}–${ranks[ranks.length - 1]}`, 8, mid);
+      const text = k === 1 ? `rank ${ranks[0]}` : `${ranks[0]}–${ranks[ranks.length - 1]}`;
+      ctx.fillText(text, 8, mid);
+      labels.push([text, mid]);
     }
+    return labels;
   }
 
   /**
