@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import CORPUS
 
 from tlscope.pipeline.classify import InputKind, classify
@@ -31,3 +32,25 @@ def test_output_folders_of_a_log_and_of_a_job(tmp_path: Path) -> None:
     for folder in (tmp_path / "one", tmp_path / "job"):
         found = classify(folder)
         assert found.kind is InputKind.OUTPUT_FOLDER and not found.multi_rank and found.logs == ()
+
+
+def test_the_muxed_sniff_reads_envelope_lines_only(tmp_path: Path) -> None:
+    """One scan of the whole head answers most logs (one rank or none); a head whose payload lines
+    quote other ranks is looked at line by line, and only envelope lines count."""
+    import gzip
+
+    from tlscope.read.log_ranks import sniff_several_ranks
+    from tlscope.read.source import LogSource
+
+    rank0 = gzip.decompress(min((CORPUS / "ranks_same_2").glob("*rank_0*.log.gz")).read_bytes())
+    assert b'"rank": 0' in rank0 or b'"rank":0' in rank0
+    one = tmp_path / "one.log"
+    one.write_bytes(rank0)
+    assert not sniff_several_ranks(one)
+    quoting = tmp_path / "quoting.log"  # an envelope line, then a payload line naming rank 5
+    first, _, rest = rank0.partition(b"\n")
+    quoting.write_bytes(first + b'\n\t{"rank": 5}\n' + rest)
+    assert not sniff_several_ranks(quoting)
+    assert sniff_several_ranks(CORPUS / "muxed" / "muxed.log.gz")
+    with LogSource(one, hashed=False) as source, pytest.raises(ValueError):
+        source.sha256()  # a sniff's source has no hash to give

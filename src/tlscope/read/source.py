@@ -20,11 +20,12 @@ _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 
 class _HashingRaw(io.RawIOBase):
-    """A raw file that feeds every byte it returns into a SHA-256."""
+    """A raw file that feeds every byte it returns into a SHA-256 (unless `hashed` is False)."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: BinaryIO, *, hashed: bool = True) -> None:
         self._raw = raw
         self.sha256 = hashlib.sha256()
+        self.hashed = hashed
         self.bytes_read = 0
 
     def readable(self) -> bool:
@@ -33,7 +34,8 @@ class _HashingRaw(io.RawIOBase):
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
         if n:
-            self.sha256.update(buffer[:n])
+            if self.hashed:
+                self.sha256.update(buffer[:n])
             self.bytes_read += n
         return int(n or 0)
 
@@ -79,13 +81,14 @@ def is_gzip(path: Path) -> bool:
 
 
 class LogSource:
-    """A log file opened for one pass: `stream` yields decompressed bytes."""
+    """A log file opened for one pass: `stream` yields decompressed bytes. `hashed=False` for a
+    look at its head (the muxed-log sniff), whose hash nobody reads: no `sha256` then."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, hashed: bool = True) -> None:
         self.path = path
         self.size = path.stat().st_size
         self.compressed = is_gzip(path)
-        self._hashing = _HashingRaw(path.open("rb", buffering=0))
+        self._hashing = _HashingRaw(path.open("rb", buffering=0), hashed=hashed)
         buffered = io.BufferedReader(self._hashing, buffer_size=_BUFFER)
         self.stream: BinaryIO
         self._gzip: _TolerantGzip | None = None
@@ -108,6 +111,8 @@ class LogSource:
 
     def sha256(self) -> str:
         """Hex SHA-256 of the whole file; reads whatever the pass left unread."""
+        if not self._hashing.hashed:
+            raise ValueError("this LogSource was opened with hashed=False")
         while self._hashing.read(_BUFFER):
             pass
         return self._hashing.sha256.hexdigest()
