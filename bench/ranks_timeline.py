@@ -35,7 +35,7 @@ events_path, logs, out, jobs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4
 sink = os.open(events_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
 def note(what, rank=None):
-    os.write(sink, (json.dumps([time.time(), os.getpid(), what, rank]) + "\n").encode())
+    os.write(sink, (json.dumps([time.time(), os.getpid(), what, rank, time.process_time()]) + "\n").encode())
 
 note("process (after the interpreter)")
 
@@ -172,6 +172,11 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
     firsts = [min(float(r[0]) for r in rows if r[2] == "rank start" and r[1] == w) for w in workers]  # type: ignore[arg-type]
     lasts = [max(float(r[0]) for r in rows if r[2] == "rank end" and r[1] == w) for w in workers]  # type: ignore[arg-type]
     cpu = next(float(str(r[2]).split()[-1]) for r in rows if str(r[2]).startswith("parent cpu"))
+    # The parent's own CPU (process time) when it hands out the first rank: its imports and
+    # preparation, steadier than wall times on a shared machine.
+    handed = next((float(r[4]) for r in rows if r[2] == "first rank handed out"), float("nan"))  # type: ignore[arg-type]
+    last = max(float(r[0]) for r in rows if r[2] == "result taken")  # type: ignore[arg-type]
+    after = [float(r[4]) for r in rows if r[1] == parent and len(r) > 4 and float(r[0]) >= last]  # type: ignore[arg-type]
     figures = {
         "wall_ms": (float(rows[-1][0]) - t0) * 1000,  # type: ignore[arg-type]
         "before_first_rank_ms": (min(starts) - t0) * 1000,
@@ -180,6 +185,8 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
         "after_last_rank_ms": (float(rows[-1][0]) - max(ends)) * 1000,  # type: ignore[arg-type]
         "ranks_busy_ms": (max(ends) - min(starts)) * 1000,
         "parent_cpu_s": cpu,
+        "parent_cpu_before_first_rank_ms": handed * 1000,
+        "parent_cpu_after_last_result_ms": (max(after) - min(after)) * 1000 if after else float("nan"),
     }
     print(json.dumps({k: round(v, 1 if k.endswith("ms") else 3) for k, v in figures.items()}))
     return figures
