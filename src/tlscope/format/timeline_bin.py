@@ -137,7 +137,7 @@ def read_tables(f: IO[bytes]) -> tuple[Header, list[str], list[tuple[int, int]],
     f.seek(tables_offset)
     # The tables end the file: read at once and decoded from memory. Read a field at a time
     # (~270 reads a rank), a 1,000-rank job's merge spent seconds in them after its last rank.
-    tables = _Tables(f.read())
+    tables = _TableBytes(f.read())
     strings = [tables.take(tables.u32()).decode("utf-8", "replace") for _ in range(tables.u32())]
     pairs = tables.u32s(2 * tables.u32())
     labels = list(zip(pairs[0::2], pairs[1::2], strict=True))
@@ -145,7 +145,7 @@ def read_tables(f: IO[bytes]) -> tuple[Header, list[str], list[tuple[int, int]],
     return header, strings, labels, cids
 
 
-class _Tables:
+class _TableBytes:
     """The tables' bytes, read from the start: TimelineError when they end too soon."""
 
     def __init__(self, data: bytes) -> None:
