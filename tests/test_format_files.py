@@ -226,3 +226,39 @@ def test_compile_id_times_kept_as_moments_order_and_read_back_like_prefixes(a: G
     assert (_moment(a) < _moment(b)) == (a.sort_key < b.sort_key)
     assert (_moment(a) == _moment(b)) == (a.sort_key == b.sort_key)
     assert _moment_prefix(_moment(a)).sort_key == a.sort_key
+
+
+def _timed_line(time: str, event: dict[str, Any]) -> str:
+    return f"I1206 {time} 1500233 torch/_dynamo/utils.py:1288] {json.dumps(event)}\n"
+
+
+@pytest.mark.parametrize("fitted", [True, False])
+def test_raw_jsonl_timestamps_before_and_after_the_clock_is_fitted(tmp_path: Path, fitted: bool) -> None:
+    """A line's timestamp is its prefix time completed by the clock, whether the line came
+    before the fit (written at the end) or after it (written as it is read): raw.jsonl's lines
+    stay in log order either way."""
+    cid = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    # 15:18:15 local at UTC-8 on 2024-12-06 is 23:18:15 UTC.
+    epoch_us = int(dt.datetime(2024, 12, 6, 23, 18, 15, 900000, tzinfo=dt.timezone.utc).timestamp() * 1e6)
+    chromium = {"chromium_event": {}, "has_payload": "x", **cid}
+    times = ["15:18:14.100000", "15:18:15.000001", "15:18:15.925000", "15:18:16.000000", "15:18:17.999999"]
+    lines = [_timed_line(times[0], {"dynamo_start": {"stack": []}, **cid})]
+    lines.append(_timed_line(times[1], {"dynamo_start": {"stack": []}, **cid}))
+    if fitted:
+        payload = json.dumps({"name": "dynamo", "ph": "B", "ts": epoch_us, "pid": 0, "tid": 0})
+        chromium["has_payload"] = hashlib.md5(payload.encode()).hexdigest()
+        lines.append(_timed_line(times[2], chromium) + f"\t{payload}\n")
+    lines += [_timed_line(t, {"dynamo_start": {"stack": []}, **cid}) for t in times[3:]]
+    log = tmp_path / "fit.log"
+    log.write_text("".join(lines))
+    assert main([str(log), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    clock = load(tmp_path / "out", "manifest.json")["clock"]
+    assert clock["source"] == ("chromium_event" if fitted else "file_mtime")
+    offset = "-08:00" if fitted else ""
+    if fitted:
+        assert (clock["year"], clock["utc_offset_minutes"]) == (2024, -480)
+    raw = (tmp_path / "out" / "raw.jsonl").read_text().splitlines()
+    stamps = [json.loads(text)["timestamp"] for text in raw[1:]]
+    expected = [f"{clock['year']}-12-06T{t}{offset}" for t in times if t != times[2]]
+    assert stamps == expected
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith("raw.jsonl.")]
