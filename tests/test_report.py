@@ -275,3 +275,19 @@ def test_failures_link_to_the_real_metrics_page(tmp_path: Path, tlparse_traces: 
 
     links = re.findall(r"<a href='([^']+)'>", html)
     assert links and all((out / link).is_file() for link in links)
+
+
+def test_raw_log_copy_failing_fails_the_run_and_leaves_no_output(
+    tmp_path: Path, tlparse_traces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """raw.log is copied by a thread beside the pass; what it raises is the run's error, at the end."""
+    from tlscope.write.report import pages
+
+    def full_disk(source: Path, dest: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pages, "copy_raw_log", full_disk)
+    log = _with_lines(tmp_path, [])
+    assert tlscope_main([str(log), "-o", str(tmp_path / "out"), "--no-browser"]) == 1
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["in.log"]

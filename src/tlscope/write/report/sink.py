@@ -9,6 +9,8 @@ failures_and_restarts.html and raw.log.
 
 from __future__ import annotations
 
+import contextlib
+
 import msgspec
 
 from tlscope.analyse.tlparse.directory import CompileDirectory, Entry, key_label
@@ -36,6 +38,11 @@ class ReportSink:
         #: The envelope keys anything below reads: a record with none of them (describe_tensor,
         #: describe_storage, describe_source: over half a real log's records) only names its key.
         self._read_keys = frozenset(on.event.KEY for on in (*self._parsers, *FOLDS)) | {_STACK}
+        # raw.log, copied beside the pass; a rank of a job has none: its log is the job's input
+        # (DEVIATIONS.md); nor has -e's report.
+        self._raw_log: pages.RawLogCopy | None = None
+        if ctx.options.job_folder is None and not options.export:
+            self._raw_log = pages.RawLogCopy(ctx.reader.path, ctx.out.path("raw.log"))
 
     def listen(self, listener: OutputListener) -> None:
         """Tell `listener` of every file registered from now on (multi-rank's rank facts)."""
@@ -70,6 +77,9 @@ class ReportSink:
     def abort(self) -> None:
         """The run failed or was interrupted: stop the page workers now (see pipeline.single.run)."""
         self.state.outputs.derived.abort()
+        if self._raw_log is not None:  # its file is in OUT's temporary folder, removed next;
+            with contextlib.suppress(Exception):  # the run's own error is the one to report
+                self._raw_log.wait()
 
     def finish(self, ctx: RunContext, found: Answers) -> None:
         """The end pages; `found` is the run's answers (compiles.json's data), which index.html shows."""
@@ -88,8 +98,8 @@ class ReportSink:
             provenance_pages = outputs.provenance.write(ctx.out, [k for k, _ in outputs.directory.items()])
         answer_sections.write_flame_page(ctx.out, found)
         self._write_index(provenance_pages, found)
-        if ctx.options.job_folder is None:  # a rank of a job: its log is the job's input (DEVIATIONS.md)
-            pages.copy_raw_log(ctx.reader, ctx.out.path("raw.log"))
+        if self._raw_log is not None:
+            self._raw_log.wait()
 
     def _write_index(self, provenance_pages: list[tuple[str, str]], found: Answers) -> None:
         """index.html streamed to its file: it grows with the log (a row per output)."""
