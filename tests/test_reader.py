@@ -93,6 +93,36 @@ def test_file_statistics_after_a_pass(tlparse_traces: Path) -> None:
     assert reader.lines_read == data.count(b"\n") + (not data.endswith(b"\n"))
 
 
+@pytest.mark.parametrize("compressed", [False, True])
+def test_big_files_are_hashed_by_a_thread_to_the_same_sha256(
+    tmp_path: Path, tlparse_traces: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool
+) -> None:
+    """A file past the threshold is hashed beside the pass (read/source.py `_ThreadedHash`): the
+    same SHA-256 of the file on disk, also when the pass stops early (the rest is read then)."""
+    import gzip
+
+    from tlscope.read import source
+
+    data = (tlparse_traces / "inputs" / "comp_metrics.log").read_bytes() * 3
+    path = tmp_path / ("big.log.gz" if compressed else "big.log")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    monkeypatch.setattr(source, "_BUFFER", 4096)  # many chunks through the thread's queue
+    monkeypatch.setattr(source, "_THREADED_HASH", 0)
+    reader = LogReader(path)
+    assert len(list(reader)) > 0
+    assert reader.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    with source.LogSource(path) as log:
+        assert isinstance(log._hashing.sha256, source._ThreadedHash)
+        log.stream.read(100)  # stopped early: sha256() reads the rest
+        assert log.sha256() == hashlib.sha256(path.read_bytes()).hexdigest()
+    with source.LogSource(path) as log:  # closed without a digest: the thread ends
+        log.stream.read(100)
+        hasher = log._hashing.sha256
+    assert isinstance(hasher, source._ThreadedHash)
+    hasher._thread.join(5)
+    assert not hasher._thread.is_alive()
+
+
 @pytest.mark.parametrize("rel", all_traces())
 def test_known_keys_are_typed_on_every_trace(rel: str) -> None:
     """Every known event in the public traces converts to its Struct (no schema problems)."""

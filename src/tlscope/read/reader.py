@@ -397,18 +397,20 @@ class LogReader:
 
 
 def _prefix(match: re.Match[bytes]) -> GlogPrefix:
-    g = match.group
+    # One groups() and positional fields, in PREFIX's order: half the time of ten group(name)
+    # calls and keywords, paid on every record.
+    level, month, day, hour, minute, second, us, pid, path, lineno = match.groups()
     return GlogPrefix(
-        level=g("level").decode(),
-        month=int(g("month")),
-        day=int(g("day")),
-        hour=int(g("hour")),
-        minute=int(g("minute")),
-        second=int(g("second")),
-        microsecond=int(g("us")),
-        process=int(g("pid")),
-        pathname=g("path").decode("utf-8", "replace"),
-        lineno=int(g("lineno")),
+        level.decode(),
+        int(month),
+        int(day),
+        int(hour),
+        int(minute),
+        int(second),
+        int(us),
+        int(pid),
+        path.decode("utf-8", "replace"),
+        int(lineno),
     )
 
 

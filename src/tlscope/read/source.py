@@ -1,7 +1,9 @@
 """Opening a log for one streaming pass: plain or gzip, hashed as it is read.
 
 The SHA-256 and size in manifest.json describe the file on disk (compressed bytes for .gz),
-so they are computed on the raw bytes while the reader consumes them: no second read.
+so they are computed on the raw bytes while the reader consumes them: no second read. For a
+big file the hash is a thread's, handed each chunk read (hashlib does not hold the GIL while
+it hashes), so it runs on another core beside the pass: ~0.6 s of a 1 GB log's main pass.
 """
 
 from __future__ import annotations
@@ -9,22 +11,75 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import queue
+import threading
 import zlib
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
 _BUFFER = 1 << 20
+#: Files at least this big are hashed by a thread (`_ThreadedHash`); a small log's whole hash
+#: costs less than starting one.
+_THREADED_HASH = 16 << 20
 #: What a cut-off or corrupt .gz raises part-way (BadGzipFile is an OSError).
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+class _ThreadedHash:
+    """A SHA-256 updated by a thread, in the order the chunks are given.
+
+    Each chunk is copied into one of a few buffers of this object's (the caller's buffer is
+    reused for the next read) and handed over; the thread gives the buffer back once hashed. A
+    fresh `bytes` per chunk instead grew the peak RSS by ~8 MB (malloc kept the freed chunks).
+    The buffers also bound how far the thread may lag (it hashes ~1.6 GB/s, the pass reads ~50).
+    """
+
+    def __init__(self, buffers: int = 2) -> None:
+        self._sha256 = hashlib.sha256()
+        self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
+        for _ in range(buffers):
+            self._free.put(bytearray(_BUFFER))
+        self._full: queue.SimpleQueue[tuple[bytearray, int] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._hash, name="tlscope-sha256", daemon=True)
+        self._ended = False
+        self._thread.start()
+
+    def _hash(self) -> None:
+        while (item := self._full.get()) is not None:
+            buffer, size = item
+            self._sha256.update(memoryview(buffer)[:size])
+            self._free.put(buffer)
+
+    def update(self, data: memoryview) -> None:
+        for start in range(0, len(data), _BUFFER):
+            piece = data[start : start + _BUFFER]
+            buffer = self._free.get()
+            memoryview(buffer)[: len(piece)] = piece
+            self._full.put((buffer, len(piece)))
+
+    def hexdigest(self) -> str:
+        self._end()
+        self._thread.join()
+        return self._sha256.hexdigest()
+
+    def stop(self) -> None:
+        """The pass ended early: let the thread go (it holds nothing but its buffers)."""
+        self._end()
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self._full.put(None)
 
 
 class _HashingRaw(io.RawIOBase):
     """A raw file that feeds every byte it returns into a SHA-256 (unless `hashed` is False)."""
 
-    def __init__(self, raw: BinaryIO, *, hashed: bool = True) -> None:
+    def __init__(self, raw: BinaryIO, size: int, *, hashed: bool = True) -> None:
         self._raw = raw
-        self.sha256 = hashlib.sha256()
+        threaded = hashed and size >= _THREADED_HASH
+        self.sha256: _ThreadedHash | hashlib._Hash = _ThreadedHash() if threaded else hashlib.sha256()
         self.hashed = hashed
         self.bytes_read = 0
 
@@ -40,6 +95,8 @@ class _HashingRaw(io.RawIOBase):
         return int(n or 0)
 
     def close(self) -> None:
+        if isinstance(self.sha256, _ThreadedHash):
+            self.sha256.stop()
         self._raw.close()
         super().close()
 
@@ -88,7 +145,7 @@ class LogSource:
         self.path = path
         self.size = path.stat().st_size
         self.compressed = is_gzip(path)
-        self._hashing = _HashingRaw(path.open("rb", buffering=0), hashed=hashed)
+        self._hashing = _HashingRaw(path.open("rb", buffering=0), self.size, hashed=hashed)
         buffered = io.BufferedReader(self._hashing, buffer_size=_BUFFER)
         self.stream: BinaryIO
         self._gzip: _TolerantGzip | None = None
