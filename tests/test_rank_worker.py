@@ -6,6 +6,7 @@ and changes no byte of the output.
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ from helpers import CORPUS
 from tlscope.analyse.fold import compile_fold
 from tlscope.analyse.ranks import parity
 from tlscope.pipeline import ranks
-from tlscope.pipeline.parse import parse
+from tlscope.pipeline.parse import parse, parse_log
 from tlscope.write import format as format_module
 from tlscope.write import graph_store
+from tlscope.write.report import sink as report_sink
 from tlscope.write.report import stacks
 from tlscope.write.run_options import ParseOptions
 
@@ -95,3 +97,31 @@ def test_later_ranks_read_no_graphs_file_and_ask_for_no_payload_file(
     for graphs, asked in seen[1:]:
         assert graphs == 0
         assert asked < first_asked / 2  # only payloads no earlier rank had (21 of 74 at most here)
+
+
+def _with_stacked_chromium_event(source: Path, dest: Path) -> Path:
+    """`source` with its first chromium event's envelope also holding a `stack` (read by the report)."""
+    data = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
+    head = b'{"chromium_event": {}'
+    assert head in data
+    stacked = b'{"stack": [{"line": 7, "name": "stacked_here", "filename": "user.py"}], "chromium_event": {}'
+    dest.write_bytes(data.replace(head, stacked, 1))
+    return dest
+
+
+def test_the_report_s_short_way_for_chromium_events_writes_what_its_dispatch_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = next(JOB.glob("*rank_0*"))
+    stacked = _with_stacked_chromium_event(log, tmp_path / "dedicated_log_torch_trace_stacked.log")
+    for name, path in (("plain", log), ("stacked", stacked)):
+        parse_log(path, tmp_path / f"{name}_short", ParseOptions())
+    monkeypatch.setattr(report_sink, "_CHROMIUM", "no such key")  # every record through dispatch
+    for name, path in (("plain", log), ("stacked", stacked)):
+        parse_log(path, tmp_path / f"{name}_dispatch", ParseOptions())
+    for name in ("plain", "stacked"):
+        short, dispatched = _tree(tmp_path / f"{name}_short"), _tree(tmp_path / f"{name}_dispatch")
+        assert short.keys() == dispatched.keys()
+        assert [k for k in short if short[k] != dispatched[k]] == []
+    assert b"stacked_here" in (tmp_path / "stacked_short" / "index.html").read_bytes()
+    assert b"stacked_here" not in (tmp_path / "plain_short" / "index.html").read_bytes()

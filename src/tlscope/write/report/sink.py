@@ -16,6 +16,7 @@ import msgspec
 from tlscope.analyse.tlparse.directory import CompileDirectory, Entry, key_label
 from tlscope.analyse.tlparse.stack import resolve_stack
 from tlscope.format.compiles import Answers
+from tlscope.model.events import ChromiumEvent
 from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext
@@ -29,6 +30,7 @@ from tlscope.write.report.stacks import render_trie
 from tlscope.write.report.state import ReportState
 
 _STACK = "stack"
+_CHROMIUM = ChromiumEvent.KEY
 
 
 class ReportSink:
@@ -38,6 +40,9 @@ class ReportSink:
         #: The envelope keys anything below reads: a record with none of them (describe_tensor,
         #: describe_storage, describe_source: over half a real log's records) only names its key.
         self._read_keys = frozenset(on.event.KEY for on in (*self._parsers, *FOLDS)) | {_STACK}
+        #: ... but a chromium event's: an envelope with none of these and the chromium event only
+        #: sets a flag (`handlers.chromium_event`).
+        self._besides_chromium = self._read_keys - {_CHROMIUM}
         # raw.log, copied beside the pass; a rank of a job has none: its log is the job's input
         # (DEVIATIONS.md); nor has -e's report.
         self._raw_log: pages.RawLogCopy | None = None
@@ -64,6 +69,13 @@ class ReportSink:
         state = self.state
         if self._read_keys.isdisjoint(record.envelope):  # no handler would run, and no stack
             state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
+            return
+        if record.key == _CHROMIUM and self._besides_chromium.isdisjoint(record.envelope):
+            # A chromium event alone (three quarters of a rank's records in a job): what the
+            # dispatch below would do, without its Line and handler lookups.
+            state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
+            if record.envelope.get(_CHROMIUM) is not None:
+                state.has_chromium_events = True
             return
         line = Line(record)
         state.outputs.directory.touch(line.key)
