@@ -15,7 +15,7 @@ from helpers import CORPUS
 
 from tlscope.analyse.fold import compile_fold
 from tlscope.analyse.ranks import parity
-from tlscope.pipeline import ranks
+from tlscope.pipeline import ranks, single
 from tlscope.pipeline.parse import parse, parse_log
 from tlscope.write import format as format_module
 from tlscope.write import graph_store
@@ -125,3 +125,27 @@ def test_the_report_s_short_way_for_chromium_events_writes_what_its_dispatch_wri
         assert [k for k in short if short[k] != dispatched[k]] == []
     assert b"stacked_here" in (tmp_path / "stacked_short" / "index.html").read_bytes()
     assert b"stacked_here" not in (tmp_path / "plain_short" / "index.html").read_bytes()
+
+
+def test_raw_jsonl_held_in_memory_is_the_file_written_through_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A small log (every rank of a job) keeps raw.jsonl's lines in memory until the end; a big
+    # one writes them to raw.jsonl.part/.body in OUT first. Same raw.jsonl, nothing left behind.
+    log = next((CORPUS / "recompiles").glob("*.log*"))
+    held: list[bool] = []
+    real = format_module.FormatWriter.__init__
+
+    def spy(self: Any, *args: Any, **kwargs: Any) -> None:
+        held.append(kwargs.get("held_raw", False))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(format_module.FormatWriter, "__init__", spy)
+    parse_log(log, tmp_path / "memory", ParseOptions(), report=False)
+    monkeypatch.setattr(single, "small_log", lambda path: False)
+    parse_log(log, tmp_path / "files", ParseOptions(), report=False)
+    assert held == [True, False]
+    memory, files = _tree(tmp_path / "memory"), _tree(tmp_path / "files")
+    assert memory["raw.jsonl"] == files["raw.jsonl"] and len(memory["raw.jsonl"]) > 100_000
+    assert memory.keys() == files.keys()
+    assert not [name for name in memory if name.startswith("raw.jsonl.")]

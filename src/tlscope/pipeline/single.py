@@ -63,7 +63,8 @@ def run(
         reader = LogReader(log, problems=problems, max_line=options.max_line)
         ctx = RunContext(out, reader, problems, options)
         job = Path(options.job_folder) if options.job_folder else None
-        writer = FormatWriter(out, problems, job, inline_graphs=small_log(log))
+        small = small_log(log)
+        writer = FormatWriter(out, problems, job, inline_graphs=small, held_raw=small)
         answers = AnswersSink(problems, log, UserCode(options.user_code))
         others = list(sinks(ctx)) if sinks else []
         try:

@@ -12,6 +12,7 @@ payload in memory.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from pathlib import Path
@@ -321,7 +322,13 @@ class FormatWriter(FormatFacts):
     """FormatFacts writing the format's files as it goes (the module docstring)."""
 
     def __init__(
-        self, out: OutputDir, problems: Problems, job_folder: Path | None = None, *, inline_graphs: bool = False
+        self,
+        out: OutputDir,
+        problems: Problems,
+        job_folder: Path | None = None,
+        *,
+        inline_graphs: bool = False,
+        held_raw: bool = False,
     ) -> None:
         payloads = PayloadStore(out, job_folder)
         self._graphs = GraphStore(out, problems, job_folder, payloads.path, inline=inline_graphs)
@@ -332,8 +339,12 @@ class FormatWriter(FormatFacts):
         #: raw.jsonl's lines before the clock is fitted, each behind its prefix time (`_moment`):
         #: their timestamps are written at the end. Once it is fitted (a log's first chromium
         #: event, usually near its start), lines go to `_body` as they will be in raw.jsonl.
-        self._raw: IO[bytes] = out.path(_RAW_PART).open("wb")
-        self._body: IO[bytes] = out.path(_RAW_BODY).open("wb")
+        #: `held_raw` (a small log's: every rank of a job) keeps both in memory instead: two files
+        #: created, written, read back and removed cost a rank ~1 ms of CPU on ext4 here, and
+        #: the lines of a log of a few MB are a few hundred KB.
+        self._held = held_raw
+        self._raw: IO[bytes] = io.BytesIO() if held_raw else out.path(_RAW_PART).open("wb")
+        self._body: IO[bytes] = io.BytesIO() if held_raw else out.path(_RAW_BODY).open("wb")
         self._stamps: _Stamps | None = None
         self.provenance = ProvenanceStore(payloads.path)
 
@@ -368,25 +379,38 @@ class FormatWriter(FormatFacts):
         """Close the streams; write raw.jsonl with its string table first and real timestamps."""
         self.chromium.close()
         self.timeline.close()
-        self._raw.close()
-        self._body.close()
+        if not self._held:
+            self._raw.close()
+            self._body.close()
         super().finish(reader)
         # One string-table line, tlparse's shape: the table of the log's first process.
         string_table = next(iter(reader.string_tables.values()), {})
         part, body = self.out.path(_RAW_PART), self.out.path(_RAW_BODY)
         with self.out.path("raw.jsonl").open("wb") as raw:
             raw.write(_ENCODER.encode({"string_table": _table_list(string_table)}) + b"\n")
-            with part.open("rb") as events:  # the lines from before the clock was fitted
+            with self._before_fit(part) as events:  # the lines from before the clock was fitted
                 stamps = _Stamps(self.clock)
                 for line in events:
                     moment, _, text = line.partition(b"\t")
                     raw.write(b'{"timestamp":' + stamps.json(int(moment)) + b"," + text[1:])
-            raw.flush()
-            _append_file(raw, body)
-        os.unlink(part)
-        os.unlink(body)
+            if isinstance(self._body, io.BytesIO):
+                raw.write(self._body.getbuffer())
+                self._body.close()
+            else:
+                raw.flush()
+                _append_file(raw, body)
+        if not self._held:
+            os.unlink(part)
+            os.unlink(body)
         self.provenance.write(self.out)
         self._graphs.finish()  # last: the graphs worker ran beside the whole pass
+
+    def _before_fit(self, part: Path) -> IO[bytes]:
+        """The lines written before the clock was fitted, from the first (`_raw`'s)."""
+        if self._held:
+            self._raw.seek(0)
+            return self._raw
+        return part.open("rb")
 
     def abort(self) -> None:
         """The run failed or was interrupted: stop the graphs worker now."""
