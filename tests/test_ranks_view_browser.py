@@ -442,10 +442,12 @@ def lod_runs(items: list[tuple[float, float, str, float]], bin_us: float) -> lis
 
 def lane_runs(per_rank: list[list[list[Any]]], bin_us: float) -> list[list[Any]]:
     """A lane's runs at one depth from its ranks' (a power of two of them), paired as pairLevel
-    pairs them: neighbours merged in start order (the first's on a tie), joined again."""
+    pairs them: neighbours merged in start order (the first's on a tie), joined again (a run's
+    length standing for its longest slice)."""
     while len(per_rank) > 1:
         pairs = [per_rank[i : i + 2] for i in range(0, len(per_rank), 2)]
-        per_rank = [lod_runs([tuple(r) for r in heapq.merge(*pair, key=lambda r: r[0])], bin_us) for pair in pairs]
+        merged = [heapq.merge(*pair, key=lambda r: r[0]) for pair in pairs]
+        per_rank = [lod_runs([(r[0], r[1], r[2], r[1] - r[0]) for r in runs], bin_us) for runs in merged]
     return per_rank[0]
 
 

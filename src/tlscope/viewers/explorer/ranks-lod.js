@@ -26,33 +26,42 @@
  * @property {number} bin µs
  * @property {Float64Array} start
  * @property {Float64Array} end
- * @property {Uint32Array} colour
- * @property {Float64Array} most each run's longest slice (µs)
+ * @property {Uint8Array} colour each run's colour, an index into `palette`
+ * @property {Uint32Array} palette the colours (ImageData words)
  * @property {Uint32Array} at where position p's depth d begins: at[p * (depths + 1) + d]
  * @property {Float64Array} longest the longest run of position p and depth d: longest[p * depths + d]
  * @property {number} depths
  */
 
-/** A level's runs as they are written: per (position, depth), slices or runs fed in start order. */
+/**
+ * A level's runs as they are written: per (position, depth), slices or runs fed in start order.
+ * The open run of each colour is a slot per palette entry, stamped with the (position, depth) it
+ * belongs to, so a slice costs a few array reads (a Map there made a level's build 50-90 ms on the
+ * 1,000-rank job, and the first paint builds one and its lanes').
+ */
 class Runs {
   /**
    * @param {number} cap at most this many runs
    * @param {number} positions
    * @param {number} depths
    * @param {number} bin
+   * @param {Uint32Array} palette
    */
-  constructor(cap, positions, depths, bin) {
+  constructor(cap, positions, depths, bin, palette) {
     this.bin = bin;
     this.depths = depths;
+    this.palette = palette;
     this.start = new Float64Array(cap);
     this.end = new Float64Array(cap);
-    this.colour = new Uint32Array(cap);
+    this.colour = new Uint8Array(cap);
+    /** Each run's longest slice (µs): the colour of a run joining another colour's. */
     this.most = new Float64Array(cap);
     this.at = new Uint32Array(positions * (depths + 1) + 1);
     this.longest = new Float64Array(positions * depths);
     this.n = 0;
-    /** The run of each colour that may still grow, in this (position, depth). @type {Map<number, number>} */
-    this.open = new Map();
+    /** Per colour, the run that may still grow, valid where openCell is this cell. */
+    this.open = new Int32Array(palette.length);
+    this.openCell = new Int32Array(palette.length).fill(-1);
     this.last = -1;
     this.cell = 0;
   }
@@ -64,13 +73,12 @@ class Runs {
    */
   begin(p, d) {
     this.at[p * (this.depths + 1) + d] = this.n;
-    this.open.clear();
     this.last = -1;
     this.cell = p * this.depths + d;
   }
 
   /**
-   * The next slice (or run) in start order: [s, e] µs, colour c, its longest slice w µs.
+   * The next slice (or run) in start order: [s, e] µs, colour c (a palette index), its longest slice w µs.
    * @param {number} s
    * @param {number} e
    * @param {number} c
@@ -78,20 +86,23 @@ class Runs {
    */
   add(s, e, c, w) {
     const { bin, start, end, colour, most } = this;
-    let k = this.open.get(c) ?? -1;
+    let k = this.openCell[c] === this.cell ? this.open[c] : -1;
     if (k >= 0 && s > end[k] + bin) k = -1;
     const l = this.last;
     if (k < 0 && l >= 0 && s <= end[l] + bin && (e - s < bin || end[l] - start[l] < bin)) k = l;
     if (k < 0) {
       k = this.n++;
-      [start[k], end[k], colour[k], most[k]] = [s, e, c, w];
-      this.open.set(c, k);
+      start[k] = s;
+      end[k] = e;
+      colour[k] = c;
+      most[k] = w;
+      this.openAt(c, k);
     } else {
       if (e > end[k]) end[k] = e;
       if (w > most[k] && colour[k] !== c) {
-        if (this.open.get(colour[k]) === k) this.open.delete(colour[k]);
+        if (this.openCell[colour[k]] === this.cell && this.open[colour[k]] === k) this.openCell[colour[k]] = -1;
         colour[k] = c;
-        this.open.set(c, k);
+        this.openAt(c, k);
       }
       if (w > most[k]) most[k] = w;
     }
@@ -100,13 +111,24 @@ class Runs {
   }
 
   /**
-   * The level written, in arrays of its size (copies: the scratch, sized for every slice, goes).
+   * Run k is colour c's open run in this cell.
+   * @param {number} c
+   * @param {number} k
+   */
+  openAt(c, k) {
+    this.open[c] = k;
+    this.openCell[c] = this.cell;
+  }
+
+  /**
+   * The level written: views of the arrays' first runs (their rest, never written, is never made
+   * resident; exact copies and arrays grown by doubling measured no smaller after a GC).
    * @returns {Level}
    */
   level() {
     const n = this.n;
-    const { bin, at, longest, depths } = this;
-    return { bin, start: this.start.slice(0, n), end: this.end.slice(0, n), colour: this.colour.slice(0, n), most: this.most.slice(0, n), at, longest, depths };
+    const { bin, palette, at, longest, depths } = this;
+    return { bin, start: this.start.subarray(0, n), end: this.end.subarray(0, n), colour: this.colour.subarray(0, n), palette, at, longest, depths };
   }
 }
 
@@ -114,20 +136,20 @@ class Runs {
  * A level from the slices in `lists` (per lane position, event indexes sorted by depth then start).
  * @param {Timeline} t
  * @param {Uint32Array[]} lists
- * @param {Uint32Array} colours per label
+ * @param {{ ids: Uint8Array, palette: Uint32Array }} colours per label an index into the palette
  * @param {number} depths the deepest depth + 1
  * @param {number} bin µs
  * @returns {Level}
  */
-export function buildLevel(t, lists, colours, depths, bin) {
-  const runs = new Runs(lists.reduce((n, l) => n + l.length, 0), lists.length, depths, bin);
+export function buildLevel(t, lists, { ids, palette }, depths, bin) {
+  const runs = new Runs(lists.reduce((n, l) => n + l.length, 0), lists.length, depths, bin, palette);
   lists.forEach((list, p) => {
     let k = 0;
     for (let d = 0; d < depths; d += 1) {
       runs.begin(p, d);
       for (; k < list.length && t.depth[list[k]] === d; k += 1) {
         const i = list[k];
-        runs.add(t.start[i], t.start[i] + t.dur[i], colours[t.label[i]], t.dur[i]);
+        runs.add(t.start[i], t.start[i] + t.dur[i], ids[t.label[i]], t.dur[i]);
       }
     }
     runs.begin(p, depths);
@@ -165,7 +187,7 @@ function firstFrom(start, lo, hi, time) {
 export function paintRuns(level, row, { first, last, from: from0, to: to0, shift }) {
   const w = row.length;
   const scale = w / (to0 - from0);
-  const { start, end, colour, at, longest, depths } = level;
+  const { start, end, colour, palette, at, longest, depths } = level;
   let painted = 0;
   for (let d = 0; d < depths; d += 1) {
     for (let p = first; p < last; p += 1) {
@@ -180,7 +202,7 @@ export function paintRuns(level, row, { first, last, from: from0, to: to0, shift
         if (e < 0) continue;
         const x0 = s > 0 ? Math.floor(s) : 0;
         const x1 = Math.min(w, Math.max(x0 + 1, Math.ceil(e)));
-        const c = colour[k];
+        const c = palette[colour[k]];
         // Most runs are a few pixels wide when zoomed out: a loop beats a fill call there.
         if (x1 - x0 > 8) row.fill(c, x0, x1);
         else for (let x = x0; x < x1; x += 1) row[x] = c;
@@ -203,7 +225,8 @@ export function binFor(usPerPx) {
 /**
  * A level whose positions are pairs of neighbouring positions of `level` (position g: g * 2 and
  * g * 2 + 1; the last alone when they are odd): per depth, the two positions' runs in start order,
- * joined by the level's rule, times shifted back by shift[p] when given (the new level has none).
+ * joined by the level's rule (a run's length standing for its longest slice), times shifted back
+ * by shift[p] when given (the new level has none).
  * @param {Level} level
  * @param {Float64Array} [shift] per position of `level`
  * @returns {Level}
@@ -212,7 +235,7 @@ export function pairLevel(level, shift) {
   const { bin, depths } = level;
   const positions = (level.at.length - 1) / (depths + 1);
   const groups = Math.ceil(positions / 2);
-  const runs = new Runs(level.start.length, groups, depths, bin);
+  const runs = new Runs(level.start.length, groups, depths, bin, level.palette);
   for (let g = 0; g < groups; g += 1) {
     for (let d = 0; d < depths; d += 1) {
       runs.begin(g, d);
@@ -230,7 +253,7 @@ export function pairLevel(level, shift) {
  * @param {{ a: number, b: number, d: number, shift?: Float64Array }} which
  */
 function mergePair(level, runs, { a, b, d, shift }) {
-  const { start, end, colour, most, at, depths } = level;
+  const { start, end, colour, at, depths } = level;
   let i = at[a * (depths + 1) + d];
   const iEnd = at[a * (depths + 1) + d + 1];
   let j = b >= 0 ? at[b * (depths + 1) + d] : 0;
@@ -241,6 +264,6 @@ function mergePair(level, runs, { a, b, d, shift }) {
     const fromA = j >= jEnd || (i < iEnd && start[i] - shiftA <= start[j] - shiftB);
     const k = fromA ? i++ : j++;
     const by = fromA ? shiftA : shiftB;
-    runs.add(start[k] - by, end[k] - by, colour[k], most[k]);
+    runs.add(start[k] - by, end[k] - by, colour[k], end[k] - start[k]);
   }
 }

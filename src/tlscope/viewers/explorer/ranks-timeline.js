@@ -154,10 +154,11 @@ export class RankTimeline {
     this.options = options;
     this.ranks = options.ranks;
     this.index = indexByRank(timeline, this.ranks);
-    this.colours = new Uint32Array(timeline.labels.length / 2);
-    for (let l = 0; l < this.colours.length; l += 1) this.colours[l] = word(phaseColour(timeline.strings[timeline.labels[2 * l]]));
+    const names = Array.from({ length: timeline.labels.length / 2 }, (_, l) => timeline.strings[timeline.labels[2 * l]]);
+    const palette = [...new Set(names.map(phaseColour))];
+    /** Each label's colour as an index into the palette (ImageData words). */
+    this.colours = { ids: Uint8Array.from(names, (n) => palette.indexOf(phaseColour(n))), palette: Uint32Array.from(palette, word) };
     // Each event name's colour, for the tests reading the canvas's pixels.
-    const names = Array.from({ length: this.colours.length }, (_, l) => timeline.strings[timeline.labels[2 * l]]);
     setTestHook({ timelineColours: Object.fromEntries(names.map((n) => [n, phaseColour(n)])) });
     /** Levels of detail by bin (µs), built on first use. @type {Map<number, import('./ranks-lod.js').Level>} */
     this.levels = new Map();
@@ -329,17 +330,19 @@ export class RankTimeline {
     return found;
   }
 
-  /** The levels a zoom from the whole view down to a millisecond per pixel needs (each bin's for
-   * a rank a lane up to the lanes of the whole view), built while the page is idle after the first
-   * drawing (a bin per turn), so zooming meets them ready. */
+  /** The levels a zoom from the whole view down to a millisecond per pixel needs, built while
+   * the page is idle after the first drawing (a bin per turn), so zooming meets them ready: each
+   * bin's, and its lanes' where the wheel (zooming time and lanes alike) meets that bin, a quarter
+   * of the ranks a lane for a quarter of the bin. Other lanes' levels are built on first use. */
   prepareLevels() {
-    /** @type {number[]} */
-    const bins = [];
-    for (let bin = binFor(this.length / this.plot().w); bin >= 1024; bin /= 4) bins.push(bin);
+    /** @type {[number, number][]} */
+    const path = [];
+    let k = this.ranksPerLane();
+    for (let bin = binFor(this.length / this.plot().w); bin >= 1024; bin /= 4, k = Math.max(1, k / 4)) path.push([bin, k]);
     const next = () => {
-      const bin = bins.shift();
-      if (bin === undefined) return;
-      this.laneLevel(bin, this.ranksPerLane());
+      const step = path.shift();
+      if (step === undefined) return;
+      this.laneLevel(...step);
       setTimeout(next, 0);
     };
     setTimeout(next, 0);
