@@ -159,7 +159,7 @@ def main(argv: Sequence[str]) -> int:
     )
     if parsed.multi_rank:
         _tell_rank_troubles(parsed.ranks, parsed.manifests)
-        _tell_divergence(parsed.ranks, args.out)
+        _tell_divergence(args.out)
         print(explorer_hint(args.out))
         if not args.no_browser:
             _open_report(args.out)
@@ -301,14 +301,24 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _tell_divergence(summaries: Sequence[RankSummary], out: Path) -> None:
-    """How the ranks' compiles diverge, in the sentences of ranks.json, where the user looks first."""
-    from tlscope.analyse.ranks.divergence import job_view
+def _tell_divergence(out: Path) -> None:
+    """How the ranks' compiles diverge, in the sentences of ranks.json, where the user looks first.
 
-    overviews = [s.overview for s in summaries if s.parsed and s.overview is not None]
-    if not overviews:
+    Read from the ranks.json the landing page just wrote (none: no rank had compiles to compare),
+    not folded again from a list of every rank's overview (the job's summaries decoded once more).
+    """
+    import msgspec
+
+    from tlscope.analyse.ranks.divergence import Divergence
+    from tlscope.format.json_boundary import decode
+    from tlscope.format.layout import RANKS
+
+    written = msgspec.defstruct("Written", [("divergence", Divergence)])  # ranks.json's one field shown
+    try:
+        data = (out / RANKS).read_bytes()
+    except FileNotFoundError:
         return
-    found = job_view(overviews).divergence
+    found: Divergence = decode(data, msgspec.json.Decoder(written)).divergence
     if found.diverges:
         print("Ranks diverge:")
         for group in found.groups:
