@@ -26,6 +26,7 @@ import contextlib
 import functools
 import os
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -107,7 +108,8 @@ def kept_text(name: str, make: Callable[[], str]) -> str:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    temporary = f"{path}.{os.getpid()}.tmp"
+    # Named by process and thread: a Dask worker parses several ranks at once in one process.
+    temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         with open(temporary, "x", encoding="utf-8") as f:
             f.write(text)
