@@ -462,7 +462,7 @@ def test_a_lane_of_ranks_paints_their_slices_merged_once(
 
     _, out = jobs["scaled"]
     page = open_ranks(browser, site["scaled"], height=400)
-    h = hook(page)
+    h = wait_hook(page, lambda h: h["timeline"]["prepared"] is True)  # the first paint is rank by rank
     t = h["timeline"]
     k, colours = t["ranksPerLane"], h["timelineColours"]
     assert k > 1 and not t["aligned"] and t["t0"] == 0
@@ -535,7 +535,7 @@ def test_many_wheel_events_a_frame_draw_once_a_frame(browser: Any, site: dict[st
     never per event (the hook's draws), and every event counts (the window is the product of all
     300 zooms)."""
     page = open_ranks(browser, site["scaled"])
-    whole = hook(page)["timeline"]
+    whole = wait_hook(page, lambda h: h["timeline"]["prepared"] is True)["timeline"]
     counts = page.evaluate(
         """() => new Promise((resolve) => {
           const c = document.querySelector('.rk-canvas');

@@ -166,6 +166,8 @@ export class RankTimeline {
     this.laneLevels = new Map();
     /** Drawings so far (the hook's `draws`: at most one a frame however many inputs arrive). */
     this.draws = 0;
+    /** prepareLevels is done: a lanes' level missing from then on is built when first drawn. */
+    this.prepared = false;
     const { origin, end, aligned, shift } = this.extent();
     this.origin = origin;
     /** Each lane on its own clock (see extent), and each lane's shift in µs. */
@@ -261,7 +263,7 @@ export class RankTimeline {
     const drawMs = performance.now() - began;
     const bin = binFor((t1 - t0) / w);
     this.draws += 1;
-    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, aligned: this.aligned, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin, runs, draws: this.draws, labels } });
+    setTestHook({ timeline: { lanes: lanes.length, ranksPerLane: k, t0, t1, y0, span, origin: this.origin, aligned: this.aligned, gutter: GUTTER, axis: AXIS, width: this.canvas.width, height: this.canvas.height, drawMs, bin, runs, draws: this.draws, labels, prepared: this.prepared } });
   }
 
   /**
@@ -296,7 +298,11 @@ export class RankTimeline {
     const bin = binFor((t1 - t0) / w);
     const from = this.origin + t0;
     const to = this.origin + t1;
-    if (k === 1) return paintRuns(this.level(bin), this.row, { first, last: first + 1, from, to, shift: this.shift });
+    // Until the lanes' levels are prepared (after the first paint, which does not wait on them),
+    // a shared lane is painted rank by rank.
+    if (k === 1 || (!this.prepared && !this.laneLevels.has(`${bin}/${k}`))) {
+      return paintRuns(this.level(bin), this.row, { first, last: first + k, from, to, shift: this.shift });
+    }
     return paintRuns(this.laneLevel(bin, k), this.row, { first: first / k, last: first / k + 1, from, to });
   }
 
@@ -332,21 +338,28 @@ export class RankTimeline {
 
   /** The levels a zoom from the whole view down to a millisecond per pixel needs, built while
    * the page is idle after the first drawing (a bin per turn), so zooming meets them ready: each
-   * bin's, and its lanes' where the wheel (zooming time and lanes alike) meets that bin, a quarter
-   * of the ranks a lane for a quarter of the bin. Other lanes' levels are built on first use. */
+   * bin's, and its lanes' of every size up to the whole view's (the wheel zooms time and lanes
+   * around the pointer, Alt and Shift only one of them: any pair is met; a lanes' level built on
+   * first use inside a frame was 20-80 ms, frames dropped while zooming); then drawn again with
+   * them (the hook's timeline.prepared). */
   prepareLevels() {
-    /** @type {[number, number][]} */
-    const path = [];
-    let k = this.ranksPerLane();
-    for (let bin = binFor(this.length / this.plot().w); bin >= 1024; bin /= 4, k = Math.max(1, k / 4)) path.push([bin, k]);
+    /** @type {number[]} */
+    const bins = [];
+    for (let bin = binFor(this.length / this.plot().w); bin >= 1024; bin /= 4) bins.push(bin);
+    const k = this.ranksPerLane();
     const next = () => {
-      const step = path.shift();
-      if (step === undefined) return;
-      this.laneLevel(...step);
+      const bin = bins.shift();
+      if (bin === undefined) {
+        this.prepared = true;
+        this.request();
+        return;
+      }
+      this.laneLevel(bin, k);
       setTimeout(next, 0);
     };
     setTimeout(next, 0);
   }
+
 
   /**
    * Rank numbers (or ranges) of the lanes tall enough to read, stragglers marked red, the picked rank outlined.
