@@ -38,6 +38,9 @@ _FLOAT_MAX_INT = int(sys.float_info.max)
 #: boundary's cost on a big trace).
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 309
+#: Text shorter than this can hold neither: a value nested MAX_DEPTH + 1 deep is that many
+#: opening brackets and as many closing ones.
+_SHORT = 2 * (MAX_DEPTH + 1)
 
 _PLAIN = msgspec.json.Decoder()
 
@@ -60,9 +63,10 @@ def decode(data: bytes | str, decoder: msgspec.json.Decoder[Any] = _PLAIN) -> An
         # msgspec raises UnicodeDecodeError, not DecodeError, for bad bytes inside a string, and
         # UnicodeEncodeError for text holding lone surrogates (redact's undecodable bytes).
         raise JsonError(str(err)) from None
-    if len(data) <= MAX_DEPTH:  # too short for MAX_DEPTH + 1 brackets or a 309-digit run
-        return value  # (most envelopes of a real log: two checks cost more than the decode)
-    if _may_hold_long_int(data):
+    size = len(data)
+    if size < _SHORT:  # too short for MAX_DEPTH + 1 levels (each an opening and a closing
+        return value  # bracket) or a 309-digit run: most envelopes and chromium events
+    if size >= len(_LONG_RUN) and _may_hold_long_int(data):
         check(value)
     elif _may_nest_deep(data) and isinstance(value, (list, dict)):
         _check_depth(value)

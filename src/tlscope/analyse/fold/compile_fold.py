@@ -227,19 +227,10 @@ class CompileFold:
         # A payload logged again (each recompile's artifacts, a long job's steps) is decoded once:
         # its verdict, "" when it is JSON, is kept by MD5 (the problem is still said per record).
         error = self._json_errors.get(md5) if md5 is not None else None
-        if error is None and md5 is not None:
-            error = _JSON_ERRORS.get(md5)  # another log's of this process (a rank worker's)
-            if error is not None:
-                self._json_errors[md5] = error
         if error is None:
-            try:
-                decode(record.payload)
-                error = ""
-            except JsonError as err:
-                error = str(err)
+            error = json_error(record.payload, md5)
             if md5 is not None:
                 self._json_errors[md5] = error
-                _remember(_JSON_ERRORS, md5, error)
         if error:
             self._problem(record.line, f"artifact {name!r} declares encoding json but its payload is not JSON: {error}")
 
@@ -307,6 +298,23 @@ T = TypeVar("T")
 _SHAPES: dict[str, tuple[int | None, list[GraphInput]]] = {}
 _JSON_ERRORS: dict[str, str] = {}
 _MEMO_MAX = 1 << 12
+
+
+def json_error(payload: bytes, md5: str | None) -> str:
+    """Why `payload` is not JSON the decode boundary accepts ("" when it is), kept by its MD5 for
+    the process: the fold checks every JSON artifact, the report asks again of each stack-trace
+    JSON it gives a readable page (after the fold, for the same record), a rank worker's next
+    ranks of the same payloads."""
+    error = _JSON_ERRORS.get(md5) if md5 is not None else None
+    if error is None:
+        try:
+            decode(payload)
+            error = ""
+        except JsonError as err:
+            error = str(err)
+        if md5 is not None:
+            _remember(_JSON_ERRORS, md5, error)
+    return error
 
 
 def _remember(memo: dict[str, T], md5: str, value: T) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tlscope.analyse.fold.compile_fold import json_error
 from tlscope.analyse.tlparse.directory import CompileDirectory, DirKey, Entry, key_label
 from tlscope.analyse.tlparse.naming import with_number
 from tlscope.model.compile_id import CompileId
@@ -82,7 +83,8 @@ class Outputs:
             return ""
         valid = self._json_valid.get(md5)
         if valid is None:
-            valid = self._json_valid[md5] = pages.is_json(record.payload)
+            # The compile fold decoded it already (its verdict is kept by MD5): not decoded again.
+            valid = self._json_valid[md5] = json_error(record.payload, md5) == ""
         if not valid:
             return ""
         readable = pages.readable_name(rel)

@@ -123,21 +123,13 @@ def readable_name(rel: str) -> str:
     return f"{parent}{slash}{split_name(last)[0]}_readable.html"
 
 
-def is_json(content: bytes) -> bool:
-    try:
-        jsonfmt.loads(content)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
 def write_json_artifact(source: str, dest: str) -> None:
     """Worker job: a json artifact's payload file, pretty-printed like serde_json."""
     Path(dest).write_bytes(reformat_json(Path(source).read_bytes()))
 
 
 def write_readable_page(source: str, dest: str) -> None:
-    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by is_json)."""
+    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by json_error)."""
     Path(dest).write_text(readable_stack_traces(jsonfmt.loads(Path(source).read_bytes())), encoding="utf-8")
 
 
