@@ -590,3 +590,51 @@ def test_rank_labels_and_headings_are_not_clipped(browser: Any, site: dict[str, 
     assert clipped == []
     assert page.errors == []
     page.close()
+
+
+def test_the_hover_box_follows_a_wheel_zoom(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """Hover a slice, then zoom with the wheel without moving the mouse: the hover names the slice
+    under the pointer in the zoomed view, on the rank of the lane there (it kept naming the slice
+    of before the zoom, in a lane of 8 ranks, over another rank's lane)."""
+    from tlscope import timeline
+
+    _, out = jobs["scaled"]
+    ranks = sorted(line["rank"] for line in ranks_json(out)["ranks"])
+    page = open_ranks(browser, site["scaled"], height=400)
+    box = page.locator(".rk-canvas").bounding_box()
+    assert hook(page)["timeline"]["ranksPerLane"] > 1
+    y = box["y"] + box["height"] * 0.6
+    for f in range(1, 40):  # a point over a slice, near the first compiles
+        x = box["x"] + 72 + (box["width"] - 72) * f / 200
+        page.mouse.move(x, y)
+        page.wait_for_timeout(30)
+        if hook(page).get("hover") is not None:
+            break
+    before = wait_hook(page, lambda h: h.get("hover") is not None)["hover"]
+    for _ in range(12):
+        if hook(page)["timeline"]["ranksPerLane"] == 1:
+            break
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(200)
+    h = wait_hook(page, lambda h: h["timeline"]["ranksPerLane"] == 1)
+    t, hovered = h["timeline"], h.get("hover")
+    plot_h, plot_w = t["height"] - t["axis"], t["width"] - t["gutter"]
+    rank = ranks[math.floor(t["y0"] + (y - box["y"] - t["axis"]) / plot_h * t["span"])]
+    at = t["origin"] + t["t0"] + (x - box["x"] - t["gutter"]) / plot_w * (t["t1"] - t["t0"])
+    slack = (t["t1"] - t["t0"]) / plot_w
+    under = [
+        e for e in timeline.read(out) if e.rank == rank and e.start_us - slack <= at <= e.start_us + e.dur_us + slack
+    ]
+    if not under:
+        assert hovered is None, (hovered, before)
+    else:
+        deepest = max(e.depth for e in under)
+        assert hovered is not None and hovered["rank"] == rank, (hovered, before)
+        assert (hovered["name"], hovered["start_us"], hovered["depth"]) in {
+            (e.name, e.start_us, e.depth) for e in under if e.depth == deepest
+        }
+    assert page.errors == []
+    page.close()

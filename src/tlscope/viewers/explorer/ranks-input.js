@@ -81,10 +81,14 @@ function pointOf(tl, e) {
 function onWheel(tl, e) {
   e.preventDefault();
   const { w } = tl.plot();
-  if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) return pan(tl, e.deltaX / w, 0);
-  const { ax, ay } = pointOf(tl, e);
-  const f = Math.exp(Math.max(-300, Math.min(300, e.deltaY)) * 0.002);
-  return zoom(tl, { ax, ay, ft: e.shiftKey ? 1 : f, fy: e.altKey ? 1 : f });
+  const at = pointOf(tl, e);
+  if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) pan(tl, e.deltaX / w, 0);
+  else {
+    const f = Math.exp(Math.max(-300, Math.min(300, e.deltaY)) * 0.002);
+    zoom(tl, { ax: at.ax, ay: at.ay, ft: e.shiftKey ? 1 : f, fy: e.altKey ? 1 : f });
+  }
+  // The slice under the pointer is another one now: the hover box named the one before the zoom.
+  if (!tl.options.tip.hidden) showTip(tl, tl.pick(at.x, at.y), at);
 }
 
 /** @type {Record<string, [number, number, number, number]>} key -> [time zoom, lane zoom, pan x, pan y] */
