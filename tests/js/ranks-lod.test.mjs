@@ -26,7 +26,7 @@ function lanes(t) {
 }
 
 /** Every slice of lane p painted outermost first, one by one. */
-function plainPaint(t, list, colours, from, to) {
+function plainPaint(t, list, { ids, palette }, from, to) {
   const row = new Uint32Array(W);
   const scale = W / (to - from);
   const order = [...list].sort((a, b) => t.depth[a] - t.depth[b]);
@@ -35,7 +35,7 @@ function plainPaint(t, list, colours, from, to) {
     const e = s + t.dur[i] * scale;
     if (e < 0 || t.start[i] > to) continue;
     const x0 = s > 0 ? Math.floor(s) : 0;
-    row.fill(colours[t.label[i]], x0, Math.min(W, Math.max(x0 + 1, Math.ceil(e))));
+    row.fill(palette[ids[t.label[i]]], x0, Math.min(W, Math.max(x0 + 1, Math.ceil(e))));
   }
   return row;
 }
@@ -46,7 +46,10 @@ test('levels paint the slices: exactly at level 0, to within a pixel above', { s
     const t = decodeTimeline(readFileSync(c.bin));
     if (t.count === 0) continue;
     const { lists, depths } = lanes(t);
-    const colours = new Uint32Array(t.labels.length / 2).map((_, l) => l + 1);
+    // As ranks-timeline.js gives them: each label an index into a palette of at most 255 colours
+    // (phases share colours there; here labels past the palette's size share too).
+    const palette = Uint32Array.from({ length: 255 }, (_, c) => c + 1);
+    const colours = { ids: Uint8Array.from({ length: t.labels.length / 2 }, (_, l) => l % 255), palette };
     let first = Infinity;
     let last = -Infinity;
     for (let i = 0; i < t.count; i += 1) {
@@ -79,7 +82,7 @@ test('levels paint the slices: exactly at level 0, to within a pixel above', { s
 test('a level merges runs: fewer than the slices once a pixel spans seconds', { skip: !CASES && 'TLSCOPE_TIMELINE_CASES not set (run through pytest)' }, () => {
   const biggest = CASES.map((c) => decodeTimeline(readFileSync(c.bin))).sort((a, b) => b.count - a.count)[0];
   const { lists, depths } = lanes(biggest);
-  const colours = new Uint32Array(biggest.labels.length / 2);
+  const colours = { ids: new Uint8Array(biggest.labels.length / 2), palette: Uint32Array.of(1) };
   const slices = buildLevel(biggest, lists, colours, depths, 0);
   const coarse = buildLevel(biggest, lists, colours, depths, 4 ** 10);
   assert.equal(slices.start.length, biggest.count);
