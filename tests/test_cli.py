@@ -229,3 +229,29 @@ def test_console_main_exits_with_mains_status_objects_frozen() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.split()) == (3, ["ran", "frozen", "True"]), done.stderr
+
+
+def test_console_main_skips_an_idle_shutdown_with_its_output_flushed() -> None:
+    # Nothing registered at exit: the command leaves by os._exit, and what main printed without a
+    # newline (still buffered) on stdout and stderr comes out all the same, with main's status.
+    code = (
+        "import sys; import tlscope.cli as cli\n"
+        "cli.main = lambda argv=None: print('out', end='') or print('err', end='', file=sys.stderr) or 3\n"
+        "import os; real = os._exit\n"
+        "os._exit = lambda status: (sys.stdout.write(' idle'), sys.stdout.flush(), real(status))\n"
+        "cli.console_main()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "out idle", "err")
+
+
+def test_console_main_runs_the_shutdown_when_a_thread_is_left() -> None:
+    # A thread still running (not daemon): the normal exit waits for it, as before.
+    code = (
+        "import sys, threading, time; import tlscope.cli as cli\n"
+        "def late(): time.sleep(0.2); print('late')\n"
+        "cli.main = lambda argv=None: threading.Thread(target=late).start() or 0\n"
+        "cli.console_main()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "late\n"), done.stderr
