@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CHROMIUM_ARGS, REPO, TLPARSE_VERSION, chromium_or_skip, require_shared, write_edge_timeline
+from helpers import (
+    CHROMIUM_ARGS,
+    REPO,
+    TLPARSE_VERSION,
+    chromium_or_skip,
+    require_shared,
+    write_edge_timeline,
+    write_packing_timeline,
+)
 
 
 @pytest.fixture(scope="session")
@@ -105,11 +113,18 @@ def timeline_cases(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, s
             expected = path.with_suffix(".expected.json")
             expected.write_bytes(msgspec.json.encode(timeline.read(path)))
             cases.append({"trace": out.name, "bin": str(path), "expected": str(expected)})
-    edge = root / "edge" / "timeline.bin"
-    edge.parent.mkdir()
-    write_edge_timeline(edge)
-    edge.with_suffix(".expected.json").write_bytes(msgspec.json.encode(timeline.read(edge)))
-    cases.append({"trace": "edge", "bin": str(edge), "expected": str(edge.with_suffix(".expected.json"))})
+    made = [
+        (root / "edge" / "timeline.bin", write_edge_timeline),
+        (root / "packing" / "timeline.bin", write_packing_timeline),
+    ]
+    for path, write in made:
+        path.parent.mkdir()
+        write(path)
+    # Files of layout version 1 (tlscope before format 1.16), which both decoders still read.
+    for path in [*(p for p, _ in made), *sorted((REPO / "tests" / "conformance" / "timeline_v1").glob("*.bin"))]:
+        expected = root / f"{path.parent.name}-{path.stem}.expected.json"
+        expected.write_bytes(msgspec.json.encode(timeline.read(path)))
+        cases.append({"trace": path.parent.name, "bin": str(path), "expected": str(expected)})
     return cases
 
 

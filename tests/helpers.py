@@ -539,6 +539,48 @@ def write_edge_timeline(path: Path) -> None:
     writer.close()
 
 
+def packing_events() -> list[dict[str, Any]]:
+    """Events of one rank that exercise timeline.bin version 2's packing once written in blocks
+    of 64 (`write_packing_timeline`): spans closed after their block was written (their kind and
+    padded duration patched in the file), one never closed, depths past the escape (31) and the
+    cap (255), local tables of more than 127 labels and compile ids (two-byte varints), starts
+    going back, durations beyond 2^32 µs that are not whole ms, and jumps of more than 2^52 µs
+    (new blocks)."""
+    t = 1_795_291_054_605_924
+    thread = {"pid": 1, "tid": 1}
+    events: list[dict[str, Any]] = [
+        {"name": "outer", "cat": "c", "ph": "B", "ts": t, **thread, "args": {"compile_id": "0/0"}},
+        {"name": "never closed", "cat": "c", "ph": "B", "ts": t + 1, "pid": 2, "tid": 2},
+    ]
+    events += [{"name": f"nest {d}", "cat": "n", "ph": "B", "ts": t + 2 + d, **thread} for d in range(300)]
+    events += [
+        {
+            "name": f"i{i % 150}",
+            "ph": "i",
+            "ts": t + 400 + (i * 7919) % 1000 - 500,
+            "args": {"compile_id": f"{i % 140}/0"},
+        }
+        for i in range(200)
+    ]
+    events += [{"ph": "E", "ts": t + 2_000 + d, **thread} for d in range(300)]
+    events += [
+        {"name": "long", "cat": "x", "ph": "X", "ts": t + 3_000, "dur": 5_000_000_123.75, **thread},
+        {"name": "far", "cat": "x", "ph": "i", "ts": t + 2**52 + 5},
+        {"name": "back", "cat": "x", "ph": "i", "ts": -(2**52) - 7},
+        {"ph": "E", "ts": t + 10_000_000_000_001, **thread},
+    ]
+    return events
+
+
+def write_packing_timeline(path: Path) -> None:
+    from tlscope.write.timeline_writer import TimelineWriter
+
+    writer = TimelineWriter(path, block_events=64)
+    for event in packing_events():
+        writer.add(event, 0)
+    writer.close()
+
+
 # -- one payload store per job -------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import EDGE_EVENTS
+from helpers import EDGE_EVENTS, packing_events, write_packing_timeline
 
 from tlscope import timeline
 from tlscope.format import timeline_bin as layout
@@ -153,3 +153,49 @@ def test_the_writer_holds_one_block_not_the_events(tmp_path: Path) -> None:
     with (tmp_path / "b.bin").open("rb") as f:
         assert timeline.read_tables(f)[0].events == 60_000
     assert len(timeline.read(tmp_path / "b.bin")) == 60_000
+
+
+def test_packed_corner_cases_read_back(tmp_path: Path) -> None:
+    """Version 2's packing (blocks of 64 here): spans closed after their block was written, depth
+    escapes and the cap, two-byte indexes, starts going back and jumps of 2^52 µs, all exact."""
+    path = tmp_path / "timeline.bin"
+    write_packing_timeline(path)
+    want = [{**e, "depth": min(e["depth"], 255)} for e in expected_from_chromium(packing_events(), 0)]
+    got = as_dicts(path)
+    assert got == want
+    by_name = {e["name"]: e for e in got}
+    assert (by_name["outer"]["kind"], by_name["outer"]["dur_us"]) == ("span", 10_000_000_000_001)
+    assert (by_name["nest 0"]["kind"], by_name["nest 0"]["dur_us"]) == ("span", 2_000 + 299 - 2)
+    assert (by_name["never closed"]["kind"], by_name["never closed"]["dur_us"]) == ("unclosed", 0)
+    assert by_name["long"]["dur_us"] == 5_000_000_123 and by_name["back"]["start_us"] == -(2**52) - 7
+    assert [e["depth"] for e in got if e["name"].startswith("nest")][-3:] == [255, 255, 255]
+    with path.open("rb") as f:
+        header = timeline.read_tables(f)[0]
+        assert header.version == 2
+        f.seek(layout.HEADER.size)
+        blocks = 0
+        while f.tell() < header.tables_offset:
+            layout.read_block2(f)
+            blocks += 1
+    assert blocks >= len(got) // 64 + 2, "full blocks, and a new one at each jump"
+
+
+def test_version_1_files_are_still_read(timeline_cases: list[dict[str, str]]) -> None:
+    """Outputs of tlscope before format 1.16 (layout version 1, 16-byte records; `tlscope serve`
+    serves them as they are): the same events as version 2 gives for the same trace."""
+    v1 = Path(__file__).parent / "conformance" / "timeline_v1"
+    with (v1 / "edge.bin").open("rb") as f:
+        assert timeline.read_tables(f)[0].version == 1
+    assert as_dicts(v1 / "edge.bin") == json.loads((v1 / "edge.expected.json").read_text())
+    job = next(Path(c["bin"]) for c in timeline_cases if c["trace"] == "ranks_diverge_2" and "rank_" not in c["bin"])
+    with job.open("rb") as f:
+        assert timeline.read_tables(f)[0].version == 2
+    assert as_dicts(v1 / "ranks_diverge_2.bin") == as_dicts(job)
+    assert len(as_dicts(job)) == 840
+
+
+def test_version_2_is_smaller(timeline_cases: list[dict[str, str]]) -> None:
+    """The same job, version 2 against version 1: the whole file at most 12 bytes an event."""
+    job = next(Path(c["bin"]) for c in timeline_cases if c["trace"] == "ranks_diverge_2" and "rank_" not in c["bin"])
+    v1 = Path(__file__).parent / "conformance" / "timeline_v1" / "ranks_diverge_2.bin"
+    assert job.stat().st_size <= 12 * 840 < v1.stat().st_size

@@ -1,17 +1,17 @@
-"""timeline.bin: every chromium event of a log (or of a job's ranks) packed in 16 bytes.
+"""timeline.bin: every chromium event of a log (or of a job's ranks) packed in ~8 bytes.
 
-Layout in `tlscope.format.timeline_bin` and docs/FORMAT.md section 17. Streamed: the writer holds
-one block of records (at most 1 MiB), the open spans of each thread (their `E` has not come
-yet) and the string tables (distinct names, categories and compile ids), never the events. A
-`B` is written where it comes, in log order, and its duration is patched in when its `E`
-comes: in the block still in memory, or with a seek into the file when its block was flushed
-(a span enclosing more than a block's events).
+Layout (version 2) in `tlscope.format.timeline_bin` and docs/FORMAT.md section 17. Streamed: the
+writer holds one block of events (at most 65,536, as typed columns), the open spans of each
+thread (their `E` has not come yet) and the string tables (distinct names, categories and
+compile ids), never the events. A `B` takes its place in log order and gets its duration when
+its `E` comes: in the block still in memory, or, when its block was written before (a span
+enclosing more than a block's events), by a seek into the file: its duration was written as a
+padded varint of a fixed size and its kind byte said `unclosed` until then.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,11 +23,12 @@ from tlscope.format import timeline_bin as tl
 
 #: Chromium `ts` beyond this are left out: epoch µs as a double is exact only below 2^53.
 _MAX_TS = float(2**53)
-_LABEL_OVERFLOW = "(more distinct names than timeline.bin indexes)"
+#: A `B`'s duration until its `E` comes.
+_PENDING = -1
 
 
 class _Tables:
-    """The deduplicated strings, (name, category) labels and compile ids the records index."""
+    """The deduplicated strings, (name, category) labels and compile ids the blocks index."""
 
     def __init__(self) -> None:
         self.strings: dict[str, int] = {}
@@ -44,90 +45,175 @@ class _Tables:
         key = (self.string(name), self.string(cat))
         found = self.labels.get(key)
         if found is None:
-            if len(self.labels) >= tl.INDEX_MASK:  # 16M distinct names: a hostile log, not a trace
-                return self.label(_LABEL_OVERFLOW, "") if name != _LABEL_OVERFLOW else 0
             found = self.labels[key] = len(self.labels)
         return found
 
-    def compile_id(self, display: str | None) -> int:
-        if display is None:
-            return tl.NO_COMPILE_ID
+    def compile_id(self, display: str) -> int:
         sid = self.string(display)
         found = self.compile_ids.get(sid)
         if found is None:
-            if len(self.compile_ids) >= tl.NO_COMPILE_ID:
-                return tl.NO_COMPILE_ID
             found = self.compile_ids[sid] = len(self.compile_ids)
         return found
 
     def encode(self) -> bytes:
-        parts = [len(self.strings).to_bytes(4, "little")]
+        out = bytearray()
+        tl.put_varint(out, len(self.strings))
         for text in self.strings:
             data = text.encode("utf-8", "surrogatepass")
-            parts += [len(data).to_bytes(4, "little"), data]
-        parts.append(len(self.labels).to_bytes(4, "little"))
-        parts += [name.to_bytes(4, "little") + cat.to_bytes(4, "little") for name, cat in self.labels]
-        parts.append(len(self.compile_ids).to_bytes(4, "little"))
-        parts += [sid.to_bytes(4, "little") for sid in self.compile_ids]
-        return b"".join(parts)
+            tl.put_varint(out, len(data))
+            out += data
+        tl.put_varint(out, len(self.labels))
+        for name, cat in self.labels:
+            tl.put_varint(out, name)
+            tl.put_varint(out, cat)
+        tl.put_varint(out, len(self.compile_ids))
+        for sid in self.compile_ids:
+            tl.put_varint(out, sid)
+        return bytes(out)
+
+
+class _Block:
+    """The block in memory: one rank's events as columns, and its own label and compile-id
+    tables (the global index of each local one)."""
+
+    def __init__(self, rank: int, base: int) -> None:
+        self.rank = rank
+        self.base = self.last = base
+        # Typed columns: 26 bytes an event, a full block ~1.7 MB (lists of ints would be ~7 MB).
+        self.kinds = array("B")
+        self.depths = array("B")
+        self.starts = array("q")
+        self.durations = array("q")
+        self.labels = array("I")
+        self.cids = array("I")
+        #: (name, category) -> local label; display compile id -> local index + 1 (0: none).
+        self.label_of: dict[tuple[str, str], int] = {}
+        self.cid_of: dict[str, int] = {}
+        self.label_globals: list[int] = []
+        self.cid_globals: list[int] = []
+
+    def label(self, name: str, cat: str, tables: _Tables) -> int:
+        local = self.label_of.get((name, cat))
+        if local is None:
+            local = self.label_of[(name, cat)] = len(self.label_globals)
+            self.label_globals.append(tables.label(name, cat))
+        return local
+
+    def compile_id(self, display: str | None, tables: _Tables) -> int:
+        if display is None:
+            return 0
+        local = self.cid_of.get(display)
+        if local is None:
+            self.cid_globals.append(tables.compile_id(display))
+            local = self.cid_of[display] = len(self.cid_globals)
+        return local
+
+    def encode(self, final: bool) -> tuple[bytes, dict[int, tuple[int, int]]]:
+        """The block's bytes after its header, and where each still pending span's kind byte
+        and padded duration are in them (none when `final`: they stay unclosed, duration 0)."""
+        out = bytearray()
+        put = tl.put_varint
+        put(out, len(self.label_globals))
+        for g in self.label_globals:
+            put(out, g)
+        put(out, len(self.cid_globals))
+        for g in self.cid_globals:
+            put(out, g)
+        pending: dict[int, tuple[int, int]] = {}
+        prev = self.base
+        has_duration = tl.HAS_DURATION
+        for i, (kind, depth, start, duration, label, cid) in enumerate(
+            zip(self.kinds, self.depths, self.starts, self.durations, self.labels, self.cids, strict=True)
+        ):
+            kind_at = len(out)
+            if depth < tl.DEPTH_ESCAPE:
+                out.append(kind | depth << tl.DEPTH_SHIFT)
+            else:
+                out += bytes((kind | tl.DEPTH_ESCAPE << tl.DEPTH_SHIFT, depth))
+            delta = start - prev
+            put(out, delta << 1 if delta >= 0 else (-delta << 1) - 1)
+            prev = start
+            if kind in has_duration:
+                if duration != _PENDING:
+                    put(out, duration)
+                elif final:
+                    out.append(0)
+                else:
+                    pending[i] = (kind_at, len(out))
+                    out += tl.padded_varint(0)
+            put(out, label)
+            put(out, cid)
+        return bytes(out), pending
+
+
+class _Open(msgspec.Struct, array_like=True):
+    """A `B` waiting for its `E`: its slot in the block in memory (while `block` is that
+    block's number), else where its kind byte and padded duration were written."""
+
+    block: int
+    slot: int
+    start: int
+    depth: int
+    kind_at: int = -1
+    duration_at: int = -1
 
 
 class _Blocks:
-    """The output file: blocks of records, one in memory, then the tables and the header."""
+    """The output file: blocks, one in memory, then the tables and the header."""
 
     def __init__(self, path: Path, block_events: int = tl.BLOCK_EVENTS) -> None:
         self._file: IO[bytes] = path.open("w+b")
         self._block_events = min(block_events, tl.BLOCK_EVENTS)
         self._file.write(bytes(tl.HEADER.size))
-        self._buffer = bytearray()
-        self._rank = tl.NO_RANK
-        self._base = 0
-        #: Where the block in memory will be written (the file's end until it is flushed).
+        self.block: _Block | None = None
+        #: The number of the block in memory (each flush starts the next).
+        self.number = 0
+        #: Where the next block will be written (the file's end).
         self._at = tl.HEADER.size
         self.events = 0
 
-    def append(self, rank: int, start: int, words: tuple[int, int, int]) -> int:
-        """Add a record; returns its offset in the file (where `patch` finds it)."""
-        offset = start - self._base
-        count = len(self._buffer) // tl.EVENT.size
-        if not self._buffer or rank != self._rank or count >= self._block_events or not 0 <= offset <= tl.U32:
-            self.flush()
-            self._rank, self._base, offset = rank, start, 0
-        at = self._at + tl.BLOCK.size + len(self._buffer)
-        self._buffer += tl.EVENT.pack(offset, *words)
-        self.events += 1
-        return at
+    def full(self, rank: int, start: int) -> bool:
+        """Whether an event of `rank` at `start` needs a new block."""
+        block = self.block
+        return (
+            block is None
+            or rank != block.rank
+            or len(block.kinds) >= self._block_events
+            or abs(start - block.last) > tl.MAX_DELTA
+        )
 
-    def patch(self, at: int, duration: int, label_word: int) -> None:
-        """Rewrite a record's duration and label word (a `B` its `E` closed)."""
-        data = tl.EVENT.pack(0, duration, label_word, 0)[4:12]
-        inside = at - self._at - tl.BLOCK.size
-        if inside >= 0:
-            self._buffer[inside + 4 : inside + 12] = data
-            return
-        self._file.seek(at + 4)
-        self._file.write(data)
+    def flush(self, final: bool = False) -> dict[int, tuple[int, int]]:
+        """Write the block in memory; the file offsets of its pending spans' kind and duration."""
+        block, self.block = self.block, None
+        self.number += 1
+        if block is None or not block.kinds:
+            return {}
+        body, pending = block.encode(final)
+        at = self._write(block.rank, len(block.kinds), block.base, body)
+        return {slot: (at + k, at + d) for slot, (k, d) in pending.items()}
+
+    def write_block(self, rank: int, count: int, base: int, body: bytes) -> None:
+        """A whole block at once, its events counted (a job's merge writes a rank's blocks so)."""
+        self._write(rank, count, base, body)
+        self.events += count
+
+    def _write(self, rank: int, count: int, base: int, body: bytes) -> int:
+        """A block's header and bytes at the file's end; returns where the bytes start."""
+        self._file.write(tl.BLOCK2.pack(rank, count, len(body), base))
+        self._file.write(body)
+        self._at += tl.BLOCK2.size + len(body)
+        return self._at - len(body)
+
+    def patch(self, kind_at: int, duration_at: int, depth: int, duration: int) -> None:
+        """Close a span whose block was written: its kind byte and padded duration."""
+        self._file.seek(kind_at)
+        self._file.write(bytes((tl.KIND_SPAN | min(depth, tl.DEPTH_ESCAPE) << tl.DEPTH_SHIFT,)))
+        self._file.seek(duration_at)
+        self._file.write(tl.padded_varint(duration))
         self._file.seek(self._at)
 
-    def flush(self) -> None:
-        if not self._buffer:
-            return
-        count = len(self._buffer) // tl.EVENT.size
-        self._file.write(tl.BLOCK.pack(self._rank, count, self._base))
-        self._file.write(self._buffer)
-        self._at += tl.BLOCK.size + len(self._buffer)
-        self._buffer = bytearray()
-
-    def write_block(self, rank: int, base: int, records: bytes) -> None:
-        """A whole block at once (a job's merge): the block in memory is flushed first."""
-        self.flush()
-        self._file.write(tl.BLOCK.pack(rank, len(records) // tl.EVENT.size, base))
-        self._file.write(records)
-        self._at += tl.BLOCK.size + len(records)
-        self.events += len(records) // tl.EVENT.size
-
     def close(self, tables: _Tables, skipped: int) -> None:
-        self.flush()
+        self.flush(final=True)
         self._file.write(tables.encode())
         self._file.seek(0)
         self._file.write(tl.HEADER.pack(tl.MAGIC, tl.VERSION, tl.MINOR, 0, self._at, self.events, skipped))
@@ -135,14 +221,6 @@ class _Blocks:
 
     def abort(self) -> None:
         self._file.close()
-
-
-class _Open(msgspec.Struct, array_like=True):
-    """A `B` waiting for its `E`."""
-
-    at: int
-    start: int
-    label: int
 
 
 class TimelineWriter:
@@ -175,18 +253,41 @@ class TimelineWriter:
                 del self._open[thread]
             self._close(begin, start)
             return
-        label = self._tables.label(_text(event.get("name")), _text(event.get("cat")))
+        if self._blocks.full(r, start):
+            self._new_block(r, start)
+        block = self._blocks.block
+        assert block is not None
         depth = min(len(stack) if stack else 0, tl.MAX_DEPTH)
-        cid = self._tables.compile_id(_display(event.get("args")))
         kind, duration = _kind(ph, event)
-        word, duration = _duration(label | kind << 24, duration)
-        at = self._blocks.append(r, start, (duration, word, cid | depth << 24))
         if ph == "B":
-            self._open.setdefault(thread, []).append(_Open(at, start, label))
+            duration = _PENDING
+            self._open.setdefault(thread, []).append(_Open(self._blocks.number, len(block.kinds), start, depth))
+        block.kinds.append(kind)
+        block.depths.append(depth)
+        block.starts.append(start)
+        block.durations.append(duration)
+        block.labels.append(block.label(_text(event.get("name")), _text(event.get("cat")), self._tables))
+        block.cids.append(block.compile_id(_display(event.get("args")), self._tables))
+        block.last = start
+        self._blocks.events += 1
+
+    def _new_block(self, rank: int, start: int) -> None:
+        number = self._blocks.number
+        written = self._blocks.flush()
+        for stack in self._open.values():
+            for span in stack:
+                if span.block == number:
+                    span.kind_at, span.duration_at = written[span.slot]
+        self._blocks.block = _Block(rank, start)
 
     def _close(self, begin: _Open, end: int) -> None:
-        word, duration = _duration(begin.label | tl.KIND_SPAN << 24, max(0, end - begin.start))
-        self._blocks.patch(begin.at, duration, word)
+        duration = min(max(0, end - begin.start), tl.MAX_DURATION)
+        block = self._blocks.block
+        if begin.block == self._blocks.number and block is not None:
+            block.kinds[begin.slot] = tl.KIND_SPAN
+            block.durations[begin.slot] = duration
+        else:
+            self._blocks.patch(begin.kind_at, begin.duration_at, begin.depth, duration)
 
     def close(self) -> None:
         self._blocks.close(self._tables, self.skipped)
@@ -218,13 +319,6 @@ def _kind(ph: Any, event: dict[str, Any]) -> tuple[int, int]:
     return tl.KIND_INSTANT, 0
 
 
-def _duration(word: int, duration: int) -> tuple[int, int]:
-    """(label word, duration field): µs, or ms with FLAG_MS when µs do not fit in 32 bits."""
-    if duration <= tl.U32:
-        return word, duration
-    return word | tl.FLAG_MS << 24, min(duration // 1000, tl.U32)
-
-
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -246,7 +340,7 @@ def _display(args: Any) -> str | None:
 def merge(parts: Iterable[tuple[int, Path]], target: Path) -> int:
     """OUT/timeline.bin from each rank's (rank, rank_N/timeline.bin), in the order given.
 
-    The ranks' strings are merged into one table and each record's indexes remapped; each
+    The ranks' strings are merged into one table and each block's own tables remapped; each
     block is stamped with its folder's rank. One block in memory at a time. Returns the events.
     A rank without a readable file is skipped (its folder says why).
     """
@@ -264,33 +358,29 @@ def merge(parts: Iterable[tuple[int, Path]], target: Path) -> int:
 
 
 def _merge_one(blocks: _Blocks, tables: _Tables, rank: int, path: Path) -> int:
+    """A rank's blocks copied with their own tables remapped to the job's: the records' bytes
+    index those, so they are copied as they are."""
     try:
         with path.open("rb") as f:
             header, strings, labels, cids = tl.read_tables(f)
+            if header.version != tl.VERSION:
+                return 0
             label_map = [tables.label(strings[n], strings[c]) for n, c in labels]
             cid_map = [tables.compile_id(strings[s]) for s in cids]
             f.seek(tl.HEADER.size)
             while f.tell() < header.tables_offset:
-                _, count, base = tl.BLOCK.unpack(f.read(tl.BLOCK.size))
-                words = array("I", f.read(count * tl.EVENT.size))
-                if _SWAP:
-                    words.byteswap()
-                _remap(words, label_map, cid_map)
-                if _SWAP:
-                    words.byteswap()
-                blocks.write_block(rank, base, words.tobytes())
+                _, count, base, data = tl.read_block2(f)
+                body = tl.VarintReader(data)
+                local_labels, local_cids = tl.block_tables(body)
+                out = bytearray()
+                tl.put_varint(out, len(local_labels))
+                for g in local_labels:
+                    tl.put_varint(out, label_map[g])
+                tl.put_varint(out, len(local_cids))
+                for g in local_cids:
+                    tl.put_varint(out, cid_map[g])
+                out += data[body.at :]
+                blocks.write_block(rank, count, base, bytes(out))
     except (OSError, tl.TimelineError, IndexError, ValueError):
         return 0
     return header.skipped
-
-
-#: The records are little-endian; `array` reads them in the machine's order.
-_SWAP = sys.byteorder == "big"
-
-
-def _remap(words: array[int], labels: list[int], cids: list[int]) -> None:
-    mask, top = tl.INDEX_MASK, 0xFF000000
-    words[2::4] = array("I", [labels[w & mask] | (w & top) for w in words[2::4]])
-    words[3::4] = array(
-        "I", [(w & top) | (cids[w & mask] if w & mask != tl.NO_COMPILE_ID else tl.NO_COMPILE_ID) for w in words[3::4]]
-    )

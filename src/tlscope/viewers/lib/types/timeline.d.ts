@@ -6,7 +6,8 @@
  */
 export function decodeTimeline(data: ArrayBuffer | Uint8Array): Timeline;
 export const TIMELINE_MAGIC: "TLSTIME\0";
-export const TIMELINE_VERSION: 1;
+/** The layout version written since format 1.16; version 1 is read too. */
+export const TIMELINE_VERSION: 2;
 /** The kinds by their number (FORMAT.md section 17). */
 export const TIMELINE_KINDS: string[];
 /**
