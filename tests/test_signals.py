@@ -222,3 +222,60 @@ def test_10_redact_stopped_mid_write_leaves_no_temporary_file(big_log: Path, tmp
     assert target.read_bytes() == b"the previous redacted log\n"
     assert_nothing_left(proc, tmp_path)
     assert list(tmp_path.glob(".shared.log.redact-*")) == []
+
+
+def _reaped(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.parametrize("name", ["plain", "with space \\ and 'quotes'", "new\nline"])
+def test_an_early_guard_removes_the_path_it_was_given_when_the_run_is_gone(tmp_path: Path, name: str) -> None:
+    # What a SIGKILL leaves: the guard's stdin closed with its path still there. A name that
+    # cannot be one line of the pipe gets a guard of its own (start_guard), which does the same.
+    from tlscope.lifetime import EarlyGuard
+
+    early = EarlyGuard()
+    early.ready()
+    folder = tmp_path / name
+    (folder / "sub").mkdir(parents=True)
+    guard = early.arm(folder)
+    assert guard is not None
+    os.close(guard.stdin)
+    assert _reaped(guard.pid)
+    assert not folder.exists()
+
+
+def test_an_early_guard_released_unarmed_ends_and_removes_nothing(tmp_path: Path) -> None:
+    from tlscope.lifetime import EarlyGuard
+
+    (tmp_path / "kept").mkdir()
+    early = EarlyGuard()
+    early.ready()
+    guard = early._guard
+    assert guard is not None
+    early.release()  # closes its stdin and reaps it
+    with pytest.raises(ChildProcessError):
+        os.waitpid(guard.pid, os.WNOHANG)
+    assert (tmp_path / "kept").is_dir()
+
+
+def test_a_parse_guards_its_folder_with_a_guard_started_before_it(tmp_path: Path) -> None:
+    # OutputDir.prepare (a parse of one log) starts the guard by a thread; entering the folder
+    # arms it with the temporary folder's path, which it would remove had the run died.
+    from tlscope.write.outdir import OutputDir
+
+    target = OutputDir(tmp_path / "out", overwrite=False)
+    target.prepare()
+    with target:
+        guard = target._guard
+        assert guard is not None
+        tmp = target.root
+        assert tmp.is_dir()
+    assert not tmp.exists() and (tmp_path / "out").is_dir()
+    with pytest.raises(ChildProcessError):  # stopped and reaped at the end
+        os.waitpid(guard.pid, os.WNOHANG)
