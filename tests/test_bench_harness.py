@@ -250,3 +250,25 @@ def test_ab_alternates_sides_and_pairs_rounds() -> None:
     new = [sample(1.5, 1, 0), sample(1.0, 1, 0)]
     assert ab.pair_ratios(base, new) == [1.5, 0.5]
     assert ab.summary(base)["min"] == 1.0
+
+
+def test_floor_lists_the_libraries_a_parse_imports(tmp_path: Path) -> None:
+    floor = load("floor")
+    log = tmp_path / "three.log"
+    with gzip.open(REPO / "corpus" / "traces" / "simple" / "dedicated_log_torch_trace_ia4g6rv7.log.gz", "rb") as f:
+        log.write_bytes(b"".join(f.readline() for _ in range(3)))
+    modules = floor.libraries(REPO / "src", log, tmp_path / "out")
+    assert {"msgspec", "jinja2", "argparse"} <= set(modules)  # what every parse imports...
+    assert not [m for m in modules if m.split(".")[0] == "tlscope"]  # ...but tlscope's own
+    assert not (tmp_path / "out").exists()
+    layers = floor.layers(REPO / "src", log, log, tmp_path / "out", Path("tlparse"))
+    assert list(layers) == ["interpreter", "libraries", "tlscope 3 lines", "tlscope", "tlparse"]
+
+
+def test_floor_report_ratios_are_per_round_against_tlparse() -> None:
+    floor = load("floor")
+    sample = harness.Sample
+    samples = {"tlscope": [sample(0.2, 1, 0, 0.2), sample(0.6, 1, 0, 0.5)], "tlparse": [sample(0.1, 1, 0, 0.1)] * 2}
+    table = floor.report(samples, {})
+    assert "| tlscope " in table and "4.00x" in table  # per-round ratios 2 and 6: median 4
+    assert "1.00x" in table
