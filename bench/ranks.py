@@ -26,6 +26,16 @@ the workers (their first rank imports tlscope: counted), with the load average b
 
 Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
 --work/ranks.json.
+
+    python bench/ranks.py --ranks 8 64 --tlparse 8 64 --rounds 3 [--base main]
+
+With `--rounds R`, each job is run R rounds, interleaved: this checkout (and with `--base REV`,
+REV's src/, extracted and byte-compiled as bench/ab.py does) and tlparse, the order rotating
+round by round (A B T, B T A, T A B, ...), none under nice, each started as the console script
+is; it prints each run (wall, CPU of the process tree, load average before it) and per job the
+medians with min-max of each side and the per-round ratios (new/base, new/tlparse) with their
+median. Both trees run with their .pyc files written (this machine's environment sets
+PYTHONDONTWRITEBYTECODE=1: a checkout without them compiles ~200 modules at every start, ~80 ms).
 """
 
 from __future__ import annotations
@@ -35,9 +45,11 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +65,17 @@ DRIVER = (
     "code = main(sys.argv[1:])\n"
     "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
     "sys.exit(code)\n"
+)
+
+
+#: The console script of the tree whose src/ is argv[1] (its collector settings and exit, as
+#: installed), printing the process's own peak RSS (KiB) at exit, on stderr.
+_CONSOLE = (
+    "import atexit, resource, sys\n"
+    "sys.path.insert(0, sys.argv.pop(1))\n"
+    "atexit.register(lambda: print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+    "from tlscope.cli import console_main\n"
+    "console_main()\n"
 )
 
 
@@ -93,6 +116,80 @@ def run_tlparse(logs: Path, out: Path) -> tuple[float, float]:
     subprocess.run([*NICE, str(TLPARSE), str(logs), "--all-ranks-html", "--overwrite", "-o", str(out), "--no-browser"], capture_output=True, check=True)
     cpu1 = os.times()
     return time.perf_counter() - start, (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system)
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Wall and CPU seconds (user + system of the process tree) of one command, and the load before it."""
+    load = os.getloadavg()[0]
+    start, cpu0 = time.perf_counter(), os.times()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
+    wall, cpu1 = time.perf_counter() - start, os.times()
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:3]} failed: {done.stderr[-2000:]}")
+    cpu = (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system)
+    return {"wall_s": wall, "cpu_s": cpu, "load": load}
+
+
+def rounds_ab(work: Path, ranks: list[int], tlparse: list[int], rounds: int, base: str | None) -> None:
+    """`--rounds`: this checkout, `--base`'s tree and tlparse interleaved, round by round."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import harness  # bench/ is a directory of scripts, not a package
+    from ab import extract
+
+    # Outputs (and the base tree) where TMPDIR says (the lead's figures: /dev/shm; this machine's
+    # ext4 root charges up to ~1 ms of system CPU per file created in a fresh folder, both tools alike).
+    scratch = Path(tempfile.mkdtemp(prefix="tlscope-ranks-rounds-"))
+    try:
+        trees = {"new": REPO / "src"}
+        if base:
+            trees = {"base": extract(base, scratch / "base-tree"), **trees}
+        for src in trees.values():
+            harness.compile_bytecode(src)
+        for n in ranks:
+            _rounds_of(n, job_logs(work, n), scratch, trees, n in tlparse, rounds)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _rounds_of(n: int, logs: Path, scratch: Path, trees: dict[str, Path], tlparse: bool, rounds: int) -> None:
+    """One job's rounds. Each side writes over its own previous output (`--overwrite`, as a user
+    re-running a job does: the old output's removal is part of both tools' runs)."""
+    sides = [*trees, *(["tlparse"] if tlparse else [])]
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # each tree by its own path
+    for i in range(rounds):
+        for side in sides[i % len(sides) :] + sides[: i % len(sides)]:
+            out = scratch / f"{side}_{n}"
+            if side == "tlparse":
+                argv = [str(TLPARSE), str(logs), "--all-ranks-html", "--overwrite", "-o", str(out), "--no-browser"]
+            else:
+                argv = [sys.executable, "-c", _CONSOLE, str(trees[side]), str(logs), "--all-ranks-html"]
+                argv += ["-o", str(out), "--overwrite", "--no-browser", "-j", str(os.cpu_count() or 1)]
+            row = timed(argv, env)
+            runs[side].append(row)
+            print(
+                json.dumps({"ranks": n, "round": i + 1, "side": side, **{k: round(v, 3) for k, v in row.items()}}),
+                flush=True,
+            )
+    summarise(n, runs)
+
+
+def summarise(ranks: int, runs: dict[str, list[dict[str, Any]]]) -> None:
+    for side, rows in runs.items():
+        for measure in ("wall_s", "cpu_s"):
+            values = sorted(r[measure] for r in rows)
+            print(
+                f"{ranks} ranks {side:7} {measure[:-2]:4} median {statistics.median(values):.3f} s ({values[0]:.3f}-{values[-1]:.3f})"
+            )
+    loads = [r["load"] for rows in runs.values() for r in rows]
+    print(f"{ranks} ranks load average {min(loads):.1f}-{max(loads):.1f}")
+    for other in [s for s in runs if s != "new"]:
+        for measure in ("wall_s", "cpu_s"):
+            ratios = [n[measure] / o[measure] for n, o in zip(runs["new"], runs[other], strict=True)]
+            listed = ", ".join(f"{r:.2f}" for r in ratios)
+            print(
+                f"{ranks} ranks new/{other} {measure[:-2]:4} per round {listed}: median {statistics.median(ratios):.3f}"
+            )
 
 
 def timeline_figures(out: Path) -> dict[str, Any]:
@@ -188,11 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dask-ab", type=int, metavar="N", help="only: local and Dask alternating on the N-rank job (--rounds times)"
     )
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=0, help="interleaved rounds (see above); --dask-ab: 2 by default")
+    parser.add_argument("--base", help="with --rounds: this revision's tree too (e.g. main)")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.dask_ab:
-        dask_ab(args.work, args.dask_ab, args.rounds)
+        dask_ab(args.work, args.dask_ab, args.rounds or 2)
+        return 0
+    if args.rounds:
+        rounds_ab(args.work, args.ranks, args.tlparse, args.rounds, args.base)
         return 0
     rows = []
     for n in args.ranks:

@@ -10,7 +10,9 @@ each worker's start and each rank it parses (start, end), the last rank's end, t
 return of the command and the process's exit. The timers are function wrappers (~µs each), so
 the job runs as it does without them. Then, per run: the fixed cost (the wall time outside the
 span where both workers parse: before the first rank starts, the tail where one worker idles,
-after the last rank ends) and the parent's CPU.
+after the last rank ends), the parent's CPU, the workers' CPU, and the critical path in CPU time
+(the parent's CPU before it hands out the first rank + the busiest worker's CPU + the parent's
+CPU after the last result: the wall on two idle cores, steadier than the wall on a shared machine).
 """
 
 from __future__ import annotations
@@ -177,6 +179,10 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
     handed = next((float(r[4]) for r in rows if r[2] == "first rank handed out"), float("nan"))  # type: ignore[arg-type]
     last = max(float(r[0]) for r in rows if r[2] == "result taken")  # type: ignore[arg-type]
     after = [float(r[4]) for r in rows if r[1] == parent and len(r) > 4 and float(r[0]) >= last]  # type: ignore[arg-type]
+    # Each worker's CPU (process time since its fork) at its last note: with the parent's CPU
+    # before the first rank and after the last result, the job's critical path in CPU time, the
+    # wall it would take on two idle cores (the load-independent figure of the wall).
+    worker_cpu = [max(float(r[4]) for r in rows if r[1] == w and len(r) > 4) for w in workers]  # type: ignore[arg-type]
     figures = {
         "wall_ms": (float(rows[-1][0]) - t0) * 1000,  # type: ignore[arg-type]
         "before_first_rank_ms": (min(starts) - t0) * 1000,
@@ -187,6 +193,8 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
         "parent_cpu_s": cpu,
         "parent_cpu_before_first_rank_ms": handed * 1000,
         "parent_cpu_after_last_result_ms": (max(after) - min(after)) * 1000 if after else float("nan"),
+        "workers_cpu_ms": sum(worker_cpu) * 1000,
+        "critical_path_cpu_ms": (handed + max(worker_cpu)) * 1000 + ((max(after) - min(after)) * 1000 if after else 0.0),
     }
     print(json.dumps({k: round(v, 1 if k.endswith("ms") else 3) for k, v in figures.items()}))
     return figures

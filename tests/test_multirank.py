@@ -327,9 +327,9 @@ def test_worker_pool_output_is_the_serial_output(inputs: Path, tmp_path: Path) -
 def test_landing_template_is_compiled_while_ranks_are_parsed(
     multi_rank_logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The landing page's modules are imported and its template compiled while the ranks are
-    parsed: neither before the workers are forked (they would delay every first rank) nor after
-    the last rank."""
+    """The landing page's modules are imported and its template compiled while the last ranks are
+    parsed, on the core a worker leaves idle in the job's tail: neither before the workers are
+    forked (they would delay every first rank) nor after the closing lines."""
     from tlscope.pipeline import ranks as multirank
 
     calls: list[str] = []

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # every command imports this module first: `tlscope --version` skips these
     from pathlib import Path
@@ -123,13 +123,31 @@ def signals_deferred() -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+#: The C library's handle (ctypes), once loaded: `prepare_workers` loads it in a parent before it
+#: forks, so its workers inherit it instead of each importing ctypes before its first job.
+_LIBC: list[Any] = []
+
+
+def _libc() -> Any:
+    if not _LIBC:
+        import ctypes  # here: the console script's start-up does not pay for it
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
+def prepare_workers() -> None:
+    """Load what `worker_init` needs, in a process about to fork workers (Linux: their ctypes)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            _libc()
+
+
 def die_with_parent(parent: int) -> None:
     """Ask Linux to SIGKILL this process when its parent dies; exit now if `parent` is already gone."""
     if sys.platform.startswith("linux"):
-        import ctypes  # here: the console script's start-up does not pay for it
-
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the request was in place
         os._exit(1)
 

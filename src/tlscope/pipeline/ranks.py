@@ -27,10 +27,11 @@ from typing import Any
 
 import msgspec
 
+from tlscope.analyse.ranks.parity import load_entities
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
-from tlscope.lifetime import worker_init
+from tlscope.lifetime import prepare_workers, worker_init
 from tlscope.pipeline.rank_store import RankSummaries
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
@@ -114,8 +115,9 @@ def _write_parity(folder: Path, summary: RankSummary) -> None:
 
 
 #: Runs the parses of `work` ((rank log, folder) pairs) and yields their results as they finish,
-#: in any order (each names its rank); calls `idle()` once the first ranks are handed out, before
-#: waiting for the first result.
+#: in any order (each names its rank); calls `idle()` once, when this process has a core to spare:
+#: with local workers, once one of them has no rank left to parse (the job's tail, where that core
+#: would idle), at the latest after the last result; elsewhere once the first ranks are handed out.
 Submit = Callable[[Sequence[tuple[RankLog, str]], Callable[[], None]], Iterator[RankResult]]
 #: Told each rank's number as its parse finishes (well or not), in the order they finish: the
 #: typed progress of a job (serve counts it), never the text `echo` prints. Called from one
@@ -148,10 +150,8 @@ def _local(
                 yield result
             return
         context = _fork_context()
-        if context is not None and preload is not None:
-            # Once here instead of once in every forked worker, which inherits it: less CPU in
-            # all, and the pool's cores go to parsing from the first rank on.
-            preload()
+        if context is not None:
+            _before_fork(preload)
         workers = min(jobs, len(work))
         before = set(multiprocessing.active_children())
         executor = ProcessPoolExecutor(
@@ -177,12 +177,19 @@ def _local(
                     running[future] = log.rank
 
             yield from hand_out()
-            _while_dispatching(idle)
+            tail = False
             while running:
+                if not tail and not queue and len(running) < workers:
+                    # A worker has no rank left: this process's own work takes the core it leaves
+                    # (before, it took a share of both cores while every worker parsed its first rank).
+                    tail = True
+                    _while_dispatching(idle)
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     yield _outcome(future, running.pop(future))  # its result freed once taken
                 yield from hand_out()
+            if not tail:  # the last ranks ended together
+                idle()
 
     return submit
 
@@ -231,6 +238,16 @@ def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None =
             worker.join()
         raise
     executor.shutdown(wait=True)
+
+
+def _before_fork(preload: Callable[[], None] | None) -> None:
+    """What every forked worker would otherwise load on its first rank, loaded once here: the
+    workers inherit it (less CPU in all; the wall time is the same, paid here before the fork
+    instead of in every worker before its first rank)."""
+    if preload is not None:
+        preload()  # the report's code and templates
+    prepare_workers()  # worker_init's ctypes and libc handle (~2 ms of imports a worker)
+    load_entities()  # the collectives check's HTML entities (~3 ms of imports a worker)
 
 
 def _while_dispatching(work: Callable[[], None]) -> None:
@@ -463,10 +480,11 @@ def _parse_into(
 
 
 def _prepare_landing() -> None:
-    """The landing page's modules imported and its template compiled, once the first ranks are
-    handed out. Only this process writes the landing page: imported with this module, its modules
+    """The landing page's modules imported and its template compiled while the last ranks are
+    parsed (`Submit`'s idle step: with local workers, on the core a worker leaves idle at the
+    job's end). Only this process writes the landing page: imported with this module, its modules
     (the rank comparisons and tables, ~10 ms) delayed the fork of the workers, so every worker's
-    first rank."""
+    first rank; run while the workers parsed their first ranks, it took a share of their cores."""
     from tlscope.write.landing.writer import prepare_landing
 
     prepare_landing()
