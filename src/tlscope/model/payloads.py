@@ -6,6 +6,8 @@ checks the shape in the same pass; extra keys are ignored.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 
@@ -27,3 +29,14 @@ class TorchVersionInfo(msgspec.Struct, kw_only=True):
 
 #: A `torch_version` artifact's payload.
 TorchVersionPayload = str | TorchVersionInfo
+
+
+class ChromiumPayload(msgspec.Struct, frozen=True):
+    """A `chromium_event`'s payload (one Chrome trace event), decoded once, by the reader: the format
+    writer (chromium_events.json, timeline.bin, the clock fit) and the compile fold (compile phases)
+    read this value, never the payload's JSON text again."""
+
+    #: The payload's JSON value as the boundary decodes it (an object for a real event).
+    value: Any
+    #: Why the payload is not JSON tlscope accepts (the boundary's message); None when it is.
+    error: str | None = None

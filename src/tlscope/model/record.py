@@ -8,6 +8,7 @@ import msgspec
 
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Event, Frame
+from tlscope.model.payloads import ChromiumPayload
 
 
 class GlogPrefix(msgspec.Struct, frozen=True):
@@ -62,6 +63,8 @@ class Record(msgspec.Struct):
     size: int = 0
     #: Physical lines of the input this record takes (its envelope line and payload lines).
     lines: int = 0
+    #: A chromium_event's payload, decoded once by the reader; None for other records.
+    chromium: ChromiumPayload | None = None
 
     @property
     def metadata(self) -> Any:

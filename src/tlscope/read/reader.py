@@ -23,7 +23,8 @@ import msgspec
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.raw import CONTEXT_KEYS
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
-from tlscope.model.events import EVENT_TYPES, Event, StringEntry
+from tlscope.model.events import EVENT_TYPES, ChromiumEvent, Event, StringEntry
+from tlscope.model.payloads import ChromiumPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.glog import PREFIX
@@ -46,6 +47,7 @@ _CHUNK = 1 << 20
 _KNOWN_KEYS = {key: key for key in EVENT_TYPES}
 #: Where a run of payload lines ends: a newline followed by anything but a tab.
 _BLOCK_END = re.compile(rb"\n[^\t]")
+_CHROMIUM = ChromiumEvent.KEY
 
 
 class _Lines:
@@ -100,7 +102,8 @@ class _Lines:
         return self.number, body, newline != -1
 
     def tab_block(self) -> bytes | None:
-        """The run of payload lines (tabs and newlines kept) that sits complete in the buffer.
+        """The run of payload lines that sits complete in the buffer, as payload text: each line's
+        tab removed, the newlines between them kept, the last one dropped.
 
         Payloads are most of a log's bytes and lines (an FX graph or a kernel is thousands of
         lines); one search over the buffer replaces a line split and a Python loop turn per line.
@@ -120,9 +123,13 @@ class _Lines:
             return None
         self._pos = end
         self.offset += end - pos
-        block = buf[pos:end]
-        self.number += block.count(b"\n")
-        return block
+        # One copy of the lines without the first tab and the last newline; every newline in it
+        # is followed by a tab (the search stopped at the first that is not), so the tabs the
+        # replace removed are the newlines in it, and the block's lines are one more.
+        inner = buf[pos + 1 : end - 1]
+        text = inner.replace(b"\n\t", b"\n")
+        self.number += len(inner) - len(text) + 1
+        return text
 
     @property
     def taken(self) -> int:
@@ -305,6 +312,7 @@ class LogReader:
             payload=payload,
             payload_md5=payload_md5,
             strings=strings,
+            chromium=chromium_payload(payload) if key == _CHROMIUM else None,
         )
 
     def _bad_line(self, kind: ProblemKind, number: int, body: bytes, ended: bool, why: str) -> None:
@@ -396,6 +404,14 @@ class LogReader:
         return rank, foreign
 
 
+def chromium_payload(payload: bytes | None) -> ChromiumPayload:
+    """A chromium_event's payload decoded through the boundary (a missing payload is not JSON)."""
+    try:
+        return ChromiumPayload(decode(payload or b""))
+    except JsonError as err:
+        return ChromiumPayload(None, str(err))
+
+
 def _prefix(match: re.Match[bytes]) -> GlogPrefix:
     # One groups() and positional fields, in PREFIX's order: half the time of ten group(name)
     # calls and keywords, paid on every record.
@@ -441,7 +457,7 @@ def _collect_payload(lines: _Lines, reader: LogReader) -> list[bytes]:
     while True:
         block = lines.tab_block()
         if block is not None:
-            pieces.append(block[1:-1].replace(b"\n\t", b"\n"))
+            pieces.append(block)
             continue
         item = lines.next()
         if item is None:

@@ -36,7 +36,7 @@ from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
-from tlscope.read.reader import LogReader
+from tlscope.read.reader import LogReader, chromium_payload
 from tlscope.write.graph_store import GraphStore, GraphTally, part_path
 from tlscope.write.outdir import OutputDir
 from tlscope.write.provenance_store import ProvenanceStore
@@ -273,11 +273,13 @@ class FormatFacts:
         stats.last = max(stats.last, moment)
 
     def _chromium(self, record: Record) -> None:
-        try:
-            event = decode(record.payload or b"")
-        except JsonError as err:
-            self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {err}")
+        # Decoded once, by the reader (the compile fold reads the same value); a Record made
+        # without the reader is decoded here.
+        decoded = record.chromium if record.chromium is not None else chromium_payload(record.payload)
+        if decoded.error is not None:
+            self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {decoded.error}")
             return
+        event = decoded.value
         self._chromium_event(event, record)
         self.chromium_events += 1
         if isinstance(event, dict):

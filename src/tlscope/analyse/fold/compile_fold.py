@@ -21,7 +21,7 @@ from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, 
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
-from tlscope.analyse.fold.phases import CHROMIUM_DECODER, FrameTime, frame_key
+from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
@@ -175,10 +175,13 @@ class CompileFold:
             acc.call_values.setdefault(want, (event.source, event.val))
 
     def _chromium(self, record: Record) -> None:
-        try:
-            event = decode(record.payload or b"", CHROMIUM_DECODER)
-        except (JsonError, msgspec.ValidationError):
+        decoded = record.chromium  # the reader's decode, which the format writer reads too
+        if decoded is None or decoded.error is not None:
             return  # the format writer counts it (bad_payload_json)
+        try:
+            event = msgspec.convert(decoded.value, ChromiumSpan)
+        except msgspec.ValidationError:
+            return
         key = frame_key(event.args.compile_id if event.args is not None else None)
         if key is not None:
             self.frames.state(frame_of_id(key)).times.setdefault(key, FrameTime()).feed(event)

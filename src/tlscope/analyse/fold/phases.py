@@ -44,7 +44,7 @@ class _Args(msgspec.Struct):
 
 
 class ChromiumSpan(msgspec.Struct):
-    """The fields of a chromium event that timing needs."""
+    """The fields of a chromium event that timing needs (converted from the reader's decode)."""
 
     name: str = ""
     ph: str = ""
@@ -53,9 +53,6 @@ class ChromiumSpan(msgspec.Struct):
     pid: int | str | None = None
     tid: int | str | None = None
     args: _Args | None = None
-
-
-CHROMIUM_DECODER = msgspec.json.Decoder(ChromiumSpan)
 
 
 def frame_key(compile_id: str | None) -> CompileId | None:
