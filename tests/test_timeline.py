@@ -199,3 +199,43 @@ def test_version_2_is_smaller(timeline_cases: list[dict[str, str]]) -> None:
     job = next(Path(c["bin"]) for c in timeline_cases if c["trace"] == "ranks_diverge_2" and "rank_" not in c["bin"])
     v1 = Path(__file__).parent / "conformance" / "timeline_v1" / "ranks_diverge_2.bin"
     assert job.stat().st_size <= 12 * 840 < v1.stat().st_size
+
+
+def _hand_made(records: bytes, n: int = 1) -> bytes:
+    """tests/js/timeline.test.mjs's `handMade`: one block of rank 0 at base 1000 (its tables map
+    label 0 and compile id 1 to the file's first), strings "a" and "[0/0]"."""
+    body = bytes([1, 0, 1, 0]) + records
+    tables = bytes([2, 1, 0x61, 5]) + b"[0/0]" + bytes([1, 0, 0, 1, 1])
+    head = layout.HEADER.pack(layout.MAGIC, 2, 0, 0, 60 + len(body), n, 0)
+    return head + layout.BLOCK2.pack(0, n, len(body), 1000) + body + tables
+
+
+def test_version_2_by_hand_and_damaged(tmp_path: Path) -> None:
+    """The JS test's hand-made records read alike here; damaged ones refused with TimelineError."""
+    path = tmp_path / "timeline.bin"
+    path.write_bytes(_hand_made(bytes([1 | 2 << 3, 0xD8, 0x04, 5, 0, 1])))
+    assert as_dicts(path) == [
+        {
+            "rank": 0,
+            "name": "a",
+            "cat": "a",
+            "start_us": 1300,
+            "dur_us": 5,
+            "compile_id": "[0/0]",
+            "depth": 2,
+            "kind": "complete",
+        }
+    ]
+    path.write_bytes(_hand_made(bytes([2 | 31 << 3, 200, 1, 0, 0])))
+    (deep,) = timeline.read(path)
+    assert (deep.depth, deep.start_us, deep.dur_us, deep.compile_id) == (200, 999, 0, None)
+    for records, n in [
+        ([5, 0, 0, 0], 1),
+        ([2, 0, 1, 0], 1),
+        ([2, 0, 0, 2], 1),
+        ([2, 0, 0, 0, 0], 1),
+        ([2, 0, 0, 0], 2),
+    ]:
+        path.write_bytes(_hand_made(bytes(records), n))
+        with pytest.raises(timeline.TimelineError):
+            timeline.read(path)

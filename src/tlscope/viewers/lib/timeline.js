@@ -111,6 +111,9 @@ export function decodeTimeline(data) {
   const tablesAt = Number(view.getBigUint64(16, true));
   const count = Number(view.getBigUint64(24, true));
   const skipped = Number(view.getBigUint64(32, true));
+  // Every event takes a byte or more: a count beyond the file's size is a damaged header, not
+  // columns to allocate.
+  if (count > bytes.length) throw new TimelineError('timeline.bin holds fewer events than its header says');
   const tables = version === 1 ? readTables(view, bytes, tablesAt) : readTables2(new Cursor(bytes, tablesAt, bytes.length));
   const timeline = new Timeline({ version, minor: view.getUint16(10, true), skipped, ...tables, count });
   if (version === 1) readBlocks(view, tablesAt, timeline);
@@ -146,6 +149,13 @@ class Cursor {
     return value;
   }
 
+  /** A count of entries of at least a byte each: refused when more than the bytes left. */
+  count() {
+    const n = this.varint();
+    if (n > this.end - this.pos) throw new TimelineError('timeline.bin is truncated');
+    return n;
+  }
+
   /** @param {number} n */
   varints(n) {
     const out = new Uint32Array(n);
@@ -166,8 +176,7 @@ class Cursor {
  */
 function readTables2(c) {
   const utf8 = new TextDecoder('utf-8');
-  const strings = new Array(c.varint());
-  c.check();
+  const strings = new Array(c.count());
   for (let i = 0; i < strings.length; i += 1) {
     const size = c.varint();
     c.check();
@@ -175,8 +184,8 @@ function readTables2(c) {
     strings[i] = utf8.decode(c.bytes.subarray(c.pos, c.pos + size));
     c.pos += size;
   }
-  const labels = c.varints(2 * c.varint());
-  const compileIds = c.varints(c.varint());
+  const labels = c.varints(2 * c.count());
+  const compileIds = c.varints(c.count());
   return { strings, labels, compileIds };
 }
 
@@ -206,8 +215,8 @@ function readBlocks2(view, bytes, end, t) {
       t.ranks.push(r);
     }
     const c = new Cursor(bytes, pos, pos + size);
-    const labels = c.varints(c.varint());
-    const cids = c.varints(c.varint());
+    const labels = c.varints(c.count());
+    const cids = c.varints(c.count());
     if (labels.some((g) => 2 * g >= t.labels.length) || cids.some((g) => g >= t.compileIds.length)) {
       throw new TimelineError('timeline.bin\'s block indexes a missing label or compile id');
     }
