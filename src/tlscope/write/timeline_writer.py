@@ -1,7 +1,7 @@
 """timeline.bin: every chromium event of a log (or of a job's ranks) packed in ~8 bytes.
 
 Layout (version 2) in `tlscope.format.timeline_bin` and docs/FORMAT.md section 17. Streamed: the
-writer holds one block of events (at most 65,536, as typed columns), the open spans of each
+writer holds one block of events (4,096, as typed columns), the open spans of each
 thread (their `E` has not come yet) and the string tables (distinct names, categories and
 compile ids), never the events. A `B` takes its place in log order and gets its duration when
 its `E` comes: in the block still in memory, or, when its block was written before (a span
@@ -79,7 +79,7 @@ class _Block:
     def __init__(self, rank: int, base: int) -> None:
         self.rank = rank
         self.base = self.last = base
-        # Typed columns: 26 bytes an event, a full block ~1.7 MB (lists of ints would be ~7 MB).
+        # Typed columns: 26 bytes an event, a full block ~106 KB (lists of ints: ~4 times that).
         self.kinds = array("B")
         self.depths = array("B")
         self.starts = array("q")
@@ -163,7 +163,7 @@ class _Blocks:
 
     def __init__(self, path: Path, block_events: int = tl.BLOCK_EVENTS) -> None:
         self._file: IO[bytes] = path.open("w+b")
-        self._block_events = min(block_events, tl.BLOCK_EVENTS)
+        self._block_events = min(block_events, tl.MAX_BLOCK_EVENTS)
         self._file.write(bytes(tl.HEADER.size))
         self.block: _Block | None = None
         #: The number of the block in memory (each flush starts the next).
