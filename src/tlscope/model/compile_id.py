@@ -48,14 +48,20 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
 
     @property
     def dirname(self) -> str:
-        """The folder name tlparse gives this compile id, e.g. `-_0_0_0`; always path-safe."""
-        # Spelled out, not a join over CONTEXT_FIELDS with getattr: the report asks for it once
-        # per record, and the generator cost more than the formatting.
-        ca, frame, fcid, attempt = self.compiled_autograd_id, self.frame_id, self.frame_compile_id, self.attempt
-        return (
-            f"{'-' if ca is None else ca}_{'-' if frame is None else frame}_"
-            f"{'-' if fcid is None else fcid}_{'-' if attempt is None else attempt}"
-        )
+        """The folder name tlparse gives this compile id, e.g. `-_0_0_0`; always path-safe.
+
+        Computed once per distinct id, as `display` is (the report and the provenance store ask
+        for it per record: ~60 ns looked up, ~460 ns formatted)."""
+        text = _DIRNAME.get(self)
+        if text is None:
+            if len(_DIRNAME) >= _MEMO_MAX:
+                _DIRNAME.clear()
+            ca, frame, fcid, attempt = self.compiled_autograd_id, self.frame_id, self.frame_compile_id, self.attempt
+            text = _DIRNAME[self] = (
+                f"{'-' if ca is None else ca}_{'-' if frame is None else frame}_"
+                f"{'-' if fcid is None else fcid}_{'-' if attempt is None else attempt}"
+            )
+        return text
 
     def normalised(self) -> CompileId:
         """tlparse's directory key: a missing attempt counts as 0 once a frame compile id is set.
@@ -76,6 +82,7 @@ class CompileId(msgspec.Struct, frozen=True, order=True):
 #: thousand ids at most; a hostile one more, and then the memo starts over).
 _MEMO_MAX = 65536
 _DISPLAY: dict[CompileId, str] = {}
+_DIRNAME: dict[CompileId, str] = {}
 _NORMALISED: dict[CompileId, CompileId] = {}
 
 
