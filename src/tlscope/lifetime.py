@@ -166,15 +166,6 @@ def worker_init(parent: int) -> None:
 #: that ended well the path is gone: `test` is a shell builtin, so no `rm` process is started then
 #: (its fork and exec were a few ms of every run's wall time, waited for by `stop_guard`).
 _GUARD_SCRIPT = 'trap "" INT TERM HUP; read -r _; if [ -e "$1" ] || [ -L "$1" ]; then exec rm -rf -- "$1"; fi'
-#: Bytes one write puts in a pipe at once, on any POSIX system (PIPE_BUF is at least this): a
-#: longer path goes to a guard started for it (`start_guard`), never half-written.
-_PIPE_BUF = 512
-#: The same guard started before its path exists (`EarlyGuard`): the path comes as the first line
-#: of its stdin (none, when the run ended before giving one: nothing to remove).
-_EARLY_SCRIPT = (
-    'trap "" INT TERM HUP; IFS= read -r p || exit 0; read -r _; '
-    'if [ -e "$p" ] || [ -L "$p" ]; then exec rm -rf -- "$p"; fi'
-)
 
 
 class CleanupGuard:
@@ -195,11 +186,6 @@ def start_guard(path: Path) -> CleanupGuard | None:
 
     Started with `os.posix_spawn`, not subprocess: importing subprocess (with selectors,
     signal handling of its own...) was ~19M instructions, 2.5 % of a small log's run."""
-    return _spawn(_GUARD_SCRIPT, str(path))
-
-
-def _spawn(script: str, *args: str) -> CleanupGuard | None:
-    """`script` run by /bin/sh as a guard (its own session, stdin a pipe from this process)."""
     if os.name != "posix" or not os.path.exists("/bin/sh") or not hasattr(os, "posix_spawn"):
         return None
     try:
@@ -209,7 +195,7 @@ def _spawn(script: str, *args: str) -> CleanupGuard | None:
     try:
         pid = os.posix_spawn(
             "/bin/sh",
-            ["/bin/sh", "-c", script, "tlscope-cleanup", *args],
+            ["/bin/sh", "-c", _GUARD_SCRIPT, "tlscope-cleanup", str(path)],
             os.environ,
             # Its stdin is the pipe's read end; the write end stays with this process and its
             # forks (close-on-exec, so the guard itself does not hold it).
@@ -227,60 +213,6 @@ def _spawn(script: str, *args: str) -> CleanupGuard | None:
     finally:
         os.close(read)
     return CleanupGuard(pid, write)
-
-
-class EarlyGuard:
-    """A guard started by a thread before its path exists, given the path by `arm` once made.
-
-    `os.posix_spawn` returns when the child has started /bin/sh (vfork): on a quiet machine
-    ~0.2 ms, but on a busy one the child first waits for a core, and `start_guard` held the run
-    that long (5-14 ms of wall time per run at load 4, measured; bench/README.md, session 10).
-    posix_spawn releases the GIL, so from a thread the wait overlaps the run's next steps
-    (OutputDir.check starts one before a parse imports its report). The promise is the same:
-    `arm` waits for the guard to exist, so the path it is given is covered from the moment it
-    is made. Released unarmed (or collected), the guard reads no path and ends.
-    """
-
-    def __init__(self) -> None:
-        self._guard: CleanupGuard | None = None
-        self._taken = False
-        self._thread = threading.Thread(target=self._start, name="tlscope-guard", daemon=True)
-        self._thread.start()
-
-    def _start(self) -> None:
-        self._guard = _spawn(_EARLY_SCRIPT)
-
-    def ready(self) -> None:
-        """Wait until the guard process exists (or could not be started): call before making
-        the path it will be given."""
-        self._thread.join()
-
-    def arm(self, path: Path) -> CleanupGuard | None:
-        """The running guard of `path` (made since `ready`), which it removes if this run dies
-        before `stop_guard`; a guard started for it now, like `start_guard`, when this one could
-        not be started or `path` cannot be one line written at once to a pipe."""
-        self.ready()
-        self._taken, guard = True, self._guard
-        line = os.fsencode(path) + b"\n"
-        if guard is not None and b"\n" not in line[:-1] and len(line) <= _PIPE_BUF:
-            try:
-                if os.write(guard.stdin, line) == len(line):
-                    return guard
-            except OSError:
-                pass
-        stop_guard(guard)
-        return start_guard(path)
-
-    def release(self) -> None:
-        """Stop the guard if it was never armed (its path never made)."""
-        if not self._taken:
-            self._taken = True
-            self.ready()
-            stop_guard(self._guard)
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.release()
 
 
 def _pipe() -> tuple[int, int]:

@@ -136,7 +136,7 @@ def parse_log(
     """`parse` of one log (PATH a log file, or a folder holding one log or, with `latest`, several)."""
     log = resolve_input(path, latest=latest)
     target = OutputDir(out, overwrite=overwrite)
-    target.prepare()  # its guard starts while the report's modules are imported
+    target.check()
     sinks: SinkFactory | None = None
     if report:
         from tlscope.write.report.assembly import report_sinks

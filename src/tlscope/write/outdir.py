@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from tlscope.format.errors import OutputError, os_error_text
-from tlscope.lifetime import CleanupGuard, EarlyGuard, signals_deferred, start_guard, stop_guard
+from tlscope.lifetime import CleanupGuard, signals_deferred, start_guard, stop_guard
 
 
 class UnsafePath(ValueError):
@@ -98,8 +98,6 @@ class OutputDir:
         self.real = Path(os.path.abspath(target))
         self._tmp: Path | None = None
         self._guard: CleanupGuard | None = None
-        #: The guard started by `prepare`, before the folder is made (lifetime.EarlyGuard).
-        self._early: EarlyGuard | None = None
         self._resolved_root: Path | None = None
         #: Parent folders already made and checked, as text: there is one per compile id, kept
         #: for the whole run, and a Path (object, parts list and cached text) costs ~3x its text.
@@ -111,15 +109,6 @@ class OutputDir:
             self._check()
         except OSError as err:
             raise OutputError(f"cannot use {self.target}: {os_error_text(err)}") from None
-
-    def prepare(self) -> None:
-        """`check`, then start the guard the temporary folder will need, by a thread: the run
-        goes on while its process starts (lifetime.EarlyGuard). Only where this process forks
-        nothing before entering the folder: a forked child would hold the guard's pipe, so a
-        guard released unarmed would wait for that child to end (a parse of one log forks none)."""
-        self.check()
-        if self.guard and self._early is None and self._tmp is None:
-            self._early = EarlyGuard()
 
     def _check(self) -> None:
         if self.target.exists() or self.target.is_symlink():
@@ -164,20 +153,13 @@ class OutputDir:
 
     def __enter__(self) -> OutputDir:
         self.check()
-        early, self._early = self._early, None
-        if early is not None:
-            early.ready()  # the guard exists before the folder it removes
         parent = self.real.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
             self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.real.name}.tlscope-", dir=parent))
         except OSError as err:
-            if early is not None:
-                early.release()
             raise OutputError(f"cannot create {self.target}: {os_error_text(err)}") from None
-        if early is not None:
-            self._guard = early.arm(self._tmp)
-        elif self.guard:
+        if self.guard:
             self._guard = start_guard(self._tmp)
         return self
 
