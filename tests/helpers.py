@@ -640,3 +640,25 @@ def unresolved(graph: FxGraph) -> list[str]:
     for sub in graph.subgraphs.values():
         missing += unresolved(sub)
     return missing
+
+
+def forget_rank_memos() -> None:
+    """What a fresh rank worker knows: nothing of another rank (the per-process memos a worker
+    keeps from one rank of a job to the next, issue 22)."""
+    from tlscope.analyse.fold import compile_fold
+    from tlscope.analyse.ranks import parity
+    from tlscope.write import format as format_module
+    from tlscope.write import graph_store
+    from tlscope.write.report import stacks
+
+    graph_store._KNOWN.clear()
+    format_module._IN_JOB.clear()
+    compile_fold._SHAPES.clear()
+    compile_fold._JSON_ERRORS.clear()
+    stacks._stack_box.cache_clear()
+    parity._COUNTED.clear()
+
+
+def file_tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root`, by its relative path, with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

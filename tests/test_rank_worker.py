@@ -11,33 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import CORPUS, file_tree, forget_rank_memos
 
-from tlscope.analyse.fold import compile_fold
-from tlscope.analyse.ranks import parity
 from tlscope.pipeline import ranks, single
 from tlscope.pipeline.parse import parse, parse_log
 from tlscope.write import format as format_module
 from tlscope.write import graph_store
 from tlscope.write.report import sink as report_sink
-from tlscope.write.report import stacks
 from tlscope.write.run_options import ParseOptions
 
 JOB = CORPUS / "ranks_same_4"
 
 
-def _forget() -> None:
-    """What a fresh worker knows: nothing of another rank."""
-    graph_store._KNOWN.clear()
-    format_module._IN_JOB.clear()
-    compile_fold._SHAPES.clear()
-    compile_fold._JSON_ERRORS.clear()
-    stacks._stack_box.cache_clear()
-    parity._COUNTED.clear()
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+_forget = forget_rank_memos
+_tree = file_tree
 
 
 def test_a_worker_parsing_ranks_in_turn_writes_what_fresh_workers_write(

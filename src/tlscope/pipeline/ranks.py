@@ -38,6 +38,7 @@ from tlscope.pipeline.single import refuse_out_holding, run
 from tlscope.read.inputs import RankLog, candidate_logs, discover
 from tlscope.read.split import process_ranks, ranks_of, split_log
 from tlscope.write.context import SinkFactory
+from tlscope.write.graph_store import JOB_CLAIMS
 from tlscope.write.landing.jsonout import pretty
 from tlscope.write.outdir import OutputDir, UnsafePath
 from tlscope.write.report.assembly import preload_report, report_sinks
@@ -448,6 +449,7 @@ def _run_job(
         summaries = _parse_into(target, logs, submit, echo)
         shutil.rmtree(scratch)
         shutil.rmtree(target.root / JOB_PAGES, ignore_errors=True)  # the ranks' pages keep their links
+        shutil.rmtree(target.root / JOB_CLAIMS, ignore_errors=True)
         if strict_job:
             _check_strict(logs, summaries)
         if not landing:

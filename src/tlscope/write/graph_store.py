@@ -58,6 +58,29 @@ def graph_file(md5: str, payload: bytes) -> GraphFile:
     )
 
 
+#: In a job's folder, the shared files a rank is making right now, one empty file each (`claim`):
+#: removed with the job's other scratch folders once its ranks are parsed.
+JOB_CLAIMS = ".claims"
+
+
+def claim(folder: Path, name: str) -> bool:
+    """Whether this caller is the first of a job's ranks to make shared file `name` (claims are
+    files of `folder`, created with O_EXCL): False when another rank (process or thread) claimed
+    it first and is making it now. A job's workers start on ranks logging the same graphs and
+    pages at the same moment, and each made every one of them (~117M instructions of a first
+    rank's 658M on the 8-rank job); a rank that meets a claimed file takes it at its end instead,
+    and makes it then only when it is still not there (its maker failed or is slow: the same
+    bytes either way). A file system refusing the claim file (not a taken name) claims nothing:
+    every rank makes the file, as before."""
+    try:
+        os.close(os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def part_path(path: Path, md5: str) -> Path:
     """Where this writer writes `path` (a job's shared file, payload or graphs file, named by its
     `md5`) before putting it in place: a name of its process's and thread's own, as the ranks of
@@ -176,8 +199,13 @@ class GraphStore(GraphTally):
         self._out = out
         self._shared = shared
         self._payload_path = payload_path
-        if shared is not None:
+        self._claims = shared / JOB_CLAIMS if shared is not None else None
+        if shared is not None and self._claims is not None:
             (shared / layout.GRAPHS).mkdir(exist_ok=True)
+            self._claims.mkdir(exist_ok=True)
+        #: A rank of a job: each graph's (md5, graphs file, (failure, size) or None while another
+        #: rank makes the file), tallied at the end in the log's order (`_job_graph`).
+        self._in_job: list[tuple[str, str, tuple[str | None, int] | None]] = []
         #: In-process: a rank of a job (its pool has the cores), a small log (`inline`: a worker's
         #: start costs more than its few graphs), or no children allowed here.
         self._inline = shared is not None or inline
@@ -190,23 +218,32 @@ class GraphStore(GraphTally):
         if not looks_like_graph(payload):
             return
         self._lines[md5] = line
-        if self._shared is None:
-            dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
-        else:
-            dest = str(self._shared / layout.GRAPHS / f"{md5}.json")
-        if self._shared is not None and (known := _written(dest)) is not None:
-            self._done((md5, known[0], known[1]))
+        if self._shared is not None:
+            self._job_graph(md5, str(self._shared / layout.GRAPHS / f"{md5}.json"))
             return
+        dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
         source = str(self._payload_path(md5))
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
-            done = write_graph(md5, source, dest, self._shared is not None)
-            if self._shared is not None:
-                _remember(dest, done[1], done[2])
-            self._done(done)
+            self._done(write_graph(md5, source, dest, False))
         else:
-            self._jobs.put((md5, source, dest, self._shared is not None))
+            self._jobs.put((md5, source, dest, False))
+
+    def _job_graph(self, md5: str, dest: str) -> None:
+        """A graph of a rank of a job, in the job's graphs/: taken from the file another rank
+        wrote, made here, or, when another rank is making it at this moment (`claim`), taken at
+        the end. Tallied at the end, in the log's order, like the graphs worker's of one log: the
+        rank's problems then do not depend on which rank made which file first."""
+        known = _written(dest)
+        if known is None and (self._claims is None or claim(self._claims, f"graph-{md5}")):
+            known = self._make(md5, dest)
+        self._in_job.append((md5, dest, known))
+
+    def _make(self, md5: str, dest: str) -> tuple[str | None, int]:
+        done = write_graph(md5, str(self._payload_path(md5)), dest, True)
+        _remember(dest, done[1], done[2])
+        return done[1], done[2]
 
     def _start(self) -> None:
         import multiprocessing
@@ -225,6 +262,11 @@ class GraphStore(GraphTally):
 
     def finish(self) -> None:
         """Wait for the worker's graphs; count them and their problems. RuntimeError when it failed."""
+        for md5, dest, known in self._in_job:
+            if known is None:  # another rank was making it: there by now, or made here
+                known = _written(dest) or self._make(md5, dest)
+            self._done((md5, known[0], known[1]))
+        self._in_job = []
         if self._jobs is None or self._results is None or self._worker is None:
             return
         self._jobs.put(None)
@@ -242,6 +284,7 @@ class GraphStore(GraphTally):
 
     def abort(self) -> None:
         """Stop the worker now, its files unwanted (the run failed or was interrupted)."""
+        self._in_job = []
         if self._worker is not None:
             self._worker.terminate()
             self._worker.join()

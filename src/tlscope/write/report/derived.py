@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from tlscope.format.errors import OutputError, os_error_text
 from tlscope.lifetime import worker_init
+from tlscope.write.graph_store import claim
 from tlscope.write.report.highlight import write_page
 from tlscope.write.report.pages import write_json_artifact, write_readable_page
 
@@ -84,6 +85,11 @@ class DerivedFiles:
         #: A rank of a job: the job's folder of pages already made by any rank (`kind-md5`),
         #: linked instead of made again (a page is a function of its kind and payload only).
         self._shared = shared
+        if shared is not None and self._inline:
+            shared.mkdir(exist_ok=True)  # for the claims (`claim`) of pages being made
+        #: Pages another rank of the job was making when this one needed them: (kind, payload
+        #: file, page, the job's page), linked or made at `close`.
+        self._later: list[tuple[str, str, str, str]] = []
 
     def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
         """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
@@ -97,10 +103,16 @@ class DerivedFiles:
         if made is not None and made.exists():
             self._copies.append((str(made), str(dest)))
             return
+        if made is not None and self._inline and not claim(made.parent, f".claim-{kind}-{md5}"):
+            self._later.append((kind, str(source), str(dest), str(made)))  # another rank makes it now
+            return
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
             _memo.write(kind, source, dest)
+            if made is not None:  # offered at once: the rank that found it claimed takes it at its end
+                with contextlib.suppress(OSError):
+                    os.link(dest, made)
         else:
             self._jobs.put((kind, str(source), str(dest)))
 
@@ -114,6 +126,12 @@ class DerivedFiles:
         if errors:
             kind, message = errors[0]
             raise (PageWriteError if kind == "os" else RuntimeError)(f"writing a report page failed: {message}")
+        for kind, source, dest, made in self._later:  # before the copies: some are copies of these
+            if os.path.exists(made):
+                link_or_copy(Path(made), Path(dest))
+            else:  # its maker failed or is still at it: made here (the same bytes)
+                _memo.write(kind, Path(source), Path(dest))
+        self._later = []
         for source, dest in self._copies:
             link_or_copy(Path(source), Path(dest))
         self._copies = []
@@ -145,6 +163,7 @@ class DerivedFiles:
         self._jobs = self._results = None
         self._workers = []
         self._copies = []
+        self._later = []
 
     def _start(self) -> None:
         """Start the workers on the first job (a trace without heavy pages needs none)."""
