@@ -48,6 +48,9 @@ _KNOWN_KEYS = {key: key for key in EVENT_TYPES}
 #: Where a run of payload lines ends: a newline followed by anything but a tab.
 _BLOCK_END = re.compile(rb"\n[^\t]")
 _CHROMIUM = ChromiumEvent.KEY
+#: First bytes of a line that may continue a payload (tab), be blank (newline, CR) or not be
+#: there yet (the buffer's end): `_Lines.envelope_next` leaves those to `next`.
+_NOT_ENVELOPE = frozenset({b"\t", b"\n", b"\r", b""})
 
 
 class _Lines:
@@ -130,6 +133,12 @@ class _Lines:
         text = inner.replace(b"\n\t", b"\n")
         self.number += len(inner) - len(text) + 1
         return text
+
+    def envelope_next(self) -> bool:
+        """Whether the next line, already in the buffer, can be no payload line and no blank one
+        (its first byte is none of tab, newline, CR): the payload before it ends here, without
+        the line being taken and given back (what `next` and `push_back` would do)."""
+        return self._pushed is None and self._buf[self._pos : self._pos + 1] not in _NOT_ENVELOPE
 
     @property
     def taken(self) -> int:
@@ -489,6 +498,8 @@ def _collect_payload(lines: _Lines, reader: LogReader) -> list[bytes]:
         block = lines.tab_block()
         if block is not None:
             pieces.append(block)
+            if lines.envelope_next():
+                break
             continue
         item = lines.next()
         if item is None:

@@ -162,8 +162,7 @@ class ChromiumWriter:
         self.count = 0
 
     def add(self, event: Any, log_line: int) -> None:
-        self._file.write(b"\n" if self.count == 0 else b",\n")
-        self._file.write(_ENCODER.encode(event))
+        self._file.write((b"\n" if self.count == 0 else b",\n") + _ENCODER.encode(event))
         self._lines.write(b"%d" % log_line if self.count == 0 else b",%d" % log_line)
         self.count += 1
 

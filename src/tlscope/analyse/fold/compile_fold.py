@@ -183,8 +183,14 @@ class CompileFold:
         except msgspec.ValidationError:
             return
         key = frame_key(event.args.compile_id if event.args is not None else None)
-        if key is not None:
-            self.frames.state(frame_of_id(key)).times.setdefault(key, FrameTime()).feed(event)
+        if key is None:
+            return
+        times = self.frames.state(frame_of_id(key)).times
+        # Not setdefault(key, FrameTime()): that built a FrameTime (two dicts) for every event.
+        found = times.get(key)
+        if found is None:
+            found = times[key] = FrameTime()
+        found.feed(event)
 
     def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
         frames = drop_convert_frame_suffix(resolve_stack(event.stack, record))
