@@ -222,3 +222,25 @@ def test_10_redact_stopped_mid_write_leaves_no_temporary_file(big_log: Path, tmp
     assert target.read_bytes() == b"the previous redacted log\n"
     assert_nothing_left(proc, tmp_path)
     assert list(tmp_path.glob(".shared.log.redact-*")) == []
+
+
+def test_a_stopped_guard_is_not_waited_for_and_is_reaped_later(tmp_path: Path) -> None:
+    # stop_guard returns at once; the guard still removes a path left behind, and a later call
+    # reaps it (no zombie is kept beyond the next stop).
+    from tlscope import lifetime
+
+    left = tmp_path / "left"
+    (left / "sub").mkdir(parents=True)
+    guard = lifetime.start_guard(left)
+    assert guard is not None
+    lifetime.stop_guard(guard)
+    deadline = time.monotonic() + 10
+    while left.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not left.exists()
+    while guard.pid in lifetime._unreaped and time.monotonic() < deadline:
+        time.sleep(0.01)
+        lifetime.stop_guard(None)
+    assert guard.pid not in lifetime._unreaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(guard.pid, os.WNOHANG)
