@@ -188,3 +188,59 @@ def test_bulk_path_keeps_crlf_blank_lines_and_line_numbers(tmp_path: Path) -> No
     assert records[0].payload == payload and records[0].payload_md5 == md5
     assert records[1].line == 7
     assert [p.line for p in reader.problems.first] == [4]  # the blank line
+
+
+def _chromium_line(payload: bytes, pid: int = 1, path: bytes = b"f.py") -> bytes:
+    md5 = hashlib.md5(payload).hexdigest().encode()
+    head = b"V1206 15:18:15.925000 %d %s:1] " % (pid, path)
+    return head + b'{"chromium_event": {}, "has_payload": "' + md5 + b'"}\n\t' + payload.replace(b"\n", b"\n\t") + b"\n"
+
+
+def test_a_chromium_event_is_decoded_once_by_the_reader(tmp_path: Path) -> None:
+    """Record.chromium holds the payload's value (or why it is not JSON), which the format writer
+    and the compile fold read; other records have none. The writer's problem text is unchanged."""
+    from tlscope.analyse.fold.compile_fold import CompileFold
+    from tlscope.model.problems import Problems
+    from tlscope.write.format import FormatFacts
+
+    good = b'{"name": "dynamo", "ph": "B", "ts": 1733527095925000,\n"pid": 0, "tid": 0, "args": {"compile_id": "0/0"}}'
+    end = good.replace(b'"B"', b'"E"').replace(b"925000", b"925500")
+    path = tmp_path / "c.log"
+    path.write_bytes(_chromium_line(good) + _chromium_line(b"{not json") + _chromium_line(end))
+    records = list(LogReader(path))
+    assert [r.chromium is not None for r in records] == [True, True, True]
+    first, bad, _ = records
+    assert first.chromium is not None and first.chromium.value["args"] == {"compile_id": "0/0"}
+    assert first.chromium.error is None
+    assert bad.chromium is not None and bad.chromium.value is None and bad.chromium.error
+    problems = Problems()
+    facts = FormatFacts(problems)
+    fold = CompileFold()
+    for record in records:
+        facts.feed(record)
+        fold.feed(record)
+    assert facts.chromium_events == 2 and facts.clock.fitted
+    assert [p.message for p in problems.first] == [f"chromium_event payload: {bad.chromium.error}"]
+    states = [fold.frames.peek(frame) for frame in fold.frames.live_frames()]
+    (times,) = [t for state in states if state is not None for t in state.times.values()]
+    assert times.totals["dynamo"] == [500.0, 1]  # the begin and end paired from the shared values
+    other = tmp_path / "o.log"
+    other.write_bytes(b'V1206 15:18:15.925000 1 f.py:1] {"str": ["s", 0]}\n')
+    assert next(iter(LogReader(other))).chromium is None
+
+
+def test_prefix_memos_stay_right_past_their_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Process ids and paths are kept as met, in memos that start over when full: every record
+    still gets its own (here with a memo of 4 entries and 10 distinct pids and paths, one not UTF-8)."""
+    monkeypatch.setattr(reader_module, "_MEMO_MAX", 4)
+    monkeypatch.setattr(reader_module, "_NUMBERS", {})
+    monkeypatch.setattr(reader_module, "_PATHS", {})
+    paths = [b"m%d.py" % i for i in range(9)] + [b"bad\xff.py"]
+    path = tmp_path / "p.log"
+    path.write_bytes(b"".join(_chromium_line(b"{}", pid=100 + i, path=p) for i, p in enumerate(paths * 2)))
+    reader = LogReader(path)
+    records = list(reader)
+    assert [(r.prefix.process, r.prefix.pathname) for r in records] == [
+        (100 + i, p.decode("utf-8", "replace")) for i, p in enumerate(paths * 2)
+    ]
+    assert reader.problems.counts[ProblemKind.INVALID_UTF8] == 2
