@@ -14,7 +14,6 @@ Reports each side's median, quartiles and CPU, and the median of the per-round r
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import tempfile
@@ -36,20 +35,6 @@ def _sides(src: Path, base: Path | None, log: Path, out: Path) -> dict[str, list
     if base is not None:
         sides["summary@base"] = [*command(base), "summary", str(log), "--json"]
     return sides
-
-
-def _rounds(sides: dict[str, list[str]], runs: int, out: Path) -> dict[str, list[Sample]]:
-    samples: dict[str, list[Sample]] = {name: [] for name in sides}
-    names = list(sides)
-    for i in range(runs + 1):  # round 0 warms the page cache and the bytecode
-        for name in names if i % 2 == 0 else reversed(names):
-            shutil.rmtree(out, ignore_errors=True)
-            sample = harness.run_child(sides[name])
-            if sample.exit_code != 0:
-                raise SystemExit(f"{name} exited {sample.exit_code}")
-            if i:
-                samples[name].append(sample)
-    return samples
 
 
 def _report(samples: dict[str, list[Sample]]) -> None:
@@ -80,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if tree is not None:
                 harness.compile_bytecode(tree)
         sides = _sides(src, base, args.input.resolve(), root / "out")
-        _report(_rounds(sides, args.runs, root / "out"))
+        _report(harness.rotated_rounds(sides, root / "out", args.runs))
     return 0
 
 

@@ -95,24 +95,6 @@ def layers(src: Path, log: Path, tiny: Path, out: Path, tlparse: Path) -> dict[s
     }
 
 
-def timed(commands: dict[str, list[str]], out: Path, rounds: int) -> dict[str, list[Sample]]:
-    """`rounds` timed runs of each command, one each per round in a rotating order, after one
-    untimed round."""
-    names = list(commands)
-    samples: dict[str, list[Sample]] = {name: [] for name in names}
-    for i in range(rounds + 1):
-        shift = i % len(names)
-        for name in names[shift:] + names[:shift]:
-            shutil.rmtree(out, ignore_errors=True)
-            sample = harness.run_child(commands[name])
-            if sample.exit_code != 0:
-                raise RuntimeError(f"{name} exited with status {sample.exit_code}: {commands[name][:3]}")
-            if i:
-                samples[name].append(sample)
-    shutil.rmtree(out, ignore_errors=True)
-    return samples
-
-
 def instructions(argv: Sequence[str], out: Path) -> float:
     """Instructions of one run under callgrind, in millions."""
     shutil.rmtree(out, ignore_errors=True)
@@ -166,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with log.open("rb") as whole:
             tiny.write_bytes(b"".join(whole.readline() for _ in range(3)))
         commands = layers(args.src, log, tiny, work / "out", tlparse)
-        samples = timed(commands, work / "out", args.rounds)
+        samples = harness.rotated_rounds(commands, work / "out", args.rounds)
         counts = {name: instructions(cmd, work / "out") for name, cmd in commands.items()} if args.callgrind else {}
     print(f"{args.log.name}, {args.rounds} rounds, 1-minute load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
     print(report(samples, counts))

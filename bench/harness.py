@@ -111,6 +111,26 @@ def run_child(argv: Sequence[str], *, log_path: Path | None = None, env: dict[st
     return Sample(wall_s=wall, max_rss_bytes=maxrss_kib * 1024, exit_code=exit_code, cpu_s=cpu)
 
 
+def rotated_rounds(commands: dict[str, list[str]], out: Path, rounds: int) -> dict[str, list[Sample]]:
+    """`rounds` timed runs of each command, one each per round in a rotating order (A B, B A with
+    two; A B C, B C A, C A B with three), after one untimed round that warms the page cache and
+    the bytecode. `out` (the commands' output folder) is removed before each run and at the end.
+    A command that fails stops the measurement."""
+    names = list(commands)
+    samples: dict[str, list[Sample]] = {name: [] for name in names}
+    for i in range(rounds + 1):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            shutil.rmtree(out, ignore_errors=True)
+            sample = run_child(commands[name])
+            if sample.exit_code != 0:
+                raise RuntimeError(f"{name} exited with status {sample.exit_code}: {commands[name][:3]}")
+            if i:
+                samples[name].append(sample)
+    shutil.rmtree(out, ignore_errors=True)
+    return samples
+
+
 def compile_bytecode(src: Path) -> None:
     """Write the .pyc files of every module under `src`, as `pip install` does.
 
