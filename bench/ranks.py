@@ -22,7 +22,13 @@ Each job is built once (kept in --work) by `corpus/scale.py SOURCE --ranks N` fr
 
 alternates local and Dask runs of one job (a fresh cluster for each Dask run), printing for each
 the wall and CPU per rank: local, the parent and its workers; Dask, the parent, the scheduler and
-the workers (their first rank imports tlscope: counted), with the load average before it.
+the workers (their first rank imports tlscope: counted), with the load average before it. Dask
+runs twice a round: `dask` with distributed's default settings, and `dask-noprofile` with the
+workers' statistical profiler off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False, the setting
+docs/MULTIRANK.md recommends for workers dedicated to tlscope). Each Dask row also splits the
+workers' CPU by thread (`threads`: /proc/PID/task/TID/stat, named by the worker's own
+threading.enumerate()): the task threads parse, `MainThread` is the worker's event loop (and
+its profiler's sampling, when on), and the nannies' CPU apart.
 
 Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
 --work/ranks.json.
@@ -230,24 +236,106 @@ def cluster_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
     return total
 
 
-def with_dask(logs: Path, out: Path, workers: int = 2) -> dict[str, Any]:
+#: The workers' settings of each Dask mode of --dask-ab (environment variables of `dask worker`).
+DASK_MODES: dict[str, dict[str, str]] = {
+    "dask": {},
+    "dask-noprofile": {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"},
+}
+
+
+def _thread_names() -> dict[int, str]:
+    """Run on each worker (Client.run): its threads' names by their kernel thread id."""
+    import threading
+
+    return {t.native_id: t.name for t in threading.enumerate() if t.native_id is not None}
+
+
+def _thread_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds so far of each thread of `pid` (Linux /proc; nothing elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for tid in tids:
+        try:
+            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        cpu[int(tid)] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return cpu
+
+
+class _ThreadSplit:
+    """The Dask workers' CPU during a run, by thread name (task threads' names lose their pid)."""
+
+    def __init__(self, address: str) -> None:
+        from distributed import Client
+
+        self.address = address
+        with Client(address) as client:
+            self.pids: list[int] = list(client.run(os.getpid).values())
+        self.names: dict[tuple[int, int], str] = {}
+        self.before = self._snapshot()
+
+    def _snapshot(self) -> dict[tuple[int, int], float]:
+        return {(pid, tid): cpu for pid in self.pids for tid, cpu in _thread_cpu(pid).items()}
+
+    def _learn_names(self) -> None:
+        from distributed import Client
+
+        with Client(self.address) as client:
+            for pid, names in zip(self.pids, client.run(_thread_names).values(), strict=True):
+                self.names.update({(pid, tid): name for tid, name in names.items()})
+
+    def split(self) -> dict[str, float]:
+        after = self._snapshot()  # before the Client: its own traffic is not the run's
+        self._learn_names()
+        by_name: dict[str, float] = {}
+        for key, cpu in after.items():
+            name = self.names.get(key, "other")
+            name = "task threads" if name.startswith("Dask-Default-Threads") else name
+            by_name[name] = by_name.get(name, 0.0) + cpu - self.before.get(key, 0.0)
+        return {k: round(v, 2) for k, v in sorted(by_name.items(), key=lambda kv: -kv[1]) if v >= 0.01}
+
+
+def _own_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU seconds so far of these processes alone (a `dask worker`'s nanny, not the worker it starts)."""
+    import psutil
+
+    total = 0.0
+    for p in procs:
+        try:
+            times = psutil.Process(p.pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def with_dask(logs: Path, out: Path, workers: int = 2, settings: dict[str, str] | None = None) -> dict[str, Any]:
     """tlscope --scheduler on a fresh cluster (a `dask scheduler`, `workers` single-thread workers on
-    loopback): its wall, the parent's CPU and RSS, and `cluster_cpu_s`, the scheduler's and workers'
-    CPU during the run (the workers import tlscope on their first rank: counted)."""
+    loopback, `settings` in their environment): its wall, the parent's CPU and RSS, and
+    `cluster_cpu_s`, the scheduler's and workers' CPU during the run (the workers import tlscope
+    on their first rank: counted), `scheduler_cpu_s`, `nanny_cpu_s` and the workers' `threads`."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     bindir = Path(sys.executable).parent
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(settings or {})}
     procs = [subprocess.Popen([*NICE, str(bindir / "dask"), "scheduler", "--port", str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         time.sleep(3)
         for _ in range(workers):
             procs.append(subprocess.Popen([*NICE, str(bindir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(6)
-        before, scheduler_before = cluster_cpu(procs), cluster_cpu(procs[:1])
+        threads = _ThreadSplit(address)
+        before, scheduler_before, nannies_before = cluster_cpu(procs), cluster_cpu(procs[:1]), _own_cpu(procs[1:])
         row = run_tlscope(logs, out, ["--scheduler", address])
         row["cluster_cpu_s"] = cluster_cpu(procs) - before
         row["scheduler_cpu_s"] = cluster_cpu(procs[:1]) - scheduler_before
+        row["nanny_cpu_s"] = _own_cpu(procs[1:]) - nannies_before
+        row["threads"] = threads.split()
         return row
     finally:
         for p in reversed(procs):
@@ -257,17 +345,18 @@ def with_dask(logs: Path, out: Path, workers: int = 2) -> dict[str, Any]:
 
 
 def dask_ab(work: Path, ranks: int, rounds: int) -> None:
-    """Local (-j cores) and Dask (a fresh cluster each time) alternating on one job: per rank wall, and
-    CPU per rank (local: the parent and its workers; Dask: the parent, scheduler and workers)."""
+    """Local (-j cores) and Dask (a fresh cluster each time, each of DASK_MODES) alternating on one
+    job: per rank wall, and CPU per rank (local: the parent and its workers; Dask: the parent,
+    scheduler and workers, and the workers' CPU by thread)."""
     logs = job_logs(work, ranks)
     for i in range(rounds):
-        for mode in ("local", "dask"):
+        for mode in ("local", *DASK_MODES):
             load = os.getloadavg()[0]
             out = work / f"ab_{mode}_{ranks}"
             if mode == "local":
                 row = run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)])
             else:
-                row = with_dask(logs, out)
+                row = with_dask(logs, out, settings=DASK_MODES[mode])
                 row["cpu_s"] += row["cluster_cpu_s"]
             row.update(mode=mode, round=i + 1, ranks=ranks, load=load, wall_ms_per_rank=1000 * row["wall_s"] / ranks)
             row["cpu_ms_per_rank"] = 1000 * row["cpu_s"] / ranks
