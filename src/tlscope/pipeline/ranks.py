@@ -306,49 +306,80 @@ def _dask(
             # Biggest logs first, as locally; a bounded number in flight, taken as they finish.
             queue = sorted(work, key=lambda w: -_size(w[0].path))
             queue.reverse()  # popped from the end
-            window = max(_MIN_IN_FLIGHT, _IN_FLIGHT_PER_THREAD * sum(client.nthreads().values()))
+            threads = sum(client.nthreads().values())
+            window = max(_MIN_IN_FLIGHT, _IN_FLIGHT_PER_THREAD * threads)
             running = distributed.as_completed()
-            ranks: dict[str, int] = {}
+            batches: dict[str, list[int]] = {}
 
             def hand_out() -> None:
                 while queue and running.count() < window:
-                    log, folder = queue.pop()
-                    key = f"tlscope-rank-{log.rank}"
-                    future = client.submit(parse_rank, log.path, log.rank, folder, options, sinks, landing, key=key)
-                    future.add_done_callback(_told(done, log.rank))
-                    ranks[key] = log.rank
+                    batch = [queue.pop() for _ in range(_ranks_per_task(len(queue), threads))]
+                    calls = [(log.path, log.rank, folder) for log, folder in batch]
+                    key = f"tlscope-ranks-{batch[0][0].rank}+{len(batch)}"  # a rank is in one batch
+                    future = client.submit(parse_rank_batch, calls, options, sinks, landing, key=key)
+                    future.add_done_callback(_told_all(done, [log.rank for log, _ in batch]))
+                    batches[key] = [log.rank for log, _ in batch]
                     running.add(future)
 
             hand_out()
             idle()
             for future in running:  # also those added while iterating
-                result = _task_outcome(future, ranks.pop(future.key))
+                results = _batch_outcome(future, batches.pop(future.key))
                 del future  # let go: the cluster and this process keep no rank's result once taken
                 hand_out()
-                yield result
+                yield from results
 
     return submit
 
 
-#: Ranks in flight on a Dask cluster per worker thread (at least _MIN_IN_FLIGHT), the rest handed
+#: Tasks in flight on a Dask cluster per worker thread (at least _MIN_IN_FLIGHT), the rest handed
 #: out as results come. Submitted all at once, a job's every rank had its future, its key and its
 #: result (held until every lower rank's was taken) in this process and in the scheduler:
 #: the parent grew ~10 KB a rank (64.6 MB at 64 ranks, 66.5 at 256). Two per thread keep each
-#: worker's next rank queued while it parses one.
+#: worker's next task queued while it runs one.
 _IN_FLIGHT_PER_THREAD = 2
 _MIN_IN_FLIGHT = 8
+#: Ranks a Dask task parses at most. distributed spends ~14 ms of CPU a task on its own (client,
+#: scheduler, the worker's event loop: bench/README.md, session 10, h22dask), a fifth of a small
+#: rank's parse; a task of a few ranks pays it once for them.
+_MAX_RANKS_PER_TASK = 4
+#: ... while at least this many tasks a thread are left to hand out, so the job's tail (the
+#: smallest logs, handed out last) goes one rank a task and the threads finish together.
+_TASKS_LEFT_PER_THREAD = 4
 
 
-def _task_outcome(future: Any, rank: int) -> RankResult:
-    """A rank's result from Dask. parse_rank returns its own failures, so what raises here is the
-    cluster's (a worker killed, KilledWorker after retries, a lost connection): that rank's
-    failure, listed, not a traceback that drops the other ranks."""
+def _ranks_per_task(left: int, threads: int) -> int:
+    """How many of the `left` ranks (at least one is left) the next Dask task parses."""
+    return max(1, min(_MAX_RANKS_PER_TASK, left // (_TASKS_LEFT_PER_THREAD * max(threads, 1))))
+
+
+def parse_rank_batch(
+    calls: Sequence[tuple[str, int, str]], options: ParseOptions, sinks: SinkFactory | None, landing: bool = True
+) -> list[RankResult]:
+    """Dask task: parse_rank for each (log, rank, folder), in order; each rank's failure is its own."""
+    return [parse_rank(log, rank, folder, options, sinks, landing) for log, rank, folder in calls]
+
+
+def _told_all(done: RankDone, ranks: Sequence[int]) -> Callable[[Any], None]:
+    """A Dask future's done-callback telling `done` each rank of its task."""
+
+    def tell(_future: Any) -> None:
+        for rank in ranks:
+            done(rank)
+
+    return tell
+
+
+def _batch_outcome(future: Any, ranks: Sequence[int]) -> list[RankResult]:
+    """A task's ranks' results from Dask. parse_rank returns its own failures, so what raises here
+    is the cluster's (a worker killed, KilledWorker after retries, a lost connection): the failure
+    of each rank of that task, listed, not a traceback that drops the other ranks."""
     try:
-        result: RankResult = future.result()
+        results: list[RankResult] = future.result()
     except Exception as err:
         why = f"parse failed: its Dask task failed ({type(err).__name__}: {err})"
-        return RankResult(RankSummary(rank=rank, parsed=False, errors=[why]))
-    return result
+        return [RankResult(RankSummary(rank=rank, parsed=False, errors=[why])) for rank in ranks]
+    return results
 
 
 def run_multi_rank(
