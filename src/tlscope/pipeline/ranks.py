@@ -174,7 +174,7 @@ def _local(
                         done(log.rank)
                         yield _died(log.rank)
                         continue
-                    future.add_done_callback(_told(done, log.rank))
+                    future.add_done_callback(_told(done, (log.rank,)))
                     running[future] = log.rank
 
             yield from hand_out()
@@ -282,9 +282,15 @@ def _size(path: str) -> int:
         return 0
 
 
-def _told(done: RankDone, rank: int) -> Callable[[Any], None]:
-    """A future's done-callback telling `done` its rank (the future itself is not needed)."""
-    return lambda _future: done(rank)
+def _told(done: RankDone, ranks: Sequence[int]) -> Callable[[Any], None]:
+    """A future's done-callback telling `done` each rank it parsed (a local worker's one, a Dask
+    task's few); the future itself is not needed."""
+
+    def tell(_future: Any) -> None:
+        for rank in ranks:
+            done(rank)
+
+    return tell
 
 
 def _dask(
@@ -317,7 +323,7 @@ def _dask(
                     calls = [(log.path, log.rank, folder) for log, folder in batch]
                     key = f"tlscope-ranks-{batch[0][0].rank}+{len(batch)}"  # a rank is in one batch
                     future = client.submit(parse_rank_batch, calls, options, sinks, landing, key=key)
-                    future.add_done_callback(_told_all(done, [log.rank for log, _ in batch]))
+                    future.add_done_callback(_told(done, [log.rank for log, _ in batch]))
                     batches[key] = [log.rank for log, _ in batch]
                     running.add(future)
 
@@ -358,16 +364,6 @@ def parse_rank_batch(
 ) -> list[RankResult]:
     """Dask task: parse_rank for each (log, rank, folder), in order; each rank's failure is its own."""
     return [parse_rank(log, rank, folder, options, sinks, landing) for log, rank, folder in calls]
-
-
-def _told_all(done: RankDone, ranks: Sequence[int]) -> Callable[[Any], None]:
-    """A Dask future's done-callback telling `done` each rank of its task."""
-
-    def tell(_future: Any) -> None:
-        for rank in ranks:
-            done(rank)
-
-    return tell
 
 
 def _batch_outcome(future: Any, ranks: Sequence[int]) -> list[RankResult]:
