@@ -24,9 +24,14 @@ time (`_check_depth`).
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+from tlscope.model.payloads import ChromiumPayload
+
+if TYPE_CHECKING:
+    from tlscope.model.record import Record
 
 #: Deepest nesting accepted: serde_json's recursion limit (128) refuses the 128th level.
 MAX_DEPTH = 127
@@ -120,3 +125,18 @@ def check(value: Any) -> None:
             stack.extend((child, depth + 1) for child in children if isinstance(child, (list, dict, int)))
         elif isinstance(node, int) and not -_FLOAT_MAX_INT <= node <= _FLOAT_MAX_INT:
             raise JsonError("number out of range")
+
+
+def chromium_payload(payload: bytes | None) -> ChromiumPayload:
+    """A chromium_event's payload decoded through the boundary (a missing payload is not JSON)."""
+    try:
+        return ChromiumPayload(decode(payload or b""))
+    except JsonError as err:
+        return ChromiumPayload(None, str(err))
+
+
+def chromium_of(record: Record) -> ChromiumPayload:
+    """A chromium_event record's payload as decoded once by the reader (`Record.chromium`), which
+    the format writer and the compile fold both read; decoded here for a Record made without the
+    reader, so both see the same value either way."""
+    return record.chromium if record.chromium is not None else chromium_payload(record.payload)

@@ -20,11 +20,10 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, chromium_payload, decode
 from tlscope.format.raw import CONTEXT_KEYS
 from tlscope.model.compile_id import BadCompileId, compile_id_from_envelope
 from tlscope.model.events import EVENT_TYPES, ChromiumEvent, Event, StringEntry
-from tlscope.model.payloads import ChromiumPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
 from tlscope.read.glog import PREFIX
@@ -411,14 +410,6 @@ class LogReader:
         if foreign:
             self._problem(ProblemKind.OTHER_RANK, number, f"line of rank {rank} in a log of rank {self.rank}")
         return rank, foreign
-
-
-def chromium_payload(payload: bytes | None) -> ChromiumPayload:
-    """A chromium_event's payload decoded through the boundary (a missing payload is not JSON)."""
-    try:
-        return ChromiumPayload(decode(payload or b""))
-    except JsonError as err:
-        return ChromiumPayload(None, str(err))
 
 
 def _prefix(match: re.Match[bytes]) -> GlogPrefix:

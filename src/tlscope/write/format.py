@@ -21,7 +21,7 @@ from typing import IO, Any
 import msgspec
 
 from tlscope.format import layout
-from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, chromium_of, decode
 from tlscope.format.manifest import (
     CompileIdEntry,
     KeyStats,
@@ -36,7 +36,7 @@ from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.payloads import TorchVersionPayload
 from tlscope.model.problems import ProblemKind, Problems
 from tlscope.model.record import GlogPrefix, Record
-from tlscope.read.reader import LogReader, chromium_payload
+from tlscope.read.reader import LogReader
 from tlscope.write.graph_store import GraphStore, GraphTally, part_path
 from tlscope.write.outdir import OutputDir
 from tlscope.write.provenance_store import ProvenanceStore
@@ -272,9 +272,7 @@ class FormatFacts:
         stats.last = max(stats.last, moment)
 
     def _chromium(self, record: Record) -> None:
-        # Decoded once, by the reader (the compile fold reads the same value); a Record made
-        # without the reader is decoded here.
-        decoded = record.chromium if record.chromium is not None else chromium_payload(record.payload)
+        decoded = chromium_of(record)  # decoded once, by the reader; the compile fold reads it too
         if decoded.error is not None:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {decoded.error}")
             return

@@ -34,7 +34,7 @@ from tlscope.format.compiles import (
     PayloadRef,
     SourceLocation,
 )
-from tlscope.format.json_boundary import JsonError, decode
+from tlscope.format.json_boundary import JsonError, chromium_of, decode
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import (
     AotAutogradBackwardCompilationMetrics,
@@ -175,8 +175,8 @@ class CompileFold:
             acc.call_values.setdefault(want, (event.source, event.val))
 
     def _chromium(self, record: Record) -> None:
-        decoded = record.chromium  # the reader's decode, which the format writer reads too
-        if decoded is None or decoded.error is not None:
+        decoded = chromium_of(record)  # the reader's decode, which the format writer reads too
+        if decoded.error is not None:
             return  # the format writer counts it (bad_payload_json)
         try:
             event = msgspec.convert(decoded.value, ChromiumSpan)
