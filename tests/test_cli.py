@@ -218,6 +218,11 @@ def test_python_m_tlscope(tmp_path: Path) -> None:
     assert version.returncode == 0 and version.stdout.startswith("tlscope ")
 
 
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    """Run `code` in a fresh interpreter (the command's exit is what these tests look at)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
 def test_console_main_exits_with_mains_status_objects_frozen() -> None:
     # The command freezes every object before exiting (the final collection then skips them);
     # status and output are main()'s, and atexit handlers still run.
@@ -227,7 +232,7 @@ def test_console_main_exits_with_mains_status_objects_frozen() -> None:
         "cli.main = lambda argv=None: print('ran') or 3\n"
         "cli.console_main()"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = _python(code)
     assert (done.returncode, done.stdout.split()) == (3, ["ran", "frozen", "True"]), done.stderr
 
 
@@ -241,7 +246,7 @@ def test_console_main_skips_an_idle_shutdown_with_its_output_flushed() -> None:
         "os._exit = lambda status: (sys.stdout.write(' idle'), sys.stdout.flush(), real(status))\n"
         "cli.console_main()"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = _python(code)
     assert (done.returncode, done.stdout, done.stderr) == (3, "out idle", "err")
 
 
@@ -253,5 +258,5 @@ def test_console_main_runs_the_shutdown_when_a_thread_is_left() -> None:
         "cli.main = lambda argv=None: threading.Thread(target=late).start() or 0\n"
         "cli.console_main()"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = _python(code)
     assert (done.returncode, done.stdout) == (0, "late\n"), done.stderr
