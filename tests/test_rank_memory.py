@@ -49,7 +49,7 @@ def _fat_rank(
 def _peak(tmp_path: Path, ranks: int) -> tuple[int, Path]:
     """The parent's peak traced memory over a job of `ranks` ranks, above its start."""
     logs = tmp_path / f"logs{ranks}"
-    logs.mkdir()
+    logs.mkdir(parents=True)
     for rank in range(ranks):
         (logs / f"dedicated_log_torch_trace_rank_{rank}_x.log").write_bytes(b"")
     out = tmp_path / f"out{ranks}"
@@ -64,16 +64,30 @@ def _peak(tmp_path: Path, ranks: int) -> tuple[int, Path]:
     return peak - start, out
 
 
+def _growth_per_rank(tmp_path: Path, small: int, big: int) -> tuple[float, Path]:
+    """The parent's peak growth a rank between a job of `small` and one of `big` ranks.
+
+    A peak also holds whatever results wait for the parent at that instant, which depends on how
+    the two workers and the parent interleave: one run's peak moved by ~1 MB either way (CI saw
+    2.6 KB a rank from a single pair). A first job takes the imports and caches; then each size
+    runs three times and its lowest peak counts, the one least inflated by timing.
+    """
+    _peak(tmp_path / "warm", 8)
+    low = min(_peak(tmp_path / f"s{i}", small)[0] for i in range(3))
+    highs = [_peak(tmp_path / f"b{i}", big) for i in range(3)]
+    high, out = min(highs, key=lambda pair: pair[0])
+    return (high - low) / (big - small), out
+
+
 def test_the_parent_keeps_no_rank_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ranks_module, "parse_rank", _fat_rank)
     one = len(_fat_rank("", 0, str(tmp_path / "probe"), ParseOptions(), None).summary.dir_to_cid)
     assert one == 480
-    small, _ = _peak(tmp_path, 24)
-    big, out = _peak(tmp_path, 120)
-    per_rank = (big - small) / (120 - 24)
+    per_rank, out = _growth_per_rank(tmp_path, 24, 120)
     # Held, each summary is ~50 KB (its dir_to_cid alone ~45 KB); kept as a spill position, a
-    # rank line and a few numbers, under 2 KB.
-    assert per_rank < 2_000, f"the parent grew {per_rank:.0f} bytes a rank"
+    # rank line and a few numbers, ~1 KB. The bound leaves timing room and still fails a parent
+    # that keeps a tenth of each summary.
+    assert per_rank < 5_000, f"the parent grew {per_rank:.0f} bytes a rank"
     written = json.loads((out / "multi_rank_summary.json").read_text("utf-8"))
     assert [r["rank"] for r in written] == list(range(120)) and len(written[7]["dir_to_cid"]) == 480
     page = (out / "index.html").read_text("utf-8")
@@ -101,10 +115,9 @@ def test_the_runtime_estimations_are_written_a_rank_at_a_time(tmp_path: Path, mo
     """runtime_estimations.json and chromium_trace_with_runtime.json were made as whole-job lists
     (every rank's ops as dicts, ~0.3 MB a rank here) before being written."""
     monkeypatch.setattr(ranks_module, "parse_rank", _runtime_rank)
-    small, _ = _peak(tmp_path, 16)
-    big, out = _peak(tmp_path, 64)
-    per_rank = (big - small) / (64 - 16)
-    assert per_rank < 2_000, f"the parent grew {per_rank:.0f} bytes a rank"
+    per_rank, out = _growth_per_rank(tmp_path, 16, 64)
+    # Held as dicts, ~0.3 MB a rank.
+    assert per_rank < 5_000, f"the parent grew {per_rank:.0f} bytes a rank"
     estimations = json.loads((out / "runtime_estimations.json").read_text("utf-8"))
     assert [(e["rank"], e["graph"]) for e in estimations] == [(r, f"-_{g}_0_0") for r in range(64) for g in range(4)]
     assert estimations[-1]["ops"][-1] == {"name": "aten.op_99_of_graph_3", "estimated_runtime_ns": 2063.0}
