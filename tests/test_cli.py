@@ -250,13 +250,52 @@ def test_console_main_skips_an_idle_shutdown_with_its_output_flushed() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (3, "out idle", "err")
 
 
-def test_console_main_runs_the_shutdown_when_a_thread_is_left() -> None:
-    # A thread still running (not daemon): the normal exit waits for it, as before.
+def test_console_main_waits_for_a_thread_left() -> None:
+    # A thread still running (not daemon): the exit waits for it, as before, and what it printed
+    # comes out; then the teardown is skipped.
     code = (
-        "import sys, threading, time; import tlscope.cli as cli\n"
+        "import os, sys, threading, time; import tlscope.cli as cli\n"
         "def late(): time.sleep(0.2); print('late')\n"
         "cli.main = lambda argv=None: threading.Thread(target=late).start() or 0\n"
+        "real = os._exit\n"
+        "os._exit = lambda status: (sys.stdout.write('fast'), sys.stdout.flush(), real(status))\n"
         "cli.console_main()"
     )
     done = _python(code)
-    assert (done.returncode, done.stdout) == (0, "late\n"), done.stderr
+    assert (done.returncode, done.stdout) == (0, "late\nfast"), done.stderr
+
+
+def test_console_main_runs_the_exit_hooks_then_skips_the_teardown() -> None:
+    # What a job's process pool and multiprocessing register: threading's exit hooks run first,
+    # then the atexit callbacks, each once, what they print flushed; then os._exit with main's
+    # status (the teardown of every module only frees memory).
+    code = (
+        "import atexit, os, sys, threading; import tlscope.cli as cli\n"
+        "def main(argv=None):\n"
+        "    threading._register_atexit(print, 'hook')\n"
+        "    atexit.register(print, 'atexit', end='')\n"
+        "    return 4\n"
+        "cli.main = main\n"
+        "real = os._exit\n"
+        "os._exit = lambda status: (sys.stdout.write(' fast'), sys.stdout.flush(), real(status))\n"
+        "cli.console_main()"
+    )
+    done = _python(code)
+    assert (done.returncode, done.stdout) == (4, "hook\natexit fast"), done.stderr
+
+
+def test_console_main_takes_the_normal_exit_with_a_daemon_thread_left() -> None:
+    # A daemon thread still running after the join: the interpreter's own exit, as before, and
+    # the atexit callbacks still run once.
+    code = (
+        "import atexit, os, sys, threading, time; import tlscope.cli as cli\n"
+        "def main(argv=None):\n"
+        "    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+        "    atexit.register(print, 'atexit')\n"
+        "    return 5\n"
+        "cli.main = main\n"
+        "os._exit = lambda status: print('fast')\n"
+        "cli.console_main()"
+    )
+    done = _python(code)
+    assert (done.returncode, done.stdout) == (5, "atexit\n"), done.stderr

@@ -82,9 +82,9 @@ def console_main() -> NoReturn:
     First the collector's threshold goes up (GC_THRESHOLD). Before exiting, every object is
     frozen (gc.freeze): the interpreter's final garbage collection then skips them. It would
     walk every object of every imported module (Jinja2, Pygments, msgspec...) only to free
-    memory the OS frees anyway: 30-50 ms, a tenth of a small run. Then, when nothing is left for
-    the shutdown to run (`_shutdown_is_idle`), it is skipped altogether. Neither in `main`, which
-    tests and library users call in a process that goes on.
+    memory the OS frees anyway: 30-50 ms, a tenth of a small run. Then the shutdown's own work is
+    done here (`_shutdown_done`: threads joined, exit callbacks run) and its teardown of every
+    module skipped. Neither in `main`, which tests and library users call in a process that goes on.
     """
     gc.set_threshold(GC_THRESHOLD)
     status = main()
@@ -94,36 +94,44 @@ def console_main() -> NoReturn:
     except BrokenPipeError:  # the reader of our stdout went away (`tlscope ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         status = status or 1
-    if _shutdown_is_idle() and _stderr_flushed():
+    if _shutdown_done() and _flushed():
         os._exit(status)
     sys.exit(status)
 
 
-def _stderr_flushed() -> bool:
-    """stderr flushed; False if it could not be (the normal exit then reports it as it does)."""
+def _flushed() -> bool:
+    """stdout and stderr flushed; False if they could not be (the normal exit then reports it as it
+    does; stdout's broken pipe was dealt with before the exit callbacks, which may print)."""
     try:
+        sys.stdout.flush()
         sys.stderr.flush()
     except Exception:  # any failure: the interpreter's shutdown reports it, as before
         return False
     return True
 
 
-def _shutdown_is_idle() -> bool:
-    """Whether the interpreter's shutdown has nothing to do for this run but free memory: no atexit
-    callback (multiprocessing, logging, weakref.finalize and coverage register one), no thread
-    left but this one, and none of threading's exit hooks (concurrent.futures' executors).
+def _shutdown_done() -> bool:
+    """Do what the interpreter's shutdown does before its teardown, in its order: join the threads
+    left (running threading's exit hooks first: concurrent.futures' executors) and run the atexit
+    callbacks (multiprocessing's, logging's, weakref.finalize's, coverage's). True when that left
+    nothing but this thread: the teardown of every imported module that would follow only frees
+    memory, and the command then leaves with os._exit, its streams flushed.
 
-    Then the command leaves with os._exit, its streams flushed: the shutdown's teardown of every
-    imported module (~270 on a small log) was ~9M instructions, 1.4 % of a small log's run
-    (callgrind, bench/README.md, session 10). Every output is committed (renamed into place) and
-    every file closed before `main` returns, so nothing is lost; when anything is registered,
-    the normal exit runs it.
+    The teardown was ~9M instructions on a small log (callgrind, bench/README.md, session 10) and
+    7-15 ms of a multi-rank job's wall after its last rank (its pool registers exit hooks, so the
+    job took the whole shutdown; bench/README.md, session 11, h22early). Every output is committed
+    (renamed into place) and every file closed before `main` returns, so nothing is lost. A daemon
+    thread still running after the join: the normal exit, as before (the callbacks are not run
+    twice: both steps are done once and forgotten). Another Python without these functions: the
+    documented way.
     """
     import atexit
     import threading
 
-    callbacks = getattr(atexit, "_ncallbacks", None)
-    hooks = getattr(threading, "_threading_atexits", None)
-    if callbacks is None or hooks is None:  # another Python: take the documented way
+    join = getattr(threading, "_shutdown", None)
+    callbacks = getattr(atexit, "_run_exitfuncs", None)
+    if join is None or callbacks is None:
         return False
-    return callbacks() == 0 and not hooks and threading.active_count() == 1
+    join()
+    callbacks()
+    return threading.active_count() == 1
