@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import require_shared
@@ -244,6 +248,51 @@ def test_overwrite_replaces_out_completely(existing_out: Path) -> None:
     simple = require_shared() / "inputs" / "simple.log"
     assert main(["--no-browser", str(simple), "-o", str(existing_out), "--overwrite"]) == 0
     assert not (existing_out / "notes.txt").exists()
+    assert sorted(p.name for p in existing_out.parent.iterdir()) == ["out"]
+
+
+def test_a_command_leaves_the_old_out_to_its_guard(existing_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a process that ends with its command, the commit does not remove the old OUT itself:
+    the run's guard does, once the run lets it go; the new OUT is complete at once, and nothing
+    of the old one is left a moment later."""
+    from tlscope import lifetime
+    from tlscope.write import outdir
+
+    removed: list[Path] = []
+    rmtree = outdir.shutil.rmtree
+
+    def noted(path: Path, **kwargs: Any) -> None:
+        removed.append(Path(path))
+        rmtree(path, **kwargs)
+
+    monkeypatch.setattr(lifetime, "_ENDS_WITH_COMMAND", [True])
+    monkeypatch.setattr(outdir.shutil, "rmtree", noted)
+    simple = require_shared() / "inputs" / "simple.log"
+    assert main(["--no-browser", str(simple), "-o", str(existing_out), "--overwrite"]) == 0
+    assert [p for p in removed if p.parent == existing_out.parent] == []  # not by this process
+    assert not (existing_out / "notes.txt").exists()
+    assert (existing_out / "manifest.json").is_file()
+    deadline = time.monotonic() + 10
+    while len(list(existing_out.parent.iterdir())) > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(p.name for p in existing_out.parent.iterdir()) == ["out"]
+
+
+def test_the_console_command_replaces_out_and_the_old_one_goes(existing_out: Path) -> None:
+    """The console script (which ends with its command) over an existing OUT: the new OUT when it
+    exits, the old one removed by the guard right after, nothing else left."""
+    simple = require_shared() / "inputs" / "simple.log"
+    done = subprocess.run(
+        [sys.executable, "-m", "tlscope", str(simple), "-o", str(existing_out), "--overwrite", "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (existing_out / "notes.txt").exists() and (existing_out / "manifest.json").is_file()
+    deadline = time.monotonic() + 10
+    while len(list(existing_out.parent.iterdir())) > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert sorted(p.name for p in existing_out.parent.iterdir()) == ["out"]
 
 

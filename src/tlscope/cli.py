@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from tlscope.commands import ACTIONS, COMMANDS, DEFAULT, ERROR_STATUS, load
 from tlscope.format.errors import TlscopeError, os_error_text
-from tlscope.lifetime import Terminated, exit_status, stop_requested, terminate_raises
+from tlscope.lifetime import Terminated, ends_with_command, exit_status, stop_requested, terminate_raises
 from tlscope.terminal import visible_output
 
 
@@ -87,6 +87,7 @@ def console_main() -> NoReturn:
     module skipped. Neither in `main`, which tests and library users call in a process that goes on.
     """
     gc.set_threshold(GC_THRESHOLD)
+    ends_with_command()  # an old OUT is left to the run's guard to remove: lifetime.ends_with_command
     status = main()
     gc.freeze()
     try:

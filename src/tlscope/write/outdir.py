@@ -8,7 +8,10 @@ a run that fails or is interrupted leaves OUT exactly as it was, and nothing els
 * a SIGKILL cannot be caught, so a tiny guard process (`sh`, in its own session) waits for
   this process to end however it ends and removes the temporary folder if it is still there;
 * the swap itself is one atomic exchange of the two folders on Linux (renameat2), so even a
-  SIGKILL leaves either the old OUT or the new one; signals are held while it runs.
+  SIGKILL leaves either the old OUT or the new one; signals are held while it runs;
+* the old OUT, swapped into the temporary folder's place, is removed before the commit returns,
+  or, in a process that ends with its command (the console script), by the guard once the run
+  lets it go (`tlscope.lifetime.ends_with_command`): the command does not wait for it.
 
 Every path goes through `OutputDir.path`, which refuses anything that would land outside the
 folder: log-derived names (artifact names, `has_payload`) are untrusted. Every OS error of OUT
@@ -28,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from tlscope.format.errors import OutputError, os_error_text
-from tlscope.lifetime import CleanupGuard, signals_deferred, start_guard, stop_guard
+from tlscope.lifetime import CleanupGuard, leave_to_guard, signals_deferred, start_guard, stop_guard
 
 
 class UnsafePath(ValueError):
@@ -192,7 +195,11 @@ class OutputDir:
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; OUT should be like any made folder
         with signals_deferred():
             old = self._swap(tmp)
-        if old is not None:  # still covered by the guard, which removes `tmp` if this dies now
+        if old is None:
+            return
+        # `tmp` (the old OUT after an exchange) is still covered by the guard, which removes it
+        # if this process dies now, or, once `stop_guard` lets it go, when the command ends.
+        if not (old == tmp and self._guard is not None and leave_to_guard()):
             shutil.rmtree(old, ignore_errors=True)
 
     def _swap(self, tmp: Path) -> Path | None:
