@@ -19,17 +19,21 @@ Each job is built once (kept in --work) by `corpus/scale.py SOURCE --ranks N` fr
 - with `--dask N`: a real `dask scheduler` and two `dask worker` processes (one thread each,
   DASK_DISTRIBUTED__WORKER__DAEMON=False) on this machine, tlscope `--scheduler`.
 
-    python bench/ranks.py --dask-ab 256 --rounds 2 [--work DIR]
+    python bench/ranks.py --dask-ab 256 --rounds 2 [--work DIR] [--base REV]
 
 alternates local and Dask runs of one job (a fresh cluster for each Dask run), printing for each
-the wall and CPU per rank: local, the parent and its workers; Dask, the parent, the scheduler and
-the workers (their first rank imports tlscope: counted), with the load average before it. Dask
+the wall and CPU per rank: local, the parent and its workers (`parent_cpu_s`, `workers_cpu_s`);
+Dask, the parent (`parent_cpu_s`: the client's thread in it), the scheduler and the workers (their
+first rank imports tlscope: counted), with the load average before it. Dask
 runs twice a round: `dask` with distributed's default settings, and `dask-noprofile` with the
 workers' statistical profiler off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False, the setting
 docs/MULTIRANK.md recommends for workers dedicated to tlscope). Each Dask row also splits the
 workers' CPU by thread (`threads`: /proc/PID/task/TID/stat, named by the worker's own
 threading.enumerate()): the task threads parse, `MainThread` is the worker's event loop (and
-its profiler's sampling, when on), and the nannies' CPU apart.
+its profiler's sampling, when on), and the nannies' CPU apart. With `--base REV`, the Dask runs
+are this checkout's (`dask`) and REV's (`dask-base`, its src/ extracted as bench/ab.py does, the
+parent and the workers importing it), both with distributed's defaults, beside the local run,
+the order rotating round by round. Every tree runs with its .pyc files compiled.
 
 Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
 --work/ranks.json.
@@ -79,12 +83,14 @@ _PEAK = (
     "        import resource\n"
     "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
 )
-#: Runs tlscope in-process and prints the parent's own peak RSS (KiB) last, on stderr.
+#: Runs tlscope in-process and prints the parent's own CPU seconds (all its threads: a Dask
+#: client's too; not its workers') and peak RSS (KiB) last, on stderr.
 DRIVER = (
-    "import sys\n"
+    "import os, sys\n"
     + _PEAK
     + "from tlscope.cli import main\n"
     "code = main(sys.argv[1:])\n"
+    "print('SELFCPU', os.times().user + os.times().system, file=sys.stderr)\n"
     "print('MAXRSS', peak_kib(), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -122,15 +128,17 @@ def stored_bytes(folder: Path) -> int:
     return sum(seen.values())
 
 
-def run_tlscope(logs: Path, out: Path, extra: list[str]) -> dict[str, Any]:
+def run_tlscope(logs: Path, out: Path, extra: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     argv = [*NICE, sys.executable, "-c", DRIVER, str(logs), "-o", str(out), "--overwrite", "--no-browser", *extra]
     start, cpu0 = time.perf_counter(), os.times()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     wall, cpu1 = time.perf_counter() - start, os.times()
     if done.returncode != 0:
         raise SystemExit(f"tlscope failed: {done.stderr[-2000:]}")
     rss = int(done.stderr.rsplit("MAXRSS", 1)[1].split()[0])
-    return {"wall_s": wall, "cpu_s": (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system), "parent_rss_mb": rss / 1024}
+    parent_cpu = float(done.stderr.rsplit("SELFCPU", 1)[1].split()[0])
+    cpu = (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system)
+    return {"wall_s": wall, "cpu_s": cpu, "parent_cpu_s": parent_cpu, "parent_rss_mb": rss / 1024}
 
 
 def run_tlparse(logs: Path, out: Path) -> tuple[float, float]:
@@ -331,15 +339,20 @@ def _own_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
     return total
 
 
-def with_dask(logs: Path, out: Path, workers: int = 2, settings: dict[str, str] | None = None) -> dict[str, Any]:
+def with_dask(
+    logs: Path, out: Path, workers: int = 2, settings: dict[str, str] | None = None, src: Path | None = None
+) -> dict[str, Any]:
     """tlscope --scheduler on a fresh cluster (a `dask scheduler`, `workers` single-thread workers on
     loopback, `settings` in their environment): its wall, the parent's CPU and RSS, and
     `cluster_cpu_s`, the scheduler's and workers' CPU during the run (the workers import tlscope
-    on their first rank: counted), `scheduler_cpu_s`, `nanny_cpu_s` and the workers' `threads`."""
+    on their first rank: counted), `scheduler_cpu_s`, `nanny_cpu_s` and the workers' `threads`.
+    With `src`, the parent and the workers import tlscope from that tree (PYTHONPATH)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     bindir = Path(sys.executable).parent
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(settings or {})}
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     procs = [subprocess.Popen([*NICE, str(bindir / "dask"), "scheduler", "--port", str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         time.sleep(3)
@@ -348,7 +361,7 @@ def with_dask(logs: Path, out: Path, workers: int = 2, settings: dict[str, str] 
         time.sleep(6)
         threads = _ThreadSplit(address)
         before, scheduler_before, nannies_before = cluster_cpu(procs), cluster_cpu(procs[:1]), _own_cpu(procs[1:])
-        row = run_tlscope(logs, out, ["--scheduler", address])
+        row = run_tlscope(logs, out, ["--scheduler", address], env)
         row["cluster_cpu_s"] = cluster_cpu(procs) - before
         row["scheduler_cpu_s"] = cluster_cpu(procs[:1]) - scheduler_before
         row["nanny_cpu_s"] = _own_cpu(procs[1:]) - nannies_before
@@ -361,24 +374,46 @@ def with_dask(logs: Path, out: Path, workers: int = 2, settings: dict[str, str] 
             p.wait(timeout=30)
 
 
-def dask_ab(work: Path, ranks: int, rounds: int) -> None:
+def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> None:
     """Local (-j cores) and Dask (a fresh cluster each time, each of DASK_MODES) alternating on one
     job: per rank wall, and CPU per rank (local: the parent and its workers; Dask: the parent,
-    scheduler and workers, and the workers' CPU by thread)."""
+    scheduler and workers, and the workers' CPU by thread). With `base`, the Dask runs are this
+    tree's (`dask`) and `base`'s (`dask-base`, its src/ extracted), distributed's defaults both,
+    the modes' order rotating round by round. Every tree runs with its .pyc files compiled."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import harness  # bench/ is a directory of scripts, not a package
+    from ab import extract
+
     logs = job_logs(work, ranks)
-    for i in range(rounds):
-        for mode in ("local", *DASK_MODES):
-            load = os.getloadavg()[0]
-            out = work / f"ab_{mode}_{ranks}"
-            if mode == "local":
-                row = run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)])
-            else:
-                row = with_dask(logs, out, settings=DASK_MODES[mode])
-                row["cpu_s"] += row["cluster_cpu_s"]
-            row.update(mode=mode, round=i + 1, ranks=ranks, load=load, wall_ms_per_rank=1000 * row["wall_s"] / ranks)
-            row["cpu_ms_per_rank"] = 1000 * row["cpu_s"] / ranks
-            shutil.rmtree(out, ignore_errors=True)
-            print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
+    scratch = Path(tempfile.mkdtemp(prefix="tlscope-dask-ab-"))
+    trees = {"new": REPO / "src"}
+    if base:
+        trees["base"] = extract(base, scratch / "base-tree")
+    for src in trees.values():
+        harness.compile_bytecode(src)
+    modes: dict[str, tuple[dict[str, str], Path]] = {name: (settings, trees["new"]) for name, settings in DASK_MODES.items()}
+    if base:
+        modes = {"dask-base": ({}, trees["base"]), "dask": ({}, trees["new"])}
+    order = ["local", *modes]
+    env = {**os.environ, "PYTHONPATH": str(trees["new"])}
+    try:
+        for i in range(rounds):
+            for mode in order[i % len(order) :] + order[: i % len(order)]:
+                load = os.getloadavg()[0]
+                out = work / f"ab_{mode}_{ranks}"
+                if mode == "local":
+                    row = run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)], env)
+                    row["workers_cpu_s"] = row["cpu_s"] - row["parent_cpu_s"]
+                else:
+                    settings, src = modes[mode]
+                    row = with_dask(logs, out, settings=settings, src=src)
+                    row["cpu_s"] += row["cluster_cpu_s"]
+                row.update(mode=mode, round=i + 1, ranks=ranks, load=load, wall_ms_per_rank=1000 * row["wall_s"] / ranks)
+                row["cpu_ms_per_rank"] = 1000 * row["cpu_s"] / ranks
+                shutil.rmtree(out, ignore_errors=True)
+                print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -392,11 +427,11 @@ def main(argv: list[str] | None = None) -> int:
         "--dask-ab", type=int, metavar="N", help="only: local and Dask alternating on the N-rank job (--rounds times)"
     )
     parser.add_argument("--rounds", type=int, default=0, help="interleaved rounds (see above); --dask-ab: 2 by default")
-    parser.add_argument("--base", help="with --rounds: this revision's tree too (e.g. main)")
+    parser.add_argument("--base", help="with --rounds or --dask-ab: this revision's tree too (e.g. main)")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.dask_ab:
-        dask_ab(args.work, args.dask_ab, args.rounds or 2)
+        dask_ab(args.work, args.dask_ab, args.rounds or 2, args.base)
         return 0
     if args.rounds:
         rounds_ab(args.work, args.ranks, args.tlparse, args.rounds, args.base)

@@ -310,7 +310,7 @@ def _dask(
     def submit(work: Sequence[tuple[RankLog, str]], idle: Callable[[], None]) -> Iterator[RankResult]:
         with distributed.Client(address) as client:
             # Biggest logs first, as locally; a bounded number in flight, taken as they finish.
-            queue = sorted(work, key=lambda w: -_size(w[0].path))
+            queue = sorted(((_size(log.path), log, folder) for log, folder in work), key=lambda w: -w[0])
             queue.reverse()  # popped from the end
             threads = sum(client.nthreads().values())
             window = max(_MIN_IN_FLIGHT, _IN_FLIGHT_PER_THREAD * threads)
@@ -319,7 +319,7 @@ def _dask(
 
             def hand_out() -> None:
                 while queue and running.count() < window:
-                    batch = [queue.pop() for _ in range(_ranks_per_task(len(queue), threads))]
+                    batch = _next_batch(queue, threads)
                     calls = [(log.path, log.rank, folder) for log, folder in batch]
                     key = f"tlscope-ranks-{batch[0][0].rank}+{len(batch)}"  # a rank is in one batch
                     future = client.submit(parse_rank_batch, calls, options, sinks, landing, key=key)
@@ -345,18 +345,31 @@ def _dask(
 #: worker's next task queued while it runs one.
 _IN_FLIGHT_PER_THREAD = 2
 _MIN_IN_FLIGHT = 8
-#: Ranks a Dask task parses at most. distributed spends ~14 ms of CPU a task on its own (client,
-#: scheduler, the worker's event loop: bench/README.md, session 10, h22dask), a fifth of a small
-#: rank's parse; a task of a few ranks pays it once for them.
-_MAX_RANKS_PER_TASK = 4
-#: ... while at least this many tasks a thread are left to hand out, so the job's tail (the
-#: smallest logs, handed out last) goes one rank a task and the threads finish together.
-_TASKS_LEFT_PER_THREAD = 4
+#: A Dask task takes up to 1 / (_SHARES_PER_THREAD x the cluster's threads) of the log bytes not
+#: yet handed out (guided self-scheduling): distributed spends ~14 ms of CPU a task on its own
+#: (client, scheduler, the worker's event loop: bench/README.md, session 10, h22dask), a fifth
+#: of a small rank's parse, so a job's first tasks are big; they shrink with what is left, to one
+#: rank a task in the job's tail (the smallest logs, handed out last), so the threads finish
+#: together. 256 ranks of similar size on two threads: 23 tasks (77 at 4 ranks a task).
+_SHARES_PER_THREAD = 2
+#: Ranks a Dask task parses at most: a task's results come back together, so this bounds what a
+#: worker holds for the task and this process takes at once (and how far progress jumps).
+_MAX_RANKS_PER_TASK = 32
+#: One rank to parse: its log's size, the log, its folder.
+_Queued = tuple[int, RankLog, str]
 
 
-def _ranks_per_task(left: int, threads: int) -> int:
-    """How many of the `left` ranks (at least one is left) the next Dask task parses."""
-    return max(1, min(_MAX_RANKS_PER_TASK, left // (_TASKS_LEFT_PER_THREAD * max(threads, 1))))
+def _next_batch(queue: list[_Queued], threads: int) -> list[tuple[RankLog, str]]:
+    """The next Dask task's ranks, popped from the end of `queue` (not empty; biggest logs last):
+    the first, then each next while the task's bytes stay within its share of the bytes left."""
+    share = sum(size for size, _, _ in queue) // (_SHARES_PER_THREAD * max(threads, 1))
+    size, log, folder = queue.pop()
+    batch, taken = [(log, folder)], size
+    while queue and len(batch) < _MAX_RANKS_PER_TASK and taken + queue[-1][0] <= share:
+        size, log, folder = queue.pop()
+        batch.append((log, folder))
+        taken += size
+    return batch
 
 
 def parse_rank_batch(
