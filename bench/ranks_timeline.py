@@ -12,12 +12,14 @@ the job runs as it does without them. Then, per run: the fixed cost (the wall ti
 span where both workers parse: before the first rank starts, the tail where one worker idles,
 after the last rank ends), the parent's CPU, the workers' CPU, and the critical path in CPU time
 (the parent's CPU before it hands out the first rank + the busiest worker's CPU + the parent's
-CPU after the last result: the wall on two idle cores, steadier than the wall on a shared machine).
+CPU after the last result: the wall on two idle cores, steadier than the wall on a shared machine),
+and the mean CPU of a worker's first rank against its later ranks.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -183,6 +185,7 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
     # before the first rank and after the last result, the job's critical path in CPU time, the
     # wall it would take on two idle cores (the load-independent figure of the wall).
     worker_cpu = [max(float(r[4]) for r in rows if r[1] == w and len(r) > 4) for w in workers]  # type: ignore[arg-type]
+    first_cpu, later_cpu = _rank_cpu(rows, workers)
     figures = {
         "wall_ms": (float(rows[-1][0]) - t0) * 1000,  # type: ignore[arg-type]
         "before_first_rank_ms": (min(starts) - t0) * 1000,
@@ -194,10 +197,29 @@ def show(rows: list[list[object]], verbose: bool = True) -> dict[str, float]:
         "parent_cpu_before_first_rank_ms": handed * 1000,
         "parent_cpu_after_last_result_ms": (max(after) - min(after)) * 1000 if after else float("nan"),
         "workers_cpu_ms": sum(worker_cpu) * 1000,
-        "critical_path_cpu_ms": (handed + max(worker_cpu)) * 1000 + ((max(after) - min(after)) * 1000 if after else 0.0),
+        "critical_path_cpu_ms": (handed + max(worker_cpu)) * 1000
+        + ((max(after) - min(after)) * 1000 if after else 0.0),
+        "first_rank_cpu_ms": first_cpu,
+        "later_rank_cpu_ms": later_cpu,
     }
     print(json.dumps({k: round(v, 1 if k.endswith("ms") else 3) for k, v in figures.items()}))
     return figures
+
+
+def _rank_cpu(rows: list[list[object]], workers: list[int]) -> tuple[float, float]:
+    """The mean CPU (process time) of a worker's first rank and of its later ranks, in ms: what
+    a rank costs a worker that has parsed nothing yet (its warm-ups, and the job's shared files
+    made by whichever rank meets them first) against one that has."""
+    first: list[float] = []
+    later: list[float] = []
+    for w in workers:
+        kinds = ("rank start", "rank end")
+        marks = [(str(r[2]), float(r[4])) for r in rows if r[1] == w and len(r) > 4 and r[2] in kinds]  # type: ignore[arg-type]
+        spans = [end - start for (a, start), (b, end) in itertools.pairwise(marks) if (a, b) == kinds]
+        first += spans[:1]
+        later += spans[1:]
+    mean = statistics.fmean
+    return (mean(first) * 1000 if first else float("nan")), (mean(later) * 1000 if later else float("nan"))
 
 
 def main(argv: list[str] | None = None) -> int:
