@@ -25,9 +25,10 @@ alternates local and Dask runs of one job (a fresh cluster for each Dask run), p
 the wall and CPU per rank: local, the parent and its workers (`parent_cpu_s`, `workers_cpu_s`);
 Dask, the parent (`parent_cpu_s`: the client's thread in it), the scheduler and the workers (their
 first rank imports tlscope: counted), with the load average before it. Dask
-runs twice a round: `dask` with distributed's default settings, and `dask-noprofile` with the
+runs three times a round: `dask` with distributed's default settings, and `dask-noprofile` with the
 workers' statistical profiler off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False, the setting
-docs/MULTIRANK.md recommends for workers dedicated to tlscope). Each Dask row also splits the
+docs/MULTIRANK.md recommends for workers dedicated to tlscope), and `dask-lean` with the
+cluster's standing monitors made rare as well (DASK_MODES). Each Dask row also splits the
 workers' CPU by thread (`threads`: /proc/PID/task/TID/stat, named by the worker's own
 threading.enumerate()): the task threads parse, `MainThread` is the worker's event loop (and
 its profiler's sampling, when on), and the nannies' CPU apart. With `--base REV`, the Dask runs
@@ -265,6 +266,16 @@ def cluster_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
 DASK_MODES: dict[str, dict[str, str]] = {
     "dask": {},
     "dask-noprofile": {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"},
+    # The cluster's standing costs made rare (a cluster's settings, not tlscope's: what is left of
+    # Dask's extra CPU once its per-task cost is paid ~20 times a job): no profiler, the event
+    # loops' health check every 1 s (20 ms), the system monitor every 2 s (500 ms), the worker's
+    # and nanny's memory monitor every 1 s (100 ms).
+    "dask-lean": {
+        "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+        "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+        "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s",
+        "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
+    },
 }
 
 
