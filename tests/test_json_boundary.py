@@ -62,6 +62,26 @@ def test_numbers_beyond_double_range_are_refused(text: bytes) -> None:
         decode(text)
 
 
+@pytest.mark.parametrize("decoys", [0, 3, 40])
+@pytest.mark.parametrize("offset", range(31))
+def test_a_long_integer_among_digit_dense_text_is_found_at_any_offset(offset: int, decoys: int) -> None:
+    # Decoy strings of 300 digits (text, never a number) make the sampled search check places
+    # before the integer's: a few (each one looked at), or more than it looks at one at a time.
+    strings = ['"' + "7" * 300 + '"'] * decoys
+    head = " " * offset
+    assert len(decode(head + "[" + ", ".join([*strings, "1" + "0" * 308]) + "]")) == decoys + 1  # 1e308
+    for number in ("2" + "0" * 308, "-" + "9" * 400):  # 2e308: 309 digits, beyond a double
+        with pytest.raises(JsonError, match="out of range"):
+            decode(head + "[" + ", ".join([*strings, number, *strings]) + "]")
+
+
+def test_a_wide_list_of_leaves_beside_a_deep_one_is_still_refused() -> None:
+    wide = ["[x]" * 50] * 1000  # brackets in text: counted, then the walk skips the strings
+    assert len(decode(json.dumps([wide, json.loads(nested_list(126))]))) == 2
+    with pytest.raises(JsonError, match="nested deeper"):
+        decode(json.dumps([wide, json.loads(nested_list(127))]))
+
+
 @pytest.mark.parametrize(
     "text, value",
     [
