@@ -136,3 +136,59 @@ def test_raw_jsonl_held_in_memory_is_the_file_written_through_out(
     assert memory["raw.jsonl"] == files["raw.jsonl"] and len(memory["raw.jsonl"]) > 100_000
     assert memory.keys() == files.keys()
     assert not [name for name in memory if name.startswith("raw.jsonl.")]
+
+
+def _second_rank_faults(keep: bool, tmp: Path) -> int:
+    """Minor page faults of a worker's second rank (rank 1 of ranks_same_4 after rank 0, in a fresh
+    interpreter, as a rank worker parses them); `keep`: after lifetime.keep_heap, as
+    ranks._rank_worker starts a worker."""
+    import subprocess
+    import sys
+
+    logs = sorted(str(p) for p in JOB.glob("*.log*"))
+    code = (
+        "import resource, sys\n"
+        "from tlscope import lifetime\n"
+        "from tlscope.pipeline import ranks\n"
+        "from tlscope.write.report.assembly import report_sinks\n"
+        "from tlscope.write.run_options import ParseOptions\n"
+        f"if {keep}: lifetime.keep_heap()\n"
+        "logs, job = sys.argv[1:3], sys.argv[3]\n"
+        "ranks.parse_rank(logs[0], 0, job + '/rank_0', ParseOptions(), report_sinks)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+        "ranks.parse_rank(logs[1], 1, job + '/rank_1', ParseOptions(), report_sinks)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)\n"
+    )
+    job = tmp / f"job_{keep}"
+    job.mkdir()
+    argv = [sys.executable, "-c", code, *logs[:2], str(job)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+    return int(done.stdout)
+
+
+def test_a_rank_worker_keeps_its_heap_between_ranks(tmp_path: Path) -> None:
+    """glibc maps big blocks afresh and gives the heap's free top back, so a worker's every rank
+    faulted fresh pages in (~1,000 a rank of the 8-rank bench job); a rank worker keeps its heap
+    (ranks._rank_worker -> lifetime.keep_heap) and its later ranks reuse those pages."""
+    import platform
+    import sys
+
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt's thresholds are glibc's")
+    plain, kept = _second_rank_faults(False, tmp_path), _second_rank_faults(True, tmp_path)
+    assert kept < plain / 2, (plain, kept)
+
+
+def test_the_job_s_workers_keep_their_heap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each forked rank worker calls keep_heap as it starts (ranks._rank_worker), not the parent."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers are forked on Linux only (they inherit the patch)")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setattr(ranks, "keep_heap", lambda: (marks / str(os.getpid())).touch())
+    ranks.run_multi_rank(JOB, tmp_path / "out", ParseOptions(), jobs=2, echo=str)
+    pids = {int(p.name) for p in marks.iterdir()}
+    assert len(pids) == 2 and os.getpid() not in pids

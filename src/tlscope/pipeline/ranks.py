@@ -31,7 +31,7 @@ from tlscope.analyse.ranks.parity import load_entities
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format import layout
 from tlscope.format.errors import InputError, OutputError, StrictFailure, os_error_text
-from tlscope.lifetime import prepare_workers, worker_init
+from tlscope.lifetime import keep_heap, prepare_workers, worker_init
 from tlscope.pipeline.rank_store import RankSummaries
 from tlscope.pipeline.rankfacts import RankFacts
 from tlscope.pipeline.single import refuse_out_holding, run
@@ -156,7 +156,7 @@ def _local(
         workers = min(jobs, len(work))
         before = set(multiprocessing.active_children())
         executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
+            max_workers=workers, mp_context=context, initializer=_rank_worker, initargs=(os.getpid(),)
         )
         with _stopped_on_failure(executor, before):
             # Biggest logs first, so the last parse to start is a small one and no worker is
@@ -239,6 +239,13 @@ def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None =
             worker.join()
         raise
     executor.shutdown(wait=True)
+
+
+def _rank_worker(parent: int) -> None:
+    """A rank worker's first step: `worker_init` (signals, dying with `parent`), then its C heap
+    kept between its ranks (`keep_heap`: each rank re-faulted ~4 MB of pages otherwise)."""
+    worker_init(parent)
+    keep_heap()
 
 
 def _before_fork(preload: Callable[[], None] | None) -> None:
