@@ -301,7 +301,9 @@ class LogReader:
             )
         key = self._event_key(number, envelope)
         rank, foreign = self._rank(number, envelope, prefix.process)
-        strings = self.string_tables.setdefault(prefix.process, {})
+        strings = self.string_tables.get(prefix.process)
+        if strings is None:
+            strings = self.string_tables[prefix.process] = {}
         event = self._typed(number, key, envelope.get(key)) if key else None
         if isinstance(event, StringEntry):
             if 0 <= event.index <= MAX_STRING_INDEX:
@@ -355,12 +357,22 @@ class LogReader:
             # An empty payload is still one lone-tab line, so no lines at all means missing.
             return None
         payload = pieces[0] if len(pieces) == 1 else b"\n".join(pieces)
-        if not _is_utf8(payload):
+        if not payload.isascii() and not _is_utf8(payload):  # most payloads are ASCII: no call
             self._problem(ProblemKind.INVALID_UTF8, number, "payload is not valid UTF-8")
         return payload
 
     def _event_key(self, number: int, envelope: dict[str, Any]) -> str:
+        # A log's envelopes have a few shapes (a chromium event's six keys, in one order): the
+        # one known event key of each shape met is remembered, and the rest is the general case.
+        shape = tuple(envelope)
+        known = _ONE_KEY.get(shape)
+        if known is not None:
+            return known
         keys = [k for k in envelope if k not in CONTEXT_KEYS]
+        if len(keys) == 1 and keys[0] in _KNOWN_KEYS:
+            if len(_ONE_KEY) >= _MEMO_MAX:
+                _ONE_KEY.clear()
+            _ONE_KEY[shape] = _KNOWN_KEYS[keys[0]]
         if not keys:
             self._problem(ProblemKind.NO_EVENT_KEY, number, "envelope has no event key")
             return ""
@@ -398,6 +410,9 @@ class LogReader:
         value = envelope.get("rank")
         if value is None:
             rank = self.process_ranks.get(process, self.rank)
+        elif value == self.rank and type(value) is int:  # the log's own rank, checked when first met
+            self.process_ranks.setdefault(process, value)
+            return value, False
         elif (checked := valid_rank(value)) is not None:
             rank = checked
             self.process_ranks.setdefault(process, rank)
@@ -439,6 +454,8 @@ _TWO_DIGITS = {b"%02d" % n: n for n in range(100)}
 #: log could name a new one on every line), cleared when full.
 _MEMO_MAX = 4096
 _NUMBERS: dict[bytes, int] = {}
+#: An envelope's keys, in order, to its one event key (known keys only; `_event_key`): bounded.
+_ONE_KEY: dict[tuple[str, ...], str] = {}
 _PATHS: dict[bytes, tuple[str, bool]] = {}
 
 
