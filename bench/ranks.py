@@ -34,7 +34,9 @@ threading.enumerate()): the task threads parse, `MainThread` is the worker's eve
 its profiler's sampling, when on), and the nannies' CPU apart. With `--base REV`, the Dask runs
 are this checkout's (`dask`) and REV's (`dask-base`, its src/ extracted as bench/ab.py does, the
 parent and the workers importing it), both with distributed's defaults, beside the local run,
-the order rotating round by round. Every tree runs with its .pyc files compiled.
+the order rotating round by round. Every tree runs with its .pyc files compiled. Outputs go
+where TMPDIR says (put it on a tmpfs: an ext4 root's system CPU varied 1.8-8.4 s run to run
+for the same 256-rank job's output, session 11).
 
 Runs are `nice -n 10` (the machine is shared). Results: a markdown table on stdout, JSON in
 --work/ranks.json.
@@ -411,7 +413,9 @@ def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> Non
         for i in range(rounds):
             for mode in order[i % len(order) :] + order[: i % len(order)]:
                 load = os.getloadavg()[0]
-                out = work / f"ab_{mode}_{ranks}"
+                # Outputs where TMPDIR says, as --rounds' (session 11: on this machine's ext4 root the
+                # same 256-rank local job took 1.8-8.4 s of system CPU run to run, 1.0 s on tmpfs).
+                out = scratch / f"ab_{mode}_{ranks}"
                 if mode == "local":
                     row = run_tlscope(logs, out, ["-j", str(os.cpu_count() or 1)], env)
                     row["workers_cpu_s"] = row["cpu_s"] - row["parent_cpu_s"]
