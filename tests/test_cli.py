@@ -236,15 +236,22 @@ def test_console_main_exits_with_mains_status_objects_frozen() -> None:
     assert (done.returncode, done.stdout.split()) == (3, ["ran", "frozen", "True"]), done.stderr
 
 
+#: Snippet lines making os._exit write its argument to stdout first: the run left by os._exit,
+#: skipping the interpreter's teardown (tlscope.cli._shutdown_done).
+_EXIT_WRITES = (
+    "import os, sys; real = os._exit\n"
+    "os._exit = lambda status: (sys.stdout.write({!r}), sys.stdout.flush(), real(status))\n"
+)
+
+
 def test_console_main_skips_an_idle_shutdown_with_its_output_flushed() -> None:
     # Nothing registered at exit: the command leaves by os._exit, and what main printed without a
     # newline (still buffered) on stdout and stderr comes out all the same, with main's status.
     code = (
         "import sys; import tlscope.cli as cli\n"
         "cli.main = lambda argv=None: print('out', end='') or print('err', end='', file=sys.stderr) or 3\n"
-        "import os; real = os._exit\n"
-        "os._exit = lambda status: (sys.stdout.write(' idle'), sys.stdout.flush(), real(status))\n"
-        "cli.console_main()"
+        + _EXIT_WRITES.format(" idle")
+        + "cli.console_main()"
     )
     done = _python(code)
     assert (done.returncode, done.stdout, done.stderr) == (3, "out idle", "err")
@@ -257,9 +264,8 @@ def test_console_main_waits_for_a_thread_left() -> None:
         "import os, sys, threading, time; import tlscope.cli as cli\n"
         "def late(): time.sleep(0.2); print('late')\n"
         "cli.main = lambda argv=None: threading.Thread(target=late).start() or 0\n"
-        "real = os._exit\n"
-        "os._exit = lambda status: (sys.stdout.write('fast'), sys.stdout.flush(), real(status))\n"
-        "cli.console_main()"
+        + _EXIT_WRITES.format("fast")
+        + "cli.console_main()"
     )
     done = _python(code)
     assert (done.returncode, done.stdout) == (0, "late\nfast"), done.stderr
@@ -275,10 +281,7 @@ def test_console_main_runs_the_exit_hooks_then_skips_the_teardown() -> None:
         "    threading._register_atexit(print, 'hook')\n"
         "    atexit.register(print, 'atexit', end='')\n"
         "    return 4\n"
-        "cli.main = main\n"
-        "real = os._exit\n"
-        "os._exit = lambda status: (sys.stdout.write(' fast'), sys.stdout.flush(), real(status))\n"
-        "cli.console_main()"
+        "cli.main = main\n" + _EXIT_WRITES.format(" fast") + "cli.console_main()"
     )
     done = _python(code)
     assert (done.returncode, done.stdout) == (4, "hook\natexit fast"), done.stderr
