@@ -28,7 +28,8 @@ first rank imports tlscope: counted), with the load average before it. Dask
 runs three times a round: `dask` with distributed's default settings, and `dask-noprofile` with the
 workers' statistical profiler off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False, the setting
 docs/MULTIRANK.md recommends for workers dedicated to tlscope), and `dask-lean` with the
-cluster's standing monitors made rare as well (DASK_MODES). Each Dask row also splits the
+cluster's standing monitors made rare as well (DASK_MODES), and `dask-lean-heap`: dask-lean
+with the workers' C heap kept between ranks (DASK_HEAP_YAML). Each Dask row also splits the
 workers' CPU by thread (`threads`: /proc/PID/task/TID/stat, named by the worker's own
 threading.enumerate()): the task threads parse, `MainThread` is the worker's event loop (and
 its profiler's sampling, when on), and the nannies' CPU apart. With `--base REV`, the Dask runs
@@ -279,6 +280,17 @@ DASK_MODES: dict[str, dict[str, str]] = {
         "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
     },
 }
+#: `dask-lean-heap`: dask-lean, and the workers' C heap kept between tasks as a local rank worker
+#: keeps it (lifetime.keep_heap): the nanny starts its worker with MALLOC_TRIM_THRESHOLD_=65536 by
+#: default (distributed.nanny.pre-spawn-environ), returning the heap's free top after every rank.
+#: Upper-case keys cannot come through DASK_ environment variables (dask lower-cases them), so
+#: this is a config file in DASK_CONFIG's folder, written by dask_ab.
+DASK_HEAP_YAML = """distributed:
+  nanny:
+    pre-spawn-environ:
+      MALLOC_TRIM_THRESHOLD_: 8388608
+      MALLOC_MMAP_THRESHOLD_: 8388608
+"""
 
 
 def _thread_names() -> dict[int, str]:
@@ -405,6 +417,10 @@ def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> Non
     for src in trees.values():
         harness.compile_bytecode(src)
     modes: dict[str, tuple[dict[str, str], Path]] = {name: (settings, trees["new"]) for name, settings in DASK_MODES.items()}
+    config = scratch / "dask-config"
+    config.mkdir()
+    (config / "tlscope-heap.yaml").write_text(DASK_HEAP_YAML, encoding="utf-8")
+    modes["dask-lean-heap"] = ({**DASK_MODES["dask-lean"], "DASK_CONFIG": str(config)}, trees["new"])
     if base:
         modes = {"dask-base": ({}, trees["base"]), "dask": ({}, trees["new"])}
     order = ["local", *modes]
