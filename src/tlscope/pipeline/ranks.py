@@ -330,8 +330,8 @@ def _dask(
                     calls = [(log.path, log.rank, folder) for log, folder in batch]
                     key = f"tlscope-ranks-{batch[0][0].rank}+{len(batch)}"  # a rank is in one batch
                     future = client.submit(parse_rank_batch, calls, options, sinks, landing, key=key)
-                    future.add_done_callback(_told(done, [log.rank for log, _ in batch]))
                     batches[key] = [log.rank for log, _ in batch]
+                    future.add_done_callback(_told(done, batches[key]))
                     running.add(future)
 
             hand_out()
