@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import heapq
 import re
-from typing import TypeVar
 
 from tlscope.format.logsize import BigPayload, LogSize, SettingSize, SizeStats
 from tlscope.format.raw import NO_EVENT_KEY
+from tlscope.model.compile_id import CompileId
 from tlscope.model.events import Artifact
 from tlscope.model.record import Record
 
 BIGGEST = 20
-K = TypeVar("K", str, tuple[str, str | None, str])
 ALWAYS = "TORCH_TRACE (always written while tracing)"
 
 #: What makes PyTorch write each kind of event (event key or artifact name), first match wins.
@@ -72,22 +71,39 @@ class LogSizeFold:
         #: module and kind tables are sums of these, made at the end. A log has a few dozen such
         #: groups, and one total per record is a quarter of the four a record once updated.
         self._groups: dict[tuple[str, str | None, str], SizeStats] = {}
-        self.by_compile_id: dict[str, SizeStats] = {}
+        #: Running totals per compile id as the record has it (None: malformed).
+        self._by_id: dict[CompileId | None, SizeStats] = {}
         self._heap: list[tuple[int, int, BigPayload]] = []
 
     def feed(self, record: Record) -> None:
         payload = len(record.payload) if record.payload is not None else 0
         key = record.key or NO_EVENT_KEY
         event = record.event
-        artifact = (event.name or "(unnamed artifact)") if isinstance(event, Artifact) else None
-        cid = "unknown" if record.compile_id is None else record.compile_id.normalised().display
-        _add(self._groups, (key, artifact, record.prefix.pathname), record, payload)
-        _add(self.by_compile_id, cid, record, payload)
+        artifact = (event.name or "(unnamed artifact)") if type(event) is Artifact else None  # no subclass
+        size, lines = record.size, record.lines
+        # Once per record: the two totals updated inline, the compile id's kept by id (its
+        # display, which `result` groups them by, is looked up once per id, not once per record).
+        group = (key, artifact, record.prefix.pathname)
+        stats = self._groups.get(group)
+        if stats is None:
+            stats = self._groups[group] = SizeStats()
+        stats.bytes += size
+        stats.lines += lines
+        stats.events += 1
+        stats.payload_bytes += payload
+        cid = record.compile_id
+        stats = self._by_id.get(cid)
+        if stats is None:
+            stats = self._by_id[cid] = SizeStats()
+        stats.bytes += size
+        stats.lines += lines
+        stats.events += 1
+        stats.payload_bytes += payload
         if payload and (len(self._heap) < BIGGEST or payload > self._heap[0][0]):
             kind = key if artifact is None else artifact
             big = BigPayload(
                 kind=kind,
-                compile_id=cid,
+                compile_id=_display(cid),
                 bytes=payload,
                 log_line=record.line,
                 payload_filename=None
@@ -100,6 +116,15 @@ class LogSizeFold:
                 heapq.heappush(self._heap, item)
             else:
                 heapq.heapreplace(self._heap, item)
+
+    @property
+    def by_compile_id(self) -> dict[str, SizeStats]:
+        """Totals per compile id's display (`unknown` for a malformed one), in the order of their
+        first record: ids of one display (a runtime event's attempt left out, and attempt 0) summed."""
+        found: dict[str, SizeStats] = {}
+        for cid, stats in self._by_id.items():
+            _merge(found, _display(cid), stats)
+        return found
 
     def _tables(self) -> tuple[dict[str, SizeStats], ...]:
         """(by event key, by artifact, by module, by kind), summed from the groups in the order
@@ -160,14 +185,8 @@ def _settings(by_kind: dict[str, SizeStats]) -> list[SettingSize]:
     return sorted(found.values(), key=lambda s: -s.bytes)
 
 
-def _add(table: dict[K, SizeStats], key: K, record: Record, payload: int) -> None:
-    stats = table.get(key)
-    if stats is None:
-        stats = table[key] = SizeStats()
-    stats.bytes += record.size
-    stats.lines += record.lines
-    stats.events += 1
-    stats.payload_bytes += payload
+def _display(cid: CompileId | None) -> str:
+    return "unknown" if cid is None else cid.normalised().display
 
 
 def _merge(table: dict[str, SizeStats], key: str, stats: SizeStats) -> None:

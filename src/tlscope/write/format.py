@@ -49,6 +49,8 @@ _RAW_PART = "raw.jsonl.part"
 _RAW_BODY = "raw.jsonl.body"
 #: Bytes copied by the kernel at a time (`_append_file`).
 _COPY_CHUNK = 1 << 30
+#: chromium_events.json's bytes kept before they are written (`ChromiumWriter`).
+_CHROMIUM_FLUSH = 1 << 16
 
 
 class PayloadTally:
@@ -156,20 +158,37 @@ class ChromiumWriter:
 
     def __init__(self, out: OutputDir) -> None:
         self._file: IO[bytes] = out.path("chromium_events.json").open("wb")
-        self._file.write(b"[")
         self._lines: IO[bytes] = out.path("chromium_log_lines.json").open("wb")
-        self._lines.write(b"[")
+        #: Both files' bytes not yet written: an event is encoded straight into them (no bytes
+        #: object of its own, no write call each), written every _CHROMIUM_FLUSH bytes.
+        self._events = bytearray(b"[")
+        self._numbers = bytearray(b"[")
         self.count = 0
 
     def add(self, event: Any, log_line: int) -> None:
-        self._file.write((b"\n" if self.count == 0 else b",\n") + _ENCODER.encode(event))
-        self._lines.write(b"%d" % log_line if self.count == 0 else b",%d" % log_line)
+        events = self._events
+        if self.count:
+            events += b",\n"
+            self._numbers += b",%d" % log_line
+        else:
+            events += b"\n"
+            self._numbers += b"%d" % log_line
+        _ENCODER.encode_into(event, events, -1)
         self.count += 1
+        if len(events) >= _CHROMIUM_FLUSH:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._file.write(self._events)
+        self._events.clear()
+        self._lines.write(self._numbers)
+        self._numbers.clear()
 
     def close(self) -> None:
-        self._file.write(b"\n]\n" if self.count else b"]\n")
+        self._events += b"\n]\n" if self.count else b"]\n"
+        self._numbers += b"]\n"
+        self._flush()
         self._file.close()
-        self._lines.write(b"]\n")
         self._lines.close()
 
 
@@ -230,6 +249,7 @@ class FormatFacts:
             payload_filename = self.payloads.put(record.payload_md5, record.payload)
             if fresh and self.graphs is not None:  # a payload seen again is not read again
                 self.graphs.add(record.payload_md5, record.payload, record.line)
+            self._payload_put(record)
         conflicts = [k for k in RAW_ADDED_FIELDS if k in record.envelope]
         if conflicts:
             self.problems.add(
@@ -243,18 +263,21 @@ class FormatFacts:
         return self.raw_events + 1  # line 1 is the string table
 
     def _count(self, record: Record) -> None:
-        size = len(record.payload) if record.payload is not None else 0
+        payload = record.payload
+        size = len(payload) if payload is not None else 0
         _bump(self.events, record.key, size)
-        if isinstance(record.event, Artifact) and record.event.name is not None:
-            _bump(self.artifacts, record.event.name, size)
-            if record.event.name == "torch_version" and self.torch_version is None:
-                self.torch_version = _torch_version(record.payload)
-        elif isinstance(record.event, CompilationMetrics) and self.torch_version is None:
-            self.torch_version = record.event.pytorch_version
+        event = record.event
+        if type(event) is Artifact and event.name is not None:  # Artifact has no subclass
+            _bump(self.artifacts, event.name, size)
+            if event.name == "torch_version" and self.torch_version is None:
+                self.torch_version = _torch_version(payload)
+        elif self.torch_version is None and isinstance(event, CompilationMetrics):
+            self.torch_version = event.pytorch_version
         if record.rank is not None:
             self.ranks.add(record.rank)
-        self.processes.add(record.prefix.process)
-        self.last_month = record.prefix.month
+        prefix = record.prefix
+        self.processes.add(prefix.process)
+        self.last_month = prefix.month
         if record.key == "str":
             return
         if record.compile_id is None:
@@ -263,13 +286,15 @@ class FormatFacts:
         # Runtime events carry no attempt; like tlparse's folders (and the report), they belong to
         # attempt 0. Unnormalised, `[0/1]` would be listed twice, as -_0_1_- and -_0_1_0.
         cid = record.compile_id.normalised()
-        moment = _moment(record.prefix)
+        moment = _moment(prefix)
         stats = self.compile_ids.get(cid)
         if stats is None:
             stats = self.compile_ids[cid] = _CompileIdStats(cid, moment)
         stats.events += 1
-        stats.first = min(stats.first, moment)
-        stats.last = max(stats.last, moment)
+        if moment < stats.first:  # first <= last: at most one of the two moves
+            stats.first = moment
+        elif moment > stats.last:
+            stats.last = moment
 
     def _chromium(self, record: Record) -> None:
         decoded = chromium_of(record)  # decoded once, by the reader; the compile fold reads it too
@@ -279,7 +304,7 @@ class FormatFacts:
         event = decoded.value
         self._chromium_event(event, record)
         self.chromium_events += 1
-        if isinstance(event, dict):
+        if not self.clock.fitted and isinstance(event, dict):  # fitted once, by the first good one
             ts = event.get("ts")
             if isinstance(ts, (int, float)) and not isinstance(ts, bool):
                 self.clock.observe(record.prefix, ts / 1e6)
@@ -289,6 +314,9 @@ class FormatFacts:
 
     def _raw_line(self, record: Record, payload_filename: str | None) -> None:
         """A record's raw.jsonl line: nothing to write for the facts alone."""
+
+    def _payload_put(self, record: Record) -> None:
+        """A record's payload was put (and written, for the writer): nothing more for the facts."""
 
     # -- end of pass ---------------------------------------------------------------------------
 
@@ -347,10 +375,8 @@ class FormatWriter(FormatFacts):
         self._stamps: _Stamps | None = None
         self.provenance = ProvenanceStore(payloads.path)
 
-    def feed(self, record: Record) -> int | None:
-        line = super().feed(record)
+    def _payload_put(self, record: Record) -> None:
         self.provenance.feed(record)  # after its payload was written: read back at the end
-        return line
 
     def _chromium_event(self, event: Any, record: Record) -> None:
         self.chromium.add(event, record.line)

@@ -86,7 +86,8 @@ class _Block:
         self.durations = array("q")
         self.labels = array("I")
         self.cids = array("I")
-        #: (name, category) -> local label; display compile id -> local index + 1 (0: none).
+        #: (name, category) -> local label; chromium's compile id text (`0/1`) -> local index + 1
+        #: (0: none): its display form (`[0/1]`) is made once per block, not once per event.
         self.label_of: dict[tuple[str, str], int] = {}
         self.cid_of: dict[str, int] = {}
         self.label_globals: list[int] = []
@@ -99,13 +100,14 @@ class _Block:
             self.label_globals.append(tables.label(name, cat))
         return local
 
-    def compile_id(self, display: str | None, tables: _Tables) -> int:
-        if display is None:
+    def compile_id(self, text: str | None, tables: _Tables) -> int:
+        """The local index + 1 of chromium's `args.compile_id` text (`0/1`; 0: none, or `None`)."""
+        if text is None or text == "None":
             return 0
-        local = self.cid_of.get(display)
+        local = self.cid_of.get(text)
         if local is None:
-            self.cid_globals.append(tables.compile_id(display))
-            local = self.cid_of[display] = len(self.cid_globals)
+            self.cid_globals.append(tables.compile_id(f"[{text}]"))  # the display form `[0/1]`
+            local = self.cid_of[text] = len(self.cid_globals)
         return local
 
     def encode(self, final: bool) -> tuple[bytes, dict[int, tuple[int, int]]]:
@@ -163,7 +165,7 @@ class _Blocks:
 
     def __init__(self, path: Path, block_events: int = tl.BLOCK_EVENTS) -> None:
         self._file: IO[bytes] = path.open("w+b")
-        self._block_events = min(block_events, tl.MAX_BLOCK_EVENTS)
+        self.block_events = min(block_events, tl.MAX_BLOCK_EVENTS)
         self._file.write(bytes(tl.HEADER.size))
         self.block: _Block | None = None
         #: The number of the block in memory (each flush starts the next).
@@ -171,16 +173,6 @@ class _Blocks:
         #: Where the next block will be written (the file's end).
         self._at = tl.HEADER.size
         self.events = 0
-
-    def full(self, rank: int, start: int) -> bool:
-        """Whether an event of `rank` at `start` needs a new block."""
-        block = self.block
-        return (
-            block is None
-            or rank != block.rank
-            or len(block.kinds) >= self._block_events
-            or abs(start - block.last) > tl.MAX_DELTA
-        )
 
     def flush(self, final: bool = False) -> dict[int, tuple[int, int]]:
         """Write the block in memory; the file offsets of its pending spans' kind and duration."""
@@ -239,12 +231,20 @@ class TimelineWriter:
         return self._blocks.events
 
     def add(self, event: Any, rank: int | None) -> None:
-        start = _start(event)
+        # Once per chromium event (three quarters of a rank's records): the common case (a dict, a
+        # number `ts`, text name, category and `args.compile_id`) read inline, each key once.
+        ts = event.get("ts") if type(event) is dict else None
+        start = math.floor(ts) if (type(ts) is float or type(ts) is int) and abs(ts) < _MAX_TS else _start(event)
         if start is None:
             self.skipped += 1
             return
         r = tl.NO_RANK if rank is None or not 0 <= rank < tl.NO_RANK else rank
-        thread = (r, _key(event.get("pid")), _key(event.get("tid")))
+        pid, tid = event.get("pid"), event.get("tid")
+        thread = (
+            r,
+            pid if type(pid) is str else str(pid) if type(pid) is int else _key(pid),
+            tid if type(tid) is str else str(tid) if type(tid) is int else _key(tid),
+        )
         stack = self._open.get(thread)
         ph = event.get("ph")
         if ph == "E" and stack:
@@ -253,23 +253,41 @@ class TimelineWriter:
                 del self._open[thread]
             self._close(begin, start)
             return
-        if self._blocks.full(r, start):
+        blocks = self._blocks
+        block = blocks.block
+        if (  # a new block: the first, another rank's, a full one, or too far from the last start
+            block is None
+            or r != block.rank
+            or len(block.kinds) >= blocks.block_events
+            or abs(start - block.last) > tl.MAX_DELTA
+        ):
             self._new_block(r, start)
-        block = self._blocks.block
-        assert block is not None
-        depth = min(len(stack) if stack else 0, tl.MAX_DEPTH)
-        kind, duration = _kind(ph, event)
+            block = blocks.block
+            assert block is not None
+        depth = min(len(stack), tl.MAX_DEPTH) if stack else 0
         if ph == "B":
-            duration = _PENDING
-            self._open.setdefault(thread, []).append(_Open(self._blocks.number, len(block.kinds), start, depth))
+            kind, duration = tl.KIND_UNCLOSED, _PENDING  # until its E comes
+            self._open.setdefault(thread, []).append(_Open(blocks.number, len(block.kinds), start, depth))
+        elif ph == "E":
+            kind, duration = tl.KIND_UNOPENED, 0
+        else:
+            kind, duration = _kind(ph, event)
         block.kinds.append(kind)
         block.depths.append(depth)
         block.starts.append(start)
         block.durations.append(duration)
-        block.labels.append(block.label(_text(event.get("name")), _text(event.get("cat")), self._tables))
-        block.cids.append(block.compile_id(_display(event.get("args")), self._tables))
+        name, cat = event.get("name"), event.get("cat")
+        local = block.label_of.get((name, cat)) if type(name) is str and type(cat) is str else None
+        block.labels.append(local if local is not None else block.label(_text(name), _text(cat), self._tables))
+        args = event.get("args")
+        cid = args.get("compile_id") if type(args) is dict else None
+        if type(cid) is str:
+            local = block.cid_of.get(cid)
+            block.cids.append(local if local is not None else block.compile_id(cid, self._tables))
+        else:
+            block.cids.append(0)  # no compile id text (absent, null, not a string)
         block.last = start
-        self._blocks.events += 1
+        blocks.events += 1
 
     def _new_block(self, rank: int, start: int) -> None:
         number = self._blocks.number
@@ -326,12 +344,6 @@ def _text(value: Any) -> str:
 def _key(value: Any) -> str:
     """A pid or tid as a dict key whatever JSON it is (a hostile log may put an object there)."""
     return value if isinstance(value, str) else msgspec.json.encode(value).decode()
-
-
-def _display(args: Any) -> str | None:
-    """args.compile_id (`0/1`, chromium's text) in display form (`[0/1]`); None for `None`."""
-    cid = args.get("compile_id") if isinstance(args, dict) else None
-    return f"[{cid}]" if isinstance(cid, str) and cid != "None" else None
 
 
 # -- a job's file: the ranks' files merged -----------------------------------------------------

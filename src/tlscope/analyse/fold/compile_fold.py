@@ -21,7 +21,7 @@ from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, 
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
-from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key
+from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
@@ -42,6 +42,7 @@ from tlscope.model.events import (
     CompilationMetrics,
     CreateSymbol,
     DescribeSource,
+    DescribeStorage,
     DescribeTensor,
     DynamoStart,
 )
@@ -122,8 +123,16 @@ class CompileFold:
             acc = state.accs[cid] = CompileAcc(cid)
         acc.count(record, raw_line)
         event = record.event
+        # The event types are disjoint (CompilationMetrics' subclasses aside): the most common
+        # records (chromium events, then describe_*) are tested first.
         if record.key == "chromium_event":
             self._chromium(record)
+        elif type(event) is DescribeStorage:
+            return  # nothing of it is folded
+        elif isinstance(event, DescribeTensor):
+            acc.pending_tensors[(event.describer_id, event.id)] = self.shared.tensor(event)
+        elif isinstance(event, DescribeSource):
+            acc.describe_source(event.describer_id, event.id, self.shared.maybe_text(event.source))
         elif isinstance(event, Artifact):
             self._artifact(acc, record, event, raw_line)
         elif isinstance(event, CompilationMetrics):
@@ -133,10 +142,6 @@ class CompileFold:
                 acc.failure = failure_of(event.fail_type, event.fail_reason, None)
         elif isinstance(event, DynamoStart):
             self._dynamo_start(acc, record, event)
-        elif isinstance(event, DescribeTensor):
-            acc.pending_tensors[(event.describer_id, event.id)] = self.shared.tensor(event)
-        elif isinstance(event, DescribeSource):
-            acc.describe_source(event.describer_id, event.id, self.shared.maybe_text(event.source))
         elif isinstance(event, CreateSymbol):
             self._symbol(acc, event)
         else:
@@ -178,6 +183,13 @@ class CompileFold:
         decoded = chromium_of(record)  # the reader's decode, which the format writer reads too
         if decoded.error is not None:
             return  # the format writer counts it (bad_payload_json)
+        # Only the phases' spans are kept (two thirds of a rank's events are other spans): their
+        # name, read from the value first, spares the others the Struct, the compile id and the
+        # frame lookups. A name that is no text is no phase either (the Struct would refuse it).
+        value = decoded.value
+        name = value.get("name", "") if isinstance(value, dict) else None
+        if type(name) is not str or phase_name(name) is None:
+            return
         try:
             event = msgspec.convert(decoded.value, ChromiumSpan)
         except msgspec.ValidationError:

@@ -106,12 +106,18 @@ class LiveFrames:
         #: copy's, every one of them.
         self._peeked: dict[Frame, FrameState] = {}
         self._making = False
+        #: The most recently fed frame and its state (`_live`'s last): a run of records of one
+        #: frame finds it without moving it to the end of `_live` again.
+        self._last: tuple[Frame, FrameState] | None = None
         #: Frames given to the store since the start, and taken back (for tests and benchmarks).
         self.stored = 0
         self.taken_back = 0
 
     def state(self, frame: Frame) -> FrameState:
         """The frame's state, made the most recently fed (taken back from the store if there)."""
+        last = self._last
+        if last is not None and last[0] == frame:  # already the most recently fed: most records
+            return last[1]
         live = self._live
         found = live.pop(frame, None)
         if found is None:
@@ -125,6 +131,7 @@ class LiveFrames:
                 self.store.put(oldest, live.pop(oldest))
                 self.stored += 1
         live[frame] = found
+        self._last = (frame, found)
         return found
 
     def live_frames(self) -> list[Frame]:
@@ -147,6 +154,7 @@ class LiveFrames:
         later frame's `peek`), the stored ones read back one at a time (and left in the store)."""
         frames = sorted({*self._live, *self.store.frames()}, key=frame_order)
         self._making = True
+        self._last = None  # the live frames leave `_live` below
         for frame in frames:
             state = self._live.pop(frame, None)
             if state is not None:
