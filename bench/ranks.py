@@ -29,7 +29,8 @@ runs three times a round: `dask` with distributed's default settings, and `dask-
 workers' statistical profiler off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False, the setting
 docs/MULTIRANK.md recommends for workers dedicated to tlscope), and `dask-lean` with the
 cluster's standing monitors made rare as well (DASK_MODES), and `dask-lean-heap`: dask-lean
-with the workers' C heap kept between ranks (DASK_HEAP_YAML). Each Dask row also splits the
+with the workers' C heap kept between ranks (DASK_HEAP_YAML), and `dask-lean-heap-nonanny`: the
+same with workers started by `dask worker --no-nanny` (no nanny process and its monitor). Each Dask row also splits the
 workers' CPU by thread (`threads`: /proc/PID/task/TID/stat, named by the worker's own
 threading.enumerate()): the task threads parse, `MainThread` is the worker's event loop (and
 its profiler's sampling, when on), and the nannies' CPU apart. With `--base REV`, the Dask runs
@@ -293,6 +294,12 @@ DASK_HEAP_YAML = """distributed:
 """
 
 
+#: The same thresholds for a worker without a nanny (`dask worker --no-nanny`): its own environment.
+HEAP_ENV = {"MALLOC_TRIM_THRESHOLD_": "8388608", "MALLOC_MMAP_THRESHOLD_": "8388608"}
+#: --dask-ab's mode with dask-lean's settings, HEAP_ENV, and workers started with --no-nanny.
+NO_NANNY = "dask-lean-heap-nonanny"
+
+
 def _thread_names() -> dict[int, str]:
     """Run on each worker (Client.run): its threads' names by their kernel thread id."""
     import threading
@@ -365,13 +372,19 @@ def _own_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
 
 
 def with_dask(
-    logs: Path, out: Path, workers: int = 2, settings: dict[str, str] | None = None, src: Path | None = None
+    logs: Path,
+    out: Path,
+    workers: int = 2,
+    settings: dict[str, str] | None = None,
+    src: Path | None = None,
+    worker_args: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """tlscope --scheduler on a fresh cluster (a `dask scheduler`, `workers` single-thread workers on
     loopback, `settings` in their environment): its wall, the parent's CPU and RSS, and
     `cluster_cpu_s`, the scheduler's and workers' CPU during the run (the workers import tlscope
     on their first rank: counted), `scheduler_cpu_s`, `nanny_cpu_s` and the workers' `threads`.
-    With `src`, the parent and the workers import tlscope from that tree (PYTHONPATH)."""
+    With `src`, the parent and the workers import tlscope from that tree (PYTHONPATH); `worker_args`
+    are added to each `dask worker` command (e.g. --no-nanny)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     bindir = Path(sys.executable).parent
@@ -382,21 +395,31 @@ def with_dask(
     try:
         time.sleep(3)
         for _ in range(workers):
-            procs.append(subprocess.Popen([*NICE, str(bindir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(subprocess.Popen([*NICE, str(bindir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard", *worker_args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(6)
         threads = _ThreadSplit(address)
         before, scheduler_before, nannies_before = cluster_cpu(procs), cluster_cpu(procs[:1]), _own_cpu(procs[1:])
         row = run_tlscope(logs, out, ["--scheduler", address], env)
         row["cluster_cpu_s"] = cluster_cpu(procs) - before
         row["scheduler_cpu_s"] = cluster_cpu(procs[:1]) - scheduler_before
-        row["nanny_cpu_s"] = _own_cpu(procs[1:]) - nannies_before
+        # Without a nanny, procs[1:] are the workers themselves: no nanny's CPU to tell apart.
+        row["nanny_cpu_s"] = 0.0 if "--no-nanny" in worker_args else _own_cpu(procs[1:]) - nannies_before
         row["threads"] = threads.split()
         return row
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
+        _stop(procs[1:])  # the workers first: a worker without a nanny that loses its scheduler
+        _stop(procs[:1])  # while it closes waits to reconnect (a --no-nanny run once hung 30 s)
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
             p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> None:
@@ -421,6 +444,9 @@ def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> Non
     config.mkdir()
     (config / "tlscope-heap.yaml").write_text(DASK_HEAP_YAML, encoding="utf-8")
     modes["dask-lean-heap"] = ({**DASK_MODES["dask-lean"], "DASK_CONFIG": str(config)}, trees["new"])
+    # Without a nanny the worker is the `dask worker` process itself, so the heap's thresholds are
+    # plain environment variables (no pre-spawn-environ), and no nanny's monitor runs beside it.
+    modes[NO_NANNY] = ({**DASK_MODES["dask-lean"], **HEAP_ENV}, trees["new"])
     if base:
         modes = {"dask-base": ({}, trees["base"]), "dask": ({}, trees["new"])}
     order = ["local", *modes]
@@ -437,8 +463,13 @@ def dask_ab(work: Path, ranks: int, rounds: int, base: str | None = None) -> Non
                     row["workers_cpu_s"] = row["cpu_s"] - row["parent_cpu_s"]
                 else:
                     settings, src = modes[mode]
-                    row = with_dask(logs, out, settings=settings, src=src)
+                    extra = ("--no-nanny",) if mode == NO_NANNY else ()
+                    row = with_dask(logs, out, settings=settings, src=src, worker_args=extra)
                     row["cpu_s"] += row["cluster_cpu_s"]
+                    # The parse alone: the task threads' CPU, against a local job's workers'.
+                    row["task_cpu_ms_per_rank"] = 1000 * row["threads"].get("task threads", 0.0) / ranks
+                if mode == "local":
+                    row["task_cpu_ms_per_rank"] = 1000 * row["workers_cpu_s"] / ranks
                 row.update(mode=mode, round=i + 1, ranks=ranks, load=load, wall_ms_per_rank=1000 * row["wall_s"] / ranks)
                 row["cpu_ms_per_rank"] = 1000 * row["cpu_s"] / ranks
                 shutil.rmtree(out, ignore_errors=True)
