@@ -127,8 +127,11 @@ def test_payload_files_are_named_by_computed_md5_only(lines: list[bytes], tmp_pa
 def test_output_paths_that_could_escape_are_refused(rel: str, tmp_path: Path) -> None:
     with pytest.raises(UnsafePath):
         check_relative(rel)
-    with OutputDir(tmp_path / "out", overwrite=False) as out, pytest.raises(UnsafePath):
-        out.path(rel)
+    with OutputDir(tmp_path / "out", overwrite=False) as out:
+        with pytest.raises(UnsafePath):
+            out.path(rel)
+        with pytest.raises(UnsafePath):
+            out.path_text(rel)
 
 
 @settings(max_examples=300, deadline=None)
@@ -143,10 +146,15 @@ def test_out_path_follows_check_relative(pieces: list[str]) -> None:
         except UnsafePath:
             with pytest.raises(UnsafePath):
                 out.path(rel)
+            with pytest.raises(UnsafePath):
+                out.path_text(rel)
             return
         if not parts:
             return  # "." alone: the folder itself, never asked for as a file
+        first = out.path_text(rel)  # its folder not made yet: made here, as by `path`
         assert out.path(rel) == out.root.joinpath(*parts)
+        # path_text is path's text, before its folder was made and after (made as text then)
+        assert first == str(out.path(rel)) == out.path_text(rel)
 
 
 def test_out_path_makes_each_folder_however_it_was_spelt(tmp_path: Path) -> None:

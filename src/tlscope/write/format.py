@@ -43,14 +43,17 @@ from tlscope.write.provenance_store import ProvenanceStore
 from tlscope.write.timeline_writer import TimelineWriter
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
+#: The fields raw.jsonl adds to an envelope (a log's envelope holding one is left out).
+_ADDED = frozenset(RAW_ADDED_FIELDS)
 
 
 _RAW_PART = "raw.jsonl.part"
 _RAW_BODY = "raw.jsonl.body"
 #: Bytes copied by the kernel at a time (`_append_file`).
 _COPY_CHUNK = 1 << 30
-#: chromium_events.json's bytes kept before they are written (`ChromiumWriter`).
-_CHROMIUM_FLUSH = 1 << 16
+#: chromium_events.json's bytes kept before they are written (`ChromiumWriter`), and raw.jsonl's
+#: lines' (`FormatWriter._raw_line`).
+_CHROMIUM_FLUSH = _RAW_FLUSH = 1 << 16
 
 
 class PayloadTally:
@@ -114,6 +117,9 @@ class PayloadStore(PayloadTally):
         super().__init__()
         self._out = out
         self._shared = shared
+        #: The job's payloads/ as text: its files' names are made as text, a Path only for one
+        #: this process does not know yet (the job's payloads were mostly written by other ranks).
+        self._shared_text = f"{shared}/payloads/" if shared is not None else ""
         if shared is not None:
             (shared / "payloads").mkdir(exist_ok=True)  # the first rank's worker to start makes it
 
@@ -124,12 +130,15 @@ class PayloadStore(PayloadTally):
         return self._shared / "payloads" / f"{md5}.txt"
 
     def _write(self, md5: str, data: bytes) -> None:
-        path = self.path(md5)
         if self._shared is None:
-            path.write_bytes(data)
+            self.path(md5).write_bytes(data)
             return
-        known = str(path)
-        if known in _IN_JOB or path.exists():
+        known = f"{self._shared_text}{md5}.txt"  # str(self.path(md5))
+        if known in _IN_JOB:
+            _in_job(known)
+            return
+        path = Path(known)
+        if path.exists():
             _in_job(known)
             return
         part = part_path(path, md5)
@@ -236,9 +245,11 @@ class FormatFacts:
 
     def feed(self, record: Record) -> int | None:
         """Fold `record` (and write it, for the writer); the raw.jsonl line it got, if any."""
-        self._count(record)
         if record.key == "str":
+            self._count(record, 0)
             return None
+        moment = _moment(record.prefix)  # its compile id's times and its raw.jsonl line's
+        self._count(record, moment)
         if record.key == "chromium_event":
             self._chromium(record)
             return None
@@ -250,19 +261,20 @@ class FormatFacts:
             if fresh and self.graphs is not None:  # a payload seen again is not read again
                 self.graphs.add(record.payload_md5, record.payload, record.line)
             self._payload_put(record)
-        conflicts = [k for k in RAW_ADDED_FIELDS if k in record.envelope]
-        if conflicts:
+        if not _ADDED.isdisjoint(record.envelope):  # one C call in the common case, no list
+            conflicts = [k for k in RAW_ADDED_FIELDS if k in record.envelope]
             self.problems.add(
                 ProblemKind.KEY_CONFLICT,
                 record.line,
                 f"envelope already has {conflicts}; left out of raw.jsonl",
             )
             return None
-        self._raw_line(record, payload_filename)
+        self._raw_line(record, payload_filename, moment)
         self.raw_events += 1
         return self.raw_events + 1  # line 1 is the string table
 
-    def _count(self, record: Record) -> None:
+    def _count(self, record: Record, moment: int) -> None:
+        """Count `record` in manifest.json's figures; `moment` is its prefix's (`_moment`; 0 for a str)."""
         payload = record.payload
         size = len(payload) if payload is not None else 0
         _bump(self.events, record.key, size)
@@ -286,7 +298,6 @@ class FormatFacts:
         # Runtime events carry no attempt; like tlparse's folders (and the report), they belong to
         # attempt 0. Unnormalised, `[0/1]` would be listed twice, as -_0_1_- and -_0_1_0.
         cid = record.compile_id.normalised()
-        moment = _moment(prefix)
         stats = self.compile_ids.get(cid)
         if stats is None:
             stats = self.compile_ids[cid] = _CompileIdStats(cid, moment)
@@ -312,8 +323,8 @@ class FormatFacts:
     def _chromium_event(self, event: Any, record: Record) -> None:
         """A chromium event decoded: nothing to write for the facts alone."""
 
-    def _raw_line(self, record: Record, payload_filename: str | None) -> None:
-        """A record's raw.jsonl line: nothing to write for the facts alone."""
+    def _raw_line(self, record: Record, payload_filename: str | None, moment: int) -> None:
+        """A record's raw.jsonl line (`moment`: its prefix's time): nothing to write for the facts alone."""
 
     def _payload_put(self, record: Record) -> None:
         """A record's payload was put (and written, for the writer): nothing more for the facts."""
@@ -373,6 +384,8 @@ class FormatWriter(FormatFacts):
         self._raw: IO[bytes] = io.BytesIO() if held_raw else out.path(_RAW_PART).open("wb")
         self._body: IO[bytes] = io.BytesIO() if held_raw else out.path(_RAW_BODY).open("wb")
         self._stamps: _Stamps | None = None
+        #: `_body`'s lines not yet written.
+        self._lines = bytearray()
         self.provenance = ProvenanceStore(payloads.path)
 
     def _payload_put(self, record: Record) -> None:
@@ -382,7 +395,7 @@ class FormatWriter(FormatFacts):
         self.chromium.add(event, record.line)
         self.timeline.add(event, record.rank)
 
-    def _raw_line(self, record: Record, payload_filename: str | None) -> None:
+    def _raw_line(self, record: Record, payload_filename: str | None, moment: int) -> None:
         line = dict(record.envelope)
         p = record.prefix
         line["process"] = p.process
@@ -395,15 +408,27 @@ class FormatWriter(FormatFacts):
         if self._stamps is None and self.clock.fitted:  # fitted once, for good: every later
             self._stamps = _Stamps(self.clock)  # line's timestamp is known now
         if self._stamps is not None:
-            stamp = self._stamps.json(_moment(p))
-            self._body.write(b'{"timestamp":' + stamp + b"," + _ENCODER.encode(line)[1:] + b"\n")
+            # Into `_lines` (written every _RAW_FLUSH bytes): the timestamp, then the line's
+            # object encoded in place, its `{` made the comma after the timestamp.
+            pending = self._lines
+            pending += b'{"timestamp":'
+            pending += self._stamps.json(moment)
+            at = len(pending)
+            _ENCODER.encode_into(line, pending, at)
+            pending[at] = 0x2C  # ","
+            pending += b"\n"
+            if len(pending) >= _RAW_FLUSH:
+                self._body.write(pending)
+                pending.clear()
         else:  # the timestamp needs the fitted clock, maybe known only at the end: keep the time
-            self._raw.write(b"%016d\t" % _moment(p) + _ENCODER.encode(line) + b"\n")
+            self._raw.write(b"%016d\t" % moment + _ENCODER.encode(line) + b"\n")
 
     def finish(self, reader: LogReader) -> None:
         """Close the streams; write raw.jsonl with its string table first and real timestamps."""
         self.chromium.close()
         self.timeline.close()
+        self._body.write(self._lines)
+        self._lines.clear()
         if not self._held:
             self._raw.close()
             self._body.close()

@@ -200,6 +200,8 @@ class GraphStore(GraphTally):
         self._shared = shared
         self._payload_path = payload_path
         self._claims = shared / JOB_CLAIMS if shared is not None else None
+        #: The job's graphs/ as text (a graphs file's name is made per graph payload).
+        self._shared_graphs = f"{shared}/{layout.GRAPHS}/"
         if shared is not None and self._claims is not None:
             (shared / layout.GRAPHS).mkdir(exist_ok=True)
             self._claims.mkdir(exist_ok=True)
@@ -219,7 +221,7 @@ class GraphStore(GraphTally):
             return
         self._lines[md5] = line
         if self._shared is not None:
-            self._job_graph(md5, str(self._shared / layout.GRAPHS / f"{md5}.json"))
+            self._job_graph(md5, f"{self._shared_graphs}{md5}.json")
             return
         dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
         source = str(self._payload_path(md5))

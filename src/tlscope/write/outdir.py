@@ -154,6 +154,17 @@ class OutputDir:
             self._made.add(folder)
         return full
 
+    def path_text(self, rel: str) -> str:
+        """`str(self.path(rel))`, made as text when `rel` is plain (no empty or `.` part) and its
+        folder was made already: most files a run writes go into folders it made before."""
+        parts = rel.split("/")
+        if "" in parts or "." in parts or ".." in parts or "\x00" in rel or "\\" in rel:
+            return str(self.path(rel))  # checked, or normalised as pathlib does, there
+        full = f"{self.root}/{rel}"
+        if full.rpartition("/")[0] not in self._made:
+            return str(self.path(rel))  # its folder made and checked there
+        return full
+
     def __enter__(self) -> OutputDir:
         self.check()
         parent = self.real.parent

@@ -51,7 +51,7 @@ _Error = tuple[str, str]
 JOB_PAGES = ".pages"
 
 
-def link_or_copy(source: Path, dest: Path) -> None:
+def link_or_copy(source: str | Path, dest: str | Path) -> None:
     """Hard-link (cheap, same content) or copy when the file system refuses."""
     try:
         os.link(source, dest)
