@@ -655,6 +655,7 @@ def forget_rank_memos() -> None:
     format_module._IN_JOB.clear()
     compile_fold._SHAPES.clear()
     compile_fold._JSON_ERRORS.clear()
+    compile_fold._CACHE_FIELDS.clear()
     stacks._stack_box.cache_clear()
     parity._COUNTED.clear()
 

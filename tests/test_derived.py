@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
-from tlscope.analyse.fold.compile_fold import json_error
+from tlscope.analyse.fold.compile_fold import cache_fields, json_error
 from tlscope.write.report import pages
 from tlscope.write.report.derived import DerivedFiles
 from tlscope.write.report.highlight import render_code
@@ -50,6 +51,18 @@ def test_not_json_is_kept_as_it_was(tmp_path: Path) -> None:
     assert (tmp_path / "out.json").read_bytes() == b"0/0: not json"
     # The report's verdict for a stack-trace JSON's readable page, the compile fold's by MD5.
     assert json_error(b"0/0: not json", None) and json_error(b"[1]", None) == ""
+
+
+def test_cache_artifact_fields_are_read_once_per_payload() -> None:
+    # A job's ranks log the same cache artifacts: their key and reason are kept by the payload's MD5.
+    payload = b'{"key": "fabc", "cache_bypass_reason": "no", "reason": "later"}'
+    assert cache_fields(payload, None) == ("fabc", "no")
+    assert cache_fields(b'{"key": "fabc", "reason": "why"}', None) == ("fabc", "why")
+    assert cache_fields(b"not json", None) is None and cache_fields(b'{"key": 1}', None) is None
+    md5 = hashlib.md5(payload).hexdigest()
+    assert cache_fields(payload, md5) == ("fabc", "no")
+    assert cache_fields(b"", md5) == ("fabc", "no")  # known by its MD5: not decoded again
+    assert cache_fields(b"not json", "0" * 32) is None and cache_fields(b"{}", "0" * 32) is None  # a failure too
 
 
 def test_in_process_pages_are_reused_by_later_runs_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -272,12 +272,9 @@ class CompileFold:
 
     def _cache(self, record: Record, cache: str, outcome: str, ref: PayloadRef) -> CacheOutcome:
         found = CacheOutcome(cache=cache, outcome=outcome, event=ref)
-        try:
-            data = decode(record.payload or b"", _CACHE_DECODER)
-        except (JsonError, msgspec.ValidationError):
-            return found
-        found.key = data.key
-        found.reason = data.cache_bypass_reason or data.reason
+        fields = cache_fields(record.payload or b"", record.payload_md5)
+        if fields is not None:
+            found.key, found.reason = fields
         return found
 
     def _graph(self, record: Record, kind: str, raw_line: int | None) -> Graph:
@@ -336,6 +333,28 @@ def json_error(payload: bytes, md5: str | None) -> str:
         if md5 is not None:
             _remember(_JSON_ERRORS, md5, error)
     return error
+
+
+#: A cache artifact's (key, reason) by its payload's MD5, None when it is not the JSON object
+#: expected; kept for the process as _SHAPES: a job's ranks log the same cache artifacts (a cache
+#: miss's payload is ~50-70 KB of the key's components, every rank's decode and checks of it
+#: ~3 % of a rank's instructions).
+_CACHE_FIELDS: dict[str, tuple[str | None, str | None] | None] = {}
+
+
+def cache_fields(payload: bytes, md5: str | None) -> tuple[str | None, str | None] | None:
+    """A cache artifact payload's key and (bypass) reason; None when it is not such a JSON object."""
+    if md5 is not None and md5 in _CACHE_FIELDS:
+        return _CACHE_FIELDS[md5]
+    found: tuple[str | None, str | None] | None
+    try:
+        data = decode(payload, _CACHE_DECODER)
+        found = (data.key, data.cache_bypass_reason or data.reason)
+    except (JsonError, msgspec.ValidationError):
+        found = None
+    if md5 is not None:
+        _remember(_CACHE_FIELDS, md5, found)
+    return found
 
 
 def _remember(memo: dict[str, T], md5: str, value: T) -> None:
