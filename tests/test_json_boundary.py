@@ -20,6 +20,7 @@ import msgspec
 import pytest
 from helpers import REPO
 
+from tlscope.format import json_boundary
 from tlscope.format.json_boundary import MAX_DEPTH, JsonError, check, decode
 
 
@@ -73,6 +74,20 @@ def test_a_long_integer_among_digit_dense_text_is_found_at_any_offset(offset: in
     for number in ("2" + "0" * 308, "-" + "9" * 400):  # 2e308: 309 digits, beyond a double
         with pytest.raises(JsonError, match="out of range"):
             decode(head + "[" + ", ".join([*strings, number, *strings]) + "]")
+
+
+@pytest.mark.parametrize("pad", [0, 300, 20_000])
+@pytest.mark.parametrize("brackets", [1, 127, 128, 129, 5_000])
+def test_the_bracket_bound_is_the_count_at_every_size(pad: int, brackets: int) -> None:
+    # Long text has its brackets found one by one, short text has them counted: one bound.
+    half = brackets // 2
+    for text in (b" " * pad + b"[" * brackets, b"{" * half + b" " * pad + b"[" * (brackets - half)):
+        assert json_boundary._may_nest_deep(text) is (brackets > MAX_DEPTH)
+    padded = b" " * pad  # JSON allows any whitespace before a value
+    assert decode(padded + nested_list(min(brackets, MAX_DEPTH))) is not None
+    if brackets > MAX_DEPTH:
+        with pytest.raises(JsonError, match="nested deeper"):
+            decode(padded + nested_list(brackets))
 
 
 def test_a_wide_list_of_leaves_beside_a_deep_one_is_still_refused() -> None:

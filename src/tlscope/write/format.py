@@ -308,7 +308,8 @@ class FormatFacts:
             stats.last = moment
 
     def _chromium(self, record: Record) -> None:
-        decoded = chromium_of(record)  # decoded once, by the reader; the compile fold reads it too
+        # Decoded once, by the reader (`chromium_of`, inline); the compile fold reads it too.
+        decoded = record.chromium if record.chromium is not None else chromium_of(record)
         if decoded.error is not None:
             self.problems.add(ProblemKind.BAD_PAYLOAD_JSON, record.line, f"chromium_event payload: {decoded.error}")
             return

@@ -180,7 +180,8 @@ class CompileFold:
             acc.call_values.setdefault(want, (event.source, event.val))
 
     def _chromium(self, record: Record) -> None:
-        decoded = chromium_of(record)  # the reader's decode, which the format writer reads too
+        # The reader's decode (`chromium_of`, inline), which the format writer reads too.
+        decoded = record.chromium if record.chromium is not None else chromium_of(record)
         if decoded.error is not None:
             return  # the format writer counts it (bad_payload_json)
         # Only the phases' spans are kept (two thirds of a rank's events are other spans): their

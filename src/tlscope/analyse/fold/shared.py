@@ -45,15 +45,6 @@ class Shared:
 
     def tensor(self, event: DescribeTensor) -> DescribeTensor:
         """What a `describe_tensor` waiting for its source needs, shared with equal ones."""
-        slim = DescribeTensor(
-            dtype=event.dtype,
-            device=event.device,
-            size=event.size,
-            stride=event.stride,
-            requires_grad=event.requires_grad,
-            # Never None here: the tensor input's `marked_dynamic` is this very list.
-            dynamo_dynamic_indices=list(event.dynamo_dynamic_indices or ()),
-        )
         key = (
             "t",
             event.dtype,
@@ -62,5 +53,17 @@ class Shared:
             None if event.stride is None else tuple(event.stride),
             event.requires_grad,
             tuple(event.dynamo_dynamic_indices or ()),
+        )
+        found: DescribeTensor | None = self._values.get(key)
+        if found is not None:  # most: a recompile describes the same tensors again
+            return found
+        slim = DescribeTensor(
+            dtype=event.dtype,
+            device=event.device,
+            size=event.size,
+            stride=event.stride,
+            requires_grad=event.requires_grad,
+            # Never None here: the tensor input's `marked_dynamic` is this very list.
+            dynamo_dynamic_indices=list(event.dynamo_dynamic_indices or ()),
         )
         return self._one(key, slim)
