@@ -129,11 +129,18 @@ class PayloadStore(PayloadTally):
             return self._out.path(f"payloads/{md5}.txt")
         return self._shared / "payloads" / f"{md5}.txt"
 
+    def path_text(self, md5: str) -> str:
+        """`str(self.path(md5))`, without a Path when its folder is known (one per payload written)."""
+        if self._shared is None:
+            return self._out.path_text(f"payloads/{md5}.txt")
+        return f"{self._shared_text}{md5}.txt"
+
     def _write(self, md5: str, data: bytes) -> None:
         if self._shared is None:
-            self.path(md5).write_bytes(data)
+            with open(self.path_text(md5), "wb") as f:
+                f.write(data)
             return
-        known = f"{self._shared_text}{md5}.txt"  # str(self.path(md5))
+        known = self.path_text(md5)
         if known in _IN_JOB:
             _in_job(known)
             return
@@ -370,7 +377,7 @@ class FormatWriter(FormatFacts):
         held_raw: bool = False,
     ) -> None:
         payloads = PayloadStore(out, job_folder)
-        self._graphs = GraphStore(out, problems, job_folder, payloads.path, inline=inline_graphs)
+        self._graphs = GraphStore(out, problems, job_folder, payloads.path_text, inline=inline_graphs)
         super().__init__(problems, payloads, self._graphs)
         self.out = out
         self.chromium = ChromiumWriter(out)

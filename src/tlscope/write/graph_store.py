@@ -192,7 +192,7 @@ class GraphStore(GraphTally):
         out: OutputDir,
         problems: Problems,
         shared: Path | None,
-        payload_path: Callable[[str], Path],
+        payload_path: Callable[[str], str],
         inline: bool = False,
     ) -> None:
         super().__init__(problems)
@@ -223,8 +223,8 @@ class GraphStore(GraphTally):
         if self._shared is not None:
             self._job_graph(md5, f"{self._shared_graphs}{md5}.json")
             return
-        dest = str(self._out.path(f"{layout.GRAPHS}/{md5}.json"))
-        source = str(self._payload_path(md5))
+        dest = self._out.path_text(f"{layout.GRAPHS}/{md5}.json")
+        source = self._payload_path(md5)
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
@@ -243,7 +243,7 @@ class GraphStore(GraphTally):
         self._in_job.append((md5, dest, known))
 
     def _make(self, md5: str, dest: str) -> tuple[str | None, int]:
-        done = write_graph(md5, str(self._payload_path(md5)), dest, True)
+        done = write_graph(md5, self._payload_path(md5), dest, True)
         _remember(dest, done[1], done[2])
         return done[1], done[2]
 

@@ -67,15 +67,16 @@ class ReportSink:
         if record.key == "str" or record.foreign:
             return
         state = self.state
-        if self._read_keys.isdisjoint(record.envelope):  # no handler would run, and no stack
-            state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
-            return
         if record.key == _CHROMIUM and self._besides_chromium.isdisjoint(record.envelope):
             # A chromium event alone (three quarters of a rank's records in a job): what the
-            # dispatch below would do, without its Line and handler lookups.
+            # dispatch below would do, without its Line and handler lookups. Tested first: its
+            # envelope always holds a key below (its own), so the test below never passes it.
             state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
             if record.envelope.get(_CHROMIUM) is not None:
                 state.has_chromium_events = True
+            return
+        if self._read_keys.isdisjoint(record.envelope):  # no handler would run, and no stack
+            state.outputs.directory.touch(None if record.compile_id is None else record.compile_id.normalised())
             return
         line = Line(record)
         state.outputs.directory.touch(line.key)
