@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tlscope.analyse.tlparse.provenance_lines import _drop_leading_empty, python_kernel_lines
+from tlscope.analyse.tlparse.provenance_lines import _drop_leading_empty, node_lines, python_kernel_lines
 
 CODE = """
 
@@ -89,3 +89,15 @@ def test_kernel_lines_of_real_output_code() -> None:
     assert found["triton_poi_fused_add_0:1"] == [17]  # the line after the one naming the handle
     assert found["cpp_fused_mul_1:7"] == [18]  # the handle named nowhere: every line naming the kernel
     assert "missing_kernel" not in found and "two\nlines" not in found and found[""] == list(range(12, 21))
+
+
+def test_node_lines_skip_blank_and_comment_lines() -> None:
+    graph = "class GraphModule(torch.nn.Module):\n    def forward(self, x: f32[4]):\n\n        # note: y = 1\n   \n"
+    graph += "        add: f32[4] = x + 1\n        mul = add * 2;  \n        return (mul,)\n"
+    assert node_lines(graph) == {
+        "class GraphModule(torch.nn.Module)": 1,
+        "def forward(self, x": 2,
+        "add": 6,
+        "mul": 7,
+        "return (mul,)": 8,
+    }

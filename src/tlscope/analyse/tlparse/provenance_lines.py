@@ -37,7 +37,7 @@ def node_lines(text: str) -> dict[str, int]:
     result: dict[str, int] = {}
     for i, line in enumerate(rust_lines(text)):
         trimmed = line.strip()
-        if not _valid(trimmed, "#"):
+        if not trimmed or trimmed.startswith("#"):  # `_valid(trimmed, "#")`, without a call a line
             continue
         name = trimmed.split("=", 1)[0].split(":", 1)[0].strip()
         if name:
