@@ -166,3 +166,42 @@ def test_slot_waits_never_lose_a_slot() -> None:
         return got
 
     assert asyncio.run(scenario()) == [True, False, True, True, True]
+
+
+def test_first_requests_share_one_filesystem_and_its_slots() -> None:
+    """Requests that reach a store before its filesystem is made await the one being made: one
+    filesystem, one set of slots (each made its own, and the last set replaced the others while
+    their slots were held: a slot given back to the wrong set let a request in past the limit,
+    the max_in_flight of 3 of 2 the test above once saw in CI)."""
+    import asyncio
+
+    from tlscope.serve.config import StoreConfig
+    from tlscope.serve.stores import Store
+
+    store = Store("s", StoreConfig(url="http://127.0.0.1:9/traces/", max_concurrency=2))
+    made: list[object] = []
+
+    async def make() -> object:
+        await asyncio.sleep(0.01)  # as making an HTTP session awaits
+        made.append(object())
+        return made[-1]
+
+    store._make_fs = make  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[int, set[int]]:
+        inside, most, seen = 0, 0, set()
+
+        async def request() -> None:
+            nonlocal inside, most
+            async with store.slot() as fs:
+                seen.add(id(fs))
+                inside += 1
+                most = max(most, inside)
+                await asyncio.sleep(0.01)
+                inside -= 1
+
+        await asyncio.gather(*(request() for _ in range(6)))
+        return most, seen
+
+    most, seen = asyncio.run(scenario())
+    assert (most, len(made), seen) == (2, 1, {id(made[0])})

@@ -75,6 +75,8 @@ class Store:
         self.policy = AddressPolicy(config.allow_networks)
         self._fs: Any = None
         self._limit: asyncio.Semaphore | None = None
+        #: The filesystem being made, which every request arriving meanwhile awaits (`fs`).
+        self._making: asyncio.Future[Any] | None = None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "url": self.prefix, "kind": self.scheme}
@@ -103,9 +105,25 @@ class Store:
         return full if self.http else full.split("://", 1)[1]
 
     async def fs(self) -> Any:
+        """The store's filesystem, made by the first request; the requests that arrive while it is
+        made await that one, so the store has one filesystem (one HTTP session) and one set of
+        request slots. (Each made its own before, and the last one's slots replaced the others'
+        while theirs were held: a slot taken from one set and given back to the next let a third
+        request in past a max_concurrency of 2.)"""
         if self._fs is None:
-            self._fs = await self._make_fs()
-            self._limit = asyncio.Semaphore(self.config.max_concurrency)
+            if self._making is None:
+                self._limit = asyncio.Semaphore(self.config.max_concurrency)
+                self._making = asyncio.ensure_future(self._make_fs())
+            making = self._making
+            try:
+                # Shielded: a request cancelled while it waits (its client gone) does not cancel
+                # the making the others await.
+                fs = await asyncio.shield(making)
+            finally:
+                failed = making.done() and (making.cancelled() or making.exception() is not None)
+                if failed and self._making is making:
+                    self._making = None  # a later request tries again
+            self._fs = fs
         return self._fs
 
     async def _make_fs(self) -> Any:
@@ -186,6 +204,7 @@ class Store:
     async def close(self) -> None:
         """Close the HTTP sessions of the filesystem (at server shutdown)."""
         fs, self._fs = self._fs, None
+        self._making = None
         # The HTTP filesystem's aiohttp session; s3fs's aiobotocore client (its session has no close).
         for name in ("_session", "_s3"):
             client = getattr(fs, name, None)
@@ -203,14 +222,15 @@ class Store:
         that does not answer): slots held by slow transfers must not make the others hang.
         """
         fs = await self.fs()
-        assert self._limit is not None
-        if not await _acquire(self._limit, self.config.timeout):
+        limit = self._limit  # the slot is given back to the set it was taken from
+        assert limit is not None
+        if not await _acquire(limit, self.config.timeout):
             busy = f"all {self.config.max_concurrency} request slots stayed busy for {self.config.timeout:g} s"
             raise RemoteError(504, f"store {self.name}: {busy}")
         try:
             yield fs
         finally:
-            self._limit.release()
+            limit.release()
 
     async def _wait(self, what: Any) -> Any:
         """`what` awaited under the store's timeout, its failure as a RemoteError."""
