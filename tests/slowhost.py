@@ -3,7 +3,11 @@
 Run as its own process (a real remote store on loopback, 127.0.0.1, a free port printed on the
 first stdout line). It serves DIR under any first path segment (`/hold/single/raw.jsonl` and
 `/queue/single/raw.jsonl` are both `DIR/single/raw.jsonl`: one prefix per store under test) and
-counts the requests it is answering at once. While its gate is closed, a GET's status and
+counts the requests it is answering at once: a request is counted from its arrival until just
+before its answer's last bytes go out. (Counted until after them, a client that had its whole
+answer could free its slot and send the next request before this thread took the first one off
+the count: a store keeping its limit was seen with 3 in flight of 2, in a loaded CI run.) While
+its gate is closed, a GET's status and
 headers go out at once but its body drips, one byte every 0.2 s: the request stays in flight
 without ever idling long enough for a read timeout. Opening the gate sends the rest.
 
@@ -49,17 +53,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path.startswith("/_"):
             self.control()
             return
-        count(+1)
+        self.arrived()
         try:
             self.answer(body=True)
         finally:
-            count(-1)
+            self.answered()
 
     def do_HEAD(self) -> None:
-        count(+1)
+        self.arrived()
         try:
             self.answer(body=False)
         finally:
+            self.answered()
+
+    def arrived(self) -> None:
+        self.counted = True
+        count(+1)
+
+    def answered(self) -> None:
+        """Off the count, once: before the answer's last bytes (see the module's note), or after a failure."""
+        if getattr(self, "counted", False):
+            self.counted = False
             count(-1)
 
     def control(self) -> None:
@@ -84,6 +98,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("ETag", f'"{os.stat(path).st_mtime_ns:x}-{len(data):x}"')
+        if not body:
+            self.answered()  # the headers are the whole answer
         self.end_headers()
         if body:
             self.drip(data)
@@ -94,12 +110,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data[at : at + 1])
             self.wfile.flush()
             at += 1
+        self.answered()
         self.wfile.write(data[at:])
 
     def send(self, status: int, data: bytes, ctype: str) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
+        self.answered()
         self.end_headers()
         self.wfile.write(data)
 
