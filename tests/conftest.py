@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,14 @@ from helpers import (
     write_edge_timeline,
     write_packing_timeline,
 )
+
+# The tests that press Ctrl-C on a tlscope child (test_signals, test_messages, serve's and run's)
+# play a terminal's foreground job, whose SIGINT is never ignored. A suite started where it is
+# (a background job of a non-interactive shell, nohup) passes that ignore down to every child,
+# across exec, and tlscope rightly keeps it: those children then ran to the end (exit 0 for 130)
+# or served on. A handler here is reset to the default in each child on exec, as a terminal has it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
