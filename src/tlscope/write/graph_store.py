@@ -200,8 +200,8 @@ class GraphStore(GraphTally):
         self._shared = shared
         self._payload_path = payload_path
         self._claims = shared / JOB_CLAIMS if shared is not None else None
-        #: The job's graphs/ as text (a graphs file's name is made per graph payload).
-        self._shared_graphs = f"{shared}/{layout.GRAPHS}/"
+        #: The job's graphs/ as text (a graphs file's name is made per graph payload); unused alone.
+        self._shared_graphs = f"{shared}/{layout.GRAPHS}/" if shared is not None else ""
         if shared is not None and self._claims is not None:
             (shared / layout.GRAPHS).mkdir(exist_ok=True)
             self._claims.mkdir(exist_ok=True)
