@@ -12,7 +12,8 @@ headers go out at once but its body drips, one byte every 0.2 s: the request sta
 without ever idling long enough for a read timeout. Opening the gate sends the rest.
 
 Control (not under any store's prefix, so only the test reaches it):
-`/_close` and `/_open` (the gate), `/_stats` (JSON: `in_flight`, `max_in_flight`, `served`),
+`/_close` and `/_open` (the gate), `/_stats` (JSON: `in_flight`, `max_in_flight`, `served`, and
+`at_most`: the requests in flight when the maximum was last reached),
 `/_reset` (zero the maximum and the count of served requests).
 """
 
@@ -30,12 +31,24 @@ GATE = threading.Event()
 GATE.set()
 LOCK = threading.Lock()
 STATS = {"in_flight": 0, "max_in_flight": 0, "served": 0}
+AT_MOST: list[str] = []
 
 
-def count(delta: int) -> None:
+#: The requests in flight now, and those in flight when the maximum was last reached (`at_most`
+#: in /_stats: which requests a failed limit test saw at once).
+IN_FLIGHT: dict[int, str] = {}
+
+
+def count(delta: int, what: str = "") -> None:
     with LOCK:
+        if delta > 0:
+            IN_FLIGHT[threading.get_ident()] = what
+        else:
+            IN_FLIGHT.pop(threading.get_ident(), None)
         STATS["in_flight"] += delta
-        STATS["max_in_flight"] = max(STATS["max_in_flight"], STATS["in_flight"])
+        if STATS["in_flight"] > STATS["max_in_flight"]:
+            STATS["max_in_flight"] = STATS["in_flight"]
+            AT_MOST[:] = sorted(IN_FLIGHT.values())
         STATS["served"] += delta < 0
 
 
@@ -68,7 +81,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def arrived(self) -> None:
         self.counted = True
-        count(+1)
+        count(+1, f"{self.command} {self.path}")
 
     def answered(self) -> None:
         """Off the count, once: before the answer's last bytes (see the module's note), or after a failure."""
@@ -84,7 +97,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 GATE.clear()
             elif self.path == "/_reset":
                 STATS["max_in_flight"], STATS["served"] = STATS["in_flight"], 0
-            data = json.dumps(STATS).encode()
+                AT_MOST[:] = sorted(IN_FLIGHT.values())
+            data = json.dumps({**STATS, "at_most": AT_MOST}).encode()
         self.send(200, data, "application/json")
 
     def answer(self, body: bool) -> None:

@@ -67,8 +67,8 @@ def client(live: LiveServer, slowhost: str) -> Iterator[httpx.Client]:
     httpx.get(f"{slowhost}/_open")  # never leave a held request behind
 
 
-def host(slowhost: str, command: str) -> dict[str, int]:
-    stats: dict[str, int] = httpx.get(f"{slowhost}/_{command}").json()
+def host(slowhost: str, command: str) -> dict[str, Any]:
+    stats: dict[str, Any] = httpx.get(f"{slowhost}/_{command}").json()
     return stats
 
 
