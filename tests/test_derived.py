@@ -65,18 +65,21 @@ def test_cache_artifact_fields_are_read_once_per_payload() -> None:
     assert cache_fields(b"not json", "0" * 32) is None and cache_fields(b"{}", "0" * 32) is None  # a failure too
 
 
-def test_in_process_pages_are_reused_by_later_runs_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Multi-rank workers render in-process and parse several ranks: a page whose payload bytes
-    # were rendered before is copied, not rendered again; other bytes under the same name are not.
+def test_in_process_pages_are_reused_by_later_runs_by_payload_md5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Multi-rank workers render in-process and parse several ranks: a page whose payload (by its
+    # MD5, which names the payload file) was rendered before is copied, not rendered again, and
+    # the payload is not even read; another payload is rendered.
     from tlscope.write.report import derived as module
 
     monkeypatch.setattr(module, "_memo", module._PageMemo(1 << 20))
     rendered: list[str] = []
     real = module.JOBS["code"]
 
-    def counting(source: str, dest: str) -> None:
+    def counting(source: str, dest: str) -> bytes:
         rendered.append(source)
-        real(source, dest)
+        return real(source, dest)
 
     monkeypatch.setitem(module.JOBS, "code", counting)
     pages_by_run = []
@@ -85,10 +88,12 @@ def test_in_process_pages_are_reused_by_later_runs_by_content(tmp_path: Path, mo
         folder.mkdir()
         (folder / "code.txt").write_text(text)
         files = DerivedFiles(1)
-        files.submit("code", "same-name", folder / "code.txt", folder / "page.html")
+        files.submit("code", hashlib.md5(text.encode()).hexdigest(), folder / "code.txt", folder / "page.html")
         files.close()
+        if run == 0:
+            (folder / "code.txt").unlink()  # gone: the next run's page comes from memory
         pages_by_run.append((folder / "page.html").read_text())
-    assert len(rendered) == 2  # run 1 reused run 0's page
+    assert rendered == [str(tmp_path / "rank_0" / "code.txt"), str(tmp_path / "rank_2" / "code.txt")]
     assert pages_by_run[0] == pages_by_run[1] == render_code("def f():\n    return 1\n")
     assert pages_by_run[2] == render_code("x = 2\n")
 
@@ -100,8 +105,9 @@ def test_page_memo_stays_within_its_budget(tmp_path: Path) -> None:
     for i in range(20):
         source = tmp_path / f"{i}.txt"
         source.write_text(f"x = {i}\n" * 20)
-        memo.write("code", source, tmp_path / f"{i}.html")
+        memo.write("code", hashlib.md5(source.read_bytes()).hexdigest(), source, tmp_path / f"{i}.html")
         assert memo._size <= 40_000
+        assert (tmp_path / f"{i}.html").read_bytes() == memo.get("code", hashlib.md5(source.read_bytes()).hexdigest())
     assert 0 < len(memo._pages) < 20
 
 

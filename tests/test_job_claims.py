@@ -71,7 +71,7 @@ def test_files_another_rank_makes_meanwhile_are_taken_not_made(tmp_path: Path, m
         return real_write_graph(*args)
 
     def memo_write(*args: Any) -> None:
-        made_here.append(str(args[2]))
+        made_here.append(str(args[3]))
         real_memo_write(*args)
 
     monkeypatch.setattr(graph_store, "claim", other_rank)

@@ -16,7 +16,6 @@ GIL, and each submit waited out a GIL switch interval.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import time
@@ -35,8 +34,8 @@ if TYPE_CHECKING:  # multiprocessing is imported when a worker starts: small log
     from multiprocessing.process import BaseProcess
     from multiprocessing.queues import SimpleQueue
 
-#: What each kind of job runs: (payload file, page file) -> None.
-JOBS: dict[str, Callable[[str, str], None]] = {
+#: What each kind of job runs: (payload file, page file) -> the page's bytes, as written.
+JOBS: dict[str, Callable[[str, str], bytes]] = {
     "code": write_page,
     "json": write_json_artifact,
     "readable": write_readable_page,
@@ -87,9 +86,9 @@ class DerivedFiles:
         self._shared = shared
         if shared is not None and self._inline:
             shared.mkdir(exist_ok=True)  # for the claims (`claim`) of pages being made
-        #: Pages another rank of the job was making when this one needed them: (kind, payload
-        #: file, page, the job's page), linked or made at `close`.
-        self._later: list[tuple[str, str, str, str]] = []
+        #: Pages another rank of the job was making when this one needed them: (kind, payload MD5,
+        #: payload file, page, the job's page), linked or made at `close`.
+        self._later: list[tuple[str, str, str, str, str]] = []
 
     def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
         """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
@@ -104,12 +103,12 @@ class DerivedFiles:
             self._copies.append((str(made), str(dest)))
             return
         if made is not None and self._inline and not claim(made.parent, f".claim-{kind}-{md5}"):
-            self._later.append((kind, str(source), str(dest), str(made)))  # another rank makes it now
+            self._later.append((kind, md5, str(source), str(dest), str(made)))  # another rank makes it now
             return
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
-            _memo.write(kind, source, dest)
+            _memo.write(kind, md5, source, dest)
             if made is not None:  # offered at once: the rank that found it claimed takes it at its end
                 with contextlib.suppress(OSError):
                     os.link(dest, made)
@@ -126,11 +125,11 @@ class DerivedFiles:
         if errors:
             kind, message = errors[0]
             raise (PageWriteError if kind == "os" else RuntimeError)(f"writing a report page failed: {message}")
-        for kind, source, dest, made in self._later:  # before the copies: some are copies of these
+        for kind, md5, source, dest, made in self._later:  # before the copies: some are copies of these
             if os.path.exists(made):
                 link_or_copy(Path(made), Path(dest))
             else:  # its maker failed or is still at it: made here (the same bytes)
-                _memo.write(kind, Path(source), Path(dest))
+                _memo.write(kind, md5, Path(source), Path(dest))
         self._later = []
         for source, dest in self._copies:
             link_or_copy(Path(source), Path(dest))
@@ -143,7 +142,7 @@ class DerivedFiles:
         holds it (in-process rendering: a job's ranks), else its file (a page worker's, or a page
         another rank of the job made, or one too big to keep)."""
         made = self._made.get(str(dest))
-        kept = _memo.get(made[0], bytes.fromhex(made[1])) if made is not None else None
+        kept = _memo.get(*made) if made is not None else None
         return kept if kept is not None else dest.read_bytes()
 
     def _publish(self, shared: Path) -> None:
@@ -216,28 +215,30 @@ class _PageMemo:
     and the ranks of a job log the same code and artifacts (ranks_same_4: all 7 output-code
     payloads identical across its 4 ranks), so later ranks copy the page instead of rendering
     it again (8 ranks of ranks_same_4: 56 code and 88 JSON renders -> 7 and 32, ~15% of the
-    parse). Keyed by the MD5 of the payload bytes read here, not the caller's word for it, so a
-    page is never served for other content.
+    parse). Keyed by the payload's MD5, the reader's over the record's bytes, which names the
+    payload file too (`payloads/<md5>.txt`), as `DerivedFiles` and a job's shared pages are: the
+    payload is not read, nor hashed again, for a page kept (the big trace's in-process pages
+    read and hashed 16.7 MB for none: bench/README.md, session 13, h21pages).
     """
 
     def __init__(self, budget: int) -> None:
         self._budget = budget
         self._size = 0
-        self._pages: OrderedDict[tuple[str, bytes], bytes] = OrderedDict()
+        self._pages: OrderedDict[tuple[str, str], bytes] = OrderedDict()
 
-    def get(self, kind: str, md5: bytes) -> bytes | None:
-        """The page of kind `kind` rendered from the payload whose MD5 digest is `md5`, if kept."""
+    def get(self, kind: str, md5: str) -> bytes | None:
+        """The page of kind `kind` rendered from the payload whose MD5 (hex) is `md5`, if kept."""
         return self._pages.get((kind, md5))
 
-    def write(self, kind: str, source: Path, dest: Path) -> None:
-        key = (kind, hashlib.md5(source.read_bytes(), usedforsecurity=False).digest())
+    def write(self, kind: str, md5: str, source: Path, dest: Path) -> None:
+        """`dest`, the page of kind `kind` of payload file `source` (whose MD5, hex, is `md5`)."""
+        key = (kind, md5)
         page = self._pages.get(key)
         if page is not None:
             self._pages.move_to_end(key)
             dest.write_bytes(page)
             return
-        JOBS[kind](str(source), str(dest))
-        page = dest.read_bytes()
+        page = JOBS[kind](str(source), str(dest))
         if len(page) <= self._budget // 4:
             self._pages[key] = page
             self._size += len(page)

@@ -250,7 +250,9 @@ def render_code(code: str) -> str:
     return HEAD + body + tail()
 
 
-def write_page(source: str, dest: str) -> None:
-    """Worker entry: read a payload file, write its highlighted page."""
+def write_page(source: str, dest: str) -> bytes:
+    """Worker entry: read a payload file, write its highlighted page; returns the page's bytes."""
     code = Path(source).read_bytes().decode("utf-8", "replace")
-    Path(dest).write_text(render_code(code), encoding="utf-8")
+    page = render_code(code).encode("utf-8")
+    Path(dest).write_bytes(page)
+    return page

@@ -123,14 +123,19 @@ def readable_name(rel: str) -> str:
     return f"{parent}{slash}{split_name(last)[0]}_readable.html"
 
 
-def write_json_artifact(source: str, dest: str) -> None:
-    """Worker job: a json artifact's payload file, pretty-printed like serde_json."""
-    Path(dest).write_bytes(reformat_json(Path(source).read_bytes()))
+def write_json_artifact(source: str, dest: str) -> bytes:
+    """Worker job: a json artifact's payload file, pretty-printed like serde_json; returns its bytes."""
+    page = reformat_json(Path(source).read_bytes())
+    Path(dest).write_bytes(page)
+    return page
 
 
-def write_readable_page(source: str, dest: str) -> None:
-    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by json_error)."""
-    Path(dest).write_text(readable_stack_traces(jsonfmt.loads(Path(source).read_bytes())), encoding="utf-8")
+def write_readable_page(source: str, dest: str) -> bytes:
+    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by json_error);
+    returns its bytes."""
+    page = readable_stack_traces(jsonfmt.loads(Path(source).read_bytes())).encode("utf-8")
+    Path(dest).write_bytes(page)
+    return page
 
 
 def readable_stack_traces(value: Any) -> str:
