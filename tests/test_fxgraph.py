@@ -178,3 +178,45 @@ def test_the_line_reader_reads_what_the_ast_reader_reads() -> None:
             assert fast == parse_graph_ast(text)
             read += 1
     assert read >= 0.9 * len(texts), (read, len(texts))
+
+
+def test_the_line_reader_stores_what_to_stored_stores() -> None:
+    """graphs/<md5>.json's graph is made by the line reader without an FxGraph (users, modules
+    and the `sources` table filled in its one pass): the same bytes as the ast reader's FxGraph
+    through `to_stored`, on every distinct graph of the corpus and tlparse's traces."""
+    import msgspec
+
+    from tlscope.analyse.fxgraph import stored_graph, to_stored
+    from tlscope.analyse.fxgraph.graph_parser import _read_stored, parse_graph_ast
+
+    texts = dict.fromkeys(text for _, text in graph_payloads())
+    read = 0
+    for text in texts:
+        reference = parse_graph_ast(text)
+        expected = reference if isinstance(reference, FxGraphFailure) else to_stored(reference)
+        if _read_stored(text) is not None:
+            read += 1
+        assert msgspec.json.encode(stored_graph(text)) == msgspec.json.encode(expected)
+    assert read >= 0.9 * len(texts), (read, len(texts))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A name assigned twice: its readers are the last assignment's users (as `_fill_users`).
+        ["a = torch.relu(L_x_)", "b = torch.neg(a)", "a = torch.sin(b)", "c = torch.cos(a)"],
+        # A name read before a node assigns it.
+        ["b = torch.neg(a)", "a = torch.relu(L_x_)", "c = torch.cos(a)"],
+        # A node reading itself.
+        ["a = torch.add(a, L_x_)", "c = torch.cos(a)"],
+    ],
+)
+def test_users_in_one_pass_equal_users_of_the_whole_graph(body: list[str]) -> None:
+    from tlscope.analyse.fxgraph import stored_graph, to_stored
+    from tlscope.analyse.fxgraph.graph_parser import _read_stored, parse_graph_ast
+
+    lines = ["class GraphModule(torch.nn.Module):", "    def forward(self, L_x_):"]
+    text = "\n".join([*lines, *(f"        {line}" for line in body), "        return (c,)", ""])
+    reference = parse_graph_ast(text)
+    assert isinstance(reference, FxGraph) and _read_stored(text) is not None
+    assert stored_graph(text) == to_stored(reference)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tlscope.analyse.fxgraph import FxGraphFailure, looks_like_graph, parse_graph, to_stored
+from tlscope.analyse.fxgraph import FxGraphFailure, looks_like_graph, stored_graph
 from tlscope.format import layout
 from tlscope.format.graph_file import GraphFile
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION, GraphStats
@@ -47,13 +47,13 @@ _Report = tuple[list[_Done], str | None]
 def graph_file(md5: str, payload: bytes) -> GraphFile:
     """The graphs file of a payload that looks like a graph (`looks_like_graph`); a failure to
     read it is in the file (`failure`), never raised."""
-    parsed = parse_graph(payload.decode("utf-8", "replace"))
+    parsed = stored_graph(payload.decode("utf-8", "replace"))
     failure = parsed.reason if isinstance(parsed, FxGraphFailure) else None
     return GraphFile(
         format_version=FORMAT_VERSION,
         format_minor=FORMAT_MINOR,
         payload=f"{layout.PAYLOADS}/{md5}.txt",
-        graph=None if isinstance(parsed, FxGraphFailure) else to_stored(parsed),
+        graph=None if isinstance(parsed, FxGraphFailure) else parsed,
         failure=failure,
     )
 

@@ -3,7 +3,7 @@
 `parse_graph(text)` is pure: text in, a `FxGraph` or a `FxGraphFailure` out, never an exception.
 """
 
-from tlscope.analyse.fxgraph.graph_parser import looks_like_graph, parse_graph
+from tlscope.analyse.fxgraph.graph_parser import looks_like_graph, parse_graph, stored_graph
 from tlscope.analyse.fxgraph.model import FxGraph, FxGraphFailure, FxInput, FxNode, FxSource, TensorMeta
 from tlscope.analyse.fxgraph.stored import from_stored, to_stored
 
@@ -17,5 +17,6 @@ __all__ = [
     "from_stored",
     "looks_like_graph",
     "parse_graph",
+    "stored_graph",
     "to_stored",
 ]

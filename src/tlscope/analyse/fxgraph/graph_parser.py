@@ -16,9 +16,11 @@ import ast
 import functools
 import re
 import textwrap
-from typing import Literal
+from typing import Any, Literal
 
 from tlscope.analyse.fxgraph.model import FxGraph, FxGraphFailure, FxInput, FxNode, FxSource, TensorMeta
+from tlscope.analyse.fxgraph.stored import from_stored, to_stored
+from tlscope.format.graph_file import StoredGraph, StoredInput, StoredNode
 
 _CLASS = re.compile(r"^(\s*)class ([^\s(]+)\(torch\.nn\.Module\):\s*$")
 #: AOT graphs print their class as `<lambda>` (and fx_graph_runnable instantiates submodules as
@@ -57,6 +59,19 @@ def parse_graph(text: str) -> FxGraph | FxGraphFailure:
     except RecursionError:
         fast = None
     return fast if fast is not None else parse_graph_ast(text)
+
+
+def stored_graph(text: str) -> StoredGraph | FxGraphFailure:
+    """`parse_graph`'s answer in its stored form (`to_stored`'s, graphs/<md5>.json's): the line
+    reader makes it directly, the ast reader's FxGraph is converted. Never raises."""
+    try:
+        fast = _read_stored(text)
+    except RecursionError:
+        fast = None
+    if fast is not None:
+        return fast
+    parsed = parse_graph_ast(text)
+    return parsed if isinstance(parsed, FxGraphFailure) else to_stored(parsed)
 
 
 def parse_graph_ast(text: str) -> FxGraph | FxGraphFailure:
@@ -401,25 +416,10 @@ def _line_op(value: str) -> tuple[str, str, list[str]] | None:
 _LineParts = tuple[tuple[str, ...], str, str, tuple[str, ...], TensorMeta | None]
 
 
-def _line_node(text: str, number: int, marks: list[FxSource | None]) -> FxNode | bool | None:
-    """The node of an assignment line; None for a line freeing a value; False when this reader
-    cannot read the line (the whole graph then goes to the ast reader)."""
-    parts = _line_parts(text)
-    if parts is None or parts is False:
-        return parts
-    names, op, target, args, meta = parts
-    source = _source_at(marks, number)
-    return FxNode(
-        name=names[0], op=op, target=target, args=list(args), names=list(names), meta=meta, source=source, line=number
-    )
-
-
-@functools.lru_cache(maxsize=1 << 14)
 def _line_parts(text: str) -> _LineParts | Literal[False] | None:
-    """`_line_node`'s reading of a line, once per distinct line: the graphs of one trace repeat
-    their lines (the same model recompiled, forward and its AOT forms): 42,394 node lines of the
-    big trace's 174 graphs are 7,073 distinct texts. A line's reading depends on its text alone
-    (its user line and number are added by `_line_node`); the cache is bounded (~16k lines)."""
+    """The reading of an assignment line (stripped); None for a line freeing a value; False when
+    this reader cannot read the line (the whole graph then goes to the ast reader). A line's
+    reading depends on its text alone: `_line_kind` keeps it per distinct line."""
     if _ANNOTATION_ONLY.fullmatch(text):
         return None  # `primals_1: "f32[4]"  # PlainAOTInput(idx=0)`: no value, no node
     found = _ASSIGN.fullmatch(text)
@@ -498,8 +498,15 @@ def _signature(lines: list[str], start: int) -> tuple[list[FxInput], int] | None
 
 
 def _read_lines(text: str) -> FxGraph | None:
+    """`_read_stored`'s graph as an FxGraph (tests and tools compare the two readers with it)."""
+    stored = _read_stored(text)
+    return None if stored is None else from_stored(stored)
+
+
+def _read_stored(text: str) -> StoredGraph | None:
     """The graph of the common printed form (one class holding only `forward`), read line by
-    line; None for any other (the ast reader reads it)."""
+    line straight into its stored form (graphs/<md5>.json's: no FxGraph made, then copied);
+    None for any other (the ast reader reads it)."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if _CLASS.match(line)), None)
     if start is None:
@@ -521,49 +528,191 @@ def _read_lines(text: str) -> FxGraph | None:
     if signature is None:
         return None
     inputs, at = signature
-    body = _body_lines(lines, at, _indent(lines[first]), _sources(lines))
-    if body is None:
+    stored_inputs, module_of = _stored_inputs(inputs)
+    body = _Body(module_of, _mark_before(lines, at))
+    if not body.read(lines, at, _indent(lines[first])):
         return None
-    nodes, outputs = body
-    _fill_users(nodes)
-    _fill_modules(inputs, nodes)
-    return FxGraph(name=found.group(2), inputs=inputs, nodes=nodes, outputs=outputs)
+    if not body.exact:
+        body.fill_users()
+    return StoredGraph(
+        name=found.group(2), inputs=stored_inputs, nodes=body.nodes, outputs=body.outputs, sources=list(body.sources)
+    )
 
 
-def _body_lines(
-    lines: list[str], at: int, method: int, marks: list[FxSource | None]
-) -> tuple[list[FxNode], list[str]] | None:
-    """The nodes and outputs of `forward`'s body (lines `at`.. deeper than `method`, the indent
-    of `def forward`); None at anything this reader does not know."""
-    nodes: list[FxNode] = []
-    outputs: list[str] | None = None
-    i = at
-    while i < len(lines):
-        line = lines[i]
-        lead = line.lstrip()
-        i += 1
-        if not lead or lead[0] == "#":
-            continue
-        stripped = lead.rstrip()
-        indent = len(line) - len(lead)
-        if indent <= method:
-            # Another member of the class (a nested graph, a method): the ast reader's; past the class: the end.
-            return None if indent == method else (nodes, outputs or [])
-        if outputs is not None:
-            return None  # a statement after `return`
-        if stripped.startswith("return ") or stripped == "return":
-            parts = [stripped[6:].split("#", 1)[0]]
-            # Open parentheses so far: a tuple return spreads over lines (AOT graphs: one a line).
-            depth = parts[0].count("(") - parts[0].count(")")
-            while depth > 0 and i < len(lines):
-                parts.append(lines[i].split("#", 1)[0])
-                depth += parts[-1].count("(") - parts[-1].count(")")
-                i += 1
-            outputs = _line_references(" ".join(parts))
-            continue
-        node = _line_node(stripped, i, marks)
-        if node is False:
-            return None
-        if isinstance(node, FxNode):
-            nodes.append(node)
-    return nodes, outputs or []
+def _stored_inputs(inputs: list[FxInput]) -> tuple[list[StoredInput], dict[str, str]]:
+    """The inputs in their stored form, each with its module when its name says it (`_fill_modules`),
+    and those modules by input name."""
+    module_of: dict[str, str] = {}
+    stored: list[StoredInput] = []
+    for graph_input in inputs:
+        module = module_of_name(graph_input.name)
+        if module is not None:
+            module_of[graph_input.name] = module
+        stored.append(StoredInput(name=graph_input.name, meta=graph_input.meta, module=module))
+    return stored, module_of
+
+
+def _mark_before(lines: list[str], at: int) -> FxSource | None:
+    """The user line in force at line `at` (as `_sources` says), from the lines before it."""
+    current: FxSource | None = None
+    for line in lines[:at]:
+        if "#" in line:
+            kind = _line_kind(line)
+            if kind[0] == _MARK:
+                current = kind[2]
+    return current
+
+
+# What a raw line of forward's body is (`_line_kind`): blank or a comment that changes nothing, a
+# `# File:` comment (or `# No stacktrace found`) setting the user line in force, `return ...`,
+# an assignment making a node, one making none (`x = None`, an annotation alone), or a line
+# this reader cannot read.
+_SKIP, _MARK, _RETURN, _NODE, _NONE, _FAIL = range(6)
+
+#: A raw line's kind, by its text: (kind, indent, ...): for _MARK the FxSource (or None); for
+#: _RETURN the stripped text; for _NODE name, names, op, target, args, meta and the distinct args.
+#: The lists are shared by every node of that text (a node's are not to be changed; `from_stored`
+#: copies them). Cleared when full (`_LINES_MAX`): the big trace's 174 graphs are ~7k distinct lines.
+_LINES: dict[str, tuple[Any, ...]] = {}
+_LINES_MAX = 1 << 14
+
+
+def _line_kind(line: str) -> tuple[Any, ...]:
+    """What raw line `line` is (see `_LINES`), read once per distinct text."""
+    kind = _LINES.get(line)
+    if kind is not None:
+        return kind
+    lead = line.lstrip()
+    if not lead:
+        kind = (_SKIP, 0)
+    elif lead[0] == "#":
+        found = _FILE.match(line)
+        if found is not None:
+            path, at, function, code = found.groups()
+            kind = (_MARK, 0, FxSource(file=path, line=int(at), function=function, code=code))
+        else:
+            kind = (_MARK, 0, None) if _NO_STACK.match(line) else (_SKIP, 0)
+    else:
+        kind = _statement_kind(lead.rstrip(), len(line) - len(lead))
+    if len(_LINES) >= _LINES_MAX:
+        _LINES.clear()
+    _LINES[line] = kind
+    return kind
+
+
+def _statement_kind(stripped: str, indent: int) -> tuple[Any, ...]:
+    if stripped.startswith("return ") or stripped == "return":
+        return (_RETURN, indent, stripped)
+    parts = _line_parts(stripped)
+    if parts is None:
+        return (_NONE, indent)
+    if parts is False:
+        return (_FAIL, indent)
+    names, op, target, args, meta = parts
+    return (_NODE, indent, names[0], list(names), op, target, list(args), meta, tuple(dict.fromkeys(args)))
+
+
+class _Body:
+    """`forward`'s body read into stored nodes in one pass: each node's user line (an index into
+    `sources`, in order of first use), its users and its module are filled as it is read (what
+    `_fill_users`, `_fill_modules` and `to_stored` do over a whole FxGraph, the same result)."""
+
+    def __init__(self, module_of: dict[str, str], current: FxSource | None) -> None:
+        self.nodes: list[StoredNode] = []
+        self.outputs: list[str] = []
+        self.sources: dict[FxSource, int] = {}
+        self.module_of = module_of
+        self.current = current
+        #: Whether users filled in the one pass are what `_fill_users` gives: no name assigned
+        #: twice and none read before a node assigns it (else `fill_users` does it again).
+        self.exact = True
+
+    def read(self, lines: list[str], at: int, method: int) -> bool:
+        """Read lines `at`.. deeper than `method` (the indent of `def forward`); False at anything
+        this reader does not know."""
+        nodes, sources, module_of, kinds = self.nodes, self.sources, self.module_of, _LINES
+        producers: dict[str, StoredNode] = {}
+        unresolved: set[str] = set()
+        current, index = self.current, None
+        outputs: list[str] | None = None
+        number, end = at, len(lines)
+        while number < end:
+            line = lines[number]
+            number += 1
+            kind = kinds.get(line) or _line_kind(line)
+            tag = kind[0]
+            if tag == _SKIP:
+                continue
+            if tag == _MARK:
+                current, index = kind[2], None
+                continue
+            if kind[1] <= method:
+                # Another member of the class (a nested graph, a method): the ast reader's; past the class: the end.
+                if kind[1] == method:
+                    return False
+                break
+            if outputs is not None:
+                return False  # a statement after `return`
+            if tag == _NODE:
+                _, _, name, names, op, target, args, meta, distinct = kind
+                if current is not None and index is None:
+                    index = sources.setdefault(current, len(sources))
+                module = None
+                if module_of and not module_of.keys().isdisjoint(args):
+                    module = _module_read(module_of, args, name, op)
+                node = StoredNode(
+                    name=name, names=names, op=op, target=target, args=args, users=[], meta=meta,
+                    source=index, module=module, line=number,
+                )  # fmt: skip
+                for arg in distinct:
+                    producer = producers.get(arg)
+                    if producer is not None:
+                        producer.users.append(name)
+                    else:
+                        unresolved.add(arg)
+                for assigned in names:
+                    if assigned in producers or assigned in unresolved:
+                        self.exact = False
+                    producers[assigned] = node
+                nodes.append(node)
+            elif tag == _RETURN:
+                outputs, number = _outputs(lines, number, kind[2])
+            elif tag == _FAIL:
+                return False
+        self.outputs = outputs or []
+        return True
+
+    def fill_users(self) -> None:
+        """Users as `_fill_users` fills them (a name assigned twice, or read before it is)."""
+        by_name = {name: node for node in self.nodes for name in node.names}
+        for node in self.nodes:
+            node.users = []
+        for node in self.nodes:
+            for arg in dict.fromkeys(node.args):
+                producer = by_name.get(arg)
+                if producer is not None and producer is not node:
+                    producer.users.append(node.name)
+
+
+def _module_read(module_of: dict[str, str], args: list[str], name: str, op: str) -> str | None:
+    """The one module whose parameters or buffers a node reads (`_fill_modules`), or None; an
+    alias of one is that module's too."""
+    read = {module_of[arg] for arg in args if arg in module_of}
+    if len(read) != 1:
+        return None
+    module = read.pop()
+    if op == "placeholder_alias":
+        module_of[name] = module
+    return module
+
+
+def _outputs(lines: list[str], number: int, stripped: str) -> tuple[list[str], int]:
+    """The names `return` reads, and the line after it: a tuple return spreads over lines (AOT
+    graphs: one a line), read while parentheses are open."""
+    parts = [stripped[6:].split("#", 1)[0]]
+    depth = parts[0].count("(") - parts[0].count(")")
+    while depth > 0 and number < len(lines):
+        parts.append(lines[number].split("#", 1)[0])
+        depth += parts[-1].count("(") - parts[-1].count(")")
+        number += 1
+    return _line_references(" ".join(parts)), number

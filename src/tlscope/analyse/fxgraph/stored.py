@@ -38,18 +38,19 @@ def to_stored(graph: FxGraph) -> StoredGraph:
 
 
 def from_stored(stored: StoredGraph) -> FxGraph:
-    """The FxGraph of a stored graph; a `source` index out of range (a hand-edited file) reads as None."""
+    """The FxGraph of a stored graph; a `source` index out of range (a hand-edited file) reads as None.
+    Its nodes' lists are their own (the line reader's stored nodes share theirs by line text)."""
     sources = stored.sources
     nodes = [
         FxNode(
             name=n.name,
             op=n.op,
             target=n.target,
-            args=n.args,
-            names=n.names,
+            args=list(n.args),
+            names=list(n.names),
             meta=n.meta,
             source=sources[n.source] if n.source is not None and 0 <= n.source < len(sources) else None,
-            users=n.users,
+            users=list(n.users),
             line=n.line,
             module=n.module,
         )
