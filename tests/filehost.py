@@ -66,6 +66,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return True
 
     def _half_then_stall(self, path: str) -> None:
+        if not os.path.isfile(path):  # a 404, as a file host answers (not a dropped connection)
+            self.send_error(404)
+            return
         with open(path, "rb") as f:
             body = f.read()
         self.send_response(200)

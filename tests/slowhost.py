@@ -14,7 +14,8 @@ without ever idling long enough for a read timeout. Opening the gate sends the r
 Control (not under any store's prefix, so only the test reaches it):
 `/_close` and `/_open` (the gate), `/_stats` (JSON: `in_flight`, `max_in_flight`, `served`, and
 `at_most`: the requests in flight when the maximum was last reached),
-`/_reset` (zero the maximum and the count of served requests).
+`/_reset` (zero the maximum and the count of served requests), `/_fail?GET%20/hold/x/manifest.json`
+(that request answers 503 once, as a store failing for a moment).
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ import json
 import os
 import sys
 import threading
+import urllib.parse
 from pathlib import Path
 
 GATE = threading.Event()
 GATE.set()
 LOCK = threading.Lock()
 STATS = {"in_flight": 0, "max_in_flight": 0, "served": 0}
+#: Requests ("GET /hold/x/manifest.json") to answer with a 503 once each (/_fail).
+FAILING: set[str] = set()
 AT_MOST: list[str] = []
 
 
@@ -95,6 +99,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 GATE.set()
             elif self.path == "/_close":
                 GATE.clear()
+            elif self.path.startswith("/_fail?"):
+                FAILING.add(urllib.parse.unquote(self.path.split("?", 1)[1]))
             elif self.path == "/_reset":
                 STATS["max_in_flight"], STATS["served"] = STATS["in_flight"], 0
                 AT_MOST[:] = sorted(IN_FLIGHT.values())
@@ -102,6 +108,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send(200, data, "application/json")
 
     def answer(self, body: bool) -> None:
+        if self.failing():
+            self.send(503, b"failing on purpose", "text/plain")
+            return
         parts = self.path.split("?", 1)[0].split("/")[2:]
         path = self.root.joinpath(*parts) if parts and ".." not in parts else self.root / "-"
         if not path.is_file():
@@ -139,6 +148,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # failed ("Bad status line"), a summary read 0 events, and fsspec's GET fallback for
             # a failed HEAD left a GET in flight here after the store's slot was free (3 of 2).
             self.wfile.write(data)
+
+    def failing(self) -> bool:
+        """Whether this request is one /_fail asked to fail (once: then a 503)."""
+        with LOCK:
+            request = f"{self.command} {self.path}"
+            if request not in FAILING:
+                return False
+            FAILING.discard(request)
+            return True
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ the 4 in excess wait (none is answered while the gate is closed) and then all su
 byte; a request that waits for a slot longer than the store's `timeout` gets 504, not a hang, and
 the slot it waited for serves the next request once it is free; a request for a raw log still
 downloading gets 503 with Retry-After once the server's `request_timeout` passes, and its files
-once the download and parse are done.
+once the download and parse are done. A store failing for a moment (503s asked of the host) is
+a 502, not "not found", and leaves no summary made without its answer.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
 def slowhost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("slowhost")
     shutil.copytree(viewer_traces["single"], root / "single")
+    shutil.copytree(viewer_traces["single"], root / "flaky")
+    shutil.copytree(viewer_traces["single"], root / "down")
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
     command = [sys.executable, str(HERE / "slowhost.py"), str(root)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -205,3 +208,37 @@ def test_first_requests_share_one_filesystem_and_its_slots() -> None:
 
     most, seen = asyncio.run(scenario())
     assert (most, len(made), seen) == (2, 1, {id(made[0])})
+
+
+def test_a_store_failing_for_a_moment_is_not_kept_in_the_summary(
+    client: httpx.Client, slowhost: str, viewer_traces: dict[str, Path]
+) -> None:
+    """A summary is kept once made: one made while the store failed to send a manifest (5xx)
+    listed the trace with 0 events for as long as the server ran. It is not made then, and the
+    next listing makes it from the store's answer."""
+    from tlscope.format.folder import OutputFolder
+
+    host(slowhost, "open")
+    httpx.get(f"{slowhost}/_fail?GET%20/hold/flaky/manifest.json")
+    trace = add_trace(client, f"{slowhost}/hold/flaky/")
+    assert trace["summary"] is None  # the store failed: no summary yet, rather than a wrong one
+    listed = client.get(f"/api/traces/{trace['id']}").json()["summary"]
+    assert listed["events"] == OutputFolder(viewer_traces["single"]).manifest().raw_jsonl_events > 0
+
+
+def test_a_store_that_fails_to_answer_is_not_said_to_hold_nothing(
+    client: httpx.Client, slowhost: str, viewer_traces: dict[str, Path]
+) -> None:
+    """fsspec's HTTP filesystem raises FileNotFoundError for any failed HEAD-then-GET, and a
+    store's 503 was told to the user as 404 "not found in the store". It is a 502 naming the
+    store's answer, and the same request succeeds once the store answers."""
+    trace = ready_trace(client, slowhost, f"{slowhost}/hold/down/")
+    payload = sorted((viewer_traces["single"] / "payloads").glob("*.txt"))[0]
+    for method in ("HEAD", "GET"):
+        httpx.get(f"{slowhost}/_fail?{method}%20/hold/down/payloads/{payload.name}")
+    url = f"{trace['url']}payloads/{payload.name}"
+    r = client.get(url)
+    assert r.status_code == 502 and "HTTP 503 from the store" in r.text, r.text
+    r = client.get(url, headers={"accept-encoding": "identity"})
+    assert r.status_code == 200 and r.content == payload.read_bytes()
+    assert client.get(f"{trace['url']}payloads/{'0' * 32}.txt").status_code == 404  # absent: still 404

@@ -245,6 +245,8 @@ class Store:
         except (FileNotFoundError, KeyError) as err:
             if _refused(err):
                 raise RemoteError(403, f"store {self.name}: {_refused(err)}") from None
+            if (failure := _http_failure(err)) is not None:
+                raise RemoteError(502, f"store {self.name}: {failure}") from None
             raise RemoteError(404, "not found in the store") from None
         except RemoteError:
             raise
@@ -431,10 +433,20 @@ class StoreFiles:
 
 
 async def _manifest(folder: StoredOutputFolder, part: str) -> Manifest | None:
-    """A part's typed manifest, None when absent, unreadable or not a manifest."""
+    """A part's typed manifest, None when absent, refused, too big or not a manifest.
+
+    A store that failed to answer (5xx: its error, no answer in time) raises instead: the summary
+    is kept once made, and one made without that part would list the trace with its events
+    missing (0 for a single log) for as long as the server runs. Unmade, it is tried again when
+    the trace is next listed.
+    """
     try:
         return await folder.manifest(part)
-    except (RemoteError, FormatError):
+    except FormatError:
+        return None
+    except RemoteError as err:
+        if err.status >= 500:
+            raise
         return None
 
 
@@ -462,6 +474,24 @@ async def _acquire(limit: asyncio.Semaphore, timeout: float) -> bool:
         task.add_done_callback(lambda t: None if t.cancelled() else limit.release())
         raise
     return not task.cancelled()
+
+
+def _http_failure(err: BaseException) -> str | None:
+    """What failed, when a FileNotFoundError stands for a store that did not answer rather than
+    an object that is not there: fsspec's HTTP filesystem raises one for any failed HEAD-then-GET
+    (a 503, a refused connection), and a 404 for those would say "not found" (and a folder "holds
+    no manifest.json") while the store was down for a moment. None for a 404 or 410, and for the
+    other backends' own FileNotFoundError (no HTTP cause)."""
+    try:
+        import aiohttp
+    except ImportError:  # no HTTP backend installed: the error is the backend's own
+        return None
+    cause = err.__cause__
+    if isinstance(cause, aiohttp.ClientResponseError):
+        return None if cause.status in (404, 410) else f"HTTP {cause.status} from the store"
+    if isinstance(cause, (aiohttp.ClientError, asyncio.TimeoutError)):
+        return f"{type(cause).__name__}: {cause}"
+    return None
 
 
 def _refused(err: BaseException | None) -> str | None:
