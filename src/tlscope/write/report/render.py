@@ -9,7 +9,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, Template
 from markupsafe import Markup
 
 from tlscope.write import templates
@@ -57,7 +57,11 @@ _BATCH = 4096
 
 def render(template: str, **context: Any) -> str:
     """The page as one string, built from batches so no list of every fragment ever exists."""
-    return "".join(batched(environment().get_template(template).generate(**context)))
+    page = environment().get_template(template)
+    try:
+        return "".join(batched(_fragments(page, context)))
+    except Exception:
+        page.environment.handle_exception()  # re-raised, its traceback showing the template's lines
 
 
 def render_to(dest: Path, template: str, /, **context: Any) -> None:
@@ -65,9 +69,20 @@ def render_to(dest: Path, template: str, /, **context: Any) -> None:
 
     For pages that grow with the log (index.html): only one batch is ever in memory.
     """
+    page = environment().get_template(template)
     with dest.open("w", encoding="utf-8", errors="surrogateescape") as out:
-        for chunk in batched(environment().get_template(template).generate(**context)):
-            out.write(chunk)
+        try:
+            for chunk in batched(_fragments(page, context)):
+                out.write(chunk)
+        except Exception:
+            page.environment.handle_exception()
+
+
+def _fragments(page: Template, context: dict[str, Any]) -> Iterator[str]:
+    """The template's own generator of fragments: `Template.generate` is this generator wrapped
+    in another (for its error handling, done by the callers above), which every fragment passed
+    through (~114,000 a big trace's report: ~60 ns each)."""
+    return page.root_render_func(page.new_context(context))
 
 
 def batched(fragments: Iterable[str], size: int = _BATCH) -> Iterator[str]:
