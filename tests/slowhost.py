@@ -15,7 +15,7 @@ Control (not under any store's prefix, so only the test reaches it):
 `/_close` and `/_open` (the gate), `/_stats` (JSON: `in_flight`, `max_in_flight`, `served`, and
 `at_most`: the requests in flight when the maximum was last reached),
 `/_reset` (zero the maximum and the count of served requests), `/_fail?GET%20/hold/x/manifest.json`
-(that request answers 503 once, as a store failing for a moment).
+(that request answers 503 once, as a store failing for a moment; `&status=403` another status).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ GATE = threading.Event()
 GATE.set()
 LOCK = threading.Lock()
 STATS = {"in_flight": 0, "max_in_flight": 0, "served": 0}
-#: Requests ("GET /hold/x/manifest.json") to answer with a 503 once each (/_fail).
-FAILING: set[str] = set()
+#: Requests ("GET /hold/x/manifest.json") to answer once each with an error status (/_fail).
+FAILING: dict[str, int] = {}
 AT_MOST: list[str] = []
 
 
@@ -100,7 +100,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif self.path == "/_close":
                 GATE.clear()
             elif self.path.startswith("/_fail?"):
-                FAILING.add(urllib.parse.unquote(self.path.split("?", 1)[1]))
+                asked = urllib.parse.parse_qs(self.path.split("?", 1)[1], keep_blank_values=True)
+                status = int(asked.pop("status", ["503"])[0])
+                FAILING.update(dict.fromkeys(asked, status))
             elif self.path == "/_reset":
                 STATS["max_in_flight"], STATS["served"] = STATS["in_flight"], 0
                 AT_MOST[:] = sorted(IN_FLIGHT.values())
@@ -108,8 +110,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send(200, data, "application/json")
 
     def answer(self, body: bool) -> None:
-        if self.failing():
-            self.send(503, b"failing on purpose", "text/plain")
+        if status := self.failing():
+            self.send(status, b"failing on purpose", "text/plain")
             return
         parts = self.path.split("?", 1)[0].split("/")[2:]
         path = self.root.joinpath(*parts) if parts and ".." not in parts else self.root / "-"
@@ -149,14 +151,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # a failed HEAD left a GET in flight here after the store's slot was free (3 of 2).
             self.wfile.write(data)
 
-    def failing(self) -> bool:
-        """Whether this request is one /_fail asked to fail (once: then a 503)."""
+    def failing(self) -> int:
+        """The error status /_fail asked this request to answer with (once), or 0."""
         with LOCK:
-            request = f"{self.command} {self.path}"
-            if request not in FAILING:
-                return False
-            FAILING.discard(request)
-            return True
+            return FAILING.pop(f"{self.command} {self.path}", 0)
 
 
 def main() -> None:

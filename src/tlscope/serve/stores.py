@@ -480,7 +480,9 @@ def _http_failure(err: BaseException) -> str | None:
     """What failed, when a FileNotFoundError stands for a store that did not answer rather than
     an object that is not there: fsspec's HTTP filesystem raises one for any failed HEAD-then-GET
     (a 503, a refused connection), and a 404 for those would say "not found" (and a folder "holds
-    no manifest.json") while the store was down for a moment. None for a 404 or 410, and for the
+    no manifest.json") while the store was down for a moment. None for a 4xx: absent as far as
+    this store can tell (an S3 bucket read over https without the right to list it answers 403 for
+    a missing key, and the format's layout rules ask for files that may be missing), and for the
     other backends' own FileNotFoundError (no HTTP cause)."""
     try:
         import aiohttp
@@ -488,7 +490,7 @@ def _http_failure(err: BaseException) -> str | None:
         return None
     cause = err.__cause__
     if isinstance(cause, aiohttp.ClientResponseError):
-        return None if cause.status in (404, 410) else f"HTTP {cause.status} from the store"
+        return None if cause.status < 500 else f"HTTP {cause.status} from the store"
     if isinstance(cause, (aiohttp.ClientError, asyncio.TimeoutError)):
         return f"{type(cause).__name__}: {cause}"
     return None
