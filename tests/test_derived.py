@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from tlscope.analyse.fold.compile_fold import cache_fields, json_error
-from tlscope.write.report import pages
-from tlscope.write.report.derived import DerivedFiles
+from tlscope.write.report.derived import DerivedFiles, make_page
 from tlscope.write.report.highlight import render_code
 
 
@@ -47,7 +46,7 @@ def test_a_failed_job_fails_close_but_the_others_are_written(tmp_path: Path) -> 
 def test_not_json_is_kept_as_it_was(tmp_path: Path) -> None:
     source = tmp_path / "p.txt"
     source.write_bytes(b"0/0: not json")
-    pages.write_json_artifact(str(source), str(tmp_path / "out.json"))
+    make_page("json", str(source), str(tmp_path / "out.json"))
     assert (tmp_path / "out.json").read_bytes() == b"0/0: not json"
     # The report's verdict for a stack-trace JSON's readable page, the compile fold's by MD5.
     assert json_error(b"0/0: not json", None) and json_error(b"[1]", None) == ""
@@ -74,12 +73,12 @@ def test_in_process_pages_are_reused_by_later_runs_by_payload_md5(
     from tlscope.write.report import derived as module
 
     monkeypatch.setattr(module, "_memo", module._PageMemo(1 << 20))
-    rendered: list[str] = []
+    rendered: list[bytes] = []
     real = module.JOBS["code"]
 
-    def counting(source: str, dest: str) -> bytes:
-        rendered.append(source)
-        return real(source, dest)
+    def counting(payload: bytes) -> bytes:
+        rendered.append(payload)
+        return real(payload)
 
     monkeypatch.setitem(module.JOBS, "code", counting)
     pages_by_run = []
@@ -93,7 +92,7 @@ def test_in_process_pages_are_reused_by_later_runs_by_payload_md5(
         if run == 0:
             (folder / "code.txt").unlink()  # gone: the next run's page comes from memory
         pages_by_run.append((folder / "page.html").read_text())
-    assert rendered == [str(tmp_path / "rank_0" / "code.txt"), str(tmp_path / "rank_2" / "code.txt")]
+    assert rendered == [b"def f():\n    return 1\n", b"x = 2\n"]
     assert pages_by_run[0] == pages_by_run[1] == render_code("def f():\n    return 1\n")
     assert pages_by_run[2] == render_code("x = 2\n")
 

@@ -63,7 +63,7 @@ def test_files_another_rank_makes_meanwhile_are_taken_not_made(tmp_path: Path, m
             real_write_graph(md5, str(job / "payloads" / f"{md5}.txt"), str(job / "graphs" / f"{md5}.json"), True)
         else:
             kind, md5 = name.removeprefix(".claim-").split("-", 1)
-            derived.JOBS[kind](str(job / "payloads" / f"{md5}.txt"), str(folder / f"{kind}-{md5}"))
+            derived.make_page(kind, str(job / "payloads" / f"{md5}.txt"), str(folder / f"{kind}-{md5}"))
         return False
 
     def write_graph(*args: Any) -> Any:

@@ -27,19 +27,27 @@ from typing import TYPE_CHECKING
 from tlscope.format.errors import OutputError, os_error_text
 from tlscope.lifetime import worker_init
 from tlscope.write.graph_store import claim
-from tlscope.write.report.highlight import write_page
-from tlscope.write.report.pages import write_json_artifact, write_readable_page
+from tlscope.write.report.highlight import code_page
+from tlscope.write.report.pages import readable_page, reformat_json
 
 if TYPE_CHECKING:  # multiprocessing is imported when a worker starts: small logs start none
     from multiprocessing.process import BaseProcess
     from multiprocessing.queues import SimpleQueue
 
-#: What each kind of job runs: (payload file, page file) -> the page's bytes, as written.
-JOBS: dict[str, Callable[[str, str], bytes]] = {
-    "code": write_page,
-    "json": write_json_artifact,
-    "readable": write_readable_page,
+#: What each kind of job makes: a payload's bytes -> its page's bytes, as written.
+JOBS: dict[str, Callable[[bytes], bytes]] = {
+    "code": code_page,
+    "json": reformat_json,
+    "readable": readable_page,
 }
+
+
+def make_page(kind: str, source: str, dest: str) -> bytes:
+    """Page file `dest` of kind `kind` from payload file `source` (a page worker's job); its bytes."""
+    page = JOBS[kind](Path(source).read_bytes())
+    Path(dest).write_bytes(page)
+    return page
+
 
 _Job = tuple[str, str, str]
 #: A worker's first failure: ("os", "path: cause") for an OS error, ("bug", what) otherwise.
@@ -90,8 +98,12 @@ class DerivedFiles:
         #: payload file, page, the job's page), linked or made at `close`.
         self._later: list[tuple[str, str, str, str, str]] = []
 
-    def submit(self, kind: str, md5: str, source: Path, dest: Path) -> None:
-        """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`."""
+    def submit(self, kind: str, md5: str, source: Path, dest: Path, payload: bytes | None = None) -> None:
+        """Write `dest` from payload file `source` (whose MD5 is `md5`) with job `kind`.
+
+        `payload`, the file's bytes when the caller holds them: a page made in this process is
+        made from them, the file not read again (the big trace's in-process pages read 15.6 MB).
+        """
         self._made[str(dest)] = (kind, md5)
         first = self._first.get((kind, md5))
         if first is not None:
@@ -108,7 +120,7 @@ class DerivedFiles:
         if self._jobs is None and not self._inline:
             self._start()
         if self._jobs is None:
-            _memo.write(kind, md5, source, dest)
+            _memo.write(kind, md5, source if payload is None else payload, dest)
             if made is not None:  # offered at once: the rank that found it claimed takes it at its end
                 with contextlib.suppress(OSError):
                     os.link(dest, made)
@@ -230,15 +242,16 @@ class _PageMemo:
         """The page of kind `kind` rendered from the payload whose MD5 (hex) is `md5`, if kept."""
         return self._pages.get((kind, md5))
 
-    def write(self, kind: str, md5: str, source: Path, dest: Path) -> None:
-        """`dest`, the page of kind `kind` of payload file `source` (whose MD5, hex, is `md5`)."""
+    def write(self, kind: str, md5: str, payload: Path | bytes, dest: Path) -> None:
+        """`dest`, the page of kind `kind` of `payload` (its bytes, or its file; MD5, hex, `md5`)."""
         key = (kind, md5)
         page = self._pages.get(key)
         if page is not None:
             self._pages.move_to_end(key)
             dest.write_bytes(page)
             return
-        page = JOBS[kind](str(source), str(dest))
+        page = JOBS[kind](payload if isinstance(payload, bytes) else payload.read_bytes())
+        dest.write_bytes(page)
         if len(page) <= self._budget // 4:
             self._pages[key] = page
             self._size += len(page)
@@ -260,7 +273,7 @@ def _work(jobs: SimpleQueue[_Job | None], results: SimpleQueue[_Error | None], p
     while (job := jobs.get()) is not None:
         kind, source, dest = job
         try:
-            JOBS[kind](source, dest)
+            make_page(kind, source, dest)
         except OSError as err:
             error = error or ("os", f"{dest}: {type(err).__name__}: {os_error_text(err)}")
         except Exception as err:  # reported to the main process, which raises it

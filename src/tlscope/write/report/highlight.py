@@ -11,7 +11,6 @@ highlighted once and hard-linked (both in derived.py).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import pygments  # type: ignore[import-untyped]
 from pygments.token import STANDARD_TYPES, Name, Whitespace, _TokenType  # type: ignore[import-untyped]
@@ -250,9 +249,6 @@ def render_code(code: str) -> str:
     return HEAD + body + tail()
 
 
-def write_page(source: str, dest: str) -> bytes:
-    """Worker entry: read a payload file, write its highlighted page; returns the page's bytes."""
-    code = Path(source).read_bytes().decode("utf-8", "replace")
-    page = render_code(code).encode("utf-8")
-    Path(dest).write_bytes(page)
-    return page
+def code_page(payload: bytes) -> bytes:
+    """The highlighted page of an output-code payload, as written (a page job: derived.py)."""
+    return render_code(payload.decode("utf-8", "replace")).encode("utf-8")

@@ -88,7 +88,7 @@ class Outputs:
         if not valid:
             return ""
         readable = pages.readable_name(rel)
-        self.derived.submit("readable", md5, self.payload_path(md5), self.out.path(readable))
+        self.derived.submit("readable", md5, self.payload_path(md5), self.out.path(readable), record.payload)
         return readable
 
     def payload_path(self, md5: str) -> Path:
@@ -132,4 +132,5 @@ class Outputs:
         if record.payload_md5 is None or record.payload is None:
             self.out.path(rel).write_bytes(b"")
             return
-        self.derived.submit(kind, record.payload_md5, self.payload_path(record.payload_md5), self.out.path(rel))
+        md5 = record.payload_md5
+        self.derived.submit(kind, md5, self.payload_path(md5), self.out.path(rel), record.payload)

@@ -123,19 +123,10 @@ def readable_name(rel: str) -> str:
     return f"{parent}{slash}{split_name(last)[0]}_readable.html"
 
 
-def write_json_artifact(source: str, dest: str) -> bytes:
-    """Worker job: a json artifact's payload file, pretty-printed like serde_json; returns its bytes."""
-    page = reformat_json(Path(source).read_bytes())
-    Path(dest).write_bytes(page)
-    return page
-
-
-def write_readable_page(source: str, dest: str) -> bytes:
-    """Worker job: the readable page of a kernel stack-traces JSON payload (checked by json_error);
-    returns its bytes."""
-    page = readable_stack_traces(jsonfmt.loads(Path(source).read_bytes())).encode("utf-8")
-    Path(dest).write_bytes(page)
-    return page
+def readable_page(payload: bytes) -> bytes:
+    """The readable page of a kernel stack-traces JSON payload (checked by json_error), as written
+    (a page job: derived.py)."""
+    return readable_stack_traces(jsonfmt.loads(payload)).encode("utf-8")
 
 
 def readable_stack_traces(value: Any) -> str:
