@@ -47,7 +47,8 @@ class StoredInput(msgspec.Struct, kw_only=True, omit_defaults=True):
     module: str | None = None
 
 
-class StoredNode(msgspec.Struct, kw_only=True, omit_defaults=True):
+# Not kw_only: the line reader (analyse/fxgraph) makes one a node line, its fields in order.
+class StoredNode(msgspec.Struct, omit_defaults=True):
     """One assignment line of the graph's `forward`."""
 
     name: str

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import sys
 import textwrap
 from typing import Any, Literal
 
@@ -382,15 +383,15 @@ def _line_references(text: str) -> list[str]:
     name, a module's path (`torch.float32`) or `self.x`; a method's receiver is read."""
     if "'" in text or '"' in text:
         text = _STRING.sub("''", text)
-    found: list[str] = []
-    for word, after in _WORD.findall(text):
-        follow = after.strip()
-        if follow in ("(", "=") or word in _CONSTANTS:
-            continue
-        if follow == "." and (word in _MODULE_ROOTS or word == "self"):
-            continue
-        found.append(word)
-    return found
+    # Most names are followed by nothing `_WORD` takes (`,`, `)`): read, unless a constant.
+    return [w for w, after in _WORD.findall(text) if (not after or _read_before(w, after)) and w not in _CONSTANTS]
+
+
+def _read_before(word: str, after: str) -> bool:
+    """Whether `word`, followed by `after` (spaces, then `(`, `.`, `=` or nothing), is read: not a
+    callee or keyword's name, not a module's or `self`'s path."""
+    follow = after.strip()
+    return not follow or (follow == "." and word not in _MODULE_ROOTS and word != "self")
 
 
 def _line_op(value: str) -> tuple[str, str, list[str]] | None:
@@ -420,11 +421,10 @@ def _line_parts(text: str) -> _LineParts | Literal[False] | None:
     """The reading of an assignment line (stripped); None for a line freeing a value; False when
     this reader cannot read the line (the whole graph then goes to the ast reader). A line's
     reading depends on its text alone: `_line_kind` keeps it per distinct line."""
-    if _ANNOTATION_ONLY.fullmatch(text):
-        return None  # `primals_1: "f32[4]"  # PlainAOTInput(idx=0)`: no value, no node
     found = _ASSIGN.fullmatch(text)
     if found is None:
-        return False
+        # `primals_1: "f32[4]"  # PlainAOTInput(idx=0)`: no value, no node (never an `_ASSIGN`).
+        return None if _ANNOTATION_ONLY.fullmatch(text) else False
     targets, annotation, value = found.groups()
     if ";" in value or "#" in value:
         # The first `;` or `#` outside a string ends the value (strings masked, their length kept).
@@ -434,8 +434,8 @@ def _line_parts(text: str) -> _LineParts | Literal[False] | None:
         value = value[:cut].rstrip()
     if value == "None":
         return None
-    names = tuple(t.strip() for t in targets.split(",") if t.strip())
     unpack = "," in targets
+    names = tuple(t.strip() for t in targets.split(",") if t.strip()) if unpack else (targets.strip(),)
     read = _line_op(value) if not unpack else _line_unpack(value)
     if read is None:
         read = _ast_op(value, unpack)
@@ -477,14 +477,23 @@ def _ast_op(value: str, unpack: bool) -> tuple[str, str, list[str]] | None:
         return None
 
 
-def _signature(lines: list[str], start: int) -> tuple[list[FxInput], int] | None:
-    """The inputs of `def forward(self, ...):` from line `start` on, and the line after it."""
+def _signature(lines: list[str], start: int) -> tuple[list[StoredInput], dict[str, str], int] | None:
+    """The inputs of `def forward(self, ...):` from line `start` on (stored, and the modules of
+    those that are parameters or buffers, by name: `_stored_inputs`), and the line after it."""
     end = start
     while end < len(lines) and not lines[end].rstrip().endswith("):"):
         end += 1
     if end >= len(lines):
         return None
-    text = " ".join(line.split("#", 1)[0].strip() for line in lines[start : end + 1])
+    read = _inputs(" ".join(line.split("#", 1)[0].strip() for line in lines[start : end + 1]))
+    return None if read is None else (list(read[0]), dict(read[1]), end + 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _inputs(text: str) -> tuple[tuple[StoredInput, ...], dict[str, str]] | None:
+    """`_signature`'s reading of a signature's text, once per distinct text: a model recompiled
+    prints the same forward again (88 distinct signatures of the big trace's 174 graphs). The
+    caller copies the dict (a node may add to it); StoredInputs are not to be changed."""
     head, _, params = text.partition("(")
     if head.strip() != "def forward" or "*" in params:
         return None
@@ -493,8 +502,8 @@ def _signature(lines: list[str], start: int) -> tuple[list[FxInput], int] | None
     if not _PARAMS.fullmatch(params):
         return None
     found = _PARAM.findall(params)
-    inputs = [FxInput(name=n, meta=_annotation(a) if a else None) for n, a in found[1:]]
-    return inputs, end + 1
+    stored, module_of = _stored_inputs([FxInput(name=n, meta=_annotation(a) if a else None) for n, a in found[1:]])
+    return tuple(stored), module_of
 
 
 def _read_lines(text: str) -> FxGraph | None:
@@ -527,8 +536,7 @@ def _read_stored(text: str) -> StoredGraph | None:
     signature = _signature(lines, first)
     if signature is None:
         return None
-    inputs, at = signature
-    stored_inputs, module_of = _stored_inputs(inputs)
+    stored_inputs, module_of, at = signature
     body = _Body(module_of, _mark_before(lines, at))
     if not body.read(lines, at, _indent(lines[first])):
         return None
@@ -556,7 +564,7 @@ def _mark_before(lines: list[str], at: int) -> FxSource | None:
     """The user line in force at line `at` (as `_sources` says), from the lines before it."""
     current: FxSource | None = None
     for line in lines[:at]:
-        if "#" in line:
+        if line.lstrip().startswith("#"):  # a comment line (a signature's `# PlainAOTInput` is no mark)
             kind = _line_kind(line)
             if kind[0] == _MARK:
                 current = kind[2]
@@ -570,11 +578,14 @@ def _mark_before(lines: list[str], at: int) -> FxSource | None:
 _SKIP, _MARK, _RETURN, _NODE, _NONE, _FAIL = range(6)
 
 #: A raw line's kind, by its text: (kind, indent, ...): for _MARK the FxSource (or None); for
-#: _RETURN the stripped text; for _NODE name, names, op, target, args, meta and the distinct args.
+#: _RETURN the stripped text; for _NODE name, names, op, target, args, meta, the distinct args
+#: and how many names past the first. Blank and comment lines, whatever their indent, are
+#: `_DEEP`: deeper than any statement (they neither end the body nor are read as one).
 #: The lists are shared by every node of that text (a node's are not to be changed; `from_stored`
 #: copies them). Cleared when full (`_LINES_MAX`): the big trace's 174 graphs are ~7k distinct lines.
 _LINES: dict[str, tuple[Any, ...]] = {}
 _LINES_MAX = 1 << 14
+_DEEP = sys.maxsize
 
 
 def _line_kind(line: str) -> tuple[Any, ...]:
@@ -584,14 +595,14 @@ def _line_kind(line: str) -> tuple[Any, ...]:
         return kind
     lead = line.lstrip()
     if not lead:
-        kind = (_SKIP, 0)
+        kind = (_SKIP, _DEEP)
     elif lead[0] == "#":
         found = _FILE.match(line)
         if found is not None:
             path, at, function, code = found.groups()
-            kind = (_MARK, 0, FxSource(file=path, line=int(at), function=function, code=code))
+            kind = (_MARK, _DEEP, FxSource(file=path, line=int(at), function=function, code=code))
         else:
-            kind = (_MARK, 0, None) if _NO_STACK.match(line) else (_SKIP, 0)
+            kind = (_MARK, _DEEP, None) if _NO_STACK.match(line) else (_SKIP, _DEEP)
     else:
         kind = _statement_kind(lead.rstrip(), len(line) - len(lead))
     if len(_LINES) >= _LINES_MAX:
@@ -609,7 +620,8 @@ def _statement_kind(stripped: str, indent: int) -> tuple[Any, ...]:
     if parts is False:
         return (_FAIL, indent)
     names, op, target, args, meta = parts
-    return (_NODE, indent, names[0], list(names), op, target, list(args), meta, tuple(dict.fromkeys(args)))
+    distinct = tuple(dict.fromkeys(args))
+    return (_NODE, indent, names[0], list(names), op, target, list(args), meta, distinct, len(names) - 1)
 
 
 class _Body:
@@ -623,8 +635,7 @@ class _Body:
         self.sources: dict[FxSource, int] = {}
         self.module_of = module_of
         self.current = current
-        #: Whether users filled in the one pass are what `_fill_users` gives: no name assigned
-        #: twice and none read before a node assigns it (else `fill_users` does it again).
+        #: Whether the users filled in `read`'s one pass are what `_fill_users` gives.
         self.exact = True
 
     def read(self, lines: list[str], at: int, method: int) -> bool:
@@ -633,53 +644,49 @@ class _Body:
         nodes, sources, module_of, kinds = self.nodes, self.sources, self.module_of, _LINES
         producers: dict[str, StoredNode] = {}
         unresolved: set[str] = set()
+        extra = 0  # names assigned beyond a node's first (a tuple unpack's)
         current, index = self.current, None
-        outputs: list[str] | None = None
-        number, end = at, len(lines)
-        while number < end:
-            line = lines[number]
-            number += 1
+        for number, line in enumerate(lines[at:], at + 1):
             kind = kinds.get(line) or _line_kind(line)
-            tag = kind[0]
-            if tag == _SKIP:
-                continue
-            if tag == _MARK:
-                current, index = kind[2], None
-                continue
-            if kind[1] <= method:
+            if kind[1] <= method:  # a statement there (blank and comment lines are never)
                 # Another member of the class (a nested graph, a method): the ast reader's; past the class: the end.
                 if kind[1] == method:
                     return False
                 break
-            if outputs is not None:
-                return False  # a statement after `return`
+            tag = kind[0]
             if tag == _NODE:
-                _, _, name, names, op, target, args, meta, distinct = kind
+                _, _, name, names, op, target, args, meta, distinct, more = kind
                 if current is not None and index is None:
                     index = sources.setdefault(current, len(sources))
                 module = None
                 if module_of and not module_of.keys().isdisjoint(args):
                     module = _module_read(module_of, args, name, op)
-                node = StoredNode(
-                    name=name, names=names, op=op, target=target, args=args, users=[], meta=meta,
-                    source=index, module=module, line=number,
-                )  # fmt: skip
+                # Positional (the fields' order), a keyword call costs more: ~32k nodes on the big trace.
+                node = StoredNode(name, names, op, target, args, [], meta, index, module, number)
                 for arg in distinct:
                     producer = producers.get(arg)
                     if producer is not None:
                         producer.users.append(name)
                     else:
                         unresolved.add(arg)
-                for assigned in names:
-                    if assigned in producers or assigned in unresolved:
-                        self.exact = False
-                    producers[assigned] = node
+                if more:
+                    extra += more
+                    producers.update(dict.fromkeys(names, node))
+                else:
+                    producers[name] = node
                 nodes.append(node)
+            elif tag == _MARK:
+                current, index = kind[2], None
             elif tag == _RETURN:
-                outputs, number = _outputs(lines, number, kind[2])
+                self.outputs, after = _outputs(lines, number, kind[2])
+                if not _ends(lines, after, method):
+                    return False  # a statement after `return`
+                break
             elif tag == _FAIL:
                 return False
-        self.outputs = outputs or []
+        # Users filled in the one pass are `_fill_users`' when no name is assigned twice and none
+        # is read before a node assigns it (else `fill_users` does it again).
+        self.exact = len(producers) == len(nodes) + extra and unresolved.isdisjoint(producers)
         return True
 
     def fill_users(self) -> None:
@@ -704,6 +711,16 @@ def _module_read(module_of: dict[str, str], args: list[str], name: str, op: str)
     if op == "placeholder_alias":
         module_of[name] = module
     return module
+
+
+def _ends(lines: list[str], at: int, method: int) -> bool:
+    """Whether the body ends at line `at` (after its `return`): the next statement, if any, is
+    past the class (indented less than `def forward`)."""
+    for line in lines[at:]:
+        lead = line.lstrip()
+        if lead and lead[0] != "#":
+            return len(line) - len(lead) < method
+    return True
 
 
 def _outputs(lines: list[str], number: int, stripped: str) -> tuple[list[str], int]:
