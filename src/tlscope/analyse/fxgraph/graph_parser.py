@@ -732,4 +732,11 @@ def _outputs(lines: list[str], number: int, stripped: str) -> tuple[list[str], i
         parts.append(lines[number].split("#", 1)[0])
         depth += parts[-1].count("(") - parts[-1].count(")")
         number += 1
-    return _line_references(" ".join(parts)), number
+    return list(_return_references(" ".join(parts))), number
+
+
+@functools.lru_cache(maxsize=256)
+def _return_references(text: str) -> tuple[str, ...]:
+    """`_line_references` of a return's text, once per distinct text: the big trace's 174 graphs
+    return 32 distinct tuples (AOT graphs' are hundreds of names)."""
+    return tuple(_line_references(text))
