@@ -47,8 +47,10 @@ class StoredInput(msgspec.Struct, kw_only=True, omit_defaults=True):
     module: str | None = None
 
 
-# Not kw_only: the line reader (analyse/fxgraph) makes one a node line, its fields in order.
-class StoredNode(msgspec.Struct, omit_defaults=True):
+# Not kw_only: the line reader (analyse/fxgraph) makes one a node line, its fields in order. Not
+# tracked by the garbage collector (gc=False): it holds strings, lists of them and a TensorMeta,
+# never a cycle, and a graph makes thousands (each tracked one counts towards the next collection).
+class StoredNode(msgspec.Struct, omit_defaults=True, gc=False):
     """One assignment line of the graph's `forward`."""
 
     name: str

@@ -414,7 +414,7 @@ def _line_op(value: str) -> tuple[str, str, list[str]] | None:
 
 
 #: What one assignment line reads as, apart from where it is: (names, op, target, args, meta).
-_LineParts = tuple[tuple[str, ...], str, str, tuple[str, ...], TensorMeta | None]
+_LineParts = tuple[list[str], str, str, list[str], TensorMeta | None]
 
 
 def _line_parts(text: str) -> _LineParts | Literal[False] | None:
@@ -435,7 +435,7 @@ def _line_parts(text: str) -> _LineParts | Literal[False] | None:
     if value == "None":
         return None
     unpack = "," in targets
-    names = tuple(t.strip() for t in targets.split(",") if t.strip()) if unpack else (targets.strip(),)
+    names = [t.strip() for t in targets.split(",") if t.strip()] if unpack else [targets.strip()]
     read = _line_op(value) if not unpack else _line_unpack(value)
     if read is None:
         read = _ast_op(value, unpack)
@@ -443,7 +443,7 @@ def _line_parts(text: str) -> _LineParts | Literal[False] | None:
         return False
     op, target, args = read
     meta = _annotation(annotation) if annotation is not None else None
-    return names, op, target, tuple(args), meta
+    return names, op, target, args, meta
 
 
 @functools.lru_cache(maxsize=4096)
@@ -621,7 +621,7 @@ def _statement_kind(stripped: str, indent: int) -> tuple[Any, ...]:
         return (_FAIL, indent)
     names, op, target, args, meta = parts
     distinct = tuple(dict.fromkeys(args))
-    return (_NODE, indent, names[0], list(names), op, target, list(args), meta, distinct, len(names) - 1)
+    return (_NODE, indent, names[0], names, op, target, args, meta, distinct, len(names) - 1)
 
 
 class _Body:
