@@ -479,7 +479,7 @@ def _ast_op(value: str, unpack: bool) -> tuple[str, str, list[str]] | None:
 
 def _signature(lines: list[str], start: int) -> tuple[list[StoredInput], dict[str, str], int] | None:
     """The inputs of `def forward(self, ...):` from line `start` on (stored, and the modules of
-    those that are parameters or buffers, by name: `_stored_inputs`), and the line after it."""
+    those that are parameters or buffers, by name: `_stored_input`), and the line after it."""
     end = start
     while end < len(lines) and not lines[end].rstrip().endswith("):"):
         end += 1
@@ -501,8 +501,13 @@ def _inputs(text: str) -> tuple[tuple[StoredInput, ...], dict[str, str]] | None:
     # Only names with a string annotation or none (no default, no `*args`, no other annotation).
     if not _PARAMS.fullmatch(params):
         return None
-    found = _PARAM.findall(params)
-    stored, module_of = _stored_inputs([FxInput(name=n, meta=_annotation(a) if a else None) for n, a in found[1:]])
+    stored: list[StoredInput] = []
+    module_of: dict[str, str] = {}
+    for name, annotation in _PARAM.findall(params)[1:]:
+        graph_input, module = _stored_input(name, annotation)
+        stored.append(graph_input)
+        if module is not None:
+            module_of[name] = module
     return tuple(stored), module_of
 
 
@@ -547,17 +552,12 @@ def _read_stored(text: str) -> StoredGraph | None:
     )
 
 
-def _stored_inputs(inputs: list[FxInput]) -> tuple[list[StoredInput], dict[str, str]]:
-    """The inputs in their stored form, each with its module when its name says it (`_fill_modules`),
-    and those modules by input name."""
-    module_of: dict[str, str] = {}
-    stored: list[StoredInput] = []
-    for graph_input in inputs:
-        module = module_of_name(graph_input.name)
-        if module is not None:
-            module_of[graph_input.name] = module
-        stored.append(StoredInput(name=graph_input.name, meta=graph_input.meta, module=module))
-    return stored, module_of
+@functools.lru_cache(maxsize=4096)
+def _stored_input(name: str, annotation: str) -> tuple[StoredInput, str | None]:
+    """An input in its stored form, with its module when its name says it (`_fill_modules`), once
+    per distinct (name, annotation): signatures that differ still share most of their inputs."""
+    module = module_of_name(name)
+    return StoredInput(name=name, meta=_annotation(annotation) if annotation else None, module=module), module
 
 
 def _mark_before(lines: list[str], at: int) -> FxSource | None:
