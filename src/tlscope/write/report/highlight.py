@@ -270,19 +270,5 @@ def render_code(code: str) -> str:
 
 
 def code_page(payload: bytes) -> bytes:
-    """The highlighted page of an output-code payload, as written (a page job: derived.py):
-    `render_code`'s page in UTF-8, its parts encoded apart and joined as bytes. The body is most
-    of the page (the big trace's 48 pages: 9.4 MB), and `HEAD + body + tail()` copied it twice
-    more before the encode."""
-    code = payload.decode("utf-8", "replace")
-    body = spans(code) if code else ""
-    end = b"\n" if body and not body.endswith("\n") else b""
-    return b"".join((_HEAD_UTF8, body.encode("utf-8"), end, _tail_utf8()))
-
-
-_HEAD_UTF8 = HEAD.encode("utf-8")
-
-
-@functools.cache
-def _tail_utf8() -> bytes:
-    return tail().encode("utf-8")
+    """The highlighted page of an output-code payload, as written (a page job: derived.py)."""
+    return render_code(payload.decode("utf-8", "replace")).encode("utf-8")
