@@ -156,6 +156,7 @@ def _timeline_inputs() -> list[tuple[Path, list[str]]]:
 SLOW_MODULES = {
     "test_serve_remote": "an S3-compatible store as a separate process",
     "test_serve_gcs": "a GCS emulator as a separate process",
+    "test_serve_requests": "a file host and an S3-compatible store as separate processes",
     "test_serve_fuzz": "OpenAPI-driven fuzzing of the server",
     "test_fuzz": "coverage-guided fuzzing of the reader",
     "test_js_check": "npm ci and the JavaScript gates",

@@ -9,6 +9,11 @@ again before following it). `GET /stall/PATH` waits 5 s before answering (a stor
 hangs mid-body). `GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
 Range and always sends the whole file); `GET /ranges` lists, as JSON, the Range header of every
 `/ranged/` GET so far (null for none), so a test can tell what the server asked the store for.
+`/nohead/PATH` refuses HEAD (405, as a host serving only GET, or a URL signed for GET, does) and
+serves GET as `/ranged/` does. `/nolength/PATH` answers without a Content-Length (GET and HEAD:
+the body ends when the connection closes, as a chunked answer's length is known only at its end).
+`GET /requests` lists, as JSON, every request so far other than these lists (`[method, path,
+Range or null]`): what each file cost the store.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import sys
 import time
 
 RANGES: list[str | None] = []
+REQUESTS: list[tuple[str, str, str | None]] = []
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -28,6 +34,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.path not in ("/ranges", "/requests"):
+            REQUESTS.append(("GET", self.path, self.headers.get("Range")))
+        if self.path == "/requests":
+            self._send(200, json.dumps(REQUESTS).encode(), {})
+            return
+        if self.path.startswith("/nohead/"):
+            self.path = "/ranged/" + self.path[len("/nohead/") :]
+        if self.path.startswith("/nolength/"):
+            self._without_length(self.translate_path(self.path[len("/nolength") :]), body=True)
+            return
         if self.path.startswith("/stall/"):
             time.sleep(5)
             self.path = self.path[len("/stall") :]
@@ -58,12 +74,30 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return False
         size = os.path.getsize(path)
         first, _, last = spec[6:].partition("-")
-        start, end = (size - int(last), size - 1) if not first else (int(first), min(int(last or size - 1), size - 1))
+        if not first:
+            start, end = max(0, size - int(last)), size - 1
+        else:
+            start, end = int(first), min(int(last or size - 1), size - 1)
+        if start >= size:
+            self._send(416, b"", {"Content-Range": f"bytes */{size}"})
+            return True
         with open(path, "rb") as f:
             f.seek(start)
             body = f.read(end + 1 - start)
         self._send(206, body, {"Content-Range": f"bytes {start}-{end}/{size}"})
         return True
+
+    def _without_length(self, path: str, body: bool) -> None:
+        if not os.path.isfile(path):
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.end_headers()
+        if body:
+            with open(path, "rb") as f:
+                self.wfile.write(f.read())
+        self.close_connection = True
 
     def _half_then_stall(self, path: str) -> None:
         if not os.path.isfile(path):  # a 404, as a file host answers (not a dropped connection)
@@ -86,6 +120,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_HEAD(self) -> None:
+        REQUESTS.append(("HEAD", self.path, self.headers.get("Range")))
+        if self.path.startswith("/nohead/"):
+            self._send(405, b"", {"Allow": "GET"})
+            return
+        if self.path.startswith("/nolength/"):
+            self._without_length(self.translate_path(self.path[len("/nolength") :]), body=False)
+            return
         if self.path.startswith("/stall/"):
             time.sleep(5)
             self.path = self.path[len("/stall") :]

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,11 @@ from tlscope.serve.listing import listing_summary
 from tlscope.serve.paths import BadPath, check_raw, segments
 
 CHUNK = 1024 * 1024
+#: A file host's answer without a length (chunked, or encoded despite `identity`) is read ahead up
+#: to this many bytes to learn its size from its end; a longer one is asked its size (`info`).
+READ_AHEAD = 8 * CHUNK
+#: A HEAD answered with these: the host does not answer HEAD (a URL signed for GET answers 403).
+_HEAD_REFUSED = (403, 405, 501)
 _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
 
 
@@ -62,6 +68,29 @@ class Info:
     etag: str
 
 
+@dataclass
+class Facts:
+    """What a store's answer to one GET says: its status (200, 206, or 416 without a body), the
+    object's size and ETag (by `Info`'s rule), and the bytes [start, stop) its body holds."""
+
+    status: int = 0
+    size: int = 0
+    etag: str = ""
+    start: int = 0
+    stop: int = 0
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A store's answer to one GET, its body not read yet (`chunks`; `close` when not wanted)."""
+
+    facts: Facts
+    chunks: AsyncGenerator[bytes, None]
+
+    async def close(self) -> None:
+        await self.chunks.aclose()
+
+
 class Store:
     """One configured store (see the module doc); fsspec's filesystem is made on first use."""
 
@@ -77,6 +106,8 @@ class Store:
         self._limit: asyncio.Semaphore | None = None
         #: The filesystem being made, which every request arriving meanwhile awaits (`fs`).
         self._making: asyncio.Future[Any] | None = None
+        #: A file host that refused a HEAD: its objects' facts are asked with a one-byte GET.
+        self._no_head = False
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "url": self.prefix, "kind": self.scheme}
@@ -256,22 +287,172 @@ class Store:
             raise RemoteError(502, f"store {self.name}: {type(err).__name__}: {err}") from None
 
     async def info(self, key: str) -> Info:
+        """The object's size and ETag, from one request: a HEAD on a file host (a ranged GET of
+        one byte where HEAD is refused), the backend's own metadata call else."""
         async with self.slot() as fs:
-            raw = await self._wait(fs._info(key))
+            raw = await self._wait(self._http_info(fs, key) if self.http else fs._info(key))
         size = raw.get("size")
         if raw.get("type") == "directory" or not isinstance(size, int):
             raise RemoteError(404, "not a file in the store")
-        if size > self.config.max_object_bytes:
-            raise RemoteError(413, f"object of {size} bytes is over this store's max_object_bytes")
         tag = raw.get("ETag") or raw.get("etag") or raw.get("md5Hash") or raw.get("generation")
         modified = raw.get("LastModified") or raw.get("mtime") or raw.get("updated") or ""
-        etag = str(tag).strip('"') if tag else f"{size:x}-{hashlib.sha256(str(modified).encode()).hexdigest()[:16]}"
-        return Info(size, f'"{etag}"')
+        return Info(self._checked_size(size), _etag(tag, modified, size))
+
+    def _checked_size(self, size: int) -> int:
+        if size > self.config.max_object_bytes:
+            raise RemoteError(413, f"object of {size} bytes is over this store's max_object_bytes")
+        return size
+
+    async def _http_info(self, fs: Any, key: str) -> dict[str, Any]:
+        """A file host's facts of `key` as fsspec's `_info` gives them (`size`, `ETag`), from a
+        HEAD; where the host refuses HEAD (405, 501, or 403 as a URL signed for GET answers it),
+        or answers it without a size, from a GET of its first byte (`Range: bytes=0-0`: the total
+        is in Content-Range), not fsspec's whole GET whose body is dropped. A refusal is
+        remembered: the store's later facts come from that GET at once."""
+        session = await fs.set_session()
+        if not self._no_head:
+            async with session.head(key, headers={"Accept-Encoding": "identity"}, allow_redirects=True) as r:
+                if r.status in _HEAD_REFUSED:
+                    self._no_head = True
+                elif r.status < 500:  # a 5xx is tried again with the GET, as fsspec did
+                    _http_status(self.name, r.status)
+                    if (size := _length(r.headers)) is not None:
+                        return {"size": size, "ETag": r.headers.get("ETag")}
+        headers = {"Accept-Encoding": "identity", "Range": "bytes=0-0"}
+        async with session.get(key, headers=headers) as r:
+            if r.status == 416 and (total := _range_total(r.headers)) is not None:
+                return {"size": total, "ETag": r.headers.get("ETag")}
+            _http_status(self.name, r.status)
+            size = _range_total(r.headers) if r.status == 206 else _length(r.headers)
+            if r.status == 206:
+                await r.read()  # the one byte: the connection stays reusable
+            elif size is None:  # Range ignored, and no length: the body's end tells (as in `open`)
+                whole = await self._read_ahead(lambda: self._mapped(r.content.readany()))
+                size = None if whole is None else sum(len(c) for c in whole)
+            return {"size": size, "ETag": r.headers.get("ETag")}
 
     async def identity(self, key: str) -> str:
         """What names these bytes (URL, size, ETag), to find a parse of them in the cache."""
         info = await self.info(key)
         return f"{self.name}\0{key}\0{info.size}\0{info.etag}"
+
+    async def open(self, key: str, asked: str | None = None) -> Opened | None:
+        """One GET of object `key` (of the range `asked`, a `Range` header's value, when given),
+        answered with what it says of the object before its body is read, a request slot held
+        until the body is read or closed. The object's size over max_object_bytes is 413 here,
+        before any byte is read. None when that one answer cannot tell the size (a file host's
+        long answer without a length, a 416 without one, S3's 416): the caller asks `info`.
+        gs:// stores answer None (their GET's headers do not carry the ETag `info` gives)."""
+        facts = Facts()
+        if self.http:
+            answer = self._http_answer(key, asked, facts)
+        elif self.scheme == "s3":
+            answer = self._s3_answer(key, asked, facts)
+        else:
+            return None
+        try:
+            await answer.__anext__()  # b"": the facts are in
+        except StopAsyncIteration:
+            return None
+        except BaseException:
+            await answer.aclose()
+            raise
+        return Opened(facts, answer)
+
+    async def _http_answer(self, key: str, asked: str | None, facts: Facts) -> AsyncGenerator[bytes, None]:
+        """`open` on a file host: b"" once `facts` are filled, then the body (nothing if no facts)."""
+        async with self.slot() as fs:
+            session = await fs.set_session()
+            headers = {"Accept-Encoding": "identity"}  # the bytes as stored: size and ETag are theirs
+            if asked is not None:
+                headers["Range"] = asked
+            response = await self._wait(session.get(key, headers=headers))
+            try:
+                content = response.content
+                # Not under _wait: the session's own sock_read timeout bounds each read (see _http_get).
+                whole = await self._http_facts(response, facts, lambda: self._mapped(content.readany()))
+                if not facts.status:
+                    return
+                yield b""
+                if whole is not None:
+                    for chunk in whole:
+                        yield chunk
+                    return
+                async for chunk in self._bounded(lambda: self._mapped(content.readany()), 0, None):
+                    yield chunk
+            finally:
+                response.release()
+
+    async def _http_facts(self, response: Any, facts: Facts, read: Callable[[], Any]) -> list[bytes] | None:
+        """Fill `facts` from a file host's answer (left empty when it cannot tell the size); the
+        whole body when it had to be read ahead to learn its size, None when it is to be streamed."""
+        headers, status = response.headers, response.status
+        if status == 416:
+            if (total := _range_total(headers)) is not None:
+                self._fill(facts, 416, total, headers.get("ETag"), "", 0, 0)
+            return None
+        _http_status(self.name, status)
+        if status == 206:
+            span = _content_range(headers)
+            if span is not None:
+                self._fill(facts, 206, span[2], headers.get("ETag"), "", span[0], span[1])
+            return None
+        if (size := _length(headers)) is not None:
+            self._fill(facts, 200, size, headers.get("ETag"), "", 0, size)
+            return None
+        whole = await self._read_ahead(read)
+        if whole is not None:
+            size = sum(len(c) for c in whole)
+            self._fill(facts, 200, size, headers.get("ETag"), "", 0, size)
+        return whole
+
+    async def _read_ahead(self, read: Callable[[], Any]) -> list[bytes] | None:
+        """An answer without a length read whole, if it ends within READ_AHEAD bytes (None if
+        not); one past max_object_bytes is 413 at once, as one with a length would be."""
+        whole: list[bytes] = []
+        got = 0
+        while chunk := await read():
+            whole.append(chunk)
+            got += len(chunk)
+            if got > self.config.max_object_bytes:
+                raise RemoteError(413, f"object of over {got} bytes is over this store's max_object_bytes")
+            if got > READ_AHEAD:
+                return None
+        return whole
+
+    def _fill(self, facts: Facts, status: int, size: int, tag: Any, modified: Any, start: int, stop: int) -> None:
+        facts.size = self._checked_size(size)
+        facts.status, facts.etag, facts.start, facts.stop = status, _etag(tag, modified, size), start, stop
+
+    async def _s3_answer(self, key: str, asked: str | None, facts: Facts) -> AsyncGenerator[bytes, None]:
+        """`open` on S3: one GetObject (s3fs's `open_async` sends the same, after `info`'s HeadObject)."""
+        async with self.slot() as fs:
+            bucket, path, version = fs.split_path(key)
+            params: dict[str, Any] = {"Bucket": bucket, "Key": path}
+            if version:
+                params["VersionId"] = version
+            if asked is not None:
+                params["Range"] = asked
+            got = await self._wait(_unless_unsatisfiable(fs._call_s3("get_object", **params)))
+            if got is None:
+                return  # 416: its size is not in s3fs's error; `info` asks
+            body = got["Body"]
+            try:
+                span = _parse_content_range(got.get("ContentRange") or "")
+                modified = got.get("LastModified") or ""
+                if span is not None:
+                    self._fill(facts, 206, span[2], got.get("ETag"), modified, span[0], span[1])
+                else:
+                    size = int(got["ContentLength"])
+                    self._fill(facts, 200, size, got.get("ETag"), modified, 0, size)
+                yield b""
+                async for chunk in self._bounded(lambda: self._wait(body.read(CHUNK)), 0, None):
+                    yield chunk
+            finally:
+                with contextlib.suppress(Exception):
+                    closed = body.close()
+                    if asyncio.iscoroutine(closed):
+                        await closed
 
     async def stream(self, key: str, start: int = 0, stop: int | None = None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of object `key`, a chunk at a time, with a request slot held."""
@@ -358,18 +539,28 @@ class Store:
         return bytes(data)
 
     async def download(self, key: str, dest: Path, progress: Callable[[int, int], None]) -> None:
-        """Copy object `key` to the local file `dest`, streamed, with progress (bytes, size)."""
-        size = (await self.info(key)).size
+        """Copy object `key` to the local file `dest`, streamed, with progress (bytes, size): one
+        GET where its answer tells the size, else `info` then the GET."""
+        opened = await self.open(key)
+        chunks: AsyncIterator[bytes]
+        if opened is not None:
+            size, chunks = opened.facts.size, opened.chunks
+        else:
+            size, chunks = (await self.info(key)).size, self.stream(key)
         done = 0
-        with dest.open("wb") as out:
-            async for chunk in self.stream(key):
-                out.write(chunk)
-                done += len(chunk)
-                progress(done, size)
+        try:
+            with dest.open("wb") as out:
+                async for chunk in chunks:
+                    out.write(chunk)
+                    done += len(chunk)
+                    progress(done, size)
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
 
-    def folder(self, ref: StoreRef) -> StoredOutputFolder:
-        """The output folder at `ref`, read by the format's reader over this store's files."""
-        return StoredOutputFolder(StoreFiles(self, ref), ref.url)
+    def folder(self, ref: StoreRef, *, reading: bool = False) -> StoredOutputFolder:
+        """The output folder at `ref`, read by the format's reader over this store's files
+        (`reading`: its markers are to be read, so whether they are there is asked by reading them)."""
+        return StoredOutputFolder(StoreFiles(self, ref, reading=reading), ref.url)
 
     async def check_folder(self, ref: StoreRef) -> None:
         """Raise RemoteError unless `ref` is an output folder (the format's rule: layout.py)."""
@@ -383,7 +574,7 @@ class Store:
         """A remote folder's summary from its manifest, or from each rank's (a job's folder), with
         the ranks the format's reader finds there as it finds a local folder's; None when the folder
         is none or the store fails (a listing never fails for one trace)."""
-        folder = self.folder(ref)
+        folder = self.folder(ref, reading=True)  # the marker found is read next
         try:
             if not await folder.is_output_folder():
                 return None
@@ -401,16 +592,30 @@ class StoreFiles:
 
     What a rule asked is remembered (a rule asks for manifest.json twice: is it an output folder,
     is it a job's). A store is not listed (an https:// host cannot be): a job there is found by its
-    multi_rank_summary.json, as every job tlscope writes has one.
+    multi_rank_summary.json, as every job tlscope writes has one. A read that found nothing
+    answers `is_file` too, and a file known absent is not asked for again. When `reading` (a
+    summary: the rules read the marker they find next), whether a folder's marker (manifest.json,
+    multi_rank_summary.json) is there is asked by reading it: one GET, not a HEAD then a GET. (A
+    readiness check, which reads nothing, asks with HEADs: no body to wait for.)
     """
 
-    def __init__(self, store: Store, ref: StoreRef) -> None:
+    def __init__(self, store: Store, ref: StoreRef, *, reading: bool = False) -> None:
         self.store = store
         self.ref = ref
+        self.reading = reading
         self._known: dict[str, bool] = {}
+        self._read: dict[str, bytes | None] = {}
 
     async def is_file(self, rel: str) -> bool:
         if rel not in self._known:
+            if self.reading and rel in layout.MARKERS:
+                try:
+                    self._read[rel] = await self._fetch(rel)
+                except RemoteError as err:
+                    if err.status != 413:  # too big to read whole is there all the same
+                        raise
+                    self._known[rel] = True
+                return self._known[rel]
             try:
                 await self.store.info(self.store.child(self.ref, rel))
                 self._known[rel] = True
@@ -421,12 +626,21 @@ class StoreFiles:
         return self._known[rel]
 
     async def read(self, rel: str) -> bytes | None:
+        if rel in self._read:
+            return self._read.pop(rel)  # kept by is_file for the one read that follows it
+        if self._known.get(rel) is False:
+            return None
+        return await self._fetch(rel)
+
+    async def _fetch(self, rel: str) -> bytes | None:
         try:
-            return await self.store.read_small(self.store.child(self.ref, rel))
+            data: bytes | None = await self.store.read_small(self.store.child(self.ref, rel))
         except RemoteError as err:
-            if err.status == 404:
-                return None
-            raise
+            if err.status != 404:
+                raise
+            data = None
+        self._known[rel] = data is not None
+        return data
 
     async def subfolders(self) -> list[str]:
         return []
@@ -508,3 +722,61 @@ def _refused(err: BaseException | None) -> str | None:
         err = err.__cause__ or err.__context__
         seen += 1
     return None
+
+
+def _etag(tag: Any, modified: Any, size: int) -> str:
+    """The ETag of an object by one rule, whichever request told its facts: the store's own tag
+    (S3's and a file host's ETag, GCS's etag, md5Hash or generation), else its size and a hash of
+    its modification time (a file host's Last-Modified is not used: fsspec's info named it
+    otherwise, and the tags clients hold were made without it)."""
+    if tag:
+        return f'"{str(tag).strip(chr(34))}"'
+    return f'"{size:x}-{hashlib.sha256(str(modified).encode()).hexdigest()[:16]}"'
+
+
+def _http_status(name: str, status: int) -> None:
+    """Raise the RemoteError a file host's error status stands for (as `info` did through fsspec:
+    any 4xx is absent as far as the store can tell, a 5xx is the store failing)."""
+    if status in (200, 206):
+        return
+    if 400 <= status < 500:
+        raise RemoteError(404, "not found in the store")
+    raise RemoteError(502, f"store {name}: HTTP {status} from the store")
+
+
+def _length(headers: Any) -> int | None:
+    """The body's length, when it is the object's: a Content-Length of bytes not encoded."""
+    if headers.get("Content-Encoding", "identity") not in ("identity", ""):
+        return None
+    length = headers.get("Content-Length")
+    return int(length) if length is not None and length.isdigit() else None
+
+
+def _content_range(headers: Any) -> tuple[int, int, int] | None:
+    return _parse_content_range(headers.get("Content-Range") or "")
+
+
+def _parse_content_range(value: str) -> tuple[int, int, int] | None:
+    """(start, stop, total) of a `Content-Range: bytes A-B/N` (stop = B + 1); None for another form."""
+    unit, _, rest = value.strip().partition(" ")
+    span, _, total = rest.partition("/")
+    first, _, last = span.partition("-")
+    if unit != "bytes" or not (first.isdigit() and last.isdigit() and total.isdigit()):
+        return None
+    return int(first), int(last) + 1, int(total)
+
+
+def _range_total(headers: Any) -> int | None:
+    """N of a `Content-Range: bytes A-B/N` or `bytes */N` (None when absent or `*`)."""
+    total = (headers.get("Content-Range") or "").rpartition("/")[2].strip()
+    return int(total) if total.isdigit() else None
+
+
+async def _unless_unsatisfiable(call: Any) -> Any:
+    """`call`'s answer, or None when it is S3's 416 (s3fs raises it as OSError EINVAL)."""
+    try:
+        return await call
+    except OSError as err:
+        if err.errno == errno.EINVAL and not isinstance(err, FileNotFoundError):
+            return None
+        raise
