@@ -6,7 +6,8 @@ credentials, no metadata-server lookup). Objects are put with the emulator's JSO
 
 Shown: a remote output folder listed (summary and events API) and its files byte-exact with the
 store's ETag, 304, 206 and gzip; a raw log in the bucket parsed on first use, once, keyed by its
-bytes; 404 for what the bucket lacks; 403 for a URL outside the store.
+bytes; 404 for what the bucket lacks; 403 for a URL outside the store; what a file costs the
+bucket, counted by tests/countproxy.py in front of the emulator.
 """
 
 from __future__ import annotations
@@ -66,12 +67,26 @@ def emulator(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="module")
-def live(emulator: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def counted(emulator: str) -> Iterator[str]:
+    """tests/countproxy.py in front of the emulator: it lists every request it relays."""
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).parent / "countproxy.py"), emulator],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    finally:
+        stop_process(proc)
+
+
+@pytest.fixture(scope="module")
+def live(emulator: str, counted: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     from tlscope.serve.config import StoreConfig
 
     stores = {
         "gruns": StoreConfig(url=f"gs://{BUCKET}/runs/", endpoint_url=emulator, anon=True, timeout=20),
         "glogs": StoreConfig(url=f"gs://{BUCKET}/logs/", endpoint_url=emulator, anon=True, timeout=20),
+        # The same objects through the counting proxy (its longer prefix wins for runs/single/).
+        "gcounted": StoreConfig(url=f"gs://{BUCKET}/runs/single/", endpoint_url=counted, anon=True, timeout=20),
     }
     server = LiveServer([], tmp_path_factory.mktemp("gcs"), stores=stores)
     yield server
@@ -169,3 +184,30 @@ def test_gcs_outside_the_store_refused(client: httpx.Client, emulator: str) -> N
     for rel in ("../../private/secret.txt", "..%2f..%2fprivate%2fsecret.txt", "%2e%2e/%2e%2e/private/secret.txt"):
         status, body = raw_request(str(client.base_url), trace["url"] + rel)
         assert status in (400, 403, 404) and b"SECRET" not in body, (rel, status)
+
+
+def test_gcs_requests_per_file(client: httpx.Client, counted: str, viewer_traces: dict[str, Path]) -> None:
+    """What a file costs the bucket, counted on the wire: its metadata (one GET of the object's
+    resource: gcsfs's info also listed the prefix, to tell a directory) and one media GET, ranged
+    for a range (gcsfs read a range a MiB a GET); a 304 or a 404 is the metadata GET alone."""
+    folder = viewer_traces["single"]
+    trace = add_trace(client, f"gs://{BUCKET}/runs/single/")
+    assert client.get(trace["url"] + "manifest.json").status_code == 200  # the readiness check, not counted
+
+    def cost(rel: str, **headers: str) -> tuple[httpx.Response, list[tuple[str, bool, str | None]]]:
+        before = len(httpx.get(f"{counted}/_requests").json())
+        r = client.get(trace["url"] + rel, headers=headers)
+        seen = httpx.get(f"{counted}/_requests").json()[before:]
+        return r, [(method, "alt=media" in path, asked) for method, path, asked in seen]
+
+    metadata, media = ("GET", False, None), ("GET", True, None)
+    for rel in ("manifest.json", "compiles.json", "raw.jsonl"):
+        r, spent = cost(rel, **{"accept-encoding": "identity"})
+        assert r.content == (folder / rel).read_bytes() and spent == [metadata, media], (rel, spent)
+    raw = (folder / "raw.jsonl").read_bytes()
+    r, spent = cost("raw.jsonl", range="bytes=100-1099")
+    assert (r.status_code, r.content) == (206, raw[100:1100]) and spent == [metadata, ("GET", True, "bytes=100-1099")]
+    r, spent = cost("raw.jsonl", **{"if-none-match": r.headers["etag"]})
+    assert r.status_code == 304 and spent == [metadata]
+    r, spent = cost("payloads/0123456789abcdef0123456789abcdef.txt")
+    assert r.status_code == 404 and spent == [metadata]

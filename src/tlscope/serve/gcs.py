@@ -10,7 +10,8 @@ Two things in gcsfs do not fit a server that streams objects through:
   fallback uses anyway; the server only reads objects, which it does for every bucket type.
 - gcsfs has no `open_async` (fsspec's default raises NotImplementedError), so `Store.stream`
   could not read a whole object a chunk at a time. `open_async` below issues one GET for the
-  object's media and hands its body out as it arrives: never the whole object in memory.
+  object's media and hands its body out as it arrives: never the whole object in memory;
+  `open_range` the same with `Range` (gcsfs's `_cat_file` reads a range a MiB a GET).
 
 gcsfs is imported only when a gs:// store is first used (the `gcs` extra).
 """
@@ -24,16 +25,22 @@ from typing import Any
 class StreamedObject:
     """An object's body as an async file: `read(n)` gives the next bytes (b"" at the end)."""
 
-    def __init__(self, fs: Any, path: str) -> None:
+    def __init__(self, fs: Any, path: str, start: int = 0, stop: int | None = None) -> None:
         self.fs = fs
         self.path = path
+        #: The bytes [start, stop) asked with `Range` (the whole object when 0, None).
+        self.span = (start, stop)
         self._response: Any = None
 
     async def _open(self) -> None:
         fs = self.fs
         await fs._set_session()
         # gcsfs's own headers (credentials, refreshed when due) and parameters (requester pays).
-        response = await fs.session.get(fs.url(self.path), headers=fs._get_headers(None), params=fs._get_params({}))
+        headers = fs._get_headers(None)
+        start, stop = self.span
+        if start or stop is not None:
+            headers["Range"] = f"bytes={start}-{'' if stop is None else stop - 1}"
+        response = await fs.session.get(fs.url(self.path), headers=headers, params=fs._get_params({}))
         if response.status >= 400:
             # gcsfs's own mapping of an error answer: FileNotFoundError for 404, its HttpError else.
             content = await response.read()
@@ -66,5 +73,9 @@ def filesystem(options: dict[str, Any]) -> Any:
             if mode != "rb" or kwargs:
                 raise ValueError("gs:// stores are read whole, in binary mode")
             return StreamedObject(self, self._strip_protocol(path))
+
+        async def open_range(self, path: str, start: int, stop: int | None) -> StreamedObject:
+            """Bytes [start, stop) of the object, from one ranged GET of its media."""
+            return StreamedObject(self, self._strip_protocol(path), start, stop)
 
     return StreamingGCSFileSystem(asynchronous=True, skip_instance_cache=True, **options)
