@@ -2,6 +2,9 @@
 
 `--rate` paces each response body to MBPS MB/s, as a store across a network link would send it
 (1 Gbit/s is 125 MB/s, 10 Gbit/s 1,250 MB/s); without it, bodies go as fast as loopback takes them.
+`--delay-ms D` holds every request D ms before it is answered (a store D ms away: each request a
+round trip); `--no-head` answers HEAD with 405 (a host serving only GET). `GET /_requests` gives,
+as JSON, how many requests of each method it answered so far (itself not counted).
 
 http.server's handler speaks HTTP/1.0 unless told otherwise: a new connection per request,
 which made a page of a dozen modules wait on connection set-up rather than on the viewer.
@@ -12,16 +15,50 @@ from __future__ import annotations
 import argparse
 import functools
 import io
+import json
 import os
 import socket
+import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+COUNTS: dict[str, int] = {}
+_COUNTING = threading.Lock()
 
 
 class Handler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: every reply has a Content-Length
     rate: float | None = None  # bytes per second of a body, or as fast as it goes
+    delay = 0.0  # seconds each request is held before its answer
+    no_head = False
+
+    def counted(self) -> bool:
+        """Count this request and hold it `delay`; False for the count's own request (answered here)."""
+        if self.path == "/_requests":
+            with _COUNTING:
+                body = json.dumps(COUNTS).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return False
+        with _COUNTING:
+            COUNTS[self.command] = COUNTS.get(self.command, 0) + 1
+        if self.delay:
+            time.sleep(self.delay)
+        return True
+
+    def do_HEAD(self) -> None:
+        if not self.counted():
+            return
+        if self.no_head:
+            self.send_response(405)
+            self.send_header("Allow", "GET")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        super().do_HEAD()
 
     def setup(self) -> None:
         super().setup()
@@ -51,6 +88,8 @@ class Handler(SimpleHTTPRequestHandler):
         super().end_headers()
 
     def do_GET(self) -> None:
+        if not self.counted():
+            return
         # Range requests (one `bytes=A-B`), as tlscope serve and most static hosts answer them:
         # the JS client reads dropped blocks of a big raw.jsonl again with them.
         spec = self.headers.get("Range", "")
@@ -60,7 +99,10 @@ class Handler(SimpleHTTPRequestHandler):
             return
         first, _, last = spec[6:].partition("-")
         size = os.path.getsize(path)
-        start, end = int(first), min(int(last) if last else size - 1, size - 1)
+        if not first:  # the last N bytes
+            start, end = max(0, size - int(last)), size - 1
+        else:
+            start, end = int(first), min(int(last) if last else size - 1, size - 1)
         with open(path, "rb") as f:
             f.seek(start)
             body = f.read(max(0, end - start + 1))
@@ -75,8 +117,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root")
     parser.add_argument("--rate", type=float, help="MB/s of each response body (default: unpaced)")
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="hold each request this long (default 0)")
+    parser.add_argument("--no-head", action="store_true", help="answer HEAD with 405")
     args = parser.parse_args()
     Handler.rate = args.rate * 1e6 if args.rate else None
+    Handler.delay, Handler.no_head = args.delay_ms / 1000, args.no_head
     handler = functools.partial(Handler, directory=args.root)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
