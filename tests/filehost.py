@@ -5,6 +5,7 @@ library's handler, which sends no CORS headers (the browser never talks to it: t
 does), listens on 127.0.0.1 on a free port and prints that port on its first stdout line.
 `GET /to/HOST/PORT/PATH` answers 302 to http://HOST:PORT/PATH (a redirect the client must check
 again before following it). `GET /stall/PATH` waits 5 s before answering (a store that hangs).
+`GET /stallget/PATH` waits 5 s, its HEAD does not (a store whose GET hangs).
 `GET /slowbody/PATH` sends PATH's headers and first half, then stalls for a minute (a store that
 hangs mid-body). `GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
 Range and always sends the whole file); `GET /ranges` lists, as JSON, the Range header of every
@@ -47,6 +48,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/stall/"):
             time.sleep(5)
             self.path = self.path[len("/stall") :]
+        if self.path.startswith("/stallget/"):  # HEAD answers at once (do_HEAD)
+            time.sleep(5)
+            self.path = self.path[len("/stallget") :]
         if self.path.startswith("/to/"):
             self.send_response(302)
             host, port, rest = [*self.path[4:].split("/", 2), "", ""][:3]
@@ -133,7 +137,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/to/"):
             self.do_GET()
             return
-        for prefix in ("/ranged", "/slowbody"):
+        for prefix in ("/ranged", "/slowbody", "/stallget"):
             if self.path.startswith(prefix + "/"):
                 self.path = self.path[len(prefix) :]
         super().do_HEAD()

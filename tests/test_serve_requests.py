@@ -8,9 +8,10 @@ Each file is asked for alone, and the requests its answer cost are those the sto
 Shown, with the answers byte for byte those of the local folder: a GET is one GET to the store,
 a range one ranged GET (a 416 too), a conditional GET one HEAD (one one-byte GET on a host that
 refuses HEAD, whose refusal is remembered), a host that refuses HEAD serves a whole output folder
-with one GET a file and no HEAD, an answer without a length is served from its one GET, a
-missing file is one request; S3 likewise (GetObject, no HeadObject before it); a raw log in a
-store is asked for its facts once and read once.
+with one GET a file (its only HEADs those that learnt the refusal), an answer without a length is
+served from its one GET, a missing file is one request, a GET that hangs 504, an If-Range and a
+HEAD as before; S3 likewise (GetObject, no HeadObject before it); a raw log in a store is asked
+for its facts once and read once.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def live(filehost: str, s3: str, tmp_path_factory: pytest.TempPathFactory) -> It
         "nolength-tiny": StoreConfig(
             url=f"{filehost}/nolength/tiny/", allow_networks=loopback, max_object_bytes=50_000
         ),
+        "stallget": StoreConfig(url=f"{filehost}/stallget/", allow_networks=loopback, timeout=1.0),
         "runs": StoreConfig(url=f"s3://{BUCKET}/runs/", endpoint_url=s3),
         "logs": StoreConfig(url=f"s3://{BUCKET}/logs/", endpoint_url=s3),
     }
@@ -270,3 +272,37 @@ def test_a_raw_log_costs_its_facts_then_one_get(client: httpx.Client, filehost: 
     r, cost = counted.get(trace["url"] + "manifest.json")
     assert r.status_code == 200
     assert [method for method, _ in cost] == ["HEAD", "GET"], cost
+
+
+def test_a_get_that_hangs_is_504_before_any_byte(client: httpx.Client, filehost: str) -> None:
+    """The one GET is under the store's timeout: a host whose GET does not answer within it (its
+    HEAD does: the readiness check passes) gets 504, not a cut-off 200."""
+    counted = Counted(client, f"{filehost}/requests")
+    trace = add_trace(client, f"{filehost}/stallget/single/")
+    assert client.head(trace["url"] + "manifest.json").status_code == 200  # ready, from HEADs alone
+    r, cost = counted.get(trace["url"] + "manifest.json", **IDENTITY)
+    assert r.status_code == 504 and "no answer within 1 s" in r.text and cost == [("GET", None)]
+
+
+def test_if_range_and_head(client: httpx.Client, filehost: str, viewer_traces: dict[str, Path]) -> None:
+    """An If-Range naming the current tag keeps the range (one ranged GET); one naming another
+    gets the whole file (the ranged GET's answer told the tag: then a GET of the whole). A HEAD is
+    answered from one HEAD, with the GET's headers."""
+    counted = Counted(client, f"{filehost}/requests")
+    raw = (viewer_traces["single"] / "raw.jsonl").read_bytes()
+    url = ready(client, f"{filehost}/nohead/single/")["url"] + "raw.jsonl"
+    tag = host_etag(len(raw))
+    r, cost = counted.get(url, range="bytes=5-9", **{"if-range": tag})
+    assert (r.status_code, r.content, cost) == (206, raw[5:10], [("GET", "bytes=5-9")])
+    r, cost = counted.get(url, range="bytes=5-9", **{"if-range": '"old"', **IDENTITY})
+    assert (r.status_code, r.content) == (200, raw) and r.headers["etag"] == tag
+    assert cost == [("GET", "bytes=5-9"), ("GET", f"bytes=0-{len(raw) - 1}")]
+    url = ready(client, f"{filehost}/single/")["url"] + "raw.jsonl"
+    before = len(counted.seen())
+    head = client.head(url, headers=IDENTITY)
+    assert [m for m, _, _ in counted.seen()[before:]] == ["HEAD"]
+    get = client.get(url, headers=IDENTITY)
+    same = {k: v for k, v in get.headers.items() if k != "date"}
+    assert (
+        head.status_code == 200 and not head.content and {k: v for k, v in head.headers.items() if k != "date"} == same
+    )
