@@ -52,6 +52,7 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     root = tmp_path_factory.mktemp("counted-host")
     shutil.copytree(viewer_traces["single"], root / "single")
     shutil.copytree(viewer_traces["single"], root / "tiny" / "single")  # the "nolength-tiny" store's
+    shutil.copytree(viewer_traces["single"], root / "opened")  # added by one test only
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
     proc, port = _process([sys.executable, str(HERE / "filehost.py"), str(root)])
     try:
@@ -306,3 +307,18 @@ def test_if_range_and_head(client: httpx.Client, filehost: str, viewer_traces: d
     assert (
         head.status_code == 200 and not head.content and {k: v for k, v in head.headers.items() if k != "date"} == same
     )
+
+
+@pytest.mark.parametrize("prefix", ["", "nohead/"])
+def test_opening_a_folder_reads_its_markers_once(client: httpx.Client, filehost: str, prefix: str) -> None:
+    """Adding a folder makes its summary from one GET of each marker (manifest.json, and the job
+    summary it lacks: a 404), not a HEAD then a GET; its first file then needs no readiness check
+    (a summary is made only of an output folder): one GET. Main's: 4 (5 where HEAD is refused),
+    then 2 HEADs, a GET, a HEAD and the file's GET."""
+    counted = Counted(client, f"{filehost}/requests")
+    before = len(counted.seen())
+    trace = add_trace(client, f"{filehost}/{prefix}opened/")
+    names = sorted((method, path.rsplit("/", 1)[1]) for method, path, _ in counted.seen()[before:])
+    assert trace["summary"] is not None and names == [("GET", "manifest.json"), ("GET", "multi_rank_summary.json")]
+    r, cost = counted.get(trace["url"] + "compiles.json", **IDENTITY)
+    assert r.status_code == 200 and cost == [("GET", None)]

@@ -206,7 +206,7 @@ class Traces:
             elif trace.kind == "remote-log":
                 assert trace.remote is not None
                 trace.local = await self._remote_log(trace, trace.remote)
-            else:
+            elif trace.summary is None:  # a summary is made only of an output folder: checked then
                 assert trace.remote is not None
                 await trace.remote.store.check_folder(trace.remote)
         except (NotReady, RemoteError, OSError) as err:
