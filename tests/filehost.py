@@ -5,6 +5,8 @@ library's handler, which sends no CORS headers (the browser never talks to it: t
 does), listens on 127.0.0.1 on a free port and prints that port on its first stdout line.
 `GET /to/HOST/PORT/PATH` answers 302 to http://HOST:PORT/PATH (a redirect the client must check
 again before following it). `GET /stall/PATH` waits 5 s before answering (a store that hangs).
+`GET /getto/HOST/PORT/PATH` redirects as `/to/` does while its HEAD answers for /PATH (a store
+whose GET alone leaves its prefix); `/getto405/` the same with HEAD refused (405).
 `GET /stallget/PATH` waits 5 s, its HEAD does not (a store whose GET hangs).
 `GET /slowbody/PATH` sends PATH's headers and first half, then stalls for a minute (a store that
 hangs mid-body). `GET /ranged/PATH` serves PATH honouring one `Range: bytes=A-B` (the standard handler ignores
@@ -51,6 +53,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/stallget/"):  # HEAD answers at once (do_HEAD)
             time.sleep(5)
             self.path = self.path[len("/stallget") :]
+        for prefix in ("/getto/", "/getto405/"):  # GET redirects; HEAD answers (or refuses): do_HEAD
+            if self.path.startswith(prefix):
+                self.path = "/to/" + self.path[len(prefix) :]
         if self.path.startswith("/to/"):
             self.send_response(302)
             host, port, rest = [*self.path[4:].split("/", 2), "", ""][:3]
@@ -125,9 +130,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         REQUESTS.append(("HEAD", self.path, self.headers.get("Range")))
-        if self.path.startswith("/nohead/"):
+        if self.path.startswith(("/nohead/", "/getto405/")):
             self._send(405, b"", {"Allow": "GET"})
             return
+        if self.path.startswith("/getto/"):  # HEAD of the file where the GET would be sent
+            self.path = "/" + self.path.split("/", 4)[4]
         if self.path.startswith("/nolength/"):
             self._without_length(self.translate_path(self.path[len("/nolength") :]), body=False)
             return

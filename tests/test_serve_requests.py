@@ -100,6 +100,8 @@ def live(filehost: str, s3: str, tmp_path_factory: pytest.TempPathFactory) -> It
             url=f"{filehost}/nolength/tiny/", allow_networks=loopback, max_object_bytes=50_000
         ),
         "stallget": StoreConfig(url=f"{filehost}/stallget/", allow_networks=loopback, timeout=1.0),
+        # Its own store: the HEAD refusal it learns is the store's (the "files" store answers HEAD).
+        "getto405": StoreConfig(url=f"{filehost}/getto405/", allow_networks=loopback),
         "runs": StoreConfig(url=f"s3://{BUCKET}/runs/", endpoint_url=s3),
         "logs": StoreConfig(url=f"s3://{BUCKET}/logs/", endpoint_url=s3),
     }
@@ -322,3 +324,21 @@ def test_opening_a_folder_reads_its_markers_once(client: httpx.Client, filehost:
     assert trace["summary"] is not None and names == [("GET", "manifest.json"), ("GET", "multi_rank_summary.json")]
     r, cost = counted.get(trace["url"] + "compiles.json", **IDENTITY)
     assert r.status_code == 200 and cost == [("GET", None)]
+
+
+def test_the_one_get_and_the_one_byte_get_keep_redirects_inside(client: httpx.Client, filehost: str) -> None:
+    """Redirects on the requests this change added are checked as every other: a GET redirected
+    out of the store's prefix (to 127.0.0.2, the metadata address, a private one) is refused,
+    403, on the one-GET path (its HEAD answered: the trace is ready) and on the one-byte GET that
+    asks a HEAD-refusing host for an object's facts; a redirect inside the prefix is followed."""
+    port = filehost.rsplit(":", 1)[1]
+    inside = add_trace(client, f"{filehost}/getto/127.0.0.1/{port}/single/")
+    assert client.head(inside["url"] + "manifest.json").status_code == 200  # ready, from HEADs
+    assert client.get(inside["url"] + "manifest.json").json()["raw_jsonl_events"] > 0
+    for host, to_port in (("127.0.0.2", port), ("169.254.169.254", "80"), ("10.0.0.1", "80")):
+        for prefix in ("getto", "getto405"):
+            trace = add_trace(client, f"{filehost}/{prefix}/{host}/{to_port}/single/")
+            if prefix == "getto":
+                assert client.head(trace["url"] + "manifest.json").status_code == 200
+            r = client.get(trace["url"] + "manifest.json")
+            assert r.status_code == 403 and "not allowed" in r.text, (prefix, host, r.status_code, r.text)
