@@ -10,13 +10,16 @@ request `--delay-ms` ms before answering (a store that far away: each request a 
 counts requests by method. Two `tlscope serve` processes, one per tree (`--base DIR`: a tree with
 a `src/` of tlscope, e.g. `git archive <commit> src | tar -x -C DIR`; this tree's `src/` is
 "after"), each with the host as a store and the folder as a trace; the trace's readiness is
-checked once before the rounds (it is not what is timed). Each round, the two servers in turn
-(interleaved, the order alternating), a client reads every file of the folder as the explorer
-does: its index files first (manifest.json and compiles.json, then the other JSON files at the
-top and raw.jsonl), then its payloads and graphs, `--concurrency` (6: a browser's connections to
-one HTTP/1.1 host) keep-alive connections at once, each body read whole. Reported per tree: the
-wall time of the index files and of the whole folder (median, min-max over rounds), and the
-store's requests per file by method (exact: every round asks the same).
+checked once before the rounds. Each round, the two servers in turn (interleaved, the order
+alternating) first open a folder they have not seen (a fresh name of the same folder on the host:
+`POST /api/traces`, whose summary reads the folder's markers, then its index files: what a user
+waits for when opening a trace), then read every file of the folder as the explorer does: its
+index files first (manifest.json and compiles.json, then the other JSON files at the top and
+raw.jsonl), then its payloads and graphs, `--concurrency` (6: a browser's connections to one
+HTTP/1.1 host) keep-alive connections at once, each body read whole. Reported per tree: the wall
+time of the opening, of the index files and of the whole folder (median, min-max over rounds),
+and the store's requests per file of the whole folder's read, by method (every round asks the
+same).
 """
 
 from __future__ import annotations
@@ -86,6 +89,17 @@ def read_folder(base: str, url: str, index: list[str], rest: list[str], concurre
     return indexed, time.perf_counter() - start
 
 
+def open_folder(base: str, folder_url: str, index: list[str], concurrency: int) -> float:
+    """Seconds to add a trace not seen before and read its index files."""
+    start = time.perf_counter()
+    request = urllib.request.Request(base + "/api/traces", data=json.dumps({"url": folder_url}).encode(),
+                                     headers={"content-type": "application/json"}, method="POST")  # fmt: skip
+    with urllib.request.urlopen(request, timeout=60) as r:
+        url = json.load(r)["url"]
+    asyncio.run(fetch_all(base, [url + n for n in index], concurrency))
+    return time.perf_counter() - start
+
+
 def counts(host: str) -> dict[str, int]:
     with urllib.request.urlopen(host + "/_requests", timeout=30) as r:
         got: dict[str, int] = json.load(r)
@@ -131,10 +145,14 @@ def measure(args: argparse.Namespace, tmp: Path, host: str, index: list[str], re
                 r.read()  # the readiness check, once
             servers[name] = (base, url)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+        opens: dict[str, list[float]] = {name: [] for name in trees}
         asked: dict[str, dict[str, int]] = {}
         for round_ in range(args.rounds):
             order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
             for name in order:
+                fresh = tmp / "host" / f"out-{name}-{round_}"
+                fresh.symlink_to(tmp / "host" / "out", target_is_directory=True)
+                opens[name].append(open_folder(servers[name][0], f"{host}/{fresh.name}/", index, args.concurrency))
                 before = counts(host)
                 times[name].append(read_folder(*servers[name], index, rest, args.concurrency))
                 after = counts(host)
@@ -144,6 +162,7 @@ def measure(args: argparse.Namespace, tmp: Path, host: str, index: list[str], re
         "trace": args.trace, "files": files, "index_files": len(index), "delay_ms": args.delay_ms,
         "no_head": args.no_head, "rounds": args.rounds, "concurrency": args.concurrency,
         "trees": {name: {
+            "open": spread(opens[name]),
             "index": spread([t[0] for t in times[name]]),
             "folder": spread([t[1] for t in times[name]]),
             "store_requests_per_file": {m: round(n / files, 2) for m, n in asked[name].items() if n},
