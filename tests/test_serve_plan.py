@@ -107,3 +107,31 @@ def test_cache_policy_csp_and_extra_headers() -> None:
 )
 def test_only_content_addressed_payloads_are_immutable(parts: tuple[str, ...], payload: bool) -> None:
     assert is_payload_name(parts) is payload
+
+
+@pytest.mark.parametrize(
+    ("header", "asked"),
+    [
+        ("bytes=1-2", "bytes=1-2"),
+        (" bytes = 1 - 2 ", "bytes=1-2"),
+        ("bytes=-5", "bytes=-5"),
+        ("bytes=5-", "bytes=5-"),
+        ("bytes=-0", "bytes=-0"),  # never satisfiable: the store's answer tells the size for the 416
+        ("bytes=5-1", None),  # ignored by the plan: the whole object is asked
+        ("bytes=1-2,3-4", None),
+        ("items=1-2", None),
+        ("bytes=\u0661-2", None),  # a digit to str.isdigit, not to a store
+        ("bytes=99999999999999999999-", None),
+        (None, None),
+    ],
+)
+def test_the_range_asked_of_a_store(header: str | None, asked: str | None) -> None:
+    """serve/remote.py asks the store for the client's range as it is when the plan would honour
+    it or answer 416 for every size, and for the whole object otherwise (the plan ignores the range,
+    or it is not plain ASCII to send on)."""
+    from tlscope.serve.remote import asked_range
+
+    assert asked_range(header) == asked
+    if header is not None and asked is not None:  # (the whole object, when not asked, serves any plan)
+        for size in (1, 10, 10**6):  # the plan's decision on what is asked is the one on what was sent
+            assert plan({"range": asked}, size=size).status == plan({"range": header}, size=size).status

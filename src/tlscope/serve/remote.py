@@ -67,6 +67,8 @@ def asked_range(header: str | None) -> str | None:
     if header is None:
         return None
     spec = header.strip().replace(" ", "")
+    if not spec.isascii():  # sent on as a header: ASCII digits only (str.isdigit takes others)
+        return None
     for size in (1, 1 << 62):  # a form valid for every size is either satisfiable or not: never ignored
         if parse_range(spec, size) is None:
             return None
