@@ -324,6 +324,21 @@ def wait_listening(port: int, proc: Any, timeout: float = 60) -> None:
     pytest.fail(f"nothing listens on 127.0.0.1:{port}")
 
 
+@contextlib.contextmanager
+def loopback_host(script: Path, *args: str) -> Iterator[str]:
+    """A test host started from `script` (tests/filehost.py, slowhost.py, countproxy.py: each
+    listens on 127.0.0.1, port 0, and prints its port as its first line); yields its base URL,
+    and stops it when done."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    finally:
+        stop_process(proc)
+
+
 def stop_process(proc: Any) -> None:
     """Terminate a Popen, kill it if it has not gone in 10 s, and reap it."""
     import subprocess

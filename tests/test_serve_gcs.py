@@ -26,6 +26,7 @@ from helpers import (
     add_trace,
     check_remote_log_parsed_once,
     free_port,
+    loopback_host,
     raw_request,
     stop_process,
     wait_listening,
@@ -69,13 +70,8 @@ def emulator(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
 @pytest.fixture(scope="module")
 def counted(emulator: str) -> Iterator[str]:
     """tests/countproxy.py in front of the emulator: it lists every request it relays."""
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).parent / "countproxy.py"), emulator],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    finally:
-        stop_process(proc)
+    with loopback_host(Path(__file__).parent / "countproxy.py", emulator) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,6 @@ a 502, not "not found", and leaves no summary made without its answer.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, add_trace, stop_process
+from helpers import CORPUS, LiveServer, add_trace, loopback_host
 
 pytest.importorskip("aiohttp", reason="https:// stores need tlscope[remote] (the test extra)")
 
@@ -39,13 +37,8 @@ def slowhost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     shutil.copytree(viewer_traces["single"], root / "flaky")
     shutil.copytree(viewer_traces["single"], root / "down")
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
-    command = [sys.executable, str(HERE / "slowhost.py"), str(root)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    finally:
-        stop_process(proc)
+    with loopback_host(HERE / "slowhost.py", str(root)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

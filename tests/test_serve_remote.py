@@ -23,7 +23,15 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, check_remote_log_parsed_once, free_port, stop_process, wait_listening
+from helpers import (
+    CORPUS,
+    LiveServer,
+    check_remote_log_parsed_once,
+    free_port,
+    loopback_host,
+    stop_process,
+    wait_listening,
+)
 from helpers import add_trace as add
 
 from tlscope.serve.traces import local_summary
@@ -73,13 +81,8 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
     shutil.copytree(viewer_traces["single"], root / "tiny" / "single")  # the "tiny" store's
     shutil.copy(RAW_LOG, root / "tiny" / RAW_LOG.name)
-    proc = subprocess.Popen([sys.executable, str(HERE / "filehost.py"), str(root)], stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
+    with loopback_host(HERE / "filehost.py", str(root)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, add_trace, free_port, stop_process, wait_listening
+from helpers import CORPUS, LiveServer, add_trace, free_port, loopback_host, stop_process, wait_listening
 
 from tlscope.serve.traces import local_summary
 
@@ -41,12 +41,6 @@ _CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "A
 IDENTITY = {"accept-encoding": "identity"}
 
 
-def _process(command: list[str]) -> tuple[subprocess.Popen[bytes], int]:
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    return proc, int(proc.stdout.readline())
-
-
 @pytest.fixture(scope="module")
 def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("counted-host")
@@ -54,11 +48,8 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     shutil.copytree(viewer_traces["single"], root / "tiny" / "single")  # the "nolength-tiny" store's
     shutil.copytree(viewer_traces["single"], root / "opened")  # added by one test only
     shutil.copy(RAW_LOG, root / RAW_LOG.name)
-    proc, port = _process([sys.executable, str(HERE / "filehost.py"), str(root)])
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
+    with loopback_host(HERE / "filehost.py", str(root)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +59,6 @@ def s3(viewer_traces: dict[str, Path]) -> Iterator[str]:
     env = {**os.environ, **_CREDS}
     moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    proxy = None
     try:
         wait_listening(port, moto)
         endpoint = f"http://127.0.0.1:{port}"
@@ -79,11 +69,9 @@ def s3(viewer_traces: dict[str, Path]) -> Iterator[str]:
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             client.upload_file(str(path), BUCKET, f"runs/single/{path.relative_to(folder).as_posix()}")
         client.upload_file(str(RAW_LOG), BUCKET, f"logs/{RAW_LOG.name}")
-        proxy, proxy_port = _process([sys.executable, str(HERE / "countproxy.py"), endpoint])
-        yield f"http://127.0.0.1:{proxy_port}"
+        with loopback_host(HERE / "countproxy.py", endpoint) as url:
+            yield url
     finally:
-        if proxy is not None:
-            stop_process(proxy)
         stop_process(moto)
 
 
