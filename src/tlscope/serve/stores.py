@@ -43,6 +43,8 @@ READ_AHEAD = 8 * CHUNK
 #: A HEAD answered with these: the host does not answer HEAD (a URL signed for GET answers 403).
 _HEAD_REFUSED = (403, 405, 501)
 _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
+#: A store's ETag longer than this is passed on as its hash (S3's are 32-43 characters, GCS's 16).
+_ETAG_MAX = 200
 
 
 class RemoteError(TlscopeError):
@@ -518,7 +520,7 @@ class Store:
                 raise RemoteError(404, "not found in the store")
             if response.status not in (200, 206):
                 raise RemoteError(502, f"store {self.name}: HTTP {response.status} from the store")
-            skip = 0 if response.status == 206 else start
+            skip = self._skip_to(start, stop, _content_range(response.headers)) if response.status == 206 else start
             end = None if stop is None else stop - start + skip
             # Not under _wait: the session's own sock_read timeout bounds each read, and
             # asyncio.wait_for's task per piece was a third of the server's Python time per GB.
@@ -527,6 +529,14 @@ class Store:
                 yield chunk
         finally:
             response.release()
+
+    def _skip_to(self, start: int, stop: int | None, span: tuple[int, int, int] | None) -> int:
+        """Where byte `start` is in the body of a 206 whose Content-Range is `span`: it must hold
+        the bytes asked, [start, stop) or [start, the end). A store that answers another span, or
+        states none, is failing (502): its bytes would be passed on as other bytes of the file."""
+        if span is None or span[0] > start or span[1] < (span[2] if stop is None else stop):
+            raise RemoteError(502, f"store {self.name}: answered another range than the one asked")
+        return start - span[0]
 
     async def _bounded(self, read: Callable[[], Any], start: int, stop: int | None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of what `read` returns piece by piece (b"" at the end), under the
@@ -756,7 +766,12 @@ def _etag(tag: Any, modified: Any, size: int) -> str:
     its modification time (a file host's Last-Modified is not used: fsspec's info named it
     otherwise, and the tags clients hold were made without it)."""
     if tag:
-        return f'"{str(tag).strip(chr(34))}"'
+        text = str(tag).strip(chr(34))
+        if len(text) > _ETAG_MAX or not all(" " < c <= "~" and c != chr(34) for c in text):
+            # Not an ETag a response can carry (RFC 9110's etagc, as ASCII), or one too long to
+            # pass on: named by its hash, the same for the same tag, so validators still hold.
+            text = "h-" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return f'"{text}"'
     return f'"{size:x}-{hashlib.sha256(str(modified).encode()).hexdigest()[:16]}"'
 
 
@@ -788,6 +803,8 @@ def _parse_content_range(value: str) -> tuple[int, int, int] | None:
     span, _, total = rest.partition("/")
     first, _, last = span.partition("-")
     if unit != "bytes" or not (first.isdigit() and last.isdigit() and total.isdigit()):
+        return None
+    if not int(first) <= int(last) < int(total):  # a span backwards or past its own total
         return None
     return int(first), int(last) + 1, int(total)
 
