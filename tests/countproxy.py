@@ -4,7 +4,9 @@ Run as its own process on 127.0.0.1 (a free port, printed on its first stdout li
 store emulator (moto's S3 server, the GCS emulator): every request is passed to the upstream as
 it came (method, path, headers, body) and its answer passed back, and is recorded first.
 `GET /_requests` lists, as JSON, every request so far (`[method, path, Range or null]`): what a
-file cost the store, counted on the wire, whatever the client library does inside.
+file cost the store, counted on the wire, whatever the client library does inside. With
+`--drop-range` it relays every request without its `Range` (as a proxy or cache in front of a
+store may), so a ranged GET is answered with the whole object.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 import urllib.parse
 
 UPSTREAM = urllib.parse.urlsplit(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:1")
+DROP_RANGE = "--drop-range" in sys.argv[2:]
 REQUESTS: list[tuple[str, str, str | None]] = []
 _HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "te", "upgrade"}
 
@@ -35,7 +38,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         REQUESTS.append((self.command, self.path, self.headers.get("Range")))
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+        dropped = _HOP | ({"range"} if DROP_RANGE else set())
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in dropped}
         upstream = http.client.HTTPConnection(UPSTREAM.hostname or "127.0.0.1", UPSTREAM.port, timeout=60)
         try:
             upstream.request(self.command, self.path, body=body, headers=headers)

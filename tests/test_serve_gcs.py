@@ -75,7 +75,15 @@ def counted(emulator: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def live(emulator: str, counted: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def unranged(emulator: str) -> Iterator[str]:
+    """tests/countproxy.py in front of the emulator, dropping every request's Range (as a proxy
+    or cache in front of a store may): a ranged GET gets the whole object."""
+    with loopback_host(Path(__file__).parent / "countproxy.py", emulator, "--drop-range") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def live(emulator: str, counted: str, unranged: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     from tlscope.serve.config import StoreConfig
 
     stores = {
@@ -83,6 +91,7 @@ def live(emulator: str, counted: str, tmp_path_factory: pytest.TempPathFactory) 
         "glogs": StoreConfig(url=f"gs://{BUCKET}/logs/", endpoint_url=emulator, anon=True, timeout=20),
         # The same objects through the counting proxy (its longer prefix wins for runs/single/).
         "gcounted": StoreConfig(url=f"gs://{BUCKET}/runs/single/", endpoint_url=counted, anon=True, timeout=20),
+        "gunranged": StoreConfig(url=f"gs://{BUCKET}/runs/breaks/", endpoint_url=unranged, anon=True, timeout=20),
     }
     server = LiveServer([], tmp_path_factory.mktemp("gcs"), stores=stores)
     yield server
@@ -207,3 +216,13 @@ def test_gcs_requests_per_file(client: httpx.Client, counted: str, viewer_traces
     assert r.status_code == 304 and spent == [metadata]
     r, spent = cost("payloads/0123456789abcdef0123456789abcdef.txt")
     assert r.status_code == 404 and spent == [metadata]
+
+
+def test_gcs_range_not_honoured_is_skipped_to(client: httpx.Client, viewer_traces: dict[str, Path]) -> None:
+    """A ranged GET answered with the whole object (a proxy in front of the bucket dropped the
+    Range) is read on to the range's first byte: the bytes asked, not the object's first ones."""
+    raw = (viewer_traces["breaks"] / "raw.jsonl").read_bytes()
+    url = add_trace(client, f"gs://{BUCKET}/runs/breaks/")["url"] + "raw.jsonl"
+    for asked, want in (("bytes=100-1099", raw[100:1100]), ("bytes=-50", raw[-50:]), ("bytes=5000-", raw[5000:])):
+        r = client.get(url, headers={"range": asked, "accept-encoding": "identity"})
+        assert (r.status_code, r.content) == (206, want), asked

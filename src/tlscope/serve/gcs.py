@@ -48,6 +48,13 @@ class StreamedObject:
             importlib.import_module("gcsfs.retry").validate_response(response.status, content, self.path)
         self._response = response
 
+    async def answer(self) -> tuple[int, str]:
+        """The store's answer to the GET, sent now if not yet: its status (200 where a range asked
+        was not honoured, 206 where it was) and its Content-Range ("" without one)."""
+        if self._response is None:
+            await self._open()
+        return self._response.status, self._response.headers.get("Content-Range", "")
+
     async def read(self, length: int = -1) -> bytes:
         if self._response is None:
             await self._open()

@@ -496,11 +496,14 @@ class Store:
 
     async def _gcs_range(self, fs: Any, key: str, start: int, stop: int | None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of a gs:// object from one ranged GET (gcsfs's `_cat_file` sent one
-        a MiB)."""
+        a MiB), its answer read as a file host's is (`_http_get`): the whole object where the range
+        was not honoured (a proxy in between may drop it), skipped; a 206 of another span, 502."""
         handle = await self._wait(fs.open_range(key, start, stop))
         try:
-            end = None if stop is None else stop - start
-            async for chunk in self._bounded(lambda: self._wait(handle.read(CHUNK)), 0, end):
+            status, span = await self._wait(handle.answer())
+            skip = self._skip_to(start, stop, _parse_content_range(span)) if status == 206 else start
+            end = None if stop is None else stop - start + skip
+            async for chunk in self._bounded(lambda: self._wait(handle.read(CHUNK)), skip, end):
                 yield chunk
         finally:
             with contextlib.suppress(Exception):
