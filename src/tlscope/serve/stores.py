@@ -441,20 +441,16 @@ class Store:
     async def _s3_answer(self, key: str, asked: str | None, facts: Facts) -> AsyncGenerator[bytes, None]:
         """`open` on S3: one GetObject (s3fs's `open_async` sends the same, after `info`'s HeadObject)."""
         async with self.slot() as fs:
-            bucket, path, version = fs.split_path(key)
-            params: dict[str, Any] = {"Bucket": bucket, "Key": path}
-            if version:
-                params["VersionId"] = version
-            if asked is not None:
-                params["Range"] = asked
-            got = await self._wait(_unless_unsatisfiable(fs._call_s3("get_object", **params)))
+            got = await self._wait(_unless_unsatisfiable(fs._call_s3("get_object", **_s3_params(fs, key, asked))))
             if got is None:
                 return  # 416: its size is not in s3fs's error; `info` asks
             body = got["Body"]
             try:
                 span = _parse_content_range(got.get("ContentRange") or "")
                 modified = got.get("LastModified") or ""
-                if span is not None:
+                if _s3_partial(got):
+                    if span is None:  # a part it does not state: its bytes cannot be placed
+                        raise RemoteError(502, f"store {self.name}: answered a range it does not state")
                     self._fill(facts, 206, span[2], got.get("ETag"), modified, span[0], span[1])
                 else:
                     size = int(got["ContentLength"])
@@ -463,10 +459,7 @@ class Store:
                 async for chunk in self._bounded(lambda: self._wait(body.read(CHUNK)), 0, None):
                     yield chunk
             finally:
-                with contextlib.suppress(Exception):
-                    closed = body.close()
-                    if asyncio.iscoroutine(closed):
-                        await closed
+                await _close_body(body)
 
     async def stream(self, key: str, start: int = 0, stop: int | None = None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of object `key`, a chunk at a time, with a request slot held."""
@@ -475,8 +468,8 @@ class Store:
                 chunks = self._http_get(fs, key, start, stop)
             elif self.scheme == "gcs" and (start or stop is not None):
                 chunks = self._gcs_range(fs, key, start, stop)
-            elif start:
-                chunks = self._ranged(fs, key, start, stop)
+            elif start:  # S3: the one scheme left
+                chunks = self._s3_range(fs, key, start, stop)
             else:
                 chunks = self._opened(fs, key, stop)
             try:
@@ -559,15 +552,21 @@ class Store:
                 raise RemoteError(413, "object grew over this store's max_object_bytes")
             yield piece
 
-    async def _ranged(self, fs: Any, key: str, start: int, stop: int | None) -> AsyncIterator[bytes]:
-        end = stop if stop is not None else (await self.info(key)).size
-        at = start
-        while at < end:
-            chunk = await self._wait(fs._cat_file(key, start=at, end=min(end, at + CHUNK)))
-            if not chunk:
-                return
-            at += len(chunk)
-            yield chunk
+    async def _s3_range(self, fs: Any, key: str, start: int, stop: int | None) -> AsyncIterator[bytes]:
+        """Bytes [start, stop) of an S3 object from one ranged GetObject (s3fs's `_cat_file` sent
+        one a MiB, after an `info` of its own), its answer read as a file host's is (`_http_get`):
+        the whole object where the range was not honoured, skipped; a 206 of another span, 502."""
+        asked = f"bytes={start}-{'' if stop is None else stop - 1}"
+        got = await self._wait(fs._call_s3("get_object", **_s3_params(fs, key, asked)))
+        body = got["Body"]
+        try:
+            span = _parse_content_range(got.get("ContentRange") or "")
+            skip = self._skip_to(start, stop, span) if _s3_partial(got) else start
+            end = None if stop is None else stop - start + skip
+            async for chunk in self._bounded(lambda: self._wait(body.read(CHUNK)), skip, end):
+                yield chunk
+        finally:
+            await _close_body(body)
 
     async def read_small(self, key: str, limit: int = _SUMMARY_MAX) -> bytes:
         data = bytearray()
@@ -826,3 +825,29 @@ async def _unless_unsatisfiable(call: Any) -> Any:
         if err.errno == errno.EINVAL and not isinstance(err, FileNotFoundError):
             return None
         raise
+
+
+def _s3_params(fs: Any, key: str, asked: str | None) -> dict[str, Any]:
+    """GetObject's parameters for `key` (its version when the key names one), with `Range` asked."""
+    bucket, path, version = fs.split_path(key)
+    params: dict[str, Any] = {"Bucket": bucket, "Key": path}
+    if version:
+        params["VersionId"] = version
+    if asked is not None:
+        params["Range"] = asked
+    return params
+
+
+def _s3_partial(got: dict[str, Any]) -> bool:
+    """Whether a GetObject answer is a part of the object (HTTP 206: a range honoured), by its
+    status (botocore's ResponseMetadata), else by its ContentRange."""
+    status = got.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return status == 206 if isinstance(status, int) else bool(got.get("ContentRange"))
+
+
+async def _close_body(body: Any) -> None:
+    """Close a GetObject's streamed body, whatever its close returns, whatever it raises."""
+    with contextlib.suppress(Exception):
+        closed = body.close()
+        if asyncio.iscoroutine(closed):
+            await closed
