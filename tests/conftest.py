@@ -70,6 +70,16 @@ def tlparse_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return binary
 
 
+@pytest.fixture(scope="module")
+def client(live: Any) -> Iterator[Any]:
+    """An httpx client of the module's `live` server (each serve test module starts its own, with
+    the sources and stores it tests); a module may define its own `client` instead."""
+    import httpx
+
+    with httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+
+
 @pytest.fixture(scope="session")
 def viewer_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Output folders of real corpus traces for the viewer tests: `single` (one log), `multi` (2 ranks),

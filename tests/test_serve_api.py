@@ -36,12 +36,6 @@ def live(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactor
     server.close()
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=120) as c:
-        yield c
-
-
 def trace_by_source(client: httpx.Client, source: Path) -> dict[str, Any]:
     from tlscope.serve.traces import make_id
 

@@ -98,12 +98,6 @@ def live(emulator: str, counted: str, unranged: str, tmp_path_factory: pytest.Te
     server.close()
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=120) as c:
-        yield c
-
-
 def events_in(folder: Path) -> int:
     parts = list(folder.glob("rank_*/raw.jsonl")) or [folder / "raw.jsonl"]
     return sum(1 for p in parts for line in p.read_bytes().splitlines()[1:] if line)

@@ -78,12 +78,6 @@ def live(lyinghost: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[L
     server.close()
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=60) as c:
-        yield c
-
-
 def _files(folder: Path) -> list[str]:
     """A folder's files a viewer asks for: an index file, the report's page, a payload."""
     payload = min(p.name for p in (folder / "payloads").iterdir())

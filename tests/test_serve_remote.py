@@ -121,12 +121,6 @@ def _store_configs(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {name: StoreConfig(**options) for name, options in raw.items()}
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=120) as c:
-        yield c
-
-
 def raw_events(folder: Path) -> list[bytes]:
     parts = sorted(folder.glob("rank_*/raw.jsonl"), key=lambda p: int(p.parent.name[5:])) or [folder / "raw.jsonl"]
     return [line for p in parts for line in p.read_bytes().splitlines()[1:] if line]

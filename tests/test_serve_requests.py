@@ -111,12 +111,6 @@ def live(filehost: str, s3: str, s3_unranged: str, tmp_path_factory: pytest.Temp
         server.close()
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=60) as c:
-        yield c
-
-
 class Counted:
     """The requests a store saw while `get` answered (the store lists its requests at `listing`)."""
 

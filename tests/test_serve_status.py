@@ -27,12 +27,6 @@ def live(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactor
     server.close()
 
 
-@pytest.fixture(scope="module")
-def client(live: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live.url, timeout=60) as c:
-        yield c
-
-
 def _id(live: LiveServer, source: Path) -> str:
     wanted = str(source.resolve())
     return next(t.id for t in live.server.traces.by_id.values() if t.source == wanted)
