@@ -17,6 +17,8 @@ import json
 import sys
 import urllib.parse
 
+from loopback import serve_forever
+
 UPSTREAM = urllib.parse.urlsplit(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:1")
 DROP_RANGE = "--drop-range" in sys.argv[2:]
 REQUESTS: list[tuple[str, str, str | None]] = []
@@ -59,10 +61,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(Handler)
 
 
 if __name__ == "__main__":

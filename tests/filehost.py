@@ -28,6 +28,8 @@ import os
 import sys
 import time
 
+from loopback import serve_forever
+
 RANGES: list[str | None] = []
 REQUESTS: list[tuple[str, str, str | None]] = []
 
@@ -151,10 +153,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def main() -> None:
-    handler = functools.partial(Handler, directory=sys.argv[1])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(functools.partial(Handler, directory=sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import http.server
 import os
 import sys
 
+from loopback import serve_forever
+
 MARKERS = ("manifest.json", "multi_rank_summary.json")
 
 
@@ -102,10 +104,7 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
 
 
 def main() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(Handler)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ import threading
 import urllib.parse
 from pathlib import Path
 
+from loopback import serve_forever
+
 GATE = threading.Event()
 GATE.set()
 LOCK = threading.Lock()
@@ -158,11 +160,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    handler = functools.partial(Handler, directory=sys.argv[1])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(functools.partial(Handler, directory=sys.argv[1]))
 
 
 if __name__ == "__main__":
