@@ -324,6 +324,33 @@ def wait_listening(port: int, proc: Any, timeout: float = 60) -> None:
     pytest.fail(f"nothing listens on 127.0.0.1:{port}")
 
 
+#: moto's test credentials, as the environment gives them to s3fs and boto3.
+S3_CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@contextlib.contextmanager
+def moto_s3(bucket: str) -> Iterator[tuple[str, Any]]:
+    """moto's S3 server in its own process on 127.0.0.1, with `bucket` made: (its endpoint, a boto3
+    client of it to fill the bucket); stopped when done."""
+    import subprocess
+
+    import boto3
+
+    port = free_port()
+    command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    env = {**os.environ, **S3_CREDS}
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, proc)
+        endpoint = f"http://127.0.0.1:{port}"
+        client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                              aws_secret_access_key="testing", region_name="us-east-1")  # fmt: skip
+        client.create_bucket(Bucket=bucket)
+        yield endpoint, client
+    finally:
+        stop_process(proc)
+
+
 @contextlib.contextmanager
 def loopback_host(script: Path, *args: str) -> Iterator[str]:
     """A test host started from `script` (tests/filehost.py, slowhost.py, countproxy.py: each

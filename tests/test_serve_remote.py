@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,38 +22,28 @@ import httpx
 import pytest
 from helpers import (
     CORPUS,
+    S3_CREDS,
     LiveServer,
     check_remote_log_parsed_once,
-    free_port,
     loopback_host,
-    stop_process,
-    wait_listening,
+    moto_s3,
 )
 from helpers import add_trace as add
 
 from tlscope.serve.traces import local_summary
 
-boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
+pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
 pytest.importorskip("s3fs", reason="the S3 tests need tlscope[remote] (the test extra)")
 
 HERE = Path(__file__).resolve().parent
 BUCKET = "team-traces"
 RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
-_CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
 @pytest.fixture(scope="module")
 def moto(viewer_traces: dict[str, Path]) -> Iterator[str]:
     """moto's S3 server in its own process, with the single and multi-rank folders and a raw log."""
-    port = free_port()
-    env = {**os.environ, **_CREDS}
-    cmd = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_listening(port, proc)
-        endpoint = f"http://127.0.0.1:{port}"
-        s3 = boto3.client("s3", endpoint_url=endpoint, **_boto_creds())
-        s3.create_bucket(Bucket=BUCKET)
+    with moto_s3(BUCKET) as (endpoint, s3):
         for name, folder in viewer_traces.items():
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 s3.upload_file(str(path), BUCKET, f"runs/{name}/{path.relative_to(folder).as_posix()}")
@@ -65,12 +52,6 @@ def moto(viewer_traces: dict[str, Path]) -> Iterator[str]:
         s3.upload_file(str(RAW_LOG), BUCKET, f"logs/{RAW_LOG.name}")
         s3.upload_file(str(RAW_LOG), BUCKET, f"small/{RAW_LOG.name}")
         yield endpoint
-    finally:
-        stop_process(proc)
-
-
-def _boto_creds() -> dict[str, str]:
-    return {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +69,7 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
 @pytest.fixture(scope="module")
 def env_creds() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        for key, value in _CREDS.items():
+        for key, value in S3_CREDS.items():
             mp.setenv(key, value)
         yield
 

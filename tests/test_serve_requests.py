@@ -17,27 +17,30 @@ for its facts once and read once.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from helpers import CORPUS, LiveServer, add_trace, free_port, loopback_host, stop_process, wait_listening
+from helpers import (
+    CORPUS,
+    S3_CREDS,
+    LiveServer,
+    add_trace,
+    loopback_host,
+    moto_s3,
+)
 
 from tlscope.serve.traces import local_summary
 
-boto3 = pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
+pytest.importorskip("boto3", reason="the S3 tests need moto[server] (the test extra)")
 pytest.importorskip("s3fs", reason="the S3 tests need tlscope[remote] (the test extra)")
 
 HERE = Path(__file__).resolve().parent
 BUCKET = "counted"
 RAW_LOG = next((CORPUS / "graph_breaks").glob("*.log*"))
-_CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 IDENTITY = {"accept-encoding": "identity"}
 
 
@@ -55,16 +58,7 @@ def filehost(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFa
 @pytest.fixture(scope="module")
 def s3(viewer_traces: dict[str, Path]) -> Iterator[str]:
     """moto's S3 server with the single folder and a raw log, behind the counting proxy."""
-    port = free_port()
-    env = {**os.environ, **_CREDS}
-    moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        wait_listening(port, moto)
-        endpoint = f"http://127.0.0.1:{port}"
-        client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
-                              aws_secret_access_key="testing", region_name="us-east-1")  # fmt: skip
-        client.create_bucket(Bucket=BUCKET)
+    with moto_s3(BUCKET) as (endpoint, client):
         folder = viewer_traces["single"]
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             client.upload_file(str(path), BUCKET, f"runs/single/{path.relative_to(folder).as_posix()}")
@@ -72,8 +66,6 @@ def s3(viewer_traces: dict[str, Path]) -> Iterator[str]:
         client.upload_file(str(RAW_LOG), BUCKET, f"logs/{RAW_LOG.name}")
         with loopback_host(HERE / "countproxy.py", endpoint) as url:
             yield url
-    finally:
-        stop_process(moto)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +96,7 @@ def live(filehost: str, s3: str, s3_unranged: str, tmp_path_factory: pytest.Temp
         "unranged": StoreConfig(url=f"s3://{BUCKET}/unranged/", endpoint_url=s3_unranged),
     }
     with pytest.MonkeyPatch.context() as mp:
-        for key, value in _CREDS.items():
+        for key, value in S3_CREDS.items():
             mp.setenv(key, value)
         server = LiveServer([], tmp_path_factory.mktemp("counted"), stores=stores)
         yield server
