@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
-import hashlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +28,9 @@ from tlscope.format import layout
 from tlscope.format.errors import FormatError, TlscopeError
 from tlscope.format.folder import StoredOutputFolder
 from tlscope.format.manifest import Manifest
-from tlscope.serve import gcs
+from tlscope.serve import gcs, s3
 from tlscope.serve.addresses import AddressPolicy, Refused
+from tlscope.serve.answer_headers import body_length, content_range, etag_of, parse_content_range, range_total
 from tlscope.serve.config import StoreConfig
 from tlscope.serve.listing import listing_summary
 from tlscope.serve.paths import BadPath, check_raw, segments
@@ -43,8 +42,6 @@ READ_AHEAD = 8 * CHUNK
 #: A HEAD answered with these: the host does not answer HEAD (a URL signed for GET answers 403).
 _HEAD_REFUSED = (403, 405, 501)
 _SUMMARY_MAX = 64 * 1024 * 1024  # a manifest bigger than this is not read for a summary
-#: A store's ETag longer than this is passed on as its hash (S3's are 32-43 characters, GCS's 16).
-_ETAG_MAX = 200
 
 
 class RemoteError(TlscopeError):
@@ -298,7 +295,7 @@ class Store:
             raise RemoteError(404, "not a file in the store")
         tag = raw.get("ETag") or raw.get("etag") or raw.get("md5Hash") or raw.get("generation")
         modified = raw.get("LastModified") or raw.get("mtime") or raw.get("updated") or ""
-        return Info(self._checked_size(size), _etag(tag, modified, size))
+        return Info(self._checked_size(size), etag_of(tag, modified, size))
 
     async def _object_info(self, fs: Any, key: str) -> dict[str, Any]:
         """A bucket object's facts from its one metadata request, as s3fs's and gcsfs's `_info`
@@ -308,9 +305,7 @@ class Store:
             return dict(await fs._get_object(key))
         if self.scheme != "s3":
             return dict(await fs._info(key))
-        bucket, path, version = fs.split_path(key)
-        out = await fs._call_s3("head_object", Bucket=bucket, Key=path, **({"VersionId": version} if version else {}))
-        return {"ETag": out.get("ETag", ""), "LastModified": out.get("LastModified", ""), "size": out["ContentLength"]}
+        return await s3.object_facts(fs, key)
 
     def _checked_size(self, size: int) -> int:
         if size > self.config.max_object_bytes:
@@ -330,14 +325,14 @@ class Store:
                     self._no_head = True
                 elif r.status < 500:  # a 5xx is tried again with the GET, as fsspec did
                     _http_status(self.name, r.status)
-                    if (size := _length(r.headers)) is not None:
+                    if (size := body_length(r.headers)) is not None:
                         return {"size": size, "ETag": r.headers.get("ETag")}
         headers = {"Accept-Encoding": "identity", "Range": "bytes=0-0"}
         async with session.get(key, headers=headers) as r:
-            if r.status == 416 and (total := _range_total(r.headers)) is not None:
+            if r.status == 416 and (total := range_total(r.headers)) is not None:
                 return {"size": total, "ETag": r.headers.get("ETag")}
             _http_status(self.name, r.status)
-            size = _range_total(r.headers) if r.status == 206 else _length(r.headers)
+            size = range_total(r.headers) if r.status == 206 else body_length(r.headers)
             if r.status == 206:
                 await r.read()  # the one byte: the connection stays reusable
             elif size is None:  # Range ignored, and no length: the body's end tells (as in `open`)
@@ -402,16 +397,16 @@ class Store:
         whole body when it had to be read ahead to learn its size, None when it is to be streamed."""
         headers, status = response.headers, response.status
         if status == 416:
-            if (total := _range_total(headers)) is not None:
+            if (total := range_total(headers)) is not None:
                 self._fill(facts, 416, total, headers.get("ETag"), "", 0, 0)
             return None
         _http_status(self.name, status)
         if status == 206:
-            span = _content_range(headers)
+            span = content_range(headers)
             if span is not None:
                 self._fill(facts, 206, span[2], headers.get("ETag"), "", span[0], span[1])
             return None
-        if (size := _length(headers)) is not None:
+        if (size := body_length(headers)) is not None:
             self._fill(facts, 200, size, headers.get("ETag"), "", 0, size)
             return None
         whole = await self._read_ahead(read)
@@ -436,19 +431,20 @@ class Store:
 
     def _fill(self, facts: Facts, status: int, size: int, tag: Any, modified: Any, start: int, stop: int) -> None:
         facts.size = self._checked_size(size)
-        facts.status, facts.etag, facts.start, facts.stop = status, _etag(tag, modified, size), start, stop
+        facts.status, facts.etag, facts.start, facts.stop = status, etag_of(tag, modified, size), start, stop
 
     async def _s3_answer(self, key: str, asked: str | None, facts: Facts) -> AsyncGenerator[bytes, None]:
         """`open` on S3: one GetObject (s3fs's `open_async` sends the same, after `info`'s HeadObject)."""
         async with self.slot() as fs:
-            got = await self._wait(_unless_unsatisfiable(fs._call_s3("get_object", **_s3_params(fs, key, asked))))
+            asking = fs._call_s3("get_object", **s3.object_params(fs, key, asked))
+            got = await self._wait(s3.unless_unsatisfiable(asking))
             if got is None:
                 return  # 416: its size is not in s3fs's error; `info` asks
             body = got["Body"]
             try:
-                span = _parse_content_range(got.get("ContentRange") or "")
+                span = parse_content_range(got.get("ContentRange") or "")
                 modified = got.get("LastModified") or ""
-                if _s3_partial(got):
+                if s3.is_partial(got):
                     if span is None:  # a part it does not state: its bytes cannot be placed
                         raise RemoteError(502, f"store {self.name}: answered a range it does not state")
                     self._fill(facts, 206, span[2], got.get("ETag"), modified, span[0], span[1])
@@ -459,7 +455,7 @@ class Store:
                 async for chunk in self._bounded(lambda: self._wait(body.read(CHUNK)), 0, None):
                     yield chunk
             finally:
-                await _close_body(body)
+                await s3.close_body(body)
 
     async def stream(self, key: str, start: int = 0, stop: int | None = None) -> AsyncIterator[bytes]:
         """Bytes [start, stop) of object `key`, a chunk at a time, with a request slot held."""
@@ -494,7 +490,7 @@ class Store:
         handle = await self._wait(fs.open_range(key, start, stop))
         try:
             status, span = await self._wait(handle.answer())
-            skip = self._skip_to(start, stop, _parse_content_range(span)) if status == 206 else start
+            skip = self._skip_to(start, stop, parse_content_range(span)) if status == 206 else start
             end = None if stop is None else stop - start + skip
             async for chunk in self._bounded(lambda: self._wait(handle.read(CHUNK)), skip, end):
                 yield chunk
@@ -516,7 +512,7 @@ class Store:
                 raise RemoteError(404, "not found in the store")
             if response.status not in (200, 206):
                 raise RemoteError(502, f"store {self.name}: HTTP {response.status} from the store")
-            skip = self._skip_to(start, stop, _content_range(response.headers)) if response.status == 206 else start
+            skip = self._skip_to(start, stop, content_range(response.headers)) if response.status == 206 else start
             end = None if stop is None else stop - start + skip
             # Not under _wait: the session's own sock_read timeout bounds each read, and
             # asyncio.wait_for's task per piece was a third of the server's Python time per GB.
@@ -557,16 +553,16 @@ class Store:
         one a MiB, after an `info` of its own), its answer read as a file host's is (`_http_get`):
         the whole object where the range was not honoured, skipped; a 206 of another span, 502."""
         asked = f"bytes={start}-{'' if stop is None else stop - 1}"
-        got = await self._wait(fs._call_s3("get_object", **_s3_params(fs, key, asked)))
+        got = await self._wait(fs._call_s3("get_object", **s3.object_params(fs, key, asked)))
         body = got["Body"]
         try:
-            span = _parse_content_range(got.get("ContentRange") or "")
-            skip = self._skip_to(start, stop, span) if _s3_partial(got) else start
+            span = parse_content_range(got.get("ContentRange") or "")
+            skip = self._skip_to(start, stop, span) if s3.is_partial(got) else start
             end = None if stop is None else stop - start + skip
             async for chunk in self._bounded(lambda: self._wait(body.read(CHUNK)), skip, end):
                 yield chunk
         finally:
-            await _close_body(body)
+            await s3.close_body(body)
 
     async def read_small(self, key: str, limit: int = _SUMMARY_MAX) -> bytes:
         data = bytearray()
@@ -762,21 +758,6 @@ def _refused(err: BaseException | None) -> str | None:
     return None
 
 
-def _etag(tag: Any, modified: Any, size: int) -> str:
-    """The ETag of an object by one rule, whichever request told its facts: the store's own tag
-    (S3's and a file host's ETag, GCS's etag, md5Hash or generation), else its size and a hash of
-    its modification time (a file host's Last-Modified is not used: fsspec's info named it
-    otherwise, and the tags clients hold were made without it)."""
-    if tag:
-        text = str(tag).strip(chr(34))
-        if len(text) > _ETAG_MAX or not all(" " < c <= "~" and c != chr(34) for c in text):
-            # Not an ETag a response can carry (RFC 9110's etagc, as ASCII), or one too long to
-            # pass on: named by its hash, the same for the same tag, so validators still hold.
-            text = "h-" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        return f'"{text}"'
-    return f'"{size:x}-{hashlib.sha256(str(modified).encode()).hexdigest()[:16]}"'
-
-
 def _http_status(name: str, status: int) -> None:
     """Raise the RemoteError a file host's error status stands for (as `info` did through fsspec:
     any 4xx is absent as far as the store can tell, a 5xx is the store failing)."""
@@ -785,69 +766,3 @@ def _http_status(name: str, status: int) -> None:
     if 400 <= status < 500:
         raise RemoteError(404, "not found in the store")
     raise RemoteError(502, f"store {name}: HTTP {status} from the store")
-
-
-def _length(headers: Any) -> int | None:
-    """The body's length, when it is the object's: a Content-Length of bytes not encoded."""
-    if headers.get("Content-Encoding", "identity") not in ("identity", ""):
-        return None
-    length = headers.get("Content-Length")
-    return int(length) if length is not None and length.isdigit() else None
-
-
-def _content_range(headers: Any) -> tuple[int, int, int] | None:
-    return _parse_content_range(headers.get("Content-Range") or "")
-
-
-def _parse_content_range(value: str) -> tuple[int, int, int] | None:
-    """(start, stop, total) of a `Content-Range: bytes A-B/N` (stop = B + 1); None for another form."""
-    unit, _, rest = value.strip().partition(" ")
-    span, _, total = rest.partition("/")
-    first, _, last = span.partition("-")
-    if unit != "bytes" or not (first.isdigit() and last.isdigit() and total.isdigit()):
-        return None
-    if not int(first) <= int(last) < int(total):  # a span backwards or past its own total
-        return None
-    return int(first), int(last) + 1, int(total)
-
-
-def _range_total(headers: Any) -> int | None:
-    """N of a `Content-Range: bytes A-B/N` or `bytes */N` (None when absent or `*`)."""
-    total = (headers.get("Content-Range") or "").rpartition("/")[2].strip()
-    return int(total) if total.isdigit() else None
-
-
-async def _unless_unsatisfiable(call: Any) -> Any:
-    """`call`'s answer, or None when it is S3's 416 (s3fs raises it as OSError EINVAL)."""
-    try:
-        return await call
-    except OSError as err:
-        if err.errno == errno.EINVAL and not isinstance(err, FileNotFoundError):
-            return None
-        raise
-
-
-def _s3_params(fs: Any, key: str, asked: str | None) -> dict[str, Any]:
-    """GetObject's parameters for `key` (its version when the key names one), with `Range` asked."""
-    bucket, path, version = fs.split_path(key)
-    params: dict[str, Any] = {"Bucket": bucket, "Key": path}
-    if version:
-        params["VersionId"] = version
-    if asked is not None:
-        params["Range"] = asked
-    return params
-
-
-def _s3_partial(got: dict[str, Any]) -> bool:
-    """Whether a GetObject answer is a part of the object (HTTP 206: a range honoured), by its
-    status (botocore's ResponseMetadata), else by its ContentRange."""
-    status = got.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    return status == 206 if isinstance(status, int) else bool(got.get("ContentRange"))
-
-
-async def _close_body(body: Any) -> None:
-    """Close a GetObject's streamed body, whatever its close returns, whatever it raises."""
-    with contextlib.suppress(Exception):
-        closed = body.close()
-        if asyncio.iscoroutine(closed):
-            await closed
