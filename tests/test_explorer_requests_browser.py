@@ -6,13 +6,14 @@ parsed by the server, the home page, and packed files; none may be 4xx/5xx or fa
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import CORPUS, LiveServer, StaticSite, wait_hook
+from helpers import CORPUS, LiveServer, StaticSite, loopback_host, wait_hook
 
 from tlscope.cli import main as tlscope_main
 from tlscope.viewers import EXPLORER, LIB
@@ -47,9 +48,7 @@ def _failures(browser: Any, url: str) -> tuple[list[str], dict[str, Any]]:
 @pytest.mark.parametrize("view", ["events", "recompiles", "breaks"])
 @pytest.mark.parametrize("which", range(4))
 def test_served_explorer_pages_make_no_failing_request(browser: Any, server: LiveServer, which: int, view: str) -> None:
-    trace = list(server.server.traces.by_id.values())[which]
-    url = f"{server.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}&view={view}"
-    bad, hook = _failures(browser, url)
+    bad, hook = _failures(browser, _explorer(server, which, view))
     assert bad == []
     assert hook["total"] > 0
 
@@ -91,3 +90,43 @@ def test_a_single_logs_folder_on_a_static_server_asks_for_nothing_it_lacks(
         site.close()
     assert bad == []
     assert hook["total"] > 0
+
+
+@pytest.fixture(scope="module")
+def remote(viewer_traces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The single log's folder and the job's folder in a file host (tests/filehost.py), one
+    answering HEAD, one refusing it (`/nohead/`), given to the server as store URLs."""
+    pytest.importorskip("aiohttp", reason="https:// stores need tlscope[remote] (the test extra)")
+    from tlscope.serve.config import StoreConfig
+
+    root = tmp_path_factory.mktemp("remote-host")
+    for name in ("single", "multi"):
+        shutil.copytree(viewer_traces[name], root / name)
+    with loopback_host(Path(__file__).parent / "filehost.py", str(root)) as host:
+        loopback = ["127.0.0.1/32"]
+        stores = {
+            "files": StoreConfig(url=f"{host}/", allow_networks=loopback),
+            "nohead": StoreConfig(url=f"{host}/nohead/", allow_networks=loopback),
+        }
+        sources = [f"{host}/single/", f"{host}/nohead/multi/"]
+        live = LiveServer(sources, tmp_path_factory.mktemp("remote"), stores=stores)
+        yield live
+        live.close()
+
+
+@pytest.mark.parametrize("view", ["events", "breaks"])
+@pytest.mark.parametrize("which", range(2))
+def test_a_remote_folder_in_the_explorer_makes_no_failing_request(
+    browser: Any, remote: LiveServer, server: LiveServer, which: int, view: str
+) -> None:
+    """The explorer on a folder streamed from a store (each file one GET to the store, a host
+    refusing HEAD included: docs/SERVER.md) loads all of it, as the same folder served locally."""
+    bad, hook = _failures(browser, _explorer(remote, which, view))
+    assert bad == []
+    _, local = _failures(browser, _explorer(server, which, view))
+    assert hook["total"] == local["total"] > 0
+
+
+def _explorer(live: LiveServer, which: int, view: str) -> str:
+    trace = list(live.server.traces.by_id.values())[which]
+    return f"{live.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}&view={view}"
