@@ -162,3 +162,24 @@ def test_a_jobs_landing_page_links_only_files_it_has_or_serve_makes(tmp_path: Pa
     assert missing == ["chromium_events.json"]
     rank_files = sorted(h for h in local if h.endswith("/chromium_events.json"))
     assert rank_files == [f"rank_{k}/chromium_events.json" for k in range(4)]
+
+
+def test_a_jobs_provenance_pages_read_the_jobs_payloads(tlparse_traces: Path, tmp_path: Path) -> None:
+    """-i on a job: a rank's output code is in the job's payloads/, not the rank's folder; every rank
+    parses (it failed on every rank whose compilations had output code) and its provenance pages
+    are the ones a parse of its log alone writes."""
+    logs = _copy(tlparse_traces / "inputs" / "multi_rank_runtime", tmp_path / "in")
+    out = tmp_path / "out"
+    assert main([str(logs), "--all-ranks-html", "-i", "-o", str(out), "--no-browser", "-j", "2"]) == 0
+    assert "parse failed" not in (out / "index.html").read_text()
+    for rank in (0, 6):
+        alone = tmp_path / f"alone_{rank}"
+        log = logs / f"dedicated_log_torch_trace_rank_{rank}.log"
+        assert main([str(log), "-i", "-o", str(alone), "--no-browser"]) == 0
+        pages = sorted(p.name for p in alone.glob("provenance_tracking_*.html"))
+        assert len(pages) >= 2  # the trace's compilations have output code to map
+        assert sorted(p.name for p in (out / f"rank_{rank}").glob("provenance_tracking_*.html")) == pages
+        for page in pages:
+            assert (out / f"rank_{rank}" / page).read_bytes() == (alone / page).read_bytes()
+        index = (out / f"rank_{rank}" / "index.html").read_text()
+        assert all(f"href='{page}'" in index for page in pages)

@@ -124,7 +124,7 @@ def output_code(state: ReportState, line: Line, event: ev.InductorOutputCode) ->
         outputs.write_text(rel, pages.highlighted(""))
     else:
         outputs.derived_file("code", rel, record)
-        outputs.provenance_output(line, rel, f"payloads/{record.payload_md5}.txt", pre_line=True)
+        outputs.provenance_output(line, rel, str(outputs.payload_path(record.payload_md5)), pre_line=True)
     outputs.register(line, rel)
 
 
@@ -154,7 +154,7 @@ def artifact(state: ReportState, line: Line, event: ev.Artifact) -> None:
         outputs = state.outputs
         rel = outputs.number(f"{line.dir}/{safe_component(name)}.json")
         outputs.derived_file("json", rel, line.record)
-        outputs.provenance_output(line, rel, rel)
+        outputs.provenance_output(line, rel, outputs.out.path_text(rel))
         outputs.register(line, rel)
     else:
         state.problem(line, f"artifact {name!r}: unsupported encoding {encoding!r}")

@@ -110,10 +110,12 @@ class Outputs:
         else:
             with open(dest, "wb"):
                 pass
-        self.provenance_output(line, rel, rel)
+        self.provenance_output(line, rel, dest)
         self.register(line, rel)
 
     def provenance_output(self, line: Line, rel: str, source: str, *, pre_line: bool = False) -> None:
+        """Output `rel` of the line's compilation, for its provenance page (-i): `source` is the
+        path of the file holding its text (a payload of a job's rank is in the job's payloads/)."""
         if self.provenance is not None:
             self.provenance.output(line.key, rel.rpartition("/")[2], source, pre_line=pre_line)
 

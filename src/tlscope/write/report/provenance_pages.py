@@ -24,12 +24,13 @@ ROLES: dict[str, tuple[str, ...]] = {
 
 
 class _Source:
-    """Where an output's text is: a file under OUT; `pre_line` when it stands for a `<pre>` page."""
+    """Where an output's text is: the path of a file (under OUT, or a job's payloads/ for a rank of
+    a job); `pre_line` when it stands for a `<pre>` page."""
 
-    __slots__ = ("pre_line", "rel")
+    __slots__ = ("path", "pre_line")
 
-    def __init__(self, rel: str, pre_line: bool) -> None:
-        self.rel = rel
+    def __init__(self, path: str, pre_line: bool) -> None:
+        self.path = path
         self.pre_line = pre_line
 
 
@@ -37,19 +38,20 @@ class ProvenanceCollector:
     def __init__(self) -> None:
         self._latest: dict[DirKey, dict[str, _Source]] = {}
 
-    def output(self, key: DirKey, filename: str, source_rel: str, *, pre_line: bool = False) -> None:
-        """Remember the newest output of each tlparse pattern for this key."""
+    def output(self, key: DirKey, filename: str, source: str, *, pre_line: bool = False) -> None:
+        """Remember the newest output of each tlparse pattern for this key: `source` is the path
+        of the file holding its text."""
         found = self._latest.setdefault(key, {})
         for prefixes in ROLES.values():
             for prefix in prefixes:
                 if filename.startswith(prefix):
-                    found[prefix] = _Source(source_rel, pre_line)
+                    found[prefix] = _Source(source, pre_line)
 
     def write(self, out: OutputDir, keys: list[DirKey]) -> list[tuple[str, str]]:
         pages = []
         for key in keys:
             name = f"provenance_tracking_{'(unknown)' if key is None else key.dirname}"
-            texts = {role: self._text(out, key, prefixes) for role, prefixes in ROLES.items()}
+            texts = {role: self._text(key, prefixes) for role, prefixes in ROLES.items()}
             code, wrapped = texts["py"]
             mappings = line_mappings(texts["nodes"][0], texts["pre"][0], texts["post"][0], wrapped, texts["cpp"][0])
             html = render(
@@ -64,13 +66,13 @@ class ProvenanceCollector:
             pages.append((f"{name}.html", name))
         return pages
 
-    def _text(self, out: OutputDir, key: DirKey, prefixes: tuple[str, ...]) -> tuple[str, str]:
+    def _text(self, key: DirKey, prefixes: tuple[str, ...]) -> tuple[str, str]:
         """(text to show, text tlparse computes line numbers on)."""
         found = self._latest.get(key, {})
         for prefix in prefixes:
             source = found.get(prefix)
             if source is not None:
-                text = Path(out.path(source.rel)).read_bytes().decode("utf-8", "replace")
+                text = Path(source.path).read_bytes().decode("utf-8", "replace")
                 # tlparse reads the highlighted page, whose first line is the <pre> tag.
                 return text, (f"<pre>\n{text}\n</pre>\n" if source.pre_line else text)
         return "", ""
