@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 
 from helpers import CORPUS
 
@@ -15,6 +16,7 @@ import tlscope
 from tlscope.analyse.diff import GraphChange, compile_pair_diff
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.api import Trace
+from tlscope.write.diffview import structure_lines
 
 SHAPE_KINDS = {"input_added", "input_shape", "shape", "args"}
 
@@ -99,3 +101,54 @@ def test_tlscope_diff_ids_prints_the_change_by_structure_once() -> None:
     assert "~ shape of tanh: f32[4, 8][8, 1]cpu -> f32[s77, 8][8, 1]cpu" in head
     assert "the same kind of change reaches 7 later stages" in head
     assert head.count("shape of tanh") == 1
+
+
+def _on(text: str, device: str) -> str:
+    """A CPU graph's text as if it had run on `device` (the corpus is CPU-only)."""
+    assert "]cpu" in text
+    return text.replace("]cpu", f"]{device}")
+
+
+def test_tensors_that_differ_only_in_device_are_one_mapping_not_a_change_per_node() -> None:
+    """Two ranks each on its own GPU: every tensor of every graph differs in its device alone. That
+    is counted and said once as the stage's `devices`, not listed, so real changes stay visible."""
+    trace = _trace("recompiles")
+    text = trace.payload(trace.compile("[0/0]").graphs[0].payload_filename or "")
+    moved = diff_graph_texts("dynamo_output_graph #1", _on(text, "cuda:0"), _on(text, "cuda:1"))
+    assert moved.changes == [] and moved.devices == [("cuda:0", "cuda:1")]
+    assert moved.counts == {"input_device": 1, "device": 3}
+    # A shape change on another device stays a shape change (the annotation as printed), and the
+    # dimension made dynamic is still said: the device does not hide it.
+    other = trace.payload(trace.compile("[0/1]").graphs[0].payload_filename or "")
+    both = diff_graph_texts("dynamo_output_graph #1", _on(text, "cuda:0"), _on(other, "cuda:1"))
+    assert set(both.counts) == {"input_added", "input_shape", "shape"} and both.devices == []
+    shape = next(c for c in both.changes if c.kind == "shape")
+    assert shape.a == "f32[4, 8][8, 1]cuda:0" and shape.b == "f32[s77, 8][8, 1]cuda:1"
+    assert "devices" not in "\n".join(structure_lines([both]))
+    assert list(structure_lines([moved])) == [
+        "      by structure, in dynamo_output_graph #1: only devices changed, "
+        "cuda:0 -> cuda:1 (1 input, 3 nodes; nothing else changed on them)"
+    ]
+
+
+def test_diff_ranks_on_their_own_gpus_says_the_device_once_and_shows_what_else_changed(
+    tlparse_traces: Path, tmp_path: Path
+) -> None:
+    """tlparse's multi_rank_runtime: rank 0 ran on cuda:0, rank 6 on cuda:1. Its first compile's
+    graphs differ only in that; its second's also in ops (rank 6 ran other code), which are listed
+    first, the devices after them in one line (they were 17 lines of `~ shape of`)."""
+    logs = tlparse_traces / "inputs" / "multi_rank_runtime"
+    out = subprocess.run(
+        [sys.executable, "-m", "tlscope", "diff", str(logs), "--ranks", "0", "6"], capture_output=True, text=True
+    ).stdout
+    head = out.split("\nDetails:", 1)[0]
+    assert head.count("graphs differ:") == 2
+    assert (
+        "by structure, in dynamo_output_graph #1: only devices changed, cuda:0 -> cuda:1 "
+        "(3 inputs, 6 nodes; nothing else changed on them)" in head
+    )
+    assert "~ devices: cuda:0 -> cuda:1 (6 inputs, 11 nodes; nothing else changed on them)" in head
+    assert "+ h: f16[1024, 1024][1024, 1]cuda:1 = torch._C._nn.linear(" in head
+    # No node said as a shape change for its device alone; a real one is still said.
+    assert "f16[1024, 1024][1024, 1]cuda:0 -> f16[1024, 1024][1024, 1]cuda:1" not in head
+    assert "f16[1024, 1024][1024, 1]cuda:0 -> f16[2048, 1024][1024, 1]cuda:1" in head

@@ -11,9 +11,12 @@ payloads are read into FxGraphs (analyse/fxgraph), and nodes are matched, not li
 
 Unmatched nodes are **added** (only in B) or **removed** (only in A). Matched nodes whose
 annotation differs (dtype, sizes, strides) have a **shape change**; whose arguments, mapped through
-the matching, differ, an **args change**. Graph inputs are matched by name. Nodes that only alias
-an input (`l_x_ = L_x_`) are inputs, not nodes. Names are never matched on (FX names a node after
-its target, `add_1`, so a name says nothing of structure).
+the matching, differ, an **args change**. A tensor that differs only in its device (`cuda:0` on one
+rank, `cuda:1` on another: every rank of a job on its own GPU) has a **device change**, counted and
+said once per stage as the devices' mapping (`devices`), not listed node by node: between two ranks
+it is every tensor of every graph, and would hide the changes that matter. Graph inputs are
+matched by name. Nodes that only alias an input (`l_x_ = L_x_`) are inputs, not nodes. Names are
+never matched on (FX names a node after its target, `add_1`, so a name says nothing of structure).
 """
 
 from __future__ import annotations
@@ -23,14 +26,18 @@ from collections.abc import Callable, Hashable, Sequence
 
 import msgspec
 
-from tlscope.analyse.fxgraph import FxGraph, FxInput, FxNode, parse_graph
+from tlscope.analyse.fxgraph import FxGraph, FxInput, FxNode, TensorMeta, parse_graph
 
 #: Changes kept per stage (the counts count them all).
 MAX_CHANGES = 40
 
+#: Kinds of change said as a stage's `devices`, not listed in its `changes`.
+DEVICE_KINDS = ("input_device", "device")
+
 
 class NodeChange(msgspec.Struct, kw_only=True):
-    #: `added`, `removed`, `target`, `shape`, `args`, `input_added`, `input_removed`, `input_shape`.
+    #: `added`, `removed`, `target`, `shape`, `args`, `input_added`, `input_removed`, `input_shape`;
+    #: `device`, `input_device` (counted, and said by the stage's `devices`).
     kind: str
     #: The node's (or input's) name on side B, else on side A.
     name: str
@@ -53,8 +60,12 @@ class StageDiff(msgspec.Struct, kw_only=True):
     matched: int = 0
     #: How many changes of each kind (`added`: 1, `shape`: 3…), all of them.
     counts: dict[str, int] = {}
-    #: The changes, inputs first then nodes in B's order (removed ones in A's), at most MAX_CHANGES.
+    #: The changes, inputs first then nodes in B's order (removed ones in A's), at most MAX_CHANGES;
+    #: device changes are not listed (see `devices`).
     changes: list[NodeChange] = []
+    #: The devices of the tensors that differ only in their device, as (A's, B's) pairs in the order
+    #: first met: `[("cuda:0", "cuda:1")]` when every such tensor moved from cuda:0 to cuda:1.
+    devices: list[tuple[str, str]] = []
 
 
 def _where(node: FxNode) -> str | None:
@@ -99,15 +110,38 @@ def diff_graphs(stage: str, a: FxGraph, b: FxGraph) -> StageDiff:
     inputs = input_pairs(a, b)
     changes = _input_changes(a, b, inputs) + _node_changes(left, right, pairs, inputs)
     counts: dict[str, int] = {}
+    devices: dict[tuple[str, str], None] = {}
     for change in changes:
         counts[change.kind] = counts.get(change.kind, 0) + 1
+        if change.kind in DEVICE_KINDS and change.a is not None and change.b is not None:
+            devices[(change.a, change.b)] = None
     return StageDiff(
         stage=stage,
         nodes_a=len(left),
         nodes_b=len(right),
         matched=len(pairs),
         counts=counts,
-        changes=changes[:MAX_CHANGES],
+        changes=[c for c in changes if c.kind not in DEVICE_KINDS][:MAX_CHANGES],
+        devices=list(devices),
+    )
+
+
+def _annotation_change(
+    kind: str, name: str, a: TensorMeta | None, b: TensorMeta | None, source: str | None
+) -> NodeChange:
+    """A changed annotation: a device change (`a`, `b` the devices) when both are tensors that differ
+    in nothing else, else a shape change (`a`, `b` the annotations as printed)."""
+    if (
+        a is not None
+        and b is not None
+        and a.shape is not None
+        and a.device != b.device
+        and (a.dtype, a.shape, a.stride) == (b.dtype, b.shape, b.stride)
+    ):
+        device = "input_device" if kind == "input_shape" else "device"
+        return NodeChange(kind=device, name=name, a=a.device, b=b.device, source=source)
+    return NodeChange(
+        kind=kind, name=name, a=a.text if a is not None else None, b=b.text if b is not None else None, source=source
     )
 
 
@@ -141,7 +175,7 @@ def _input_changes(a: FxGraph, b: FxGraph, pairs: dict[str, str]) -> list[NodeCh
         if item.name not in back:
             found.append(NodeChange(kind="input_added", name=item.name, b=_text(item)))
         elif _text(old[back[item.name]]) != _text(item):
-            found.append(NodeChange(kind="input_shape", name=item.name, a=_text(old[back[item.name]]), b=_text(item)))
+            found.append(_annotation_change("input_shape", item.name, old[back[item.name]].meta, item.meta, None))
     found += [NodeChange(kind="input_removed", name=i.name, a=_text(i)) for i in a.inputs if i.name not in pairs]
     return found
 
@@ -165,7 +199,7 @@ def _node_changes(
         before = old.meta.text if old.meta is not None else None
         after = node.meta.text if node.meta is not None else None
         if before != after:
-            found.append(NodeChange(kind="shape", name=node.name, a=before, b=after, source=_where(node)))
+            found.append(_annotation_change("shape", node.name, old.meta, node.meta, _where(node)))
         mapped = [renamed.get(x, x) for x in old.args]
         if mapped != node.args:
             found.append(

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
-from tlscope.analyse.graph_diff import NodeChange, StageDiff
+from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
 from tlscope.analyse.ranks.divergence import Divergence
 from tlscope.write import templates
 
@@ -70,7 +70,7 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield f"  graphs differ: {change.key}: {count} ({by_kind(change.stages)}); the change, in {change.stages[0]}:"
         # By structure when both graphs were read and a node changed; else by line (a constant…).
         readable = [s for s in change.structure if s.unreadable is None]
-        if not (readable and readable[0].changes):
+        if not (readable and readable[0].counts):
             yield from (f"      {line}" for line in change.change)
         yield from structure_lines(change.structure)
     for line in summary.other:
@@ -89,15 +89,20 @@ def structure_lines(stages: list[StageDiff]) -> Iterator[str]:
     if not readable:
         return
     first = readable[0]
-    if not first.changes:
+    if not first.counts:
         yield f"      by structure, in {first.stage}: no node changed (only constants, names or comments)"
+    elif not first.changes:
+        yield f"      by structure, in {first.stage}: only devices changed, {_devices(first)}"
     else:
         nodes = f"nodes: {first.nodes_a} in A, {first.nodes_b} in B, {first.matched} matched"
         yield f"      by structure, in {first.stage} ({nodes}):"
     shown = first.changes[:STRUCTURE_LINES]
     yield from (f"        {_said(change)}" for change in shown)
-    if sum(first.counts.values()) > len(shown):
-        yield f"        … {sum(first.counts.values()) - len(shown)} more"
+    changed = sum(n for kind, n in first.counts.items() if kind not in DEVICE_KINDS)
+    if changed > len(shown):
+        yield f"        … {changed - len(shown)} more"
+    if first.changes and first.devices:
+        yield f"        ~ devices: {_devices(first)}"
     # Later stages grouped by the kinds of change they show: a change made in the user's code
     # reaches every later stage, said once.
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -111,6 +116,14 @@ def structure_lines(stages: list[StageDiff]) -> Iterator[str]:
         else:
             said = ", ".join(kinds) or "no node changed"
             yield f"      {len(names)} later stage{plural} with {said}: {listed}"
+
+
+def _devices(stage: StageDiff) -> str:
+    """`cuda:0 -> cuda:1 (3 inputs, 5 nodes; nothing else changed on them)`."""
+    moves = ", ".join(f"{a} -> {b}" for a, b in stage.devices)
+    counted = ((stage.counts.get("input_device", 0), "input"), (stage.counts.get("device", 0), "node"))
+    said = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in counted if n]
+    return f"{moves} ({', '.join(said)}; nothing else changed on them)"
 
 
 def _said(change: NodeChange) -> str:
