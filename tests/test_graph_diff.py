@@ -152,3 +152,26 @@ def test_diff_ranks_on_their_own_gpus_says_the_device_once_and_shows_what_else_c
     # No node said as a shape change for its device alone; a real one is still said.
     assert "f16[1024, 1024][1024, 1]cuda:0 -> f16[1024, 1024][1024, 1]cuda:1" not in head
     assert "f16[1024, 1024][1024, 1]cuda:0 -> f16[2048, 1024][1024, 1]cuda:1" in head
+
+
+def test_a_graph_one_rank_loaded_from_the_cache_shifts_no_other_graph() -> None:
+    """ranks_same_4: rank 1 loaded two of forward's graphs from the FX graph cache that rank 0
+    compiled, so Inductor logged 4 before_post_grad_graphs on rank 1 against 6 on rank 0, the gap
+    in the middle. Paired by position, rank 0's #2 (a forward graph, 4 nodes) was compared with
+    rank 1's #2 (its backward, 17 nodes): "graphs differ" between ranks running the same program.
+    Aligned by text, every graph has its counterpart, and the two missing ones are not compared."""
+    job = _trace("ranks_same_4")
+    result = job.rank(0).diff(job.rank(1))
+    assert result.summary.graphs == []
+    forward = next(c for c in result.compiles if c.key.startswith("forward"))
+    assert [d.what for d in forward.differences] == ["cache"]
+    assert forward.not_logged == [
+        "graph before_post_grad_graph #2 (only in A; B hit a cache)",
+        "graph before_post_grad_graph #3 (only in A; B hit a cache)",
+    ]
+    # The other way round, the same two, named by B's numbers.
+    back = next(c for c in job.rank(1).diff(job.rank(0)).compiles if c.key.startswith("forward"))
+    assert back.not_logged == [
+        "graph before_post_grad_graph #2 in B (only in B; A hit a cache)",
+        "graph before_post_grad_graph #3 in B (only in B; A hit a cache)",
+    ]

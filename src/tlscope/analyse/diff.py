@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import PurePosixPath
 
 import msgspec
@@ -355,17 +355,19 @@ def _payloads(
     """Payloads matched by kind and order within the kind; compared by file name (their MD5), then text.
 
     A payload missing on a side whose compile hit a cache was not logged, not deleted: it is
-    reported as `not_logged`, never as a difference.
+    reported as `not_logged`, never as a difference. A hit leaves gaps anywhere in a kind's
+    sequence (Inductor logs a graph's `before_post_grad_graph` only when it compiles it, so a
+    forward loaded from the cache drops one from the middle), so then the payloads of each kind
+    are aligned by text (`_aligned`), not paired by position: by position every payload after
+    the gap would be compared with the next one's counterpart, a graph with another graph.
     """
-    left, right = _numbered(a), _numbered(b)
     found = []
-    for key in [*left, *(k for k in right if k not in left)]:
-        x, y = left.get(key), right.get(key)
-        if x == y or _same_text(x, y, readers):
+    for key, (x, in_a), (y, in_b) in _aligned(a, b, readers) if any(hits) else _by_position(a, b):
+        if in_a and in_b and (x == y or _same_text(x, y, readers)):
             continue
         label = what if what == "guards" else f"{what} {key}"
-        if (key not in right and hits[1]) or (key not in left and hits[0]):
-            side = "A" if key in left else "B"
+        if (not in_b and hits[1]) or (not in_a and hits[0]):
+            side = "A" if in_a else "B"
             found.append(
                 Difference(
                     what=f"{label} (only in {side}; {'B' if side == 'A' else 'A'} hit a cache)",
@@ -377,6 +379,42 @@ def _payloads(
         else:
             found.append(Difference(what=label, kind="payload", a=x, b=y))
     return found
+
+
+#: One payload of a side: its file name (None: the event had no payload) and whether it is there.
+_Side = tuple["str | None", bool]
+
+
+def _by_position(a: Sequence[PayloadRef], b: Sequence[PayloadRef]) -> Iterator[tuple[str, _Side, _Side]]:
+    """(`kind #n`, A's, B's): the n-th payload of each kind on each side."""
+    left, right = _numbered(a), _numbered(b)
+    for key in [*left, *(k for k in right if k not in left)]:
+        yield key, (left.get(key), key in left), (right.get(key), key in right)
+
+
+def _aligned(
+    a: Sequence[PayloadRef], b: Sequence[PayloadRef], readers: tuple[PayloadReader, PayloadReader]
+) -> Iterator[tuple[str, _Side, _Side]]:
+    """(`kind #n`, A's, B's) for the payloads of each kind that are not the same text on both
+    sides, once each kind's two sequences are aligned by their texts (what changes on every run
+    masked): a payload only one side logged is paired with nothing. Named by A's number, or
+    `#n in B` for one only B has."""
+    kinds = dict.fromkeys(r.kind for r in [*a, *b])
+    for kind in kinds:
+        xs = [r.payload_filename for r in a if r.kind == kind]
+        ys = [r.payload_filename for r in b if r.kind == kind]
+        texts = (
+            [normalised(readers[0](x)) if x else None for x in xs],
+            [normalised(readers[1](y)) if y else None for y in ys],
+        )
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *texts, autojunk=False).get_opcodes():
+            if op == "equal":
+                continue
+            for k in range(max(i2 - i1, j2 - j1)):
+                i, j = i1 + k, j1 + k
+                in_a, in_b = i < i2, j < j2
+                key = f"{kind} #{i + 1}" if in_a else f"{kind} #{j + 1} in B"
+                yield key, (xs[i] if in_a else None, in_a), (ys[j] if in_b else None, in_b)
 
 
 def _same_text(x: str | None, y: str | None, readers: tuple[PayloadReader, PayloadReader]) -> bool:
