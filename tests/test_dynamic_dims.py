@@ -334,3 +334,27 @@ def test_a_specialisation_or_a_guarded_size_carries_its_own_fix() -> None:
         text=True,
     ).stdout
     assert "guarded: Ne(s77, 5)" in text and "dynamic=False) (or change" in text
+
+
+def test_a_marked_dimension_the_code_specialises_says_change_the_line_not_dynamic_false() -> None:
+    """marked_dynamic: `branchy(x)` with `mark_dynamic(x, 0)` fails (ConstraintViolationError) at
+    its `if x.shape[0] == 4`. dynamic=False cannot help (the marking is a requirement), so the fix
+    is that line, with maybe_mark_dynamic as the other way; the same call marked with
+    maybe_mark_dynamic compiled, and its specialisation keeps the usual rule."""
+    trace = _trace("marked_dynamic")
+    scenario = (CORPUS.parent / "scenarios" / "marked_dynamic.py").read_text().splitlines()
+    branch = next(i for i, line in enumerate(scenario, 1) if "if x.shape[0] == 4" in line)
+    failed = trace.compile("[0/0]")
+    assert failed.failure is not None and failed.failure.type == "ConstraintViolationError"
+    by_compile = {s.compile_id: s for s in trace.symbols if s.symbol == "s77"}
+    fix = by_compile["[0/0]"].specializations[0].fix
+    assert fix is not None and fix.kind == "change_code" and (fix.input, fix.dim) == ("x", 0)
+    assert fix.where is not None and fix.where.line == branch and fix.code.startswith("if x.shape[0] == 4:")
+    assert "ConstraintViolationError" in fix.why and "torch._dynamo.maybe_mark_dynamic(x, 0)" in fix.why
+    hinted = by_compile["[0/1]"].specializations[0].fix
+    assert hinted is not None and hinted.kind == "dynamic_false"
+    log = str(next((CORPUS / "marked_dynamic").glob("*.log.gz")))
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", log, "--width", "200"], check=True, capture_output=True, text=True
+    ).stdout
+    assert f"fix: change the line marked_dynamic.py:{branch}" in text

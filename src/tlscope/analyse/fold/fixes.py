@@ -304,9 +304,10 @@ def _at(frame: SourceLocation) -> str:
 
 def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, entry: CompileEntry | None) -> Fix | None:
     """What to change so dimension `symbol.dim` of its input is not specialised by `spec`, whether
-    or not the compile is a recompile: `change_code` at the line that specialised it when another
-    compile of the function kept that dimension dynamic (the code singles out this size), else
-    `dynamic_false` (every compile that made it dynamic specialised it: no dynamic graph is kept)."""
+    or not the compile is a recompile: `change_code` at the line that specialised it when the user
+    marked the dimension dynamic and the compile failed for it, or when another compile of the
+    function kept that dimension dynamic (the code singles out this size), else `dynamic_false`
+    (every compile that made it dynamic specialised it: no dynamic graph is kept)."""
     assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
     name, source, dim, value = symbol.input, symbol.input_source, symbol.dim, spec.value or "?"
     others = [] if entry is None else frames.frame_symbols(entry)
@@ -320,6 +321,8 @@ def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, ent
     )
     frame = spec.user_frame
     reason = spec.reason or "a guard fixed its value"
+    if _violated(symbol, entry) and frame is not None and frame.code:
+        return _marked_fix(symbol, spec, frame, frame.code)
     if shared is not None and frame is not None and frame.code:
         return Fix(
             kind="change_code",
@@ -349,6 +352,44 @@ def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, ent
             f"compile of this function kept it dynamic: a dynamic graph is attempted for each new size and "
             f"then specialised, so each size costs two compiles. Compile with dynamic=False (one static "
             f"graph per size, compiled once), or change that line so it does not need the size's value"
+        ),
+    )
+
+
+def _violated(symbol: Symbol, entry: CompileEntry | None) -> bool:
+    """Whether `entry`, the compile that made `symbol`, failed because the code specialised a
+    dimension the user required dynamic: its failure is a ConstraintViolationError naming the
+    symbol's source (`Constraints violated (L['x'].size()[0])!`)."""
+    failure = entry.failure if entry is not None else None
+    return (
+        failure is not None
+        and failure.type == "ConstraintViolationError"
+        and symbol.source is not None
+        and symbol.source in failure.reason
+    )
+
+
+def _marked_fix(symbol: Symbol, spec: Specialization, frame: SourceLocation, code: str) -> Fix:
+    """The user marked the dimension dynamic and the code specialised it, so the compile failed:
+    no compile option avoids it (the marking is a requirement, not a hint). The code's line is the
+    fix; relaxing the marking to a hint is the other way, said in `why`."""
+    assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
+    name, dim = symbol.input, symbol.dim
+    return Fix(
+        kind="change_code",
+        input=name,
+        source=symbol.input_source,
+        dim=dim,
+        code=code,
+        where=frame,
+        why=(
+            f"dim {dim} of {name} was marked dynamic (torch._dynamo.mark_dynamic, or a Dim of torch.export's "
+            f"dynamic_shapes) and the code at {_at(frame)} specialised it ({symbol.symbol}) to {spec.value or '?'} "
+            f"({spec.reason or 'a guard fixed its value'}), so the compile of {symbol.compile_id} failed "
+            f"(ConstraintViolationError). Change that line so it does not single out the size (e.g. torch.where "
+            f"or torch.cond instead of a Python branch on it), or mark the dimension with "
+            f"torch._dynamo.maybe_mark_dynamic({name}, {dim}) instead (Dim.AUTO under export), a hint the "
+            f"compile may specialise"
         ),
     )
 
