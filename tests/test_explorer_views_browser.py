@@ -32,6 +32,7 @@ TRACES = {
     "dynamic": "recompiles_dynamic",
     "diverge4": "ranks_diverge_4",
     "diverge2": "ranks_diverge_2",
+    "desync2": "ranks_desync_2",
 }
 GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
@@ -224,10 +225,30 @@ def test_divergence_marked(browser: Any, site: ExplorerSite, folders: dict[str, 
     page.close()
 
 
+def test_collectives_that_differ_between_ranks_are_said_first(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """ranks_desync_2: both ranks compile the same ids (no divergence groups), but [0/0]'s
+    all_reduce is f32[8, 16] on rank 0 and f32[9, 16] on rank 1: the banner shows ranks.json's
+    sentence for it, as written (the page compares nothing)."""
+    mismatches = json.loads((folders["desync2"] / "ranks.json").read_text())["divergence"]["collectives"]
+    sentences = [m["sentence"] for m in mismatches]
+    assert [m["id"] for m in mismatches] == ["[0/0]"]
+    page = open_explorer(browser, site.explorer("desync2"))
+    h = wait_hook(page, lambda h: "collectives" in h)
+    assert h["collectives"] == sentences and h["divergence"] == [] and h["divergent"] == []
+    assert page.locator("#divergence").is_visible()
+    assert page.locator("#divergence .dv-collective").all_text_contents() == sentences
+    assert page.locator("#divergence .dv-group").count() == 0
+    assert page.errors == []
+    page.close()
+
+
 def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:
     page = open_explorer(browser, site.explorer("recompiles"))
     h = wait_hook(page, lambda h: "divergent" in h)
-    assert h["divergent"] == [] and h["divergence"] == [] and page.locator("#divergence").is_hidden()
+    assert h["divergent"] == [] and h["divergence"] == [] and h["collectives"] == []
+    assert page.locator("#divergence").is_hidden()
     page.close()
 
 

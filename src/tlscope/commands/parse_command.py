@@ -325,6 +325,10 @@ def _tell_divergence(out: Path) -> None:
             print(f"  {group.sentence}")
     else:
         print("Every rank compiled the same compile ids.")
+    if found.collectives:
+        print("Collectives differ between ranks:")
+        for mismatch in found.collectives:
+            print(f"  {mismatch.sentence}")
     print(f"Every rank at a glance: tlscope summary {out}")
 
 

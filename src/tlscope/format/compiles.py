@@ -71,12 +71,26 @@ class GraphInput(msgspec.Struct, kw_only=True):
     type: str | None = None
 
 
+class Collective(msgspec.Struct, kw_only=True):
+    """A collective a graph calls (`torch.ops._c10d_functional.<op>`), as its code prints it."""
+
+    #: e.g. `all_reduce`, `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_to_all_single`.
+    op: str
+    #: The result's annotation, e.g. `f32[4, 8][8, 1]cuda:0`; null when not printed.
+    tensor: str | None = None
+    #: The call's literal arguments in order (reduce op, group name, sizes), e.g. `["'sum'", "'0'"]`;
+    #: the tensors it takes are left out.
+    args: list[str] = []
+
+
 class Graph(PayloadRef, kw_only=True):
     """A graph of this compile (Dynamo's, AOTAutograd's or Inductor's), with its size."""
 
     #: Values computed in the graph's forward (its assignment lines); null if the payload is not a readable graph.
     nodes: int | None = None
     inputs: list[GraphInput] = []
+    #: The collectives Dynamo's graph calls, in order (`dynamo_output_graph` only; since 1.17).
+    collectives: list[Collective] = []
 
 
 class TensorInput(msgspec.Struct, kw_only=True):

@@ -63,11 +63,16 @@ def _print_ranks(summary: Summary, console: Console) -> None:
     divergence = summary.divergence
     if divergence is None or not divergence.diverges:
         console.print(Text("Ranks agree: every rank compiled the same compile ids.\n"))
-        return
-    text = Text("Ranks diverge:\n", style="bold yellow")
-    for group in divergence.groups:
-        text.append("  " + group.sentence + "\n", style="")
-    console.print(text)
+    else:
+        text = Text("Ranks diverge:\n", style="bold yellow")
+        for group in divergence.groups:
+            text.append("  " + group.sentence + "\n", style="")
+        console.print(text)
+    if divergence is not None and divergence.collectives:
+        text = Text("Collectives differ between ranks:\n", style="bold red")
+        for mismatch in divergence.collectives:
+            text.append("  " + mismatch.sentence + "\n", style="")
+        console.print(text)
 
 
 def _print_stragglers(summary: Summary, console: Console) -> None:

@@ -19,7 +19,7 @@ from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, v
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
-from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_shape
+from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.shared import Shared
@@ -289,6 +289,10 @@ class CompileFold:
             log_line=ref.log_line,
             nodes=nodes,
             inputs=inputs,
+            # Dynamo's graph only: what the ranks' comparison reads (analyse/ranks/divergence.py).
+            collectives=graph_collectives(record.payload_text)
+            if kind == "dynamo_output_graph" and record.payload is not None
+            else [],
         )
 
     def _shape(self, record: Record) -> tuple[int | None, list[GraphInput]]:

@@ -19,7 +19,7 @@ import functools
 import re
 
 from tlscope.analyse.fold.linear import forward_signature, word_led_matches
-from tlscope.format.compiles import GraphInput
+from tlscope.format.compiles import Collective, GraphInput
 
 #: Event keys whose payload is a readable graph.
 GRAPH_KEYS = frozenset(
@@ -55,6 +55,30 @@ _ASSIGN = re.compile(r'^[ \t]+[A-Za-z_]\w*(?:\s*:\s*"[^"\n]*")?\s*=(?!=)', re.MU
 _DIMS = re.compile(r"^[a-z0-9]+\[(?P<sizes>[^\]]*)\]")
 #: A payload larger than this is not searched for its signature and nodes (sizes stay null).
 MAX_GRAPH_BYTES = 64 * 1024 * 1024
+
+
+#: A collective call of a graph's code: `name: "f32[4][1]cpu" = torch.ops._c10d_functional.all_reduce(y, 'sum', '0')`
+#: (Dynamo's; AOT graphs name the overload, `all_reduce.default`; `c10d_functional` in older
+#: torch); its wait (`wait_tensor`) is not a collective.
+_COLLECTIVE = re.compile(
+    r'^[ \t]+\w+(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=\s*'
+    r"torch\.ops\._?c10d_functional\.(?P<op>\w+)(?:\.\w+)?\((?P<args>[^\n]*?)\)(?:;|[ \t]*$)",
+    re.MULTILINE,
+)
+#: The literal arguments of a call: strings, numbers, lists of numbers.
+_LITERAL = re.compile(r"'[^']*'|\[[-\d, ]*\]|(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def graph_collectives(text: str) -> list[Collective]:
+    """The collectives a graph's code calls, in order (none when it names no c10d functional op:
+    a substring test, so a graph without collectives costs one scan of its text)."""
+    if "c10d_functional" not in text or len(text) > MAX_GRAPH_BYTES:
+        return []
+    return [
+        Collective(op=m["op"], tensor=m["type"], args=_LITERAL.findall(m["args"]))
+        for m in _COLLECTIVE.finditer(text)
+        if m["op"] != "wait_tensor"
+    ]
 
 
 def graph_shape(text: str) -> tuple[int | None, list[GraphInput]]:

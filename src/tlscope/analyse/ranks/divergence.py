@@ -1,5 +1,10 @@
 """Ranks first: a line per rank and how the ranks' compiles diverge, said in one sentence per group.
 
+Beside the compile ids, the collectives: a compile id every rank has can still differ in the
+collectives its graph calls. A collective whose tensor shape, dtype or arguments differ between
+ranks fails or hangs when it runs (the classic rank desync), so each compile id whose Dynamo
+graphs call different collectives on different ranks is a `CollectiveMismatch`, said in a sentence.
+
 Both are folded from each rank's compiles.json entries (the same analysis as `tlscope summary`),
 so the job's `ranks.json`, `tlscope summary DIR` and its `--json` say the same. `rank_overview`
 runs where a rank is parsed (its result is small and picklable: it travels in `RankSummary`);
@@ -8,13 +13,14 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
-from tlscope.format.compiles import CompileEntry
+from tlscope.format.compiles import Collective, CompileEntry
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
 OUTSIDE = "[-/-]"
@@ -22,6 +28,25 @@ OUTSIDE = "[-/-]"
 NAMED = 5
 #: How many recompiles a sentence explains.
 REASONS = 2
+#: Collectives whose tensors must be alike on every rank (one shape and dtype): each rank's input
+#: meets the others'. The rest (`all_to_all_single`: split sizes of each rank's own) are compared
+#: by their name and process group only.
+ALIKE = frozenset(
+    {
+        "all_reduce",
+        "all_reduce_",
+        "all_reduce_coalesced",
+        "all_reduce_coalesced_",
+        "all_gather_into_tensor",
+        "all_gather_into_tensor_out",
+        "all_gather_into_tensor_coalesced",
+        "reduce_scatter_tensor",
+        "reduce_scatter_tensor_coalesced",
+        "broadcast",
+        "broadcast_",
+    }
+)
+_TENSOR = re.compile(r"^[a-z0-9]+\[[^\]]*\]")
 
 
 class RankLine(msgspec.Struct, kw_only=True):
@@ -52,6 +77,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     statuses: dict[str, str] = {}
     #: Compile id -> why it recompiled, in plain words (the first guard failure's explanation).
     recompiles: dict[str, str] = {}
+    #: Compile id -> the collectives its Dynamo graphs call, as compared (`collective_text`), one
+    #: per line; only ids that call one.
+    collectives: dict[str, str] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -73,6 +101,26 @@ class RankGroup(msgspec.Struct, kw_only=True):
     sentence: str
 
 
+class CollectiveGroup(msgspec.Struct, kw_only=True):
+    """Ranks whose graphs of one compile id call the same collectives."""
+
+    ranks: list[int]
+    #: The collectives, in order, as compared (`collective_text`); empty when the ranks call none.
+    collectives: list[str] = []
+
+
+class CollectiveMismatch(msgspec.Struct, kw_only=True):
+    """A compile id whose Dynamo graphs call different collectives on different ranks."""
+
+    id: str
+    #: The ranks grouped by the collectives they call, the largest group first.
+    groups: list[CollectiveGroup]
+    #: Where the groups first differ (0-based index in their collectives).
+    at: int
+    #: The mismatch in one sentence, e.g. `[0/0]: collective 1 differs: rank 0 all_reduce f32[4] ...`.
+    sentence: str
+
+
 class Divergence(msgspec.Struct, kw_only=True):
     """How the ranks' compiles differ; `diverges` false when every rank compiled the same ids."""
 
@@ -82,6 +130,19 @@ class Divergence(msgspec.Struct, kw_only=True):
     groups: list[RankGroup] = []
     #: Compile ids not present on every rank, in compile order.
     not_on_every_rank: list[PartialId] = []
+    #: Compile ids whose graphs call different collectives on different ranks, in compile order
+    #: (whether or not `diverges`: the ranks may compile the same ids and still desync).
+    collectives: list[CollectiveMismatch] = []
+
+
+def collective_text(c: Collective) -> str:
+    """A collective as the ranks' comparison sees it: name, tensor dtype and sizes (not strides nor
+    device: every rank has its own device) and literal arguments, e.g. `all_reduce f32[4] 'sum' '0'`;
+    for one whose tensors may differ by rank (`ALIKE`), its name and string arguments only."""
+    if c.op not in ALIKE:
+        return " ".join([c.op, *(a for a in c.args if a.startswith("'"))])
+    match = _TENSOR.match(c.tensor or "")
+    return " ".join([c.op, match.group(0) if match else (c.tensor or "?"), *c.args])
 
 
 class JobView(msgspec.Struct, kw_only=True):
@@ -109,6 +170,9 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
         line.graph_breaks += len(entry.graph_breaks)
         line.cache_hits += sum(c.outcome == "hit" for c in entry.cache)
         line.cache_misses += sum(c.outcome == "miss" for c in entry.cache)
+        calls = [collective_text(c) for g in entry.graphs if g.kind == "dynamo_output_graph" for c in g.collectives]
+        if calls:
+            overview.collectives[entry.id] = "\n".join(calls)
         if entry.recompile is not None:
             line.recompiles += 1
             overview.recompiles[entry.id] = entry.recompile.explanation() or "no reason logged"
@@ -153,6 +217,8 @@ class _Fold:
         self.first: dict[str, tuple[int, int]] = {}
         #: A compile id sequence -> the lowest rank's overview with it, and every rank with it.
         self.keyed: dict[tuple[str, ...], tuple[RankOverview, array[int]]] = {}
+        #: Compile id -> its collectives (one text per rank, shared) -> the ranks calling them.
+        self.calls: dict[str, dict[str, array[int]]] = {}
 
     def add(self, overview: RankOverview) -> None:
         rank = overview.line.rank
@@ -161,6 +227,8 @@ class _Fold:
             self.having.setdefault(cid, array("q")).append(rank)
             if cid not in self.first or (rank, at) < self.first[cid]:
                 self.first[cid] = (rank, at)
+        for cid, calls in overview.collectives.items():
+            self.calls.setdefault(cid, {}).setdefault(calls, array("q")).append(rank)
         key = tuple(overview.compile_ids)
         known = self.keyed.get(key)
         if known is None:
@@ -175,12 +243,31 @@ class _Fold:
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
         partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
+        calls = [m for m in (self._mismatch(cid, having[cid]) for cid in order if cid in self.calls) if m is not None]
         if len(self.keyed) <= 1:
-            return Divergence(diverges=False, not_on_every_rank=partial)
+            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls)
         groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
-        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial)
+        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls)
+
+    def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:
+        """`cid`'s ranks grouped by their collectives (a rank that has the id and calls none is a
+        group too), or None when every rank that has it calls the same."""
+        by_calls = {calls: sorted(ranks) for calls, ranks in self.calls[cid].items()}
+        calling = {rank for ranks in by_calls.values() for rank in ranks}
+        silent = [rank for rank in having if rank not in calling]
+        if silent:
+            by_calls[""] = silent
+        if len(by_calls) <= 1:
+            return None
+        groups = [
+            CollectiveGroup(ranks=ranks, collectives=calls.split("\n") if calls else [])
+            for calls, ranks in by_calls.items()
+        ]
+        groups.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
+        at = _first_difference([g.collectives for g in groups])
+        return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=_collective_sentence(cid, groups, at))
 
 
 def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], order: list[str]) -> RankGroup:
@@ -206,6 +293,30 @@ def _sentence(ranks: list[int], only: list[str], missing: list[str], why: dict[s
     if len(why) > REASONS:
         parts.append(f"{_count(len(why) - REASONS, 'more recompile')} of its own")
     return f"{who}: {'; '.join(parts)}" if parts else f"{who}: the same compile ids in another order"
+
+
+def _first_difference(sequences: list[list[str]]) -> int:
+    """The first index where the sequences are not all alike (one running out counts)."""
+    at = 0
+    while all(at < len(seq) for seq in sequences) and len({seq[at] for seq in sequences}) == 1:
+        at += 1
+    return at
+
+
+def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> str:
+    """`[0/0]: ranks call different collectives: collective 1 is all_reduce f32[4] 'sum' '0' on
+    rank 0, all_reduce f32[5] 'sum' '0' on rank 1; a collective that differs between ranks
+    fails or hangs when it runs`."""
+    said = []
+    for group in groups[:NAMED]:
+        who = f"rank {group.ranks[0]}" if len(group.ranks) == 1 else f"ranks {_ids([str(r) for r in group.ranks])}"
+        call = group.collectives[at] if at < len(group.collectives) else "none"
+        said.append(f"{call} on {who}")
+    more = f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
+    return (
+        f"{cid}: ranks call different collectives: collective {at + 1} is {', '.join(said)}{more}; "
+        f"a collective that differs between ranks fails or hangs when it runs"
+    )
 
 
 def _rank_list(ranks: list[int]) -> str:

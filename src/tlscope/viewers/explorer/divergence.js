@@ -8,18 +8,28 @@ import { el } from './dom.js';
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 
 /**
- * Draw the banner (hidden when the ranks do not diverge, or the job has no ranks.json). Returns
- * what the test hook shows: the divergent compile ids, sorted, and the sentences.
+ * Draw the banner (hidden when the ranks neither diverge nor call different collectives, or the
+ * job has no ranks.json). Returns what the test hook shows: the divergent compile ids, sorted, the
+ * sentences, and the collective mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
   const div = trace.divergence;
   const sentences = div && div.diverges ? div.groups.map((g) => g.sentence) : [];
+  // A collective that differs between ranks fails or hangs the job: said first, even when the
+  // ranks compiled the same ids.
+  const collectives = div ? div.collectives.map((c) => c.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = !sentences.length;
+  banner.hidden = !sentences.length && !collectives.length;
+  if (collectives.length) {
+    banner.appendChild(el(doc, 'strong', '', 'Collectives differ between ranks: '));
+    const list = el(doc, 'ul', 'dv-collectives');
+    for (const s of collectives) list.appendChild(el(doc, 'li', 'dv-collective', s));
+    banner.appendChild(list);
+  }
   if (sentences.length) {
     banner.appendChild(el(doc, 'strong', '', 'Ranks diverge: '));
     const list = el(doc, 'ul', 'dv-groups');
@@ -27,5 +37,5 @@ export function drawDivergence(banner, trace) {
     banner.appendChild(list);
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences };
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives };
 }

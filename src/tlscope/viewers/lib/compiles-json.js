@@ -223,6 +223,7 @@
  * @property {number} log_line
  * @property {number | null} [nodes]
  * @property {GraphInput[]} [inputs]
+ * @property {Collective[]} [collectives]
  */
 
 /**
@@ -230,6 +231,14 @@
  * @typedef {object} GraphInput
  * @property {string} name
  * @property {string | null} [type]
+ */
+
+/**
+ * A collective a graph calls (`torch.ops._c10d_functional.<op>`), as its code prints it.
+ * @typedef {object} Collective
+ * @property {string} op
+ * @property {string | null} [tensor]
+ * @property {string[]} [args]
  */
 
 /**

@@ -11,11 +11,18 @@ import { isObject } from './format.js';
  */
 
 /**
+ * A compile id whose graphs call different collectives on different ranks, said in one sentence
+ * (format 1.17).
+ * @typedef {{ id: string, sentence: string }} CollectiveMismatch
+ */
+
+/**
  * What a view shows of ranks.json's `divergence`.
  * @typedef {object} Divergence
  * @property {boolean} diverges
  * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
  * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order
+ * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
  */
 
 /**
@@ -43,7 +50,11 @@ export function readDivergence(data) {
   for (const item of Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : []) {
     if (isObject(item) && typeof item.id === 'string') notOnEveryRank.set(item.id, rankList(item.ranks));
   }
-  return { diverges: div.diverges === true, groups, notOnEveryRank };
+  const collectives = (Array.isArray(div.collectives) ? div.collectives : []).flatMap((c) => {
+    if (!isObject(c) || typeof c.id !== 'string' || typeof c.sentence !== 'string') return [];
+    return [{ id: c.id, sentence: c.sentence }];
+  });
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives };
 }
 
 /**

@@ -41,6 +41,7 @@
 /** @typedef {import('./compiles.js').FailureView} FailureView */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
+/** @typedef {import('./divergence.js').CollectiveMismatch} CollectiveMismatch */
 // compiles.json as docs/FORMAT.md section 14 documents it (from its JSON Schema; compiles-json.js).
 /** @typedef {import('./compiles-json.js').CompilesFile} CompilesFile */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */

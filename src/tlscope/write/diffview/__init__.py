@@ -144,6 +144,7 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> I
     """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff."""
+    yield from _collectives(divergence, ranks)
     if not divergence.diverges:
         yield f"Ranks agree: all {total} ranks compiled the same compile ids (one group)."
         yield f"Rank {ranks[0]} and rank {ranks[1]} are in it."
@@ -160,6 +161,18 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> I
         yield f"Rank {ranks[0]} and rank {ranks[1]} are in the same group ({first})."
     else:
         yield f"Rank {ranks[0]} is in group {first}, rank {ranks[1]} in group {second}."
+
+
+def _collectives(divergence: Divergence, ranks: tuple[int, int]) -> Iterator[str]:
+    """The compile ids whose collectives differ between ranks (ranks.json's sentences), first: a
+    collective that differs fails or hangs the job, whatever else the two ranks' diff shows."""
+    if not divergence.collectives:
+        return
+    yield "Collectives differ between ranks:"
+    for mismatch in divergence.collectives:
+        sides = [next((n for n, g in enumerate(mismatch.groups) if r in g.ranks), None) for r in ranks]
+        mark = "" if sides[0] == sides[1] else f"   <- rank {ranks[0]} and rank {ranks[1]} differ here"
+        yield f"  {mismatch.sentence}{mark}"
 
 
 def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> Iterator[str]:

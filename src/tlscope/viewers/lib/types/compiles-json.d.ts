@@ -222,6 +222,7 @@ export type Graph = {
     log_line: number;
     nodes?: number | null | undefined;
     inputs?: GraphInput[] | undefined;
+    collectives?: Collective[] | undefined;
 };
 /**
  * One input of a graph, as its readable code declares it.
@@ -229,6 +230,14 @@ export type Graph = {
 export type GraphInput = {
     name: string;
     type?: string | null | undefined;
+};
+/**
+ * A collective a graph calls (`torch.ops._c10d_functional.<op>`), as its code prints it.
+ */
+export type Collective = {
+    op: string;
+    tensor?: string | null | undefined;
+    args?: string[] | undefined;
 };
 /**
  * Graph breaks with the same reason headline at the same user location.

@@ -19,6 +19,14 @@ export type DivergenceGroup = {
     sentence: string;
 };
 /**
+ * A compile id whose graphs call different collectives on different ranks, said in one sentence
+ * (format 1.17).
+ */
+export type CollectiveMismatch = {
+    id: string;
+    sentence: string;
+};
+/**
  * What a view shows of ranks.json's `divergence`.
  */
 export type Divergence = {
@@ -31,4 +39,8 @@ export type Divergence = {
      * display compile id -> the ranks that have it, in compile order
      */
     notOnEveryRank: Map<string, number[]>;
+    /**
+     * compile ids whose collectives differ between ranks, in compile order
+     */
+    collectives: CollectiveMismatch[];
 };

@@ -33,6 +33,7 @@ export type RecompileView = import("./compiles.js").RecompileView;
 export type FailureView = import("./compiles.js").FailureView;
 export type Divergence = import("./divergence.js").Divergence;
 export type DivergenceGroup = import("./divergence.js").DivergenceGroup;
+export type CollectiveMismatch = import("./divergence.js").CollectiveMismatch;
 export type CompilesFile = import("./compiles-json.js").CompilesFile;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
 export type SourceLocation = import("./compiles-json.js").SourceLocation;

@@ -1,0 +1,132 @@
+"""Collectives compared across ranks (format 1.17): a compile id every rank has can still desync the
+job when its graph calls a collective with another shape on another rank. compiles.json carries
+each Dynamo graph's collectives; ranks.json's `divergence.collectives` says each compile id whose
+collectives differ, in a sentence that `tlscope JOB`, `summary`, `diff --ranks` and the landing
+page print. Checked against the rank logs themselves, read here with a small parser of its own."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS
+
+import tlscope
+from tlscope.analyse.fold.graphs import graph_collectives
+from tlscope.analyse.ranks.divergence import collective_text
+from tlscope.cli import main as cli
+
+DESYNC = CORPUS / "ranks_desync_2"
+_COLLECTIVE_LINE = re.compile(r'"(?P<type>[^"]*)" = torch\.ops\._c10d_functional\.(?P<op>\w+)')
+
+
+def _dynamo_collectives(log: Path) -> list[tuple[str, str]]:
+    """(op, annotation) of every collective call in the log's dynamo_output_graph payloads."""
+    found: list[tuple[str, str]] = []
+    inside = False
+    for line in gzip.decompress(log.read_bytes()).decode("utf-8").split("\n"):
+        if not line.startswith("\t"):
+            inside = '{"dynamo_output_graph"' in line
+            continue
+        match = _COLLECTIVE_LINE.search(line) if inside else None
+        if match is not None and match["op"] != "wait_tensor":
+            found.append((match["op"], match["type"]))
+    return found
+
+
+def test_the_logs_disagree_on_one_collectives_shape() -> None:
+    """The scenario's premise, read from the logs: rank 0 reduces f32[8, 16], rank 1 f32[9, 16]."""
+    logs = sorted(DESYNC.glob("*_rank_*.log.gz"))
+    calls = [_dynamo_collectives(log) for log in logs]
+    assert [c[0] for c in calls] == [("all_reduce", "f32[8, 16][16, 1]cpu"), ("all_reduce", "f32[9, 16][16, 1]cpu")]
+    assert calls[0][1:] == calls[1][1:] == [("all_reduce", "f32[16][1]cpu")]
+
+
+def test_ranks_json_says_the_compile_id_whose_collectives_differ(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert cli([str(DESYNC), "-o", str(out), "--no-browser"]) == 0
+    ranks = json.loads((out / "ranks.json").read_text())
+    assert ranks["format_minor"] >= 17
+    divergence = ranks["divergence"]
+    assert divergence["diverges"] is False  # the same compile ids on both ranks...
+    (mismatch,) = divergence["collectives"]  # ...and still a desync
+    assert mismatch["id"] == "[0/0]" and mismatch["at"] == 0
+    assert mismatch["groups"] == [
+        {"ranks": [0], "collectives": ["all_reduce f32[8, 16] 'sum' '0'"]},
+        {"ranks": [1], "collectives": ["all_reduce f32[9, 16] 'sum' '0'"]},
+    ]
+    assert mismatch["sentence"] == (
+        "[0/0]: ranks call different collectives: collective 1 is all_reduce f32[8, 16] 'sum' '0' on rank 0, "
+        "all_reduce f32[9, 16] 'sum' '0' on rank 1; a collective that differs between ranks fails or hangs when it runs"
+    )
+    graphs = json.loads((out / "rank_1" / "compiles.json").read_text())["compiles"]
+    dynamo = [g for c in graphs for g in c["graphs"] if g["kind"] == "dynamo_output_graph"]
+    assert [g["collectives"] for g in dynamo] == [
+        [{"op": "all_reduce", "tensor": "f32[9, 16][16, 1]cpu", "args": ["'sum'", "'0'"]}],
+        [{"op": "all_reduce", "tensor": "f32[16][1]cpu", "args": ["'sum'", "'0'"]}],
+    ]
+    assert "[0/0]: ranks call different collectives" in (out / "index.html").read_text()
+
+
+def test_every_face_says_it_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sentence = "[0/0]: ranks call different collectives: collective 1 is all_reduce f32[8, 16] 'sum' '0' on rank 0"
+    assert cli([str(DESYNC), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    assert f"Collectives differ between ranks:\n  {sentence}" in capsys.readouterr().out
+    assert cli(["summary", str(DESYNC), "--width", "400"]) == 0
+    assert f"Collectives differ between ranks:\n  {sentence}" in capsys.readouterr().out
+    assert cli(["summary", str(DESYNC), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["divergence"]["collectives"][0]["id"] == "[0/0]"
+    cli(["diff", str(DESYNC), "--ranks", "0", "1"])
+    head = capsys.readouterr().out.split("\n")
+    assert head[0] == "Collectives differ between ranks:"
+    assert head[1].startswith(f"  {sentence}") and head[1].endswith("<- rank 0 and rank 1 differ here")
+
+
+@pytest.mark.parametrize("job", ["ranks_same_4", "ranks_diverge_4", "ranks_diverge_2"])
+def test_ranks_reducing_the_same_tensor_do_not_differ(job: str) -> None:
+    """Every rank of these jobs all_reduces an f32[16] in reduce_fn (corpus/scenarios/_ranks.py),
+    diverging or not in what else they compile: no collective mismatch, and the call is seen."""
+    trace = tlscope.load(CORPUS / job)
+    assert trace.job_view().divergence.collectives == []
+    for rank in trace.rank_numbers:
+        calls = [
+            collective_text(c)
+            for entry in trace.rank(rank).compiles
+            for g in entry.graphs
+            if g.kind == "dynamo_output_graph"
+            for c in g.collectives
+        ]
+        assert calls == ["all_reduce f32[16] 'sum' '0'"]
+
+
+def test_the_printed_forms_of_a_collective_call() -> None:
+    """Dynamo prints the op without its overload, AOT graphs with it, older torch without the
+    underscore; the wait is not a collective; an all_to_all_single is compared by name and group
+    (its split sizes and shapes are each rank's own), an all_reduce by dtype and sizes, not device."""
+    text = "\n".join(
+        [
+            "class GraphModule(torch.nn.Module):",
+            '    def forward(self, L_x_: "f32[4][1]cuda:0"):',
+            "        tensor: \"f32[4][1]cuda:0\" = torch.ops._c10d_functional.all_reduce(y, 'avg', '0')",
+            '        wait_tensor: "f32[4][1]cuda:0" = torch.ops._c10d_functional.wait_tensor.default(tensor)',
+            '        ag: "bf16[8, 2][2, 1]cuda:0" = '
+            "torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0');  x = None",
+            '        a2a: "f32[5][1]cuda:0" = '
+            "torch.ops.c10d_functional.all_to_all_single.default(x, [2, 3], [1, 4], '1')",
+        ]
+    )
+    calls = graph_collectives(text)
+    assert [(c.op, c.tensor, c.args) for c in calls] == [
+        ("all_reduce", "f32[4][1]cuda:0", ["'avg'", "'0'"]),
+        ("all_gather_into_tensor", "bf16[8, 2][2, 1]cuda:0", ["2", "'0'"]),
+        ("all_to_all_single", "f32[5][1]cuda:0", ["[2, 3]", "[1, 4]", "'1'"]),
+    ]
+    assert [collective_text(c) for c in calls] == [
+        "all_reduce f32[4] 'avg' '0'",
+        "all_gather_into_tensor bf16[8, 2] 2 '0'",
+        "all_to_all_single '1'",
+    ]
+    assert graph_collectives(text.replace("c10d_functional", "aten")) == []
