@@ -302,3 +302,19 @@ def test_console_main_takes_the_normal_exit_with_a_daemon_thread_left() -> None:
     )
     done = _python(code)
     assert (done.returncode, done.stdout) == (5, "atexit\n"), done.stderr
+
+
+def test_a_reader_that_stops_reading_gets_no_error_message() -> None:
+    """`tlscope diff JOB --ranks 0 3 | head -1`: ~115 KB of diff, more than a pipe holds, and the
+    reader leaves after one line. The command stops there, quietly (it printed `Error: Broken
+    pipe`), with diff's error status."""
+    from helpers import CORPUS
+
+    args = [sys.executable, "-m", "tlscope", "diff", str(CORPUS / "ranks_diverge_4"), "--ranks", "0", "3"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 2
+    assert first.startswith(b"Ranks diverge") and err == b""

@@ -50,6 +50,10 @@ def _main(args: list[str]) -> int:
     except (KeyboardInterrupt, Terminated) as stop:
         print("Interrupted; the output was left as it was.", file=sys.stderr)
         return exit_status(stop)
+    except BrokenPipeError:  # the reader of our stdout went away mid-print (`tlscope diff … | head`)
+        # Said by no message: the reader stopped reading on purpose, as with any Unix tool.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return ERROR_STATUS.get(name, 1)
     except TlscopeError as err:  # the one place a command's failure is reported (format/errors.py)
         print(f"Error: {err.line()}", file=sys.stderr)
         return ERROR_STATUS.get(name, err.exit_status)
