@@ -104,3 +104,12 @@ def test_hints_of_a_failed_compile(tmp_path: Path) -> None:
         assert failure["hints"] == want and failure["docs_url"] == url.group(1)
     # A compile that did not fail has no failure, and so no hints.
     assert all(c["failure"] is None for c in compiles["compiles"] if c["status"] != "failed")
+    # tlscope summary shows them under the failure, as it does a break's (they were only in the file).
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(out), "--width", "400"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    failures = text.split("Failures", 1)[1]
+    assert f"hint: {want[0]}" in failures and url.group(1) in failures

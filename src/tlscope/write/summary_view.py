@@ -249,7 +249,12 @@ def _failures(summary: Summary) -> Table:
         assert failure is not None
         frame = failure.user_frame
         where = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}" if frame else ""
-        table.add_row(entry.id, Text(failure.type, style="red"), _cut(failure.reason), Text(where))
+        reason = _cut(failure.reason)
+        for hint in failure.hints:  # torch's own fix hints (compiles.json 1.12), as a break's are shown
+            reason.append(f"\nhint: {hint}", style="cyan")
+        if failure.docs_url:
+            reason.append(f"\n{failure.docs_url}", style="dim")
+        table.add_row(entry.id, Text(failure.type, style="red"), reason, Text(where))
     return table
 
 
