@@ -195,3 +195,38 @@ def test_only_the_format_112_additions_are_forgiven() -> None:
     base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []
+
+
+def test_only_the_format_117_additions_are_forgiven() -> None:
+    """Against a 1.16 base: format_minor 16 -> 17 (provenance.json and graphs/ files too), each
+    compiles.json graph's `collectives` after its `inputs`, ranks.json's `divergence.collectives`
+    and multi_rank_summary.json's `overview.collectives`."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n'
+    graph = b'{"kind":"dynamo_output_graph","nodes":3,"inputs":[{"name":"L_x_","type":"f32[4][1]cpu"}]%s}'
+    calls = b',"collectives":[{"op":"all_reduce","tensor":"f32[4][1]cpu","args":["\'sum\'","\'0\'"]}]'
+    old = head % 16 + b'{"id":"[0/0]","graphs":[' + graph % b"" + b"," + graph % b"" + b"]}\n]}\n"
+    new = head % 17 + b'{"id":"[0/0]","graphs":[' + graph % calls + b"," + graph % b',"collectives":[]' + b"]}\n]}\n"
+    assert identity.without_117_additions("compiles.json", new) == old
+    assert identity.without_117_additions("rank_3/compiles.json", new) == old
+    ranks = (
+        b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+        b'  "divergence": {\n    "diverges": false%s\n  }\n}\n'
+    )
+    listed = b',\n    "collectives": [\n      {\n        "id": "[0/0]",\n        "at": 0\n      }\n    ]'
+    assert identity.without_117_additions("ranks.json", ranks % (17, listed)) == ranks % (16, b"")
+    assert identity.without_117_additions("ranks.json", ranks % (17, b',\n    "collectives": []')) == ranks % (16, b"")
+    summary = b'{\n  "ranks": [\n    {\n      "recompiles": {}%s\n    }\n  ]\n}\n'
+    overview = b',\n      "collectives": {\n        "[0/0]": "all_reduce f32[4] \'sum\' \'0\'"\n      }'
+    assert identity.without_117_additions("multi_rank_summary.json", summary % overview) == summary % b""
+    provenance = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compilations":[]}'
+    assert identity.without_117_additions("provenance.json", provenance % 17) == provenance % 16
+    # Nothing else: collectives elsewhere than after a graph's inputs, another file, another minor.
+    moved = new.replace(b'"nodes":3,"inputs"', b'"nodes":3' + calls + b',"inputs"', 1)
+    assert identity.without_117_additions("compiles.json", moved) != old
+    assert identity.without_117_additions("index.html", new) == new
+    assert (
+        identity.without_117_additions("compiles.json", new.replace(b'"format_minor":17', b'"format_minor":18')) != old
+    )
+    base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
+    assert identity.differences(base, now) == []
+    assert identity.differences(now, base) != []

@@ -66,8 +66,9 @@ when removing the addition from the new file gives the base's bytes exactly):
   `symbols` (after `failed_in`) and in each of their `specializations` (after `user_frame`).
 
 * format 1.17 (the collectives of Dynamo's graphs, compared across ranks): `format_minor` 16 -> 17
-  in the same files and those of `graphs/`, each compiles.json graph's `collectives` (last, after
-  `inputs`) and ranks.json's `divergence.collectives` (last in `divergence`).
+  in the same files, provenance.json and those of `graphs/`, each compiles.json graph's
+  `collectives` (last, after `inputs`), ranks.json's `divergence.collectives` (last in
+  `divergence`) and multi_rank_summary.json's `overview.collectives` of each rank.
 
 Exit status 0 when every case is identical, 1 otherwise (the differences are listed).
 """
@@ -364,12 +365,17 @@ _LIST = rb'\[(?:[^\[\]"]|' + _STRING + rb'|\[(?:[^\[\]"]|' + _STRING + rb")*\])*
 _GRAPH_COLLECTIVES = re.compile(rb',"collectives":' + _LIST + rb"(?=\})")
 #: ranks.json's `divergence.collectives`, its last field (the file is indented).
 _RANK_COLLECTIVES = re.compile(rb',\n    "collectives": (?:\[\]|\[\n.*?\n    \])(?=\n  \})', re.DOTALL)
+#: multi_rank_summary.json's `overview.collectives` of each rank (what ranks.json's are made of).
+_OVERVIEW_COLLECTIVES = re.compile(rb',\n      "collectives": (?:\{\}|\{\n.*?\n      \})(?=\n    \})', re.DOTALL)
 
 
 def without_117_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.16 wrote it: the 1.17 additions (the graphs' collectives) removed."""
     name = rel.rsplit("/", 1)[-1]
-    if name not in ("manifest.json", "compiles.json", "log_size.json", "ranks.json") and not is_graphs_file(rel):
+    if name == "multi_rank_summary.json":
+        return _OVERVIEW_COLLECTIVES.sub(b"", data)
+    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+    if name not in formatted and not is_graphs_file(rel):
         return data
     data = _MINOR_17.sub(rb"\g<1>16", data, count=1)
     if name == "compiles.json":
