@@ -290,8 +290,9 @@ class CompileFold:
             nodes=nodes,
             inputs=inputs,
             # Dynamo's graph only: what the ranks' comparison reads (analyse/ranks/divergence.py).
+            # The bytes are searched first: most graphs call no collective, and are not decoded.
             collectives=graph_collectives(record.payload_text)
-            if kind == "dynamo_output_graph" and record.payload is not None
+            if kind == "dynamo_output_graph" and record.payload is not None and b"c10d_functional" in record.payload
             else [],
         )
 
