@@ -326,3 +326,35 @@ def test_summary_counts_the_log_problems_not_those_of_files_it_does_not_write(fo
     manifest = trace.manifest
     manifest.problems.counts = {"bad_graph": 2, "payload_md5": 1, "report": 3}
     assert trace.summary().problems == {"payload_md5": 1}
+
+
+def test_summary_shows_the_most_severe_compiles_when_they_do_not_fit() -> None:
+    """More compiles than the table holds: the most severe not-ok ones are shown (a failure late in
+    a long log is never cut), in compile order, and the caption counts the rest by status (it said
+    "(all ok)" of 85 compiles of which 70 were restarted or broke, in a 136 MB trace)."""
+    import io
+
+    import msgspec
+    from rich.console import Console
+
+    from tlscope.write.summary_view import render
+
+    summary = tlscope.load(CORPUS / "graph_breaks_repeated").summary()
+    real = [r for r in summary.compiles if r.status != "outside"]
+    assert {r.status for r in real} >= {"restarted", "graph_break", "ok"}
+    rows = [msgspec.structs.replace(r, id=f"{r.id}#{n}") for n in range(3) for r in real]
+    failed = msgspec.structs.replace(real[-1], id="[99/0]", status="failed")
+    summary.compiles = [*rows, failed]
+    out = io.StringIO()
+    render(summary, "t", console=Console(file=out, width=400, color_system=None))
+    table = out.getvalue().split("Compiles", 1)[1].split("Distinct graph breaks", 1)[0]
+    assert "[99/0]" in table and "failed" in table
+    shown = [r for r in summary.compiles if f"│{r.id} " in table]
+    assert len(shown) == 20 and shown[-1].id == "[99/0]"  # in compile order, the failure last
+    hidden = [r for r in summary.compiles if r not in shown]
+    counts = {s: sum(r.status == s for r in hidden) for s in ("restarted", "graph_break", "empty", "ok")}
+    assert counts["ok"] and (counts["restarted"] or counts["graph_break"])
+    from tlscope.format.status import severity, status_words
+
+    said = ", ".join(f"{n} {status_words(s)}" for s, n in sorted(counts.items(), key=lambda i: severity(i[0])) if n)
+    assert f"{len(hidden)} more compiles not shown: {said}" in " ".join(table.split())

@@ -11,9 +11,9 @@ from rich.text import Text
 
 from tlscope import terminal
 from tlscope.analyse.fold.symbols import input_name
-from tlscope.analyse.trace_summary import TOP, Summary
+from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell
-from tlscope.format.status import status_words
+from tlscope.format.status import severity, status_words
 
 
 def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:
@@ -117,7 +117,7 @@ def _table(title: str, *columns: str) -> Table:
 def _compiles(summary: Summary) -> Table:
     table = _table("Compiles", "id", "status", "function", "time s", "breaks")
     rows = summary.compiles
-    shown = rows if len(rows) <= 2 * TOP else [r for r in rows if r.status != "ok"][: 2 * TOP]
+    shown = _shown_compiles(rows)
     for row in shown:
         time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
         style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
@@ -126,8 +126,24 @@ def _compiles(summary: Summary) -> Table:
             function.append(f"\n← {row.called_from}", style="dim")
         table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
     if len(shown) < len(rows):
-        table.caption = f"{len(rows) - len(shown)} more compiles (all ok) not shown"
+        hidden: dict[str, int] = {}
+        for row in rows:
+            hidden[row.status] = hidden.get(row.status, 0) + 1
+        for row in shown:
+            hidden[row.status] -= 1
+        said = ", ".join(f"{n} {status_words(s)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])) if n)
+        table.caption = f"{len(rows) - len(shown)} more compiles not shown: {said} (--json lists every one)"
     return table
+
+
+def _shown_compiles(rows: list[CompileRow]) -> list[CompileRow]:
+    """Every compile when they fit, else the 2 x TOP most severe of those not ok (a failure before a
+    restart), in compile order: the ones to look at first, never cut for being late in the log."""
+    if len(rows) <= 2 * TOP:
+        return rows
+    ranked = sorted((i for i, r in enumerate(rows) if r.status != "ok"), key=lambda i: (severity(rows[i].status), i))
+    kept = set(ranked[: 2 * TOP])
+    return [row for i, row in enumerate(rows) if i in kept]
 
 
 def _breaks(summary: Summary) -> Table:
