@@ -135,3 +135,17 @@ test('sortCompileIds orders as compareCompileIds does, with every kind of id', (
     assert.notEqual(sorted, shuffled); // a new array: the caller's is left as it was
   }
 });
+
+test("ranks.json's collective mismatches are read as written, untrusted parts dropped", async () => {
+  const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const sentence = "[0/0]: ranks call different collectives: collective 1 is all_reduce f32[8, 16] 'sum' '0' on rank 0, all_reduce f32[9, 16] 'sum' '0' on rank 1; …";
+  const div = readDivergence({
+    divergence: {
+      diverges: false, groups: [], not_on_every_rank: [],
+      collectives: [{ id: '[0/0]', groups: [], at: 0, sentence }, { id: 3, sentence: 'x' }, 'junk', { id: '[1/0]' }],
+    },
+  });
+  assert.deepEqual(div && div.collectives, [{ id: '[0/0]', sentence }]);
+  // A ranks.json written before format 1.17 has none.
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
+});
