@@ -130,3 +130,23 @@ def test_the_printed_forms_of_a_collective_call() -> None:
         "all_to_all_single '1'",
     ]
     assert graph_collectives(text.replace("c10d_functional", "aten")) == []
+
+
+def test_ranks_on_their_own_gpus_calling_the_same_collectives_agree(tlparse_traces: Path) -> None:
+    """tlparse's multi_rank_runtime (7 ranks, real CUDA traces): each rank's tensors are on its own
+    device (cuda:0, cuda:1...), its graphs call an all_reduce, an all_gather_into_tensor and a
+    reduce_scatter_tensor; the device is not compared, so the ranks agree on every compile id."""
+    job = tlscope.load(tlparse_traces / "inputs" / "multi_rank_runtime")
+    assert job.job_view().divergence.collectives == []
+    devices = set()
+    for rank in job.rank_numbers:
+        calls = [
+            c
+            for e in job.rank(rank).compiles
+            for g in e.graphs
+            if g.kind == "dynamo_output_graph"
+            for c in g.collectives
+        ]
+        assert {c.op for c in calls} == {"all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor"}
+        devices |= {(c.tensor or "").rsplit("]", 1)[-1] for c in calls}
+    assert len(devices) > 1  # the ranks' devices do differ
