@@ -57,26 +57,33 @@ _DIMS = re.compile(r"^[a-z0-9]+\[(?P<sizes>[^\]]*)\]")
 MAX_GRAPH_BYTES = 64 * 1024 * 1024
 
 
-#: A collective call of a graph's code: `name: "f32[4][1]cpu" = torch.ops._c10d_functional.all_reduce(y, 'sum', '0')`
-#: (Dynamo's; AOT graphs name the overload, `all_reduce.default`; `c10d_functional` in older
-#: torch); its wait (`wait_tensor`) is not a collective.
-_COLLECTIVE = re.compile(
-    r'^[ \t]+\w+(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=\s*'
-    r"torch\.ops\._?c10d_functional\.(?P<op>\w+)(?:\.\w+)?\((?P<args>[^\n]*?)\)(?:;|[ \t]*$)",
-    re.MULTILINE,
-)
-#: The literal arguments of a call: strings, numbers, lists of numbers.
-_LITERAL = re.compile(r"'[^']*'|\[[-\d, ]*\]|(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+@functools.cache
+def _collective_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a collective call of a graph's code, a literal argument of a call), compiled when a graph
+    first names a collective: most logs have none, and a small log's run should not pay for them.
+
+    The call: `name: "f32[4][1]cpu" = torch.ops._c10d_functional.all_reduce(y, 'sum', '0')`
+    (Dynamo's; AOT graphs name the overload, `all_reduce.default`; `c10d_functional` in older
+    torch). A literal: a string, a number, a list of numbers.
+    """
+    call = re.compile(
+        r'^[ \t]+\w+(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=\s*'
+        r"torch\.ops\._?c10d_functional\.(?P<op>\w+)(?:\.\w+)?\((?P<args>[^\n]*?)\)(?:;|[ \t]*$)",
+        re.MULTILINE,
+    )
+    return call, re.compile(r"'[^']*'|\[[-\d, ]*\]|(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 
 
 def graph_collectives(text: str) -> list[Collective]:
-    """The collectives a graph's code calls, in order (none when it names no c10d functional op:
-    a substring test, so a graph without collectives costs one scan of its text)."""
+    """The collectives a graph's code calls, in order, its waits (`wait_tensor`) left out; none when
+    it names no c10d functional op (a substring test, so a graph without collectives costs one scan
+    of its text)."""
     if "c10d_functional" not in text or len(text) > MAX_GRAPH_BYTES:
         return []
+    call, literal = _collective_patterns()
     return [
-        Collective(op=m["op"], tensor=m["type"], args=_LITERAL.findall(m["args"]))
-        for m in _COLLECTIVE.finditer(text)
+        Collective(op=m["op"], tensor=m["type"], args=literal.findall(m["args"]))
+        for m in call.finditer(text)
         if m["op"] != "wait_tensor"
     ]
 
