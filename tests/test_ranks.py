@@ -197,3 +197,18 @@ def test_median_rank_breaks_ties_by_the_lower_rank_and_takes_the_lower_middle() 
     assert find_stragglers([(0, 9.0), (1, 1.0), (2, 3.0)]).median_rank == 2
     assert find_stragglers([(7, 2.0)]).median_rank == 7
     assert find_stragglers([]).median_rank is None
+
+
+def test_a_sentences_ranks_are_said_as_ranges_when_they_run() -> None:
+    """Short lists as they are; runs of 4 or more as ranges; past 11 pieces the first 9, "…", the
+    last, and the count (a 1,000-rank job's 10 diverging ranks split the rest into 11 ranges)."""
+    from tlscope.analyse.ranks.divergence import _rank_list
+
+    assert _rank_list([0, 1, 2]) == "0, 1, 2"
+    assert _rank_list([0, 1, 2, 3, 5, 7, 8, 9, 10]) == "0-3, 5, 7-10"
+    odd = (310, 366, 414, 488, 597, 802, 849, 913, 940, 991)
+    rest = [r for r in range(1000) if r not in odd]
+    assert _rank_list(rest) == (
+        "0-309, 311-365, 367-413, 415-487, 489-596, 598-801, 803-848, 850-912, 914-939, 941-990, 992-999 (990 ranks)"
+    )
+    assert _rank_list(list(range(0, 40, 2))) == "0, 2, 4, 6, 8, 10, 12, 14, 16, …, 38 (20 ranks)"

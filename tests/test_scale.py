@@ -248,6 +248,20 @@ def test_the_generated_straggler_and_diverging_rank_are_found(job64: tuple[Path,
         assert max(times) > min(times), "jitter: no two copies alike"
 
 
+def test_a_generated_jobs_sentences_say_its_ranks_as_ranges(job64: tuple[Path, Path, dict[str, Any]]) -> None:
+    """63 ranks in one group: said as the ranges around the diverging rank and the count, not 63
+    numbers (a 1,000-rank job's sentence held 990). The ranges are checked against the plan."""
+    _, out, plan = job64
+    (diverging,) = plan["diverging"]
+    groups = json.loads((out / "ranks.json").read_text())["divergence"]["groups"]
+    big = next(g for g in groups if len(g["ranks"]) == 63)
+    below = f"0-{diverging - 1}" if diverging >= 4 else ", ".join(map(str, range(diverging)))
+    above = f"{diverging + 1}-63" if 63 - diverging >= 4 else ", ".join(map(str, range(diverging + 1, 64)))
+    said = ", ".join(part for part in (below, above) if part)
+    assert big["sentence"].startswith(f"ranks {said} (63 ranks): ")
+    assert next(g for g in groups if g["ranks"] == [diverging])["sentence"].startswith(f"rank {diverging}: lacks ")
+
+
 def test_a_generated_jobs_timeline_has_every_rank_at_its_own_times(job64: tuple[Path, Path, dict[str, Any]]) -> None:
     from tlscope import timeline
 

@@ -309,7 +309,7 @@ def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> st
     fails or hangs when it runs`."""
     said = []
     for group in groups[:NAMED]:
-        who = f"rank {group.ranks[0]}" if len(group.ranks) == 1 else f"ranks {_ids([str(r) for r in group.ranks])}"
+        who = f"rank {group.ranks[0]}" if len(group.ranks) == 1 else f"ranks {_rank_list(group.ranks)}"
         call = group.collectives[at] if at < len(group.collectives) else "none"
         said.append(f"{call} on {who}")
     more = f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
@@ -319,8 +319,28 @@ def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> st
     )
 
 
+#: Runs of consecutive ranks at least this long are said as a range (`0-309`).
+RUN = 4
+#: Pieces (ranks or ranges) a list of ranks names before "…".
+PIECES = 10
+
+
 def _rank_list(ranks: list[int]) -> str:
-    return ", ".join(map(str, ranks))
+    """`0, 1, 2` as such; runs of RUN or more consecutive ranks as ranges, the first PIECES pieces
+    and the count when long: `0-309, 311-365, …, 992-999 (990 ranks)`. A 1,000-rank job's group
+    was a sentence of 990 numbers."""
+    pieces: list[str] = []
+    start = 0
+    for end in range(1, len(ranks) + 1):
+        if end < len(ranks) and ranks[end] == ranks[end - 1] + 1:
+            continue
+        run = ranks[start:end]
+        pieces.extend([f"{run[0]}-{run[-1]}"] if len(run) >= RUN else map(str, run))
+        start = end
+    # "…" stands for two pieces at least (never for one it could have shown).
+    shown = pieces if len(pieces) <= PIECES + 1 else [*pieces[: PIECES - 1], "…", pieces[-1]]
+    count = f" ({len(ranks)} ranks)" if len(ranks) > PIECES else ""
+    return ", ".join(shown) + count
 
 
 def _count(n: int, word: str) -> str:
