@@ -15,6 +15,12 @@ from tlscope.cli import main
 TRACE = CORPUS / "graph_breaks_repeated"
 
 
+def summary_of(path: Path, *args: str) -> str:
+    """`tlscope summary PATH ARGS` run as a user runs it; its stdout."""
+    command = [sys.executable, "-m", "tlscope", "summary", str(path), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
 def test_hints_in_compiles_json_and_the_report(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert main([str(TRACE), "-o", str(out), "--no-browser"]) == 0
@@ -36,13 +42,7 @@ def test_hints_in_compiles_json_and_the_report(tmp_path: Path) -> None:
 
 
 def test_80_column_summary_cuts_no_reason_nor_function_name() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(TRACE), "--width", "80"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    text = done.stdout
+    text = summary_of(TRACE, "--width", "80")
     assert "…" not in text
     assert all(len(line) <= 80 for line in text.splitlines())
     # The header is two lines of its own, neither wrapped.
@@ -58,20 +58,11 @@ def test_80_column_summary_cuts_no_reason_nor_function_name() -> None:
 def test_a_compile_id_reused_after_reset_is_explained() -> None:
     """compile_failure's scenario calls torch._dynamo.reset(): [0/0] failed, then [0/0] again worked."""
     trace = CORPUS / "compile_failure"
-    as_json = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(trace), "--json"], capture_output=True, text=True, check=True
-    )
-    reused = json.loads(as_json.stdout)["reused"]
+    reused = json.loads(summary_of(trace, "--json"))["reused"]
     assert [r["id"] for r in reused] == ["[0/0]"]
     assert reused[0]["failed"] == ["BackendCompilerFailed"]
     assert 0.1 < reused[0]["failed_time_s"] < 0.11  # the failed record's 0.1049 s
-    text = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(trace), "--width", "80"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    flat = " ".join(text.split())
+    flat = " ".join(summary_of(trace, "--width", "80").split())
     assert "[0/0] also held a failed compile (BackendCompilerFailed" in flat
     assert "ids are numbered again after torch._dynamo.reset()" in flat
 
@@ -105,11 +96,5 @@ def test_hints_of_a_failed_compile(tmp_path: Path) -> None:
     # A compile that did not fail has no failure, and so no hints.
     assert all(c["failure"] is None for c in compiles["compiles"] if c["status"] != "failed")
     # tlscope summary shows them under the failure, as it does a break's (they were only in the file).
-    text = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(out), "--width", "400"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    failures = text.split("Failures", 1)[1]
+    failures = summary_of(out, "--width", "400").split("Failures", 1)[1]
     assert f"hint: {want[0]}" in failures and url.group(1) in failures
