@@ -104,6 +104,13 @@ def graph_shape(text: str) -> tuple[int | None, list[GraphInput]]:
     return len(_ASSIGN.findall(text, match.end())), inputs
 
 
+def dtype_and_sizes(type_text: str | None) -> str | None:
+    """`f32[s77, 8]` of an annotation such as `f32[s77, 8][8, 1]cuda:0` (no strides, no device);
+    None when it is not a tensor's."""
+    match = _DIMS.match(type_text or "")
+    return match.group(0) if match is not None else None
+
+
 def dynamic_dims(type_text: str | None) -> list[int]:
     """Dimensions whose size is a symbol in an annotation such as `f32[s77, 8][8, 1]cpu`."""
     match = _DIMS.match(type_text or "")

@@ -13,7 +13,6 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterable, Sequence
 
@@ -46,7 +45,6 @@ ALIKE = frozenset(
         "broadcast_",
     }
 )
-_TENSOR = re.compile(r"^[a-z0-9]+\[[^\]]*\]")
 
 
 class RankLine(msgspec.Struct, kw_only=True):
@@ -117,7 +115,8 @@ class CollectiveMismatch(msgspec.Struct, kw_only=True):
     groups: list[CollectiveGroup]
     #: Where the groups first differ (0-based index in their collectives).
     at: int
-    #: The mismatch in one sentence, e.g. `[0/0]: collective 1 differs: rank 0 all_reduce f32[4] ...`.
+    #: The mismatch in one sentence, e.g. `[0/0]: ranks call different collectives: collective 1 is
+    #: all_reduce f32[8, 16] 'sum' '0' on rank 0, all_reduce f32[9, 16] 'sum' '0' on rank 1; …`.
     sentence: str
 
 
@@ -141,8 +140,11 @@ def collective_text(c: Collective) -> str:
     for one whose tensors may differ by rank (`ALIKE`), its name and string arguments only."""
     if c.op not in ALIKE:
         return " ".join([c.op, *(a for a in c.args if a.startswith("'"))])
-    match = _TENSOR.match(c.tensor or "")
-    return " ".join([c.op, match.group(0) if match else (c.tensor or "?"), *c.args])
+    # Here, not at the top: a rank's parse has the graph reader loaded already, and a job's summary
+    # read from its ranks.json never comes here.
+    from tlscope.analyse.fold.graphs import dtype_and_sizes
+
+    return " ".join([c.op, dtype_and_sizes(c.tensor) or c.tensor or "?", *c.args])
 
 
 class JobView(msgspec.Struct, kw_only=True):
@@ -281,7 +283,7 @@ def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], 
 
 
 def _sentence(ranks: list[int], only: list[str], missing: list[str], why: dict[str, str]) -> str:
-    who = f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {_rank_list(ranks)}"
+    who = _who(ranks)
     nobody = "no other rank has" if len(ranks) == 1 else "no rank outside them has"
     parts = []
     if only:
@@ -309,14 +311,18 @@ def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> st
     fails or hangs when it runs`."""
     said = []
     for group in groups[:NAMED]:
-        who = f"rank {group.ranks[0]}" if len(group.ranks) == 1 else f"ranks {_rank_list(group.ranks)}"
         call = group.collectives[at] if at < len(group.collectives) else "none"
-        said.append(f"{call} on {who}")
+        said.append(f"{call} on {_who(group.ranks)}")
     more = f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
     return (
         f"{cid}: ranks call different collectives: collective {at + 1} is {', '.join(said)}{more}; "
         f"a collective that differs between ranks fails or hangs when it runs"
     )
+
+
+def _who(ranks: list[int]) -> str:
+    """`rank 3`, or `ranks 0, 1, 2` (`_rank_list`)."""
+    return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {_rank_list(ranks)}"
 
 
 #: Runs of consecutive ranks at least this long are said as a range (`0-309`).
