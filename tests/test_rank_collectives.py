@@ -150,3 +150,16 @@ def test_ranks_on_their_own_gpus_calling_the_same_collectives_agree(tlparse_trac
         assert {c.op for c in calls} == {"all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor"}
         devices |= {(c.tensor or "").rsplit("]", 1)[-1] for c in calls}
     assert len(devices) > 1  # the ranks' devices do differ
+
+
+def test_the_landing_page_claims_no_tensor_meta_match_of_nothing(tmp_path: Path) -> None:
+    """tlparse's Tensor Metadata Analysis said "All ranks have matching tensor meta signatures" of a
+    job none of whose ranks logged the artifact it compares (DEVIATIONS.md), beside our collectives
+    sentence saying the ranks desync. The logs have no such artifact; the page says so."""
+    logs = sorted(DESYNC.glob("*.log.gz"))
+    assert not any(b"inductor_runtime_and_tensor_meta" in gzip.decompress(log.read_bytes()) for log in logs)
+    out = tmp_path / "out"
+    assert cli([str(DESYNC), "-o", str(out), "--no-browser"]) == 0
+    page = (out / "index.html").read_text()
+    assert "matching tensor meta signatures" not in page
+    assert 'id="tensor-meta-unlogged"' in page and "No rank logged inductor tensor metadata" in page
