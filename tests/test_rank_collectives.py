@@ -68,7 +68,13 @@ def test_ranks_json_says_the_compile_id_whose_collectives_differ(tmp_path: Path)
         [{"op": "all_reduce", "tensor": "f32[9, 16][16, 1]cpu", "args": ["'sum'", "'0'"]}],
         [{"op": "all_reduce", "tensor": "f32[16][1]cpu", "args": ["'sum'", "'0'"]}],
     ]
-    assert "[0/0]: ranks call different collectives" in (out / "index.html").read_text()
+    page = (out / "index.html").read_text()
+    assert "[0/0]: ranks call different collectives" in page
+    # The compile-id matrix highlights [0/0]'s row (its statuses alone agree) and says why.
+    matrix = page.split('<table id="compile-id-matrix">', 1)[1].split("</table>", 1)[0]
+    rows = {re.search(r"<td>(\[[^\]]+\])", row).group(1): row for row in matrix.split("<tr")[2:]}  # type: ignore[union-attr]
+    assert rows["[0/0]"].startswith(' class="odd"><td>[0/0] <span class="collectives-differ">collectives differ</span>')
+    assert "odd" not in rows["[1/0]"] and "collectives differ" not in rows["[1/0]"]
 
 
 def test_every_face_says_it_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,6 +63,8 @@ def write_landing(
         _write_ranks_json(out, view)
     context = _context(ranks, facts, notes)
     context["divergence"] = view.divergence if view is not None else None
+    # The matrix marks the compile ids whose collectives differ between ranks (ranks.json's).
+    context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
