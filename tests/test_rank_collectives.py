@@ -37,6 +37,12 @@ def _dynamo_collectives(log: Path) -> list[tuple[str, str]]:
     return found
 
 
+def test_the_python_api_says_it_too() -> None:
+    job = tlscope.load(DESYNC)
+    assert job.divergence is not None and [m.id for m in job.divergence.collectives] == ["[0/0]"]
+    assert tlscope.load(CORPUS / "simple").divergence is None  # a single log
+
+
 def test_the_logs_disagree_on_one_collectives_shape() -> None:
     """The scenario's premise, read from the logs: rank 0 reduces f32[8, 16], rank 1 f32[9, 16]."""
     logs = sorted(DESYNC.glob("*_rank_*.log.gz"))
@@ -96,7 +102,7 @@ def test_ranks_reducing_the_same_tensor_do_not_differ(job: str) -> None:
     """Every rank of these jobs all_reduces an f32[16] in reduce_fn (corpus/scenarios/_ranks.py),
     diverging or not in what else they compile: no collective mismatch, and the call is seen."""
     trace = tlscope.load(CORPUS / job)
-    assert trace.job_view().divergence.collectives == []
+    assert trace.divergence is not None and trace.divergence.collectives == []
     for rank in trace.rank_numbers:
         calls = [
             collective_text(c)

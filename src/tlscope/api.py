@@ -48,7 +48,7 @@ from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
-from tlscope.analyse.ranks.divergence import JobView, RankLine, job_view, rank_overview
+from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
@@ -332,6 +332,13 @@ class Trace:
         `.graph_breaks`, `.recompiles`, `.failures`, `.cache_hits`, `.cache_misses`), ranks
         ascending; empty for a single log."""
         return self._job.ranks if self.rank_numbers else []
+
+    @property
+    def divergence(self) -> Divergence | None:
+        """How the ranks' compiles diverge (ranks.json's `divergence`): `.groups` of ranks by compile
+        id sequence, `.not_on_every_rank`, and `.collectives`, the compile ids whose collectives
+        differ between ranks; None for a single log."""
+        return self._job.divergence if self.rank_numbers else None
 
     @property
     def stragglers(self) -> Stragglers | None:
