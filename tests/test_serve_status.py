@@ -90,3 +90,33 @@ def test_the_icon_every_page_asks_for(client: httpx.Client) -> None:
     # The explorer carries its own inline (packed files have no server), so it asks for none.
     page = client.get("/viewers/explorer/").text
     assert '<link rel="icon" href="data:image/svg+xml,' in page
+
+
+def test_ready_is_said_with_its_summary_when_the_parse_ends_during_the_status(tmp_path: Path) -> None:
+    """The status asks for the summary as a task of its own (asyncio.wait_for); when the parse ended
+    between that task's look at the trace (still parsing: no summary) and the answer, the answer
+    said "ready" with a null summary (seen once in a full test run), and the explorer reads the
+    summary to know which index files the folder has. Here the summary's first look is held until
+    the parse has ended, every time: the answer must still carry the summary."""
+    import asyncio
+
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    server = LiveServer([str(log)], tmp_path)
+    traces = server.server.traces
+    real = traces.summary
+
+    async def late(trace: Any) -> dict[str, Any] | None:
+        looked_ready = trace.state == "ready"  # what the real one looks at first
+        if trace.ready_task is not None:
+            await asyncio.shield(trace.ready_task)  # ...and the parse ends meanwhile
+        return await real(trace) if looked_ready else trace.summary
+
+    traces.summary = late  # type: ignore[method-assign]
+    try:
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            (trace_id,) = server.trace_ids()
+            status = client.get(f"/api/traces/{trace_id}/status").json()
+            assert status["state"] == "ready"
+            assert status["summary"] is not None and status["summary"]["multi_rank"] is False
+    finally:
+        server.close()

@@ -153,6 +153,11 @@ async def trace_status(request: Request) -> Response:
     server, trace = _server(request), _trace(request)
     server.traces.start(trace)
     await _summary(server, trace)
+    if trace.state == "ready" and trace.summary is None:
+        # The parse ended while the summary was asked for (wait_for runs it as a task of its own,
+        # which found the trace still parsing): "ready" is said with its summary, which the
+        # explorer reads to know the folder's layout, or not yet.
+        await _summary(server, trace)
     return _json(trace.describe(server.default_viewer, server.viewer_query), headers={"cache-control": "no-store"})
 
 
