@@ -401,3 +401,25 @@ def test_an_interrupt_kills_a_worker_the_pool_had_not_listed_yet() -> None:
     finally:
         bystander.kill()
         bystander.join()
+
+
+def test_an_interrupted_pool_leaves_no_manager_thread_for_the_exit_hook() -> None:
+    """On an interrupt the pool's manager thread is ended before the run exits: left running, it
+    raced concurrent.futures' exit hook (which wakes it without the pool's lock) as it closed its
+    wake-up pipe, and the interrupted run printed `OSError: [Errno 9] Bad file descriptor` from
+    `_python_exit` (test_10_sigterm_at_random_moments failed so, now and then, under load)."""
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tlscope.pipeline import ranks as multirank
+
+    fork = multiprocessing.get_context("fork")
+    for _ in range(5):
+        executor = ProcessPoolExecutor(max_workers=2, mp_context=fork)
+        executor.submit(time.sleep, 60)
+        manager = executor._executor_manager_thread  # type: ignore[attr-defined]
+        assert manager is not None and manager.is_alive()
+        with pytest.raises(KeyboardInterrupt), multirank._stopped_on_failure(executor):
+            raise KeyboardInterrupt
+        assert not manager.is_alive()  # its wake-up pipe closed: the exit hook's wake-up is a no-op

@@ -232,11 +232,19 @@ def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None =
         workers = list((getattr(executor, "_processes", None) or {}).values())
         if before is not None:
             workers += [p for p in multiprocessing.active_children() if p not in before and p not in workers]
+        # The pool's manager thread, which shutdown(wait=False) forgets: it is joined once its
+        # workers are dead (it then ends at once). Left running, it raced the interpreter's exit
+        # hook (concurrent.futures' _python_exit wakes every manager without the pool's lock, and
+        # a manager closing its wake-up pipe meanwhile made it raise EBADF): an interrupted run
+        # printed a traceback (bench/signals.py, 1 trial in ~200 under load).
+        manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=False, cancel_futures=True)
         for worker in workers:
             worker.kill()
         for worker in workers:
             worker.join()
+        if manager is not None:
+            manager.join(timeout=10)
         raise
     executor.shutdown(wait=True)
 
