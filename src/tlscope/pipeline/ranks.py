@@ -236,7 +236,7 @@ def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None =
         # workers are dead (it then ends at once). Left running, it raced the interpreter's exit
         # hook (concurrent.futures' _python_exit wakes every manager without the pool's lock, and
         # a manager closing its wake-up pipe meanwhile made it raise EBADF): an interrupted run
-        # printed a traceback (bench/signals.py, 1 trial in ~200 under load).
+        # printed a traceback (bench/signals.py, 1 trial in ~300 under load).
         manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=False, cancel_futures=True)
         for worker in workers:

@@ -5,6 +5,8 @@ Log-derived strings go through `Text` (never markup), so a reason holding `[bold
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -126,12 +128,8 @@ def _compiles(summary: Summary) -> Table:
             function.append(f"\n← {row.called_from}", style="dim")
         table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
     if len(shown) < len(rows):
-        hidden: dict[str, int] = {}
-        for row in rows:
-            hidden[row.status] = hidden.get(row.status, 0) + 1
-        for row in shown:
-            hidden[row.status] -= 1
-        said = ", ".join(f"{n} {status_words(s)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])) if n)
+        hidden = Counter(row.status for row in rows) - Counter(row.status for row in shown)
+        said = ", ".join(f"{n} {status_words(s)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])))
         table.caption = f"{len(rows) - len(shown)} more compiles not shown: {said} (--json lists every one)"
     return table
 
