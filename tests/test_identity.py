@@ -230,3 +230,22 @@ def test_only_the_format_117_additions_are_forgiven() -> None:
     base, now = _outcome({"compiles.json": old}), _outcome({"compiles.json": new})
     assert identity.differences(base, now) == []
     assert identity.differences(now, base) != []
+
+
+def test_only_the_format_118_additions_are_forgiven() -> None:
+    """Against a 1.17 base: format_minor 17 -> 18 and compiles.json's `exports`, its last field."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{"id":"[-/-]"}\n'
+    tail = b'],"input_shapes":[\n]}\n'
+    old = head % 17 + tail
+    calls = b'\n],"exports":[\n{"index":0,"status":"failed","sentence":"Failed: x"},\n{"index":1,"status":"exported"}'
+    assert identity.without_118_additions("compiles.json", head % 18 + tail[:-4] + calls + b"\n]}\n") == old
+    assert (
+        identity.without_118_additions("rank_2/compiles.json", head % 18 + tail[:-4] + b'\n],"exports":[\n]}\n') == old
+    )
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_118_additions("manifest.json", manifest % 18) == manifest % 17
+    # Nothing else: an `exports` that is not the last field, another file, another minor.
+    inner = head % 18 + b'],"exports":[\n],"input_shapes":[\n]}\n'
+    assert identity.without_118_additions("compiles.json", inner) != old
+    assert identity.without_118_additions("index.html", manifest % 18) == manifest % 18
+    assert identity.without_118_additions("manifest.json", manifest % 19) != manifest % 17

@@ -52,7 +52,15 @@ from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
-from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
+from tlscope.format.compiles import (
+    Answers,
+    CompileEntry,
+    CompilesFile,
+    DistinctGraphBreak,
+    ExportCall,
+    FrameShapes,
+    Symbol,
+)
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.json_boundary import decode
@@ -160,6 +168,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         job=job,
         input_shapes=answers.input_shapes,
         symbols=answers.symbols,
+        exports=answers.exports,
     )
 
 
@@ -290,6 +299,12 @@ class Trace:
         return self._compiles_file.input_shapes
 
     @property
+    def exports(self) -> list[ExportCall]:
+        """Each torch.export call and how it ended (compiles.json `exports`): `.status`, `.sentence`,
+        `.program`, `.issues` (each with `.kind`, `.sentence`, `.user_frame`, `.fix`)."""
+        return self._compiles_file.exports
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -307,6 +322,7 @@ class Trace:
             log_size=self.log_size,
             symbols=self.symbols,
             input_shapes=self.input_shapes,
+            exports=self.exports,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

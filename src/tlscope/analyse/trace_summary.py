@@ -16,6 +16,7 @@ from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
     CompileEntry,
     DistinctGraphBreak,
+    ExportCall,
     Fix,
     FrameShapes,
     GuardFailure,
@@ -141,6 +142,8 @@ class Summary(msgspec.Struct, kw_only=True):
     input_shapes: list[FrameShapes] = []
     #: Where each dynamic dimension comes from (compiles.json `symbols`, since 1.10).
     symbols: list[Symbol] = []
+    #: Each torch.export call and how it ended (compiles.json `exports`, since 1.18).
+    exports: list[ExportCall] = []
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -157,6 +160,7 @@ def summarise_trace(
     job: JobView | None = None,
     input_shapes: Sequence[FrameShapes] = (),
     symbols: Sequence[Symbol] = (),
+    exports: Sequence[ExportCall] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -186,6 +190,7 @@ def summarise_trace(
         problems={k: n for k, n in problems.items() if k not in _OUTPUT_KINDS} if isinstance(problems, dict) else {},
         input_shapes=list(input_shapes),
         symbols=list(symbols),
+        exports=list(exports),
     )
 
 

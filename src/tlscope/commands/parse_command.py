@@ -166,6 +166,7 @@ def main(argv: Sequence[str]) -> int:
         return 0
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
+    _tell_exports(manifest, args.out)
     print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
@@ -299,6 +300,44 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
+
+
+#: Event keys only a torch.export call logs: their presence makes the run say how the calls ended.
+_EXPORT_KEYS = (
+    "export",
+    "exported_program",
+    "guard_on_data_dependent_error",
+    "propagate_real_tensors_provenance",
+    "missing_fake_kernel",
+    "mismatched_fake_kernel",
+)
+
+
+def _tell_exports(manifest: Manifest, out: Path) -> None:
+    """A log of torch.export calls: how they ended, and the first failure's sentence, as
+    compiles.json's `exports` says them (read back only for such a log: it has few compiles)."""
+    if not any(key in manifest.events for key in _EXPORT_KEYS):
+        return
+    from collections import Counter
+
+    from tlscope.format.folder import OutputFolder
+
+    calls = OutputFolder.open(out).compiles().exports
+    if not calls:
+        return
+    counts = Counter(call.status.replace("_", " ") for call in calls)
+    said = ", ".join(f"{n} {status}" for status, n in counts.most_common())
+    print(f"torch.export: {len(calls)} call{'s' if len(calls) != 1 else ''}, {said}.")
+    first = next((c for c in calls if c.status != "exported"), None)
+    if first is not None:
+        print(f"  call {first.index}: {first.sentence}")
+        print(f"  What to change: tlscope summary {_quote(out)}")
+
+
+def _quote(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _tell_divergence(out: Path) -> None:

@@ -484,6 +484,88 @@ class FrameShapes(msgspec.Struct, kw_only=True):
     inputs: list[InputShapes]
 
 
+class ExportSymbol(msgspec.Struct, kw_only=True):
+    """A symbol an export issue's expression names, and where the user's code made it."""
+
+    #: `u0`, `s77`.
+    symbol: str
+    #: The user's name for it at the issue's line (a local holding it, e.g. `k` for `k = n.item()`),
+    #: or the input dimension it is (`x.size()[0]`); null when the log says neither.
+    name: str | None = None
+    #: `unbacked` (a value read from tensor data: `.item()`, `nonzero()`...) or `backed` (an input size).
+    kind: str = "unbacked"
+    #: The user line that made it (the innermost user frame of its creation's stack), if logged.
+    created_at: SourceLocation | None = None
+
+
+class ExportFix(msgspec.Struct, kw_only=True):
+    """The change that removes an export issue."""
+
+    #: `add` (add `code`: before `where` when given) or `change_code` (change the line `where`;
+    #: `code` says how).
+    kind: str = "add"
+    #: The line to add or the change to make, e.g. `torch._check(k > 2)`,
+    #: `@torch.library.register_fake("mylib::op")`.
+    code: str
+    #: The user line concerned (null when the log names none, e.g. a fake kernel's op).
+    where: SourceLocation | None = None
+    #: Why, in plain words, with the alternative when there is one.
+    why: str
+    docs_url: str | None = None
+
+
+class ExportIssue(msgspec.Struct, kw_only=True):
+    """A reason an export failed or produced an unsound program (FORMAT.md "Exports")."""
+
+    #: `data_dependent_error`, `data_dependent`, `guard_evaluated`, `missing_fake_kernel`,
+    #: `mismatched_fake_kernel` or `partial_graph` (FORMAT.md "Exports" says what each means).
+    kind: str
+    #: tlparse's failure type for the kind, e.g. `Data Dependent Error` (the -e report's table).
+    title: str
+    #: What happened, in one plain sentence (decided here; viewers show it as is).
+    sentence: str
+    #: The symbolic expression (guards, data-dependent kinds), and what it was taken to be (`True`).
+    expr: str | None = None
+    #: `expr` in the user's names where the log gives them (`k > 2` for `u0 > 2`), else `expr`.
+    code_expr: str | None = None
+    result: str | None = None
+    #: The operator (fake kernel kinds), e.g. `mylib.op.default`, and torch's reason for a mismatch.
+    op: str | None = None
+    reason: str | None = None
+    #: The user line being traced (innermost user frame of the event's user stack, else its stack).
+    user_frame: SourceLocation | None = None
+    #: Where the expression's symbols come from, in the order it names them.
+    symbols: list[ExportSymbol] = []
+    fix: ExportFix | None = None
+    #: The logged graph traced until the error (`partial_graph`).
+    payload: PayloadRef | None = None
+    #: Events of this issue in the call (the same kind, expression or op, and line).
+    count: int = 1
+    #: 1-based log line of its first event, and that event's raw.jsonl line.
+    log_line: int
+    raw_line: int | None = None
+
+
+class ExportCall(msgspec.Struct, kw_only=True):
+    """One torch.export / draft_export call of the log and how it ended (FORMAT.md "Exports")."""
+
+    #: 0-based, in log order.
+    index: int
+    #: `exported` (a program, no issues), `exported_with_issues` (a program, but draft_export's
+    #: guesses or fake-kernel problems make it unsound), `failed` (no program before the next
+    #: call or the end of the log).
+    status: str
+    #: The answer in one plain sentence.
+    sentence: str
+    #: Log line of its `export` event (newer torch under TORCH_DTRACE), else of its first event.
+    log_line: int
+    #: The user line that called export (the innermost user frame of an input symbol's stack), if logged.
+    called_at: SourceLocation | None = None
+    #: The printed ExportedProgram (`exported_program`), when one was logged.
+    program: PayloadRef | None = None
+    issues: list[ExportIssue] = []
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -502,6 +584,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     symbols: list[Symbol] = []
     #: For each frame compiled more than once, its graphs' input shapes per compile. Since 1.10.
     input_shapes: list[FrameShapes] = []
+    #: Each torch.export call, in log order (empty for a log of torch.compile alone). Since 1.18.
+    exports: list[ExportCall] = []
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -517,3 +601,4 @@ class Answers(msgspec.Struct, kw_only=True):
     log_size: LogSize
     symbols: list[Symbol] = []
     input_shapes: Sequence[FrameShapes] = []
+    exports: list[ExportCall] = []

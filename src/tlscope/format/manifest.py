@@ -23,7 +23,7 @@ FORMAT_VERSION = 1
 #: 11 graphs/<md5>.json (each FX graph payload as data) and manifest `graphs`;
 #: 12 compiles.json failures' `hints` and `docs_url` (torch's fix hints of a failed compile);
 #: 13-15: FORMAT.md section 12; 16 timeline.bin's layout version 2 (varints, ~8 bytes an event).
-FORMAT_MINOR = 17
+FORMAT_MINOR = 18
 
 
 class InputFile(msgspec.Struct, kw_only=True):

@@ -32,7 +32,15 @@ from tlscope.analyse.fold.shapes import input_shapes
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.fxgraph.model import TensorMeta
 from tlscope.analyse.logsize_fold import LogSizeFold
-from tlscope.format.compiles import Answers, CompileEntry, CompilesFile, DistinctGraphBreak, FrameShapes, Symbol
+from tlscope.format.compiles import (
+    Answers,
+    CompileEntry,
+    CompilesFile,
+    DistinctGraphBreak,
+    ExportCall,
+    FrameShapes,
+    Symbol,
+)
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.format.status import STATUSES
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
@@ -215,6 +223,7 @@ class AnswersSink:
             log_size=size,
             symbols=self.compiles.symbols.result(),
             input_shapes=gathered.shapes if shapes is None else shapes,
+            exports=self.compiles.exports.result(),
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
@@ -231,7 +240,7 @@ class AnswersSink:
                     spans.append(write_entry(f, entry, first=not spans))
             self._store.close()
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
-            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool())
+            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool(), self.compiles.exports.result())
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
@@ -285,13 +294,14 @@ def write_compiles(
     breaks: list[DistinctGraphBreak],
     symbols: Sequence[Symbol] = (),
     shapes: Sequence[FrameShapes] = (),
+    exports: Sequence[ExportCall] = (),
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
-    then the distinct breaks, the symbols and the input shapes, one item a line too."""
+    then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes)
+    write_tail(f, breaks, symbols, shapes, (), exports)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -299,7 +309,11 @@ def write_head(f: IO[bytes]) -> None:
     head = CompilesFile(
         format_version=FORMAT_VERSION, format_minor=FORMAT_MINOR, statuses=STATUSES, compiles=[], graph_breaks=[]
     )
-    f.write(_ENCODER.encode(head)[:-1].replace(b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[]', b""))
+    f.write(
+        _ENCODER.encode(head)[:-1].replace(
+            b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[]', b""
+        )
+    )
     f.write(b',"compiles":[')
 
 
@@ -318,9 +332,10 @@ def write_tail(
     symbols: Sequence[Symbol],
     shapes: Sequence[FrameShapes],
     encoded_shapes: Iterable[bytes] = (),
+    exports: Sequence[ExportCall] = (),
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
-    (`shapes`, then those already encoded); each input-shape table's (offset, length)."""
+    (`shapes`, then those already encoded), the export calls; each input-shape table's (offset, length)."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
         f.write(b"\n" if i == 0 else b",\n")
@@ -335,5 +350,9 @@ def write_tail(
         f.write(b"\n" if not spans else b",\n")
         spans.append((f.tell(), len(data)))
         f.write(data)
+    f.write(b'\n],"exports":[')
+    for i, call in enumerate(exports):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(call))
     f.write(b"\n]}\n")
     return spans

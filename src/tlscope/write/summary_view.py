@@ -14,7 +14,7 @@ from rich.text import Text
 from tlscope import terminal
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
-from tlscope.format.compiles import Fix, ShapeCell
+from tlscope.format.compiles import Fix, ShapeCell, SourceLocation
 from tlscope.format.status import severity, status_words
 
 
@@ -29,8 +29,17 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         head = Text(f"Details of rank {summary.rank} (--rank N for another)\n", style="bold")
     # Two lines of their own rather than one that wraps at 80 columns mid-phrase.
     head.append(f"torch {summary.torch_version or '?'} · {summary.compile_time_s:.2f} s compiling\n")
-    head.append(f"{len(summary.compiles)} compiles: {statuses}")
+    if summary.exports:
+        exports = Counter(call.status.replace("_", " ") for call in summary.exports)
+        calls = f"{len(summary.exports)} export call{'s' if len(summary.exports) != 1 else ''}"
+        head.append(f"{calls}: {', '.join(f'{n} {s}' for s, n in exports.most_common())}")
+        if summary.compiles:
+            head.append("\n")
+    if summary.compiles or not summary.exports:
+        head.append(f"{len(summary.compiles)} compiles: {statuses}")
     console.print(head)
+    if summary.exports:
+        console.print(_exports(summary))
     for table in (
         _compiles(summary),
         _breaks(summary),
@@ -187,6 +196,46 @@ def _fix(fix: Fix) -> Text:
             text.append(f"  {where.code.strip()}", style="dim")
     text.append(f"\n    {fix.why}", style="dim")
     return text
+
+
+def _exports(summary: Summary) -> Table:
+    """Each torch.export call: its answer (compiles.json `exports[].sentence`), then its issues
+    with their fixes; the sentences are the format's, decided when the log was read."""
+    table = _table("torch.export", "#", "status", "what happened")
+    style = {"failed": "red", "exported_with_issues": "yellow", "exported": "green"}
+    for call in summary.exports[:TOP]:
+        text = Text(call.sentence)
+        if call.called_at is not None:
+            text.append(f"\n  called at {_line(call.called_at)}", style="dim")
+        for issue in call.issues[:TOP]:
+            if call.status != "failed" or issue.sentence not in call.sentence:
+                text.append(f"\n- {issue.title}: ", style="bold")
+                text.append(issue.sentence + (f" ({issue.count} times)" if issue.count > 1 else ""))
+            if issue.fix is not None:
+                fix = issue.fix
+                text.append("\n  fix: ", style="green")
+                if fix.kind == "change_code" and fix.where is not None:
+                    text.append(f"change the line {_line(fix.where)}: ")
+                    text.append(fix.code, style="bold green")
+                else:
+                    text.append(fix.code, style="bold green")
+                    text.append(f" before {_line(fix.where)}" if fix.where is not None else "")
+                text.append(f"\n    {fix.why}", style="dim")
+            if issue.payload is not None:
+                text.append(f"\n  the graph traced so far: log line {issue.payload.log_line}", style="dim")
+        if len(call.issues) > TOP:
+            text.append(f"\n{len(call.issues) - TOP} more issues in compiles.json exports", style="dim")
+        table.add_row(str(call.index), Text(call.status.replace("_", " "), style=style.get(call.status, "")), text)
+    if len(summary.exports) > TOP:
+        table.caption = f"{len(summary.exports) - TOP} more calls in compiles.json exports"
+    return table
+
+
+def _line(at: SourceLocation) -> str:
+    """`file.py:12` (the file's name alone), or `line 12` when the log lacks the file's name."""
+    if at.file in (None, "(unknown)"):
+        return f"line {at.line}"
+    return f"{(at.file or '?').rsplit('/', 1)[-1]}:{at.line}"
 
 
 def _shapes(summary: Summary) -> list[Table]:

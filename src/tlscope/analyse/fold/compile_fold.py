@@ -17,6 +17,7 @@ import msgspec
 
 from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
+from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
@@ -104,6 +105,8 @@ class CompileFold:
         self._note = note
         #: Where each dynamic dimension comes from (compiles.json `symbols`).
         self.symbols = SymbolFold(self.user)
+        #: Each torch.export call and how it ended (compiles.json `exports`).
+        self.exports = ExportFold(self.user)
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -114,6 +117,10 @@ class CompileFold:
     def feed(self, record: Record, raw_line: int | None = None) -> None:
         if record.key in SYMBOL_KEYS:
             self.symbols.feed(record)  # outside a compile too (export logs them under none)
+        if record.key in EXPORT_KEYS:
+            self.exports.feed(record, raw_line)
+        elif record.key == "artifact" and outside_compiles(record.compile_id):
+            self.exports.artifact(record, raw_line)
         if record.key == "str" or record.compile_id is None:
             return
         cid = record.compile_id.normalised()

@@ -13,6 +13,7 @@
  * @property {DistinctGraphBreak[]} graph_breaks
  * @property {Symbol[]} [symbols]
  * @property {FrameShapes[]} [input_shapes]
+ * @property {ExportCall[]} [exports]
  */
 
 /**
@@ -315,6 +316,57 @@
  * @property {boolean} [absent]
  * @property {string | null} [recompile]
  * @property {number | null} [reason_dim]
+ */
+
+/**
+ * One torch.export / draft_export call of the log and how it ended (FORMAT.md "Exports").
+ * @typedef {object} ExportCall
+ * @property {number} index
+ * @property {string} status
+ * @property {string} sentence
+ * @property {number} log_line
+ * @property {SourceLocation | null} [called_at]
+ * @property {PayloadRef | null} [program]
+ * @property {ExportIssue[]} [issues]
+ */
+
+/**
+ * A reason an export failed or produced an unsound program (FORMAT.md "Exports").
+ * @typedef {object} ExportIssue
+ * @property {string} kind
+ * @property {string} title
+ * @property {string} sentence
+ * @property {string | null} [expr]
+ * @property {string | null} [code_expr]
+ * @property {string | null} [result]
+ * @property {string | null} [op]
+ * @property {string | null} [reason]
+ * @property {SourceLocation | null} [user_frame]
+ * @property {ExportSymbol[]} [symbols]
+ * @property {ExportFix | null} [fix]
+ * @property {PayloadRef | null} [payload]
+ * @property {number} [count]
+ * @property {number} log_line
+ * @property {number | null} [raw_line]
+ */
+
+/**
+ * A symbol an export issue's expression names, and where the user's code made it.
+ * @typedef {object} ExportSymbol
+ * @property {string} symbol
+ * @property {string | null} [name]
+ * @property {string} [kind]
+ * @property {SourceLocation | null} [created_at]
+ */
+
+/**
+ * The change that removes an export issue.
+ * @typedef {object} ExportFix
+ * @property {string} [kind]
+ * @property {string} code
+ * @property {SourceLocation | null} [where]
+ * @property {string} why
+ * @property {string | null} [docs_url]
  */
 
 export {};

@@ -12,6 +12,7 @@ export type CompilesFile = {
     graph_breaks: DistinctGraphBreak[];
     symbols?: Symbol[] | undefined;
     input_shapes?: FrameShapes[] | undefined;
+    exports?: ExportCall[] | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -312,4 +313,55 @@ export type ShapeCell = {
     absent?: boolean | undefined;
     recompile?: string | null | undefined;
     reason_dim?: number | null | undefined;
+};
+/**
+ * One torch.export / draft_export call of the log and how it ended (FORMAT.md "Exports").
+ */
+export type ExportCall = {
+    index: number;
+    status: string;
+    sentence: string;
+    log_line: number;
+    called_at?: SourceLocation | null | undefined;
+    program?: PayloadRef | null | undefined;
+    issues?: ExportIssue[] | undefined;
+};
+/**
+ * A reason an export failed or produced an unsound program (FORMAT.md "Exports").
+ */
+export type ExportIssue = {
+    kind: string;
+    title: string;
+    sentence: string;
+    expr?: string | null | undefined;
+    code_expr?: string | null | undefined;
+    result?: string | null | undefined;
+    op?: string | null | undefined;
+    reason?: string | null | undefined;
+    user_frame?: SourceLocation | null | undefined;
+    symbols?: ExportSymbol[] | undefined;
+    fix?: ExportFix | null | undefined;
+    payload?: PayloadRef | null | undefined;
+    count?: number | undefined;
+    log_line: number;
+    raw_line?: number | null | undefined;
+};
+/**
+ * A symbol an export issue's expression names, and where the user's code made it.
+ */
+export type ExportSymbol = {
+    symbol: string;
+    name?: string | null | undefined;
+    kind?: string | undefined;
+    created_at?: SourceLocation | null | undefined;
+};
+/**
+ * The change that removes an export issue.
+ */
+export type ExportFix = {
+    kind?: string | undefined;
+    code: string;
+    where?: SourceLocation | null | undefined;
+    why: string;
+    docs_url?: string | null | undefined;
 };

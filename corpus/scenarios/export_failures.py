@@ -1,0 +1,63 @@
+"""export_failures: three torch.export.export calls under TORCH_DTRACE, the first two failing as
+users meet them. `Branchy` branches on a value read from tensor data (`k = n.item()`, then
+`if k > 2`): export cannot decide the branch and raises (guard_on_data_dependent_error, then the
+partial graph). `Spec` is exported with dimension 0 declared dynamic (`Dim("b")`) but branches
+on its exact size: export evaluates `Eq(s77, 4)`, specialises the dimension and raises a
+constraint violation. The third call exports `Spec` with static shapes and succeeds
+(exported_program). Each failure is caught here; torch logs no record of the error itself."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import torch
+from torch.export import Dim
+
+
+class Branchy(torch.nn.Module):
+    def forward(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        k = n.item()
+        if k > 2:  # a branch on tensor data: export cannot decide it
+            return x[:k] * 2
+        return x[:1]
+
+
+class Spec(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] == 4:  # the code compares a declared-dynamic size with 4
+            return x + 1
+        return x - 1
+
+
+def workload() -> None:
+    torch.manual_seed(0)
+    calls = [
+        ("data-dependent branch", lambda: torch.export.export(Branchy(), (torch.randn(6, 3), torch.tensor(3)))),
+        (
+            "dynamic dim specialised",
+            lambda: torch.export.export(Spec(), (torch.randn(4, 3),), dynamic_shapes=({0: Dim("b")},)),
+        ),
+        ("static", lambda: torch.export.export(Spec(), (torch.randn(4, 3),))),
+    ]
+    for name, call in calls:
+        try:
+            call()
+            print(name, "exported")
+        except Exception as err:  # GuardOnDataDependentSymNode, UserError (constraint violation)
+            print(name, "failed:", type(err).__name__)
+
+
+def main() -> None:
+    if "TORCH_DTRACE" in os.environ:
+        workload()
+        return
+    # TORCH_DTRACE must be set before torch is imported (see export.py): re-run under it.
+    env = dict(os.environ)
+    env["TORCH_DTRACE"] = env.pop("TORCH_TRACE")
+    subprocess.run([sys.executable, __file__], env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

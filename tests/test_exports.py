@@ -1,0 +1,174 @@
+"""How each torch.export call ended (format 1.18, compiles.json `exports`): on the corpus's real
+torch.export traces (export: draft_export's guesses and fake-kernel problems; export_failures: a
+data-dependent branch, a declared-dynamic dimension specialised, a good call), tlparse's two
+export logs, and every torch.compile trace of the corpus (which has none). The expected lines are
+read from the scenarios' sources, never written here by hand."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, TLPARSE_TRACES
+
+import tlscope
+from tlscope.analyse.fold.exports import _locals_by_symbol, _negated, _op_name, _python
+from tlscope.api import Trace
+from tlscope.format.compiles import ExportCall
+from tlscope.model.events import FrameLocals
+
+SCENARIOS = CORPUS.parent / "scenarios"
+
+
+@cache
+def _trace(log: Path) -> Trace:
+    return tlscope.load(log)
+
+
+def _log(scenario: str, contains: str) -> Path:
+    """The scenario's log whose text holds `contains` (the export scenario writes three)."""
+    import gzip
+
+    for path in sorted((CORPUS / scenario).glob("*.log.gz")):
+        if contains in gzip.decompress(path.read_bytes()).decode():
+            return path
+    raise AssertionError(f"no {scenario} log holds {contains!r}")
+
+
+def _line_of(scenario: str, text: str) -> int:
+    """The 1-based line of the scenario's code (not its docstring) starting with `text`."""
+    lines = (SCENARIOS / f"{scenario}.py").read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
+
+
+def _calls(log: Path) -> list[ExportCall]:
+    return _trace(log).exports
+
+
+def test_a_data_dependent_branch_fails_the_call_and_names_the_users_line_and_value() -> None:
+    calls = _calls(_log("export_failures", "guard_on_data_dependent_error"))
+    assert [c.status for c in calls] == ["failed", "failed", "exported"]
+    first = calls[0]
+    kinds = [i.kind for i in first.issues]
+    assert kinds == ["data_dependent_error", "partial_graph"]
+    issue = first.issues[0]
+    branch, item = _line_of("export_failures", "if k > 2"), _line_of("export_failures", "k = n.item()")
+    assert issue.expr == "u0 > 2" and issue.code_expr == "k > 2"
+    assert issue.user_frame is not None and issue.user_frame.line == branch
+    assert [(s.symbol, s.name, s.kind) for s in issue.symbols] == [("u0", "k", "unbacked")]
+    assert issue.symbols[0].created_at is not None and issue.symbols[0].created_at.line == item
+    assert issue.fix is not None and issue.fix.code == "torch._check(k > 2)" and issue.fix.kind == "add"
+    assert issue.fix.where is not None and issue.fix.where.line == branch and "torch.cond" in issue.fix.why
+    assert first.sentence == f"Failed: {issue.sentence}"
+    assert f"export_failures.py:{branch}" in issue.sentence and f"export_failures.py:{item}" in issue.sentence
+    graph = first.issues[1].payload
+    assert graph is not None and graph.payload_filename is not None and first.program is None
+
+
+def test_a_declared_dynamic_dimension_the_code_specialises_says_which_line_to_change() -> None:
+    calls = _calls(_log("export_failures", "guard_on_data_dependent_error"))
+    second = calls[1]
+    (issue,) = second.issues
+    branch = _line_of("export_failures", "if x.shape[0] == 4")
+    call = _line_of("export_failures", "lambda: torch.export.export(Spec(), (torch.randn(4, 3),), dynamic_shapes")
+    assert issue.kind == "guard_evaluated" and issue.code_expr == "x.size()[0] == 4"
+    assert issue.fix is not None and issue.fix.kind == "change_code"
+    assert issue.fix.where is not None and issue.fix.where.line == branch
+    assert "x.size()[0] a constant (4)" in issue.sentence and "constraint violation" in issue.sentence
+    assert second.called_at is not None and second.called_at.line == call
+    third = calls[2]
+    assert third.issues == [] and third.program is not None and third.sentence.startswith("Exported")
+
+
+def test_the_programs_and_partial_graphs_are_in_the_folders_payloads(tmp_path: Path) -> None:
+    log = _log("export_failures", "guard_on_data_dependent_error")
+    out = tmp_path / "out"
+    said = subprocess.run(
+        [sys.executable, "-m", "tlscope", str(log), "-o", str(out), "--no-browser"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    # The run says how the calls ended, and the first failure's sentence, as compiles.json has it.
+    assert "torch.export: 3 calls, 2 failed, 1 exported." in said
+    assert f"  call 0: {_calls(log)[0].sentence}\n" in said and f"tlscope summary {out}" in said
+    written = json.loads((out / "compiles.json").read_text())
+    refs = [written["exports"][2]["program"], written["exports"][0]["issues"][1]["payload"]]
+    for ref in refs:
+        text = (out / ref["payload_filename"]).read_text()
+        assert len(text.encode()) == ref["payload_size"] and text.strip()
+    raw = (out / "raw.jsonl").read_text().splitlines()
+    assert '"exported_program"' in raw[refs[0]["raw_line"] - 1]
+    assert [c["status"] for c in written["exports"]] == ["failed", "failed", "exported"]
+
+
+def test_draft_exports_guesses_and_fake_kernel_problems() -> None:
+    (guessed,) = _calls(_log("export", "propagate_real_tensors_provenance"))
+    assert guessed.status == "exported_with_issues" and guessed.program is not None
+    (issue,) = guessed.issues
+    assert (issue.kind, issue.code_expr, issue.result) == ("data_dependent", "k > 2", "True")
+    assert issue.fix is not None and issue.fix.code == "torch._check(k > 2)"
+    assert issue.user_frame is not None and issue.user_frame.line == _line_of("export", "if k > 2:")
+    (kernels,) = _calls(_log("export", "missing_fake_kernel"))
+    assert kernels.status == "exported_with_issues"
+    by_kind = {i.kind: i for i in kernels.issues}
+    assert set(by_kind) == {"missing_fake_kernel", "mismatched_fake_kernel"}
+    missing, mismatched = by_kind["missing_fake_kernel"], by_kind["mismatched_fake_kernel"]
+    assert missing.op == "corpus.no_fake.default" and missing.fix is not None
+    assert missing.fix.code == '@torch.library.register_fake("corpus::no_fake")'
+    assert mismatched.fix is not None and mismatched.fix.code == '@torch.library.register_fake("corpus::bad_fake")'
+    assert mismatched.reason is not None and mismatched.reason in mismatched.sentence
+    (good,) = _calls(_log("export", "DataDependent"))
+    assert good.status == "exported" and good.issues == []
+    assert good.called_at is not None and good.called_at.line == _line_of("export", "ep = torch.export.export(")
+
+
+@pytest.mark.skipif(not TLPARSE_TRACES.exists(), reason="../shared/traces/tlparse is absent")
+def test_tlparses_export_logs_say_what_its_export_report_says() -> None:
+    """tlparse's -e report lists one issue on each: a data-dependent guess (taken False) and a guard."""
+    (guessed,) = _calls(TLPARSE_TRACES / "inputs" / "export.log")
+    (issue,) = guessed.issues
+    assert issue.title == "Data Dependent Error" and issue.expr == "Eq((((-u0)//3)) + 5, 0)"
+    assert issue.code_expr == "(((-a)//3)) + 5 == 0" and issue.result == "False"
+    assert issue.fix is not None and issue.fix.code == "torch._check((((-a)//3)) + 5 != 0)"
+    (guarded,) = _calls(TLPARSE_TRACES / "inputs" / "export_guard_added.log")
+    (guard,) = guarded.issues
+    assert (guard.title, guard.expr, guard.fix) == ("Guard Evaluated", "Eq(s0, 3)", None)
+    assert guarded.status == "exported_with_issues"
+
+
+def test_no_torch_compile_trace_has_an_export() -> None:
+    compile_logs = [p for p in sorted(CORPUS.glob("*/*.log.gz")) if p.parent.name not in ("export", "export_failures")]
+    assert len(compile_logs) > 20
+    for log in compile_logs[:: max(1, len(compile_logs) // 12)]:
+        assert _calls(log) == [], log
+
+
+def test_summary_prints_the_calls_first_and_json_carries_them() -> None:
+    log = str(_log("export_failures", "guard_on_data_dependent_error"))
+    run = [sys.executable, "-m", "tlscope", "summary", log]
+    text = subprocess.run([*run, "--width", "250"], check=True, capture_output=True, text=True).stdout
+    assert "3 export calls: 2 failed, 1 exported" in text and "0 compiles" not in text
+    branch = _line_of("export_failures", "if k > 2")
+    assert f"fix: torch._check(k > 2) before export_failures.py:{branch}" in text
+    assert text.index("torch.export") < text.index("Dynamic dimensions")
+    data = json.loads(subprocess.run([*run, "--json"], check=True, capture_output=True, text=True).stdout)
+    assert [c["status"] for c in data["exports"]] == ["failed", "failed", "exported"]
+    assert data["exports"][0]["issues"][0]["fix"]["code"] == "torch._check(k > 2)"
+
+
+def test_expressions_in_python() -> None:
+    assert _python("Eq((((-a)//3)) + 5, 0)") == "(((-a)//3)) + 5 == 0"
+    assert _python("Ne(f(a, b), 2)") == "f(a, b) != 2"
+    assert _python("Eq(a, b) | c") == "Eq(a, b) | c"  # not the whole expression
+    assert _python("Eq(a, (b)") == "Eq(a, (b)"  # unbalanced: as logged
+    assert _negated("k > 2") == "k <= 2" and _negated("a == 0") == "a != 0"
+    assert _negated("a > 2 and b < 1") == "torch.sym_not(a > 2 and b < 1)"
+    assert _negated("a >= b") == "a < b"
+    assert _op_name("mylib.op.default") == "mylib::op" and _op_name("bare") == "bare"
+    assert _locals_by_symbol(FrameLocals(locals={"k": ["u0"], "z": "Tensor(...)", "a": "(-u0)//3"})) == {"u0": "k"}
+    assert _locals_by_symbol(FrameLocals(locals={"k": "u1"})) == {"u1": "k"}
