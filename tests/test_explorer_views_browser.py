@@ -33,6 +33,7 @@ TRACES = {
     "diverge4": "ranks_diverge_4",
     "diverge2": "ranks_diverge_2",
     "desync2": "ranks_desync_2",
+    "exports": "export_failures",
 }
 GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
@@ -242,6 +243,41 @@ def test_collectives_that_differ_between_ranks_are_said_first(
     assert page.locator("#divergence .dv-group").count() == 0
     assert page.errors == []
     page.close()
+
+
+def test_exports_view_says_each_call_as_written(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """export_failures: ?view=exports lists each torch.export call (as many as the log's `export`
+    events; as many exported as its `exported_program` events) with compiles.json's sentences and
+    fixes as written; an issue's button selects its event in the table. A torch.compile trace has
+    no Exports button."""
+    (log,) = logs_of(TRACES["exports"])
+    keys = [next(iter(e)) for e in envelopes(log)]
+    calls = json.loads((folders["exports"] / "compiles.json").read_text())["exports"]
+    assert len(calls) == keys.count("export") == 3
+    assert sum(c["status"] == "exported" for c in calls) == keys.count("exported_program") == 1
+    page = open_explorer(browser, site.explorer("exports", "&view=exports"), height=1000)
+    h = wait_hook(page, lambda h: bool(h.get("exports")) and h.get("view") == "exports")
+    assert [(c["status"], c["sentence"]) for c in h["exports"]] == [(c["status"], c["sentence"]) for c in calls]
+    assert [c["issues"] for c in h["exports"]] == [[i["kind"] for i in c["issues"]] for c in calls]
+    assert page.locator("#view-exports").text_content() == "Exports (3)"
+    assert page.locator("#exports .ex-call-sentence").all_text_contents() == [c["sentence"] for c in calls]
+    fixes = [i["fix"]["code"] for c in calls for i in c["issues"] if i["fix"]]
+    assert page.locator("#exports .ex-fix-code").all_text_contents() == fixes
+    # The first issue's event: guard_on_data_dependent_error, selected in the table.
+    first = calls[0]["issues"][0]
+    raw = (folders["exports"] / "raw.jsonl").read_text().splitlines()
+    assert "guard_on_data_dependent_error" in json.loads(raw[first["raw_line"] - 1])
+    page.locator("#exports li.ex-call").first.locator(".ex-show").first.click()
+    h = wait_hook(
+        page, lambda h: (h.get("followed") or {}).get("raw_line") == first["raw_line"] and h["view"] == "events"
+    )
+    assert h["followed"]["row"] >= 0 and page.locator("#table").is_visible()
+    assert page.errors == []
+    page.close()
+    other = open_explorer(browser, site.explorer("recompiles"))
+    wait_hook(other, lambda h: h.get("loaded") is True and "exports" in h)
+    assert hook(other)["exports"] == [] and other.locator("#view-exports").is_hidden()
+    other.close()
 
 
 def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:

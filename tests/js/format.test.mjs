@@ -149,3 +149,37 @@ test("ranks.json's collective mismatches are read as written, untrusted parts dr
   // A ranks.json written before format 1.17 has none.
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
 });
+
+test('readExports: compiles.json exports as written (format 1.18), malformed items dropped', async () => {
+  const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const where = { file: '/w/model.py', line: 22, name: 'forward', code: 'if k > 2:' };
+  const file = {
+    exports: [
+      {
+        index: 0, status: 'failed', sentence: 'Failed: export could not decide `k > 2`.', log_line: 3, called_at: null, program: null,
+        issues: [
+          { kind: 'data_dependent_error', title: 'Data Dependent Error (export failed)', sentence: 's', code_expr: 'k > 2', user_frame: where,
+            fix: { kind: 'add', code: 'torch._check(k > 2)', where, why: 'w', docs_url: 'https://docs.pytorch.org/docs/stable/cond.html' }, count: 2, log_line: 9, raw_line: 7 },
+          { kind: 'partial_graph', title: 'Tracing Failed', sentence: 'p', payload: { kind: 'make_fx_fail_partial', payload_filename: 'payloads/ab.txt', raw_line: 8, log_line: 10 }, log_line: 10, raw_line: 8 },
+          { kind: 'guard_evaluated', title: 'Guard Evaluated', sentence: 'no line' },
+          { kind: 3, title: 'x', sentence: 'y', log_line: 1 },
+        ],
+      },
+      { index: 1, status: 'exported', sentence: 'Exported.', log_line: 20, program: { kind: 'exported_program', raw_line: 12, log_line: 20, payload_filename: 'payloads/cd.txt' } },
+      { index: 2, status: 5, sentence: 'bad' },
+      'junk',
+    ],
+  };
+  const calls = readExports(file, 3);
+  assert.deepEqual(calls.map((c) => [c.status, c.rank, c.issues.length]), [['failed', 3, 2], ['exported', 3, 0]]);
+  const [dd, partial] = calls[0].issues;
+  assert.deepEqual(dd.ref, { kind: 'guard_on_data_dependent_error', raw_line: 7, log_line: 9, payload_filename: null });
+  assert.deepEqual(dd.fix, { kind: 'add', code: 'torch._check(k > 2)', where, why: 'w', docsUrl: 'https://docs.pytorch.org/docs/stable/cond.html' });
+  assert.equal(dd.count, 2);
+  // A partial graph leads to its artifact (the payload reference).
+  assert.deepEqual(partial.ref, { kind: 'make_fx_fail_partial', raw_line: 8, log_line: 10, payload_filename: 'payloads/ab.txt' });
+  assert.equal(calls[1].program && calls[1].program.raw_line, 12);
+  // A compiles.json written before format 1.18, or not a compiles.json, has none.
+  assert.deepEqual(readExports({ compiles: [] }), []);
+  assert.deepEqual(readExports(null), []);
+});

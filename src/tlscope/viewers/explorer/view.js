@@ -11,6 +11,7 @@ import { createDetail } from './detail.js';
 import { breakFilter, breaksForHook, drawBreaks } from './breaks.js';
 import { drawRecompiles, recompileRows } from './recompiles.js';
 import { drawDivergence } from './divergence.js';
+import { drawExports, exportsForHook } from './exports.js';
 import { EVENTS, createViews, viewFromUrl } from './views.js';
 import { createSidebar } from './sidebar.js';
 import { createCompileTab } from './compile.js';
@@ -106,6 +107,13 @@ function makeViews(app) {
     app.filter.rank = rank;
     pickCompileId(app, cid);
   };
+  /** @param {import('/lib/tlscope.js').ExportRef} ref @param {number | null} rank */
+  const pickExport = async (ref, rank) => {
+    if (ref.raw_line === null) return;
+    app.views.show(EVENTS);
+    // Export events are logged outside any compile (`[-/-]`).
+    await selectRef(app, { ...ref, raw_line: ref.raw_line }, { cid: '[-/-]', rank });
+  };
   const counted = (/** @type {number} */ n) => (app.trace.indexesRead ? `(${n})` : '');
   const defs = [
     { name: EVENTS, label: 'Events' },
@@ -121,6 +129,13 @@ function makeViews(app) {
       name: 'breaks', label: 'Graph breaks',
       badge: () => counted(app.trace.graphBreaks.length),
       draw: (/** @type {HTMLElement} */ pane) => drawBreaks(pane, app.trace, { onPick: (site) => pickBreak(site) }),
+    },
+    {
+      // A trace of torch.compile alone has no export call: its button shows only when one has.
+      name: 'exports', label: 'Exports',
+      badge: () => counted(app.trace.exports.length),
+      hidden: () => app.trace.indexesRead && app.trace.exports.length === 0,
+      draw: (/** @type {HTMLElement} */ pane) => drawExports(pane, app.trace, { onPick: pickExport }),
     },
     app.graph.def,
     createProvenanceView(app.trace).def,
@@ -147,7 +162,7 @@ function wireSidebar(app) {
  */
 function drawIndexes(app) {
   app.views.redraw();
-  setTestHook({ graphBreaks: breaksForHook(app.trace) });
+  setTestHook({ graphBreaks: breaksForHook(app.trace), exports: exportsForHook(app.trace) });
   if (app.trace.indexesRead) setTestHook(drawDivergence(byId('divergence'), app.trace));
 }
 

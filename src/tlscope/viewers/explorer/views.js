@@ -16,6 +16,7 @@ export const EVENTS = 'events';
  * @property {string} label its button's text
  * @property {(pane: HTMLElement) => unknown} [draw] draws the view into the emptied pane (none: the event table)
  * @property {() => string} [badge] what follows the label, e.g. a count ('' for nothing)
+ * @property {() => boolean} [hidden] its button is hidden while this says so (e.g. the trace has none of it)
  * @property {boolean} [keep] drawn from what it fetches itself, not from the trace's indexes: a
  *   redraw (compiles.json read) leaves it as it is (its scroll, selection and folds kept)
  */
@@ -69,6 +70,7 @@ export function createViews({ bar, pane, table }, defs, onChange) {
   const labels = () => defs.forEach((def, i) => {
     const badge = def.badge ? def.badge() : '';
     buttons[i].textContent = badge ? `${def.label} ${badge}` : def.label;
+    buttons[i].hidden = Boolean(def.hidden && def.hidden()) && def.name !== state.current;
     buttons[i].classList.toggle('on', def.name === state.current);
   });
   const draw = () => {

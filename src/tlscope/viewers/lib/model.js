@@ -5,6 +5,7 @@
 import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
+import { readExports } from './exports.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -16,6 +17,7 @@ import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBrea
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
 /** @typedef {import('./compiles-json.js').Symbol} SymbolEntry */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
+/** @typedef {import('./exports.js').ExportCallView} ExportCallView */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 
 /**
@@ -145,6 +147,8 @@ export class Trace {
     this.ranksFile = null;
     /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
     this.divergence = null;
+    /** @type {ExportCallView[]} compiles.json's `exports` (format 1.18) of every part, in part order */
+    this.exports = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -259,6 +263,7 @@ export class Trace {
       this.indexesRead = true;
     }
     this.statusOrder = files.map(statusOrderOf).find((order) => order !== null) ?? STATUS_ORDER;
+    this.exports = this.parts.flatMap((part, i) => readExports(files[i], part.rank));
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

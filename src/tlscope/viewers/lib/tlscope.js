@@ -42,6 +42,11 @@
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
 /** @typedef {import('./divergence.js').CollectiveMismatch} CollectiveMismatch */
+/** @typedef {import('./exports.js').ExportCallView} ExportCallView */
+/** @typedef {import('./exports.js').ExportIssueView} ExportIssueView */
+/** @typedef {import('./exports.js').ExportFixView} ExportFixView */
+/** @typedef {import('./exports.js').ExportPlace} ExportPlace */
+/** @typedef {import('./exports.js').ExportRef} ExportRef */
 // compiles.json as docs/FORMAT.md section 14 documents it (from its JSON Schema; compiles-json.js).
 /** @typedef {import('./compiles-json.js').CompilesFile} CompilesFile */
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
@@ -86,4 +91,5 @@ export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
 export { ranksText, readDivergence } from './divergence.js';
+export { readExports } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

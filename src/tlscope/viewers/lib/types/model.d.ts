@@ -8,6 +8,7 @@
 /** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
 /** @typedef {import('./compiles-json.js').Symbol} SymbolEntry */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
+/** @typedef {import('./exports.js').ExportCallView} ExportCallView */
 /** @typedef {import('./graph-json.js').GraphFile} GraphFile */
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
@@ -92,6 +93,8 @@ export class Trace {
     ranksFile: unknown;
     /** @type {Divergence | null} ranks.json's `divergence`: how the ranks diverge, as tlscope wrote it */
     divergence: Divergence | null;
+    /** @type {ExportCallView[]} compiles.json's `exports` (format 1.18) of every part, in part order */
+    exports: ExportCallView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -228,6 +231,7 @@ export type RemoteEvents = import("./store.js").RemoteEvents;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
 export type SymbolEntry = import("./compiles-json.js").Symbol;
 export type Divergence = import("./divergence.js").Divergence;
+export type ExportCallView = import("./exports.js").ExportCallView;
 export type GraphFile = import("./graph-json.js").GraphFile;
 /**
  * A compile id's entry as a trace holds it: compiles.json's (its fields, as far as the file has
