@@ -358,3 +358,44 @@ def test_a_marked_dimension_the_code_specialises_says_change_the_line_not_dynami
         [sys.executable, "-m", "tlscope", "summary", log, "--width", "200"], check=True, capture_output=True, text=True
     ).stdout
     assert f"fix: change the line marked_dynamic.py:{branch}" in text
+
+
+def test_unbacked_symbols_made_again_stand_for_the_ones_the_code_made() -> None:
+    """unbacked: Dynamo makes u0 (`.item()`) and u1 (`nonzero()`) at the scenario's lines; the
+    symbols AOTAutograd and Inductor make again (no user line) each stand for the one its operator
+    made (the log's own create_unbacked_symbol stacks say which operator), in turn; summary lists
+    only the code's own, and counts the others."""
+    trace = _trace("unbacked")
+    scenario = (CORPUS.parent / "scenarios" / "unbacked.py").read_text().splitlines()
+    line = {
+        text: next(i for i, s in enumerate(scenario, 1) if s.strip().startswith(text))
+        for text in ("n = x.sum()", "nz = x.nonzero()", "return x.sum().item()")
+    }
+    log = next((CORPUS / "unbacked").glob("*.log.gz"))
+    ops: dict[str, str] = {}
+    for text in gzip.decompress(log.read_bytes()).decode().splitlines():
+        if '"create_unbacked_symbol"' in text:
+            event = json.loads(text[text.index("{") :])["create_unbacked_symbol"]
+            ops[event["symbol"]] = event["stack"][-1]["name"]
+    symbols = {(s.compile_id, s.symbol): s for s in trace.symbols}
+    assert set(ops) == {name for _, name in symbols}
+    own = {k: s for k, s in symbols.items() if s.retrace_of is None}
+    assert {k: s.traced_at.line if s.traced_at else None for k, s in own.items()} == {
+        ("[0/0]", "u0"): line["n = x.sum()"],
+        ("[0/0]", "u1"): line["nz = x.nonzero()"],
+        ("[1/0]", "zuf0"): line["return x.sum().item()"],
+    }
+    again = [s for s in symbols.values() if s.retrace_of is not None]
+    assert len(again) == len(symbols) - 3 >= 6
+    for s in again:
+        assert s.traced_at is None and ops[s.symbol] == ops[s.retrace_of], s
+        assert (s.compile_id, s.retrace_of) in own
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(log), "--width", "200"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    shown = text[text.index("Dynamic dimensions") :]
+    assert f"{len(again)} unbacked symbols made again by AOTAutograd and Inductor" in shown
+    assert " u2 " not in shown and " u0 " in shown

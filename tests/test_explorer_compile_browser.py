@@ -38,6 +38,7 @@ TRACES = {
     "ranks": "ranks_diverge_2",
     "repeated": "graph_breaks_repeated",
     "specialized": "specialized",
+    "unbacked": "unbacked",
 }
 
 
@@ -252,6 +253,28 @@ def test_a_specialisation_shows_its_fix_as_the_file_says(
         at = f"{frame['file']}:{frame['line']} in {frame['name']}"
         said = f"change {at}: {fix['code']}" if kind == "change_code" else f"{fix['code']}, or change {at}"
         assert f"specialised to {spec['value']} at {at} (fix: {said})" in (notes.text_content() or "")
+    assert page.errors == []
+    page.close()
+
+
+def test_unbacked_symbols_made_again_are_said_as_the_ones_they_stand_for(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """unbacked (format 1.18): [0/0]'s rows are the symbols its code made (u0, u1); the ones
+    AOTAutograd and Inductor made again are one line, each with the symbol it stands for."""
+    data = json.loads((folders["unbacked"] / "compiles.json").read_text())
+    mine = [s for s in data["symbols"] if s["compile_id"] == "[0/0]"]
+    own = [s["symbol"] for s in mine if s["retrace_of"] is None]
+    again = [f"{s['symbol']} = {s['retrace_of']}" for s in mine if s["retrace_of"]]
+    assert own == ["u0", "u1"] and again
+    page = open_page(browser, site.explorer("unbacked"))
+    c = pick(page, "[0/0]")["compile"]
+    assert c["symbols"] == [s["symbol"] for s in mine]
+    sec = page.locator(".cp-sec", has_text="Dynamic dimensions")
+    assert [sec.locator("tr").nth(i).locator("td").nth(0).text_content() for i in (1, 2)] == own
+    assert sec.locator("tr").count() == len(own) + 1
+    said = f"Made again by AOTAutograd and Inductor, with no line of their own: {', '.join(again)}."
+    assert sec.locator(".cp-retraces").text_content() == said
     assert page.errors == []
     page.close()
 

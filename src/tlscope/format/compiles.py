@@ -442,6 +442,10 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: traced when its first guard was added, where a size outside the guard compiles again; null
     #: otherwise. Since 1.15.
     fix: Fix | None = None
+    #: An unbacked symbol made again by torch's later passes (AOTAutograd's and Inductor's retraces
+    #: of the graph), with no user line of its own: the symbol of this compile it stands for (the
+    #: one made by the same operator with a user line, `u0` for `u2`); null otherwise. Since 1.18.
+    retrace_of: str | None = None
 
 
 class ShapeCell(msgspec.Struct, kw_only=True):

@@ -259,7 +259,9 @@ def _symbols(summary: Summary) -> Table:
     """Where each dynamic dimension comes from: its source, range, the call that passed it, and
     what constrained it (specialised, a recompile its range guard failed)."""
     table = _table("Dynamic dimensions", "id", "symbol", "source", "range", "passed at")
-    shown = summary.symbols[: 2 * TOP]
+    # An unbacked symbol torch's later passes made again is the one it stands for: said once, in the caption.
+    own = [s for s in summary.symbols if s.retrace_of is None]
+    shown = own[: 2 * TOP]
     for symbol in shown:
         where = symbol.entered_at or symbol.traced_at
         at = Text(f"{(where.file or '?').rsplit('/', 1)[-1]}:{where.line}" if where is not None else "")
@@ -276,8 +278,16 @@ def _symbols(summary: Summary) -> Table:
         table.add_row(
             symbol.compile_id or "", symbol.symbol, Text(symbol.source or symbol.kind), symbol.range or "", at
         )
-    if len(shown) < len(summary.symbols):
-        table.caption = f"{len(summary.symbols) - len(shown)} more in compiles.json symbols"
+    notes = []
+    if len(shown) < len(own):
+        notes.append(f"{len(own) - len(shown)} more in compiles.json symbols")
+    again = len(summary.symbols) - len(own)
+    if again:
+        notes.append(
+            f"{again} unbacked symbol{'s' if again != 1 else ''} made again by AOTAutograd and Inductor "
+            "(compiles.json symbols[].retrace_of) not shown"
+        )
+    table.caption = "; ".join(notes) or None
     return table
 
 

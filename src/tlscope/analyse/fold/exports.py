@@ -79,6 +79,8 @@ FAKE_KERNEL_DOCS = "https://docs.pytorch.org/docs/stable/library.html#torch.libr
 COND_DOCS = "https://docs.pytorch.org/docs/stable/cond.html"
 #: Issues kept per call (a long draft_export can log thousands; `count` counts repeats of one).
 MAX_ISSUES = 200
+#: Calls kept (the log is untrusted: a million `export` lines must not make a million objects).
+MAX_CALLS = 10_000
 _SYMBOL = re.compile(r"\b[su]\d+\b")
 #: `k = n.item()`, `k: int = t.tolist()[0]`: the name a data-dependent value is given.
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)")
@@ -192,6 +194,8 @@ class ExportFold:
             if issue.kind == "guard_evaluated":
                 _specialised_fix(issue, call.specialised, self._origins)
         status = "failed" if call.program is None else "exported_with_issues" if issues else "exported"
+        if len(self.calls) >= MAX_CALLS:
+            return
         self.calls.append(
             ExportCall(
                 index=call.index,

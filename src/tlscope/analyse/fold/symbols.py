@@ -109,6 +109,10 @@ class SymbolFold:
         self._guards: dict[tuple[str | None, str], set[str]] = {}
         #: Per (compile id, symbol): its first guard logged with a user line, and that line.
         self.guard_frames: dict[tuple[str | None, str], tuple[str, SourceLocation]] = {}
+        #: Per (compile id, name prefix `u`/`zuf`, operator): the unbacked symbols it made with a
+        #: user line, and how many retraces of them followed.
+        self._originals: dict[tuple[str | None, str, str | None], list[str]] = {}
+        self._retraces: dict[tuple[str | None, str, str | None], int] = {}
 
     def feed(self, record: Record) -> None:
         event = record.event
@@ -116,12 +120,32 @@ class SymbolFold:
         if isinstance(event, CreateSymbol) and event.symbol:
             self._create(record, cid, event)
         elif isinstance(event, CreateUnbackedSymbol) and event.symbol:
-            self._add(cid, event.symbol, Symbol(compile_id=cid, symbol=event.symbol, kind="unbacked", range=event.vr))
-            self.symbols[(cid, event.symbol)].traced_at = self._frame(record, event.user_stack)
+            self._unbacked(record, cid, event)
         elif isinstance(event, SymbolicShapeSpecialization) and event.symbol:
             self._specialised(record, cid, event)
         elif isinstance(event, (GuardAddedFast, GuardAdded, PropagateRealTensorsProvenance)) and event.expr:
             self._guard(record, cid, event)
+
+    def _unbacked(self, record: Record, cid: str | None, event: CreateUnbackedSymbol) -> None:
+        """An unbacked symbol; one without a user line made by the operator that made an earlier
+        one with a line (`.item()`'s `local_scalar_dense`, `nonzero`) is that one, retraced by
+        AOTAutograd or Inductor: the k-th such retrace of an operator stands for its k-th
+        original, in turn (each pass makes them again in the same order)."""
+        assert event.symbol is not None
+        name = event.symbol
+        if (cid, name) in self.symbols:
+            return  # a symbol created twice in one compile keeps its first record
+        traced = self._frame(record, event.user_stack)
+        symbol = Symbol(compile_id=cid, symbol=name, kind="unbacked", range=event.vr, traced_at=traced)
+        op = (cid, name.rstrip("0123456789"), event.stack[-1].name if event.stack else None)
+        originals = self._originals.setdefault(op, [])
+        if traced is not None:
+            originals.append(name)
+        elif originals:
+            seen = self._retraces.get(op, 0)
+            symbol.retrace_of = originals[seen % len(originals)]
+            self._retraces[op] = seen + 1
+        self.symbols[(cid, name)] = symbol
 
     def _add(self, cid: str | None, name: str, symbol: Symbol) -> None:
         # A symbol created twice in one compile (a restarted analysis) keeps its first record.

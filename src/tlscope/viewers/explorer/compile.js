@@ -177,7 +177,9 @@ function recompileSection(doc, view, refs) {
  */
 function symbolsSection(doc, symbols) {
   const sec = section(doc, 'Dynamic dimensions');
-  const rows = symbols.map((s) => {
+  // format 1.18: an unbacked symbol torch's later passes made again stands for one listed here.
+  const own = symbols.filter((s) => !s.retrace_of);
+  const rows = own.map((s) => {
     const notes = (s.specializations || []).map((p) => `specialised to ${p.value ?? '?'}${p.user_frame ? ` at ${frameText(p.user_frame)}` : ''}${p.fix ? ` (fix: ${fixText(p.fix)})` : ''}`);
     if (s.guard_count) notes.push(`${s.guard_count} guard${s.guard_count === 1 ? '' : 's'}: ${(s.guards || []).slice(0, 3).join(', ')}`);
     if (s.failed_in && s.failed_in.length) notes.push(`its range failed ${s.failed_in.join(', ')}`);
@@ -187,6 +189,11 @@ function symbolsSection(doc, symbols) {
     return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), notes.join('; ')];
   });
   sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'constrained by'], rows));
+  const again = symbols.filter((s) => s.retrace_of);
+  if (again.length) {
+    const pairs = again.map((s) => `${s.symbol} = ${s.retrace_of}`).join(', ');
+    sec.appendChild(el(doc, 'p', 'muted cp-retraces', `Made again by AOTAutograd and Inductor, with no line of their own: ${pairs}.`));
+  }
   return sec;
 }
 

@@ -275,6 +275,7 @@
  * @property {number} [guard_count]
  * @property {string[]} [failed_in]
  * @property {Fix | null} [fix]
+ * @property {string | null} [retrace_of]
  */
 
 /**

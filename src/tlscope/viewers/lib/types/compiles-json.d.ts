@@ -274,6 +274,7 @@ export type Symbol = {
     guard_count?: number | undefined;
     failed_in?: string[] | undefined;
     fix?: Fix | null | undefined;
+    retrace_of?: string | null | undefined;
 };
 /**
  * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
