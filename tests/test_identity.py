@@ -233,7 +233,8 @@ def test_only_the_format_117_additions_are_forgiven() -> None:
 
 
 def test_only_the_format_118_additions_are_forgiven() -> None:
-    """Against a 1.17 base: format_minor 17 -> 18 and compiles.json's `exports`, its last field."""
+    """Against a 1.17 base: format_minor 17 -> 18, compiles.json's `exports` (its last field), its
+    symbols' `retrace_of` (last in each) and ranks.json's `divergence.rows` (last in `divergence`)."""
     head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{"id":"[-/-]"}\n'
     tail = b'],"input_shapes":[\n]}\n'
     old = head % 17 + tail
@@ -244,7 +245,20 @@ def test_only_the_format_118_additions_are_forgiven() -> None:
     )
     manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
     assert identity.without_118_additions("manifest.json", manifest % 18) == manifest % 17
+    ranks = (
+        b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+        b'  "divergence": {\n    "diverges": false,\n    "collectives": []%s\n  }\n}\n'
+    )
+    rows = b',\n    "rows": [\n      {\n        "ranks": [\n          0\n        ]\n      }\n    ]'
+    assert identity.without_118_additions("ranks.json", ranks % (18, rows)) == ranks % (17, b"")
+    assert identity.without_118_additions("ranks.json", ranks % (18, b',\n    "rows": []')) == ranks % (17, b"")
     # Nothing else: an `exports` that is not the last field, another file, another minor.
+    symbol = b'{"compile_id":"[0/0]","symbol":"u2","fix":null%s}'
+    symbols = b'],"symbols":[\n' + symbol % b"" + b",\n" + symbol % b"" + b"\n"
+    with_symbols = head % 18 + symbols + b'],"symbols":[\n'
+    new = with_symbols.replace(b"[\n" + symbol % b"", b"[\n" + symbol % b',"retrace_of":"u0"', 1)
+    new = new.replace(b",\n" + symbol % b"", b",\n" + symbol % b',"retrace_of":null', 1)
+    assert identity.without_118_additions("compiles.json", new) == head % 17 + symbols + b'],"symbols":[\n'
     inner = head % 18 + b'],"exports":[\n],"input_shapes":[\n]}\n'
     assert identity.without_118_additions("compiles.json", inner) != old
     assert identity.without_118_additions("index.html", manifest % 18) == manifest % 18

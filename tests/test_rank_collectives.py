@@ -81,6 +81,15 @@ def test_ranks_json_says_the_compile_id_whose_collectives_differ(tmp_path: Path)
     rows = {re.search(r"<td>(\[[^\]]+\])", row).group(1): row for row in matrix.split("<tr")[2:]}  # type: ignore[union-attr]
     assert rows["[0/0]"].startswith(' class="odd"><td>[0/0] <span class="collectives-differ">collectives differ</span>')
     assert "odd" not in rows["[1/0]"] and "collectives differ" not in rows["[1/0]"]
+    # The Ranks view's matrix rows (format 1.18): the one group split at [0/0], the odd one first.
+    assert divergence["rows"] == [
+        {
+            "ranks": [1],
+            "collectives": ["[0/0]"],
+            "sentence": "rank 1: the same compile ids; calls other collectives at [0/0] than rank 0",
+        },
+        {"ranks": [0], "collectives": [], "sentence": "rank 0: the same compile ids"},
+    ]
 
 
 def test_every_face_says_it_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,6 +121,13 @@ def test_ranks_reducing_the_same_tensor_do_not_differ(job: str) -> None:
             for c in g.collectives
         ]
         assert calls == ["all_reduce f32[16] 'sum' '0'"]
+    # Nothing splits the matrix's rows: they are the groups (one of every rank when none diverges).
+    rows = trace.divergence.rows
+    groups = trace.divergence.groups or [None]
+    assert len(rows) == len(groups) and all(r.collectives == [] for r in rows)
+    for row, group in zip(rows, groups, strict=True):
+        assert row.ranks == (group.ranks if group else trace.rank_numbers)
+        assert row.sentence == (group.sentence if group else "ranks 0-3: the same compile ids and collectives")
 
 
 def test_the_printed_forms_of_a_collective_call() -> None:

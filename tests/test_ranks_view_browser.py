@@ -43,7 +43,11 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path
         check=True,
         capture_output=True,
     )
-    out = {"real": (CORPUS / "ranks_diverge_4", root / "real"), "scaled": (logs64, root / "scaled")}
+    out = {
+        "real": (CORPUS / "ranks_diverge_4", root / "real"),
+        "scaled": (logs64, root / "scaled"),
+        "desync": (CORPUS / "ranks_desync_2", root / "desync"),
+    }
     if TLPARSE_TRACES.is_dir():  # tlparse's own 4-rank trace, where the shared traces are
         out["tlparse"] = (TLPARSE_TRACES / "inputs" / "multi_rank_logs", root / "tlparse")
     for logs, folder in out.values():
@@ -118,6 +122,29 @@ def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
     page.click(".rk-thead button[data-sort='compiles']")
     h = wait_hook(page, lambda h: (h.get("ranksSort") or {}).get("key") == "compiles")
     assert h["ranksOrder"] == [r["rank"] for r in sorted(lines, key=lambda r: (-r["compiles"], r["rank"]))][:20]
+    assert page.errors == []
+    page.close()
+
+
+def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """ranks_desync_2 (format 1.18): both ranks compile the same ids, one group; [0/0]'s
+    all_reduce differs between them, so the matrix has ranks.json's two rows, the one whose
+    collectives differ first, [0/0] the first column, and the header says ranks.json's sentence."""
+    _, out = jobs["desync"]
+    data = ranks_json(out)["divergence"]
+    assert data["diverges"] is False and [m["id"] for m in data["collectives"]] == ["[0/0]"]
+    rows = data["rows"]
+    assert [r["ranks"] for r in rows] == [[1], [0]] and rows[0]["collectives"] == ["[0/0]"]
+    page = open_ranks(browser, site["desync"])
+    h = hook(page)
+    assert h["groups"] == [2] and h["rows"] == [1, 1]
+    assert [r["ranks"] for r in h["matrix"]["rows"]] == [1, 1] and h["matrix"]["columns"][0] == "[0/0]"
+    sentences = [m["sentence"] for m in data["collectives"]]
+    assert h["collectives"] == sentences
+    assert page.locator(".rk-collectives li").all_text_contents() == sentences
+    assert "collectives differ at 1 compile id" in (page.locator(".rk-head").text_content() or "")
     assert page.errors == []
     page.close()
 

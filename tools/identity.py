@@ -388,6 +388,10 @@ def without_117_additions(rel: str, data: bytes) -> bytes:
 _MINOR_18 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)18(?=,)')
 #: compiles.json's `exports`, its last field: each item on a line of its own, as written.
 _EXPORTS = b'\n],"exports":['
+#: ranks.json's `divergence.rows`, its last field (the file is indented).
+_RANK_ROWS = re.compile(rb',\n    "rows": (?:\[\]|\[\n.*?\n    \])(?=\n  \})', re.DOTALL)
+#: compiles.json's symbols' `retrace_of`, last in each (after `fix`); a symbol name or null.
+_RETRACE_OF = re.compile(rb',"retrace_of":(?:null|"[A-Za-z0-9_]*")(?=\})')
 
 
 def without_118_additions(rel: str, data: bytes) -> bytes:
@@ -401,6 +405,10 @@ def without_118_additions(rel: str, data: bytes) -> bytes:
     # A JSON string cannot hold this text unescaped (its quotes would be `\"`): it is the field.
     if name == "compiles.json" and at != -1 and data.endswith(b"\n]}\n"):
         data = data[:at] + b"\n]}\n"
+    if name == "compiles.json":
+        data = _RETRACE_OF.sub(b"", data)
+    elif name == "ranks.json":
+        data = _RANK_ROWS.sub(b"", data, count=1)
     return data
 
 

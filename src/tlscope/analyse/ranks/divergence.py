@@ -120,6 +120,18 @@ class CollectiveMismatch(msgspec.Struct, kw_only=True):
     sentence: str
 
 
+class RankRow(msgspec.Struct, kw_only=True):
+    """A row of the job's rank x compile-id matrix: ranks with identical compile id sequences
+    whose graphs also call the same collectives."""
+
+    ranks: list[int]
+    #: The compile ids where these ranks call other collectives than the most ranks that have the
+    #: id (`collectives[].groups[0]`, the lower ranks on a tie), in compile order; empty for the rest.
+    collectives: list[str] = []
+    #: The row in one sentence: its group's (`groups[]`), with its ranks, and where its collectives differ.
+    sentence: str
+
+
 class Divergence(msgspec.Struct, kw_only=True):
     """How the ranks' compiles differ; `diverges` false when every rank compiled the same ids."""
 
@@ -132,6 +144,10 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: Compile ids whose graphs call different collectives on different ranks, in compile order
     #: (whether or not `diverges`: the ranks may compile the same ids and still desync).
     collectives: list[CollectiveMismatch] = []
+    #: The matrix's rows: `groups` (one group of every rank when none diverges) split where the
+    #: ranks' collectives differ, in the groups' order, a group's rows whose collectives differ
+    #: first. Since 1.18.
+    rows: list[RankRow] = []
 
 
 def collective_text(c: Collective) -> str:
@@ -247,11 +263,14 @@ class _Fold:
         partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
         calls = [m for m in (self._mismatch(cid, having[cid]) for cid in order if cid in self.calls) if m is not None]
         if len(self.keyed) <= 1:
-            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls)
+            every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
+            rows = _rows([(every, None)], calls)
+            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls, rows=rows)
         groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
-        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls)
+        rows = _rows([(g.ranks, g) for g in groups], calls)
+        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls, rows=rows)
 
     def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:
         """`cid`'s ranks grouped by their collectives (a rank that has the id and calls none is a
@@ -270,6 +289,37 @@ class _Fold:
         groups.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
         at = _first_difference([g.collectives for g in groups])
         return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=_collective_sentence(cid, groups, at))
+
+
+def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[CollectiveMismatch]) -> list[RankRow]:
+    """Each group's ranks split by the collective groups they are in at each mismatching id
+    (`calls`): ranks of one row are in the same collective group at every one of them. A group
+    of None is every rank, when none diverges."""
+    member: list[dict[int, int]] = [
+        {rank: at for at, group in enumerate(m.groups) for rank in group.ranks} for m in calls
+    ]
+    rows: list[RankRow] = []
+    for ranks, group in groups:
+        split: dict[tuple[int, ...], list[int]] = {}
+        for rank in ranks:
+            split.setdefault(tuple(where.get(rank, -1) for where in member), []).append(rank)
+        mine = [_row(key, row, group, calls) for key, row in split.items()]
+        mine.sort(key=lambda r: (not r.collectives, r.ranks[0]))
+        rows.extend(mine)
+    return rows
+
+
+def _row(key: tuple[int, ...], ranks: list[int], group: RankGroup | None, calls: list[CollectiveMismatch]) -> RankRow:
+    differ = [m for m, at in zip(calls, key, strict=True) if at > 0]
+    if group is not None:
+        what = group.sentence.split(": ", 1)[-1]
+    else:
+        what = "the same compile ids" + ("" if calls else " and collectives")
+    if len(differ) == 1:
+        what += f"; calls other collectives at {differ[0].id} than {_who(differ[0].groups[0].ranks)}"
+    elif differ:
+        what += f"; calls other collectives than the most ranks at {_ids([m.id for m in differ])}"
+    return RankRow(ranks=ranks, collectives=[m.id for m in differ], sentence=f"{_who(ranks)}: {what}")
 
 
 def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], order: list[str]) -> RankGroup:

@@ -30,6 +30,10 @@ import { isObject } from '/lib/tlscope.js';
  * @property {RankLine[]} ranks
  * @property {boolean} diverges
  * @property {RankGroup[]} groups the divergence groups; one group of every rank when none diverges
+ * @property {RankGroup[]} rows the matrix's rows: ranks.json's `divergence.rows` (format 1.18: the groups
+ *   split where the ranks' collectives differ), else the groups
+ * @property {{ id: string, sentence: string }[]} collectives ranks.json's compile ids whose collectives differ
+ *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
  */
@@ -112,7 +116,13 @@ export function readRanksFile(json) {
   }
   const partial = (Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : [])
     .filter(isObject).map((p) => ({ id: typeof p.id === 'string' ? p.id : '', ranks: ints(p.ranks) }));
-  return { ranks, diverges, groups, partial, stragglers: stragglersOf(json.stragglers) };
+  // Rows as written (Python split them); a row naming no rank is dropped, and none left means the groups.
+  const written = (Array.isArray(div.rows) ? div.rows : []).filter(isObject).map((r) => ({
+    ranks: ints(r.ranks), only_here: [], missing: [], sentence: typeof r.sentence === 'string' ? r.sentence : '',
+  })).filter((r) => r.ranks.length);
+  const collectives = (Array.isArray(div.collectives) ? div.collectives : []).filter(isObject)
+    .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
+  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
 /**
@@ -129,13 +139,15 @@ export function sortRanks(lines, key, descending) {
 
 /**
  * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
+ * then those whose collectives differ between ranks,
  * then every other id of the groups' compile sequences in the order the groups list them.
  * @param {RanksFile} file
  * @param {string[][]} sequences each group's compile ids (from its first rank's compiles.json)
  * @returns {string[]}
  */
 export function matrixColumns(file, sequences) {
-  const seen = new Set(file.partial.map((p) => p.id));
+  // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
+  const seen = new Set([...file.partial.map((p) => p.id), ...file.collectives.map((c) => c.id)]);
   const columns = [...seen];
   for (const ids of sequences) {
     for (const id of ids) {

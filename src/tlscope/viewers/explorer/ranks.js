@@ -114,10 +114,17 @@ function drawHead(page, head) {
   const parts = [`${file.ranks.length} ranks`];
   parts.push(s && s.ranks.length ? `${s.ranks.length} straggler(s): ${s.ranks.map((r) => r.rank).join(', ')} (${s.rule})` : 'no stragglers');
   parts.push(file.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
+  if (file.collectives.length) parts.push(`collectives differ at ${file.collectives.length} compile id${file.collectives.length === 1 ? '' : 's'}`);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
   if (file.diverges) {
     const list = el(document, 'ul', 'rk-groups');
     for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
+    head.appendChild(list);
+  }
+  // A desync the compile ids do not show (format 1.17): ranks.json's sentences, as written.
+  if (file.collectives.length) {
+    const list = el(document, 'ul', 'rk-collectives');
+    for (const c of file.collectives) list.appendChild(el(document, 'li', '', c.sentence));
     head.appendChild(list);
   }
 }
@@ -201,7 +208,7 @@ function sortBy(page, ui, key) {
  * @param {RankMatrix} matrix
  */
 async function drawMatrix(page, matrix) {
-  const rows = await Promise.all(page.file.groups.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
+  const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
   matrix.set(rows, columns, page.file.partial.length);
 }
@@ -334,7 +341,7 @@ export async function startRanks(url) {
   const page = {
     source, base: typeof url === 'string' ? new HttpSource(url).base.href : null, file, picked: null, compiles: new Map(),
     slow: new Set(file.stragglers ? file.stragglers.ranks.map((s) => s.rank) : []),
-    groupOf: new Map(file.groups.flatMap((g, i) => g.ranks.map((r) => [r, i + 1]))),
+    groupOf: new Map(file.rows.flatMap((g, i) => g.ranks.map((r) => [r, i + 1]))),
     sort: { key: 'compile_time_s', descending: true, lines: sortRanks(file.ranks, 'compile_time_s', true) },
   };
   drawHead(page, ui.head);
@@ -352,7 +359,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();
