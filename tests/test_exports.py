@@ -172,3 +172,28 @@ def test_expressions_in_python() -> None:
     assert _op_name("mylib.op.default") == "mylib::op" and _op_name("bare") == "bare"
     assert _locals_by_symbol(FrameLocals(locals={"k": ["u0"], "z": "Tensor(...)", "a": "(-u0)//3"})) == {"u0": "k"}
     assert _locals_by_symbol(FrameLocals(locals={"k": "u1"})) == {"u1": "k"}
+
+
+def test_diff_says_how_the_export_calls_differ() -> None:
+    """export_failures (export.export raised on `k > 2`) against the export scenario's draft_export
+    of the same branch (it guessed True): the calls differ, the status and each side's issue said;
+    a trace against itself has no difference."""
+    failed = _log("export_failures", "guard_on_data_dependent_error")
+    guessed = _log("export", "propagate_real_tensors_provenance")
+    run = [sys.executable, "-m", "tlscope", "diff"]
+    said = subprocess.run([*run, str(failed), str(guessed)], capture_output=True, text=True)
+    assert said.returncode == 1
+    head = said.stdout.split("\nDetails:")[0].splitlines()
+    assert head == [
+        "What differs:",
+        "  export calls: 3 in A, 1 in B",
+        "  export call 0: failed -> exported_with_issues",
+        "  export call 0: only in A: data_dependent_error k > 2; partial_graph",
+        "  export call 0: only in B: data_dependent k > 2",
+    ]
+    same = subprocess.run([*run, str(failed), str(failed)], capture_output=True, text=True)
+    assert same.returncode == 0 and same.stdout.startswith("No differences.")
+    data = json.loads(
+        subprocess.run([*run, str(failed), str(guessed), "--json"], capture_output=True, text=True).stdout
+    )
+    assert data["equal"] is False and data["summary"]["exports"] == [line.strip() for line in head[1:]]

@@ -409,8 +409,11 @@ class Trace:
         return None if isinstance(parsed, FxGraphFailure) and parsed.reason == NO_CLASS else parsed
 
     def diff(self, other: Trace) -> TraceDiff:
-        """Compiles matched by function and order; graphs, guards, code and metrics compared."""
-        result = diff_traces(self.compiles, other.compiles, self.payload, other.payload)
+        """Compiles matched by function and order; graphs, guards, code and metrics compared; the
+        torch.export calls in order."""
+        result = diff_traces(
+            self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports)
+        )
         result.sizes = size_changes(self.log_size, other.log_size)
         return result
 

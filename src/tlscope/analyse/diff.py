@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 import msgspec
 
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
-from tlscope.format.compiles import CompileEntry, PayloadRef
+from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
 from tlscope.format.logsize import LogSize
 
 #: Reads a payload file name (`payloads/<md5>.txt`) of one side; None when it has no text.
@@ -94,6 +94,9 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     graphs: list[GraphChange] = []
     #: Other differences, one line each: `key: what A -> B`.
     other: list[str] = []
+    #: How the torch.export calls differ (compiles.json `exports`), one line each: a status that
+    #: changed, an issue on one side only (`diff_exports`).
+    exports: list[str] = []
     #: How many payloads were not compared because a side hit a cache.
     not_logged: int = 0
 
@@ -161,9 +164,14 @@ def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
 
 
 def diff_traces(
-    a: Sequence[CompileEntry], b: Sequence[CompileEntry], read_a: PayloadReader, read_b: PayloadReader
+    a: Sequence[CompileEntry],
+    b: Sequence[CompileEntry],
+    read_a: PayloadReader,
+    read_b: PayloadReader,
+    exports: tuple[Sequence[ExportCall], Sequence[ExportCall]] = ((), ()),
 ) -> TraceDiff:
-    """Every matched pair compared; unmatched compiles listed as present on one side only."""
+    """Every matched pair compared; unmatched compiles listed as present on one side only; the
+    torch.export calls compared in order (`diff_exports`)."""
     left, right = keyed(a), keyed(b)
     compiles: list[CompileDiff] = []
     summary = DiffSummary()
@@ -181,8 +189,9 @@ def diff_traces(
             compiles.append(CompileDiff(key=key, a_id=None, b_id=entry.id, differences=[]))
             summary.only_b.append(_named(entry))
     matched = len(left.keys() & right.keys())
+    summary.exports = diff_exports(exports[0], exports[1])
     return TraceDiff(
-        equal=not compiles,
+        equal=not compiles and not summary.exports,
         matched=matched,
         only_a=len(left) - matched,
         only_b=len(right) - matched,
@@ -219,6 +228,28 @@ def _pair(
     if code:
         summary.other.append(f"{key}: generated code differs ({by_kind(code)})")
     return pair
+
+
+def diff_exports(a: Sequence[ExportCall], b: Sequence[ExportCall]) -> list[str]:
+    """The export calls of two traces, paired in order: a count that differs, then per pair its
+    status if it changed and each issue (kind and expression, or operator) on one side only,
+    e.g. `export call 0: failed -> exported` and `export call 0: only in A: data_dependent_error k > 2`."""
+    lines = []
+    if len(a) != len(b):
+        lines.append(f"export calls: {len(a)} in A, {len(b)} in B")
+    for x, y in zip(a, b, strict=False):
+        if x.status != y.status:
+            lines.append(f"export call {x.index}: {x.status} -> {y.status}")
+        mine, theirs = _issue_keys(x), _issue_keys(y)
+        for side, keys, other in (("A", mine, theirs), ("B", theirs, mine)):
+            gone = [k for k in keys if k not in other]
+            if gone:
+                lines.append(f"export call {x.index}: only in {side}: {'; '.join(gone[:3])}")
+    return lines
+
+
+def _issue_keys(call: ExportCall) -> list[str]:
+    return list(dict.fromkeys(f"{i.kind} {i.code_expr or i.op or ''}".strip() for i in call.issues))
 
 
 def by_kind(labels: Sequence[str]) -> str:

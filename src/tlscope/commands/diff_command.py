@@ -137,6 +137,8 @@ def _print(
     for line in size_lines(result, labels):
         sys.stdout.write(line + "\n")
     state = "equal" if result.equal else f"{len(result.compiles)} compiles differ"
+    if result.summary.exports:
+        state += f", the export calls differ ({len(result.summary.exports)} lines above)"
     sys.stdout.write(
         f"{result.matched} compiles matched, {result.only_a} only in A, {result.only_b} only in B: {state}\n"
     )

@@ -75,6 +75,8 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield from structure_lines(change.structure)
     for line in summary.other:
         yield f"  {line}"
+    for line in summary.exports:
+        yield f"  {line}"
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
 
