@@ -411,9 +411,7 @@ class Trace:
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared; the
         torch.export calls in order."""
-        result = diff_traces(
-            self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports)
-        )
+        result = diff_traces(self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports))
         result.sizes = size_changes(self.log_size, other.log_size)
         return result
 
