@@ -6,6 +6,7 @@ read from the scenarios' sources, never written here by hand."""
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -104,6 +105,15 @@ def test_the_programs_and_partial_graphs_are_in_the_folders_payloads(tmp_path: P
     raw = (out / "raw.jsonl").read_text().splitlines()
     assert '"exported_program"' in raw[refs[0]["raw_line"] - 1]
     assert [c["status"] for c in written["exports"]] == ["failed", "failed", "exported"]
+    # The report's index.html says them first among its answers, escaped (the sentences hold `>`).
+    page = (out / "index.html").read_text()
+    section = page[page.index('<h2 id="exports">') : page.index('<h2 id="compiles">')]
+    for call in written["exports"]:
+        assert html.escape(call["sentence"], quote=False) in section
+        for issue in call["issues"]:
+            if issue["fix"]:
+                assert f"<code>{html.escape(issue['fix']['code'], quote=False)}</code>" in section
+    assert "k > 2" not in section and "k &gt; 2" in section
 
 
 def test_draft_exports_guesses_and_fake_kernel_problems() -> None:
@@ -141,11 +151,14 @@ def test_tlparses_export_logs_say_what_its_export_report_says() -> None:
     assert guarded.status == "exported_with_issues"
 
 
-def test_no_torch_compile_trace_has_an_export() -> None:
+def test_no_torch_compile_trace_has_an_export(tmp_path: Path) -> None:
     compile_logs = [p for p in sorted(CORPUS.glob("*/*.log.gz")) if p.parent.name not in ("export", "export_failures")]
     assert len(compile_logs) > 20
     for log in compile_logs[:: max(1, len(compile_logs) // 12)]:
         assert _calls(log) == [], log
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "tlscope", str(compile_logs[0]), "-o", str(out), "--no-browser"], check=True)
+    assert 'id="exports"' not in (out / "index.html").read_text()
 
 
 def test_summary_prints_the_calls_first_and_json_carries_them() -> None:

@@ -97,6 +97,9 @@ def sections(
         "answers_size_keys": list(size.by_event_key.items())[:TOP],
         "answers_size_ids": list(size.by_compile_id.items())[:TOP],
         "answers_anchor": anchor,
+        "answers_exports": answers.exports,
+        # An export call's status drawn in the colour of the compile status that means the same.
+        "answers_export_css": {"failed": "failed", "exported_with_issues": "graph_break", "exported": "ok"},
     }
 
 
