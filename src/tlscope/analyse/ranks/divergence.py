@@ -120,7 +120,7 @@ class CollectiveMismatch(msgspec.Struct, kw_only=True):
     sentence: str
 
 
-class RankRow(msgspec.Struct, kw_only=True):
+class MatrixRowGroup(msgspec.Struct, kw_only=True):
     """A row of the job's rank x compile-id matrix: ranks with identical compile id sequences
     whose graphs also call the same collectives."""
 
@@ -147,7 +147,7 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: The matrix's rows: `groups` (one group of every rank when none diverges) split where the
     #: ranks' collectives differ, in the groups' order, a group's rows whose collectives differ
     #: first. Since 1.18.
-    rows: list[RankRow] = []
+    rows: list[MatrixRowGroup] = []
 
 
 def collective_text(c: Collective) -> str:
@@ -291,14 +291,14 @@ class _Fold:
         return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=_collective_sentence(cid, groups, at))
 
 
-def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[CollectiveMismatch]) -> list[RankRow]:
+def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[CollectiveMismatch]) -> list[MatrixRowGroup]:
     """Each group's ranks split by the collective groups they are in at each mismatching id
     (`calls`): ranks of one row are in the same collective group at every one of them. A group
     of None is every rank, when none diverges."""
     member: list[dict[int, int]] = [
         {rank: at for at, group in enumerate(m.groups) for rank in group.ranks} for m in calls
     ]
-    rows: list[RankRow] = []
+    rows: list[MatrixRowGroup] = []
     for ranks, group in groups:
         split: dict[tuple[int, ...], list[int]] = {}
         for rank in ranks:
@@ -309,7 +309,9 @@ def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[Collecti
     return rows
 
 
-def _row(key: tuple[int, ...], ranks: list[int], group: RankGroup | None, calls: list[CollectiveMismatch]) -> RankRow:
+def _row(
+    key: tuple[int, ...], ranks: list[int], group: RankGroup | None, calls: list[CollectiveMismatch]
+) -> MatrixRowGroup:
     differ = [m for m, at in zip(calls, key, strict=True) if at > 0]
     if group is not None:
         what = group.sentence.split(": ", 1)[-1]
@@ -319,7 +321,7 @@ def _row(key: tuple[int, ...], ranks: list[int], group: RankGroup | None, calls:
         what += f"; calls other collectives at {differ[0].id} than {_who(differ[0].groups[0].ranks)}"
     elif differ:
         what += f"; calls other collectives than the most ranks at {_ids([m.id for m in differ])}"
-    return RankRow(ranks=ranks, collectives=[m.id for m in differ], sentence=f"{_who(ranks)}: {what}")
+    return MatrixRowGroup(ranks=ranks, collectives=[m.id for m in differ], sentence=f"{_who(ranks)}: {what}")
 
 
 def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], order: list[str]) -> RankGroup:
