@@ -17,7 +17,7 @@ import pytest
 from helpers import CORPUS, TLPARSE_TRACES
 
 import tlscope
-from tlscope.analyse.fold.exports import _locals_by_symbol, _negated, _op_name, _python
+from tlscope.analyse.fold.export_words import locals_by_symbol, negated, op_name, python_expr
 from tlscope.api import Trace
 from tlscope.format.compiles import ExportCall
 from tlscope.model.events import FrameLocals
@@ -175,16 +175,16 @@ def test_summary_prints_the_calls_first_and_json_carries_them() -> None:
 
 
 def test_expressions_in_python() -> None:
-    assert _python("Eq((((-a)//3)) + 5, 0)") == "(((-a)//3)) + 5 == 0"
-    assert _python("Ne(f(a, b), 2)") == "f(a, b) != 2"
-    assert _python("Eq(a, b) | c") == "Eq(a, b) | c"  # not the whole expression
-    assert _python("Eq(a, (b)") == "Eq(a, (b)"  # unbalanced: as logged
-    assert _negated("k > 2") == "k <= 2" and _negated("a == 0") == "a != 0"
-    assert _negated("a > 2 and b < 1") == "torch.sym_not(a > 2 and b < 1)"
-    assert _negated("a >= b") == "a < b"
-    assert _op_name("mylib.op.default") == "mylib::op" and _op_name("bare") == "bare"
-    assert _locals_by_symbol(FrameLocals(locals={"k": ["u0"], "z": "Tensor(...)", "a": "(-u0)//3"})) == {"u0": "k"}
-    assert _locals_by_symbol(FrameLocals(locals={"k": "u1"})) == {"u1": "k"}
+    assert python_expr("Eq((((-a)//3)) + 5, 0)") == "(((-a)//3)) + 5 == 0"
+    assert python_expr("Ne(f(a, b), 2)") == "f(a, b) != 2"
+    assert python_expr("Eq(a, b) | c") == "Eq(a, b) | c"  # not the whole expression
+    assert python_expr("Eq(a, (b)") == "Eq(a, (b)"  # unbalanced: as logged
+    assert negated("k > 2") == "k <= 2" and negated("a == 0") == "a != 0"
+    assert negated("a > 2 and b < 1") == "torch.sym_not(a > 2 and b < 1)"
+    assert negated("a >= b") == "a < b"
+    assert op_name("mylib.op.default") == "mylib::op" and op_name("bare") == "bare"
+    assert locals_by_symbol(FrameLocals(locals={"k": ["u0"], "z": "Tensor(...)", "a": "(-u0)//3"})) == {"u0": "k"}
+    assert locals_by_symbol(FrameLocals(locals={"k": "u1"})) == {"u1": "k"}
 
 
 def test_diff_says_how_the_export_calls_differ() -> None:
