@@ -210,3 +210,43 @@ def test_diff_says_how_the_export_calls_differ() -> None:
         subprocess.run([*run, str(failed), str(guessed), "--json"], capture_output=True, text=True).stdout
     )
     assert data["equal"] is False and data["summary"]["exports"] == [line.strip() for line in head[1:]]
+
+
+def test_hostile_export_events_are_read_without_a_fault(tmp_path: Path) -> None:
+    """A log is untrusted: unbalanced and deeply nested expressions, locals of any JSON type, a
+    frame index the string table lacks, an empty operator, a call with no event but its start.
+    Each call is still cut and said; nothing raises."""
+    prefix = "V1127 23:01:45.917000 9368 torch/_logging/structured.py:28] "
+    deep = "Eq(" * 300 + "u0" + ", 1)" * 299
+    envelopes: list[dict[str, object]] = [
+        {"export": {}},
+        {"guard_on_data_dependent_error": {"expr": deep, "stack": [{"filename": 999, "line": 3, "name": "f"}]}},
+        {
+            "propagate_real_tensors_provenance": {
+                "expr": "Ne(u0, (2)",
+                "result": "False",
+                "frame_locals": {"locals": {"k": [1, 2], "j": None, "m": ["u0"], "n": {"a": 1}}},
+                "user_stack": [{"filename": "x.py", "line": 1, "name": "g", "loc": "m = t.item()  # = not =="}],
+            }
+        },
+        {"missing_fake_kernel": {"op": ""}},
+        {"mismatched_fake_kernel": {"op": "lib", "reason": None}},
+        {"export": {}},
+        {"exported_program": {}},
+        {"export": {}},
+    ]
+    log = tmp_path / "hostile.log"
+    log.write_text("".join(prefix + json.dumps(e) + "\n" for e in envelopes))
+    calls = _trace(log).exports
+    assert [c.status for c in calls] == ["failed", "exported", "failed"]
+    kinds = [i.kind for i in calls[0].issues]
+    assert kinds == ["data_dependent_error", "data_dependent", "mismatched_fake_kernel"]  # an empty op is no issue
+    guessed = calls[0].issues[1]
+    assert guessed.code_expr == "Ne(m, (2)" and guessed.fix is not None  # unbalanced: not rewritten
+    assert guessed.fix.code == "torch._check(torch.sym_not(Ne(m, (2)))"
+    assert calls[0].issues[2].fix is not None and calls[0].issues[2].fix.code == '@torch.library.register_fake("lib")'
+    assert calls[2].sentence.startswith("Failed: no program was logged, and no reason either")
+    out = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(log), "--width", "120"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "3 export calls: 2 failed, 1 exported" in out.stdout
