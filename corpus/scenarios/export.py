@@ -8,11 +8,8 @@ written."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import torch
+from _dtrace import run_under_dtrace
 from torch.export import Dim
 
 
@@ -66,14 +63,7 @@ def workload() -> None:
 
 
 def main() -> None:
-    if "TORCH_DTRACE" in os.environ:
-        workload()
-        return
-    # TORCH_DTRACE must be set before torch is imported (torch/_logging reads it at import), so
-    # re-run this script with the trace directory moved from TORCH_TRACE to TORCH_DTRACE.
-    env = dict(os.environ)
-    env["TORCH_DTRACE"] = env.pop("TORCH_TRACE")
-    subprocess.run([sys.executable, __file__], env=env, check=True)
+    run_under_dtrace(workload, __file__)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,8 @@ constraint violation. The third call exports `Spec` with static shapes and succe
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import torch
+from _dtrace import run_under_dtrace
 from torch.export import Dim
 
 
@@ -50,13 +47,7 @@ def workload() -> None:
 
 
 def main() -> None:
-    if "TORCH_DTRACE" in os.environ:
-        workload()
-        return
-    # TORCH_DTRACE must be set before torch is imported (see export.py): re-run under it.
-    env = dict(os.environ)
-    env["TORCH_DTRACE"] = env.pop("TORCH_TRACE")
-    subprocess.run([sys.executable, __file__], env=env, check=True)
+    run_under_dtrace(workload, __file__)
 
 
 if __name__ == "__main__":

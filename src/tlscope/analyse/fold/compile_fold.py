@@ -23,6 +23,7 @@ from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
 from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
+from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
@@ -71,17 +72,6 @@ _CACHE_DECODER = msgspec.json.Decoder(_CachePayload)
 
 def _ignore(line: int, message: str) -> None:
     pass
-
-
-def payload_ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
-    has = record.payload is not None and record.payload_md5 is not None
-    return PayloadRef(
-        kind=kind,
-        payload_filename=f"payloads/{record.payload_md5}.txt" if has else None,
-        payload_size=len(record.payload) if has and record.payload is not None else None,
-        raw_line=raw_line,
-        log_line=record.line,
-    )
 
 
 class CompileFold:

@@ -35,6 +35,7 @@ from tlscope.analyse.fold.export_words import (
     locals_by_symbol,
     specialised_fix,
 )
+from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     ExportCall,
@@ -147,7 +148,7 @@ class ExportFold:
             self._open.specialised[event.symbol] = (None if event.value is None else str(event.value), source)
         elif key == "exported_program":
             call = self._call(record)
-            call.program = _ref(record, key, raw_line)
+            call.program = payload_ref(record, key, raw_line)
             self._close()
         elif outside_compiles(record.compile_id) or self._open is not None:
             # torch.compile under TORCH_DTRACE logs guard_added too: those belong to a compile.
@@ -165,7 +166,7 @@ class ExportFold:
                     title=TITLES["partial_graph"],
                     sentence="Tracing raised an error; the graph traced until then is logged "
                     "(the error itself is not: it reached the caller).",
-                    payload=_ref(record, PARTIAL_GRAPH, raw_line),
+                    payload=payload_ref(record, PARTIAL_GRAPH, raw_line),
                     log_line=record.line,
                     raw_line=raw_line,
                 ),
@@ -322,21 +323,7 @@ class ExportFold:
         return found
 
     def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
-        frames = [
-            SourceLocation(file=record.frame_filename(f), line=f.line, name=f.name, code=f.loc) for f in stack or ()
-        ]
-        return self.user.innermost(frames)
-
-
-def _ref(record: Record, kind: str, raw_line: int | None) -> PayloadRef:
-    has = record.payload is not None and record.payload_md5 is not None
-    return PayloadRef(
-        kind=kind,
-        payload_filename=f"payloads/{record.payload_md5}.txt" if has else None,
-        payload_size=len(record.payload) if has and record.payload is not None else None,
-        raw_line=raw_line,
-        log_line=record.line,
-    )
+        return self.user.innermost_of(record, stack)
 
 
 def _place(at: SourceLocation | None) -> str:

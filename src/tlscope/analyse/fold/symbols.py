@@ -221,10 +221,7 @@ class SymbolFold:
                     self.guard_frames[(cid, name)] = (expr, frame)
 
     def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
-        frames = [
-            SourceLocation(file=record.frame_filename(f), line=f.line, name=f.name, code=f.loc) for f in stack or ()
-        ]
-        return self.user.innermost(frames)
+        return self.user.innermost_of(record, stack)
 
     def result(self) -> list[Symbol]:
         return list(self.symbols.values())

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 
 from tlscope.format.compiles import SourceLocation
+from tlscope.model.events import Frame
+from tlscope.model.record import Record
 
 _LIBRARY = re.compile(
     r"(^|/)(site-packages|dist-packages)/"  # installed packages
@@ -54,3 +56,10 @@ class UserCode:
     def innermost(self, frames: Sequence[SourceLocation]) -> SourceLocation | None:
         """The innermost frame in user code (frames outermost first), or None."""
         return next((f for f in reversed(frames) if self.is_user(f.file)), None)
+
+    def innermost_of(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
+        """The innermost user-code frame of one of `record`'s stacks, its file names resolved."""
+        frames = [
+            SourceLocation(file=record.frame_filename(f), line=f.line, name=f.name, code=f.loc) for f in stack or ()
+        ]
+        return self.innermost(frames)
