@@ -49,8 +49,9 @@ function fixBlock(doc, fix) {
  * @param {Document} doc
  * @param {ExportIssueView} issue
  * @param {number} index
+ * @param {boolean} said the call's sentence says this issue's already (a failed call's cause)
  */
-function issueItem(doc, issue, index) {
+function issueItem(doc, issue, index, said) {
   const li = el(doc, 'li', `ex-issue ex-${issue.kind}`);
   li.dataset.issue = String(index);
   const head = el(doc, 'div', 'ex-issue-head');
@@ -60,7 +61,8 @@ function issueItem(doc, issue, index) {
   show.type = 'button';
   show.title = `Show this issue's ${issue.ref.kind} event (log line ${issue.ref.log_line})`;
   head.append(show);
-  li.append(head, el(doc, 'div', 'ex-sentence', issue.sentence));
+  li.append(head);
+  if (!said) li.append(el(doc, 'div', 'ex-sentence', issue.sentence));
   if (issue.fix) li.append(fixBlock(doc, issue.fix));
   return li;
 }
@@ -87,7 +89,7 @@ function callItem(doc, call, index, multiRank) {
   li.append(head, el(doc, 'div', 'ex-sentence ex-call-sentence', call.sentence));
   if (call.calledAt) li.append(el(doc, 'div', 'muted ex-called', `called at ${placeText(call.calledAt)}${call.calledAt.code ? `: ${call.calledAt.code.trim()}` : ''}`));
   const issues = el(doc, 'ol', 'ex-issues');
-  call.issues.forEach((issue, k) => issues.appendChild(issueItem(doc, issue, k)));
+  call.issues.forEach((issue, k) => issues.appendChild(issueItem(doc, issue, k, call.status === 'failed' && call.sentence.includes(issue.sentence))));
   if (call.issues.length) li.append(issues);
   return li;
 }
