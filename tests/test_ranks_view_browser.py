@@ -141,6 +141,7 @@ def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
     h = hook(page)
     assert h["groups"] == [2] and h["rows"] == [1, 1]
     assert [r["ranks"] for r in h["matrix"]["rows"]] == [1, 1] and h["matrix"]["columns"][0] == "[0/0]"
+    assert h["matrix"]["divergent"] == 0 and h["matrix"]["collectives"] == 1  # marked above its column
     sentences = [m["sentence"] for m in data["collectives"]]
     assert h["collectives"] == sentences
     assert page.locator(".rk-collectives li").all_text_contents() == sentences

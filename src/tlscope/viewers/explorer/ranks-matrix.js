@@ -90,6 +90,8 @@ export class RankMatrix {
     /** @type {string[]} */
     this.columns = [];
     this.divergent = 0;
+    /** columns after the divergent ones whose collectives differ between ranks (marked purple above) */
+    this.calls = 0;
     this.most = 0;
     /** @type {Set<number>} */
     this.expanded = new Set();
@@ -192,15 +194,17 @@ export class RankMatrix {
    * @param {MatrixRow[]} rows
    * @param {string[]} columns
    * @param {number} divergent how many of the columns are ids not on every rank
+   * @param {number} [calls] how many columns follow them whose collectives differ between ranks (ranks.json's)
    */
-  set(rows, columns, divergent) {
+  set(rows, columns, divergent, calls = 0) {
     this.rows = rows;
     this.columns = columns;
     this.divergent = divergent;
+    this.calls = calls;
     this.most = 0;
     for (const row of rows) for (const e of row.entries.values()) this.most = Math.max(this.most, secondsOf(e));
     this.shown = shownRows(rows, this.expanded);
-    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent } });
+    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent, collectives: calls } });
     this.layout();
   }
 
@@ -233,11 +237,14 @@ export class RankMatrix {
     ctx.clearRect(0, 0, this.head.width, HEAD);
     ctx.fillStyle = '#f0a040';
     ctx.fillRect(LABEL, HEAD - 4, this.divergent * this.cell(), 3);
+    ctx.fillStyle = '#9b59b6';
+    ctx.fillRect(LABEL + this.divergent * this.cell(), HEAD - 4, this.calls * this.cell(), 3);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = '#6a6f78';
     const n = this.rows.length;
-    ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first) · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
+    const calls = this.calls ? ` · ${this.calls} whose collectives differ (next)` : '';
+    ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first)${calls} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
   }
 
   /**

@@ -210,7 +210,9 @@ function sortBy(page, ui, key) {
 async function drawMatrix(page, matrix) {
   const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
-  matrix.set(rows, columns, page.file.partial.length);
+  const partial = new Set(page.file.partial.map((p) => p.id));
+  const calls = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id))).size;
+  matrix.set(rows, columns, page.file.partial.length, calls);
 }
 
 /**
