@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import require_shared
+from helpers import REPO, require_shared
 
 from tlscope.cli import main
 
@@ -151,8 +151,9 @@ def test_default_out_is_tl_out_in_the_working_directory(tmp_path: Path, monkeypa
 def test_summary_paragraph_of_a_clean_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = require_shared() / "inputs" / "simple.log"
     assert tlscope(log, "-o", tmp_path / "out") == 0
-    # One paragraph, then how to open the folder in the explorer (issue 20, finding 7).
-    text, explore = capsys.readouterr().out.strip().split("\n")
+    # One paragraph, the compiles' statuses, then how to open the folder in the explorer (issue 20, finding 7).
+    text, compiles, explore = capsys.readouterr().out.strip().split("\n")
+    assert compiles == "Compiles: 1 ok."
     assert explore.startswith(f"Explore it: tlscope serve {tmp_path / 'out'} ")
     m = manifest(tmp_path / "out")
     events = sum(v["count"] for v in m["events"].values())
@@ -170,6 +171,31 @@ def test_summary_paragraph_of_a_clean_log(tmp_path: Path, capsys: pytest.Capture
         f"{strings} str entries in raw.jsonl's string table)"
     ) in text
     assert re.search(r"\(\d+(\.\d)? (B|KiB|MiB), ", text)  # binary units, named so
+
+
+@pytest.mark.parametrize("scenario", ["failures", "recompiles", "graph_breaks", "simple"])
+def test_the_run_says_the_compiles_statuses_as_compiles_json_counts_them(
+    scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "no problems" is about reading the log: a compile that failed, broke or recompiled is said
+    on a line of its own, counted as compiles.json has them, most severe first, with where to
+    read why (summary)."""
+    from tlscope.format.status import STATUS_ORDER, status_words
+
+    (log,) = sorted((REPO / "corpus" / "traces" / scenario).glob("*.log.gz"))
+    out = tmp_path / "out"
+    assert tlscope(log, "-o", out) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    entries = json.loads((out / "compiles.json").read_text())["compiles"]
+    counts = {s: sum(e["status"] == s for e in entries) for s in STATUS_ORDER if s != "outside"}
+    said = ", ".join(f"{n} {status_words(s)}" for s, n in counts.items() if n)
+    recompiles = sum(e["recompile"] is not None for e in entries)
+    if recompiles:
+        said += f"; {recompiles} recompile{'s' if recompiles != 1 else ''}"
+    trouble = recompiles or any(counts[s] for s in ("failed", "restarted", "graph_break", "metrics_missing"))
+    why = f"; why and what to change: tlscope summary {out}" if trouble else ""
+    assert lines[1] == f"Compiles: {said}{why}."
+    assert (scenario == "simple") != bool(why)
 
 
 def test_summary_paragraph_names_the_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,7 @@ from tlscope.commands import others
 # model, the analyses and the report (~35 ms of imports).
 if TYPE_CHECKING:
     from tlscope.analyse.ranks.rank_summary import RankSummary
+    from tlscope.format.compiles import ExportCall
     from tlscope.format.manifest import Manifest
     from tlscope.write.run_options import ParseOptions
 
@@ -166,7 +167,8 @@ def main(argv: Sequence[str]) -> int:
         return 0
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
-    _tell_exports(manifest, args.out)
+    _tell_answers(parsed.statuses, parsed.recompiles, args.out)
+    _tell_exports(parsed.exports, args.out)
     print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
@@ -302,29 +304,32 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-#: Event keys only a torch.export call logs: their presence makes the run say how the calls ended.
-_EXPORT_KEYS = (
-    "export",
-    "exported_program",
-    "guard_on_data_dependent_error",
-    "propagate_real_tensors_provenance",
-    "missing_fake_kernel",
-    "mismatched_fake_kernel",
-)
+#: Statuses that want an explanation: the run points at `summary`, which gives it.
+_TROUBLE = frozenset({"failed", "restarted", "graph_break", "metrics_missing"})
 
 
-def _tell_exports(manifest: Manifest, out: Path) -> None:
+def _tell_answers(statuses: dict[str, int], recompiles: int, out: Path) -> None:
+    """The compile ids per status (compiles.json's), most severe first, and the recompiles: "no
+    problems" above is about reading the log, and a compile that failed must not hide behind it."""
+    if not statuses:
+        return
+    from tlscope.format.status import status_words
+
+    said = ", ".join(f"{n} {status_words(status)}" for status, n in statuses.items())
+    if recompiles:
+        said += f"; {recompiles} recompile{'s' if recompiles != 1 else ''}"
+    trouble = recompiles or _TROUBLE & statuses.keys()
+    why = f"; why and what to change: tlscope summary {_quote(out)}" if trouble else ""
+    print(f"Compiles: {said}{why}.")
+
+
+def _tell_exports(calls: Sequence[ExportCall], out: Path) -> None:
     """A log of torch.export calls: how they ended, and the first failure's sentence, as
-    compiles.json's `exports` says them (read back only for such a log: it has few compiles)."""
-    if not any(key in manifest.events for key in _EXPORT_KEYS):
+    compiles.json's `exports` says them."""
+    if not calls:
         return
     from collections import Counter
 
-    from tlscope.format.folder import OutputFolder
-
-    calls = OutputFolder.open(out).compiles().exports
-    if not calls:
-        return
     counts = Counter(call.status.replace("_", " ") for call in calls)
     said = ", ".join(f"{n} {status}" for status, n in counts.most_common())
     print(f"torch.export: {len(calls)} call{'s' if len(calls) != 1 else ''}, {said}.")

@@ -606,3 +606,8 @@ class Answers(msgspec.Struct, kw_only=True):
     symbols: list[Symbol] = []
     input_shapes: Sequence[FrameShapes] = []
     exports: list[ExportCall] = []
+    #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
+    #: made: what a parse says of them without reading compiles.json back.
+    statuses: dict[str, int] = {}
+    #: How many entries explain a recompile (`recompile` set), counted the same way.
+    recompiles: int = 0

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, overload
 import msgspec
 
 from tlscope.format import layout
-from tlscope.format.compiles import Answers
+from tlscope.format.compiles import Answers, ExportCall
 from tlscope.format.errors import InputError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.manifest import Manifest
@@ -56,6 +56,11 @@ class Parsed(msgspec.Struct, kw_only=True):
     #: Multi-rank: every rank's summary, failed ranks included (the landing page's facts), in rank
     #: order; else []. Kept in a temporary file and decoded when read (pipeline/rank_store.py).
     ranks: Sequence[RankSummary] = []
+    #: One log: its compile ids per status (most severe first) and its torch.export calls, as its
+    #: compiles.json has them (the command says them); empty for a job.
+    statuses: dict[str, int] = {}
+    recompiles: int = 0
+    exports: list[ExportCall] = []
 
 
 def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
@@ -142,8 +147,19 @@ def parse_log(
         from tlscope.write.report.assembly import report_sinks
 
         sinks = report_sinks
-    manifest = run(log, target, options, command=command, track=track, sinks=sinks)
-    return Parsed(out=str(out), multi_rank=False, manifests=[manifest])
+    told: list[Answers] = []
+    manifest = run(log, target, options, command=command, track=track, sinks=sinks, told=told.append)
+    if not told:
+        return Parsed(out=str(out), multi_rank=False, manifests=[manifest])
+    found = told[0]
+    return Parsed(
+        out=str(out),
+        multi_rank=False,
+        manifests=[manifest],
+        statuses=found.statuses,
+        recompiles=found.recompiles,
+        exports=found.exports,
+    )
 
 
 def answer_log(

@@ -55,8 +55,10 @@ def run(
     command: Sequence[str] = (),
     track: Tracker = untracked,
     sinks: SinkFactory | None = None,
+    told: Callable[[Answers], None] | None = None,
 ) -> Manifest:
-    """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was."""
+    """Parse `log` into `out` (already checked). Raises StrictFailure; OUT then stays as it was.
+    `told` gets the answers once written (what the command says of them: statuses, exports)."""
     refuse_out_holding(log, out.target)
     problems = Problems()
     with out:
@@ -78,6 +80,8 @@ def run(
             found = answers.finish(out, reader)
             for sink in others:
                 sink.finish(ctx, found)  # the report shows the answers
+            if told is not None:
+                told(found)
         except BaseException:
             abort([writer, answers, *others])
             raise

@@ -42,7 +42,7 @@ from tlscope.format.compiles import (
     Symbol,
 )
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
-from tlscope.format.status import STATUSES
+from tlscope.format.status import STATUS_ORDER, STATUSES
 from tlscope.model.problems import NoteKind, ProblemKind, Problems
 from tlscope.model.record import Record
 from tlscope.read.reader import LogReader
@@ -135,6 +135,9 @@ class _Gathered:
     def __init__(self, *, spooling: bool = False) -> None:
         self.breaks = BreakGroups()
         self.shapes: list[FrameShapes] = []
+        #: Compile ids per status, `outside` left out, and the recompiles (Answers `statuses`, `recompiles`).
+        self.statuses: dict[str, int] = {}
+        self.recompiles = 0
         self.spooling = spooling
         self.spool: IO[bytes] | None = None
         self.spooled: list[int] = []
@@ -143,6 +146,9 @@ class _Gathered:
     def add(self, found: list[CompileEntry]) -> None:
         for entry in found:
             self.breaks.add(entry)
+            if entry.status != "outside":
+                self.statuses[entry.status] = self.statuses.get(entry.status, 0) + 1
+            self.recompiles += entry.recompile is not None
         tables = input_shapes(found, self._metas)
         if not self.spooling:
             self.shapes.extend(tables)
@@ -224,6 +230,8 @@ class AnswersSink:
             symbols=self.compiles.symbols.result(),
             input_shapes=gathered.shapes if shapes is None else shapes,
             exports=self.compiles.exports.result(),
+            statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
+            recompiles=gathered.recompiles,
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
