@@ -417,33 +417,26 @@ def is_graphs_file(rel: str) -> bool:
     return rel == "graphs" or rel.startswith("graphs/")
 
 
+#: Each format addition's remover, newest first: a file of a base written before an addition is
+#: compared with the new one once every later addition is removed.
+_ADDITIONS = (
+    without_118_additions,
+    without_117_additions,
+    without_115_additions,
+    without_114_additions,
+    without_112_additions,
+    without_111_additions,
+)
+
+
 def _same(rel: str, old: bytes, new: bytes) -> bool:
     if old == new:
         return True
-    new = without_118_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
-    new = without_117_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
-    new = without_115_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
-    new = without_114_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
-    new = without_112_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
-    new = without_111_additions(rel, new)
-    if old == new:
-        forgiven.append(rel)
-        return True
+    for without in _ADDITIONS:
+        new = without(rel, new)
+        if old == new:
+            forgiven.append(rel)
+            return True
     newer = without_110_additions(rel, new)
     if old in (newer, without_19_additions(rel, newer)):
         forgiven.append(rel)

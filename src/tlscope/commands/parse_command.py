@@ -258,9 +258,7 @@ def summary(manifest: Manifest, out: Path) -> str:
 
 def explorer_hint(out: Path) -> str:
     """How to open OUT in the explorer (issue 20, finding 7: nothing said it existed)."""
-    import shlex
-
-    folder = shlex.quote(str(out))
+    folder = _quote(out)
     return (
         f"Explore it: tlscope serve {folder} (prints the explorer's link), "
         f"or tlscope pack {folder} -o trace.html (one file to open or share)."
@@ -340,6 +338,7 @@ def _tell_exports(calls: Sequence[ExportCall], out: Path) -> None:
 
 
 def _quote(path: Path) -> str:
+    """`path` as a shell word, for a command the user copies."""
     import shlex
 
     return shlex.quote(str(path))

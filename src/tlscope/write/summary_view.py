@@ -12,9 +12,10 @@ from rich.table import Table
 from rich.text import Text
 
 from tlscope import terminal
+from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
-from tlscope.format.compiles import Fix, ShapeCell, SourceLocation
+from tlscope.format.compiles import Fix, ShapeCell
 from tlscope.format.status import severity, status_words
 
 
@@ -206,7 +207,7 @@ def _exports(summary: Summary) -> Table:
     for call in summary.exports[:TOP]:
         text = Text(call.sentence)
         if call.called_at is not None:
-            text.append(f"\n  called at {_line(call.called_at)}", style="dim")
+            text.append(f"\n  called at {where_text(call.called_at)}", style="dim")
         for issue in call.issues[:TOP]:
             if call.status != "failed" or issue.sentence not in call.sentence:
                 text.append(f"\n- {issue.title}: ", style="bold")
@@ -215,11 +216,11 @@ def _exports(summary: Summary) -> Table:
                 fix = issue.fix
                 text.append("\n  fix: ", style="green")
                 if fix.kind == "change_code" and fix.where is not None:
-                    text.append(f"change the line {_line(fix.where)}: ")
+                    text.append(f"change the line {where_text(fix.where)}: ")
                     text.append(fix.code, style="bold green")
                 else:
                     text.append(fix.code, style="bold green")
-                    text.append(f" before {_line(fix.where)}" if fix.where is not None else "")
+                    text.append(f" before {where_text(fix.where)}" if fix.where is not None else "")
                 text.append(f"\n    {fix.why}", style="dim")
             if issue.payload is not None:
                 text.append(f"\n  the graph traced so far: log line {issue.payload.log_line}", style="dim")
@@ -229,13 +230,6 @@ def _exports(summary: Summary) -> Table:
     if len(summary.exports) > TOP:
         table.caption = f"{len(summary.exports) - TOP} more calls in compiles.json exports"
     return table
-
-
-def _line(at: SourceLocation) -> str:
-    """`file.py:12` (the file's name alone), or `line 12` when the log lacks the file's name."""
-    if at.file in (None, "(unknown)"):
-        return f"line {at.line}"
-    return f"{(at.file or '?').rsplit('/', 1)[-1]}:{at.line}"
 
 
 def _shapes(summary: Summary) -> list[Table]:
