@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +296,26 @@ def test_console_main_waits_for_a_thread_left() -> None:
     )
     done = _python(code)
     assert (done.returncode, done.stdout) == (0, "late\nfast"), done.stderr
+
+
+def test_console_main_leaves_in_the_end_when_a_thread_never_ends() -> None:
+    # A thread left waiting forever (a process pool's manager reading half a message from a
+    # killed worker): the exit joined it forever and the run never ended. After EXIT_WAIT the
+    # command leaves all the same, with main's status and its output flushed.
+    code = (
+        "import threading; import tlscope.cli as cli\n"
+        "cli.EXIT_WAIT = 0.5\n"
+        "def main(argv=None):\n"
+        "    threading.Thread(target=threading.Event().wait).start()\n"
+        "    print('ran', end='')\n"
+        "    return 143\n"
+        "cli.main = main\n"
+        "cli.console_main()"
+    )
+    started = time.monotonic()
+    done = _python(code)
+    assert (done.returncode, done.stdout, done.stderr) == (143, "ran", "")
+    assert time.monotonic() - started < 30
 
 
 def test_console_main_runs_the_exit_hooks_then_skips_the_teardown() -> None:

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -423,3 +424,50 @@ def test_an_interrupted_pool_leaves_no_manager_thread_for_the_exit_hook() -> Non
         with pytest.raises(KeyboardInterrupt), multirank._stopped_on_failure(executor):
             raise KeyboardInterrupt
         assert not manager.is_alive()  # its wake-up pipe closed: the exit hook's wake-up is a no-op
+
+
+_POOL: Any = None  # the pool a forked worker finds, and the event it sets, for the test below
+_WRITTEN: Any = None
+
+
+def _half_a_result(length: int) -> None:
+    """In a forked worker: the head of a `length`-byte result and a few of its bytes, then no more
+    (a worker killed while sending a rank's result)."""
+    import struct
+    import time
+
+    writer = _POOL._result_queue._writer
+    os.write(writer.fileno(), struct.pack("!i", length) + b"x" * 100)
+    _WRITTEN.set()
+    time.sleep(60)
+
+
+def test_an_interrupt_while_a_worker_sends_its_result_leaves_no_manager_thread() -> None:
+    """A worker killed mid-result left the manager thread waiting for the rest of the message
+    forever (this process holds the pipe's other end), and the interrupted run's exit waited on
+    that thread: it said "Interrupted" and kept its pipes open (test_signals, 1 CI run in ~50).
+    The results pipe's end here is closed once the workers are dead, so the thread ends."""
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tlscope.pipeline import ranks as multirank
+
+    global _POOL, _WRITTEN
+    fork = multiprocessing.get_context("fork")
+    _WRITTEN = fork.Event()
+    _POOL = executor = ProcessPoolExecutor(max_workers=1, mp_context=fork)
+    executor.submit(_half_a_result, 1 << 20)
+    manager = executor._executor_manager_thread  # type: ignore[attr-defined]
+    try:
+        assert _WRITTEN.wait(30)
+        time.sleep(0.2)  # the manager has woken on the partial message and waits in recv for the rest
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt), multirank._stopped_on_failure(executor):
+            raise KeyboardInterrupt
+        assert not manager.is_alive()
+        assert time.monotonic() - started < 5  # ended by the closed pipe, not by the join's timeout
+    finally:
+        _POOL = _WRITTEN = None
+        if manager.is_alive():  # the test failed: let this process exit all the same
+            manager.result_queue._writer.close()

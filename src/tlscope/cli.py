@@ -99,6 +99,7 @@ def console_main() -> NoReturn:
     except BrokenPipeError:  # the reader of our stdout went away (`tlscope ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         status = status or 1
+    _leave_after(EXIT_WAIT, status)
     if _shutdown_done() and _flushed():
         os._exit(status)
     sys.exit(status)
@@ -113,6 +114,31 @@ def _flushed() -> bool:
     except Exception:  # any failure: the interpreter's shutdown reports it, as before
         return False
     return True
+
+
+#: Seconds the exit may take (joining the threads left, the exit callbacks) before the process
+#: leaves all the same. A run that has ended as it should takes milliseconds.
+EXIT_WAIT = 20.0
+
+
+def _leave_after(seconds: float, status: int) -> None:
+    """Leave with `status` after `seconds`, whatever the exit is still waiting for then.
+
+    A thread a library left waiting forever (a process pool's manager reading half a message
+    from a worker killed mid-send) made the exit join it forever: an interrupted run said
+    "Interrupted" and kept its pipes open. A low-level thread (not one the exit joins, nor one
+    `threading.active_count` counts) sleeps out the time and ends the process; on a normal exit the
+    process is gone long before.
+    """
+    import _thread
+    import time
+
+    def watch() -> None:
+        time.sleep(seconds)
+        _flushed()
+        os._exit(status)
+
+    _thread.start_new_thread(watch, ())
 
 
 def _shutdown_done() -> bool:

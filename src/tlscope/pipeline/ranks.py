@@ -244,9 +244,28 @@ def _stopped_on_failure(executor: ProcessPoolExecutor, before: set[Any] | None =
         for worker in workers:
             worker.join()
         if manager is not None:
+            _unblock(manager)
             manager.join(timeout=10)
         raise
     executor.shutdown(wait=True)
+
+
+def _unblock(manager: Any) -> None:
+    """End a manager thread left reading half a result: close this process's end of the results pipe.
+
+    A worker killed while it was sending a rank's result (a message above 16 KB goes in two
+    writes, and a big one in many) leaves the manager thread waiting in `recv` for the rest
+    forever: this process holds the pipe's other end too, so no end-of-file comes. The thread is
+    not a daemon, so the interpreter's exit waited for it: an interrupted run said "Interrupted"
+    and never ended (test_10_sigterm_of_a_multi_rank_run_splitting_a_muxed_log, 1 run in ~50 of
+    CI). The workers are dead by now, so with this end closed the read sees end-of-file, and the
+    thread marks the pool broken and ends. concurrent.futures' internals: any change there
+    leaves the 10-s join as the bound.
+    """
+    writer = getattr(getattr(manager, "result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
 
 
 def _rank_worker(parent: int) -> None:
