@@ -23,6 +23,7 @@ from tlscope.format.compiles import ExportCall
 from tlscope.model.events import FrameLocals
 
 SCENARIOS = CORPUS.parent / "scenarios"
+EXPORT_SCENARIOS = ("export", "export_failures", "export_plain")
 
 
 @cache
@@ -152,7 +153,7 @@ def test_tlparses_export_logs_say_what_its_export_report_says() -> None:
 
 
 def test_no_torch_compile_trace_has_an_export(tmp_path: Path) -> None:
-    compile_logs = [p for p in sorted(CORPUS.glob("*/*.log.gz")) if p.parent.name not in ("export", "export_failures")]
+    compile_logs = [p for p in sorted(CORPUS.glob("*/*.log.gz")) if p.parent.name not in EXPORT_SCENARIOS]
     assert len(compile_logs) > 20
     for log in compile_logs[:: max(1, len(compile_logs) // 12)]:
         assert _calls(log) == [], log
@@ -250,3 +251,78 @@ def test_hostile_export_events_are_read_without_a_fault(tmp_path: Path) -> None:
         [sys.executable, "-m", "tlscope", "summary", str(log), "--width", "120"], capture_output=True, text=True
     )
     assert out.returncode == 0 and "3 export calls: 2 failed, 1 exported" in out.stdout
+
+
+def test_without_torch_dtrace_the_partial_graph_says_which_branch_export_could_not_decide() -> None:
+    """export_plain: export_failures' calls under TORCH_TRACE alone (what most users have). torch
+    logs neither the error nor the calls' ends; the partial graph's last node is the comparison
+    on `k` that nothing used, which export could not decide: the same issue and fix as under
+    TORCH_DTRACE, and the partial graph says the last line traced."""
+    (log,) = sorted((CORPUS / "export_plain").glob("*.log.gz"))
+    (call,) = _calls(log)  # no `export` event: the failed call shows through its partial graph only
+    branch, item = _line_of("export_failures", "if k > 2"), _line_of("export_failures", "k = n.item()")
+    assert call.status == "failed" and [i.kind for i in call.issues] == ["data_dependent_error", "partial_graph"]
+    issue, graph = call.issues
+    assert issue.expr == "u0 > 2" and issue.code_expr == "k > 2"
+    assert issue.user_frame is not None and issue.user_frame.line == branch
+    assert [(s.symbol, s.name, s.kind) for s in issue.symbols] == [("u0", "k", "unbacked")]
+    assert issue.symbols[0].created_at is not None and issue.symbols[0].created_at.line == item
+    assert issue.fix is not None and issue.fix.code == "torch._check(k > 2)" and issue.fix.kind == "add"
+    assert call.sentence == f"Failed: {issue.sentence}"
+    assert graph.user_frame is not None and graph.user_frame.line == branch
+    assert f"after the line at forward (export_failures.py:{branch})" in graph.sentence
+    # Under TORCH_DTRACE the error's own event said it: the graph adds no second issue.
+    dtraced = _calls(_log("export_failures", "guard_on_data_dependent_error"))[0]
+    assert [i.kind for i in dtraced.issues] == ["data_dependent_error", "partial_graph"]
+    assert dtraced.issues[0].count == 1 and dtraced.issues[1].user_frame == graph.user_frame
+
+
+def test_a_declared_dynamic_dimension_export_specialised_is_fixed_in_the_code_not_by_a_compile_option() -> None:
+    """The symbols' table: a dimension torch.export made dynamic (outside any compile) and the code
+    specialised has the line to change as its fix; torch.compile's dynamic=False means nothing
+    to export."""
+    branch = _line_of("export_failures", "if x.shape[0] == 4")
+    for log in (_log("export_failures", "guard_on_data_dependent_error"), *sorted((CORPUS / "export_plain").glob("*"))):
+        (symbol,) = [s for s in _trace(log).symbols if s.symbol == "s77"]
+        (spec,) = symbol.specializations
+        assert symbol.compile_id == "[-/-]" and spec.fix is not None
+        assert spec.fix.kind == "change_code" and spec.fix.where is not None and spec.fix.where.line == branch
+        assert "dynamic=False" not in spec.fix.why and "drop its Dim" in spec.fix.why
+
+
+def test_a_partial_graph_is_read_for_its_last_line_whatever_it_holds() -> None:
+    """Untrusted payloads: no graph, a graph whose last node is used or is no comparison, one on a
+    backed size only, library frames only, invalid UTF-8: no undecided branch is made up."""
+    from tlscope.analyse.fold.partial_graph import MAX_BYTES, stopped_at
+    from tlscope.analyse.fold.usercode import UserCode
+
+    user = UserCode().is_user
+    head = 'def forward(self, a: "i64[][]cpu"):\n'
+    line = "    # File: /u/m.py:{n} in forward, code: {code}\n"
+    item = line.format(n=3, code="k = a.item()") + '    item: "Sym(u0)" = torch.ops.aten.item.default(a)\n'
+    cases = {
+        b"": None,
+        b"not a graph \xff": None,
+        (head + item).encode(): ("m.py", 3, None),
+        (head + item + line.format(n=4, code="if k > 2:") + '    gt: "Sym(u0 > 2)" = item > 2\n').encode(): (
+            "m.py",
+            4,
+            "u0 > 2",
+        ),
+        (head + item + '    gt: "Sym(u0 > 2)" = item > 2\n    y: "Sym(u0 + 1)" = gt + 1\n').encode(): ("m.py", 3, None),
+        (head + '    # File: /s/site-packages/torch/f.py:9 in f, code: x\n    gt: "Sym(s0 > 2)" = a > 2\n').encode(): (
+            None,
+            None,
+            None,
+        ),
+        b"x" * (MAX_BYTES + 1): None,
+    }
+    for payload, expected in cases.items():
+        stopped = stopped_at(payload, user)
+        if expected is None:
+            assert stopped is None, payload[:80]
+            continue
+        file, number, undecided = expected
+        assert stopped is not None, payload[:80]
+        assert (stopped.at.file.rsplit("/", 1)[-1] if stopped.at and stopped.at.file else None) == file
+        assert (stopped.at.line if stopped.at else None) == number and stopped.undecided == undecided

@@ -142,6 +142,15 @@ def expr_sentence(
     return f"export evaluated the guard `{code}`{at_text(at)}, which narrows the sizes it names."
 
 
+def partial_sentence(at: SourceLocation | None) -> str:
+    """The partial graph's issue: where tracing stopped, when the graph says."""
+    stopped = "" if at is None else f" after the line{at_text(at)}, the last one traced"
+    return (
+        f"Tracing raised an error{stopped}; the graph traced until then is logged "
+        "(the error itself is not: it reached the caller)."
+    )
+
+
 def expr_fix(
     kind: str, code: str, result: str | None, at: SourceLocation | None, symbols: Sequence[ExportSymbol]
 ) -> ExportFix | None:

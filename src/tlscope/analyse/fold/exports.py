@@ -22,6 +22,7 @@ same events only in its -e report's HTML.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from tlscope.analyse.fold.export_words import (
     SYMBOL,
@@ -33,6 +34,7 @@ from tlscope.analyse.fold.export_words import (
     expr_sentence,
     kernel_text,
     locals_by_symbol,
+    partial_sentence,
     specialised_fix,
 )
 from tlscope.analyse.fold.refs import payload_ref
@@ -58,6 +60,9 @@ from tlscope.model.events import (
     SymbolicShapeSpecialization,
 )
 from tlscope.model.record import Record
+
+if TYPE_CHECKING:
+    from tlscope.analyse.fold.partial_graph import Stopped
 
 #: Event keys this fold reads (with `artifact`, read for `make_fx_fail_partial` only).
 EXPORT_KEYS = frozenset(
@@ -88,6 +93,8 @@ TITLES = {
 MAX_ISSUES = 200
 #: Calls kept (the log is untrusted: a million `export` lines must not make a million objects).
 MAX_CALLS = 10_000
+#: Partial graphs read for where tracing stopped (each is parsed: a hostile log may hold many).
+MAX_PARTIAL_READ = 100
 
 
 def outside_compiles(cid: CompileId | None) -> bool:
@@ -132,6 +139,8 @@ class ExportFold:
         self._called_at: SourceLocation | None = None
         #: Each symbol name's latest origin (names are reused by every call: the latest is its own).
         self._origins: dict[str, _Origin] = {}
+        #: Partial graphs read so far (MAX_PARTIAL_READ).
+        self._partial_read = 0
 
     def feed(self, record: Record, raw_line: int | None) -> None:
         key, event = record.key, record.event
@@ -159,13 +168,19 @@ class ExportFold:
         event = record.event
         if isinstance(event, Artifact) and event.name == PARTIAL_GRAPH:
             call = self._call(record)
+            stopped = self._stopped(record)
+            at = stopped.at if stopped is not None else None
+            said = any(kind == "data_dependent_error" for kind, _, _ in call.issues)
+            if stopped is not None and stopped.undecided and not said:
+                # No TORCH_DTRACE: the error's own event is missing, the graph's last node says it.
+                self._expr_issue(record, raw_line, "data_dependent_error", stopped.undecided, None, at, None)
             self._add(
                 call,
                 ExportIssue(
                     kind="partial_graph",
                     title=TITLES["partial_graph"],
-                    sentence="Tracing raised an error; the graph traced until then is logged "
-                    "(the error itself is not: it reached the caller).",
+                    sentence=partial_sentence(at),
+                    user_frame=at,
                     payload=payload_ref(record, PARTIAL_GRAPH, raw_line),
                     log_line=record.line,
                     raw_line=raw_line,
@@ -173,6 +188,13 @@ class ExportFold:
                 ("partial_graph", "", ""),
             )
             self._close()  # the call is over: its error reached the caller
+
+    def _stopped(self, record: Record) -> Stopped | None:
+        """Where the partial graph says tracing stopped (the first MAX_PARTIAL_READ graphs)."""
+        from tlscope.analyse.fold.partial_graph import stopped_at  # a failed export's log only
+
+        self._partial_read += 1
+        return stopped_at(record.payload, self.user.is_user) if self._partial_read <= MAX_PARTIAL_READ else None
 
     def result(self) -> list[ExportCall]:
         self._close()

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
+from tlscope.model.compile_id import CompileId
 
 _SIZE_INDEX = re.compile(r"size mismatch at index (?P<dim>\d+)\.")
 _SYMBOL = re.compile(r"\b(?P<name>s\d+)\b")
@@ -307,7 +308,8 @@ def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, ent
     or not the compile is a recompile: `change_code` at the line that specialised it when the user
     marked the dimension dynamic and the compile failed for it, or when another compile of the
     function kept that dimension dynamic (the code singles out this size), else `dynamic_false`
-    (every compile that made it dynamic specialised it: no dynamic graph is kept)."""
+    (every compile that made it dynamic specialised it: no dynamic graph is kept). A symbol made
+    outside a compile is torch.export's: the line, always (`_export_fix`)."""
     assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
     name, source, dim, value = symbol.input, symbol.input_source, symbol.dim, spec.value or "?"
     others = [] if entry is None else frames.frame_symbols(entry)
@@ -321,6 +323,8 @@ def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, ent
     )
     frame = spec.user_frame
     reason = spec.reason or "a guard fixed its value"
+    if symbol.compile_id == OUTSIDE:
+        return _export_fix(symbol, spec, frame)
     if _violated(symbol, entry) and frame is not None and frame.code:
         return _marked_fix(symbol, spec, frame, frame.code)
     if shared is not None and frame is not None and frame.code:
@@ -366,6 +370,36 @@ def _violated(symbol: Symbol, entry: CompileEntry | None) -> bool:
         and failure.type == "ConstraintViolationError"
         and symbol.source is not None
         and symbol.source in failure.reason
+    )
+
+
+#: The compile id of what was logged outside torch.compile's compiles: torch.export's symbols.
+OUTSIDE = CompileId().display
+
+
+def _export_fix(symbol: Symbol, spec: Specialization, frame: SourceLocation | None) -> Fix | None:
+    """A symbol made outside torch.compile is torch.export's, which makes a dimension dynamic only
+    when dynamic_shapes asks: the code that specialised it is the fix, not a compile option
+    (torch.compile's dynamic=False means nothing to export). With a Dim export raised a constraint
+    violation; with Dim.AUTO it exported a program for that size alone."""
+    assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
+    if frame is None or not frame.code:
+        return None
+    name, dim, value = symbol.input, symbol.dim, spec.value or "?"
+    return Fix(
+        kind="change_code",
+        input=name,
+        source=symbol.input_source,
+        dim=dim,
+        code=frame.code,
+        where=frame,
+        why=(
+            f"torch.export made dim {dim} of {name} dynamic ({symbol.symbol}), as its dynamic_shapes asked, and "
+            f"the code at {_at(frame)} specialised it to {value} ({spec.reason or 'a guard fixed its value'}): "
+            f"with a Dim, export raised a constraint violation; with Dim.AUTO, it exported a program valid for "
+            f"size {value} only. Change that line so it does not single out the size (e.g. torch.where or "
+            f"torch.cond instead of a Python branch on it), or, if the size really is fixed, drop its Dim"
+        ),
     )
 
 
