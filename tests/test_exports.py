@@ -23,7 +23,7 @@ from tlscope.format.compiles import ExportCall
 from tlscope.model.events import FrameLocals
 
 SCENARIOS = CORPUS.parent / "scenarios"
-EXPORT_SCENARIOS = ("export", "export_failures", "export_plain")
+EXPORT_SCENARIOS = ("export", "export_failures", "export_plain", "export_strict")
 
 
 @cache
@@ -326,3 +326,57 @@ def test_a_partial_graph_is_read_for_its_last_line_whatever_it_holds() -> None:
         assert stopped is not None, payload[:80]
         assert (stopped.at.file.rsplit("/", 1)[-1] if stopped.at and stopped.at.file else None) == file
         assert (stopped.at.line if stopped.at else None) == number and stopped.undecided == undecided
+
+
+def test_strict_export_failures_are_read_from_the_metrics_dynamo_logs_outside_any_compile() -> None:
+    """export_strict: export_failures' calls with strict=True (Dynamo traces each, as [0/0] again,
+    and logs its metrics outside any compile id, with the failure): the data-dependent branch is
+    the same issue and fix as non-strict export's; the specialised Dim is a dynamo_error whose fix
+    is the line; the good call logs no failure, so no call (no exported_program without DTRACE)."""
+    (log,) = sorted((CORPUS / "export_strict").glob("*.log.gz"))
+    calls = _calls(log)
+    assert [(c.status, [i.kind for i in c.issues]) for c in calls] == [
+        ("failed", ["data_dependent_error"]),
+        ("failed", ["dynamo_error"]),
+    ]
+    branch, item = _line_of("export_failures", "if k > 2"), _line_of("export_failures", "k = n.item()")
+    (issue,) = calls[0].issues
+    assert issue.expr == "u0 > 2" and issue.code_expr == "k > 2" and issue.user_frame is not None
+    assert issue.user_frame.line == branch and issue.user_frame.file is not None
+    assert issue.user_frame.file.endswith("export_failures.py")  # not torch's functional_export.py
+    assert issue.symbols[0].created_at is not None and issue.symbols[0].created_at.line == item
+    assert issue.fix is not None and issue.fix.code == "torch._check(k > 2)"
+    (error,) = calls[1].issues
+    size = _line_of("export_failures", "if x.shape[0] == 4")
+    assert error.title == "Dynamo Error (strict export)" and error.reason is not None
+    assert error.reason.startswith("Constraints violated") and error.user_frame is not None
+    assert error.user_frame.line == size and "ConstraintViolationError" in error.sentence
+    assert "specialized it to be a constant (4)" in error.sentence and calls[1].sentence == f"Failed: {error.sentence}"
+    assert error.fix is not None and error.fix.kind == "change_code" and error.fix.where == error.user_frame
+    # The compile id strict export traced is export's: its specialised size's fix is the line.
+    (symbol,) = [s for s in _trace(log).symbols if s.specializations]
+    (spec,) = symbol.specializations
+    assert symbol.compile_id == "[0/0]" and spec.fix is not None and spec.fix.kind == "change_code"
+    assert spec.fix.where is not None and spec.fix.where.line == size and "dynamic=False" not in spec.fix.why
+
+
+def test_metrics_outside_a_compile_are_read_whatever_they_hold(tmp_path: Path) -> None:
+    """Untrusted metrics outside any compile id: no failure (no call), an empty reason, a
+    data-dependent message cut short, a huge reason, a failure inside a compile (torch.compile's:
+    no export call)."""
+    prefix = "V1127 23:01:45.917000 9368 torch/_logging/structured.py:28] "
+    cut = "Could not guard on data-dependent expression"  # no `(unhinted`: not read as one
+    envelopes: list[dict[str, object]] = [
+        {"compilation_metrics": {"fail_type": None}},
+        {"compilation_metrics": {"fail_type": "RuntimeError", "fail_reason": ""}},
+        {"compilation_metrics": {"fail_type": "UserError", "fail_reason": cut}},
+        {"compilation_metrics": {"fail_type": "E", "fail_reason": "x" * 100_000 + "\nfrom user code:\n"}},
+        {"compilation_metrics": {"fail_type": "E", "fail_reason": "r"}, "frame_id": 0, "frame_compile_id": 0},
+    ]
+    log = tmp_path / "metrics.log"
+    log.write_text("".join(prefix + json.dumps(e) + "\n" for e in envelopes))
+    calls = _trace(log).exports
+    assert [(c.status, [i.kind for i in c.issues]) for c in calls] == [("failed", ["dynamo_error"])] * 3
+    assert calls[0].issues[0].sentence == "torch.export's strict tracing (Dynamo) raised RuntimeError."
+    long = calls[2].issues[0]
+    assert long.reason is not None and len(long.reason) == 4000 and len(long.sentence) < 400

@@ -263,3 +263,19 @@ def test_only_the_format_118_additions_are_forgiven() -> None:
     assert identity.without_118_additions("compiles.json", inner) != old
     assert identity.without_118_additions("index.html", manifest % 18) == manifest % 18
     assert identity.without_118_additions("manifest.json", manifest % 19) != manifest % 17
+
+
+def test_only_the_format_119_minor_number_is_forgiven() -> None:
+    """Against a 1.18 base: 1.19 added an export issue kind (`dynamo_error`) that no earlier log
+    had, so format_minor 19 -> 18 is all; a file of the same minor, another file or a changed
+    field is not forgiven."""
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_119_additions("manifest.json", manifest % 19) == manifest % 18
+    assert identity.without_119_additions("rank_3/compiles.json", manifest % 19) == manifest % 18
+    assert identity.without_119_additions("graphs/ab.json", manifest % 19) == manifest % 18
+    assert identity.without_119_additions("index.html", manifest % 19) == manifest % 19
+    assert identity.without_119_additions("manifest.json", manifest % 20) == manifest % 20
+    changed = (manifest % 19).replace(b'"inputs":[]', b'"inputs":[1]')
+    base, now = _outcome({"manifest.json": manifest % 18}), _outcome({"manifest.json": changed})
+    assert identity.differences(base, _outcome({"manifest.json": manifest % 19})) == []
+    assert identity.differences(base, now) != []

@@ -150,7 +150,7 @@ test("ranks.json's collective mismatches are read as written, untrusted parts dr
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
 });
 
-test('readExports: compiles.json exports as written (format 1.18), malformed items dropped', async () => {
+test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1.19), malformed items dropped', async () => {
   const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const where = { file: '/w/model.py', line: 22, name: 'forward', code: 'if k > 2:' };
   const file = {
@@ -161,6 +161,7 @@ test('readExports: compiles.json exports as written (format 1.18), malformed ite
           { kind: 'data_dependent_error', title: 'Data Dependent Error (export failed)', sentence: 's', code_expr: 'k > 2', user_frame: where,
             fix: { kind: 'add', code: 'torch._check(k > 2)', where, why: 'w', docs_url: 'https://docs.pytorch.org/docs/stable/cond.html' }, count: 2, log_line: 9, raw_line: 7 },
           { kind: 'partial_graph', title: 'Tracing Failed', sentence: 'p', payload: { kind: 'make_fx_fail_partial', payload_filename: 'payloads/ab.txt', raw_line: 8, log_line: 10 }, log_line: 10, raw_line: 8 },
+          { kind: 'dynamo_error', title: 'Dynamo Error (strict export)', sentence: 'd', reason: 'Constraints violated (b)!', log_line: 11, raw_line: 9 },
           { kind: 'guard_evaluated', title: 'Guard Evaluated', sentence: 'no line' },
           { kind: 3, title: 'x', sentence: 'y', log_line: 1 },
         ],
@@ -171,13 +172,15 @@ test('readExports: compiles.json exports as written (format 1.18), malformed ite
     ],
   };
   const calls = readExports(file, 3);
-  assert.deepEqual(calls.map((c) => [c.status, c.rank, c.issues.length]), [['failed', 3, 2], ['exported', 3, 0]]);
-  const [dd, partial] = calls[0].issues;
+  assert.deepEqual(calls.map((c) => [c.status, c.rank, c.issues.length]), [['failed', 3, 3], ['exported', 3, 0]]);
+  const [dd, partial, dynamo] = calls[0].issues;
   assert.deepEqual(dd.ref, { kind: 'guard_on_data_dependent_error', raw_line: 7, log_line: 9, payload_filename: null });
   assert.deepEqual(dd.fix, { kind: 'add', code: 'torch._check(k > 2)', where, why: 'w', docsUrl: 'https://docs.pytorch.org/docs/stable/cond.html' });
   assert.equal(dd.count, 2);
   // A partial graph leads to its artifact (the payload reference).
   assert.deepEqual(partial.ref, { kind: 'make_fx_fail_partial', raw_line: 8, log_line: 10, payload_filename: 'payloads/ab.txt' });
+  // Strict export's Dynamo failure (1.19) leads to the metrics record that holds it.
+  assert.deepEqual(dynamo.ref, { kind: 'compilation_metrics', raw_line: 9, log_line: 11, payload_filename: null });
   assert.equal(calls[1].program && calls[1].program.raw_line, 12);
   // A compiles.json written before format 1.18, or not a compiles.json, has none.
   assert.deepEqual(readExports({ compiles: [] }), []);

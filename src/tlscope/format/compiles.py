@@ -522,7 +522,8 @@ class ExportIssue(msgspec.Struct, kw_only=True):
     """A reason an export failed or produced an unsound program (FORMAT.md "Exports")."""
 
     #: `data_dependent_error`, `data_dependent`, `guard_evaluated`, `missing_fake_kernel`,
-    #: `mismatched_fake_kernel` or `partial_graph` (FORMAT.md "Exports" says what each means).
+    #: `mismatched_fake_kernel`, `partial_graph` or (since 1.19) `dynamo_error` (FORMAT.md
+    #: "Exports" says what each means).
     kind: str
     #: tlparse's failure type for the kind, e.g. `Data Dependent Error` (the -e report's table).
     title: str

@@ -21,7 +21,7 @@ from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compil
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
-from tlscope.analyse.fold.guards import guard_failure, is_torch_bare_reason, reason_texts, user_frame_of
+from tlscope.analyse.fold.guards import block_frame, guard_failure, is_torch_bare_reason, reason_texts
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
@@ -374,5 +374,4 @@ def _frame(cid: CompileId) -> CompileId:
 def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation | None:
     """The innermost frame in the user's own code of a `dynamo_error` traceback's `from user code:`
     block (else its innermost frame), if it has one."""
-    _, found, block = text.rpartition("\nfrom user code:\n")
-    return user_frame_of(block.split("\n\n", 1)[0], user) if found else None
+    return block_frame(text, "\nfrom user code:\n", user)

@@ -218,16 +218,17 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
         if symbol.compile_id is not None:
             symbols.setdefault(_frame_text(symbol.compile_id), []).append(symbol)
     guards = fold.symbols.guard_frames
+    exported = fold.exports.exported_ids
     for frame, state in fold.frames.in_order():
         frames = _Frames(fold, frame, state)
         found = [_entry(acc, frames) for acc in sorted(state.accs.values(), key=lambda a: compile_id_order(a.cid))]
         # A fix reads the symbols and compiles of its own frame only (fixes.py's _Frame, by text).
         texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
-        attach_fixes(found, [s for text in texts for s in symbols.pop(text, ())], guards)
+        attach_fixes(found, [s for text in texts for s in symbols.pop(text, ())], guards, exported)
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).
     left = [s for group in symbols.values() for s in group]
-    attach_fixes([], left + [s for s in fold.symbols.result() if s.compile_id is None], guards)
+    attach_fixes([], left + [s for s in fold.symbols.result() if s.compile_id is None], guards, exported)
 
 
 def _frame_text(display: str) -> str:

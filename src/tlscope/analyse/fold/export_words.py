@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tlscope.analyse.fold.guards import block_frame
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import ExportFix, ExportIssue, ExportSymbol, SourceLocation
 from tlscope.model.events import FrameLocals
 
@@ -140,6 +142,46 @@ def expr_sentence(
             f"asserting it in the program" + (f"; {origin}." if origin else ".")
         )
     return f"export evaluated the guard `{code}`{at_text(at)}, which narrows the sizes it names."
+
+
+#: torch's GuardOnDataDependentSymNode message: `Could not guard on data-dependent expression u0 > 2 (unhinted: ...`.
+_DATA_DEPENDENT = re.compile(r"Could not guard on data-dependent expression (.+?) \(unhinted")
+
+
+def data_dependent_expr(reason: str) -> str | None:
+    """The expression of a data-dependent error's message, if the reason is one."""
+    match = _DATA_DEPENDENT.search(reason)
+    return match[1].strip() if match else None
+
+
+def dynamo_error_frame(reason: str, user: UserCode) -> SourceLocation | None:
+    """The user's line of a Dynamo failure's reason: its `from user code:` block, else the
+    `User stack:` block of a constraint violation."""
+    return block_frame(reason, "\nfrom user code:\n", user) or block_frame(reason, "\nUser stack:\n", user)
+
+
+def dynamo_error_text(fail_type: str, reason: str, at: SourceLocation | None) -> tuple[str, ExportFix | None]:
+    """A strict export's Dynamo failure: its sentence (torch's first line of the reason, or the
+    constraint violation's own bullet) and, for a declared-dynamic dimension the code specialised,
+    the line to change."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    said = next((line[2:] for line in lines if line.startswith("- ")), None) or (lines[0] if lines else "")
+    said = said if len(said) <= 300 else said[:299] + "…"
+    sentence = f"torch.export's strict tracing (Dynamo) raised {fail_type}{at_text(at)}"
+    sentence += f": {said}" if said else "."
+    if fail_type != "ConstraintViolationError" or at is None:
+        return sentence, None
+    fix = ExportFix(
+        kind="change_code",
+        code="make it not single out the size",
+        where=at,
+        why=(
+            "the code specialised a dimension declared dynamic (a Dim in dynamic_shapes): change that line so it "
+            "does not depend on the size's value (torch.cond or torch.where instead of a Python branch on it). If "
+            "the size really is fixed, drop its Dim (or give Dim.AUTO, which lets export keep it static)."
+        ),
+    )
+    return sentence, fix
 
 
 def partial_sentence(at: SourceLocation | None) -> str:

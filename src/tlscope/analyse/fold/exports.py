@@ -29,7 +29,10 @@ from tlscope.analyse.fold.export_words import (
     assigned_name,
     call_sentence,
     code_expr,
+    data_dependent_expr,
     dim_name,
+    dynamo_error_frame,
+    dynamo_error_text,
     expr_fix,
     expr_sentence,
     kernel_text,
@@ -49,6 +52,7 @@ from tlscope.format.compiles import (
 from tlscope.model.compile_id import CompileId
 from tlscope.model.events import (
     Artifact,
+    CompilationMetrics,
     CreateSymbol,
     CreateUnbackedSymbol,
     Frame,
@@ -77,6 +81,7 @@ EXPORT_KEYS = frozenset(
         "create_unbacked_symbol",
         "create_symbol",
         "symbolic_shape_specialization",
+        "compilation_metrics",
     }
 )
 PARTIAL_GRAPH = "make_fx_fail_partial"
@@ -88,11 +93,14 @@ TITLES = {
     "missing_fake_kernel": "Missing Fake Kernel",
     "mismatched_fake_kernel": "Mismatched Fake Kernel",
     "partial_graph": "Tracing Failed",
+    "dynamo_error": "Dynamo Error (strict export)",
 }
 #: Issues kept per call (a long draft_export can log thousands; `count` counts repeats of one).
 MAX_ISSUES = 200
 #: Calls kept (the log is untrusted: a million `export` lines must not make a million objects).
 MAX_CALLS = 10_000
+#: Characters of a strict export's failure reason kept in its issue (torch's run to pages).
+MAX_REASON = 4000
 #: Partial graphs read for where tracing stopped (each is parsed: a hostile log may hold many).
 MAX_PARTIAL_READ = 100
 
@@ -141,6 +149,11 @@ class ExportFold:
         self._origins: dict[str, _Origin] = {}
         #: Partial graphs read so far (MAX_PARTIAL_READ).
         self._partial_read = 0
+        #: Compile ids whose symbols strict export's Dynamo made (their specialisations' fixes are
+        #: export's): the ids traced since the last compile ended are moved here when a strict
+        #: export's trace ends (a `compilation_metrics` outside any compile).
+        self.exported_ids: set[str] = set()
+        self._traced: set[str] = set()
 
     def feed(self, record: Record, raw_line: int | None) -> None:
         key, event = record.key, record.event
@@ -150,8 +163,12 @@ class ExportFold:
         elif isinstance(event, CreateUnbackedSymbol) and event.symbol:
             at = self._frame(record, event.user_stack)
             self._origins[event.symbol] = _Origin(assigned_name(at), "unbacked", at)
+            self._trace(record)
         elif isinstance(event, CreateSymbol) and event.symbol:
             self._backed(record, event)
+            self._trace(record)
+        elif key == "compilation_metrics":
+            self._compile_ended(record, raw_line)
         elif isinstance(event, SymbolicShapeSpecialization) and event.symbol and self._open is not None:
             source = event.sources[0] if event.sources else None
             self._open.specialised[event.symbol] = (None if event.value is None else str(event.value), source)
@@ -242,6 +259,45 @@ class ExportFold:
                 self._called_at = self._called_at or self._frame(record, event.stack)
         elif self._open.called_at is None:
             self._open.called_at = self._frame(record, event.stack)
+
+    def _trace(self, record: Record) -> None:
+        if not outside_compiles(record.compile_id) and record.compile_id is not None:
+            self._traced.add(record.compile_id.normalised().display)
+
+    def _compile_ended(self, record: Record, raw_line: int | None) -> None:
+        """A compile's metrics: torch.compile's carry its compile id; strict export's Dynamo trace
+        logs its own outside any (and its ids restart at [0/0] each call). A strict trace that
+        failed ends its call, failed, with the failure's reason as its issue; one that did not
+        says nothing of the call's outcome (without TORCH_DTRACE no `exported_program` follows)."""
+        if not outside_compiles(record.compile_id):
+            self._traced.clear()
+            return
+        self.exported_ids |= self._traced
+        self._traced.clear()
+        event = record.event
+        if not isinstance(event, CompilationMetrics) or not event.fail_type:
+            return
+        call = self._call(record)
+        reason = (event.fail_reason or "").strip()
+        at = dynamo_error_frame(reason, self.user)
+        expr = data_dependent_expr(reason)
+        if expr is not None:
+            if not any(kind == "data_dependent_error" for kind, _, _ in call.issues):
+                self._expr_issue(record, raw_line, "data_dependent_error", expr, None, at, None)
+        else:
+            sentence, fix = dynamo_error_text(event.fail_type, reason, at)
+            issue = ExportIssue(
+                kind="dynamo_error",
+                title=TITLES["dynamo_error"],
+                sentence=sentence,
+                reason=reason[:MAX_REASON] or None,
+                user_frame=at,
+                fix=fix,
+                log_line=record.line,
+                raw_line=raw_line,
+            )
+            self._add(call, issue, ("dynamo_error", event.fail_type, _place(at)))
+        self._close()  # the call is over: Dynamo's error reached the caller
 
     # -- issues --------------------------------------------------------------------------------
 

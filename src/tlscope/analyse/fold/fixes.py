@@ -25,7 +25,7 @@ compile's `create_symbol` stacks (every symbol of a compile is created during th
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
@@ -69,11 +69,13 @@ def attach_fixes(
     compiles: Sequence[CompileEntry],
     symbols: Sequence[Symbol],
     guard_frames: Mapping[tuple[str | None, str], tuple[str, SourceLocation]] | None = None,
+    exported: Collection[str] = (),
 ) -> None:
     """Give each recompile caused by a size its `fix`, each symbol the recompiles it failed, and
     each specialisation and guarded dimension of an input its own `fix` (a specialisation need not
     be a recompile: it may be the first compile, or one whose other sizes are still to come);
-    `guard_frames`: per (compile id, symbol) its first guard with the user line traced then."""
+    `guard_frames`: per (compile id, symbol) its first guard with the user line traced then;
+    `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids)."""
     frames = _Frame(compiles, symbols)
     for entry in compiles:
         recompile = entry.recompile
@@ -88,7 +90,7 @@ def attach_fixes(
             continue
         owner = by_id.get(symbol.compile_id or "")
         for spec in symbol.specializations:
-            spec.fix = specialisation_fix(symbol, spec, frames, owner)
+            spec.fix = specialisation_fix(symbol, spec, frames, owner, symbol.compile_id in exported)
         guarded = (guard_frames or {}).get((symbol.compile_id, symbol.symbol))
         if not symbol.specializations and guarded is not None:
             symbol.fix = guard_fix(symbol, *guarded)
@@ -303,13 +305,16 @@ def _at(frame: SourceLocation) -> str:
     return f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
 
 
-def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, entry: CompileEntry | None) -> Fix | None:
+def specialisation_fix(
+    symbol: Symbol, spec: Specialization, frames: _Frame, entry: CompileEntry | None, exported: bool = False
+) -> Fix | None:
     """What to change so dimension `symbol.dim` of its input is not specialised by `spec`, whether
     or not the compile is a recompile: `change_code` at the line that specialised it when the user
     marked the dimension dynamic and the compile failed for it, or when another compile of the
     function kept that dimension dynamic (the code singles out this size), else `dynamic_false`
     (every compile that made it dynamic specialised it: no dynamic graph is kept). A symbol made
-    outside a compile is torch.export's: the line, always (`_export_fix`)."""
+    outside a compile is torch.export's, as is one of a compile strict export traced (`exported`):
+    the line, always (`_export_fix`)."""
     assert symbol.input is not None and symbol.input_source is not None and symbol.dim is not None
     name, source, dim, value = symbol.input, symbol.input_source, symbol.dim, spec.value or "?"
     others = [] if entry is None else frames.frame_symbols(entry)
@@ -323,7 +328,7 @@ def specialisation_fix(symbol: Symbol, spec: Specialization, frames: _Frame, ent
     )
     frame = spec.user_frame
     reason = spec.reason or "a guard fixed its value"
-    if symbol.compile_id == OUTSIDE:
+    if exported or symbol.compile_id == OUTSIDE:
         return _export_fix(symbol, spec, frame)
     if _violated(symbol, entry) and frame is not None and frame.code:
         return _marked_fix(symbol, spec, frame, frame.code)

@@ -128,6 +128,13 @@ def user_frame_of(trailer: str, user: UserCode | None = None) -> SourceLocation 
     return found or (frames[-1] if frames else None)
 
 
+def block_frame(text: str, marker: str, user: UserCode | None = None) -> SourceLocation | None:
+    """`user_frame_of` the traceback block that follows the last `marker` in `text` (up to its first
+    blank line), if `text` has one: torch's `from user code:` and `User stack:` blocks."""
+    _, found, block = text.rpartition(marker)
+    return user_frame_of(block.split("\n\n", 1)[0], user) if found else None
+
+
 def _failure(
     kind: str,
     guard: str,

@@ -53,6 +53,7 @@ const ISSUE_EVENT = {
   missing_fake_kernel: 'missing_fake_kernel',
   mismatched_fake_kernel: 'mismatched_fake_kernel',
   partial_graph: 'make_fx_fail_partial',
+  dynamo_error: 'compilation_metrics',
 };
 
 /**
