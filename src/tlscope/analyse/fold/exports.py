@@ -134,6 +134,10 @@ class _Call:
         #: Symbols specialised to a constant in this call: name -> (value, source).
         self.specialised: dict[str, tuple[str | None, str | None]] = {}
 
+    def has(self, kind: str) -> bool:
+        """Whether the call has an issue of `kind` (the error's own event said it already)."""
+        return any(k == kind for k, _, _ in self.issues)
+
 
 class ExportFold:
     """Cuts a log's export events into calls (see the module docstring); `result()` gives them."""
@@ -187,8 +191,7 @@ class ExportFold:
             call = self._call(record)
             stopped = self._stopped(record)
             at = stopped.at if stopped is not None else None
-            said = any(kind == "data_dependent_error" for kind, _, _ in call.issues)
-            if stopped is not None and stopped.undecided and not said:
+            if stopped is not None and stopped.undecided and not call.has("data_dependent_error"):
                 # No TORCH_DTRACE: the error's own event is missing, the graph's last node says it.
                 self._expr_issue(record, raw_line, "data_dependent_error", stopped.undecided, None, at, None)
             self._add(
@@ -282,7 +285,7 @@ class ExportFold:
         at = dynamo_error_frame(reason, self.user)
         expr = data_dependent_expr(reason)
         if expr is not None:
-            if not any(kind == "data_dependent_error" for kind, _, _ in call.issues):
+            if not call.has("data_dependent_error"):
                 self._expr_issue(record, raw_line, "data_dependent_error", expr, None, at, None)
         else:
             sentence, fix = dynamo_error_text(event.fail_type, reason, at)
