@@ -380,3 +380,28 @@ def test_metrics_outside_a_compile_are_read_whatever_they_hold(tmp_path: Path) -
     assert calls[0].issues[0].sentence == "torch.export's strict tracing (Dynamo) raised RuntimeError."
     long = calls[2].issues[0]
     assert long.reason is not None and len(long.reason) == 4000 and len(long.sentence) < 400
+
+
+def test_without_torch_dtrace_the_exports_say_that_only_failed_calls_show(tmp_path: Path) -> None:
+    """compiles.json's `exports_note` (1.19): said for the logs of torch.export without its own
+    events (export_plain, export_strict), not for a dtraced one or a torch.compile log; the run's
+    output, summary (and --json) and the report's section say it as written."""
+    plain = sorted((CORPUS / "export_plain").glob("*.log.gz"))[0]
+    strict = sorted((CORPUS / "export_strict").glob("*.log.gz"))[0]
+    dtraced = _log("export_failures", "guard_on_data_dependent_error")
+    note = _trace(plain).exports_note
+    assert note is not None and "TORCH_DTRACE" in note and "only failed calls show" in note
+    assert _trace(strict).exports_note == note
+    assert _trace(dtraced).exports_note is None
+    assert _trace(sorted((CORPUS / "simple").glob("*.log.gz"))[0]).exports_note is None
+    out = tmp_path / "out"
+
+    def run(*args: str) -> str:
+        command = [sys.executable, "-m", "tlscope", *args]
+        return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+    assert f"  {note}\n" in run(str(plain), "-o", str(out), "--no-browser")
+    assert json.loads((out / "compiles.json").read_text())["exports_note"] == note
+    assert f'<p class="answers-note">{note}</p>' in html.unescape((out / "index.html").read_text())
+    assert note in run("summary", str(out), "--width", "400")
+    assert json.loads(run("summary", str(out), "--json"))["exports_note"] == note

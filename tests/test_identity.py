@@ -265,16 +265,25 @@ def test_only_the_format_118_additions_are_forgiven() -> None:
     assert identity.without_118_additions("manifest.json", manifest % 19) != manifest % 17
 
 
-def test_only_the_format_119_minor_number_is_forgiven() -> None:
+def test_only_the_format_119_additions_are_forgiven() -> None:
     """Against a 1.18 base: 1.19 added an export issue kind (`dynamo_error`) that no earlier log
-    had, so format_minor 19 -> 18 is all; a file of the same minor, another file or a changed
-    field is not forgiven."""
+    had and compiles.json's `exports_note` (its last field): format_minor 19 -> 18 and that field
+    removed; a file of the same minor, another file, the field elsewhere or a changed field is not
+    forgiven."""
     manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
     assert identity.without_119_additions("manifest.json", manifest % 19) == manifest % 18
     assert identity.without_119_additions("rank_3/compiles.json", manifest % 19) == manifest % 18
     assert identity.without_119_additions("graphs/ab.json", manifest % 19) == manifest % 18
     assert identity.without_119_additions("index.html", manifest % 19) == manifest % 19
     assert identity.without_119_additions("manifest.json", manifest % 20) == manifest % 20
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"input_shapes":[\n],"exports":[\n%s]}\n'
+    old = compiles % (18, b"")
+    for note in (b"null", b'"only failed calls show: \\"TORCH_DTRACE\\""'):
+        new = (compiles % (19, b"")).replace(b"\n]}\n", b'\n],"exports_note":' + note + b"}\n")
+        assert identity.without_119_additions("compiles.json", new) == old
+    # Not its last field: not forgiven.
+    inner = (compiles % (19, b"")).replace(b'"input_shapes":[', b'"exports_note":null,"input_shapes":[')
+    assert identity.without_119_additions("compiles.json", inner) != old
     changed = (manifest % 19).replace(b'"inputs":[]', b'"inputs":[1]')
     base, now = _outcome({"manifest.json": manifest % 18}), _outcome({"manifest.json": changed})
     assert identity.differences(base, _outcome({"manifest.json": manifest % 19})) == []

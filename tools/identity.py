@@ -415,14 +415,19 @@ def without_118_additions(rel: str, data: bytes) -> bytes:
 _MINOR_19 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)19(?=,)')
 
 
+#: compiles.json's `exports_note`, its last field (after `exports`' closing bracket), as written.
+_EXPORTS_NOTE = re.compile(rb'\n\],"exports_note":(?:null|"(?:[^"\\]|\\.)*")\}\n$')
+
+
 def without_119_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.18 wrote it: 1.19 added an export issue kind only (`dynamo_error`, in
-    logs of strict torch.export alone), so only the minor number differs."""
+    """`data` as format 1.18 wrote it: 1.19 added an export issue kind (`dynamo_error`, in logs of
+    strict torch.export alone) and compiles.json's `exports_note` (last)."""
     name = rel.rsplit("/", 1)[-1]
     formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
     if name not in formatted and not is_graphs_file(rel):
         return data
-    return _MINOR_19.sub(rb"\g<1>18", data, count=1)
+    data = _MINOR_19.sub(rb"\g<1>18", data, count=1)
+    return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
 def is_graphs_file(rel: str) -> bool:

@@ -169,6 +169,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         input_shapes=answers.input_shapes,
         symbols=answers.symbols,
         exports=answers.exports,
+        exports_note=answers.exports_note,
     )
 
 
@@ -305,6 +306,12 @@ class Trace:
         return self._compiles_file.exports
 
     @property
+    def exports_note(self) -> str | None:
+        """What the export calls cannot say (compiles.json `exports_note`), e.g. that without
+        TORCH_DTRACE only failed calls show; None when nothing is to say."""
+        return self._compiles_file.exports_note
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -323,6 +330,7 @@ class Trace:
             symbols=self.symbols,
             input_shapes=self.input_shapes,
             exports=self.exports,
+            exports_note=self.exports_note,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

@@ -186,3 +186,12 @@ test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1
   assert.deepEqual(readExports({ compiles: [] }), []);
   assert.deepEqual(readExports(null), []);
 });
+
+test('readExportsNote: compiles.json exports_note (format 1.19) as written, else null', async () => {
+  const { readExportsNote } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const note = 'torch logged none of torch.export\'s own events (TORCH_DTRACE was not set): only failed calls show.';
+  assert.equal(readExportsNote({ exports: [], exports_note: note }), note);
+  for (const data of [{ exports: [], exports_note: null }, { exports_note: '' }, { exports_note: 3 }, { compiles: [] }, null, 'junk']) {
+    assert.equal(readExportsNote(data), null);
+  }
+});

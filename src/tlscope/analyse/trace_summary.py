@@ -144,6 +144,8 @@ class Summary(msgspec.Struct, kw_only=True):
     symbols: list[Symbol] = []
     #: Each torch.export call and how it ended (compiles.json `exports`, since 1.18).
     exports: list[ExportCall] = []
+    #: What the calls cannot say (compiles.json `exports_note`, since 1.19).
+    exports_note: str | None = None
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -161,6 +163,7 @@ def summarise_trace(
     input_shapes: Sequence[FrameShapes] = (),
     symbols: Sequence[Symbol] = (),
     exports: Sequence[ExportCall] = (),
+    exports_note: str | None = None,
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -191,6 +194,7 @@ def summarise_trace(
         input_shapes=list(input_shapes),
         symbols=list(symbols),
         exports=list(exports),
+        exports_note=exports_note,
     )
 
 

@@ -168,7 +168,7 @@ def main(argv: Sequence[str]) -> int:
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
     _tell_answers(parsed.statuses, parsed.recompiles, args.out)
-    _tell_exports(parsed.exports, args.out)
+    _tell_exports(parsed.exports, args.out, parsed.exports_note)
     print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
@@ -321,10 +321,12 @@ def _tell_answers(statuses: dict[str, int], recompiles: int, out: Path) -> None:
     print(f"Compiles: {said}{why}.")
 
 
-def _tell_exports(calls: Sequence[ExportCall], out: Path) -> None:
-    """A log of torch.export calls: how they ended, and the first failure's sentence, as
-    compiles.json's `exports` says them."""
+def _tell_exports(calls: Sequence[ExportCall], out: Path, note: str | None = None) -> None:
+    """A log of torch.export calls: how they ended, the first failure's sentence and what the
+    calls cannot say, as compiles.json's `exports` and `exports_note` say them."""
     if not calls:
+        if note:
+            print(f"torch.export: {note}")
         return
     from collections import Counter
 
@@ -334,6 +336,9 @@ def _tell_exports(calls: Sequence[ExportCall], out: Path) -> None:
     first = next((c for c in calls if c.status != "exported"), None)
     if first is not None:
         print(f"  call {first.index}: {first.sentence}")
+    if note:
+        print(f"  {note}")
+    if first is not None:
         print(f"  What to change: tlscope summary {_quote(out)}")
 
 

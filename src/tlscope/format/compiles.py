@@ -591,6 +591,9 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     input_shapes: list[FrameShapes] = []
     #: Each torch.export call, in log order (empty for a log of torch.compile alone). Since 1.18.
     exports: list[ExportCall] = []
+    #: What the calls cannot say, e.g. that without TORCH_DTRACE only failed calls show; null
+    #: when nothing is to say. Since 1.19.
+    exports_note: str | None = None
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -607,6 +610,7 @@ class Answers(msgspec.Struct, kw_only=True):
     symbols: list[Symbol] = []
     input_shapes: Sequence[FrameShapes] = []
     exports: list[ExportCall] = []
+    exports_note: str | None = None
     #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
     #: made: what a parse says of them without reading compiles.json back.
     statuses: dict[str, int] = {}

@@ -61,6 +61,7 @@ class Parsed(msgspec.Struct, kw_only=True):
     statuses: dict[str, int] = {}
     recompiles: int = 0
     exports: list[ExportCall] = []
+    exports_note: str | None = None
 
 
 def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
@@ -159,6 +160,7 @@ def parse_log(
         statuses=found.statuses,
         recompiles=found.recompiles,
         exports=found.exports,
+        exports_note=found.exports_note,
     )
 
 

@@ -230,6 +230,7 @@ class AnswersSink:
             symbols=self.compiles.symbols.result(),
             input_shapes=gathered.shapes if shapes is None else shapes,
             exports=self.compiles.exports.result(),
+            exports_note=self.compiles.exports.note(),
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -248,7 +249,8 @@ class AnswersSink:
                     spans.append(write_entry(f, entry, first=not spans))
             self._store.close()
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
-            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool(), self.compiles.exports.result())
+            exports = self.compiles.exports
+            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note())
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
@@ -303,13 +305,14 @@ def write_compiles(
     symbols: Sequence[Symbol] = (),
     shapes: Sequence[FrameShapes] = (),
     exports: Sequence[ExportCall] = (),
+    exports_note: str | None = None,
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -319,7 +322,7 @@ def write_head(f: IO[bytes]) -> None:
     )
     f.write(
         _ENCODER.encode(head)[:-1].replace(
-            b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[]', b""
+            b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null', b""
         )
     )
     f.write(b',"compiles":[')
@@ -341,9 +344,11 @@ def write_tail(
     shapes: Sequence[FrameShapes],
     encoded_shapes: Iterable[bytes] = (),
     exports: Sequence[ExportCall] = (),
+    exports_note: str | None = None,
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
-    (`shapes`, then those already encoded), the export calls; each input-shape table's (offset, length)."""
+    (`shapes`, then those already encoded), the export calls and their note; each input-shape
+    table's (offset, length)."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
         f.write(b"\n" if i == 0 else b",\n")
@@ -362,5 +367,5 @@ def write_tail(
     for i, call in enumerate(exports):
         f.write(b"\n" if i == 0 else b",\n")
         f.write(_ENCODER.encode(call))
-    f.write(b"\n]}\n")
+    f.write(b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b"}\n")
     return spans

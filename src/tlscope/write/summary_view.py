@@ -41,6 +41,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     console.print(head)
     if summary.exports:
         console.print(_exports(summary))
+    if summary.exports_note:
+        console.print(Text(summary.exports_note, style="yellow"))
     for table in (
         _compiles(summary),
         _breaks(summary),

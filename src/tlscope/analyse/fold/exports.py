@@ -99,6 +99,12 @@ TITLES = {
 MAX_ISSUES = 200
 #: Calls kept (the log is untrusted: a million `export` lines must not make a million objects).
 MAX_CALLS = 10_000
+#: compiles.json's `exports_note` for a log of torch.export without TORCH_DTRACE.
+NO_DTRACE_NOTE = (
+    "torch logged none of torch.export's own events (TORCH_DTRACE was not set): only failed calls show, "
+    "through their partial graphs or strict export's metrics; successful calls and most other failures "
+    "leave no trace. Trace with TORCH_DTRACE=DIR instead of TORCH_TRACE=DIR to see every call and why it ended."
+)
 #: Characters of a strict export's failure reason kept in its issue (torch's run to pages).
 MAX_REASON = 4000
 #: Partial graphs read for where tracing stopped (each is parsed: a hostile log may hold many).
@@ -158,9 +164,15 @@ class ExportFold:
         #: export's trace ends (a `compilation_metrics` outside any compile).
         self.exported_ids: set[str] = set()
         self._traced: set[str] = set()
+        #: Whether torch logged export's own events (TORCH_DTRACE), and whether export left any
+        #: trace outside a compile (a call, a symbol): together they decide `note()`.
+        self._dtraced = False
+        self._exporting = False
 
     def feed(self, record: Record, raw_line: int | None) -> None:
         key, event = record.key, record.event
+        if key in ("export", "exported_program"):
+            self._dtraced = True
         if key == "export":
             self._close()
             self._open = _Call(len(self.calls), record.line)
@@ -220,9 +232,15 @@ class ExportFold:
         self._close()
         return self.calls
 
+    def note(self) -> str | None:
+        """What the calls cannot say: torch.export's traces without its own events (no
+        TORCH_DTRACE), where only failed calls show; None otherwise."""
+        return NO_DTRACE_NOTE if self._exporting and not self._dtraced else None
+
     # -- calls ---------------------------------------------------------------------------------
 
     def _call(self, record: Record) -> _Call:
+        self._exporting = True
         if self._open is None:
             self._open = _Call(len(self.calls), record.line)
             self._open.called_at, self._called_at = self._called_at, None
@@ -264,7 +282,10 @@ class ExportFold:
             self._open.called_at = self._frame(record, event.stack)
 
     def _trace(self, record: Record) -> None:
-        if not outside_compiles(record.compile_id) and record.compile_id is not None:
+        """A symbol made: outside a compile, export's; inside, maybe strict export's trace."""
+        if record.compile_id is None or outside_compiles(record.compile_id):
+            self._exporting = True
+        else:
             self._traced.add(record.compile_id.normalised().display)
 
     def _compile_ended(self, record: Record, raw_line: int | None) -> None:

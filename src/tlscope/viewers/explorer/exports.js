@@ -111,6 +111,7 @@ export function exportsForHook(trace) {
  */
 export function drawExports(pane, trace, { onPick }) {
   const doc = pane.ownerDocument;
+  for (const note of trace.exportsNotes) pane.appendChild(el(doc, 'p', 'ex-note', note));
   const list = el(doc, 'ol', 'vw ex-list');
   list.id = 'exports';
   pane.appendChild(list);

@@ -134,7 +134,7 @@ function makeViews(app) {
       // A trace of torch.compile alone has no export call: its button shows only when one has.
       name: 'exports', label: 'Exports',
       badge: () => counted(app.trace.exports.length),
-      hidden: () => app.trace.indexesRead && app.trace.exports.length === 0,
+      hidden: () => app.trace.indexesRead && app.trace.exports.length === 0 && app.trace.exportsNotes.length === 0,
       draw: (/** @type {HTMLElement} */ pane) => drawExports(pane, app.trace, { onPick: pickExport }),
     },
     app.graph.def,

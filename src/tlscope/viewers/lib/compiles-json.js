@@ -14,6 +14,7 @@
  * @property {Symbol[]} [symbols]
  * @property {FrameShapes[]} [input_shapes]
  * @property {ExportCall[]} [exports]
+ * @property {string | null} [exports_note]
  */
 
 /**

@@ -122,6 +122,16 @@ function issue(value) {
 }
 
 /**
+ * compiles.json's `exports_note` (format 1.19): what the calls cannot say (e.g. that without
+ * TORCH_DTRACE only failed calls show), as Python wrote it; null when it has none.
+ * @param {unknown} data a compiles.json
+ * @returns {string | null}
+ */
+export function readExportsNote(data) {
+  return isObject(data) && typeof data.exports_note === 'string' && data.exports_note ? data.exports_note : null;
+}
+
+/**
  * compiles.json's `exports` checked (malformed items dropped), or [] when `data` has none
  * (a torch.compile log, or a file written before format 1.18).
  * @param {unknown} data a compiles.json

@@ -5,7 +5,7 @@
 import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
-import { readExports } from './exports.js';
+import { readExports, readExportsNote } from './exports.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -149,6 +149,8 @@ export class Trace {
     this.divergence = null;
     /** @type {ExportCallView[]} compiles.json's `exports` (format 1.18) of every part, in part order */
     this.exports = [];
+    /** @type {string[]} compiles.json's `exports_note` (format 1.19) of the parts, each said once */
+    this.exportsNotes = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -264,6 +266,7 @@ export class Trace {
     }
     this.statusOrder = files.map(statusOrderOf).find((order) => order !== null) ?? STATUS_ORDER;
     this.exports = this.parts.flatMap((part, i) => readExports(files[i], part.rank));
+    this.exportsNotes = [...new Set(files.map(readExportsNote).filter((note) => note !== null))];
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

@@ -91,5 +91,5 @@ export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
 export { ranksText, readDivergence } from './divergence.js';
-export { readExports } from './exports.js';
+export { readExports, readExportsNote } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

@@ -13,6 +13,7 @@ export type CompilesFile = {
     symbols?: Symbol[] | undefined;
     input_shapes?: FrameShapes[] | undefined;
     exports?: ExportCall[] | undefined;
+    exports_note?: string | null | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.

@@ -95,6 +95,8 @@ export class Trace {
     divergence: Divergence | null;
     /** @type {ExportCallView[]} compiles.json's `exports` (format 1.18) of every part, in part order */
     exports: ExportCallView[];
+    /** @type {string[]} compiles.json's `exports_note` (format 1.19) of the parts, each said once */
+    exportsNotes: string[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
