@@ -21,7 +21,7 @@ from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compil
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
-from tlscope.analyse.fold.guards import block_frame, guard_failure, is_torch_bare_reason, reason_texts
+from tlscope.analyse.fold.guards import error_user_frame, guard_failure, is_torch_bare_reason, reason_texts
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
@@ -369,9 +369,3 @@ def _remember(memo: dict[str, T], md5: str, value: T) -> None:
 def _frame(cid: CompileId) -> CompileId:
     """The frame compile of an attempt (analyse/fold/compileresult.py's frame_of, which imports this)."""
     return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
-
-
-def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation | None:
-    """The innermost frame in the user's own code of a `dynamo_error` traceback's `from user code:`
-    block (else its innermost frame), if it has one."""
-    return block_frame(text, "\nfrom user code:\n", user)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tlscope.analyse.fold.guards import block_frame
+from tlscope.analyse.fold.guards import block_frame, error_user_frame
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import ExportFix, ExportIssue, ExportSymbol, SourceLocation
 from tlscope.model.events import FrameLocals
@@ -157,7 +157,7 @@ def data_dependent_expr(reason: str) -> str | None:
 def dynamo_error_frame(reason: str, user: UserCode) -> SourceLocation | None:
     """The user's line of a Dynamo failure's reason: its `from user code:` block, else the
     `User stack:` block of a constraint violation."""
-    return block_frame(reason, "\nfrom user code:\n", user) or block_frame(reason, "\nUser stack:\n", user)
+    return error_user_frame(reason, user) or block_frame(reason, "\nUser stack:\n", user)
 
 
 def dynamo_error_text(fail_type: str, reason: str, at: SourceLocation | None) -> tuple[str, ExportFix | None]:

@@ -135,6 +135,12 @@ def block_frame(text: str, marker: str, user: UserCode | None = None) -> SourceL
     return user_frame_of(block.split("\n\n", 1)[0], user) if found else None
 
 
+def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation | None:
+    """The innermost frame in the user's own code of a Dynamo traceback's `from user code:` block
+    (else its innermost frame), if it has one: a `dynamo_error` payload, a failure's reason."""
+    return block_frame(text, "\nfrom user code:\n", user)
+
+
 def _failure(
     kind: str,
     guard: str,
