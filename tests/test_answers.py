@@ -71,6 +71,36 @@ def display(meta: dict[str, Any]) -> str:
     return f"[{head}{text}{'' if not attempt else f'_{attempt}'}]"
 
 
+def owners(records: list[tuple[dict[str, Any], str]]) -> list[str]:
+    """Each record's compile id as compiles.json reads it (FORMAT.md "Fullgraph captures"): its
+    own, except that a record outside any compile id inside an open `fullgraph_capture` span, or a
+    metrics record after the span closed, is the compile the span traced last (until a compile of
+    its own or another capture starts)."""
+    found: list[str] = []
+    span_open, captured = False, None
+    for meta, payload in records:
+        own = display(meta)
+        if meta.get("frame_id") is not None or meta.get("compiled_autograd_id") is not None:
+            captured = own if span_open else None
+            found.append(own)
+            continue
+        if "chromium_event" in meta:
+            try:
+                event = json.loads(payload)
+            except ValueError:
+                event = None
+            if isinstance(event, dict) and event.get("name") == "fullgraph_capture":
+                if event.get("ph") == "B":
+                    span_open, captured = True, None
+                elif event.get("ph") == "E":
+                    span_open = False
+            found.append(own)
+            continue
+        metrics = any(isinstance(meta.get(key), dict) for key in METRICS_KEYS)
+        found.append(captured if captured is not None and (span_open or metrics) else own)
+    return found
+
+
 def break_key(payload: str) -> tuple[str, str | None, int | None]:
     """(reason headline, user file, user line) of a graph-break payload, read independently."""
     lines = payload.split("\n")
@@ -137,11 +167,11 @@ def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
     assert sum(g["count"] for g in compiles["graph_breaks"]) == sum(breaks.values())
 
     last_forward: dict[str, dict[str, Any]] = {}
-    for meta, _ in records:
+    for (meta, _), owner in zip(records, owners(records), strict=True):
         metrics = meta.get("compilation_metrics")
         if not isinstance(metrics, dict):
             continue
-        entry = by_id[display(meta)]
+        entry = by_id[owner]
         last_forward[entry["id"]] = metrics
         # Every compile whose metrics carry a recompile_reason is listed with it.
         if metrics.get("recompile_reason") is not None:
@@ -186,10 +216,10 @@ def assert_every_metrics_record_kept(records: list[tuple[dict[str, Any], str]], 
     """Per compile id and kind, compiles.json's metrics_records match the log's records: count,
     log lines' order, time (summed) and failures."""
     log: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for meta, _ in records:
+    for (meta, _), owner in zip(records, owners(records), strict=True):
         for key in METRICS_KEYS:
             if isinstance(meta.get(key), dict):
-                log.setdefault((display(meta), key), []).append(meta[key])
+                log.setdefault((owner, key), []).append(meta[key])
     kept: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for entry in entries:
         lines = [r["log_line"] for r in entry["metrics_records"]]

@@ -288,3 +288,25 @@ def test_only_the_format_119_additions_are_forgiven() -> None:
     base, now = _outcome({"manifest.json": manifest % 18}), _outcome({"manifest.json": changed})
     assert identity.differences(base, _outcome({"manifest.json": manifest % 19})) == []
     assert identity.differences(base, now) != []
+
+
+def test_only_the_format_120_additions_are_forgiven() -> None:
+    """Against a 1.19 base: 1.20 added each compile entry's `capture` (its last field), null but
+    for a fullgraph capture's compile: format_minor 20 -> 19 and the null field removed; a
+    capture that names an API (whose entry changed in other fields too), another file or another
+    minor is not forgiven."""
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_120_additions("manifest.json", manifest % 20) == manifest % 19
+    assert identity.without_120_additions("rank_1/compiles.json", manifest % 20) == manifest % 19
+    assert identity.without_120_additions("index.html", manifest % 20) == manifest % 20
+    assert identity.without_120_additions("manifest.json", manifest % 21) == manifest % 21
+    entry = b'{"id":"[0/0]","log_lines":[1,9]%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n%s,\n%s\n]}\n'
+    old = compiles % (19, entry % b"", entry % b"")
+    new = compiles % (20, entry % b',"capture":null', entry % b',"capture":null')
+    assert identity.without_120_additions("compiles.json", new) == old
+    named = compiles % (20, entry % b',"capture":null', entry % b',"capture":"aot_compile"')
+    assert identity.without_120_additions("compiles.json", named) != old
+    # Through the chain: a 1.18 base against a 1.20 file without captures.
+    base, now = _outcome({"manifest.json": manifest % 18}), _outcome({"manifest.json": manifest % 20})
+    assert identity.differences(base, now) == []

@@ -430,6 +430,23 @@ def without_119_additions(rel: str, data: bytes) -> bytes:
     return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
+_MINOR_20 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)20(?=,)')
+#: A compile entry's `capture` (its last field) when null, as written: a JSON string cannot hold
+#: this text unescaped, so it is the field.
+_NO_CAPTURE = b',"capture":null}'
+
+
+def without_120_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.19 wrote it: 1.20 added each compile entry's `capture` (last), null for
+    every compile but a fullgraph capture's (whose entry's other fields change too: not forgiven)."""
+    name = rel.rsplit("/", 1)[-1]
+    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+    if name not in formatted and not is_graphs_file(rel):
+        return data
+    data = _MINOR_20.sub(rb"\g<1>19", data, count=1)
+    return data.replace(_NO_CAPTURE, b"}") if name == "compiles.json" else data
+
+
 def is_graphs_file(rel: str) -> bool:
     """A file of graphs/ (1.11), in a single log's folder or a job's."""
     return rel == "graphs" or rel.startswith("graphs/")
@@ -438,6 +455,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_120_additions,
     without_119_additions,
     without_118_additions,
     without_117_additions,

@@ -40,6 +40,8 @@ class CompileRow(msgspec.Struct, kw_only=True):
     called_from: str | None = None
     duration_s: float | None
     graph_breaks: int
+    #: compiles.json `capture`: `aot_compile`, `export` or `fullgraph` for a fullgraph capture. Since 1.20.
+    capture: str | None = None
 
 
 class RecompileRow(msgspec.Struct, kw_only=True):
@@ -206,6 +208,7 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
         called_from=_called_from(entry),
         duration_s=entry.time.duration_s if entry.time else None,
         graph_breaks=len(entry.graph_breaks),
+        capture=entry.capture,
     )
 
 

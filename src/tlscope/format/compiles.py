@@ -371,6 +371,10 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     raw_lines: list[list[int]] = []
     #: First and last 1-based line of its envelopes in the input log.
     log_lines: list[int] = []
+    #: `aot_compile`, `export` or `fullgraph`: a fullgraph capture (torch.compile(...).aot_compile,
+    #: strict torch.export) whose backend events and metrics torch logged outside any compile id,
+    #: read here as this compile's; null for every other compile. Since 1.20.
+    capture: str | None = None
 
 
 class DistinctGraphBreak(msgspec.Struct, kw_only=True):

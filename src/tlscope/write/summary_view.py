@@ -136,6 +136,8 @@ def _compiles(summary: Summary) -> Table:
         time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
         style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
         function = _cut(row.function)
+        if row.capture:  # torch.compile(...).aot_compile or strict export: no function of its own logged
+            function.append(f"{' ' if row.function else ''}({row.capture})", style="dim")
         if row.called_from:
             function.append(f"\n← {row.called_from}", style="dim")
         table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))

@@ -16,18 +16,25 @@ from typing import TypeVar
 import msgspec
 
 from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
+from tlscope.analyse.fold.capture import Captures
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
-from tlscope.analyse.fold.guards import error_user_frame, guard_failure, is_torch_bare_reason, reason_texts
+from tlscope.analyse.fold.guards import (
+    dynamo_error_frame,
+    error_user_frame,
+    guard_failure,
+    is_torch_bare_reason,
+    reason_texts,
+)
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.analyse.tlparse.stack import drop_convert_frame_suffix, resolve_stack
+from tlscope.analyse.tlparse.stack import ResolvedFrame, drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
     CacheOutcome,
     Graph,
@@ -35,6 +42,7 @@ from tlscope.format.compiles import (
     GraphInput,
     PayloadRef,
     SourceLocation,
+    Timing,
 )
 from tlscope.format.json_boundary import JsonError, chromium_of, decode
 from tlscope.model.compile_id import CompileId
@@ -48,6 +56,7 @@ from tlscope.model.events import (
     DescribeTensor,
     DynamoStart,
 )
+from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 
 #: Event keys whose payload is code (generated, or a dump of code).
@@ -97,6 +106,8 @@ class CompileFold:
         self.symbols = SymbolFold(self.user)
         #: Each torch.export call and how it ended (compiles.json `exports`).
         self.exports = ExportFold(self.user)
+        #: Which compile a fullgraph capture's records outside any compile id belong to.
+        self.captures = Captures()
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -119,6 +130,48 @@ class CompileFold:
         if acc is None:
             acc = state.accs[cid] = CompileAcc(cid)
         acc.count(record, raw_line)
+        if cid.frame_id is not None or cid.compiled_autograd_id is not None:
+            if self.captures.watching:  # most logs have no capture: no call per record
+                self.captures.traced(cid)
+        elif (captured := self._captured(record)) is not None:
+            # Counted among `[-/-]`'s events (raw_lines holds an id's own records), read as its compile's.
+            if record.key != "chromium_event":
+                self._capture_record(captured, record)
+                self._fold(captured, record, raw_line)
+            else:
+                self._chromium(record, _frame(captured.cid))
+            return
+        self._fold(acc, record, raw_line)
+
+    def _captured(self, record: Record) -> CompileAcc | None:
+        """The compile a fullgraph capture's record outside any compile id belongs to (capture.py)."""
+        cid = self.captures.outside(record)
+        if cid is None:
+            return None
+        acc = self.frames.state(frame_of_id(cid)).accs.get(cid)
+        if acc is not None:
+            acc.capture = self.captures.apis.get(cid, "fullgraph")
+        return acc
+
+    def _capture_record(self, acc: CompileAcc, record: Record) -> None:
+        """What a capture's record says that a compile's own records would: its stack (there is
+        no dynamo_start) and, for a failure, its user line (no dynamo_error artifact either)."""
+        if not acc.stack and (stack := frames_of(record.envelope.get("stack"))):
+            acc.stack = _located(resolve_stack(stack, record))
+        event = record.event
+        if not isinstance(event, CompilationMetrics) or record.key != "compilation_metrics":
+            return
+        if event.fail_reason and acc.error_frame is None:
+            acc.error_frame = dynamo_error_frame(event.fail_reason, self.user)
+        start, end = event.start_time_us, event.end_time_us
+        if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
+            # No `dynamo` span (the capture's is outside the compile): the record's own times
+            # are the capture's, the backend included.
+            acc.capture_time = Timing(
+                start_us=start, end_us=end, duration_s=round((end - start) / 1e6, 6), source="compilation_metrics"
+            )
+
+    def _fold(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
         event = record.event
         # The event types are disjoint (CompilationMetrics' subclasses aside): the most common
         # records (chromium events, then describe_*) are tested first.
@@ -176,7 +229,9 @@ class CompileFold:
         if want in self._wanted(acc).get(_frame(acc.cid), ()):
             acc.call_values.setdefault(want, (event.source, event.val))
 
-    def _chromium(self, record: Record) -> None:
+    def _chromium(self, record: Record, captured: CompileId | None = None) -> None:
+        """A phase's span, under its `args.compile_id`, or under `captured` (a fullgraph
+        capture's spans outside the compile name none)."""
         # The reader's decode (`chromium_of`, inline), which the format writer reads too.
         decoded = record.chromium if record.chromium is not None else chromium_of(record)
         if decoded.error is not None:
@@ -192,7 +247,7 @@ class CompileFold:
             event = msgspec.convert(decoded.value, ChromiumSpan)
         except msgspec.ValidationError:
             return
-        key = frame_key(event.args.compile_id if event.args is not None else None)
+        key = captured or frame_key(event.args.compile_id if event.args is not None else None)
         if key is None:
             return
         times = self.frames.state(frame_of_id(key)).times
@@ -203,8 +258,7 @@ class CompileFold:
         found.feed(event)
 
     def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
-        frames = drop_convert_frame_suffix(resolve_stack(event.stack, record))
-        acc.stack = [SourceLocation(file=f.filename, line=f.line, name=f.name, code=f.loc) for f in frames]
+        acc.stack = _located(drop_convert_frame_suffix(resolve_stack(event.stack, record)))
         if acc.stack and acc.function is None:
             last = acc.stack[-1]
             acc.function = SourceLocation(file=last.file, line=last.line, name=last.name)
@@ -358,6 +412,10 @@ def cache_fields(payload: bytes, md5: str | None) -> tuple[str | None, str | Non
     if md5 is not None:
         _remember(_CACHE_FIELDS, md5, found)
     return found
+
+
+def _located(frames: list[ResolvedFrame]) -> list[SourceLocation]:
+    return [SourceLocation(file=f.filename, line=f.line, name=f.name, code=f.loc) for f in frames]
 
 
 def _remember(memo: dict[str, T], md5: str, value: T) -> None:

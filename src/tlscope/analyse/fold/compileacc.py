@@ -19,6 +19,7 @@ from tlscope.format.compiles import (
     PayloadRef,
     SourceLocation,
     TensorInput,
+    Timing,
 )
 from tlscope.format.status import status_from_metrics
 from tlscope.model.compile_id import CompileId
@@ -64,6 +65,10 @@ class CompileAcc:
         #: (analyse/fold/callvalues.py): only those of sources a guard failure names, so a few.
         self.call_values: Values = {}
         self.pending_tensors: dict[tuple[int | None, int | None], DescribeTensor] = {}
+        #: The API of the fullgraph capture this compile was (analyse/fold/capture.py), else None.
+        self.capture: str | None = None
+        #: A capture's time, from its last metrics record's start and end (it has no `dynamo` span).
+        self.capture_time: Timing | None = None
 
     def count(self, record: Record, raw_line: int | None) -> None:
         self.events += 1

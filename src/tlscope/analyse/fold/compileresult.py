@@ -130,7 +130,7 @@ class _Frames:
         found = frame_time.timing() if frame_time is not None else None
         if found is None and acc.metrics is not None and acc.metrics.entire_frame_compile_time_s is not None:
             found = Timing(duration_s=acc.metrics.entire_frame_compile_time_s, source="compilation_metrics")
-        return found
+        return found or acc.capture_time
 
     def recompile(self, acc: CompileAcc) -> Recompile | None:
         accs = self.attempts.get(frame_of(acc.cid), [acc])
@@ -269,6 +269,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         events=acc.events,
         raw_lines=acc.raw_ranges,
         log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
+        capture=acc.capture,
     )
 
 

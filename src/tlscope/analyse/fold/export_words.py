@@ -9,8 +9,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tlscope.analyse.fold.guards import block_frame, error_user_frame
-from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import ExportFix, ExportIssue, ExportSymbol, SourceLocation
 from tlscope.model.events import FrameLocals
 
@@ -152,12 +150,6 @@ def data_dependent_expr(reason: str) -> str | None:
     """The expression of a data-dependent error's message, if the reason is one."""
     match = _DATA_DEPENDENT.search(reason)
     return match[1].strip() if match else None
-
-
-def dynamo_error_frame(reason: str, user: UserCode) -> SourceLocation | None:
-    """The user's line of a Dynamo failure's reason: its `from user code:` block, else the
-    `User stack:` block of a constraint violation."""
-    return error_user_frame(reason, user) or block_frame(reason, "\nUser stack:\n", user)
 
 
 def dynamo_error_text(fail_type: str, reason: str, at: SourceLocation | None) -> tuple[str, ExportFix | None]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tlscope.analyse.fold.capture import capture_api
 from tlscope.analyse.fold.export_words import (
     SYMBOL,
     assigned_name,
@@ -31,7 +32,6 @@ from tlscope.analyse.fold.export_words import (
     code_expr,
     data_dependent_expr,
     dim_name,
-    dynamo_error_frame,
     dynamo_error_text,
     expr_fix,
     expr_sentence,
@@ -40,6 +40,7 @@ from tlscope.analyse.fold.export_words import (
     partial_sentence,
     specialised_fix,
 )
+from tlscope.analyse.fold.guards import dynamo_error_frame
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
@@ -290,10 +291,12 @@ class ExportFold:
 
     def _compile_ended(self, record: Record, raw_line: int | None) -> None:
         """A compile's metrics: torch.compile's carry its compile id; strict export's Dynamo trace
-        logs its own outside any (and its ids restart at [0/0] each call). A strict trace that
+        logs its own outside any (and its ids restart at [0/0] each call), as does torch.compile's
+        aot_compile, told apart by the record's stack (no export call). A strict trace that
         failed ends its call, failed, with the failure's reason as its issue; one that did not
         says nothing of the call's outcome (without TORCH_DTRACE no `exported_program` follows)."""
-        if not outside_compiles(record.compile_id):
+        if not outside_compiles(record.compile_id) or capture_api(record) == "aot_compile":
+            # torch.compile's, or its ahead-of-time capture's (analyse/fold/capture.py): no export.
             self._traced.clear()
             return
         self.exported_ids |= self._traced

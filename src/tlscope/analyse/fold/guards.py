@@ -141,6 +141,13 @@ def error_user_frame(text: str, user: UserCode | None = None) -> SourceLocation 
     return block_frame(text, "\nfrom user code:\n", user)
 
 
+def dynamo_error_frame(reason: str, user: UserCode) -> SourceLocation | None:
+    """The user's line of a Dynamo failure's reason (a `compilation_metrics` `fail_reason`, where
+    no `dynamo_error` artifact was logged): its `from user code:` block, else the `User stack:`
+    block of a constraint violation."""
+    return error_user_frame(reason, user) or block_frame(reason, "\nUser stack:\n", user)
+
+
 def _failure(
     kind: str,
     guard: str,

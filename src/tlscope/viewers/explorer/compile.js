@@ -289,6 +289,16 @@ function header(doc, cid, status, extra) {
 }
 
 /**
+ * A fullgraph capture's API and call (compiles.json `capture`, decided by tlscope), else null.
+ * @param {CompileView} view
+ */
+function captureText(view) {
+  if (!view.capture) return null;
+  const at = view.calledAt ? `, called at ${view.calledAt}` : '';
+  return `${view.capture}${at}: its backend's records and metrics, logged outside any compile id, are this compile's`;
+}
+
+/**
  * What the test hook shows of a drawn compile id.
  * @param {CompileView} view
  * @param {number | null} rank
@@ -311,6 +321,7 @@ function hookOf(view, rank, source) {
     cache: view.cache.length,
     function: view.function,
     durationS: view.durationS,
+    capture: view.capture,
   };
 }
 
@@ -379,6 +390,7 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
   if (rank !== null) box.appendChild(el(doc, 'div', 'cp-sub', `Details as rank ${rank} logged them`));
   box.appendChild(facts(doc, [
     ['function', view.function || NOT_LOGGED],
+    ['captured by', captureText(view)],
     ['time', timeText(view)],
     ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
     ['restart reasons', view.restartReasons.join('; ')],

@@ -45,6 +45,7 @@
  * @property {number} [events]
  * @property {number[][]} [raw_lines]
  * @property {number[]} [log_lines]
+ * @property {string | null} [capture]
  */
 
 /**

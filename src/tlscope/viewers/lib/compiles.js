@@ -67,6 +67,8 @@ import { isObject } from './format.js';
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
+ * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
+ * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
 
 /** What a view shows where the log holds no value (never an invented one). */
@@ -295,5 +297,7 @@ export function describeCompile(entry, merged = {}) {
     failure: describeFailure(e.failure),
     graphBreaks: list(e.graph_breaks).map((b) => ({ reason: text(b.reason) || '', where: frameText(b.user_frame), code: frameCode(b.user_frame), event: payloadRef(b.event) })),
     cache: list(e.cache).map((c) => ({ cache: text(c.cache) || '', outcome: text(c.outcome) || '', reason: text(c.reason), event: payloadRef(c.event) })),
+    capture: text(e.capture),
+    calledAt: frameText(e.user_frame),
   };
 }

@@ -44,6 +44,7 @@ export type CompileEntry = {
     events?: number | undefined;
     raw_lines?: number[][] | undefined;
     log_lines?: number[] | undefined;
+    capture?: string | null | undefined;
 };
 /**
  * A place in user code.

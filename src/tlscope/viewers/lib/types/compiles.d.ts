@@ -111,6 +111,8 @@ export function describeCompile(entry: unknown, merged?: {
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
+ * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
+ * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
@@ -224,4 +226,12 @@ export type CompileView = {
         reason: string | null;
         event: PayloadRefView | null;
     }>;
+    /**
+     * compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
+     */
+    capture: string | null;
+    /**
+     * `file:line` of the entry's user frame (for a capture: the call to it)
+     */
+    calledAt: string | null;
 };

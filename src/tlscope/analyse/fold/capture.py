@@ -1,0 +1,93 @@
+"""Fullgraph captures: compiles whose backend and metrics torch logs outside their compile id.
+
+`torch.compile(fn, fullgraph=True).aot_compile(...)` (the ahead-of-time path vLLM compiles its
+models with) and strict `torch.export` both trace through Dynamo's `fullgraph_capture`. Only
+Dynamo's own trace carries the compile id (`[0/0]`); what follows it inside the capture's
+chromium span (AOTAutograd's and Inductor's graphs, the output code, the cache outcomes, the
+guards) and the compile's `compilation_metrics` after the span are logged with no compile id.
+A log of such a run showed every compile as `metrics_missing` with no time, no output code and
+no failure (pytorch/pytorch#169133 asks the same of tlparse).
+
+`Captures` follows the spans and says which compile id an outside record belongs to: inside an
+open span, the id Dynamo traced last in it; after the span closed, only the compile's metrics
+records, until a compile of its own starts or another capture opens. The records themselves stay
+outside in raw.jsonl and the manifest (as torch logged them): compiles.json's entry takes what
+they say and names the capture (`capture`: `aot_compile`, `export`, or `fullgraph` when the
+stacks do not say which API it was).
+"""
+
+from __future__ import annotations
+
+from tlscope.format.json_boundary import chromium_of
+from tlscope.model.compile_id import CompileId
+from tlscope.model.events import CompilationMetrics
+from tlscope.model.lenient import frames_of
+from tlscope.model.record import Record
+
+#: The chromium span of a fullgraph capture (torch/_dynamo/convert_frame.py `fullgraph_capture`).
+CAPTURE_SPAN = "fullgraph_capture"
+#: What ran the capture, from the file of a frame on an outside record's stack.
+_EXPORT_FILE = "/torch/export/"
+_AOT_COMPILE_FILE = "/torch/_dynamo/aot_compile.py"
+
+
+def capture_api(record: Record) -> str | None:
+    """`export` or `aot_compile` when `record`'s envelope stack passes through that API; None
+    when it has no stack or names neither."""
+    stack = frames_of(record.envelope.get("stack"))
+    if not stack:
+        return None
+    files = [record.frame_filename(frame).replace("\\", "/") for frame in stack]
+    if any(_EXPORT_FILE in file for file in files):
+        return "export"
+    if any(file.endswith(_AOT_COMPILE_FILE) for file in files):
+        return "aot_compile"
+    return None
+
+
+class Captures:
+    """Where a fullgraph capture's outside records belong (see the module docstring)."""
+
+    __slots__ = ("_open", "apis", "cid", "watching")
+
+    def __init__(self) -> None:
+        self._open = False
+        #: The compile id the current (or last) capture traced; None when no capture applies.
+        self.cid: CompileId | None = None
+        #: A span is open or its compile id still takes metrics: `traced` has something to do.
+        self.watching = False
+        #: Each captured compile id's API, when a record said which.
+        self.apis: dict[CompileId, str] = {}
+
+    def traced(self, cid: CompileId) -> None:
+        """A record with a compile id: inside a span Dynamo's trace; outside one a compile of its own."""
+        if self._open:
+            self.cid = cid
+        else:
+            self.cid, self.watching = None, False
+
+    def outside(self, record: Record) -> CompileId | None:
+        """The compile id an outside record belongs to, else None; follows the spans."""
+        if record.key == "chromium_event":
+            self._span(record)
+            return self.cid if self._open else None
+        if self.cid is None:
+            return None
+        if not self._open and not isinstance(record.event, CompilationMetrics):
+            return None  # after the span only the compile's metrics are its own
+        api = capture_api(record)
+        if api is not None:
+            self.apis[self.cid] = api
+        return self.cid
+
+    def _span(self, record: Record) -> None:
+        # The reader's decode (`chromium_of`, inline), as the compile fold reads it.
+        value = (record.chromium if record.chromium is not None else chromium_of(record)).value
+        if not isinstance(value, dict) or value.get("name") != CAPTURE_SPAN:
+            return
+        phase = value.get("ph")
+        if phase == "B":
+            self._open, self.cid, self.watching = True, None, True
+        elif phase == "E":
+            self._open = False
+            self.watching = self.cid is not None

@@ -1,0 +1,230 @@
+"""Fullgraph captures (format 1.20, FORMAT.md "Fullgraph captures"): `torch.compile(...).aot_compile`
+and strict torch.export log their backend and metrics outside any compile id; compiles.json reads
+them as the captured compile's. Checked on the corpus's real logs (aot_compile, export_strict) and
+on hostile ones."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from helpers import CORPUS
+
+import tlscope
+from tlscope.format.compiles import CompileEntry
+
+PREFIX = "V1128 04:30:00.000000 4242 torch/_logging/structured.py:28] "
+
+
+def _log_of(scenario: str) -> Path:
+    (log,) = sorted((CORPUS / scenario).glob("*.log.gz"))
+    return log
+
+
+def _entries(log: Path) -> dict[str, CompileEntry]:
+    return {entry.id: entry for entry in tlscope.load(log).compiles}
+
+
+def _line_of(text: str) -> int:
+    lines = (CORPUS.parent / "scenarios" / "aot_compile.py").read_text().splitlines()
+    return next(n for n, line in enumerate(lines, 1) if text in line)
+
+
+def _envelopes(log: Path) -> list[dict[str, Any]]:
+    import gzip
+
+    text = gzip.decompress(log.read_bytes()).decode()
+    return [json.loads(line.split("] ", 1)[1]) for line in text.splitlines() if line and not line.startswith("\t")]
+
+
+def test_aot_compiles_compile_has_its_backend_metrics_time_and_the_call_that_made_it() -> None:
+    log = _log_of("aot_compile")
+    entries = _entries(log)
+    block, branchy, outside = entries["[0/0]"], entries["[1/0]"], entries["[-/-]"]
+    # Before 1.20 both were metrics_missing with no time, graphs or code.
+    assert (block.status, block.capture) == ("ok", "aot_compile")
+    assert (branchy.status, branchy.capture) == ("failed", "aot_compile")
+    assert outside.capture is None and outside.status == "outside"
+    # The metrics record after the span is the compile's; its time is the record's own span.
+    metrics = [e["compilation_metrics"] for e in _envelopes(log) if "compilation_metrics" in e]
+    assert [r.log_line for r in block.metrics_records] and len(metrics) == 2
+    assert block.time is not None and block.time.source == "compilation_metrics"
+    assert block.time.duration_s == round((metrics[0]["end_time_us"] - metrics[0]["start_time_us"]) / 1e6, 6)
+    assert block.time.duration_s is not None and block.time.duration_s > 1  # Inductor's C++ compile is in it
+    # What Inductor made, logged outside any compile id, is this compile's.
+    kinds = {g.kind for g in block.graphs}
+    assert {"dynamo_output_graph", "aot_inference_graph", "inductor_post_grad_graph"} <= kinds
+    assert "inductor_output_code" in {c.kind for c in block.code}
+    assert block.guards is not None and block.guards.kind == "dynamo_cpp_guards_str"
+    assert {p.name for p in block.phases} >= {"inductor_compile", "code_gen", "bytecode_tracing"}
+    # ... and no longer `[-/-]`'s, which still counts the records (raw_lines: its own).
+    assert not outside.graphs and not outside.code and outside.events > block.events
+    # No dynamo_start: the user frame is the line that called aot_compile.
+    assert block.user_frame is not None and block.user_frame.line == _line_of("aot_compile(((block, x), {}))")
+    assert branchy.user_frame is not None and branchy.user_frame.line == _line_of("torch.compile(branchy")
+    # The failure, from the metrics' reason (no dynamo_error artifact): the user's `if`.
+    failure = branchy.failure
+    assert failure is not None and failure.type == "Unsupported" and failure.reason == "Data-dependent branching"
+    assert failure.user_frame is not None and failure.user_frame.line == _line_of("if x.sum() > 0")
+    assert any("torch.cond" in hint for hint in failure.hints)
+
+
+def test_an_aot_compile_failure_is_not_an_export_call() -> None:
+    trace = tlscope.load(_log_of("aot_compile"))
+    assert trace.exports == [] and trace.exports_note is None
+
+
+def test_strict_exports_calls_are_one_compile_holding_each_calls_metrics() -> None:
+    entry = _entries(_log_of("export_strict"))["[0/0]"]
+    assert entry.capture == "export"
+    assert [r.status for r in entry.metrics_records] == ["failed", "failed", "ok"]
+    # The failures first, the last call's outcome as the status (as after torch._dynamo.reset()).
+    assert entry.status == "ok" and entry.failure is not None and entry.failure.type == "UserError"
+    assert entry.user_frame is not None and entry.user_frame.file is not None
+    assert entry.user_frame.file.endswith("export_strict.py")
+    assert {g.kind for g in entry.graphs} == {"dynamo_output_graph"}
+
+
+def test_summary_names_the_capture_and_lists_no_export(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(_log_of("aot_compile")), "--width", "200"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "2 compiles: 1 ok, 1 failed" in out and "(aot_compile)" in out
+    assert "export" not in out.replace("(aot_compile)", "")
+    rows = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tlscope", "summary", str(_log_of("aot_compile")), "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )["compiles"]
+    assert [(r["id"], r["status"], r["capture"]) for r in rows] == [
+        ("[0/0]", "ok", "aot_compile"),
+        ("[1/0]", "failed", "aot_compile"),
+    ]
+
+
+def _chromium(name: str, ph: str, **ids: int) -> tuple[dict[str, Any], str]:
+    event = {"name": name, "ph": ph, "ts": 1.0e15, "pid": 1, "tid": 1, "cat": "dynamo_timed", "args": {}}
+    return {"chromium_event": {}, **ids}, json.dumps(event)
+
+
+def _write(path: Path, records: list[tuple[dict[str, Any], str | None]]) -> Path:
+    lines = []
+    for envelope, payload in records:
+        if payload is not None:  # as torch logs it: the payload's MD5 on the envelope
+            envelope = {**envelope, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
+        lines.append(PREFIX + json.dumps(envelope))
+        if payload is not None:
+            lines.extend("\t" + line for line in payload.split("\n"))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+ID = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+GRAPH = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        return (x,)\n"
+CODE = "def call(args):\n    return args\n"
+
+
+def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> None:
+    """A span never closed, an end with no begin, a begin with no compile traced, records after
+    the span that are not metrics, metrics after another compile started, a junk span payload,
+    times that are not numbers or run backwards."""
+    metrics = {"compilation_metrics": {"fail_type": None, "start_time_us": 5, "end_time_us": 3}}
+    open_span = _write(
+        tmp_path / "open.log",
+        [
+            _chromium("fullgraph_capture", "B"),
+            ({"dynamo_output_graph": {}, **ID}, GRAPH),
+            ({"inductor_output_code": {}}, CODE),
+            (metrics, None),  # the span never ends (a cut log): still the compile's
+        ],
+    )
+    entry = _entries(open_span)["[0/0]"]
+    assert entry.capture == "fullgraph" and [c.kind for c in entry.code] == ["inductor_output_code"]
+    assert entry.status == "ok" and entry.time is None  # end before start: no time invented
+    no_begin = _write(
+        tmp_path / "nobegin.log",
+        [
+            ({"dynamo_output_graph": {}, **ID}, GRAPH),
+            _chromium("fullgraph_capture", "E"),
+            ({"inductor_output_code": {}}, CODE),
+            (metrics, None),
+        ],
+    )
+    entries = _entries(no_begin)
+    assert entries["[0/0]"].capture is None and entries["[0/0]"].status == "metrics_missing"
+    assert [c.kind for c in entries["[-/-]"].code] == ["inductor_output_code"]
+    nothing_traced = _write(
+        tmp_path / "untraced.log",
+        [
+            _chromium("fullgraph_capture", "B"),
+            ({"inductor_output_code": {}}, CODE),
+            _chromium("fullgraph_capture", "E"),
+            (metrics, None),
+        ],
+    )
+    assert [e.capture for e in _entries(nothing_traced).values()] == [None]
+    after = _write(
+        tmp_path / "after.log",
+        [
+            _chromium("fullgraph_capture", "B"),
+            ({"dynamo_output_graph": {}, **ID}, GRAPH),
+            _chromium("fullgraph_capture", "E"),
+            ({"inductor_output_code": {}}, CODE),  # after the span: not a metrics record
+            ({"dynamo_output_graph": {}, "frame_id": 1, "frame_compile_id": 0, "attempt": 0}, GRAPH),
+            (metrics, None),  # after a compile of its own started: not the capture's
+        ],
+    )
+    entries = _entries(after)
+    assert entries["[0/0]"].status == "metrics_missing" and entries["[0/0]"].capture is None
+    assert entries["[1/0]"].status == "metrics_missing" and entries["[-/-]"].metrics_records
+    junk = _write(
+        tmp_path / "junk.log",
+        [
+            ({"chromium_event": {}}, "{not json"),
+            ({"chromium_event": {}}, json.dumps(["fullgraph_capture"])),
+            ({"chromium_event": {}}, json.dumps({"name": "fullgraph_capture", "ph": 7})),
+            ({"dynamo_output_graph": {}, **ID}, GRAPH),
+            ({"compilation_metrics": {"start_time_us": "soon", "end_time_us": None}}, None),
+        ],
+    )
+    assert _entries(junk)["[0/0]"].capture is None
+
+
+def test_the_api_is_read_from_the_records_stacks(tmp_path: Path) -> None:
+    """`export` when a frame is under torch/export/, `aot_compile` for torch/_dynamo/aot_compile.py
+    (interned or not), `fullgraph` otherwise; a failed aot_compile capture is no export call, a
+    failed export one is."""
+
+    def log(name: str, files: list[str]) -> Path:
+        strings = [({"str": [file, n]}, None) for n, file in enumerate(files)]
+        stack = [{"line": 1, "name": "f", "filename": n} for n in range(len(files))]
+        failed = {"compilation_metrics": {"fail_type": "Unsupported", "fail_reason": "no"}, "stack": stack}
+        return _write(
+            tmp_path / f"{name}.log",
+            [
+                *strings,
+                _chromium("fullgraph_capture", "B"),
+                ({"dynamo_output_graph": {}, **ID}, GRAPH),
+                _chromium("fullgraph_capture", "E"),
+                (failed, None),
+            ],
+        )
+
+    export = log("export", ["/x/main.py", "/v/site-packages/torch/export/_trace.py", "/v/torch/_dynamo/aot_compile.py"])
+    aot = log("aot", ["/x/main.py", "/v/site-packages/torch/_dynamo/aot_compile.py"])
+    other = log("other", ["/x/main.py", "/v/site-packages/torch/_dynamo/eval_frame.py"])
+    assert _entries(export)["[0/0]"].capture == "export" and len(tlscope.load(export).exports) == 1
+    assert _entries(aot)["[0/0]"].capture == "aot_compile" and tlscope.load(aot).exports == []
+    assert _entries(other)["[0/0]"].capture == "fullgraph"
+    for entry in (_entries(export)["[0/0]"], _entries(aot)["[0/0]"]):
+        assert entry.status == "failed" and entry.user_frame is not None and entry.user_frame.file == "/x/main.py"
