@@ -72,16 +72,19 @@ def display(meta: dict[str, Any]) -> str:
 
 
 def owners(records: list[tuple[dict[str, Any], str]]) -> list[str]:
-    """Each record's compile id as compiles.json reads it (FORMAT.md "Fullgraph captures"): its
-    own, except that a record outside any compile id inside an open `fullgraph_capture` span, or a
-    metrics record after the span closed, is the compile the span traced last (until a compile of
-    its own or another capture starts)."""
+    """Each record's compile as compiles.json reads it (FORMAT.md "Fullgraph captures" and "AOT
+    Inductor compiles"): its own compile id, except that a record outside any compile id inside an
+    open `fullgraph_capture` span, or a metrics record after the span closed, is the compile the
+    span traced last (until a compile of its own or another capture starts), and likewise for a
+    `compile_fx_aot` span, whose records are `aot_inductor[N]`, the Nth such span."""
     found: list[str] = []
     span_open, captured = False, None
+    aoti_open, aoti, spans = False, None, 0
     for meta, payload in records:
         own = display(meta)
         if meta.get("frame_id") is not None or meta.get("compiled_autograd_id") is not None:
             captured = own if span_open else None
+            aoti = aoti if aoti_open else None
             found.append(own)
             continue
         if "chromium_event" in meta:
@@ -89,16 +92,30 @@ def owners(records: list[tuple[dict[str, Any], str]]) -> list[str]:
                 event = json.loads(payload)
             except ValueError:
                 event = None
-            if isinstance(event, dict) and event.get("name") == "fullgraph_capture":
-                if event.get("ph") == "B":
-                    span_open, captured = True, None
-                elif event.get("ph") == "E":
-                    span_open = False
+            name, ph = (event.get("name"), event.get("ph")) if isinstance(event, dict) else (None, None)
+            if name == "fullgraph_capture":
+                span_open, captured = (True, None) if ph == "B" else (span_open and ph != "E", captured)
+            elif name == "compile_fx_aot":
+                if ph == "B":
+                    aoti_open, aoti, spans = True, f"aot_inductor[{spans}]", spans + 1
+                elif ph == "E":
+                    aoti_open = False
             found.append(own)
             continue
         metrics = any(isinstance(meta.get(key), dict) for key in METRICS_KEYS)
-        found.append(captured if captured is not None and (span_open or metrics) else own)
+        if captured is not None and (span_open or metrics):
+            found.append(captured)
+        elif aoti is not None and (aoti_open or metrics):
+            found.append(aoti)
+        else:
+            found.append(own)
     return found
+
+
+def with_aot_inductor(compiles: dict[str, Any]) -> list[dict[str, Any]]:
+    """compiles.json's entries, then its AOT Inductor compiles named as `owners` names them."""
+    aoti = [{**c, "id": f"aot_inductor[{c['index']}]"} for c in compiles.get("aot_inductor", [])]
+    return [*compiles["compiles"], *aoti]
 
 
 def break_key(payload: str) -> tuple[str, str | None, int | None]:
@@ -146,7 +163,7 @@ def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
     out = parsed(log, tmp_path)
     records = envelopes(log)
     compiles = load(out, "compiles.json")
-    by_id = {c["id"]: c for c in compiles["compiles"]}
+    by_id = {c["id"]: c for c in with_aot_inductor(compiles)}
     manifest = load(out, "manifest.json")
 
     # An entry per compile id, in manifest order.
@@ -182,7 +199,7 @@ def test_answers_on_real_logs(log: Path, tmp_path: Path) -> None:
     # The entry's status is its last forward compile's: failed exactly when that one failed.
     for cid, metrics in last_forward.items():
         assert (by_id[cid]["status"] == "failed") == (metrics.get("fail_type") is not None), cid
-    assert_every_metrics_record_kept(records, compiles["compiles"])
+    assert_every_metrics_record_kept(records, with_aot_inductor(compiles))
 
     # Every byte of the input is attributed.
     size = load(out, "log_size.json")

@@ -228,3 +228,94 @@ def test_the_api_is_read_from_the_records_stacks(tmp_path: Path) -> None:
     assert _entries(other)["[0/0]"].capture == "fullgraph"
     for entry in (_entries(export)["[0/0]"], _entries(aot)["[0/0]"]):
         assert entry.status == "failed" and entry.user_frame is not None and entry.user_frame.file == "/x/main.py"
+
+
+def test_an_aot_inductor_compile_is_read_from_its_span() -> None:
+    """corpus aoti: torch.export, then aoti_compile_and_package. Before 1.21 the log had no compile:
+    its graphs, C++ code and metrics were `[-/-]`'s."""
+    log = _log_of("aoti")
+    trace = tlscope.load(log)
+    (aoti,) = trace.aot_inductor
+    assert aoti.status == "ok" and aoti.failure is None
+    (metrics,) = [e["compilation_metrics"] for e in _envelopes(log) if "compilation_metrics" in e]
+    assert aoti.time is not None and aoti.time.source == "compilation_metrics"
+    assert aoti.time.duration_s == round((metrics["end_time_us"] - metrics["start_time_us"]) / 1e6, 6)
+    assert [r.kind for r in aoti.metrics_records] == ["compilation_metrics"]
+    assert {"before_pre_grad_graph", "aot_inference_graph", "inductor_post_grad_graph"} <= {g.kind for g in aoti.graphs}
+    assert sorted(c.kind for c in aoti.code) == ["fx_graph_runnable", "graph_dump", "graph_dump"]
+    assert {p.name for p in aoti.phases} >= {"inductor_compile", "GraphLowering.run", "compile_file"}
+    lines = (CORPUS.parent / "scenarios" / "aoti.py").read_text().splitlines()
+    called = next(n for n, line in enumerate(lines, 1) if "aoti_compile_and_package(program" in line)
+    assert aoti.user_frame is not None and aoti.user_frame.line == called
+    assert aoti.log_lines and aoti.log_lines[0] < aoti.log_lines[1]
+    (outside,) = trace.compiles
+    assert outside.id == "[-/-]" and not outside.graphs and not outside.code and not outside.metrics_records
+    summary = trace.summary()
+    assert summary.aot_inductor == [aoti] and summary.compile_time_s == aoti.time.duration_s
+
+
+def test_tlparses_aot_inductor_logs_hold_one_compile_each() -> None:
+    from helpers import TLPARSE_TRACES, require_shared
+
+    require_shared()
+    logs = [
+        p
+        for p in sorted((TLPARSE_TRACES / "inputs").glob("*"))
+        if p.is_file() and b'"compile_fx_aot"' in p.read_bytes()
+    ]
+    assert len(logs) == 5  # inductor_provenance_aot*.txt and inductor_provenance_extended_log.txt
+    for log in logs:
+        (aoti,) = tlscope.load(log).aot_inductor
+        assert aoti.status == "ok" and aoti.time is not None and aoti.code, log.name
+        assert aoti.user_frame is not None and aoti.user_frame.code is not None, log.name
+        assert "aoti_compile_and_package" in aoti.user_frame.code or "aot_compile" in aoti.user_frame.code
+
+
+def test_the_run_summary_and_report_say_the_aot_inductor_compiles(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+
+    def run(*args: str) -> str:
+        command = [sys.executable, "-m", "tlscope", *args]
+        return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+    told = run(str(_log_of("aoti")), "-o", str(out), "--no-browser")
+    assert "AOT Inductor: 1 compile, 1 ok, 12.92 s." in told
+    said = run("summary", str(out), "--width", "200")
+    assert "1 AOT Inductor compile: 1 ok" in said and "aoti.py:27" in said and "0 compiles" not in said
+    assert json.loads(run("summary", str(out), "--json"))["aot_inductor"][0]["status"] == "ok"
+    page = (out / "index.html").read_text()
+    assert '<tr id="aot-inductor-0">' in page and "<code>aoti.py:27</code>" in page
+    code = json.loads((out / "compiles.json").read_text())["aot_inductor"][0]["code"]
+    assert all(f'<a href="{c["payload_filename"]}">' in page and (out / c["payload_filename"]).is_file() for c in code)
+
+
+def test_hostile_aot_inductor_spans(tmp_path: Path) -> None:
+    """A span never closed, an end without a begin, metrics after the span (its own) and after a
+    compile of its own started (not), records after the span that are not metrics, and more spans
+    than are kept."""
+    code = ({"graph_dump": {"name": "inductor_aot_wrapper_code"}}, CODE)
+    metrics = ({"compilation_metrics": {"fail_type": "CppCompileError", "fail_reason": "boom"}}, None)
+    records = [
+        _chromium("compile_fx_aot", "E"),  # no begin: nothing
+        code,
+        _chromium("compile_fx_aot", "B"),
+        code,
+        _chromium("compile_fx_aot", "E"),
+        metrics,  # after its span: its own
+        code,  # after its span, not metrics: `[-/-]`'s
+        _chromium("compile_fx_aot", "B"),
+        ({"dynamo_output_graph": {}, **ID}, GRAPH),
+        _chromium("compile_fx_aot", "E"),
+        ({"dynamo_output_graph": {}, **ID}, GRAPH),
+        metrics,  # a compile of its own started: `[-/-]`'s
+        _chromium("compile_fx_aot", "B"),
+        code,  # never closed: a cut log
+    ]
+    trace = tlscope.load(_write(tmp_path / "spans.log", records))
+    first, second, third = trace.aot_inductor
+    assert (first.status, first.failure and first.failure.type, len(first.code)) == ("failed", "CppCompileError", 1)
+    assert (second.status, second.code, third.status, len(third.code)) == ("metrics_missing", [], "metrics_missing", 1)
+    outside = next(c for c in trace.compiles if c.id == "[-/-]")
+    assert len(outside.code) == 2 and len(outside.metrics_records) == 1
+    many = _write(tmp_path / "many.log", [_chromium("compile_fx_aot", ph) for _ in range(10_003) for ph in "BE"])
+    assert len(tlscope.load(many).aot_inductor) == 10_000

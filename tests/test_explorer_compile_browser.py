@@ -39,6 +39,8 @@ TRACES = {
     "repeated": "graph_breaks_repeated",
     "specialized": "specialized",
     "unbacked": "unbacked",
+    "aoti": "aoti",
+    "aot_compile": "aot_compile",
 }
 
 
@@ -435,5 +437,53 @@ def test_a_reference_logged_under_another_attempt(browser: Any, site: ExplorerSi
     h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == ref["log_line"])
     assert h["selected"]["cid"] == logged_under == h["filter"]["cid"] and h["selected"]["key"] == "artifact"
     assert h["filter"]["q"] == "recompile_reasons"
+    assert page.errors == []
+    page.close()
+
+
+def test_aot_inductor_compiles_are_shown_with_the_outside_events(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """aoti: the AOT Inductor compile (compiles.json `aot_inductor`, format 1.21), which torch logs
+    with no compile id, is shown with `[-/-]`: its status, call, time, and a button per code and
+    graph that selects its event, the wrapper code's payload open."""
+    (aoti,) = json.loads((folders["aoti"] / "compiles.json").read_text())["aot_inductor"]
+    page = open_page(browser, site.explorer("aoti"))
+    c = pick(page, "[-/-]")["compile"]
+    assert c["status"] == "outside" and c["aotInductor"] == 1
+    box = page.locator(".cp-sec", has_text="AOT Inductor compiles (1)")
+    text = box.text_content()
+    assert f"compile 0: {aoti['status']}" in text and f"{aoti['time']['duration_s']:.2f} s" in text
+    assert f"{aoti['user_frame']['file']}:{aoti['user_frame']['line']}" in text
+    refs = [*aoti["code"], *aoti["graphs"]]
+    assert box.locator(".cp-ref").count() == len(refs)
+    wrapper = next(i for i, ref in enumerate(refs) if ref["kind"] == "graph_dump")
+    box.locator(".cp-ref").nth(wrapper).click()
+    h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == refs[wrapper]["log_line"])
+    assert h["selected"]["cid"] == "[-/-]"
+    payload = (folders["aoti"] / refs[wrapper]["payload_filename"]).read_text(encoding="utf-8")
+    wait_hook(page, lambda h: bool(h.get("payload")))
+    assert page.locator(".code-line .src").nth(1).text_content() == payload.split("\n")[1]
+    assert page.errors == []
+    page.close()
+
+
+def test_an_aot_compile_capture_says_what_captured_it(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """aot_compile: the captured compiles (compiles.json `capture`, format 1.20) show their status,
+    time and failure as read from the records torch logged outside them, and what captured them."""
+    data = entries(folders["aot_compile"])
+    page = open_page(browser, site.explorer("aot_compile"))
+    for cid in ("[0/0]", "[1/0]"):
+        entry = data[cid]
+        c = pick(page, cid)["compile"]
+        assert (c["status"], c["capture"]) == (entry["status"], "aot_compile")
+        assert c["durationS"] == entry["time"]["duration_s"]
+        frame = entry["user_frame"]
+        assert (
+            f"aot_compile, called at {frame['file']}:{frame['line']}" in page.locator(".cp-facts").first.text_content()
+        )
+    assert c["failure"]["type"] == data["[1/0]"]["failure"]["type"] == "Unsupported"
     assert page.errors == []
     page.close()

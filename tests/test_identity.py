@@ -310,3 +310,22 @@ def test_only_the_format_120_additions_are_forgiven() -> None:
     # Through the chain: a 1.18 base against a 1.20 file without captures.
     base, now = _outcome({"manifest.json": manifest % 18}), _outcome({"manifest.json": manifest % 20})
     assert identity.differences(base, now) == []
+
+
+def test_only_the_format_121_additions_are_forgiven() -> None:
+    """Against a 1.20 base: 1.21 added compiles.json's `aot_inductor` (its last field), empty but in
+    a log of AOT Inductor compiles: format_minor 21 -> 20 and the empty list removed; a list with
+    a compile, the field elsewhere, another file or another minor is not forgiven."""
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_121_additions("manifest.json", manifest % 21) == manifest % 20
+    assert identity.without_121_additions("index.html", manifest % 21) == manifest % 21
+    assert identity.without_121_additions("manifest.json", manifest % 22) == manifest % 22
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"exports":[\n],"exports_note":null%s}\n'
+    old = compiles % (20, b"")
+    assert identity.without_121_additions("compiles.json", compiles % (21, b',"aot_inductor":[\n]')) == old
+    one = compiles % (21, b',"aot_inductor":[\n{"index":0}\n]')
+    assert identity.without_121_additions("compiles.json", one) != old
+    inner = (compiles % (21, b"")).replace(b'"exports":[', b'"aot_inductor":[\n],"exports":[')
+    assert identity.without_121_additions("compiles.json", inner) != old
+    base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 21})
+    assert identity.differences(base, now) == []

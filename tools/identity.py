@@ -430,6 +430,24 @@ def without_119_additions(rel: str, data: bytes) -> bytes:
     return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
+_MINOR_21 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)21(?=,)')
+#: compiles.json's `aot_inductor` when empty, its last field, as written.
+_NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
+
+
+def without_121_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.20 wrote it: 1.21 added compiles.json's `aot_inductor` (last), empty but
+    in a log of AOT Inductor compiles (whose `[-/-]` entry changed too: not forgiven)."""
+    name = rel.rsplit("/", 1)[-1]
+    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+    if name not in formatted and not is_graphs_file(rel):
+        return data
+    data = _MINOR_21.sub(rb"\g<1>20", data, count=1)
+    if name == "compiles.json" and data.endswith(_NO_AOT_INDUCTOR):
+        data = data[: -len(_NO_AOT_INDUCTOR)] + b"}\n"
+    return data
+
+
 _MINOR_20 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)20(?=,)')
 #: A compile entry's `capture` (its last field) when null, as written: a JSON string cannot hold
 #: this text unescaped, so it is the field.
@@ -455,6 +473,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_121_additions,
     without_120_additions,
     without_119_additions,
     without_118_additions,

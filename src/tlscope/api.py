@@ -54,6 +54,7 @@ from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
 from tlscope.format.compiles import (
     Answers,
+    AotInductorCompile,
     CompileEntry,
     CompilesFile,
     DistinctGraphBreak,
@@ -170,6 +171,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         symbols=answers.symbols,
         exports=answers.exports,
         exports_note=answers.exports_note,
+        aot_inductor=answers.aot_inductor,
     )
 
 
@@ -312,6 +314,12 @@ class Trace:
         return self._compiles_file.exports_note
 
     @property
+    def aot_inductor(self) -> list[AotInductorCompile]:
+        """Each AOT Inductor compile (compiles.json `aot_inductor`): `.status`, `.time`,
+        `.user_frame` (the call), `.graphs`, `.code`, `.failure`."""
+        return self._compiles_file.aot_inductor
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -331,6 +339,7 @@ class Trace:
             input_shapes=self.input_shapes,
             exports=self.exports,
             exports_note=self.exports_note,
+            aot_inductor=self.aot_inductor,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

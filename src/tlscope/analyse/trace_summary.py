@@ -14,6 +14,7 @@ import msgspec
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
+    AotInductorCompile,
     CompileEntry,
     DistinctGraphBreak,
     ExportCall,
@@ -22,6 +23,7 @@ from tlscope.format.compiles import (
     GuardFailure,
     RecommendedFailure,
     Symbol,
+    Timing,
 )
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -148,6 +150,9 @@ class Summary(msgspec.Struct, kw_only=True):
     exports: list[ExportCall] = []
     #: What the calls cannot say (compiles.json `exports_note`, since 1.19).
     exports_note: str | None = None
+    #: Each AOT Inductor compile (compiles.json `aot_inductor`, since 1.21); their times are in
+    #: `compile_time_s`.
+    aot_inductor: list[AotInductorCompile] = []
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -166,6 +171,7 @@ def summarise_trace(
     symbols: Sequence[Symbol] = (),
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
+    aot_inductor: Sequence[AotInductorCompile] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -176,7 +182,7 @@ def summarise_trace(
         divergence=job.divergence if job is not None else None,
         stragglers=job.stragglers if job is not None else None,
         statuses=dict(Counter(c.status for c in real).most_common()),
-        compile_time_s=round(sum(c.time.duration_s or 0.0 for c in real if c.time is not None), 6),
+        compile_time_s=round(_seconds([c.time for c in real]) + _seconds([c.time for c in aot_inductor]), 6),
         compiles=[_compile_row(c) for c in real],
         graph_breaks=list(breaks),
         recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
@@ -197,7 +203,12 @@ def summarise_trace(
         symbols=list(symbols),
         exports=list(exports),
         exports_note=exports_note,
+        aot_inductor=list(aot_inductor),
     )
+
+
+def _seconds(times: Sequence[Timing | None]) -> float:
+    return sum(t.duration_s or 0.0 for t in times if t is not None)
 
 
 def _compile_row(entry: CompileEntry) -> CompileRow:

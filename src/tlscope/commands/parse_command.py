@@ -21,7 +21,7 @@ from tlscope.commands import others
 # model, the analyses and the report (~35 ms of imports).
 if TYPE_CHECKING:
     from tlscope.analyse.ranks.rank_summary import RankSummary
-    from tlscope.format.compiles import ExportCall
+    from tlscope.format.compiles import AotInductorCompile, ExportCall
     from tlscope.format.manifest import Manifest
     from tlscope.write.run_options import ParseOptions
 
@@ -169,6 +169,7 @@ def main(argv: Sequence[str]) -> int:
     print(summary(manifest, args.out))
     _tell_answers(parsed.statuses, parsed.recompiles, args.out)
     _tell_exports(parsed.exports, args.out, parsed.exports_note)
+    _tell_aot_inductor(parsed.aot_inductor)
     print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)
@@ -319,6 +320,18 @@ def _tell_answers(statuses: dict[str, int], recompiles: int, out: Path) -> None:
     trouble = recompiles or _TROUBLE & statuses.keys()
     why = f"; why and what to change: tlscope summary {_quote(out)}" if trouble else ""
     print(f"Compiles: {said}{why}.")
+
+
+def _tell_aot_inductor(compiles: Sequence[AotInductorCompile]) -> None:
+    """A log of AOT Inductor compiles (no compile id of their own): how many, how they ended."""
+    if not compiles:
+        return
+    from collections import Counter
+
+    counts = Counter(c.status.replace("_", " ") for c in compiles)
+    seconds = sum(c.time.duration_s or 0.0 for c in compiles if c.time is not None)
+    said = ", ".join(f"{n} {status}" for status, n in counts.most_common())
+    print(f"AOT Inductor: {len(compiles)} compile{'s' if len(compiles) != 1 else ''}, {said}, {seconds:.2f} s.")
 
 
 def _tell_exports(calls: Sequence[ExportCall], out: Path, note: str | None = None) -> None:

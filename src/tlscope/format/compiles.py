@@ -575,6 +575,35 @@ class ExportCall(msgspec.Struct, kw_only=True):
     issues: list[ExportIssue] = []
 
 
+class AotInductorCompile(msgspec.Struct, kw_only=True):
+    """One AOT Inductor compile (`torch._inductor.aoti_compile_and_package`, `aot_compile`): a
+    `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21."""
+
+    #: 0-based, in log order.
+    index: int
+    #: `ok`, `failed` (its metrics record has `fail_type`) or `metrics_missing` (none was logged:
+    #: the process died or the log was cut), as compile entries' statuses mean them.
+    status: str
+    #: The user line that called AOT Inductor (the innermost user frame of `stack`), if logged.
+    user_frame: SourceLocation | None = None
+    #: The stack of its first record that logged one, outermost first (file names resolved).
+    stack: list[SourceLocation] = []
+    #: From its metrics record's `start_time_us` and `end_time_us` (`source` `compilation_metrics`).
+    time: Timing | None = None
+    #: Time per phase, as a compile entry's (the spans inside `compile_fx_aot`).
+    phases: list[Phase] = []
+    failure: Failure | None = None
+    cache: list[CacheOutcome] = []
+    metrics: Metrics | None = None
+    metrics_records: list[MetricsRecord] = []
+    #: Its graphs (pre-grad, AOT, post-grad) and code (`inductor_aot_wrapper_code`,
+    #: `inductor_aot_kernel_code`, `fx_graph_runnable`), as a compile entry's.
+    graphs: list[Graph] = []
+    code: list[PayloadRef] = []
+    #: First and last 1-based input-log line of its records (the span's begin and end).
+    log_lines: list[int] = []
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -598,6 +627,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     #: What the calls cannot say, e.g. that without TORCH_DTRACE only failed calls show; null
     #: when nothing is to say. Since 1.19.
     exports_note: str | None = None
+    #: Each AOT Inductor compile, in log order (empty without one). Since 1.21.
+    aot_inductor: list[AotInductorCompile] = []
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -615,6 +646,7 @@ class Answers(msgspec.Struct, kw_only=True):
     input_shapes: Sequence[FrameShapes] = []
     exports: list[ExportCall] = []
     exports_note: str | None = None
+    aot_inductor: list[AotInductorCompile] = []
     #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
     #: made: what a parse says of them without reading compiles.json back.
     statuses: dict[str, int] = {}

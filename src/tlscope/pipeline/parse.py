@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, overload
 import msgspec
 
 from tlscope.format import layout
-from tlscope.format.compiles import Answers, ExportCall
+from tlscope.format.compiles import Answers, AotInductorCompile, ExportCall
 from tlscope.format.errors import InputError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.manifest import Manifest
@@ -62,6 +62,7 @@ class Parsed(msgspec.Struct, kw_only=True):
     recompiles: int = 0
     exports: list[ExportCall] = []
     exports_note: str | None = None
+    aot_inductor: list[AotInductorCompile] = []
 
 
 def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
@@ -161,6 +162,7 @@ def parse_log(
         recompiles=found.recompiles,
         exports=found.exports,
         exports_note=found.exports_note,
+        aot_inductor=found.aot_inductor,
     )
 
 

@@ -25,7 +25,7 @@ from typing import IO, TypeVar, overload
 import msgspec
 
 from tlscope.analyse.fold.compile_fold import CompileFold
-from tlscope.analyse.fold.compileresult import frame_entries
+from tlscope.analyse.fold.compileresult import aot_inductor, frame_entries
 from tlscope.analyse.fold.framestore import Frame, FrameState
 from tlscope.analyse.fold.graphbreaks import BreakGroups
 from tlscope.analyse.fold.shapes import input_shapes
@@ -34,6 +34,7 @@ from tlscope.analyse.fxgraph.model import TensorMeta
 from tlscope.analyse.logsize_fold import LogSizeFold
 from tlscope.format.compiles import (
     Answers,
+    AotInductorCompile,
     CompileEntry,
     CompilesFile,
     DistinctGraphBreak,
@@ -188,6 +189,14 @@ class AnswersSink:
             self._store,
         )
         self.size = LogSizeFold()
+        self._aoti_made: list[AotInductorCompile] | None = None
+
+    @property
+    def _aoti(self) -> list[AotInductorCompile]:
+        """compiles.json's `aot_inductor`, made once the pass is over."""
+        if self._aoti_made is None:
+            self._aoti_made = aot_inductor(self.compiles)
+        return self._aoti_made
 
     def feed(self, record: Record, raw_line: int | None) -> None:
         """Fold `record`, whose raw.jsonl line is `raw_line` (None: it has none)."""
@@ -231,6 +240,7 @@ class AnswersSink:
             input_shapes=gathered.shapes if shapes is None else shapes,
             exports=self.compiles.exports.result(),
             exports_note=self.compiles.exports.note(),
+            aot_inductor=self._aoti,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -250,7 +260,9 @@ class AnswersSink:
             self._store.close()
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
             exports = self.compiles.exports
-            shape_spans = write_tail(f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note())
+            shape_spans = write_tail(
+                f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note(), self._aoti
+            )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
@@ -306,13 +318,14 @@ def write_compiles(
     shapes: Sequence[FrameShapes] = (),
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
+    aoti: Sequence[AotInductorCompile] = (),
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports, exports_note)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -322,7 +335,9 @@ def write_head(f: IO[bytes]) -> None:
     )
     f.write(
         _ENCODER.encode(head)[:-1].replace(
-            b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null', b""
+            b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null,'
+            b'"aot_inductor":[]',
+            b"",
         )
     )
     f.write(b',"compiles":[')
@@ -345,9 +360,10 @@ def write_tail(
     encoded_shapes: Iterable[bytes] = (),
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
+    aoti: Sequence[AotInductorCompile] = (),
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
-    (`shapes`, then those already encoded), the export calls and their note; each input-shape
+    (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor compiles; each input-shape
     table's (offset, length)."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
@@ -367,5 +383,9 @@ def write_tail(
     for i, call in enumerate(exports):
         f.write(b"\n" if i == 0 else b",\n")
         f.write(_ENCODER.encode(call))
-    f.write(b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b"}\n")
+    f.write(b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[')
+    for i, compile_ in enumerate(aoti):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(compile_))
+    f.write(b"\n]}\n")
     return spans

@@ -30,17 +30,23 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         head = Text(f"Details of rank {summary.rank} (--rank N for another)\n", style="bold")
     # Two lines of their own rather than one that wraps at 80 columns mid-phrase.
     head.append(f"torch {summary.torch_version or '?'} · {summary.compile_time_s:.2f} s compiling\n")
+    lines = []
     if summary.exports:
         exports = Counter(call.status.replace("_", " ") for call in summary.exports)
         calls = f"{len(summary.exports)} export call{'s' if len(summary.exports) != 1 else ''}"
-        head.append(f"{calls}: {', '.join(f'{n} {s}' for s, n in exports.most_common())}")
-        if summary.compiles:
-            head.append("\n")
-    if summary.compiles or not summary.exports:
-        head.append(f"{len(summary.compiles)} compiles: {statuses}")
+        lines.append(f"{calls}: {', '.join(f'{n} {s}' for s, n in exports.most_common())}")
+    if summary.aot_inductor:
+        said = Counter(status_words(c.status) for c in summary.aot_inductor).most_common()
+        compiles = f"{len(summary.aot_inductor)} AOT Inductor compile{'s' if len(summary.aot_inductor) != 1 else ''}"
+        lines.append(f"{compiles}: {', '.join(f'{n} {s}' for s, n in said)}")
+    if summary.compiles or not lines:
+        lines.append(f"{len(summary.compiles)} compiles: {statuses}")
+    head.append("\n".join(lines))
     console.print(head)
     if summary.exports:
         console.print(_exports(summary))
+    if summary.aot_inductor:
+        console.print(_aot_inductor(summary))
     if summary.exports_note:
         console.print(Text(summary.exports_note, style="yellow"))
     for table in (
@@ -201,6 +207,23 @@ def _fix(fix: Fix) -> Text:
             text.append(f"  {where.code.strip()}", style="dim")
     text.append(f"\n    {fix.why}", style="dim")
     return text
+
+
+def _aot_inductor(summary: Summary) -> Table:
+    """Each AOT Inductor compile (compiles.json `aot_inductor`): how it ended, where it was called,
+    how long it took, what it made."""
+    table = _table("AOT Inductor", "#", "status", "called at", "time s", "made")
+    style = {"failed": "red", "ok": "green"}
+    for aoti in summary.aot_inductor[:TOP]:
+        time = f"{aoti.time.duration_s:.2f}" if aoti.time is not None and aoti.time.duration_s is not None else ""
+        made = Text(f"{len(aoti.graphs)} graphs, {len(aoti.code)} code files")
+        if aoti.failure is not None:
+            made = Text(f"{aoti.failure.type}: {aoti.failure.reason}", style="red")
+        called = where_text(aoti.user_frame) if aoti.user_frame is not None else ""
+        table.add_row(str(aoti.index), Text(aoti.status, style=style.get(aoti.status, "")), called, time, made)
+    if len(summary.aot_inductor) > TOP:
+        table.caption = f"{len(summary.aot_inductor) - TOP} more in compiles.json aot_inductor"
+    return table
 
 
 def _exports(summary: Summary) -> Table:

@@ -16,7 +16,7 @@ from typing import TypeVar
 import msgspec
 
 from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
-from tlscope.analyse.fold.capture import Captures
+from tlscope.analyse.fold.capture import AotiSpans, Captures
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
@@ -108,6 +108,8 @@ class CompileFold:
         self.exports = ExportFold(self.user)
         #: Which compile a fullgraph capture's records outside any compile id belong to.
         self.captures = Captures()
+        #: Each AOT Inductor compile (a `compile_fx_aot` span, no compile id), compiles.json `aot_inductor`.
+        self.aoti = AotiSpans()
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -133,6 +135,8 @@ class CompileFold:
         if cid.frame_id is not None or cid.compiled_autograd_id is not None:
             if self.captures.watching:  # most logs have no capture: no call per record
                 self.captures.traced(cid)
+            if self.aoti.current is not None:
+                self.aoti.traced()
         elif (captured := self._captured(record)) is not None:
             # Counted among `[-/-]`'s events (raw_lines holds an id's own records), read as its compile's.
             if record.key != "chromium_event":
@@ -140,6 +144,15 @@ class CompileFold:
                 self._fold(captured, record, raw_line)
             else:
                 self._chromium(record, _frame(captured.cid))
+            return
+        elif (index := self.aoti.target(record)) is not None:
+            # An AOT Inductor compile's, likewise counted among `[-/-]`'s events.
+            self.aoti.accs[index].seen(record)
+            if record.key != "chromium_event":
+                self._capture_record(self.aoti.accs[index], record)
+                self._fold(self.aoti.accs[index], record, raw_line)
+            elif (span := _phase_span(record)) is not None:
+                self.aoti.times[index].feed(span)
             return
         self._fold(acc, record, raw_line)
 
@@ -232,20 +245,8 @@ class CompileFold:
     def _chromium(self, record: Record, captured: CompileId | None = None) -> None:
         """A phase's span, under its `args.compile_id`, or under `captured` (a fullgraph
         capture's spans outside the compile name none)."""
-        # The reader's decode (`chromium_of`, inline), which the format writer reads too.
-        decoded = record.chromium if record.chromium is not None else chromium_of(record)
-        if decoded.error is not None:
-            return  # the format writer counts it (bad_payload_json)
-        # Only the phases' spans are kept (two thirds of a rank's events are other spans): their
-        # name, read from the value first, spares the others the Struct, the compile id and the
-        # frame lookups. A name that is no text is no phase either (the Struct would refuse it).
-        value = decoded.value
-        name = value.get("name", "") if isinstance(value, dict) else None
-        if type(name) is not str or phase_name(name) is None:
-            return
-        try:
-            event = msgspec.convert(decoded.value, ChromiumSpan)
-        except msgspec.ValidationError:
+        event = _phase_span(record)
+        if event is None:
             return
         key = captured or frame_key(event.args.compile_id if event.args is not None else None)
         if key is None:
@@ -412,6 +413,25 @@ def cache_fields(payload: bytes, md5: str | None) -> tuple[str | None, str | Non
     if md5 is not None:
         _remember(_CACHE_FIELDS, md5, found)
     return found
+
+
+def _phase_span(record: Record) -> ChromiumSpan | None:
+    """A chromium event that is a phase's span (analyse/fold/phases.py), else None."""
+    # The reader's decode (`chromium_of`, inline), which the format writer reads too.
+    decoded = record.chromium if record.chromium is not None else chromium_of(record)
+    if decoded.error is not None:
+        return None  # the format writer counts it (bad_payload_json)
+    # Only the phases' spans are kept (two thirds of a rank's events are other spans): their
+    # name, read from the value first, spares the others the Struct, the compile id and the
+    # frame lookups. A name that is no text is no phase either (the Struct would refuse it).
+    value = decoded.value
+    name = value.get("name", "") if isinstance(value, dict) else None
+    if type(name) is not str or phase_name(name) is None:
+        return None
+    try:
+        return msgspec.convert(value, ChromiumSpan)
+    except msgspec.ValidationError:
+        return None
 
 
 def _located(frames: list[ResolvedFrame]) -> list[SourceLocation]:

@@ -72,14 +72,18 @@ class CompileAcc:
 
     def count(self, record: Record, raw_line: int | None) -> None:
         self.events += 1
-        self.log_first = record.line if self.log_first is None else self.log_first
-        self.log_last = record.line
+        self.seen(record)
         if raw_line is None:
             return
         if self.raw_ranges and self.raw_ranges[-1][1] == raw_line - 1:
             self.raw_ranges[-1][1] = raw_line
         else:
             self.raw_ranges.append([raw_line, raw_line])
+
+    def seen(self, record: Record) -> None:
+        """Widen `log_lines` to `record` (an event of its own, or one read as its compile's)."""
+        self.log_first = record.line if self.log_first is None else self.log_first
+        self.log_last = record.line
 
     def add_metrics(self, record: Record, metrics: CompilationMetrics) -> None:
         """Keep one metrics record; `metrics` holds the numbers of the last forward one.

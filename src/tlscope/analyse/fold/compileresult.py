@@ -19,9 +19,11 @@ from tlscope.analyse.fold.compileacc import CompileAcc
 from tlscope.analyse.fold.fixes import attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
+from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
+    AotInductorCompile,
     CompileEntry,
     Failure,
     InputChange,
@@ -270,6 +272,38 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         raw_lines=acc.raw_ranges,
         log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
         capture=acc.capture,
+    )
+
+
+def aot_inductor(fold: CompileFold) -> list[AotInductorCompile]:
+    """compiles.json's `aot_inductor`: each `compile_fx_aot` span's compile (capture.py's AotiSpans)."""
+    pairs = zip(fold.aoti.accs, fold.aoti.times, strict=True)
+    return [_aoti(index, acc, times, fold.user) for index, (acc, times) in enumerate(pairs)]
+
+
+def _aoti(index: int, acc: CompileAcc, times: FrameTime, user: UserCode) -> AotInductorCompile:
+    return AotInductorCompile(
+        index=index,
+        status=compile_status(
+            outside=False,
+            failed=acc.failure is not None and not acc.recovered,
+            restarted=False,
+            broke=False,
+            has_metrics=acc.metrics is not None,
+            empty=False,
+            cache_hit=False,
+        ),
+        user_frame=user.innermost(acc.stack),
+        stack=acc.stack,
+        time=acc.capture_time,
+        phases=times.phases(),
+        failure=_failure(acc, user),
+        cache=acc.cache,
+        metrics=acc.metrics,
+        metrics_records=acc.records,
+        graphs=acc.graphs,
+        code=acc.code,
+        log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
     )
 
 

@@ -224,6 +224,32 @@ function failureSection(doc, f, refs) {
 }
 
 /**
+ * The AOT Inductor compiles (compiles.json `aot_inductor`, format 1.21): logged with no compile id,
+ * among `[-/-]`'s events; tlscope read each from its span and decided its status.
+ * @param {Document} doc
+ * @param {import('/lib/tlscope.js').AotInductorView[]} compiles
+ * @param {Refs} refs
+ */
+function aotInductorSection(doc, compiles, refs) {
+  const sec = section(doc, `AOT Inductor compiles (${compiles.length})`);
+  sec.appendChild(el(doc, 'p', 'muted', 'torch logs an AOT Inductor compile with no compile id: its events are among these.'));
+  for (const c of compiles) {
+    const time = c.durationS === null ? null : `${c.durationS.toFixed(2)} s`;
+    const code = el(doc, 'span');
+    for (const ref of [...c.code, ...c.graphs]) code.append(refs.ref(ref, ref.kind), ' ');
+    const failure = c.failure ? `${c.failure.type}: ${c.failure.reason}` : null;
+    const rank = c.rank === null ? '' : ` (rank ${c.rank})`;
+    sec.append(el(doc, 'div', 'cp-sub', `compile ${c.index}${rank}: ${c.status || '?'}`), facts(doc, [
+      ['called at', c.calledAt ? `${c.calledAt}${c.calledCode ? `: ${c.calledCode}` : ''}` : null],
+      ['time', time],
+      ['failure', failure],
+      ['code and graphs', code],
+    ]));
+  }
+  return sec;
+}
+
+/**
  * @param {Document} doc
  * @param {CompileView['graphBreaks']} breaks
  * @param {Refs} refs
@@ -385,7 +411,8 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
   box.appendChild(header(doc, cid, view.status, ranks));
   if (view.status === 'outside') {
     box.appendChild(el(doc, 'p', 'muted', trace.statusText.get('outside') || 'Events logged outside any compilation.'));
-    return hookOf(view, rank, trace.statusSource);
+    if (trace.aotInductor.length) box.appendChild(aotInductorSection(doc, trace.aotInductor, refs));
+    return { ...hookOf(view, rank, trace.statusSource), aotInductor: trace.aotInductor.length };
   }
   if (rank !== null) box.appendChild(el(doc, 'div', 'cp-sub', `Details as rank ${rank} logged them`));
   box.appendChild(facts(doc, [

@@ -15,6 +15,7 @@
  * @property {FrameShapes[]} [input_shapes]
  * @property {ExportCall[]} [exports]
  * @property {string | null} [exports_note]
+ * @property {AotInductorCompile[]} [aot_inductor]
  */
 
 /**
@@ -370,6 +371,25 @@
  * @property {SourceLocation | null} [where]
  * @property {string} why
  * @property {string | null} [docs_url]
+ */
+
+/**
+ * One AOT Inductor compile (`torch._inductor.aoti_compile_and_package`, `aot_compile`): a
+    `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
+ * @typedef {object} AotInductorCompile
+ * @property {number} index
+ * @property {string} status
+ * @property {SourceLocation | null} [user_frame]
+ * @property {SourceLocation[]} [stack]
+ * @property {Timing | null} [time]
+ * @property {Phase[]} [phases]
+ * @property {Failure | null} [failure]
+ * @property {CacheOutcome[]} [cache]
+ * @property {Metrics | null} [metrics]
+ * @property {MetricsRecord[]} [metrics_records]
+ * @property {Graph[]} [graphs]
+ * @property {PayloadRef[]} [code]
+ * @property {number[]} [log_lines]
  */
 
 export {};

@@ -301,3 +301,46 @@ export function describeCompile(entry, merged = {}) {
     calledAt: frameText(e.user_frame),
   };
 }
+
+/**
+ * One AOT Inductor compile (compiles.json `aot_inductor`, format 1.21) for display: tlscope read
+ * it from its `compile_fx_aot` span and decided its status; every string is plain, untrusted text.
+ * @typedef {object} AotInductorView
+ * @property {number} index
+ * @property {string | null} status
+ * @property {string | null} calledAt `file:line` of the user line that called AOT Inductor
+ * @property {string | null} calledCode that line's source
+ * @property {number | null} durationS
+ * @property {FailureView | null} failure
+ * @property {PayloadRefView[]} graphs
+ * @property {PayloadRefView[]} code
+ * @property {number | null} rank the rank whose log holds it (a multi-rank job), else null
+ */
+
+/**
+ * compiles.json's `aot_inductor` checked (malformed items dropped), or [] when `data` has none
+ * (no AOT Inductor compile, or a file written before format 1.21).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {AotInductorView[]}
+ */
+export function readAotInductor(data, rank = null) {
+  const items = isObject(data) && Array.isArray(data.aot_inductor) ? data.aot_inductor : [];
+  return items.flatMap((item) => {
+    if (!isObject(item) || !isInt(item.index)) return [];
+    const time = isObject(item.time) ? item.time : {};
+    /** @param {unknown} refs */
+    const refsOf = (refs) => (Array.isArray(refs) ? refs : []).flatMap((r) => payloadRef(r) ?? []);
+    return [{
+      index: item.index,
+      status: text(item.status),
+      calledAt: frameText(item.user_frame),
+      calledCode: frameCode(item.user_frame),
+      durationS: typeof time.duration_s === 'number' && Number.isFinite(time.duration_s) ? time.duration_s : null,
+      failure: describeFailure(item.failure),
+      graphs: refsOf(item.graphs),
+      code: refsOf(item.code),
+      rank,
+    }];
+  });
+}

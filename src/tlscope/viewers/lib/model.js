@@ -6,6 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
+import { readAotInductor } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -151,6 +152,8 @@ export class Trace {
     this.exports = [];
     /** @type {string[]} compiles.json's `exports_note` (format 1.19) of the parts, each said once */
     this.exportsNotes = [];
+    /** @type {import('./compiles.js').AotInductorView[]} compiles.json's `aot_inductor` (format 1.21) of every part */
+    this.aotInductor = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -267,6 +270,7 @@ export class Trace {
     this.statusOrder = files.map(statusOrderOf).find((order) => order !== null) ?? STATUS_ORDER;
     this.exports = this.parts.flatMap((part, i) => readExports(files[i], part.rank));
     this.exportsNotes = [...new Set(files.map(readExportsNote).filter((note) => note !== null))];
+    this.aotInductor = this.parts.flatMap((part, i) => readAotInductor(files[i], part.rank));
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

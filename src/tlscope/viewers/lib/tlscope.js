@@ -39,6 +39,7 @@
 /** @typedef {import('./compiles.js').PayloadRefView} PayloadRefView */
 /** @typedef {import('./compiles.js').RecompileView} RecompileView */
 /** @typedef {import('./compiles.js').FailureView} FailureView */
+/** @typedef {import('./compiles.js').AotInductorView} AotInductorView */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
 /** @typedef {import('./divergence.js').CollectiveMismatch} CollectiveMismatch */
@@ -89,7 +90,7 @@ export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from '
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
-export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, recommendedFailure, topPhases } from './compiles.js';
+export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, recommendedFailure, topPhases } from './compiles.js';
 export { ranksText, readDivergence } from './divergence.js';
 export { readExports, readExportsNote } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

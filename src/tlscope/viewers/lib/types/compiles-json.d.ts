@@ -14,6 +14,7 @@ export type CompilesFile = {
     input_shapes?: FrameShapes[] | undefined;
     exports?: ExportCall[] | undefined;
     exports_note?: string | null | undefined;
+    aot_inductor?: AotInductorCompile[] | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -367,4 +368,23 @@ export type ExportFix = {
     where?: SourceLocation | null | undefined;
     why: string;
     docs_url?: string | null | undefined;
+};
+/**
+ * One AOT Inductor compile (`torch._inductor.aoti_compile_and_package`, `aot_compile`): a
+ *  `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
+ */
+export type AotInductorCompile = {
+    index: number;
+    status: string;
+    user_frame?: SourceLocation | null | undefined;
+    stack?: SourceLocation[] | undefined;
+    time?: Timing | null | undefined;
+    phases?: Phase[] | undefined;
+    failure?: Failure | null | undefined;
+    cache?: CacheOutcome[] | undefined;
+    metrics?: Metrics | null | undefined;
+    metrics_records?: MetricsRecord[] | undefined;
+    graphs?: Graph[] | undefined;
+    code?: PayloadRef[] | undefined;
+    log_lines?: number[] | undefined;
 };

@@ -56,6 +56,28 @@ export function describeCompile(entry: unknown, merged?: {
     status?: string | null;
     ranks?: Record<string, string>;
 }): CompileView;
+/**
+ * One AOT Inductor compile (compiles.json `aot_inductor`, format 1.21) for display: tlscope read
+ * it from its `compile_fx_aot` span and decided its status; every string is plain, untrusted text.
+ * @typedef {object} AotInductorView
+ * @property {number} index
+ * @property {string | null} status
+ * @property {string | null} calledAt `file:line` of the user line that called AOT Inductor
+ * @property {string | null} calledCode that line's source
+ * @property {number | null} durationS
+ * @property {FailureView | null} failure
+ * @property {PayloadRefView[]} graphs
+ * @property {PayloadRefView[]} code
+ * @property {number | null} rank the rank whose log holds it (a multi-rank job), else null
+ */
+/**
+ * compiles.json's `aot_inductor` checked (malformed items dropped), or [] when `data` has none
+ * (no AOT Inductor compile, or a file written before format 1.21).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {AotInductorView[]}
+ */
+export function readAotInductor(data: unknown, rank?: number | null): AotInductorView[];
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
@@ -116,6 +138,30 @@ export function describeCompile(entry: unknown, merged?: {
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
+/**
+ * One AOT Inductor compile (compiles.json `aot_inductor`, format 1.21) for display: tlscope read
+ * it from its `compile_fx_aot` span and decided its status; every string is plain, untrusted text.
+ */
+export type AotInductorView = {
+    index: number;
+    status: string | null;
+    /**
+     * `file:line` of the user line that called AOT Inductor
+     */
+    calledAt: string | null;
+    /**
+     * that line's source
+     */
+    calledCode: string | null;
+    durationS: number | null;
+    failure: FailureView | null;
+    graphs: PayloadRefView[];
+    code: PayloadRefView[];
+    /**
+     * the rank whose log holds it (a multi-rank job), else null
+     */
+    rank: number | null;
+};
 export type JsonObject = import("./format.js").JsonObject;
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.

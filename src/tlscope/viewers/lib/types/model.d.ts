@@ -97,6 +97,8 @@ export class Trace {
     exports: ExportCallView[];
     /** @type {string[]} compiles.json's `exports_note` (format 1.19) of the parts, each said once */
     exportsNotes: string[];
+    /** @type {import('./compiles.js').AotInductorView[]} compiles.json's `aot_inductor` (format 1.21) of every part */
+    aotInductor: import("./compiles.js").AotInductorView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
