@@ -329,3 +329,17 @@ def test_only_the_format_121_additions_are_forgiven() -> None:
     assert identity.without_121_additions("compiles.json", inner) != old
     base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 21})
     assert identity.differences(base, now) == []
+
+
+def test_only_the_format_122_additions_are_forgiven() -> None:
+    """Against a 1.21 base: 1.22 added compiles.json's `vllm` (its last field), empty but in a log of
+    vLLM's compiles: format_minor 22 -> 21 and the empty list removed, nothing else."""
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_122_additions("manifest.json", manifest % 22) == manifest % 21
+    assert identity.without_122_additions("index.html", manifest % 22) == manifest % 22
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"aot_inductor":[\n]%s}\n'
+    old = compiles % (21, b"")
+    assert identity.without_122_additions("compiles.json", compiles % (22, b',"vllm":[\n]')) == old
+    assert identity.without_122_additions("compiles.json", compiles % (22, b',"vllm":[\n{"index":0}\n]')) != old
+    base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 22})
+    assert identity.differences(base, now) == []

@@ -430,6 +430,24 @@ def without_119_additions(rel: str, data: bytes) -> bytes:
     return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
+_MINOR_22 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)22(?=,)')
+#: compiles.json's `vllm` when empty, its last field, as written.
+_NO_VLLM = b',"vllm":[\n]}\n'
+
+
+def without_122_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.21 wrote it: 1.22 added compiles.json's `vllm` (last), empty but in a log
+    of vLLM's compiles."""
+    name = rel.rsplit("/", 1)[-1]
+    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+    if name not in formatted and not is_graphs_file(rel):
+        return data
+    data = _MINOR_22.sub(rb"\g<1>21", data, count=1)
+    if name == "compiles.json" and data.endswith(_NO_VLLM):
+        data = data[: -len(_NO_VLLM)] + b"}\n"
+    return data
+
+
 _MINOR_21 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)21(?=,)')
 #: compiles.json's `aot_inductor` when empty, its last field, as written.
 _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
@@ -473,6 +491,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_122_additions,
     without_121_additions,
     without_120_additions,
     without_119_additions,

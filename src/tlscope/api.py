@@ -61,6 +61,7 @@ from tlscope.format.compiles import (
     ExportCall,
     FrameShapes,
     Symbol,
+    Vllm,
 )
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder
@@ -172,6 +173,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         exports=answers.exports,
         exports_note=answers.exports_note,
         aot_inductor=answers.aot_inductor,
+        vllm=answers.vllm,
     )
 
 
@@ -320,6 +322,12 @@ class Trace:
         return self._compiles_file.aot_inductor
 
     @property
+    def vllm(self) -> list[Vllm]:
+        """Each vLLM compile (compiles.json `vllm`): `.config`, `.ranges` (each with its
+        `.sentence`), `.piecewise` (each piece's `.submod`, range, `.graphs`, `.code`)."""
+        return self._compiles_file.vllm
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -340,6 +348,7 @@ class Trace:
             exports=self.exports,
             exports_note=self.exports_note,
             aot_inductor=self.aot_inductor,
+            vllm=self.vllm,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

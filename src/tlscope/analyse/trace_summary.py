@@ -24,6 +24,7 @@ from tlscope.format.compiles import (
     RecommendedFailure,
     Symbol,
     Timing,
+    Vllm,
 )
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -153,6 +154,8 @@ class Summary(msgspec.Struct, kw_only=True):
     #: Each AOT Inductor compile (compiles.json `aot_inductor`, since 1.21); their times are in
     #: `compile_time_s`.
     aot_inductor: list[AotInductorCompile] = []
+    #: Each vLLM compile: its config, compile ranges and pieces (compiles.json `vllm`, since 1.22).
+    vllm: list[Vllm] = []
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -172,6 +175,7 @@ def summarise_trace(
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
     aot_inductor: Sequence[AotInductorCompile] = (),
+    vllm: Sequence[Vllm] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -204,6 +208,7 @@ def summarise_trace(
         exports=list(exports),
         exports_note=exports_note,
         aot_inductor=list(aot_inductor),
+        vllm=list(vllm),
     )
 
 

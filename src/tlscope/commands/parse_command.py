@@ -170,6 +170,10 @@ def main(argv: Sequence[str]) -> int:
     _tell_answers(parsed.statuses, parsed.recompiles, args.out)
     _tell_exports(parsed.exports, args.out, parsed.exports_note)
     _tell_aot_inductor(parsed.aot_inductor)
+    if parsed.vllm:
+        from tlscope.analyse.fold.vllm import vllm_line
+
+        print(f"{vllm_line(parsed.vllm)}.")
     print(explorer_hint(args.out))
     if not manifest.events:
         print(f"Warning: {no_events_text(manifest.inputs[0].path, manifest.inputs[0].lines)}", file=sys.stderr)

@@ -9,6 +9,7 @@ read the same objects. FORMAT.md section "compiles.json" documents every field.
 # first converts or decodes one (the report reads compiles.json's entries back), and typing compiles each string
 # annotation there (~20M instructions, 3 % of a small log's run; bench/README.md, session 9).
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -604,6 +605,60 @@ class AotInductorCompile(msgspec.Struct, kw_only=True):
     log_lines: list[int] = []
 
 
+class VllmPiecewise(msgspec.Struct, kw_only=True):
+    """One piece of vLLM's split graph compiled for one compile range (its
+    `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22."""
+
+    #: `piecewise_index`: the piece's place among the pieces compiled for its range.
+    index: int | None = None
+    #: `submod_name`, e.g. `submod_0`.
+    submod: str | None = None
+    #: `total_piecewise_compiles`: how many pieces vLLM announced for the range.
+    total: int | None = None
+    range_start: int | None = None
+    range_end: int | None = None
+    #: One batch size (`is_single_size`), and one vLLM captures as a CUDA graph.
+    single_size: bool = False
+    cudagraph_size: bool = False
+    #: The start artifact.
+    event: PayloadRef | None = None
+    #: The records after the start, outside any compile id, until the next start: the piece's own
+    #: dump (`vllm_submod_N`) and Inductor's graphs, then its code (at most 20 references).
+    graphs: list[PayloadRef] = []
+    code: list[PayloadRef] = []
+
+
+class VllmRange(msgspec.Struct, kw_only=True):
+    """A compile range of one vLLM compile and its pieces. Since 1.22."""
+
+    start: int | None = None
+    end: int | None = None
+    single_size: bool = False
+    cudagraph_size: bool = False
+    #: Pieces whose start was logged for the range, and the most vLLM announced (`total`).
+    logged: int = 0
+    total: int | None = None
+    #: The range in one sentence, e.g. `sizes 1-16384: 2 of 33 piecewise compiles logged`.
+    sentence: str = ""
+
+
+class Vllm(msgspec.Struct, kw_only=True):
+    """One vLLM compile of the log: a `vllm_compilation_config` artifact and what follows. Since 1.22."""
+
+    index: int
+    #: The compile id it was logged under (Dynamo's capture of the whole forward).
+    compile_id: str | None = None
+    #: The config as logged: its keys with scalar values (at most 200, strings cut at 2,000 characters).
+    config: dict[str, Any] = {}
+    config_event: PayloadRef | None = None
+    #: The `vllm_piecewise_split_graph` dump: the forward split at vLLM's splitting ops.
+    split_graph: PayloadRef | None = None
+    #: Each compile range, in the order its first piece was logged.
+    ranges: list[VllmRange] = []
+    #: Each piece compiled, in log order (at most 10,000).
+    piecewise: list[VllmPiecewise] = []
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -629,6 +684,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     exports_note: str | None = None
     #: Each AOT Inductor compile, in log order (empty without one). Since 1.21.
     aot_inductor: list[AotInductorCompile] = []
+    #: Each vLLM compile, in log order (empty for a log without vLLM's artifacts). Since 1.22.
+    vllm: list[Vllm] = []
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -647,6 +704,7 @@ class Answers(msgspec.Struct, kw_only=True):
     exports: list[ExportCall] = []
     exports_note: str | None = None
     aot_inductor: list[AotInductorCompile] = []
+    vllm: list[Vllm] = []
     #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
     #: made: what a parse says of them without reading compiles.json back.
     statuses: dict[str, int] = {}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, overload
 import msgspec
 
 from tlscope.format import layout
-from tlscope.format.compiles import Answers, AotInductorCompile, ExportCall
+from tlscope.format.compiles import Answers, AotInductorCompile, ExportCall, Vllm
 from tlscope.format.errors import InputError
 from tlscope.format.folder import OutputFolder
 from tlscope.format.manifest import Manifest
@@ -63,6 +63,7 @@ class Parsed(msgspec.Struct, kw_only=True):
     exports: list[ExportCall] = []
     exports_note: str | None = None
     aot_inductor: list[AotInductorCompile] = []
+    vllm: list[Vllm] = []
 
 
 def wants_multi_rank(path: Path, *, all_ranks: bool, latest: bool) -> bool:
@@ -163,6 +164,7 @@ def parse_log(
         exports=found.exports,
         exports_note=found.exports_note,
         aot_inductor=found.aot_inductor,
+        vllm=found.vllm,
     )
 
 

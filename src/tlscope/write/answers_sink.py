@@ -41,6 +41,7 @@ from tlscope.format.compiles import (
     ExportCall,
     FrameShapes,
     Symbol,
+    Vllm,
 )
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.format.status import STATUS_ORDER, STATUSES
@@ -192,6 +193,11 @@ class AnswersSink:
         self._aoti_made: list[AotInductorCompile] | None = None
 
     @property
+    def _vllm(self) -> list[Vllm]:
+        """compiles.json's `vllm`, made once the pass is over."""
+        return self.compiles.vllm.result()
+
+    @property
     def _aoti(self) -> list[AotInductorCompile]:
         """compiles.json's `aot_inductor`, made once the pass is over."""
         if self._aoti_made is None:
@@ -241,6 +247,7 @@ class AnswersSink:
             exports=self.compiles.exports.result(),
             exports_note=self.compiles.exports.note(),
             aot_inductor=self._aoti,
+            vllm=self._vllm,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -261,7 +268,7 @@ class AnswersSink:
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
             exports = self.compiles.exports
             shape_spans = write_tail(
-                f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note(), self._aoti
+                f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note(), self._aoti, self._vllm
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
@@ -319,13 +326,14 @@ def write_compiles(
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
     aoti: Sequence[AotInductorCompile] = (),
+    vllm: Sequence[Vllm] = (),
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -336,7 +344,7 @@ def write_head(f: IO[bytes]) -> None:
     f.write(
         _ENCODER.encode(head)[:-1].replace(
             b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null,'
-            b'"aot_inductor":[]',
+            b'"aot_inductor":[],"vllm":[]',
             b"",
         )
     )
@@ -361,10 +369,11 @@ def write_tail(
     exports: Sequence[ExportCall] = (),
     exports_note: str | None = None,
     aoti: Sequence[AotInductorCompile] = (),
+    vllm: Sequence[Vllm] = (),
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
-    (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor compiles; each input-shape
-    table's (offset, length)."""
+    (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor and
+    vLLM compiles; each input-shape table's (offset, length)."""
     f.write(b'\n],"graph_breaks":[')
     for i, group in enumerate(breaks):
         f.write(b"\n" if i == 0 else b",\n")
@@ -387,5 +396,9 @@ def write_tail(
     for i, compile_ in enumerate(aoti):
         f.write(b"\n" if i == 0 else b",\n")
         f.write(_ENCODER.encode(compile_))
+    f.write(b'\n],"vllm":[')
+    for i, found in enumerate(vllm):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(found))
     f.write(b"\n]}\n")
     return spans

@@ -14,8 +14,9 @@ from rich.text import Text
 from tlscope import terminal
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
+from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
-from tlscope.format.compiles import Fix, ShapeCell
+from tlscope.format.compiles import Fix, ShapeCell, Vllm
 from tlscope.format.status import severity, status_words
 
 
@@ -39,6 +40,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         said = Counter(status_words(c.status) for c in summary.aot_inductor).most_common()
         compiles = f"{len(summary.aot_inductor)} AOT Inductor compile{'s' if len(summary.aot_inductor) != 1 else ''}"
         lines.append(f"{compiles}: {', '.join(f'{n} {s}' for s, n in said)}")
+    if summary.vllm:
+        lines.append(vllm_line(summary.vllm))
     if summary.compiles or not lines:
         lines.append(f"{len(summary.compiles)} compiles: {statuses}")
     head.append("\n".join(lines))
@@ -47,6 +50,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         console.print(_exports(summary))
     if summary.aot_inductor:
         console.print(_aot_inductor(summary))
+    for found in summary.vllm[:TOP]:
+        console.print(_vllm(found))
     if summary.exports_note:
         console.print(Text(summary.exports_note, style="yellow"))
     for table in (
@@ -207,6 +212,24 @@ def _fix(fix: Fix) -> Text:
             text.append(f"  {where.code.strip()}", style="dim")
     text.append(f"\n    {fix.why}", style="dim")
     return text
+
+
+#: The vLLM config keys said in its table's title, in this order, when logged.
+_VLLM_SAID = ("model", "prefix", "backend", "mode", "cudagraph_mode", "compile_sizes")
+
+
+def _vllm(found: Vllm) -> Table:
+    """One vLLM compile (compiles.json `vllm`): its config's main keys, then each compile range's
+    sentence, decided when the log was read."""
+    said = ", ".join(f"{key} {found.config[key]}" for key in _VLLM_SAID if key in found.config)
+    where = f" at {found.compile_id}" if found.compile_id else ""
+    table = _table(f"vLLM compile {found.index}{where}" + (f": {said}" if said else ""), "compile range", "pieces")
+    for at in found.ranges[:TOP]:
+        which, _, pieces = at.sentence.partition(": ")
+        table.add_row(which, pieces)
+    if len(found.ranges) > TOP:
+        table.caption = f"{len(found.ranges) - TOP} more ranges in compiles.json vllm"
+    return table
 
 
 def _aot_inductor(summary: Summary) -> Table:

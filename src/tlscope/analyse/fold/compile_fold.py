@@ -34,6 +34,7 @@ from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
+from tlscope.analyse.fold.vllm import VLLM_KEYS, VllmFold
 from tlscope.analyse.tlparse.stack import ResolvedFrame, drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
     CacheOutcome,
@@ -110,6 +111,8 @@ class CompileFold:
         self.captures = Captures()
         #: Each AOT Inductor compile (a `compile_fx_aot` span, no compile id), compiles.json `aot_inductor`.
         self.aoti = AotiSpans()
+        #: vLLM's compiles: its config and each piecewise compile (compiles.json `vllm`).
+        self.vllm = VllmFold()
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -118,6 +121,10 @@ class CompileFold:
         self._json_errors: dict[str, str] = {}
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
+        if self.vllm.watching and not outside_compiles(record.compile_id):
+            self.vllm.traced()  # a piece's records are those outside any compile id
+        if record.key in VLLM_KEYS:
+            self.vllm.feed(record, raw_line)
         if record.key in SYMBOL_KEYS:
             self.symbols.feed(record)  # outside a compile too (export logs them under none)
         if record.key in EXPORT_KEYS:

@@ -224,6 +224,26 @@ function failureSection(doc, f, refs) {
 }
 
 /**
+ * A vLLM compile logged under this compile id (compiles.json `vllm`, format 1.22): its config,
+ * each compile range's sentence (tlscope's), and a row per piece with its graphs and code.
+ * @param {Document} doc
+ * @param {import('/lib/tlscope.js').VllmView} found
+ * @param {Refs} refs
+ */
+function vllmSection(doc, found, refs) {
+  const sec = section(doc, `vLLM compile ${found.index}: ${found.pieces.length} piecewise compiles`);
+  sec.appendChild(facts(doc, found.config));
+  for (const sentence of found.ranges) sec.appendChild(el(doc, 'p', '', sentence));
+  if (found.splitGraph) sec.appendChild(refs.ref(found.splitGraph, 'split graph'));
+  for (const piece of found.pieces) {
+    const row = el(doc, 'div', 'cp-sub', `${piece.label}: `);
+    for (const ref of piece.refs) row.append(refs.ref(ref, ref.kind), ' ');
+    sec.appendChild(row);
+  }
+  return sec;
+}
+
+/**
  * The AOT Inductor compiles (compiles.json `aot_inductor`, format 1.21): logged with no compile id,
  * among `[-/-]`'s events; tlscope read each from its span and decided its status.
  * @param {Document} doc
@@ -424,13 +444,15 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
     ['status means', (view.status && trace.statusText.get(view.status)) || ''],
   ]));
+  const vllm = trace.vllm.filter((v) => v.compileId === cid && (rank === null || v.rank === null || v.rank === rank));
+  for (const found of vllm) box.appendChild(vllmSection(doc, found, refs));
   if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
   const symbols = trace.symbolsOf(cid, rank);
   if (symbols.length) box.appendChild(symbolsSection(doc, symbols));
   if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
   if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
   if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));
-  return { ...hookOf(view, rank, trace.statusSource), symbols: symbols.map((x) => x.symbol) };
+  return { ...hookOf(view, rank, trace.statusSource), symbols: symbols.map((x) => x.symbol), vllm: vllm.map((v) => v.pieces.length) };
 }
 
 /**

@@ -16,6 +16,7 @@
  * @property {ExportCall[]} [exports]
  * @property {string | null} [exports_note]
  * @property {AotInductorCompile[]} [aot_inductor]
+ * @property {Vllm[]} [vllm]
  */
 
 /**
@@ -390,6 +391,46 @@
  * @property {Graph[]} [graphs]
  * @property {PayloadRef[]} [code]
  * @property {number[]} [log_lines]
+ */
+
+/**
+ * One vLLM compile of the log: a `vllm_compilation_config` artifact and what follows. Since 1.22.
+ * @typedef {object} Vllm
+ * @property {number} index
+ * @property {string | null} [compile_id]
+ * @property {Record<string, unknown>} [config]
+ * @property {PayloadRef | null} [config_event]
+ * @property {PayloadRef | null} [split_graph]
+ * @property {VllmRange[]} [ranges]
+ * @property {VllmPiecewise[]} [piecewise]
+ */
+
+/**
+ * A compile range of one vLLM compile and its pieces. Since 1.22.
+ * @typedef {object} VllmRange
+ * @property {number | null} [start]
+ * @property {number | null} [end]
+ * @property {boolean} [single_size]
+ * @property {boolean} [cudagraph_size]
+ * @property {number} [logged]
+ * @property {number | null} [total]
+ * @property {string} [sentence]
+ */
+
+/**
+ * One piece of vLLM's split graph compiled for one compile range (its
+    `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
+ * @typedef {object} VllmPiecewise
+ * @property {number | null} [index]
+ * @property {string | null} [submod]
+ * @property {number | null} [total]
+ * @property {number | null} [range_start]
+ * @property {number | null} [range_end]
+ * @property {boolean} [single_size]
+ * @property {boolean} [cudagraph_size]
+ * @property {PayloadRef | null} [event]
+ * @property {PayloadRef[]} [graphs]
+ * @property {PayloadRef[]} [code]
  */
 
 export {};

@@ -344,3 +344,45 @@ export function readAotInductor(data, rank = null) {
     }];
   });
 }
+
+/**
+ * One vLLM compile (compiles.json `vllm`, format 1.22) for display, as tlscope read it: its config
+ * as logged, each compile range's sentence (decided by tlscope) and each piece's references.
+ * @typedef {object} VllmView
+ * @property {number} index
+ * @property {string | null} compileId the compile id it was logged under
+ * @property {Array<[string, string]>} config each key and its value as text
+ * @property {string[]} ranges each compile range's sentence
+ * @property {Array<{ label: string, refs: PayloadRefView[] }>} pieces `submod_N, sizes a-b`, then the piece's graphs and code
+ * @property {PayloadRefView | null} splitGraph
+ * @property {number | null} rank the rank whose log holds it (a multi-rank job), else null
+ */
+
+/**
+ * compiles.json's `vllm` checked (malformed items dropped), or [] when `data` has none.
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {VllmView[]}
+ */
+export function readVllm(data, rank = null) {
+  const items = isObject(data) && Array.isArray(data.vllm) ? data.vllm : [];
+  return items.flatMap((item) => {
+    if (!isObject(item) || !isInt(item.index)) return [];
+    const config = isObject(item.config) ? item.config : {};
+    /** @param {unknown} refs */
+    const refsOf = (refs) => (Array.isArray(refs) ? refs : []).flatMap((r) => payloadRef(r) ?? []);
+    return [{
+      index: item.index,
+      compileId: text(item.compile_id),
+      config: Object.entries(config).map(([key, value]) => /** @type {[string, string]} */ ([key, String(value)])),
+      ranges: (Array.isArray(item.ranges) ? item.ranges : []).flatMap((r) => (isObject(r) && typeof r.sentence === 'string' ? [r.sentence] : [])),
+      pieces: (Array.isArray(item.piecewise) ? item.piecewise : []).flatMap((p) => {
+        if (!isObject(p)) return [];
+        const sizes = p.single_size === true ? `size ${p.range_start}` : `sizes ${p.range_start}-${p.range_end}`;
+        return [{ label: `${text(p.submod) ?? '?'}, ${sizes}`, refs: [...refsOf(p.graphs), ...refsOf(p.code)] }];
+      }),
+      splitGraph: payloadRef(item.split_graph),
+      rank,
+    }];
+  });
+}

@@ -6,7 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
-import { readAotInductor } from './compiles.js';
+import { readAotInductor, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -154,6 +154,8 @@ export class Trace {
     this.exportsNotes = [];
     /** @type {import('./compiles.js').AotInductorView[]} compiles.json's `aot_inductor` (format 1.21) of every part */
     this.aotInductor = [];
+    /** @type {import('./compiles.js').VllmView[]} compiles.json's `vllm` (format 1.22) of every part */
+    this.vllm = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -271,6 +273,7 @@ export class Trace {
     this.exports = this.parts.flatMap((part, i) => readExports(files[i], part.rank));
     this.exportsNotes = [...new Set(files.map(readExportsNote).filter((note) => note !== null))];
     this.aotInductor = this.parts.flatMap((part, i) => readAotInductor(files[i], part.rank));
+    this.vllm = this.parts.flatMap((part, i) => readVllm(files[i], part.rank));
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

@@ -40,6 +40,7 @@
 /** @typedef {import('./compiles.js').RecompileView} RecompileView */
 /** @typedef {import('./compiles.js').FailureView} FailureView */
 /** @typedef {import('./compiles.js').AotInductorView} AotInductorView */
+/** @typedef {import('./compiles.js').VllmView} VllmView */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
 /** @typedef {import('./divergence.js').CollectiveMismatch} CollectiveMismatch */
@@ -90,7 +91,7 @@ export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from '
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
-export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, recommendedFailure, topPhases } from './compiles.js';
+export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readVllm, recommendedFailure, topPhases } from './compiles.js';
 export { ranksText, readDivergence } from './divergence.js';
 export { readExports, readExportsNote } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

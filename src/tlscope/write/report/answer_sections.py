@@ -100,6 +100,7 @@ def sections(
         "answers_exports": answers.exports,
         "answers_exports_note": answers.exports_note,
         "answers_aot_inductor": answers.aot_inductor,
+        "answers_vllm": answers.vllm,
         # An export call's status drawn in the colour of the compile status that means the same.
         "answers_export_css": {"failed": "failed", "exported_with_issues": "graph_break", "exported": "ok"},
     }

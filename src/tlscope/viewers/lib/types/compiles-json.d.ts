@@ -15,6 +15,7 @@ export type CompilesFile = {
     exports?: ExportCall[] | undefined;
     exports_note?: string | null | undefined;
     aot_inductor?: AotInductorCompile[] | undefined;
+    vllm?: Vllm[] | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -387,4 +388,44 @@ export type AotInductorCompile = {
     graphs?: Graph[] | undefined;
     code?: PayloadRef[] | undefined;
     log_lines?: number[] | undefined;
+};
+/**
+ * One vLLM compile of the log: a `vllm_compilation_config` artifact and what follows. Since 1.22.
+ */
+export type Vllm = {
+    index: number;
+    compile_id?: string | null | undefined;
+    config?: Record<string, unknown> | undefined;
+    config_event?: PayloadRef | null | undefined;
+    split_graph?: PayloadRef | null | undefined;
+    ranges?: VllmRange[] | undefined;
+    piecewise?: VllmPiecewise[] | undefined;
+};
+/**
+ * A compile range of one vLLM compile and its pieces. Since 1.22.
+ */
+export type VllmRange = {
+    start?: number | null | undefined;
+    end?: number | null | undefined;
+    single_size?: boolean | undefined;
+    cudagraph_size?: boolean | undefined;
+    logged?: number | undefined;
+    total?: number | null | undefined;
+    sentence?: string | undefined;
+};
+/**
+ * One piece of vLLM's split graph compiled for one compile range (its
+ *  `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
+ */
+export type VllmPiecewise = {
+    index?: number | null | undefined;
+    submod?: string | null | undefined;
+    total?: number | null | undefined;
+    range_start?: number | null | undefined;
+    range_end?: number | null | undefined;
+    single_size?: boolean | undefined;
+    cudagraph_size?: boolean | undefined;
+    event?: PayloadRef | null | undefined;
+    graphs?: PayloadRef[] | undefined;
+    code?: PayloadRef[] | undefined;
 };

@@ -78,6 +78,25 @@ export function describeCompile(entry: unknown, merged?: {
  * @returns {AotInductorView[]}
  */
 export function readAotInductor(data: unknown, rank?: number | null): AotInductorView[];
+/**
+ * One vLLM compile (compiles.json `vllm`, format 1.22) for display, as tlscope read it: its config
+ * as logged, each compile range's sentence (decided by tlscope) and each piece's references.
+ * @typedef {object} VllmView
+ * @property {number} index
+ * @property {string | null} compileId the compile id it was logged under
+ * @property {Array<[string, string]>} config each key and its value as text
+ * @property {string[]} ranges each compile range's sentence
+ * @property {Array<{ label: string, refs: PayloadRefView[] }>} pieces `submod_N, sizes a-b`, then the piece's graphs and code
+ * @property {PayloadRefView | null} splitGraph
+ * @property {number | null} rank the rank whose log holds it (a multi-rank job), else null
+ */
+/**
+ * compiles.json's `vllm` checked (malformed items dropped), or [] when `data` has none.
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {VllmView[]}
+ */
+export function readVllm(data: unknown, rank?: number | null): VllmView[];
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
@@ -157,6 +176,37 @@ export type AotInductorView = {
     failure: FailureView | null;
     graphs: PayloadRefView[];
     code: PayloadRefView[];
+    /**
+     * the rank whose log holds it (a multi-rank job), else null
+     */
+    rank: number | null;
+};
+/**
+ * One vLLM compile (compiles.json `vllm`, format 1.22) for display, as tlscope read it: its config
+ * as logged, each compile range's sentence (decided by tlscope) and each piece's references.
+ */
+export type VllmView = {
+    index: number;
+    /**
+     * the compile id it was logged under
+     */
+    compileId: string | null;
+    /**
+     * each key and its value as text
+     */
+    config: Array<[string, string]>;
+    /**
+     * each compile range's sentence
+     */
+    ranges: string[];
+    /**
+     * `submod_N, sizes a-b`, then the piece's graphs and code
+     */
+    pieces: Array<{
+        label: string;
+        refs: PayloadRefView[];
+    }>;
+    splitGraph: PayloadRefView | null;
     /**
      * the rank whose log holds it (a multi-rank job), else null
      */

@@ -99,6 +99,8 @@ export class Trace {
     exportsNotes: string[];
     /** @type {import('./compiles.js').AotInductorView[]} compiles.json's `aot_inductor` (format 1.21) of every part */
     aotInductor: import("./compiles.js").AotInductorView[];
+    /** @type {import('./compiles.js').VllmView[]} compiles.json's `vllm` (format 1.22) of every part */
+    vllm: import("./compiles.js").VllmView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
