@@ -319,3 +319,14 @@ def test_hostile_aot_inductor_spans(tmp_path: Path) -> None:
     assert len(outside.code) == 2 and len(outside.metrics_records) == 1
     many = _write(tmp_path / "many.log", [_chromium("compile_fx_aot", ph) for _ in range(10_003) for ph in "BE"])
     assert len(tlscope.load(many).aot_inductor) == 10_000
+
+
+def test_the_index_links_the_flame_graph_only_when_it_was_written(tmp_path: Path) -> None:
+    """compile_time.html is written when some compile has a time: an AOT Inductor log's only compile
+    has no compile id, so it has none, and index.html must not link it (it did, a dead link)."""
+    for scenario, written in (("aoti", False), ("aot_compile", True), ("export_plain", False)):
+        out = tmp_path / scenario
+        command = [sys.executable, "-m", "tlscope", str(_log_of(scenario)), "-o", str(out), "--no-browser"]
+        subprocess.run(command, check=True, capture_output=True)
+        linked = '<a href="compile_time.html">' in (out / "index.html").read_text()
+        assert linked == (out / "compile_time.html").is_file() == written, scenario

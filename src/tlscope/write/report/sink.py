@@ -109,12 +109,12 @@ class ReportSink:
         provenance_pages: list[tuple[str, str]] = []
         if outputs.provenance is not None:
             provenance_pages = outputs.provenance.write(ctx.out, [k for k, _ in outputs.directory.items()])
-        answer_sections.write_flame_page(ctx.out, found)
-        self._write_index(provenance_pages, found)
+        flame = answer_sections.write_flame_page(ctx.out, found)
+        self._write_index(provenance_pages, found, flame)
         if self._raw_log is not None:
             self._raw_log.wait()
 
-    def _write_index(self, provenance_pages: list[tuple[str, str]], found: Answers) -> None:
+    def _write_index(self, provenance_pages: list[tuple[str, str]], found: Answers, flame: bool) -> None:
         """index.html streamed to its file: it grows with the log (a row per output)."""
         state = self.state
         items = state.outputs.directory.items()
@@ -133,6 +133,8 @@ class ReportSink:
             provenance_pages=provenance_pages,
             collectives_parity_link=state.options.multi_rank,
             answers_badges=answer_sections.badges(found, rows),
+            # Linked only when written: a log of no timed compile has no flame graph.
+            answers_flame=flame,
             **answer_sections.sections(found, state.options.source_url, state.options.source_root, rows),
         )
 
