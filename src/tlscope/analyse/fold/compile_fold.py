@@ -34,7 +34,7 @@ from tlscope.analyse.fold.refs import payload_ref
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.analyse.fold.vllm import VLLM_KEYS, VllmFold
+from tlscope.analyse.fold.vllm import VLLM_NAMED, VllmFold
 from tlscope.analyse.tlparse.stack import ResolvedFrame, drop_convert_frame_suffix, resolve_stack
 from tlscope.format.compiles import (
     CacheOutcome,
@@ -121,9 +121,7 @@ class CompileFold:
         self._json_errors: dict[str, str] = {}
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
-        if self.vllm.watching and not outside_compiles(record.compile_id):
-            self.vllm.traced()  # a piece's records are those outside any compile id
-        if record.key in VLLM_KEYS:
+        if self.vllm.watching or record.key in VLLM_NAMED:
             self.vllm.feed(record, raw_line)
         if record.key in SYMBOL_KEYS:
             self.symbols.feed(record)  # outside a compile too (export logs them under none)
@@ -144,24 +142,58 @@ class CompileFold:
                 self.captures.traced(cid)
             if self.aoti.current is not None:
                 self.aoti.traced()
-        elif (captured := self._captured(record)) is not None:
-            # Counted among `[-/-]`'s events (raw_lines holds an id's own records), read as its compile's.
-            if record.key != "chromium_event":
-                self._capture_record(captured, record)
-                self._fold(captured, record, raw_line)
-            else:
+        elif self.captures.watching or self.aoti.current is not None or record.key == "chromium_event":
+            # Counted among `[-/-]`'s events (raw_lines holds an id's own records), maybe read as
+            # a capture's or an AOT Inductor compile's (capture.py).
+            routed = self._outside(record)
+            if routed is _DONE:
+                return
+            acc = routed or acc
+        event = record.event
+        # The event types are disjoint (CompilationMetrics' subclasses aside): the most common
+        # records (chromium events, then describe_*) are tested first. Inline, not a call: this
+        # runs for every record.
+        if record.key == "chromium_event":
+            self._chromium(record)
+        elif type(event) is DescribeStorage:
+            return  # nothing of it is folded
+        elif isinstance(event, DescribeTensor):
+            acc.pending_tensors[(event.describer_id, event.id)] = self.shared.tensor(event)
+        elif isinstance(event, DescribeSource):
+            acc.describe_source(event.describer_id, event.id, self.shared.maybe_text(event.source))
+        elif isinstance(event, Artifact):
+            self._artifact(acc, record, event, raw_line)
+        elif isinstance(event, CompilationMetrics):
+            acc.add_metrics(record, event)
+        elif isinstance(event, AotAutogradBackwardCompilationMetrics):
+            if event.fail_type is not None and acc.failure is None:
+                acc.failure = failure_of(event.fail_type, event.fail_reason, None)
+        elif isinstance(event, DynamoStart):
+            self._dynamo_start(acc, record, event)
+        elif isinstance(event, CreateSymbol):
+            self._symbol(acc, event)
+        else:
+            self._payload_event(acc, record, raw_line)
+
+    def _outside(self, record: Record) -> CompileAcc | None:
+        """Where a record outside any compile id is folded: the accumulator of the capture or AOT
+        Inductor compile it belongs to, `_DONE` when it was (a chromium span of one), else None."""
+        if (captured := self._captured(record)) is not None:
+            if record.key == "chromium_event":
                 self._chromium(record, _frame(captured.cid))
-            return
-        elif (index := self.aoti.target(record)) is not None:
-            # An AOT Inductor compile's, likewise counted among `[-/-]`'s events.
-            self.aoti.accs[index].seen(record)
-            if record.key != "chromium_event":
-                self._capture_record(self.aoti.accs[index], record)
-                self._fold(self.aoti.accs[index], record, raw_line)
-            elif (span := _phase_span(record)) is not None:
+                return _DONE
+            self._capture_record(captured, record)
+            return captured
+        if (index := self.aoti.target(record)) is None:
+            return None
+        aoti = self.aoti.accs[index]
+        aoti.seen(record)
+        if record.key == "chromium_event":
+            if (span := _phase_span(record)) is not None:
                 self.aoti.times[index].feed(span)
-            return
-        self._fold(acc, record, raw_line)
+            return _DONE
+        self._capture_record(aoti, record)
+        return aoti
 
     def _captured(self, record: Record) -> CompileAcc | None:
         """The compile a fullgraph capture's record outside any compile id belongs to (capture.py)."""
@@ -190,32 +222,6 @@ class CompileFold:
             acc.capture_time = Timing(
                 start_us=start, end_us=end, duration_s=round((end - start) / 1e6, 6), source="compilation_metrics"
             )
-
-    def _fold(self, acc: CompileAcc, record: Record, raw_line: int | None) -> None:
-        event = record.event
-        # The event types are disjoint (CompilationMetrics' subclasses aside): the most common
-        # records (chromium events, then describe_*) are tested first.
-        if record.key == "chromium_event":
-            self._chromium(record)
-        elif type(event) is DescribeStorage:
-            return  # nothing of it is folded
-        elif isinstance(event, DescribeTensor):
-            acc.pending_tensors[(event.describer_id, event.id)] = self.shared.tensor(event)
-        elif isinstance(event, DescribeSource):
-            acc.describe_source(event.describer_id, event.id, self.shared.maybe_text(event.source))
-        elif isinstance(event, Artifact):
-            self._artifact(acc, record, event, raw_line)
-        elif isinstance(event, CompilationMetrics):
-            acc.add_metrics(record, event)
-        elif isinstance(event, AotAutogradBackwardCompilationMetrics):
-            if event.fail_type is not None and acc.failure is None:
-                acc.failure = failure_of(event.fail_type, event.fail_reason, None)
-        elif isinstance(event, DynamoStart):
-            self._dynamo_start(acc, record, event)
-        elif isinstance(event, CreateSymbol):
-            self._symbol(acc, event)
-        else:
-            self._payload_event(acc, record, raw_line)
 
     @property
     def accs(self) -> dict[CompileId, CompileAcc]:
@@ -420,6 +426,10 @@ def cache_fields(payload: bytes, md5: str | None) -> tuple[str | None, str | Non
     if md5 is not None:
         _remember(_CACHE_FIELDS, md5, found)
     return found
+
+
+#: `_outside`'s answer for a record it folded itself.
+_DONE = CompileAcc(CompileId())
 
 
 def _phase_span(record: Record) -> ChromiumSpan | None:

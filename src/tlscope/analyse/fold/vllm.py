@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from tlscope.analyse.fold.exports import outside_compiles
 from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.format.compiles import Vllm, VllmPiecewise, VllmRange
@@ -38,8 +39,8 @@ MAX_PIECES = 10_000
 MAX_REFS = 20
 MAX_KEYS = 200
 MAX_VALUE = 2000
-#: The keys whose records the fold reads (any record of a compile id ends a piece's records).
-VLLM_KEYS = frozenset({"artifact", "graph_dump", "inductor_output_code", *GRAPH_KEYS})
+#: The keys of vLLM's named records: the fold reads these, and every record while a piece's follow.
+VLLM_NAMED = frozenset({"artifact", "graph_dump"})
 
 
 class _Start(msgspec.Struct):
@@ -63,16 +64,12 @@ class VllmFold:
         self.compiles: list[Vllm] = []
         #: The piece whose records follow, else None.
         self._piece: VllmPiecewise | None = None
-
-    @property
-    def watching(self) -> bool:
-        return self._piece is not None
-
-    def traced(self) -> None:
-        """A record of a compile id: the piece's records are over."""
-        self._piece = None
+        #: Whether a piece's records follow (every record is then fed, not only VLLM_NAMED's).
+        self.watching = False
 
     def feed(self, record: Record, raw_line: int | None) -> None:
+        if self.watching and not outside_compiles(record.compile_id):
+            self._follow(None)  # a record of a compile id: the piece's records are over
         event = record.event
         name = event.name if isinstance(event, (Artifact, GraphDump)) else None
         if name == CONFIG:
@@ -89,8 +86,11 @@ class VllmFold:
             found.ranges = _ranges(found.piecewise)
         return self.compiles
 
+    def _follow(self, piece: VllmPiecewise | None) -> None:
+        self._piece, self.watching = piece, piece is not None
+
     def _config(self, record: Record, raw_line: int | None) -> None:
-        self._piece = None
+        self._follow(None)
         if len(self.compiles) >= MAX_COMPILES:
             return
         self.compiles.append(
@@ -103,7 +103,7 @@ class VllmFold:
         )
 
     def _start(self, record: Record, raw_line: int | None) -> None:
-        self._piece = None
+        self._follow(None)
         try:
             start = decode(record.payload or b"", _START)
         except (JsonError, msgspec.ValidationError):
@@ -113,7 +113,7 @@ class VllmFold:
         pieces = self.compiles[-1].piecewise
         if len(pieces) >= MAX_PIECES:
             return
-        self._piece = VllmPiecewise(
+        piece = VllmPiecewise(
             index=start.piecewise_index,
             submod=start.submod_name,
             total=start.total_piecewise_compiles,
@@ -123,7 +123,8 @@ class VllmFold:
             cudagraph_size=start.is_cudagraph_capture_size,
             event=payload_ref(record, PIECE_START, raw_line),
         )
-        pieces.append(self._piece)
+        pieces.append(piece)
+        self._follow(piece)
 
     @staticmethod
     def _piece_record(piece: VllmPiecewise, record: Record, name: str | None, raw_line: int | None) -> None:
