@@ -94,3 +94,57 @@ test('every entry of real compiles.json files is described', { skip: !REAL && 'T
   }
   assert.ok(described > 10, `${described} entries`);
 });
+
+test('readAotInductor: compiles.json aot_inductor (format 1.21) as written, malformed items dropped', async () => {
+  const { readAotInductor } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const call = { file: '$CWD/corpus/scenarios/aoti.py', line: 27, name: 'main', code: 'package = torch._inductor.aoti_compile_and_package(program)' };
+  const file = {
+    aot_inductor: [
+      {
+        index: 0, status: 'ok', user_frame: call, time: { duration_s: 12.92, source: 'compilation_metrics' },
+        graphs: [{ kind: 'inductor_post_grad_graph', payload_filename: 'payloads/aa.txt', raw_line: 12, log_line: 1051 }],
+        code: [{ kind: 'graph_dump', payload_filename: 'payloads/bb.txt', raw_line: 14, log_line: 1527 }, { kind: 'graph_dump', raw_line: 1 }],
+        failure: null,
+      },
+      { index: 1, status: 'failed', failure: { type: 'CppCompileError', reason: 'boom', user_frame: null }, time: { duration_s: 'soon' } },
+      { index: 'two' },
+      'junk',
+    ],
+  };
+  const found = readAotInductor(file, 2);
+  assert.deepEqual(found.map((c) => [c.index, c.status, c.rank, c.durationS]), [[0, 'ok', 2, 12.92], [1, 'failed', 2, null]]);
+  assert.equal(found[0].calledAt, '$CWD/corpus/scenarios/aoti.py:27 in main');
+  assert.equal(found[0].calledCode, call.code);
+  // A reference before raw.jsonl's first event line is no reference.
+  assert.deepEqual(found[0].code.map((r) => r.log_line), [1527]);
+  assert.equal(found[1].failure?.type, 'CppCompileError');
+  assert.deepEqual(readAotInductor({ compiles: [] }), []);
+  assert.deepEqual(readAotInductor(null), []);
+});
+
+test('readVllm: compiles.json vllm (format 1.22) as written: config as text, ranges as tlscope said them', async () => {
+  const { readVllm } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const dump = { kind: 'graph_dump', payload_filename: 'payloads/cc.txt', raw_line: 7, log_line: 13964 };
+  const file = {
+    vllm: [
+      {
+        index: 0, compile_id: '[0/0]', config: { model: 'meta-llama/Llama-3.1-8B', use_inductor_graph_partition: false, mode: 3 },
+        split_graph: { kind: 'graph_dump', payload_filename: 'payloads/dd.txt', raw_line: 4, log_line: 6768 },
+        ranges: [{ sentence: 'sizes 1-16384: 2 of 33 piecewise compiles logged' }, { sentence: 3 }],
+        piecewise: [
+          { index: 0, submod: 'submod_0', range_start: 1, range_end: 16384, graphs: [dump], code: [] },
+          { index: 0, submod: 'submod_0', range_start: 8, range_end: 8, single_size: true, graphs: 'junk' },
+          'junk',
+        ],
+      },
+      { compile_id: '[1/0]' },
+    ],
+  };
+  const [found, ...rest] = readVllm(file);
+  assert.deepEqual(rest, []);
+  assert.deepEqual(found.config, [['model', 'meta-llama/Llama-3.1-8B'], ['use_inductor_graph_partition', 'false'], ['mode', '3']]);
+  assert.deepEqual(found.ranges, ['sizes 1-16384: 2 of 33 piecewise compiles logged']);
+  assert.deepEqual(found.pieces.map((p) => [p.label, p.refs.length]), [['submod_0, sizes 1-16384', 1], ['submod_0, size 8', 0]]);
+  assert.equal(found.splitGraph?.log_line, 6768);
+  assert.deepEqual(readVllm({ vllm: 'x' }), []);
+});
