@@ -221,6 +221,9 @@ def test_the_api_is_read_from_the_records_stacks(tmp_path: Path) -> None:
         )
 
     export = log("export", ["/x/main.py", "/v/site-packages/torch/export/_trace.py", "/v/torch/_dynamo/aot_compile.py"])
+    # AOT Inductor's failed metrics (a stack through torch/_inductor, no capture span): no export call.
+    aoti = log("aoti", ["/x/main.py", "/v/site-packages/torch/_inductor/__init__.py"])
+    assert tlscope.load(aoti).exports == []
     aot = log("aot", ["/x/main.py", "/v/site-packages/torch/_dynamo/aot_compile.py"])
     other = log("other", ["/x/main.py", "/v/site-packages/torch/_dynamo/eval_frame.py"])
     assert _entries(export)["[0/0]"].capture == "export" and len(tlscope.load(export).exports) == 1

@@ -64,6 +64,7 @@ from tlscope.model.events import (
     PropagateRealTensorsProvenance,
     SymbolicShapeSpecialization,
 )
+from tlscope.model.lenient import frames_of
 from tlscope.model.record import Record
 
 if TYPE_CHECKING:
@@ -292,11 +293,11 @@ class ExportFold:
     def _compile_ended(self, record: Record, raw_line: int | None) -> None:
         """A compile's metrics: torch.compile's carry its compile id; strict export's Dynamo trace
         logs its own outside any (and its ids restart at [0/0] each call), as does torch.compile's
-        aot_compile, told apart by the record's stack (no export call). A strict trace that
+        aot_compile and AOT Inductor, told apart by the record's stack (no export call). A strict trace that
         failed ends its call, failed, with the failure's reason as its issue; one that did not
         says nothing of the call's outcome (without TORCH_DTRACE no `exported_program` follows)."""
-        if not outside_compiles(record.compile_id) or capture_api(record) == "aot_compile":
-            # torch.compile's, or its ahead-of-time capture's (analyse/fold/capture.py): no export.
+        if not outside_compiles(record.compile_id) or not _exports_stack(record):
+            # torch.compile's, its ahead-of-time capture's or AOT Inductor's (capture.py): no export.
             self._traced.clear()
             return
         self.exported_ids |= self._traced
@@ -429,6 +430,12 @@ class ExportFold:
 
     def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
         return self.user.innermost_of(record, stack)
+
+
+def _exports_stack(record: Record) -> bool:
+    """Whether an outside metrics record is strict export's: its stack passes through torch/export/
+    (aot_compile's and AOT Inductor's do not); one with no stack is read as export's, as before 1.20."""
+    return capture_api(record) == "export" or not frames_of(record.envelope.get("stack"))
 
 
 def _place(at: SourceLocation | None) -> str:
