@@ -34,6 +34,8 @@ TRACES = {
     "diverge2": "ranks_diverge_2",
     "desync2": "ranks_desync_2",
     "exports": "export_failures",
+    "strict": "export_strict",
+    "plain": "export_plain",
 }
 GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
@@ -278,6 +280,30 @@ def test_exports_view_says_each_call_as_written(browser: Any, site: ExplorerSite
     wait_hook(other, lambda h: h.get("loaded") is True and "exports" in h)
     assert hook(other)["exports"] == [] and other.locator("#view-exports").is_hidden()
     other.close()
+
+
+@pytest.mark.parametrize("name", ["strict", "plain"])
+def test_every_export_issue_selects_its_own_event(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path], name: str
+) -> None:
+    """export_strict and export_plain: a data-dependent error read from strict export's metrics or
+    from the partial graph is shown at that event (compiles.json `event_kind`, 1.23), not at a
+    guard_on_data_dependent_error the log does not have: each issue's button selects its row."""
+    calls = json.loads((folders[name] / "compiles.json").read_text())["exports"]
+    issues = [i for c in calls for i in c["issues"]]
+    raw = (folders[name] / "raw.jsonl").read_text().splitlines()
+    page = open_explorer(browser, site.explorer(name, "&view=exports"), height=1000)
+    wait_hook(page, lambda h: bool(h.get("exports")) and h.get("view") == "exports")
+    buttons = page.locator("#exports .ex-show")
+    assert buttons.count() == len(issues)
+    for n, issue in enumerate(issues):
+        assert issue["event_kind"] in json.dumps(json.loads(raw[issue["raw_line"] - 1]))
+        page.click("#view-exports")
+        buttons.nth(n).click()
+        h = wait_hook(page, lambda h, i=issue: (h.get("followed") or {}).get("raw_line") == i["raw_line"])
+        assert h["followed"]["row"] >= 0, issue
+    assert page.errors == []
+    page.close()
 
 
 def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:

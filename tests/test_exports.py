@@ -6,6 +6,7 @@ read from the scenarios' sources, never written here by hand."""
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import subprocess
@@ -405,3 +406,40 @@ def test_without_torch_dtrace_the_exports_say_that_only_failed_calls_show(tmp_pa
     assert f'<p class="answers-note">{note}</p>' in html.unescape((out / "index.html").read_text())
     assert note in run("summary", str(out), "--width", "400")
     assert json.loads(run("summary", str(out), "--json"))["exports_note"] == note
+
+
+def test_each_issue_names_the_kind_of_its_event() -> None:
+    """`event_kind` (1.23): the event `log_line` names, as a viewer filters by it; a data-dependent
+    error read without TORCH_DTRACE or from strict export is not at a guard_on_data_dependent_error."""
+    kinds = {
+        scenario: [
+            (i.kind, i.event_kind)
+            for call in _calls(sorted((CORPUS / scenario).glob("*.log.gz"))[0])
+            for i in call.issues
+        ]
+        for scenario in ("export_plain", "export_strict")
+    }
+    assert kinds["export_plain"] == [
+        ("data_dependent_error", "make_fx_fail_partial"),
+        ("partial_graph", "make_fx_fail_partial"),
+    ]
+    assert kinds["export_strict"] == [
+        ("data_dependent_error", "compilation_metrics"),
+        ("dynamo_error", "compilation_metrics"),
+    ]
+    dtraced = _calls(_log("export_failures", "guard_on_data_dependent_error"))
+    assert ("data_dependent_error", "guard_on_data_dependent_error") in [
+        (i.kind, i.event_kind) for c in dtraced for i in c.issues
+    ]
+    # Each names the kind of the record at its log line.
+    for scenario in ("export_plain", "export_strict", "export_failures", "export"):
+        for log in sorted((CORPUS / scenario).glob("*.log.gz")):
+            lines = gzip.decompress(log.read_bytes()).decode().split("\n")
+            for issue in (i for call in _calls(log) for i in call.issues):
+                envelope = json.loads(lines[issue.log_line - 1].split("] ", 1)[1])
+                key = next(
+                    k
+                    for k in envelope
+                    if k not in ("frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "rank")
+                )
+                assert issue.event_kind == (envelope[key]["name"] if key == "artifact" else key), (log.name, issue)

@@ -343,3 +343,18 @@ def test_only_the_format_122_additions_are_forgiven() -> None:
     assert identity.without_122_additions("compiles.json", compiles % (22, b',"vllm":[\n{"index":0}\n]')) != old
     base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 22})
     assert identity.differences(base, now) == []
+
+
+def test_only_the_format_123_additions_are_forgiven() -> None:
+    """Against a 1.22 base: 1.23 added each export issue's `event_kind` (its last field)."""
+    manifest = b'{"format":"tlscope","format_version":1,"format_minor":%d,"inputs":[]}'
+    assert identity.without_123_additions("manifest.json", manifest % 23) == manifest % 22
+    issue = b'{"kind":"partial_graph","log_line":3,"raw_line":2%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"exports":[\n{"issues":[%s,%s]}\n]}\n'
+    old = compiles % (22, issue % b"", issue % b"")
+    new = compiles % (23, issue % b',"event_kind":"make_fx_fail_partial"', issue % b',"event_kind":null')
+    assert identity.without_123_additions("compiles.json", new) == old
+    inner = compiles % (23, b'{"event_kind":"x","kind":"k"}', issue % b"")
+    assert identity.without_123_additions("compiles.json", inner) != compiles % (22, b'{"kind":"k"}', issue % b"")
+    base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 23})
+    assert identity.differences(base, now) == []

@@ -430,6 +430,21 @@ def without_119_additions(rel: str, data: bytes) -> bytes:
     return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
+_MINOR_23 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)23(?=,)')
+#: An export issue's `event_kind`, its last field, as written (no other struct has the key).
+_EVENT_KIND = re.compile(rb',"event_kind":(?:null|"(?:[^"\\]|\\.)*")\}')
+
+
+def without_123_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.22 wrote it: 1.23 added each export issue's `event_kind` (last)."""
+    name = rel.rsplit("/", 1)[-1]
+    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+    if name not in formatted and not is_graphs_file(rel):
+        return data
+    data = _MINOR_23.sub(rb"\g<1>22", data, count=1)
+    return _EVENT_KIND.sub(b"}", data) if name == "compiles.json" else data
+
+
 _MINOR_22 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)22(?=,)')
 #: compiles.json's `vllm` when empty, its last field, as written.
 _NO_VLLM = b',"vllm":[\n]}\n'
@@ -491,6 +506,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_123_additions,
     without_122_additions,
     without_121_additions,
     without_120_additions,

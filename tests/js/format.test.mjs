@@ -182,6 +182,12 @@ test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1
   // Strict export's Dynamo failure (1.19) leads to the metrics record that holds it.
   assert.deepEqual(dynamo.ref, { kind: 'compilation_metrics', raw_line: 9, log_line: 11, payload_filename: null });
   assert.equal(calls[1].program && calls[1].program.raw_line, 12);
+  // Since 1.23 Python names each issue's event: a data-dependent error read from strict export's
+  // metrics is at its compilation_metrics record, not at a guard_on_data_dependent_error.
+  const strict = readExports({ exports: [{ index: 0, status: 'failed', sentence: 's', issues: [
+    { kind: 'data_dependent_error', title: 't', sentence: 's', log_line: 40, raw_line: 30, event_kind: 'compilation_metrics' },
+  ] }] });
+  assert.deepEqual(strict[0].issues[0].ref, { kind: 'compilation_metrics', raw_line: 30, log_line: 40, payload_filename: null });
   // A compiles.json written before format 1.18, or not a compiles.json, has none.
   assert.deepEqual(readExports({ compiles: [] }), []);
   assert.deepEqual(readExports(null), []);

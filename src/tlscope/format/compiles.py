@@ -554,6 +554,10 @@ class ExportIssue(msgspec.Struct, kw_only=True):
     #: 1-based log line of its first event, and that event's raw.jsonl line.
     log_line: int
     raw_line: int | None = None
+    #: That event's kind: its key, or an artifact's name (`guard_on_data_dependent_error`; the
+    #: `make_fx_fail_partial` artifact or `compilation_metrics` for a data-dependent error read
+    #: without TORCH_DTRACE or from strict export). Since 1.23.
+    event_kind: str | None = None
 
 
 class ExportCall(msgspec.Struct, kw_only=True):

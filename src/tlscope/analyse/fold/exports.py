@@ -217,6 +217,7 @@ class ExportFold:
                     user_frame=at,
                     payload=payload_ref(record, PARTIAL_GRAPH, raw_line),
                     log_line=record.line,
+                    event_kind=event_kind(record),
                     raw_line=raw_line,
                 ),
                 ("partial_graph", "", ""),
@@ -322,6 +323,7 @@ class ExportFold:
                 user_frame=at,
                 fix=fix,
                 log_line=record.line,
+                event_kind=event_kind(record),
                 raw_line=raw_line,
             )
             self._add(call, issue, ("dynamo_error", event.fail_type, _place(at)))
@@ -371,6 +373,7 @@ class ExportFold:
             symbols=symbols,
             fix=expr_fix(kind, code, result, at, symbols),
             log_line=record.line,
+            event_kind=event_kind(record),
             raw_line=raw_line,
         )
         self._add(call, issue, key)
@@ -397,6 +400,7 @@ class ExportFold:
                 reason=reason,
                 fix=fix,
                 log_line=record.line,
+                event_kind=event_kind(record),
                 raw_line=raw_line,
             ),
             key,
@@ -430,6 +434,12 @@ class ExportFold:
 
     def _frame(self, record: Record, stack: Iterable[Frame] | None) -> SourceLocation | None:
         return self.user.innermost_of(record, stack)
+
+
+def event_kind(record: Record) -> str:
+    """The kind of an issue's event as viewers filter by it: an artifact's name, else its key."""
+    event = record.event
+    return event.name if isinstance(event, Artifact) and event.name else record.key
 
 
 def _exports_stack(record: Record) -> bool:

@@ -353,6 +353,7 @@
  * @property {number} [count]
  * @property {number} log_line
  * @property {number | null} [raw_line]
+ * @property {string | null} [event_kind]
  */
 
 /**

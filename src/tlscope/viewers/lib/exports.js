@@ -105,7 +105,8 @@ function ref(value, kind) {
  */
 function issue(value) {
   if (!isObject(value) || typeof value.kind !== 'string' || typeof value.title !== 'string' || typeof value.sentence !== 'string') return [];
-  const event = /** @type {Record<string, string>} */ (ISSUE_EVENT)[value.kind] ?? value.kind;
+  // The event's kind as Python wrote it (format 1.23); the kind's usual event for older files.
+  const event = text(value.event_kind) ?? /** @type {Record<string, string>} */ (ISSUE_EVENT)[value.kind] ?? value.kind;
   const own = ref({ kind: event, raw_line: value.raw_line, log_line: value.log_line, payload_filename: null }, event);
   const found = value.kind === 'partial_graph' ? ref(value.payload, event) ?? own : own;
   if (!found) return [];

@@ -350,6 +350,7 @@ export type ExportIssue = {
     count?: number | undefined;
     log_line: number;
     raw_line?: number | null | undefined;
+    event_kind?: string | null | undefined;
 };
 /**
  * A symbol an export issue's expression names, and where the user's code made it.
