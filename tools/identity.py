@@ -430,71 +430,59 @@ def without_119_additions(rel: str, data: bytes) -> bytes:
     return _EXPORTS_NOTE.sub(b"\n]}\n", data, count=1) if name == "compiles.json" else data
 
 
-_MINOR_23 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)23(?=,)')
+_FORMATTED = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
+
+
+def _minor_back(rel: str, data: bytes, minor: int) -> tuple[str | None, bytes]:
+    """For a format file: its name, and `data` with its `format_minor` `minor` made `minor - 1`;
+    for any other file, (None, `data`)."""
+    name = rel.rsplit("/", 1)[-1]
+    if name not in _FORMATTED and not is_graphs_file(rel):
+        return None, data
+    head = rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)'
+    pattern = re.compile(head + str(minor).encode() + rb"(?=,)")
+    return name, pattern.sub(rb"\g<1>" + str(minor - 1).encode(), data, count=1)
+
+
+def _without_tail(data: bytes, tail: bytes) -> bytes:
+    """compiles.json without its last field `tail` (as written, with the object's end)."""
+    return data[: -len(tail)] + b"}\n" if data.endswith(tail) else data
+
+
 #: An export issue's `event_kind`, its last field, as written (no other struct has the key).
 _EVENT_KIND = re.compile(rb',"event_kind":(?:null|"(?:[^"\\]|\\.)*")\}')
-
-
-def without_123_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.22 wrote it: 1.23 added each export issue's `event_kind` (last)."""
-    name = rel.rsplit("/", 1)[-1]
-    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
-    if name not in formatted and not is_graphs_file(rel):
-        return data
-    data = _MINOR_23.sub(rb"\g<1>22", data, count=1)
-    return _EVENT_KIND.sub(b"}", data) if name == "compiles.json" else data
-
-
-_MINOR_22 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)22(?=,)')
-#: compiles.json's `vllm` when empty, its last field, as written.
+#: compiles.json's `vllm` and `aot_inductor` when empty, each the last field when added.
 _NO_VLLM = b',"vllm":[\n]}\n'
-
-
-def without_122_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.21 wrote it: 1.22 added compiles.json's `vllm` (last), empty but in a log
-    of vLLM's compiles."""
-    name = rel.rsplit("/", 1)[-1]
-    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
-    if name not in formatted and not is_graphs_file(rel):
-        return data
-    data = _MINOR_22.sub(rb"\g<1>21", data, count=1)
-    if name == "compiles.json" and data.endswith(_NO_VLLM):
-        data = data[: -len(_NO_VLLM)] + b"}\n"
-    return data
-
-
-_MINOR_21 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)21(?=,)')
-#: compiles.json's `aot_inductor` when empty, its last field, as written.
 _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
-
-
-def without_121_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.20 wrote it: 1.21 added compiles.json's `aot_inductor` (last), empty but
-    in a log of AOT Inductor compiles (whose `[-/-]` entry changed too: not forgiven)."""
-    name = rel.rsplit("/", 1)[-1]
-    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
-    if name not in formatted and not is_graphs_file(rel):
-        return data
-    data = _MINOR_21.sub(rb"\g<1>20", data, count=1)
-    if name == "compiles.json" and data.endswith(_NO_AOT_INDUCTOR):
-        data = data[: -len(_NO_AOT_INDUCTOR)] + b"}\n"
-    return data
-
-
-_MINOR_20 = re.compile(rb'^(\{\s*"format":\s?"tlscope",\s*"format_version":\s?1,\s*"format_minor":\s?)20(?=,)')
 #: A compile entry's `capture` (its last field) when null, as written: a JSON string cannot hold
 #: this text unescaped, so it is the field.
 _NO_CAPTURE = b',"capture":null}'
 
 
+def without_123_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.22 wrote it: 1.23 added each export issue's `event_kind` (last)."""
+    name, data = _minor_back(rel, data, 23)
+    return _EVENT_KIND.sub(b"}", data) if name == "compiles.json" else data
+
+
+def without_122_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.21 wrote it: 1.22 added compiles.json's `vllm` (last), empty but in a log
+    of vLLM's compiles."""
+    name, data = _minor_back(rel, data, 22)
+    return _without_tail(data, _NO_VLLM) if name == "compiles.json" else data
+
+
+def without_121_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.20 wrote it: 1.21 added compiles.json's `aot_inductor` (last), empty but
+    in a log of AOT Inductor compiles (whose `[-/-]` entry changed too: not forgiven)."""
+    name, data = _minor_back(rel, data, 21)
+    return _without_tail(data, _NO_AOT_INDUCTOR) if name == "compiles.json" else data
+
+
 def without_120_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.19 wrote it: 1.20 added each compile entry's `capture` (last), null for
     every compile but a fullgraph capture's (whose entry's other fields change too: not forgiven)."""
-    name = rel.rsplit("/", 1)[-1]
-    formatted = ("manifest.json", "compiles.json", "log_size.json", "ranks.json", "provenance.json")
-    if name not in formatted and not is_graphs_file(rel):
-        return data
-    data = _MINOR_20.sub(rb"\g<1>19", data, count=1)
+    name, data = _minor_back(rel, data, 20)
     return data.replace(_NO_CAPTURE, b"}") if name == "compiles.json" else data
 
 

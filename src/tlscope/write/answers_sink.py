@@ -374,31 +374,24 @@ def write_tail(
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
     (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor and
     vLLM compiles; each input-shape table's (offset, length)."""
-    f.write(b'\n],"graph_breaks":[')
-    for i, group in enumerate(breaks):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(group))
-    f.write(b'\n],"symbols":[')
-    for i, symbol in enumerate(symbols):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(symbol))
+    _write_items(f, b'\n],"graph_breaks":[', breaks)
+    _write_items(f, b'\n],"symbols":[', symbols)
     f.write(b'\n],"input_shapes":[')
     spans: list[tuple[int, int]] = []
     for data in itertools.chain(map(_ENCODER.encode, shapes), encoded_shapes):
         f.write(b"\n" if not spans else b",\n")
         spans.append((f.tell(), len(data)))
         f.write(data)
-    f.write(b'\n],"exports":[')
-    for i, call in enumerate(exports):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(call))
-    f.write(b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[')
-    for i, compile_ in enumerate(aoti):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(compile_))
-    f.write(b'\n],"vllm":[')
-    for i, found in enumerate(vllm):
-        f.write(b"\n" if i == 0 else b",\n")
-        f.write(_ENCODER.encode(found))
+    _write_items(f, b'\n],"exports":[', exports)
+    _write_items(f, b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[', aoti)
+    _write_items(f, b'\n],"vllm":[', vllm)
     f.write(b"\n]}\n")
     return spans
+
+
+def _write_items(f: IO[bytes], head: bytes, items: Iterable[msgspec.Struct]) -> None:
+    """`head` (the end of the list before and this list's key), then one item a line."""
+    f.write(head)
+    for i, item in enumerate(items):
+        f.write(b"\n" if i == 0 else b",\n")
+        f.write(_ENCODER.encode(item))

@@ -80,6 +80,11 @@ class CompileAcc:
         else:
             self.raw_ranges.append([raw_line, raw_line])
 
+    @property
+    def log_lines(self) -> list[int]:
+        """compiles.json's `log_lines`: the first and last input-log line of its records, if any."""
+        return [self.log_first, self.log_last] if self.log_first is not None and self.log_last is not None else []
+
     def seen(self, record: Record) -> None:
         """Widen `log_lines` to `record` (an event of its own, or one read as its compile's)."""
         self.log_first = record.line if self.log_first is None else self.log_first

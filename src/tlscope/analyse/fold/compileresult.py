@@ -270,7 +270,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         guards=acc.guards,
         events=acc.events,
         raw_lines=acc.raw_ranges,
-        log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
+        log_lines=acc.log_lines,
         capture=acc.capture,
     )
 
@@ -303,7 +303,7 @@ def _aoti(index: int, acc: CompileAcc, times: FrameTime, user: UserCode) -> AotI
         metrics_records=acc.records,
         graphs=acc.graphs,
         code=acc.code,
-        log_lines=[acc.log_first, acc.log_last] if acc.log_first is not None and acc.log_last is not None else [],
+        log_lines=acc.log_lines,
     )
 
 

@@ -303,6 +303,15 @@ export function describeCompile(entry, merged = {}) {
 }
 
 /**
+ * A list of payload references, the malformed ones dropped.
+ * @param {unknown} refs
+ * @returns {PayloadRefView[]}
+ */
+function refsOf(refs) {
+  return (Array.isArray(refs) ? refs : []).flatMap((r) => payloadRef(r) ?? []);
+}
+
+/**
  * One AOT Inductor compile (compiles.json `aot_inductor`, format 1.21) for display: tlscope read
  * it from its `compile_fx_aot` span and decided its status; every string is plain, untrusted text.
  * @typedef {object} AotInductorView
@@ -329,8 +338,6 @@ export function readAotInductor(data, rank = null) {
   return items.flatMap((item) => {
     if (!isObject(item) || !isInt(item.index)) return [];
     const time = isObject(item.time) ? item.time : {};
-    /** @param {unknown} refs */
-    const refsOf = (refs) => (Array.isArray(refs) ? refs : []).flatMap((r) => payloadRef(r) ?? []);
     return [{
       index: item.index,
       status: text(item.status),
@@ -369,8 +376,6 @@ export function readVllm(data, rank = null) {
   return items.flatMap((item) => {
     if (!isObject(item) || !isInt(item.index)) return [];
     const config = isObject(item.config) ? item.config : {};
-    /** @param {unknown} refs */
-    const refsOf = (refs) => (Array.isArray(refs) ? refs : []).flatMap((r) => payloadRef(r) ?? []);
     return [{
       index: item.index,
       compileId: text(item.compile_id),
