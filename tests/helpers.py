@@ -705,3 +705,21 @@ def forget_rank_memos() -> None:
 def file_tree(root: Path) -> dict[str, bytes]:
     """Every file under `root`, by its relative path, with its bytes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+#: A glog prefix for the traces tests write (any valid one: tlscope keeps it, nothing reads its time).
+TRACE_PREFIX = "V1128 04:30:00.000000 4242 torch/_logging/structured.py:28] "
+
+
+def write_trace(path: Path, records: list[tuple[dict[str, Any], str | None]]) -> Path:
+    """A TORCH_TRACE log of `records` (envelope, payload or None), each payload's MD5 on its
+    envelope as torch logs it, its lines tab-indented."""
+    lines = []
+    for envelope, payload in records:
+        if payload is not None:
+            envelope = {**envelope, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
+        lines.append(TRACE_PREFIX + json.dumps(envelope))
+        if payload is not None:
+            lines.extend("\t" + line for line in payload.split("\n"))
+    path.write_text("\n".join(lines) + "\n")
+    return path

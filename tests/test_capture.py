@@ -5,19 +5,16 @@ on hostile ones."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from helpers import CORPUS
+from helpers import CORPUS, write_trace
 
 import tlscope
 from tlscope.format.compiles import CompileEntry
-
-PREFIX = "V1128 04:30:00.000000 4242 torch/_logging/structured.py:28] "
 
 
 def _log_of(scenario: str) -> Path:
@@ -117,18 +114,6 @@ def _chromium(name: str, ph: str, **ids: int) -> tuple[dict[str, Any], str]:
     return {"chromium_event": {}, **ids}, json.dumps(event)
 
 
-def _write(path: Path, records: list[tuple[dict[str, Any], str | None]]) -> Path:
-    lines = []
-    for envelope, payload in records:
-        if payload is not None:  # as torch logs it: the payload's MD5 on the envelope
-            envelope = {**envelope, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
-        lines.append(PREFIX + json.dumps(envelope))
-        if payload is not None:
-            lines.extend("\t" + line for line in payload.split("\n"))
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 ID = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
 GRAPH = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        return (x,)\n"
 CODE = "def call(args):\n    return args\n"
@@ -139,7 +124,7 @@ def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> N
     the span that are not metrics, metrics after another compile started, a junk span payload,
     times that are not numbers or run backwards."""
     metrics = {"compilation_metrics": {"fail_type": None, "start_time_us": 5, "end_time_us": 3}}
-    open_span = _write(
+    open_span = write_trace(
         tmp_path / "open.log",
         [
             _chromium("fullgraph_capture", "B"),
@@ -151,7 +136,7 @@ def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> N
     entry = _entries(open_span)["[0/0]"]
     assert entry.capture == "fullgraph" and [c.kind for c in entry.code] == ["inductor_output_code"]
     assert entry.status == "ok" and entry.time is None  # end before start: no time invented
-    no_begin = _write(
+    no_begin = write_trace(
         tmp_path / "nobegin.log",
         [
             ({"dynamo_output_graph": {}, **ID}, GRAPH),
@@ -163,7 +148,7 @@ def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> N
     entries = _entries(no_begin)
     assert entries["[0/0]"].capture is None and entries["[0/0]"].status == "metrics_missing"
     assert [c.kind for c in entries["[-/-]"].code] == ["inductor_output_code"]
-    nothing_traced = _write(
+    nothing_traced = write_trace(
         tmp_path / "untraced.log",
         [
             _chromium("fullgraph_capture", "B"),
@@ -173,7 +158,7 @@ def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> N
         ],
     )
     assert [e.capture for e in _entries(nothing_traced).values()] == [None]
-    after = _write(
+    after = write_trace(
         tmp_path / "after.log",
         [
             _chromium("fullgraph_capture", "B"),
@@ -187,7 +172,7 @@ def test_hostile_captures_attribute_only_what_the_rule_says(tmp_path: Path) -> N
     entries = _entries(after)
     assert entries["[0/0]"].status == "metrics_missing" and entries["[0/0]"].capture is None
     assert entries["[1/0]"].status == "metrics_missing" and entries["[-/-]"].metrics_records
-    junk = _write(
+    junk = write_trace(
         tmp_path / "junk.log",
         [
             ({"chromium_event": {}}, "{not json"),
@@ -209,7 +194,7 @@ def test_the_api_is_read_from_the_records_stacks(tmp_path: Path) -> None:
         strings = [({"str": [file, n]}, None) for n, file in enumerate(files)]
         stack = [{"line": 1, "name": "f", "filename": n} for n in range(len(files))]
         failed = {"compilation_metrics": {"fail_type": "Unsupported", "fail_reason": "no"}, "stack": stack}
-        return _write(
+        return write_trace(
             tmp_path / f"{name}.log",
             [
                 *strings,
@@ -314,13 +299,13 @@ def test_hostile_aot_inductor_spans(tmp_path: Path) -> None:
         _chromium("compile_fx_aot", "B"),
         code,  # never closed: a cut log
     ]
-    trace = tlscope.load(_write(tmp_path / "spans.log", records))
+    trace = tlscope.load(write_trace(tmp_path / "spans.log", records))
     first, second, third = trace.aot_inductor
     assert (first.status, first.failure and first.failure.type, len(first.code)) == ("failed", "CppCompileError", 1)
     assert (second.status, second.code, third.status, len(third.code)) == ("metrics_missing", [], "metrics_missing", 1)
     outside = next(c for c in trace.compiles if c.id == "[-/-]")
     assert len(outside.code) == 2 and len(outside.metrics_records) == 1
-    many = _write(tmp_path / "many.log", [_chromium("compile_fx_aot", ph) for _ in range(10_003) for ph in "BE"])
+    many = write_trace(tmp_path / "many.log", [_chromium("compile_fx_aot", ph) for _ in range(10_003) for ph in "BE"])
     assert len(tlscope.load(many).aot_inductor) == 10_000
 
 

@@ -4,18 +4,15 @@ parsed here independently) and from hostile logs."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from helpers import TLPARSE_UPSTREAM, require_shared
+from helpers import TLPARSE_UPSTREAM, require_shared, write_trace
 
 import tlscope
-
-PREFIX = "V1128 05:00:00.000000 4242 vllm/compilation/backends.py:1] "
 
 
 def _sample() -> Path:
@@ -91,18 +88,6 @@ def test_the_run_summary_and_report_say_the_vllm_compiles(tmp_path: Path) -> Non
         assert (out / ref["payload_filename"]).is_file()
 
 
-def _write(path: Path, records: list[tuple[dict[str, Any], str | None]]) -> Path:
-    lines = []
-    for envelope, payload in records:
-        if payload is not None:
-            envelope = {**envelope, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
-        lines.append(PREFIX + json.dumps(envelope))
-        if payload is not None:
-            lines.extend("\t" + line for line in payload.split("\n"))
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def _start(**fields: Any) -> tuple[dict[str, Any], str]:
     return {"artifact": {"name": "vllm_piecewise_compile_start", "encoding": "json"}}, json.dumps(fields)
 
@@ -135,7 +120,7 @@ def test_hostile_vllm_artifacts(tmp_path: Path) -> None:
         dump,  # after a record of a compile id: no piece's
         ({"artifact": {"name": "vllm_compilation_config", "encoding": "json"}}, json.dumps(["not", "an", "object"])),
     ]
-    first, second, third = tlscope.load(_write(tmp_path / "hostile.log", records)).vllm
+    first, second, third = tlscope.load(write_trace(tmp_path / "hostile.log", records)).vllm
     assert (first.compile_id, first.config, [len(p.graphs) for p in first.piecewise]) == (None, {}, [1])
     assert second.compile_id == "[0/0]" and len(second.config) == 200 and len(second.config["model"]) == 2000
     assert "nested" not in second.config and "list" not in second.config and second.config["mode"] == 3
@@ -144,7 +129,7 @@ def test_hostile_vllm_artifacts(tmp_path: Path) -> None:
     assert [r.sentence for r in second.ranges] == ["size 4: 1 of 3 piecewise compiles logged"]
     assert third.config == {} and third.piecewise == []
     many = [_start(piecewise_index=i, compile_range_start=1, compile_range_end=2) for i in range(10_003)]
-    (found,) = tlscope.load(_write(tmp_path / "many.log", many)).vllm
+    (found,) = tlscope.load(write_trace(tmp_path / "many.log", many)).vllm
     assert len(found.piecewise) == 10_000 and found.ranges[0].logged == 10_000
 
 
