@@ -249,6 +249,7 @@ def assert_every_metrics_record_kept(records: list[tuple[dict[str, Any], str]], 
         assert sum(r["time_s"] or 0.0 for r in found) == pytest.approx(sum(map(record_seconds, log[key])), abs=1e-6)
         assert [r["failure"]["type"] if r["failure"] else None for r in found] == [m.get("fail_type") for m in log[key]]
         assert [r["status"] == "failed" for r in found] == [m.get("fail_type") is not None for m in log[key]]
+        assert [r["co_name"] for r in found] == [m.get("co_name") for m in log[key]]
     # The acceptance figure: forward compile time over the whole log.
     total = sum(record_seconds(m) for (_, kind), ms in log.items() if kind == "compilation_metrics" for m in ms)
     ours = sum(r["time_s"] or 0.0 for (_, kind), rs in kept.items() if kind == "compilation_metrics" for r in rs)
@@ -520,3 +521,39 @@ def test_mark_dynamic_surfaced_in_recompile_changes(tmp_path: Path) -> None:
     assert changes["marked_dynamic"] == ("[]", "[0]")
     kinds = {f["cache_entry"]: f["kind"] for f in entries["[0/5]"]["recompile"]["guard_failures"]}
     assert kinds["[0/2]"] == "dim_marking"
+
+
+def test_an_id_numbered_again_after_reset_says_every_function_it_held(tmp_path: Path) -> None:
+    """corpus reset: scale, then gate, then scale again, with torch._dynamo.reset() between them, are
+    all [0/0]. Before 1.24 the entry said `scale` alone; each metrics record now names its function
+    (`co_name`) and summary and the report's index say the three."""
+    import subprocess
+    import sys
+
+    out = parsed(next((CORPUS / "reset").glob("*.log.gz")), tmp_path)
+    (entry,) = [c for c in load(out, "compiles.json")["compiles"] if c["id"] == "[0/0]"]
+    assert [(r["kind"], r["co_name"]) for r in entry["metrics_records"]] == [
+        ("compilation_metrics", "scale"),
+        ("compilation_metrics", "gate"),
+        ("compilation_metrics", "scale"),
+    ]
+    said = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(out), "--width", "200"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    line = "[0/0] held 3 compiles, of scale, gate, scale: ids are numbered again after torch._dynamo.reset()"
+    assert line in said
+    summary = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tlscope", "summary", str(out), "--json"], capture_output=True, text=True
+        ).stdout
+    )
+    assert summary["reused"] == [
+        {"id": "[0/0]", "failed": [], "failed_time_s": 0.0, "compiles": 3, "functions": ["scale", "gate", "scale"]}
+    ]
+    report = tmp_path / "report"
+    log = next((CORPUS / "reset").glob("*.log.gz"))
+    subprocess.run([sys.executable, "-m", "tlscope", str(log), "-o", str(report), "--no-browser"], check=True)
+    assert "[0/0] held 3 compiles, of scale, gate, scale (ids are numbered again" in (report / "index.html").read_text()

@@ -358,3 +358,17 @@ def test_only_the_format_123_additions_are_forgiven() -> None:
     assert identity.without_123_additions("compiles.json", inner) != compiles % (22, b'{"kind":"k"}', issue % b"")
     base, now = _outcome({"manifest.json": manifest % 19}), _outcome({"manifest.json": manifest % 23})
     assert identity.differences(base, now) == []
+
+
+def test_only_the_format_124_additions_are_forgiven() -> None:
+    """Against a 1.23 base: 1.24 added each metrics record's `co_name` (its last field); the entry's
+    `metrics` has a `co_name` too, never last, and stays."""
+    record = b'{"kind":"compilation_metrics","log_line":3,"status":"ok"%s}'
+    metrics = b'"metrics":{"co_name":"f","records":2}'
+    compiles = (
+        b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{%s,"metrics_records":[%s,%s]}\n]}\n'
+    )
+    old = compiles % (23, metrics, record % b"", record % b"")
+    new = compiles % (24, metrics, record % b',"co_name":"scale"', record % b',"co_name":null')
+    assert identity.without_124_additions("compiles.json", new) == old
+    assert identity.without_124_additions("index.html", new) == new

@@ -449,6 +449,8 @@ def _without_tail(data: bytes, tail: bytes) -> bytes:
     return data[: -len(tail)] + b"}\n" if data.endswith(tail) else data
 
 
+#: A metrics record's `co_name`, its last field (the entry's `metrics` has one too, never last).
+_CO_NAME = re.compile(rb',"co_name":(?:null|"(?:[^"\\]|\\.)*")\}')
 #: An export issue's `event_kind`, its last field, as written (no other struct has the key).
 _EVENT_KIND = re.compile(rb',"event_kind":(?:null|"(?:[^"\\]|\\.)*")\}')
 #: compiles.json's `vllm` and `aot_inductor` when empty, each the last field when added.
@@ -457,6 +459,12 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 #: A compile entry's `capture` (its last field) when null, as written: a JSON string cannot hold
 #: this text unescaped, so it is the field.
 _NO_CAPTURE = b',"capture":null}'
+
+
+def without_124_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.23 wrote it: 1.24 added each metrics record's `co_name` (last)."""
+    name, data = _minor_back(rel, data, 24)
+    return _CO_NAME.sub(b"}", data) if name == "compiles.json" else data
 
 
 def without_123_additions(rel: str, data: bytes) -> bytes:
@@ -494,6 +502,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_124_additions,
     without_123_additions,
     without_122_additions,
     without_121_additions,

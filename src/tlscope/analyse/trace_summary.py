@@ -101,14 +101,19 @@ class LogSizeSummary(msgspec.Struct, kw_only=True):
 
 
 class ReusedId(msgspec.Struct, kw_only=True):
-    """A compile id that held a failed compile before a later compile of the same id worked: PyTorch
-    numbers compiles from `[0/0]` again after `torch._dynamo.reset()` (compiles.json `metrics_records`)."""
+    """A compile id that held several compiles, or a failed compile before a later compile of the
+    same id worked: PyTorch numbers compiles from `[0/0]` again after `torch._dynamo.reset()`
+    (compiles.json `metrics_records`)."""
 
     id: str
     #: The failed compiles' failure types (e.g. `BackendCompilerFailed`), in log order.
     failed: list[str]
     #: Their compile time, seconds.
     failed_time_s: float
+    #: Its forward compiles (`compilation_metrics` records), and the functions they compiled, in
+    #: log order (`co_name`; `?` where a record named none). Since format 1.24.
+    compiles: int = 0
+    functions: list[str] = []
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -299,7 +304,14 @@ def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
 def _reused(entry: CompileEntry) -> ReusedId | None:
     """The failed compiles an id held before its last one worked (None when it held none)."""
     failed = [r for r in entry.metrics_records if r.status == "failed"]
-    if not failed:
+    forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
+    if not failed and len(forward) < 2:
         return None
     types = [r.failure.type if r.failure is not None else "failed" for r in failed]
-    return ReusedId(id=entry.id, failed=types, failed_time_s=round(sum(r.time_s or 0.0 for r in failed), 6))
+    return ReusedId(
+        id=entry.id,
+        failed=types,
+        failed_time_s=round(sum(r.time_s or 0.0 for r in failed), 6),
+        compiles=len(forward),
+        functions=[r.co_name or "?" for r in forward],
+    )

@@ -297,6 +297,9 @@ class MetricsRecord(msgspec.Struct, kw_only=True):
     #: backward record logs no frame time); null when neither was logged.
     time_s: float | None = None
     failure: Failure | None = None
+    #: The compiled function's name (`co_name`) as this record logged it, if it did: after
+    #: torch._dynamo.reset() one id can hold compiles of different functions. Since 1.24.
+    co_name: str | None = None
 
 
 class Metrics(msgspec.Struct, kw_only=True):

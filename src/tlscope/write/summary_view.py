@@ -113,10 +113,15 @@ def _print_stragglers(summary: Summary, console: Console) -> None:
 def _print_reused(summary: Summary, console: Console) -> None:
     """Compile ids whose earlier compile failed: the table shows their last, working, compile."""
     for reused in summary.reused:
-        text = Text(f"{reused.id} also held a failed compile ", style="yellow")
-        text.append(f"({', '.join(reused.failed)}, {reused.failed_time_s:.2f} s)", style="red")
-        text.append(" before a later compile of the same id worked: ids are numbered again after ")
-        text.append("torch._dynamo.reset()")
+        if reused.failed:
+            text = Text(f"{reused.id} also held a failed compile ", style="yellow")
+            text.append(f"({', '.join(reused.failed)}, {reused.failed_time_s:.2f} s)", style="red")
+            text.append(" before a later compile of the same id worked")
+        else:
+            text = Text(f"{reused.id} held {reused.compiles} compiles", style="yellow")
+        if len(set(reused.functions)) > 1:
+            text.append(f", of {', '.join(reused.functions)}")
+        text.append(": ids are numbered again after torch._dynamo.reset()")
         console.print(text)
 
 

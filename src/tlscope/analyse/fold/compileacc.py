@@ -105,6 +105,7 @@ class CompileAcc:
                 status=record_status(metrics, forward),
                 time_s=record_seconds(metrics),
                 failure=failure,
+                co_name=metrics.co_name,
             )
         )
         kept = self.metrics

@@ -203,6 +203,7 @@
  * @property {string} status
  * @property {number | null} [time_s]
  * @property {Failure | null} [failure]
+ * @property {string | null} [co_name]
  */
 
 /**

@@ -45,13 +45,23 @@ class AnswerRow(msgspec.Struct, frozen=True):
     #: An earlier compile of the id failed (its status is its last compile's).
     recovered: bool
     recompiled: bool
+    #: The functions of its forward compiles when it held several (ids numbered again after
+    #: torch._dynamo.reset()), in log order; empty when it held one.
+    held: tuple[str, ...] = ()
 
 
 def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
     return [
-        AnswerRow(e.id, e.dir, e.status, e.status != "failed" and bool(_failed_records(e)), e.recompile is not None)
+        AnswerRow(
+            e.id, e.dir, e.status, e.status != "failed" and bool(_failed_records(e)), e.recompile is not None, _held(e)
+        )
         for e in compiles
     ]
+
+
+def _held(entry: CompileEntry) -> tuple[str, ...]:
+    forward = [r.co_name or "?" for r in entry.metrics_records if r.kind == "compilation_metrics"]
+    return tuple(forward) if len(forward) > 1 else ()
 
 
 def badges(answers: Answers, found_rows: Sequence[AnswerRow] | None = None) -> dict[str, list[Badge]]:
@@ -90,6 +100,8 @@ def sections(
         "answers_source": source,
         "answers_statuses": _statuses(found),
         "answers_recovered": [r.id for r in found if r.recovered],
+        # An id said above as recovered is said here only when it held other functions too.
+        "answers_held": [(r.id, r.held) for r in found if r.held and (not r.recovered or len(set(r.held)) > 1)],
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
         "answers_recompiles": _Recompiles(answers.compiles, any(r.recompiled for r in found)),

@@ -202,6 +202,7 @@ export type MetricsRecord = {
     status: string;
     time_s?: number | null | undefined;
     failure?: Failure | null | undefined;
+    co_name?: string | null | undefined;
 };
 /**
  * A tensor input as Dynamo saw it (describe_tensor joined with describe_source).
