@@ -190,19 +190,16 @@ class AnswersSink:
             self._store,
         )
         self.size = LogSizeFold()
-        self._aoti_made: list[AotInductorCompile] | None = None
 
-    @property
+    @functools.cached_property
     def _vllm(self) -> list[Vllm]:
-        """compiles.json's `vllm`, made once the pass is over."""
+        """compiles.json's `vllm`, made once the pass is over (read by the file and the answers)."""
         return self.compiles.vllm.result()
 
-    @property
+    @functools.cached_property
     def _aoti(self) -> list[AotInductorCompile]:
         """compiles.json's `aot_inductor`, made once the pass is over."""
-        if self._aoti_made is None:
-            self._aoti_made = aot_inductor(self.compiles)
-        return self._aoti_made
+        return aot_inductor(self.compiles)
 
     def feed(self, record: Record, raw_line: int | None) -> None:
         """Fold `record`, whose raw.jsonl line is `raw_line` (None: it has none)."""
