@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 import msgspec
 
+from tlscope.analyse.caches import CacheKeyChange, key_changes
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
 from tlscope.format.logsize import LogSize
@@ -34,6 +35,8 @@ COMPARED_METRICS = ("graph_op_count", "graph_node_count", "graph_input_count", "
 _VOLATILE = re.compile(
     r"# graph id: \d+|Guard latency = [\d.]+ us|0x[0-9a-f]{6,}|\b\d{12,}\b"
     r"|/tmp/torchinductor_[^/\s]+/[^\s'\"]*|\b[a-z0-9]{52}\b|\b[0-9a-f]{32,64}\b"
+    # fx_graph_runnable's first lines set the run's TORCH_TRACE folder: a new one every run.
+    r"|(?<=os\.environ\['TORCH_TRACE'\] = )'[^'\n]*'"
 )
 
 
@@ -99,6 +102,9 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     exports: list[str] = []
     #: How many payloads were not compared because a side hit a cache.
     not_logged: int = 0
+    #: Cache lookups of matched compiles whose keys differ, with the parts of the key that
+    #: differ (why a warm start missed: analyse/caches.py).
+    caches: list[CacheKeyChange] = []
 
 
 class SizeChange(msgspec.Struct, kw_only=True):
@@ -210,11 +216,20 @@ def _pair(
     """One matched pair compared, its differences added to `summary`."""
     found = diff_compiles(a, b, *readers)
     real = [d for d in found if d.kind != "not_logged"]
+    # A key that changed is a difference even when both lookups missed (a cold run against a
+    # run with another config): said once, with its parts, in `summary.caches`.
+    graphs = [d for d in real if d.what.startswith("graph ")]
+    caches = key_changes(key, a.cache, b.cache, readers, graphs_differ=bool(graphs))
+    real += [
+        Difference(what=f"cache key {c.cache} lookup {c.nth}", kind="value", a=c.a_key, b=c.b_key)
+        for c in caches
+        if not c.said_elsewhere
+    ]
+    summary.caches += caches
     pair = CompileDiff(
         key=key, a_id=a.id, b_id=b.id, differences=real, not_logged=[d.what for d in found if d.kind == "not_logged"]
     )
     summary.not_logged += len(pair.not_logged)
-    graphs = [d for d in real if d.what.startswith("graph ")]
     if graphs:
         summary.graphs.append(_graph_change(key, graphs, readers, structural=len(summary.graphs) < MAX_STRUCTURAL))
     for d in real:
@@ -222,7 +237,7 @@ def _pair(
             summary.recompiles.append(f"{key}: A {d.a or 'not a recompile'} / B {d.b or 'not a recompile'}")
         elif d.what == "guards":
             summary.guards.append(GraphChange(key=key, stages=["guards"], change=_change_lines(d, readers, 2)))
-        elif d.kind == "value":
+        elif d.kind == "value" and not d.what.startswith("cache key "):
             summary.other.append(f"{key}: {d.what} {d.a} -> {d.b}")
     code = [d.what.removeprefix("code ") for d in real if d.what.startswith("code ")]
     if code:

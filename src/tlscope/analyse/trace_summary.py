@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tlscope.analyse.caches import CacheBypass, bypasses
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -89,6 +90,9 @@ class CacheRates(msgspec.Struct, kw_only=True):
     hit_rate: float | None
     #: Per cache (`fx_graph`, `aotautograd`…): outcome -> count.
     by_cache: dict[str, dict[str, int]]
+    #: The bypassed lookups by cache and torch's reason, the most first: compiles no warm start
+    #: can load (analyse/caches.py).
+    bypassed: list[CacheBypass] = []
 
 
 class LogSizeSummary(msgspec.Struct, kw_only=True):
@@ -298,6 +302,7 @@ def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
         bypasses=total["bypass"],
         hit_rate=round(total["hit"] / lookups, 4) if lookups else None,
         by_cache={name: dict(counts) for name, counts in sorted(by_cache.items())},
+        bypassed=bypasses(compiles) if total["bypass"] else [],
     )
 
 

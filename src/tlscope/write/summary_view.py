@@ -413,6 +413,13 @@ def _footer(summary: Summary) -> Text:
     cache = summary.cache
     rate = f"{100 * cache.hit_rate:.0f}%" if cache.hit_rate is not None else "no lookups"
     text = Text(f"Cache: {cache.hits} hits, {cache.misses} misses, {cache.bypasses} bypasses ({rate})\n")
+    if cache.bypassed:
+        text.append("  bypassed, so every run compiles these again:\n")
+    for group in cache.bypassed:
+        ids = ", ".join(group.compile_ids) + (
+            f" and {group.compiles - len(group.compile_ids)} more" if group.compiles > len(group.compile_ids) else ""
+        )
+        text.append(f"    {group.cache}: {group.reason} ({ids})\n")
     problems = ", ".join(f"{n} {k}" for k, n in summary.problems.items()) or "none"
     text.append(f"Problems: {problems}")
     return text

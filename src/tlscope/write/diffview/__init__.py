@@ -73,12 +73,24 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         if not (readable and readable[0].counts):
             yield from (f"      {line}" for line in change.change)
         yield from structure_lines(change.structure)
+    for cache in summary.caches:
+        if cache.said_elsewhere:
+            continue
+        yield f"  cache key differs: {cache.key}: {cache.sentence}"
+        for part in cache.changed:
+            yield f"      {part.name}: {_or(part.a, 'A')} -> {_or(part.b, 'B')}"
+        if cache.more:
+            yield f"      … {cache.more} more"
     for line in summary.other:
         yield f"  {line}"
     for line in summary.exports:
         yield f"  {line}"
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
+
+
+def _or(value: str | None, side: str) -> str:
+    return f"(no such part in {side})" if value is None else value
 
 
 #: Structural changes printed for a graph change's first stage.

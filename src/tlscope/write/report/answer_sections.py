@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
+from tlscope.analyse.caches import grouped
 from tlscope.analyse.flame import flame_tree
 from tlscope.format.compiles import Answers, CompileEntry, SourceLocation
 from tlscope.format.status import status_words
@@ -48,12 +49,20 @@ class AnswerRow(msgspec.Struct, frozen=True):
     #: The functions of its forward compiles when it held several (ids numbered again after
     #: torch._dynamo.reset()), in log order; empty when it held one.
     held: tuple[str, ...] = ()
+    #: Its bypassed cache lookups: (cache, torch's reason).
+    bypassed: tuple[tuple[str, str | None], ...] = ()
 
 
 def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
     return [
         AnswerRow(
-            e.id, e.dir, e.status, e.status != "failed" and bool(_failed_records(e)), e.recompile is not None, _held(e)
+            e.id,
+            e.dir,
+            e.status,
+            e.status != "failed" and bool(_failed_records(e)),
+            e.recompile is not None,
+            _held(e),
+            tuple((c.cache, c.reason) for c in e.cache if c.outcome == "bypass"),
         )
         for e in compiles
     ]
@@ -102,6 +111,7 @@ def sections(
         "answers_recovered": [r.id for r in found if r.recovered],
         # An id said above as recovered is said here only when it held other functions too.
         "answers_held": [(r.id, r.held) for r in found if r.held and (not r.recovered or len(set(r.held)) > 1)],
+        "answers_bypassed": grouped((r.id, cache, why) for r in found for cache, why in r.bypassed),
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
         "answers_recompiles": _Recompiles(answers.compiles, any(r.recompiled for r in found)),

@@ -1,0 +1,239 @@
+"""Why a cache did not serve a compile (analyse/caches.py): the lookups a cache bypassed with
+torch's reason (summary, the report), and, between two runs, the parts of the FX graph cache's key
+that differ (`tlscope diff`: why a warm start missed, pytorch#152065). On corpus `cache_changed`
+(run2 sets one Inductor option; both runs compile a torch.cond, which no cache stores), read
+against the logs parsed here independently, and on hostile payloads."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.caches import MAX_IDS, MAX_PARTS, REASON_WIDTH, VALUE_WIDTH, bypasses, key_changes
+from tlscope.analyse.diff import normalised
+from tlscope.cli import main as cli
+from tlscope.format.compiles import CacheOutcome, CompileEntry, PayloadRef
+
+RUN1, RUN2 = CORPUS / "cache_changed" / "run1", CORPUS / "cache_changed" / "run2"
+
+
+def _records(folder: Path) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """Each envelope of the folder's log with its payload (the lines after it, tab removed)."""
+    lines = gzip.decompress(next(folder.glob("*.log.gz")).read_bytes()).decode("utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if not line.startswith(("V", "I", "W", "E")) or "{" not in line:
+            continue
+        envelope = json.loads(line[line.index("{") :])
+        body = []
+        for later in lines[i + 1 :]:
+            if not later.startswith("\t"):
+                break
+            body.append(later[1:])
+        yield envelope, "\n".join(body) if body else None
+
+
+def _lookups(folder: Path, outcome: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(compile id, cache, payload) of each `<cache>_cache_<outcome>` artifact of the log."""
+    found = []
+    for envelope, payload in _records(folder):
+        name = envelope.get("artifact", {}).get("name", "")
+        if name.endswith(f"_cache_{outcome}") and payload is not None:
+            cid = f"[{envelope['frame_id']}/{envelope['frame_compile_id']}]"
+            found.append((cid, name.removesuffix(f"_cache_{outcome}"), json.loads(payload)))
+    return found
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    capsys.readouterr()
+    cli(list(args))
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("run", [RUN1, RUN2])
+def test_summary_groups_the_bypasses_by_cache_and_reason(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected: dict[tuple[str, str], list[str]] = {}
+    for cid, cache, payload in _lookups(run, "bypass"):
+        reason = " ".join(payload["cache_bypass_reason"].split())
+        expected.setdefault((cache, reason), []).append(cid)
+    assert {cache for cache, _ in expected} == {"fx_graph", "aotautograd"}  # the torch.cond compile
+    assert any("cond" in reason for _, reason in expected)
+    found = _json(capsys, "summary", str(run), "--json")["cache"]
+    assert {(g["cache"], g["reason"]): g["compile_ids"] for g in found["bypassed"]} == expected
+    assert sum(g["lookups"] for g in found["bypassed"]) == found["bypasses"] == 2
+    capsys.readouterr()
+    cli(["summary", str(run)])
+    text = capsys.readouterr().out
+    assert "bypassed, so every run compiles these again:" in text
+    assert "fx_graph: Can't cache HigherOrderOperator: cond ([1/0])" in text
+
+
+def test_the_report_says_the_bypasses_escaped(tmp_path: Path) -> None:
+    assert cli([str(RUN2), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    section = index[index.index('id="cache-bypasses"') : index.index('id="graph-breaks"')]
+    assert "Can&#39;t cache HigherOrderOperator: cond" in section
+    assert '<a href="#[1/0]">[1/0]</a>' in section
+
+
+def test_diff_names_the_part_of_the_key_that_changed(capsys: pytest.CaptureFixture[str]) -> None:
+    """run2 set torch._inductor.config.fallback_random: the FX graph cache key of `scaled`
+    differs in that part alone, as the two logs' key components say."""
+    (_, _, a), (_, _, b) = (next(x for x in _lookups(run, "miss") if x[1] == "fx_graph") for run in (RUN1, RUN2))
+    parts = [{c.split("] ", 1)[1].split(": ", 1)[0]: c.split("] ", 1)[0] for c in p["components"]} for p in (a, b)]
+    differ = [name for name in parts[0] if parts[0][name] != parts[1].get(name)]
+    assert differ == ["inductor_config[fallback_random]"] and a["key"] != b["key"]
+    result = _json(capsys, "diff", str(RUN1), str(RUN2), "--json")
+    assert not result["equal"]
+    told = [c for c in result["summary"]["caches"] if not c["said_elsewhere"]]
+    assert [(c["cache"], c["nth"], c["a_key"], c["b_key"]) for c in told] == [("fx_graph", 1, a["key"], b["key"])]
+    assert told[0]["changed"] == [{"name": "inductor_config[fallback_random]", "a": "False", "b": "True"}]
+    assert told[0]["parts"] == len(a["components"])
+    # AOTAutograd's key changed with it; its log lists no parts: said, but not in the header.
+    aot = [c for c in result["summary"]["caches"] if c["cache"] == "aotautograd"]
+    assert len(aot) == 1 and aot[0]["parts"] is None and aot[0]["said_elsewhere"]
+    capsys.readouterr()
+    assert cli(["diff", str(RUN1), str(RUN2)]) == 1
+    header = capsys.readouterr().out.split("Details:")[0]
+    assert "fx_graph lookup 1 (miss -> miss): 1 of" in header
+    assert "      inductor_config[fallback_random]: False -> True" in header
+    assert "aotautograd" not in header
+
+
+def test_diff_page_says_the_key_change(tmp_path: Path) -> None:
+    page = tmp_path / "diff.html"
+    assert cli(["diff", str(RUN1), str(RUN2), "-o", str(page)]) == 1
+    assert "inductor_config[fallback_random]: False -&gt; True" in page.read_text(encoding="utf-8")
+
+
+def test_a_graph_change_leaves_the_key_to_the_graph_diff(capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ranks that compiled different graphs: their keys differ in `gm` and the inputs, which
+    the graph diff shows; the header does not say it twice."""
+    result = _json(capsys, "diff", str(CORPUS / "ranks_diverge_2"), "--ranks", "0", "1", "--json")
+    caches = result["summary"]["caches"]
+    assert caches and all(c["said_elsewhere"] for c in caches)
+    named = {part["name"] for c in caches for part in c["changed"]}
+    assert named and all(re.fullmatch(r"gm|example_inputs\[\d+\]", n) for n in named)
+
+
+def _lookup(cache: str, outcome: str, key: str | None, payload: str | None, reason: str | None = None) -> CacheOutcome:
+    name = None if payload is None else f"payloads/{abs(hash(payload))}.txt"
+    return CacheOutcome(
+        cache=cache,
+        outcome=outcome,
+        key=key,
+        reason=reason,
+        event=PayloadRef(kind=cache, payload_filename=name, log_line=1),
+    )
+
+
+def _reader(*lookups: tuple[CacheOutcome, str | None]) -> Any:
+    texts = {lookup.event.payload_filename: text for lookup, text in lookups}
+    return texts.get
+
+
+def _payload(*components: object) -> str:
+    return json.dumps({"key": "k", "components": list(components)})
+
+
+def test_key_parts_compared_by_hash_whatever_the_payload() -> None:
+    a_text = _payload(
+        "[h1] gm: def forward(self):\n    return x", "[h2] torch_version: 2.13", "[h3] opt: 1", "[h4] opt: 2"
+    )
+    b_text = _payload(
+        "[h1] gm: def forward(self):\n    return x", "[h9] torch_version: 2.14", "[h3] opt: 1", "[h5] opt: 3"
+    )
+    a, b = _lookup("fx_graph", "hit", "ka", a_text), _lookup("fx_graph", "miss", "kb", b_text)
+    changes = key_changes("k", [a], [b], (_reader((a, a_text)), _reader((b, b_text))))
+    assert len(changes) == 1
+    change = changes[0]
+    assert [(p.name, p.a, p.b) for p in change.changed] == [("torch_version", "2.13", "2.14"), ("opt #2", "2", "3")]
+    assert change.parts == 4 and not change.said_elsewhere
+    assert change.sentence == "fx_graph lookup 1 (hit -> miss): 2 of 4 parts of the key differ: torch_version, opt #2"
+    # Same key, a key missing on a side, another cache: nothing to say.
+    same = _lookup("fx_graph", "miss", "ka", a_text)
+    assert key_changes("k", [a], [same], (_reader((a, a_text)), _reader((same, a_text)))) == []
+    nokey = _lookup("fx_graph", "miss", None, b_text)
+    assert key_changes("k", [a], [nokey], (_reader((a, a_text)), _reader((nokey, b_text)))) == []
+    other = _lookup("aotautograd", "miss", "kb", b_text)
+    assert key_changes("k", [a], [other], (_reader((a, a_text)), _reader((other, b_text)))) == []
+
+
+@pytest.mark.parametrize(
+    "b_text",
+    [
+        None,
+        "not json",
+        "[1, 2]",
+        json.dumps({"components": "a string"}),
+        json.dumps({"components": [1, None]}),
+        _payload(),
+        _payload("no bracket: x", "[h] : no name"),
+    ],
+)
+def test_a_key_with_no_readable_parts_is_said_without_them(b_text: str | None) -> None:
+    a_text = _payload("[h1] opt: 1")
+    a, b = _lookup("fx_graph", "hit", "ka", a_text), _lookup("fx_graph", "miss", "kb", b_text)
+    changes = key_changes("k", [a], [b], (_reader((a, a_text)), _reader((b, b_text))))
+    assert [(c.parts, c.changed, c.sentence) for c in changes] == [
+        (None, [], "fx_graph lookup 1 (hit -> miss): the key differs; the log does not list its parts")
+    ]
+    assert not changes[0].said_elsewhere
+    again = key_changes("k", [a], [b], (_reader((a, a_text)), _reader((b, b_text))), graphs_differ=True)
+    assert again[0].said_elsewhere
+
+
+def test_long_values_are_cut_around_the_change_and_parts_capped() -> None:
+    head = "x" * 500
+    many = [f"[a{i}] p{i}: {head}A" for i in range(MAX_PARTS + 3)]
+    other = [f"[b{i}] p{i}: {head}B" for i in range(MAX_PARTS + 3)]
+    a_text, b_text = _payload(*many), _payload(*other)
+    a, b = _lookup("fx_graph", "miss", "ka", a_text), _lookup("fx_graph", "miss", "kb", b_text)
+    (change,) = key_changes("k", [a], [b], (_reader((a, a_text)), _reader((b, b_text))))
+    assert len(change.changed) == MAX_PARTS and change.more == 3
+    part = change.changed[0]
+    assert part.a is not None and part.b is not None
+    assert len(part.a) <= VALUE_WIDTH and part.a.endswith("A") and part.b.endswith("B") and part.a.startswith("…")
+    assert change.sentence.endswith("p0, p1, p2 and 8 more")
+
+
+def _entry(cid: str, *lookups: CacheOutcome) -> CompileEntry:
+    return CompileEntry(id=cid, dir=cid, status="ok", frame_compile="0/0", cache=list(lookups))
+
+
+def test_bypasses_grouped_capped_and_one_line() -> None:
+    long = "why " * 200
+    entries = [
+        _entry(
+            f"[{i}/0]",
+            _lookup("fx_graph", "bypass", None, None, "Can't\n cache  cond"),
+            _lookup("fx_graph", "bypass", None, None, "Can't cache cond"),
+        )
+        for i in range(MAX_IDS + 5)
+    ]
+    entries.append(
+        _entry("[99/0]", _lookup("aotautograd", "bypass", None, None, long), _lookup("fx_graph", "miss", "k", None))
+    )
+    entries.append(_entry("[98/0]", _lookup("aotautograd", "bypass", None, None, None)))
+    found = bypasses(entries)
+    assert [(g.cache, g.lookups, g.compiles, len(g.compile_ids)) for g in found] == [
+        ("fx_graph", 2 * (MAX_IDS + 5), MAX_IDS + 5, MAX_IDS),
+        ("aotautograd", 1, 1, 1),
+        ("aotautograd", 1, 1, 1),
+    ]
+    assert found[0].reason == "Can't cache cond" and found[0].compile_ids[0] == "[0/0]"
+    assert len(found[1].reason) == REASON_WIDTH and found[1].reason.endswith("…")
+    assert found[2].reason == "reason not logged"
+
+
+def test_the_trace_folder_of_each_run_is_not_a_difference() -> None:
+    a = "import os\nos.environ['TORCH_TRACE'] = '/tmp/run1'\nx = 1\n"
+    b = "import os\nos.environ['TORCH_TRACE'] = '/tmp/another run'\nx = 1\n"
+    assert normalised(a) == normalised(b)
+    assert normalised(a) != normalised(b.replace("x = 1", "x = 2"))
