@@ -126,10 +126,14 @@ def break_key(payload: str) -> tuple[str, str | None, int | None]:
     for i, line in enumerate(lines):
         if line.startswith("Graph Break Reason:"):
             rest = line[len("Graph Break Reason:") :].strip()
-            if rest and not rest.startswith("Encountered graph break"):
+            if rest and not rest.startswith(("Encountered graph break", "Failed to handle graph break gracefully")):
                 reason = rest
             else:
                 reason = next((t.strip() for t in lines[i + 1 :] if t.strip()), rest)
+            # The user's own exception is named only in the debug context.
+            raised = re.search(r"Developer debug context: raised exception (.+)", payload)
+            if reason == "Observed exception" and raised:
+                reason = f"{reason}: {raised[1].strip()}"
             break
     frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
     where = (at[1], int(at[2])) if at is not None else (frames[-1][0], int(frames[-1][1])) if frames else (None, None)
@@ -321,6 +325,23 @@ def test_grad_mode_dtype_requires_grad_recompiles(tmp_path: Path) -> None:
     assert ("requires_grad", "False", "True") in changes
     changes = {(c["what"], c["before"], c["after"]) for c in entries["[0/2]"]["recompile"]["changes"]}
     assert ("dtype", "torch.float32", "torch.float64") in changes
+
+
+def test_an_exception_the_users_code_raised_is_named(tmp_path: Path) -> None:
+    """corpus raised: `scaled` raised KeyError('scale') while Dynamo traced it. The break's headline
+    was torch's wrapper ("Failed to handle graph break gracefully. ... encountered:") and the
+    failure said only "Observed exception"; both now name the exception, at the user's line."""
+    out = parsed(next((CORPUS / "raised").glob("*.log.gz")), tmp_path)
+    compiles = load(out, "compiles.json")
+    (group,) = compiles["graph_breaks"]
+    assert group["reason"] == "Observed exception: KeyError('scale')"
+    assert (Path(group["user_frame"]["file"]).name, group["user_frame"]["code"]) == (
+        "raised.py",
+        'return x * options["scale"]',
+    )
+    failed = {c["id"]: c for c in compiles["compiles"]}["[0/0]"]
+    assert failed["status"] == "failed" and failed["failure"]["type"] == "Unsupported"
+    assert failed["failure"]["reason"] == "Observed exception: KeyError('scale')"
 
 
 def test_repeated_graph_breaks_grouped(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
 from tlscope.analyse.fold.fixes import attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
+from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import recommended_failure
@@ -320,6 +321,9 @@ def _failure(acc: CompileAcc, user: UserCode) -> Failure | None:
     same = told is not None and (told.file, told.line) == (frame.file, frame.line) if frame is not None else False
     if frame is not None and (told is None or same or (not user.is_user(told.file) and user.is_user(frame.file))):
         failure.user_frame = frame
+    if failure.reason == OBSERVED:
+        # The metrics say only that the user's code raised; the compile's break names what.
+        failure.reason = next((g.reason for g in acc.graph_breaks if g.reason.startswith(f"{OBSERVED}: ")), OBSERVED)
     return failure
 
 

@@ -33,8 +33,13 @@ _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
 #: quadratic on a long line of spaces. The last non-space character ends the name instead.
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<name>.*\S|.)\s*$')
 _REASON = "Graph Break Reason:"
-#: The generic headline newer torch puts before the reason proper.
-_ENCOUNTERED = "Encountered graph break when attempting to trace"
+#: The generic headlines newer torch puts before the reason proper: a break while tracing, and
+#: a break Dynamo could not resume from (the whole function falls back to eager).
+_ENCOUNTERED = ("Encountered graph break when attempting to trace", "Failed to handle graph break gracefully")
+#: An exception the user's code raised while Dynamo traced it: torch names it only in the debug
+#: context (`Observed exception` ... `Developer debug context: raised exception KeyError('k')`).
+OBSERVED = "Observed exception"
+_RAISED = re.compile(r"^\s*Developer debug context: raised exception (?P<exc>\S.*?)\s*$")
 #: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
 _HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
 #: Hints that fix nothing in the user's program.
@@ -108,7 +113,10 @@ def _headline(lines: list[str]) -> str:
         rest = line[len(_REASON) :].strip()
         if rest and not rest.startswith(_ENCOUNTERED):
             return rest
-        following = next((t.strip() for t in lines[i + 1 :] if t.strip()), "")
+        at, following = next(((k, t.strip()) for k, t in enumerate(lines[i + 1 :], i + 1) if t.strip()), (i, ""))
+        if following == OBSERVED:
+            raised = next((m for m in map(_RAISED.match, lines[at + 1 :]) if m is not None), None)
+            return following if raised is None else f"{following}: {raised['exc']}"
         return following or rest or "(no reason given)"
     # No `Graph Break Reason:` line: the first line that is not the location.
     body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
