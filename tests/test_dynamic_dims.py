@@ -399,3 +399,26 @@ def test_unbacked_symbols_made_again_stand_for_the_ones_the_code_made() -> None:
     shown = text[text.index("Dynamic dimensions") :]
     assert f"{len(again)} unbacked symbols made again by AOTAutograd and Inductor" in shown
     assert " u2 " not in shown and " u0 " in shown
+
+
+def test_summary_says_no_in_one_line_when_no_size_changed() -> None:
+    """recompiles_dynamic: `scaled` recompiled for an int and a global, `limited` for a string;
+    their tensor input never changed, so each frame gets one line, not a table of equal rows; the
+    frames whose inputs did change keep their tables."""
+    log = str(next((CORPUS / "recompiles_dynamic").glob("*.log.gz")))
+    run = [sys.executable, "-m", "tlscope", "summary", log]
+    data = json.loads(subprocess.run([*run, "--json"], check=True, capture_output=True, text=True).stdout)
+    unchanged, changed = [], []
+    for frame in data["input_shapes"]:
+        cells = [c for row in frame["inputs"] for c in row["cells"]]
+        moved = any(c["changed_dims"] or c["changed_strides"] or c["dtype_changed"] or c["absent"] for c in cells)
+        (changed if moved else unchanged).append(frame)
+    assert [f["function"]["name"] for f in unchanged] == ["scaled", "limited"] and changed
+    text = " ".join(subprocess.run([*run, "--width", "400"], check=True, capture_output=True, text=True).stdout.split())
+    assert (
+        "Did the sizes change? scaled (frame [1/0]): no, its input kept its dtype, shape and stride in all 3 "
+        "compiles ([1/0], [1/1], [1/2])." in text
+    )
+    assert "Did the sizes change? limited (frame [3/0]): no, its input kept its dtype, shape and stride in both" in text
+    for frame in changed:
+        assert f"Did the sizes change? {frame['function']['name']} (frame {frame['frame']}) " in text

@@ -69,7 +69,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
             _print_reused(summary, console)
         if table.title == "Recompiles":
             for extra in (*_shapes(summary), _symbols(summary)):
-                if extra.row_count:
+                if isinstance(extra, Text) or extra.row_count:
                     console.print(extra)
     console.print(_footer(summary))
 
@@ -287,11 +287,26 @@ def _exports(summary: Summary) -> Table:
     return table
 
 
-def _shapes(summary: Summary) -> list[Table]:
-    """Did the sizes change? One table per frame compiled more than once; `*` marks a changed dimension."""
-    tables = []
+def _shapes(summary: Summary) -> list[Table | Text]:
+    """Did the sizes change? One table per frame compiled more than once; `*` marks a changed
+    dimension. A frame whose inputs never changed gets one line instead of a table of equal rows
+    (its recompiles were about something else: their reasons are in the table above)."""
+    tables: list[Table | Text] = []
     for frame in summary.input_shapes[:TOP]:
         name = frame.function.name if frame.function is not None else "?"
+        if not any(_changed(cell) for row in frame.inputs for cell in row.cells):
+            one = len(frame.inputs) == 1
+            inputs = "its input kept its" if one else f"its {len(frame.inputs)} inputs kept their"
+            count = len(frame.compile_ids)
+            compiles = "both compiles" if count == 2 else f"all {count} compiles"
+            ids = ", ".join(frame.compile_ids[:TOP])
+            tables.append(
+                Text(
+                    f"Did the sizes change? {name} (frame {frame.frame}): no, {inputs} dtype, shape and stride "
+                    f"in {compiles} ({ids})."
+                )
+            )
+            continue
         table = _table(
             f"Did the sizes change? {name} (frame {frame.frame})", "id", "input", "dtype", "shape, stride", "changed"
         )
@@ -302,6 +317,10 @@ def _shapes(summary: Summary) -> list[Table]:
                 table.add_row(cell.compile_id, Text(label), *_cell(cell))
         tables.append(table)
     return tables
+
+
+def _changed(cell: ShapeCell) -> bool:
+    return bool(cell.changed_dims or cell.changed_strides or cell.dtype_changed or cell.absent)
 
 
 def _symbols(summary: Summary) -> Table:
