@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from helpers import CORPUS, write_trace
 
 import tlscope
@@ -231,6 +232,11 @@ def test_an_aot_inductor_compile_is_read_from_its_span() -> None:
     assert [r.kind for r in aoti.metrics_records] == ["compilation_metrics"]
     assert {"before_pre_grad_graph", "aot_inference_graph", "inductor_post_grad_graph"} <= {g.kind for g in aoti.graphs}
     assert sorted(c.kind for c in aoti.code) == ["fx_graph_runnable", "graph_dump", "graph_dump"]
+    # Each graph_dump's name, as its envelope logs it (1.25): what the report and explorer label it.
+    dumps = {e["graph_dump"]["name"] for e in _envelopes(log) if "graph_dump" in e}
+    assert dumps == {"inductor_aot_wrapper_code", "inductor_aot_kernel_code"}
+    assert {c.name for c in aoti.code if c.kind == "graph_dump"} == dumps
+    assert all(c.name is msgspec.UNSET for c in aoti.code if c.kind != "graph_dump")
     assert {p.name for p in aoti.phases} >= {"inductor_compile", "GraphLowering.run", "compile_file"}
     lines = (CORPUS.parent / "scenarios" / "aoti.py").read_text().splitlines()
     called = next(n for n, line in enumerate(lines, 1) if "aoti_compile_and_package(program" in line)

@@ -457,7 +457,9 @@ def test_aot_inductor_compiles_are_shown_with_the_outside_events(
     assert f"{aoti['user_frame']['file']}:{aoti['user_frame']['line']}" in text
     refs = [*aoti["code"], *aoti["graphs"]]
     assert box.locator(".cp-ref").count() == len(refs)
-    wrapper = next(i for i, ref in enumerate(refs) if ref["kind"] == "graph_dump")
+    wrapper = next(i for i, ref in enumerate(refs) if ref.get("name") == "inductor_aot_wrapper_code")
+    # Labelled by the dump's name (1.25), not "graph_dump".
+    assert box.locator(".cp-ref").nth(wrapper).text_content().startswith("inductor_aot_wrapper_code · log line ")
     box.locator(".cp-ref").nth(wrapper).click()
     h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == refs[wrapper]["log_line"])
     assert h["selected"]["cid"] == "[-/-]"

@@ -372,3 +372,22 @@ def test_only_the_format_124_additions_are_forgiven() -> None:
     new = compiles % (24, metrics, record % b',"co_name":"scale"', record % b',"co_name":null')
     assert identity.without_124_additions("compiles.json", new) == old
     assert identity.without_124_additions("index.html", new) == new
+
+
+def test_only_the_format_125_additions_are_forgiven() -> None:
+    """Against a 1.24 base: 1.25 added a graph_dump reference's `name` (its last field, written
+    only when set); a source location's `name` (followed by its `code`) stays."""
+    ref = b'{"kind":"graph_dump","payload_filename":"payloads/a.txt","payload_size":3,"raw_line":4,"log_line":9%s}'
+    frame = b'"function":{"file":"a.py","line":1,"name":"f","code":null}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{%s,"code":[%s,%s]}\n]}\n'
+    old = compiles % (24, frame, ref % b"", ref % b"")
+    new = compiles % (25, frame, ref % b',"name":"inductor_aot_wrapper_code"', ref % b',"name":"a\\"b"')
+    assert identity.without_125_additions("compiles.json", new) == old
+    assert identity.without_125_additions("index.html", new) == new
+    last = compiles % (25, b'"function":{"log_line":1,"name":"f"}', ref % b"", ref % b"")
+    assert identity.without_125_additions("compiles.json", last) != compiles % (
+        24,
+        b'"function":{"log_line":1}',
+        ref % b"",
+        ref % b"",
+    )

@@ -84,8 +84,9 @@ def test_the_run_summary_and_report_say_the_vllm_compiles(tmp_path: Path) -> Non
     assert '<h2 id="vllm-0">' in page and "<td>submod_2</td>" in page
     pieces = json.loads((out / "compiles.json").read_text())["vllm"][0]["piecewise"]
     for ref in (r for piece in pieces for r in piece["graphs"]):
-        assert f'<a href="{ref["payload_filename"]}">{ref["kind"]}</a>' in page
+        assert f'<a href="{ref["payload_filename"]}">{ref.get("name") or ref["kind"]}</a>' in page
         assert (out / ref["payload_filename"]).is_file()
+    assert '">vllm_submod_2</a>' in page  # a piece's dump, by its name (1.25), not "graph_dump"
 
 
 def _start(**fields: Any) -> tuple[dict[str, Any], str]:
@@ -152,7 +153,13 @@ def test_the_explorer_shows_the_vllm_compile_with_its_compile_id(browser: Any, t
         text = box.text_content()
         assert all(r["sentence"] in text for r in found["ranges"]) and found["config"]["model"] in text
         ref = found["piecewise"][1]["graphs"][0]
-        assert ref["kind"] == "graph_dump"  # the piece's own dump, vllm_submod_2
+        assert (ref["kind"], ref["name"]) == ("graph_dump", "vllm_submod_2")  # the piece's own dump
+        assert (
+            box.locator(".cp-sub", has_text="submod_2, sizes 1-16384")
+            .locator(".cp-ref")
+            .first.text_content()
+            .startswith("vllm_submod_2 · ")
+        )
         box.locator(".cp-sub", has_text="submod_2, sizes 1-16384").locator(".cp-ref").first.click()
         h = wait_hook(page, lambda h: h.get("selected", {}).get("log_line") == ref["log_line"])
         wait_hook(page, lambda h: bool(h.get("payload")))

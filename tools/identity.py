@@ -461,6 +461,17 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: A graph_dump payload reference's `name`, its last field, written only when set, after the
+#: reference's `log_line` (no other struct has that pair).
+_REF_NAME = re.compile(rb'(,"log_line":\d+),"name":"(?:[^"\\]|\\.)*"\}')
+
+
+def without_125_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.24 wrote it: 1.25 added a graph_dump payload reference's `name` (last)."""
+    name, data = _minor_back(rel, data, 25)
+    return _REF_NAME.sub(rb"\1}", data) if name == "compiles.json" else data
+
+
 def without_124_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.23 wrote it: 1.24 added each metrics record's `co_name` (last)."""
     name, data = _minor_back(rel, data, 24)
@@ -502,6 +513,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_125_additions,
     without_124_additions,
     without_123_additions,
     without_122_additions,

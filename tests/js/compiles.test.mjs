@@ -40,6 +40,10 @@ test('frames, changes, phases and payload references', () => {
   assert.equal(topPhases(phases, 1).length, 1);
   assert.equal(payloadRef({ kind: 'dynamo_error', raw_line: 12, log_line: 40, payload_filename: 'payloads/x.txt' }).raw_line, 12);
   for (const bad of [null, { raw_line: '3' }, { raw_line: 1 }, { raw_line: 2.5 }]) assert.equal(payloadRef(bad), null);
+  // A graph_dump's name (1.25, corpus aoti): kept when it is a string, absent otherwise.
+  const dump = { kind: 'graph_dump', raw_line: 90, log_line: 300, payload_filename: 'payloads/w.txt', name: 'inductor_aot_wrapper_code' };
+  assert.equal(payloadRef(dump).name, 'inductor_aot_wrapper_code');
+  for (const name of [undefined, null, '', 7]) assert.equal('name' in payloadRef({ ...dump, name }), false);
 });
 
 test('describeCompile: a failed recompile at the limit', () => {

@@ -62,6 +62,10 @@ class PayloadRef(msgspec.Struct, kw_only=True):
     raw_line: int | None = None
     #: 1-based line of its envelope in the input log.
     log_line: int
+    #: A `graph_dump`'s name (e.g. `inductor_aot_wrapper_code`, `inductor_aot_kernel_code`,
+    #: vLLM's `vllm_submod_2`): what a viewer labels the reference with. Absent for other kinds
+    #: (msgspec.UNSET here: never written, so no other reference, nor a Graph, changes). Since 1.25.
+    name: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class GraphInput(msgspec.Struct, kw_only=True):

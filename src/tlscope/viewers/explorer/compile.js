@@ -45,7 +45,7 @@ function section(doc, title) {
  * @param {string} [label]
  */
 function refButton(doc, ref, label) {
-  const b = el(doc, 'button', 'cp-ref', `${label || ref.kind} · log line ${ref.log_line ?? '?'}`);
+  const b = el(doc, 'button', 'cp-ref', `${label || ref.name || ref.kind} · log line ${ref.log_line ?? '?'}`);
   b.type = 'button';
   b.title = `Select this ${ref.kind} event (raw.jsonl line ${ref.raw_line}) in the table`;
   b.dataset.rawLine = String(ref.raw_line);
@@ -237,7 +237,7 @@ function vllmSection(doc, found, refs) {
   if (found.splitGraph) sec.appendChild(refs.ref(found.splitGraph, 'split graph'));
   for (const piece of found.pieces) {
     const row = el(doc, 'div', 'cp-sub', `${piece.label}: `);
-    for (const ref of piece.refs) row.append(refs.ref(ref, ref.kind), ' ');
+    for (const ref of piece.refs) row.append(refs.ref(ref, ref.name || ref.kind), ' ');
     sec.appendChild(row);
   }
   return sec;
@@ -256,7 +256,7 @@ function aotInductorSection(doc, compiles, refs) {
   for (const c of compiles) {
     const time = c.durationS === null ? null : `${c.durationS.toFixed(2)} s`;
     const code = el(doc, 'span');
-    for (const ref of [...c.code, ...c.graphs]) code.append(refs.ref(ref, ref.kind), ' ');
+    for (const ref of [...c.code, ...c.graphs]) code.append(refs.ref(ref, ref.name || ref.kind), ' ');
     const failure = c.failure ? `${c.failure.type}: ${c.failure.reason}` : null;
     const rank = c.rank === null ? '' : ` (rank ${c.rank})`;
     sec.append(el(doc, 'div', 'cp-sub', `compile ${c.index}${rank}: ${c.status || '?'}`), facts(doc, [

@@ -96,6 +96,7 @@
  * @property {number | null} [payload_size]
  * @property {number | null} [raw_line]
  * @property {number} log_line
+ * @property {string} [name]
  */
 
 /**
@@ -227,6 +228,7 @@
  * @property {number | null} [payload_size]
  * @property {number | null} [raw_line]
  * @property {number} log_line
+ * @property {string} [name]
  * @property {number | null} [nodes]
  * @property {GraphInput[]} [inputs]
  * @property {Collective[]} [collectives]

@@ -10,7 +10,7 @@ import { isObject } from './format.js';
 
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
- * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null }} PayloadRefView
+ * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null, name?: string | null }} PayloadRefView
  */
 
 /**
@@ -125,7 +125,7 @@ function isInt(value) {
 }
 
 /**
- * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line}) checked, or
+ * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line, name}) checked, or
  * null when it names no raw.jsonl line.
  * @param {unknown} ref
  * @returns {PayloadRefView | null}
@@ -137,6 +137,8 @@ export function payloadRef(ref) {
     raw_line: ref.raw_line,
     log_line: isInt(ref.log_line) ? ref.log_line : null,
     payload_filename: typeof ref.payload_filename === 'string' ? ref.payload_filename : null,
+    // A graph_dump's name (since 1.25): what the reference is labelled with; absent otherwise.
+    ...(typeof ref.name === 'string' && ref.name ? { name: ref.name } : {}),
   };
 }
 

@@ -95,6 +95,7 @@ export type PayloadRef = {
     payload_size?: number | null | undefined;
     raw_line?: number | null | undefined;
     log_line: number;
+    name?: string | undefined;
 };
 /**
  * Why this compile id exists although its frame was compiled before.
@@ -226,6 +227,7 @@ export type Graph = {
     payload_size?: number | null | undefined;
     raw_line?: number | null | undefined;
     log_line: number;
+    name?: string | undefined;
     nodes?: number | null | undefined;
     inputs?: GraphInput[] | undefined;
     collectives?: Collective[] | undefined;

@@ -6,7 +6,7 @@
  */
 export function frameText(frame: unknown): string | null;
 /**
- * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line}) checked, or
+ * A payload reference ({kind, payload_filename, payload_size, raw_line, log_line, name}) checked, or
  * null when it names no raw.jsonl line.
  * @param {unknown} ref
  * @returns {PayloadRefView | null}
@@ -100,7 +100,7 @@ export function readVllm(data: unknown, rank?: number | null): VllmView[];
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
- * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null }} PayloadRefView
+ * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null, name?: string | null }} PayloadRefView
  */
 /**
  * A guard failure for display; `values` is `expected → actual` ("not logged" for a null side).
@@ -221,6 +221,7 @@ export type PayloadRefView = {
     raw_line: number;
     log_line: number | null;
     payload_filename: string | null;
+    name?: string | null;
 };
 /**
  * A guard failure for display; `values` is `expected → actual` ("not logged" for a null side).
