@@ -121,6 +121,25 @@ def test_flame_graph_lists_compiles_on_click(reports: dict[str, Path], browser: 
     page.close()
 
 
+def test_an_aot_inductor_compile_in_the_flame_graph_links_its_row(tmp_path: Path, browser: Any) -> None:
+    """aoti: the AOT Inductor compile (no compile id) is listed on click and its link opens its
+    row of the index's AOT Inductor section."""
+    out = tmp_path / "aoti"
+    assert cli([str(CORPUS / "aoti"), "-o", str(out), "--no-browser"]) == 0
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto((out / "compile_time.html").as_uri())
+    page.click("#flame div.frame:has-text('aoti_compile_and_package (AOT Inductor)')")
+    link = page.locator("#details li a")
+    assert link.all_text_contents() == ["AOT Inductor compile 0"]
+    link.click()
+    page.wait_for_url("**/index.html#aot-inductor-0")
+    assert page.locator("#aot-inductor-0").count() == 1
+    assert errors == []
+    page.close()
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_flame_graph_draws_every_timed_frame_in_colours(reports: dict[str, Path], browser: Any, name: str) -> None:
     """Issue 20: no frame with compile time is left out for being narrow; frames of different

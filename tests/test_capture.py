@@ -316,11 +316,55 @@ def test_hostile_aot_inductor_spans(tmp_path: Path) -> None:
 
 
 def test_the_index_links_the_flame_graph_only_when_it_was_written(tmp_path: Path) -> None:
-    """compile_time.html is written when some compile has a time: an AOT Inductor log's only compile
-    has no compile id, so it has none, and index.html must not link it (it did, a dead link)."""
-    for scenario, written in (("aoti", False), ("aot_compile", True), ("export_plain", False)):
+    """compile_time.html is written when some compile has a time (an AOT Inductor compile's
+    included), and index.html links it only then (it linked it unwritten, a dead link)."""
+    for scenario, written in (("aoti", True), ("aot_compile", True), ("export_plain", False)):
         out = tmp_path / scenario
         command = [sys.executable, "-m", "tlscope", str(_log_of(scenario)), "-o", str(out), "--no-browser"]
         subprocess.run(command, check=True, capture_output=True)
         linked = '<a href="compile_time.html">' in (out / "index.html").read_text()
         assert linked == (out / "compile_time.html").is_file() == written, scenario
+
+
+def test_an_aot_inductor_compile_is_where_compile_time_is_drawn_and_counted(tmp_path: Path) -> None:
+    """aoti: its 12.9 s compile has no compile id. The flame graph draws it under the user's call
+    (`main` at aoti.py, then `aoti_compile_and_package (AOT Inductor)`), linking its row in the
+    index; summary's slowest phases and functions count it (they were empty)."""
+    log = _log_of("aoti")
+    trace = tlscope.load(log)
+    (aoti,) = trace.aot_inductor
+    assert aoti.time is not None and aoti.time.duration_s and aoti.user_frame is not None
+    root = trace.flame_graph()
+    assert root.seconds == aoti.time.duration_s and root.compiles == ["AOT Inductor compile 0"]
+    path, node = [], root
+    while node.children:
+        (node,) = node.children
+        path.append((node.name, Path(node.file).name if node.file else None, node.line))
+    assert path == [
+        ("<module>", "aoti.py", aoti.stack[0].line),
+        ("main", "aoti.py", aoti.user_frame.line),
+        ("aoti_compile_and_package (AOT Inductor)", None, None),
+    ]
+    assert node.seconds == aoti.time.duration_s
+    summary = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tlscope", "summary", str(log), "--json"], check=True, capture_output=True, text=True
+        ).stdout
+    )
+    (fn,) = summary["slowest_functions"]
+    assert (fn["function"], fn["line"], fn["seconds"], fn["compiles"]) == (
+        "aoti_compile_and_package (AOT Inductor)",
+        aoti.user_frame.line,
+        aoti.time.duration_s,
+        1,
+    )
+    phases = {p.name: p.seconds for p in aoti.phases if p.name != "dynamo"}
+    assert {row["name"]: row["seconds"] for row in summary["slowest_phases"]} == dict(
+        sorted(phases.items(), key=lambda kv: -kv[1])[: len(summary["slowest_phases"])]
+    )
+    assert summary["slowest_phases"][0]["name"] == "inductor_compile"
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "tlscope", str(log), "-o", str(out), "--no-browser"], check=True)
+    page = (out / "compile_time.html").read_text(encoding="utf-8")
+    assert "AOT Inductor compile 0" in page and "'aot-inductor-' + aoti[1]" in page
+    assert 'id="aot-inductor-0"' in (out / "index.html").read_text(encoding="utf-8")

@@ -388,8 +388,9 @@ class Trace:
         return self._job.stragglers if self.rank_numbers else None
 
     def flame_graph(self) -> FlameNode:
-        """The stack trie weighted by compile time (what compile_time.html draws)."""
-        return flame_tree(self.compiles)
+        """The stack trie weighted by compile time, AOT Inductor compiles included (what
+        compile_time.html draws)."""
+        return flame_tree(self.compiles, self.aot_inductor)
 
     def events(
         self, kind: str | None = None, compile_id: str | None = None, rank: int | None = None

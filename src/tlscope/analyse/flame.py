@@ -5,7 +5,8 @@ every frame of its user stack (`dynamo_start`, outermost first) and, as the leaf
 function; a node's time is the compile time spent below it, its `compiles` the ids that reached
 it. A compile with no stack hangs under a `(no stack)` root child. The tlparse author's notes
 ask for "sort of like a flame graph… could use compilation time": this is that, as data; the
-report draws it (compile_time.html).
+report draws it (compile_time.html). AOT Inductor compiles, which have no compile id, are drawn
+under the user's call of AOT Inductor (`aoti_path`), listed as `AOT Inductor compile N`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from tlscope.format.compiles import CompileEntry, SourceLocation
+from tlscope.format.compiles import AotInductorCompile, CompileEntry, SourceLocation
 
 
 class FlameNode(msgspec.Struct, kw_only=True):
@@ -33,30 +34,64 @@ def _label(frame: SourceLocation) -> tuple[str, str | None, int | None]:
     return (frame.name or "?", frame.file, frame.line)
 
 
-def flame_tree(entries: Iterable[CompileEntry]) -> FlameNode:
-    """The root (`all compiles`) of the weighted trie; children ordered by time, biggest first."""
+def flame_tree(entries: Iterable[CompileEntry], aot_inductor: Iterable[AotInductorCompile] = ()) -> FlameNode:
+    """The root (`all compiles`) of the weighted trie; children ordered by time, biggest first.
+    AOT Inductor compiles (no compile id) hang under the user's call of it (`aoti_path`)."""
     root = FlameNode(name="all compiles")
     index: dict[int, dict[tuple[str, str | None, int | None], FlameNode]] = {}
     for entry in entries:
         if entry.time is None or entry.time.duration_s is None:
             continue
-        seconds = entry.time.duration_s
         frames = list(entry.stack) or [SourceLocation(name="(no stack)")]
         if entry.function is not None and _label(entry.function)[:2] != _label(frames[-1])[:2]:
             frames.append(SourceLocation(name=entry.function.name, file=entry.function.file, line=entry.function.line))
-        node = root
-        _add(node, seconds, entry.id)
-        for frame in frames:
-            children = index.setdefault(id(node), {})
-            key = _label(frame)
-            child = children.get(key)
-            if child is None:
-                child = children[key] = FlameNode(name=key[0], file=key[1], line=key[2])
-                node.children.append(child)
-            node = child
-            _add(node, seconds, entry.id)
+        _path(root, index, frames, entry.time.duration_s, entry.id)
+    for aoti in aot_inductor:
+        if aoti.time is not None and aoti.time.duration_s is not None:
+            _path(root, index, aoti_path(aoti), aoti.time.duration_s, aoti_label(aoti))
     _sort(root)
     return root
+
+
+def aoti_label(aoti: AotInductorCompile) -> str:
+    """How an AOT Inductor compile is named where compile ids are listed (it has none)."""
+    return f"AOT Inductor compile {aoti.index}"
+
+
+def aoti_path(aoti: AotInductorCompile) -> list[SourceLocation]:
+    """The frames an AOT Inductor compile's time is drawn along: its stack down to the user's
+    call (torch's own frames below it left out, as a compile's stack ends at the user's function),
+    then the torch function called there (`aoti_compile_and_package`), named as AOT Inductor's."""
+    stack, call = list(aoti.stack), aoti.user_frame
+    at = next((i for i, f in enumerate(stack) if call and (f.file, f.line) == (call.file, call.line)), None)
+    if at is None:
+        frames = [call] if call is not None else [SourceLocation(name="(no stack)")]
+        api = None
+    else:
+        frames, api = stack[: at + 1], stack[at + 1] if at + 1 < len(stack) else None
+    name = f"{api.name} (AOT Inductor)" if api is not None and api.name else "AOT Inductor"
+    return [*frames, SourceLocation(name=name)]
+
+
+def _path(
+    root: FlameNode,
+    index: dict[int, dict[tuple[str, str | None, int | None], FlameNode]],
+    frames: list[SourceLocation],
+    seconds: float,
+    label: str,
+) -> None:
+    """`seconds` of compile `label` added to the root and to each frame of `frames` below it."""
+    node = root
+    _add(node, seconds, label)
+    for frame in frames:
+        children = index.setdefault(id(node), {})
+        key = _label(frame)
+        child = children.get(key)
+        if child is None:
+            child = children[key] = FlameNode(name=key[0], file=key[1], line=key[2])
+            node.children.append(child)
+        node = child
+        _add(node, seconds, label)
 
 
 def _add(node: FlameNode, seconds: float, compile_id: str) -> None:

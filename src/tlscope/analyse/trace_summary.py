@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import msgspec
 
 from tlscope.analyse.caches import CacheBypass, bypasses
+from tlscope.analyse.flame import aoti_path
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -201,8 +202,8 @@ def summarise_trace(
         recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
         failures=[c for c in real if c.failure is not None],
         reused=[r for c in real if c.status != "failed" and (r := _reused(c)) is not None],
-        slowest_phases=_phases(real),
-        slowest_functions=_functions(real),
+        slowest_phases=_phases([*real, *aot_inductor]),
+        slowest_functions=_functions(real, aot_inductor),
         cache=_cache(real),
         log_size=LogSizeSummary(
             total_bytes=size.total_bytes,
@@ -263,8 +264,8 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
     )
 
 
-def _phases(compiles: Sequence[CompileEntry]) -> list[PhaseRow]:
-    """Time per phase over all compiles, biggest first (`dynamo`, the whole, left out)."""
+def _phases(compiles: Sequence[CompileEntry | AotInductorCompile]) -> list[PhaseRow]:
+    """Time per phase over all compiles (AOT Inductor's too), biggest first (`dynamo`, the whole, left out)."""
     totals: dict[str, list[float]] = {}
     for entry in compiles:
         for phase in entry.phases:
@@ -276,15 +277,23 @@ def _phases(compiles: Sequence[CompileEntry]) -> list[PhaseRow]:
     return sorted(rows, key=lambda r: -r.seconds)[:TOP]
 
 
-def _functions(compiles: Sequence[CompileEntry]) -> list[FunctionTime]:
+def _functions(compiles: Sequence[CompileEntry], aot_inductor: Sequence[AotInductorCompile] = ()) -> list[FunctionTime]:
+    """Compile time per compiled function, biggest first; an AOT Inductor compile counts as the
+    torch function the user called (`aoti_compile_and_package (AOT Inductor)`), at the call."""
     totals: dict[tuple[str, str | None, int | None], FunctionTime] = {}
+    timed: list[tuple[tuple[str, str | None, int | None], float]] = []
     for entry in compiles:
-        if entry.time is None or entry.time.duration_s is None:
-            continue
-        fn = entry.function
-        key = (fn.name or "?", fn.file, fn.line) if fn else ("?", None, None)
+        if entry.time is not None and entry.time.duration_s is not None:
+            fn = entry.function
+            timed.append(((fn.name or "?", fn.file, fn.line) if fn else ("?", None, None), entry.time.duration_s))
+    for aoti in aot_inductor:
+        if aoti.time is not None and aoti.time.duration_s is not None:
+            at = aoti.user_frame
+            key = (aoti_path(aoti)[-1].name or "?", at.file if at else None, at.line if at else None)
+            timed.append((key, aoti.time.duration_s))
+    for key, seconds in timed:
         row = totals.setdefault(key, FunctionTime(function=key[0], file=key[1], line=key[2], seconds=0.0, compiles=0))
-        row.seconds = round(row.seconds + entry.time.duration_s, 6)
+        row.seconds = round(row.seconds + seconds, 6)
         row.compiles += 1
     return sorted(totals.values(), key=lambda r: -r.seconds)[:TOP]
 

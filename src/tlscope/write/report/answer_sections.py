@@ -161,7 +161,7 @@ def _statuses(compiles: Iterable[AnswerRow]) -> list[tuple[str, int, str]]:
 
 def write_flame_page(out: OutputDir, answers: Answers) -> bool:
     """compile_time.html, when some compile has a time; True if written."""
-    root = flame_tree(answers.compiles)
+    root = flame_tree(answers.compiles, answers.aot_inductor)
     if not root.children:
         return False
     page = render("compile_time.html.jinja", tree=msgspec.to_builtins(root))
