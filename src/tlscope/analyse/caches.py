@@ -158,25 +158,7 @@ def _change(
 ) -> CacheKeyChange:
     x, y = pair
     left, right = _parts(x, readers[0]), _parts(y, readers[1])
-    head = f"{x.cache} lookup {nth} ({x.outcome} -> {y.outcome})"
-    if left is None or right is None:
-        return CacheKeyChange(
-            key=key,
-            cache=x.cache,
-            nth=nth,
-            a_outcome=x.outcome,
-            b_outcome=y.outcome,
-            a_key=x.key or "",
-            b_key=y.key or "",
-            parts=None,
-            changed=[],
-            sentence=f"{head}: the key differs; the log does not list its parts",
-        )
-    names = [n for n in left if left[n][0] != right.get(n, ("", ""))[0]] + [n for n in right if n not in left]
-    changed = [_part(n, left.get(n), right.get(n)) for n in names[:MAX_PARTS]]
-    said = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    differ = f"{len(names)} of {len(left)} parts of the key differ: {said}" if names else "no part's hash differs"
-    return CacheKeyChange(
+    change = CacheKeyChange(
         key=key,
         cache=x.cache,
         nth=nth,
@@ -184,11 +166,22 @@ def _change(
         b_outcome=y.outcome,
         a_key=x.key or "",
         b_key=y.key or "",
-        parts=len(left),
-        changed=changed,
-        more=max(0, len(names) - MAX_PARTS),
-        sentence=f"{head}: {differ}",
+        parts=None,
+        changed=[],
+        sentence=f"{x.cache} lookup {nth} ({x.outcome} -> {y.outcome}): ",
     )
+    if left is None or right is None:
+        change.sentence += "the key differs; the log does not list its parts"
+        return change
+    names = [n for n in left if left[n][0] != right.get(n, ("", ""))[0]] + [n for n in right if n not in left]
+    said = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    change.parts = len(left)
+    change.changed = [_part(n, left.get(n), right.get(n)) for n in names[:MAX_PARTS]]
+    change.more = max(0, len(names) - MAX_PARTS)
+    change.sentence += (
+        f"{len(names)} of {len(left)} parts of the key differ: {said}" if names else "no part's hash differs"
+    )
+    return change
 
 
 def _parts(lookup: CacheOutcome, read: Reader) -> dict[str, tuple[str, str]] | None:
