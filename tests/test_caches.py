@@ -237,3 +237,79 @@ def test_the_trace_folder_of_each_run_is_not_a_difference() -> None:
     b = "import os\nos.environ['TORCH_TRACE'] = '/tmp/another run'\nx = 1\n"
     assert normalised(a) == normalised(b)
     assert normalised(a) != normalised(b.replace("x = 1", "x = 2"))
+
+
+CACHES = CORPUS / "caches"
+
+
+@pytest.mark.parametrize("run", ["run1", "run2"])
+def test_each_lookup_keeps_the_times_its_payload_logged(run: str, tmp_path: Path) -> None:
+    """corpus caches: run1's misses and run2's hits, each lookup's `time_saved_s` / `time_taken_s`
+    as the payload's ns or ms say (format 1.26)."""
+    expected = []
+    for outcome in ("hit", "miss"):
+        for cid, cache, payload in _lookups(CACHES / run, outcome):
+            if "time_saved_ns" in payload:
+                saved: float | None = payload["time_saved_ns"] / 1e9
+            elif "time_saved_ms" in payload:
+                saved = payload["time_saved_ms"] / 1e3
+            else:
+                saved = None
+            taken = payload["time_taken_ns"] / 1e9 if "time_taken_ns" in payload else None
+            expected.append((cid, cache, outcome, saved, taken))
+    assert any(e[3] for e in expected) if run == "run2" else any(e[4] for e in expected)
+    out = tmp_path / "out"
+    assert cli([str(CACHES / run), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text(encoding="utf-8"))["compiles"]
+    found = [
+        (e["id"], c["cache"], c["outcome"], c["time_saved_s"], c["time_taken_s"])
+        for e in compiles
+        for c in e["cache"]
+        if c["outcome"] in ("hit", "miss")
+    ]
+    assert len(found) == len(expected)
+    for got, want in zip(sorted(found, key=str), sorted(expected, key=str), strict=True):
+        assert got[:3] == want[:3]
+        for x, y in zip(got[3:], want[3:], strict=True):
+            assert (x is None and y is None) or (x is not None and y is not None and abs(x - y) < 1e-6), (got, want)
+
+
+def test_summary_says_what_the_hits_saved_and_the_misses_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    """Per compile the hits saved AOTAutograd's count when it logged one (it covers the FX graph
+    hit inside it), else the FX graph hits' summed; the misses cost their FX graph compile times."""
+    hits = _lookups(CACHES / "run2", "hit")
+    per_compile: dict[str, dict[str, float]] = {}
+    for cid, cache, payload in hits:
+        seconds = payload["time_saved_ms"] / 1e3 if "time_saved_ms" in payload else payload["time_saved_ns"] / 1e9
+        per_compile.setdefault(cid, {})[cache] = per_compile.get(cid, {}).get(cache, 0.0) + seconds
+    saved = sum(c.get("aotautograd", sum(c.values())) for c in per_compile.values())
+    found = _json(capsys, "summary", str(CACHES / "run2"), "--json")["cache"]
+    assert found["saved_s"] == pytest.approx(saved, abs=1e-5) and found["missed_s"] is None
+    missed = sum(p["time_taken_ns"] / 1e9 for _, _, p in _lookups(CACHES / "run1", "miss") if "time_taken_ns" in p)
+    found = _json(capsys, "summary", str(CACHES / "run1"), "--json")["cache"]
+    assert found["missed_s"] == pytest.approx(missed, abs=1e-5) and missed > 0 and found["saved_s"] is None
+    capsys.readouterr()
+    cli(["summary", str(CACHES / "run2")])
+    assert f"the hits saved {saved:.2f} s of compiling" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("payload", "saved", "taken"),
+    [
+        ({"time_saved_ns": 2_500_000_000, "time_saved_ms": 9}, 2.5, None),
+        ({"time_saved_ms": 1500.0}, 1.5, None),
+        ({"time_taken_ns": 1000}, None, 1e-6),
+        ({"time_saved_ns": "12", "time_taken_ns": True}, None, None),
+        ({"time_saved_ns": -5, "time_saved_ms": [1], "time_taken_ns": {"a": 1}}, None, None),
+        ({"time_saved_ns": 0, "time_taken_ns": 0.5e9}, 0.0, 0.5),
+    ],
+)
+def test_times_of_other_types_leave_the_key_and_reason(
+    payload: dict[str, Any], saved: float | None, taken: float | None
+) -> None:
+    from tlscope.analyse.fold.compile_fold import cache_fields
+
+    text = json.dumps({"key": "k1", "cache_bypass_reason": "why", **payload})
+    fields = cache_fields(text.encode(), None)
+    assert fields is not None and (fields.key, fields.reason) == ("k1", "why")
+    assert (fields.time_saved_s, fields.time_taken_s) == (saved, taken)

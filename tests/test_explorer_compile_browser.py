@@ -41,6 +41,7 @@ TRACES = {
     "unbacked": "unbacked",
     "aoti": "aoti",
     "aot_compile": "aot_compile",
+    "cache_hits": "caches/run2",
 }
 
 
@@ -328,6 +329,24 @@ def test_recompile_reasons_and_cache_events(browser: Any, site: ExplorerSite, fo
     """Each reference button selects exactly the event at its raw.jsonl line."""
     page = open_page(browser, site.explorer("recompiles"))
     follow_every_reference(page, folders["recompiles"], "[0/2]")
+    page.close()
+
+
+def test_each_cache_lookup_says_what_it_saved(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """caches/run2: every lookup hit; the Cache lookups table's time column says what each saved,
+    as compiles.json's `time_saved_s` (1.26)."""
+    compiles = json.loads((folders["cache_hits"] / "compiles.json").read_text())["compiles"]
+    entry = next(e for e in compiles if e["cache"])
+    saved = [c["time_saved_s"] for c in entry["cache"]]
+    assert saved and all(isinstance(t, float) for t in saved)
+    page = open_page(browser, site.explorer("cache_hits"))
+    pick(page, entry["id"])
+    rows = page.locator(".cp-sec", has_text="Cache lookups").locator("tr")
+    cells = [rows.nth(i).locator("td").all_text_contents() for i in range(1, rows.count())]
+    assert [c[:3] for c in cells] == [
+        [c["cache"], c["outcome"], f"saved {c['time_saved_s']:.2f} s"] for c in entry["cache"]
+    ]
+    assert page.errors == []
     page.close()
 
 

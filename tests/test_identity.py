@@ -391,3 +391,18 @@ def test_only_the_format_125_additions_are_forgiven() -> None:
         ref % b"",
         ref % b"",
     )
+
+
+def test_only_the_format_126_additions_are_forgiven() -> None:
+    """Against a 1.25 base: 1.26 added each cache lookup's `time_saved_s` and `time_taken_s` (its
+    last fields, after its `event`)."""
+    event = b'"event":{"kind":"fx_graph_cache_hit","log_line":9}'
+    lookup = b'{"cache":"fx_graph","outcome":"hit","key":"k","reason":null,%s%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{"cache":[%s,%s]}\n]}\n'
+    old = compiles % (25, lookup % (event, b""), lookup % (event, b""))
+    times = (b',"time_saved_s":8.624101,"time_taken_s":null', b',"time_saved_s":null,"time_taken_s":1e-06')
+    new = compiles % (26, lookup % (event, times[0]), lookup % (event, times[1]))
+    assert identity.without_126_additions("compiles.json", new) == old
+    assert identity.without_126_additions("index.html", new) == new
+    one = compiles % (26, lookup % (event, b',"time_saved_s":1.0'), lookup % (event, b""))
+    assert identity.without_126_additions("compiles.json", one).count(b"time_saved_s") == 1

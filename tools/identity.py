@@ -461,6 +461,17 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: A cache lookup's two times, its last fields (the lookup's `event` object before them).
+_CACHE_TIMES = re.compile(rb',"time_saved_s":(?:null|[-+.eE0-9]+),"time_taken_s":(?:null|[-+.eE0-9]+)\}')
+
+
+def without_126_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.25 wrote it: 1.26 added each cache lookup's `time_saved_s` and
+    `time_taken_s` (last)."""
+    name, data = _minor_back(rel, data, 26)
+    return _CACHE_TIMES.sub(b"}", data) if name == "compiles.json" else data
+
+
 #: A graph_dump payload reference's `name`, its last field, written only when set, after the
 #: reference's `log_line` (no other struct has that pair).
 _REF_NAME = re.compile(rb'(,"log_line":\d+),"name":"(?:[^"\\]|\\.)*"\}')
@@ -513,6 +524,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_126_additions,
     without_125_additions,
     without_124_additions,
     without_123_additions,

@@ -67,7 +67,7 @@ test('describeCompile: a failed recompile at the limit', () => {
   assert.deepEqual(view.failure, { type: 'FailOnRecompileLimitHit', reason: 'Dynamo recompile limit exceeded', where: null, code: null, traceback: null, hints: [], docsUrl: null });
   const hinted = describeCompile({ ...entry, failure: { ...entry.failure, hints: ['Raise recompile_limit.', 7], docs_url: 'https://x/gb0039.html' } });
   assert.deepEqual([hinted.failure.hints, hinted.failure.docsUrl], [['Raise recompile_limit.'], 'https://x/gb0039.html']);
-  assert.deepEqual(view.cache, [{ cache: 'fx_graph', outcome: 'bypass', reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9, payload_filename: null } }]);
+  assert.deepEqual(view.cache, [{ cache: 'fx_graph', outcome: 'bypass', reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9, payload_filename: null }, time: null }]);
   assert.deepEqual(view.phases, []);
   assert.deepEqual(view.ranks, { 0: 'failed' });
   // Nothing logged at all: an empty view, no throw.
@@ -151,4 +151,12 @@ test('readVllm: compiles.json vllm (format 1.22) as written: config as text, ran
   assert.deepEqual(found.pieces.map((p) => [p.label, p.refs.length]), [['submod_0, sizes 1-16384', 1], ['submod_0, size 8', 0]]);
   assert.equal(found.splitGraph?.log_line, 6768);
   assert.deepEqual(readVllm({ vllm: 'x' }), []);
+});
+
+test('a cache lookup says what it saved or took, as logged (1.26)', () => {
+  // corpus caches run2's hits and run1's FX graph miss: compiles.json `time_saved_s`, `time_taken_s`.
+  const entry = (lookup) => describeCompile({ id: '[0/0]', status: 'cache_hit', cache: [{ cache: 'aotautograd', outcome: 'hit', event: null, ...lookup }] });
+  assert.equal(entry({ time_saved_s: 8.81, time_taken_s: null }).cache[0].time, 'saved 8.81 s');
+  assert.equal(entry({ outcome: 'miss', time_saved_s: null, time_taken_s: 8.624101 }).cache[0].time, 'took 8.62 s');
+  for (const bad of [null, undefined, -1, 'x', Infinity, NaN]) assert.equal(entry({ time_saved_s: bad, time_taken_s: bad }).cache[0].time, null);
 });

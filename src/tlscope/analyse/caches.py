@@ -119,6 +119,15 @@ def grouped(lookups: Iterable[tuple[str, str, str | None]]) -> list[CacheBypass]
     return sorted(found.values(), key=lambda group: -group.lookups)
 
 
+def time_saved(lookups: Iterable[CacheOutcome]) -> float | None:
+    """The compile time one compile's cache hits saved: AOTAutograd's hits' when they logged it
+    (their count covers the Inductor compile an FX graph hit inside them saved too: summing both
+    would count it twice), else its other hits' summed; None when no hit logged a time."""
+    hits = [(c.cache, c.time_saved_s) for c in lookups if c.outcome == "hit" and c.time_saved_s is not None]
+    aot = [t for cache, t in hits if cache == "aotautograd"]
+    return round(sum(aot), 6) if aot else round(sum(t for _, t in hits), 6) if hits else None
+
+
 class _Lookup(msgspec.Struct):
     components: list[str] = []
 

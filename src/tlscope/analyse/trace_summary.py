@@ -7,11 +7,11 @@ manifest, so the terminal, the JSON and `Trace.summary()` hold the same figures.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.caches import CacheBypass, bypasses
+from tlscope.analyse.caches import CacheBypass, bypasses, time_saved
 from tlscope.analyse.flame import aoti_path
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
@@ -94,6 +94,12 @@ class CacheRates(msgspec.Struct, kw_only=True):
     #: The bypassed lookups by cache and torch's reason, the most first: compiles no warm start
     #: can load (analyse/caches.py).
     bypassed: list[CacheBypass] = []
+    #: The compile time the hits saved, as logged (per compile: AOTAutograd's count when it hit,
+    #: else its other hits' summed: analyse/caches.py `time_saved`); null when no hit logged one.
+    saved_s: float | None = None
+    #: The time the misses' compiles took (the FX graph cache's `time_taken_s`: Inductor's compile
+    #: of each graph, which a warm cache would load instead); null when no miss logged one.
+    missed_s: float | None = None
 
 
 class LogSizeSummary(msgspec.Struct, kw_only=True):
@@ -312,7 +318,15 @@ def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
         hit_rate=round(total["hit"] / lookups, 4) if lookups else None,
         by_cache={name: dict(counts) for name, counts in sorted(by_cache.items())},
         bypassed=bypasses(compiles) if total["bypass"] else [],
+        saved_s=_total(time_saved(e.cache) for e in compiles),
+        missed_s=_total(c.time_taken_s for e in compiles for c in e.cache if c.outcome == "miss"),
     )
+
+
+def _total(values: Iterable[float | None]) -> float | None:
+    """The sum of the values logged; None when none was."""
+    found = [v for v in values if v is not None]
+    return round(sum(found), 6) if found else None
 
 
 def _reused(entry: CompileEntry) -> ReusedId | None:

@@ -281,6 +281,13 @@ class CacheOutcome(msgspec.Struct, kw_only=True):
     #: Why the cache was bypassed, when it was and the payload says.
     reason: str | None = None
     event: PayloadRef
+    #: A hit: the compile time it saved, as the payload says (the FX graph cache's `time_saved_ns`,
+    #: AOTAutograd's `time_saved_ms`, whose count includes the Inductor compile an FX graph hit
+    #: inside it saved too). Null when not logged. Since 1.26.
+    time_saved_s: float | None = None
+    #: A miss: the time its compile took (the FX graph cache's `time_taken_ns`: Inductor's compile
+    #: of the graph, which a later hit of the same key saves). Null when not logged. Since 1.26.
+    time_taken_s: float | None = None
 
 
 class MetricsRecord(msgspec.Struct, kw_only=True):

@@ -432,6 +432,10 @@ def _footer(summary: Summary) -> Text:
     cache = summary.cache
     rate = f"{100 * cache.hit_rate:.0f}%" if cache.hit_rate is not None else "no lookups"
     text = Text(f"Cache: {cache.hits} hits, {cache.misses} misses, {cache.bypasses} bypasses ({rate})\n")
+    if cache.saved_s is not None:
+        text.append(f"  the hits saved {cache.saved_s:.2f} s of compiling, as torch logged it\n")
+    if cache.missed_s is not None:
+        text.append(f"  the misses cost {cache.missed_s:.2f} s of Inductor compiling, which a warm cache saves\n")
     if cache.bypassed:
         text.append("  bypassed, so every run compiles these again:\n")
     for group in cache.bypassed:

@@ -9,9 +9,10 @@ frame, and the frames the log has moved past go to a store (analyse/fold/framest
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
@@ -75,6 +76,28 @@ class _CachePayload(msgspec.Struct):
     key: str | None = None
     cache_bypass_reason: str | None = None
     reason: str | None = None
+    # The compile time a hit saved (the FX graph cache's in ns, AOTAutograd's in ms) and the time a
+    # miss's compile took (the FX graph cache's, ns). Any: a value of another type must not cost
+    # the key and the reason (a failed decode keeps neither); `_seconds` checks it.
+    time_saved_ns: Any = None
+    time_saved_ms: Any = None
+    time_taken_ns: Any = None
+
+
+class CacheFields(NamedTuple):
+    """What compiles.json keeps of a cache artifact's payload (CacheOutcome's fields)."""
+
+    key: str | None
+    reason: str | None
+    time_saved_s: float | None
+    time_taken_s: float | None
+
+
+def _seconds(value: Any, per_second: float) -> float | None:
+    """A duration logged in `1 / per_second` units as seconds; None unless a finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        return None
+    return round(value / per_second, 6)
 
 
 _CACHE_DECODER = msgspec.json.Decoder(_CachePayload)
@@ -340,7 +363,7 @@ class CompileFold:
         found = CacheOutcome(cache=cache, outcome=outcome, event=ref)
         fields = cache_fields(record.payload or b"", record.payload_md5)
         if fields is not None:
-            found.key, found.reason = fields
+            found.key, found.reason, found.time_saved_s, found.time_taken_s = fields
         return found
 
     def _graph(self, record: Record, kind: str, raw_line: int | None) -> Graph:
@@ -406,21 +429,27 @@ def json_error(payload: bytes, md5: str | None) -> str:
     return error
 
 
-#: A cache artifact's (key, reason) by its payload's MD5, None when it is not the JSON object
-#: expected; kept for the process as _SHAPES: a job's ranks log the same cache artifacts (a cache
-#: miss's payload is ~50-70 KB of the key's components, every rank's decode and checks of it
-#: ~3 % of a rank's instructions).
-_CACHE_FIELDS: dict[str, tuple[str | None, str | None] | None] = {}
+#: A cache artifact's fields by its payload's MD5, None when it is not the JSON object expected;
+#: kept for the process as _SHAPES: a job's ranks log the same cache artifacts (a cache miss's
+#: payload is ~50-70 KB of the key's components, every rank's decode and checks of it ~3 % of a
+#: rank's instructions).
+_CACHE_FIELDS: dict[str, CacheFields | None] = {}
 
 
-def cache_fields(payload: bytes, md5: str | None) -> tuple[str | None, str | None] | None:
-    """A cache artifact payload's key and (bypass) reason; None when it is not such a JSON object."""
+def cache_fields(payload: bytes, md5: str | None) -> CacheFields | None:
+    """A cache artifact payload's key, (bypass) reason and times; None when it is not such a JSON object."""
     if md5 is not None and md5 in _CACHE_FIELDS:
         return _CACHE_FIELDS[md5]
-    found: tuple[str | None, str | None] | None
+    found: CacheFields | None
     try:
         data = decode(payload, _CACHE_DECODER)
-        found = (data.key, data.cache_bypass_reason or data.reason)
+        saved = _seconds(data.time_saved_ns, 1e9)
+        found = CacheFields(
+            key=data.key,
+            reason=data.cache_bypass_reason or data.reason,
+            time_saved_s=_seconds(data.time_saved_ms, 1e3) if saved is None else saved,
+            time_taken_s=_seconds(data.time_taken_ns, 1e9),
+        )
     except (JsonError, msgspec.ValidationError):
         found = None
     if md5 is not None:

@@ -287,7 +287,7 @@ function breaksSection(doc, breaks, refs) {
  */
 function cacheSection(doc, cache, refs) {
   const sec = section(doc, `Cache lookups (${cache.length})`);
-  sec.appendChild(table(doc, ['cache', 'outcome', 'reason', 'event'], cache.map((c) => [c.cache, c.outcome, c.reason ?? '', c.event ? refs.ref(c.event) : ''])));
+  sec.appendChild(table(doc, ['cache', 'outcome', 'time', 'reason', 'event'], cache.map((c) => [c.cache, c.outcome, c.time ?? '', c.reason ?? '', c.event ? refs.ref(c.event) : ''])));
   return sec;
 }
 

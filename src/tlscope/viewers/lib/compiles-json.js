@@ -171,6 +171,8 @@
  * @property {string | null} [key]
  * @property {string | null} [reason]
  * @property {PayloadRef} event
+ * @property {number | null} [time_saved_s]
+ * @property {number | null} [time_taken_s]
  */
 
 /**

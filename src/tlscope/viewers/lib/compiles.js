@@ -66,7 +66,7 @@ import { isObject } from './format.js';
  * @property {RecompileView | null} recompile
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
- * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
+ * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null, time: string | null }>} cache `time`: what a hit saved or a miss's compile took, as logged (`saved 8.81 s`)
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
@@ -140,6 +140,20 @@ export function payloadRef(ref) {
     // A graph_dump's name (since 1.25): what the reference is labelled with; absent otherwise.
     ...(typeof ref.name === 'string' && ref.name ? { name: ref.name } : {}),
   };
+}
+
+/**
+ * What a cache lookup's time says (compiles.json `time_saved_s`, `time_taken_s`, since 1.26):
+ * `saved 8.81 s` for a hit, `took 8.62 s` for a miss; null when neither was logged.
+ * @param {Record<string, unknown>} c
+ * @returns {string | null}
+ */
+function cacheTime(c) {
+  const seconds = (/** @type {unknown} */ v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? `${v.toFixed(2)} s` : null);
+  const saved = seconds(c.time_saved_s);
+  if (saved) return `saved ${saved}`;
+  const taken = seconds(c.time_taken_s);
+  return taken ? `took ${taken}` : null;
 }
 
 /**
@@ -298,7 +312,7 @@ export function describeCompile(entry, merged = {}) {
     recompile: describeRecompile(e.recompile),
     failure: describeFailure(e.failure),
     graphBreaks: list(e.graph_breaks).map((b) => ({ reason: text(b.reason) || '', where: frameText(b.user_frame), code: frameCode(b.user_frame), event: payloadRef(b.event) })),
-    cache: list(e.cache).map((c) => ({ cache: text(c.cache) || '', outcome: text(c.outcome) || '', reason: text(c.reason), event: payloadRef(c.event) })),
+    cache: list(e.cache).map((c) => ({ cache: text(c.cache) || '', outcome: text(c.outcome) || '', reason: text(c.reason), event: payloadRef(c.event), time: cacheTime(c) })),
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
   };

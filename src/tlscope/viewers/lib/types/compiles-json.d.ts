@@ -170,6 +170,8 @@ export type CacheOutcome = {
     key?: string | null | undefined;
     reason?: string | null | undefined;
     event: PayloadRef;
+    time_saved_s?: number | null | undefined;
+    time_taken_s?: number | null | undefined;
 };
 /**
  * The numbers of the compile id's last forward `compilation_metrics` record (else its last record).

@@ -151,7 +151,7 @@ export function readVllm(data: unknown, rank?: number | null): VllmView[];
  * @property {RecompileView | null} recompile
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
- * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null }>} cache
+ * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null, time: string | null }>} cache `time`: what a hit saved or a miss's compile took, as logged (`saved 8.81 s`)
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
@@ -317,11 +317,15 @@ export type CompileView = {
         code: string | null;
         event: PayloadRefView | null;
     }>;
+    /**
+     * `time`: what a hit saved or a miss's compile took, as logged (`saved 8.81 s`)
+     */
     cache: Array<{
         cache: string;
         outcome: string;
         reason: string | null;
         event: PayloadRefView | null;
+        time: string | null;
     }>;
     /**
      * compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
