@@ -313,3 +313,58 @@ def test_times_of_other_types_leave_the_key_and_reason(
     fields = cache_fields(text.encode(), None)
     assert fields is not None and (fields.key, fields.reason) == ("k1", "why")
     assert (fields.time_saved_s, fields.time_taken_s) == (saved, taken)
+
+
+def test_diff_says_each_sides_compile_time_and_the_compiles_that_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """caches: run1 compiled cold, run2 loaded from the caches. The diff says both totals and the
+    compile whose time fell, with the phase that moved most and that B loaded it from a cache; as
+    information, so two equal traces still say "No differences." first."""
+    a = _json(capsys, "summary", str(CACHES / "run1"), "--json")
+    b = _json(capsys, "summary", str(CACHES / "run2"), "--json")
+    result = _json(capsys, "diff", str(CACHES / "run1"), str(CACHES / "run2"), "--json")
+    times = result["times"]
+    assert (times["a_s"], times["b_s"]) == pytest.approx((a["compile_time_s"], b["compile_time_s"]), abs=1e-5)
+    rows = {r["function"]: r for r in a["compiles"]}, {r["function"]: r for r in b["compiles"]}
+    moved = times["changed"]
+    assert moved, times
+    for change in moved:
+        fn = change["key"].split(" (")[0]
+        assert (change["a_s"], change["b_s"]) == pytest.approx(
+            (rows[0][fn]["duration_s"], rows[1][fn]["duration_s"]), abs=1e-5
+        )
+        assert abs(change["b_s"] - change["a_s"]) >= 0.5 and change["b_s"] < change["a_s"] / 1.25
+        assert change["sentence"].endswith("B loaded it from a cache") and change["phase"]
+    capsys.readouterr()
+    cli(["diff", str(CACHES / "run1"), str(CACHES / "run2")])
+    header = capsys.readouterr().out.split("Details:")[0]
+    assert f"Compile time: {times['a_s']:.2f} s in A, {times['b_s']:.2f} s in B" in header
+    assert f"  {moved[0]['key']}: {moved[0]['sentence']}" in header
+    capsys.readouterr()
+    assert cli(["diff", str(CACHES / "run2"), str(CACHES / "run2")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "No differences." and out[1].startswith(f"Compile time: {times['b_s']:.2f} s in A, ")
+
+
+def test_a_time_change_is_said_only_when_marked() -> None:
+    from tlscope.analyse.time_diff import time_change
+    from tlscope.format.compiles import Phase, Timing
+
+    def entry(seconds: float | None, phases: dict[str, float], hit: bool = False) -> CompileEntry:
+        lookup = _lookup("fx_graph", "hit" if hit else "miss", "k", None)
+        found = _entry("[0/0]", lookup)
+        found.time = None if seconds is None else Timing(duration_s=seconds)
+        found.phases = [Phase(name=n, seconds=s, count=1) for n, s in phases.items()]
+        return found
+
+    assert time_change("k", entry(1.0, {}), entry(1.4, {})) is None  # under 0.5 s
+    assert time_change("k", entry(10.0, {}), entry(11.0, {})) is None  # under a quarter
+    assert time_change("k", entry(None, {}), entry(11.0, {})) is None
+    change = time_change(
+        "k", entry(2.0, {"dynamo": 2.0, "a": 0.5, "b": 1.0}), entry(8.0, {"a": 0.6, "c": 6.5}, hit=True)
+    )
+    assert change is not None and (change.phase, change.phase_a_s, change.phase_b_s) == ("c", 0.0, 6.5)
+    assert change.sentence == "2.00 s -> 8.00 s (4.00x); most in c, 0.00 s -> 6.50 s; B loaded it from a cache"
+    zero = time_change("k", entry(0.0, {}), entry(3.0, {}))
+    assert zero is not None and zero.sentence == "0.00 s -> 3.00 s" and zero.phase is None

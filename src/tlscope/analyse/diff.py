@@ -21,6 +21,7 @@ import msgspec
 
 from tlscope.analyse.caches import CacheKeyChange, key_changes
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
+from tlscope.analyse.time_diff import CompileTimes, compile_times, hit_a_cache
 from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
 from tlscope.format.logsize import LogSize
 
@@ -129,6 +130,9 @@ class TraceDiff(msgspec.Struct, kw_only=True):
     sizes: list[SizeChange] = []
     #: What differs, in a few lines: the header of `tlscope diff`.
     summary: DiffSummary = msgspec.field(default_factory=DiffSummary)
+    #: Each side's compile time and the matched compiles whose time changed markedly
+    #: (analyse/time_diff.py). Informative, as `sizes`: never makes two traces different.
+    times: CompileTimes | None = None
 
 
 #: A relative change in an event key's bytes worth reporting.
@@ -203,6 +207,7 @@ def diff_traces(
         only_b=len(right) - matched,
         compiles=compiles,
         summary=summary,
+        times=compile_times(a, b, ((k, e, right[k]) for k, e in left.items() if k in right)),
     )
 
 
@@ -362,7 +367,7 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
         if x != y
     ]
     readers = (read_a, read_b)
-    hits = (_hit(a), _hit(b))
+    hits = (hit_a_cache(a), hit_a_cache(b))
     found += _payloads("graph", a.graphs, b.graphs, readers, hits)
     found += _payloads("guards", [a.guards] if a.guards else [], [b.guards] if b.guards else [], readers, hits)
     found += _payloads("code", a.code, b.code, readers, hits)
@@ -376,11 +381,6 @@ def why_recompiled(entry: CompileEntry) -> str | None:
     if recompile is None:
         return None
     return recompile.explanation() or "reason not logged"
-
-
-def _hit(entry: CompileEntry) -> bool:
-    """Whether the compile loaded a result from a cache (its graphs then go unlogged)."""
-    return any(c.outcome == "hit" for c in entry.cache)
 
 
 def _metric(entry: CompileEntry, name: str) -> object:
@@ -481,8 +481,15 @@ def _numbered(refs: Sequence[PayloadRef]) -> dict[str, str | None]:
 def compile_pair_diff(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_b: PayloadReader) -> TraceDiff:
     """Two compiles of one trace (or of two traces) compared directly, whatever their keys."""
     summary = DiffSummary()
-    pair = _pair(f"{a.id} vs {b.id}", a, b, (read_a, read_b), summary)
+    key = f"{a.id} vs {b.id}"
+    pair = _pair(key, a, b, (read_a, read_b), summary)
     differs = bool(pair.differences)
     return TraceDiff(
-        equal=not differs, matched=1, only_a=0, only_b=0, compiles=[pair] if differs else [], summary=summary
+        equal=not differs,
+        matched=1,
+        only_a=0,
+        only_b=0,
+        compiles=[pair] if differs else [],
+        summary=summary,
+        times=compile_times([a], [b], [(key, a, b)]),
     )

@@ -55,6 +55,7 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
     summary = result.summary
     if result.equal:
         yield "No differences."
+        yield from time_lines(result, sides)
         return
     yield "What differs:"
     for side, found in ((sides[0], summary.only_a), (sides[1], summary.only_b)):
@@ -87,6 +88,20 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield f"  {line}"
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
+    yield from time_lines(result, sides)
+
+
+def time_lines(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iterator[str]:
+    """Each side's compile time and the compiles whose time changed markedly (informative)."""
+    times = result.times
+    if times is None:
+        return
+    totals = f"{times.a_s:.2f} s {sides[0]}, {times.b_s:.2f} s {sides[1]}"
+    yield f"Compile time: {totals} (informative: no two runs take the same)"
+    for change in times.changed:
+        yield f"  {change.key}: {change.sentence}"
+    if times.more:
+        yield f"  … {times.more} more compiles whose time changed as much"
 
 
 def _or(value: str | None, side: str) -> str:
