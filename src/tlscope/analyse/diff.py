@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 
 import msgspec
 
-from tlscope.analyse.caches import CacheKeyChange, key_changes
+from tlscope.analyse.cache_key import CacheKeyChange, key_changes
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.analyse.time_diff import CompileTimes, compile_times, hit_a_cache
 from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
@@ -104,7 +104,7 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     #: How many payloads were not compared because a side hit a cache.
     not_logged: int = 0
     #: Cache lookups of matched compiles whose keys differ, with the parts of the key that
-    #: differ (why a warm start missed: analyse/caches.py).
+    #: differ (why a warm start missed: analyse/cache_key.py).
     caches: list[CacheKeyChange] = []
 
 

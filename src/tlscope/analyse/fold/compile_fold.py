@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -84,13 +84,9 @@ class _CachePayload(msgspec.Struct):
     time_taken_ns: Any = None
 
 
-class CacheFields(NamedTuple):
-    """What compiles.json keeps of a cache artifact's payload (CacheOutcome's fields)."""
-
-    key: str | None
-    reason: str | None
-    time_saved_s: float | None
-    time_taken_s: float | None
+#: What compiles.json keeps of a cache artifact's payload, CacheOutcome's fields: key, reason,
+#: time_saved_s, time_taken_s (a plain tuple: a NamedTuple class costs ~0.3 ms at every start).
+CacheFields = tuple["str | None", "str | None", "float | None", "float | None"]
 
 
 def _seconds(value: Any, per_second: float) -> float | None:
@@ -444,11 +440,11 @@ def cache_fields(payload: bytes, md5: str | None) -> CacheFields | None:
     try:
         data = decode(payload, _CACHE_DECODER)
         saved = _seconds(data.time_saved_ns, 1e9)
-        found = CacheFields(
-            key=data.key,
-            reason=data.cache_bypass_reason or data.reason,
-            time_saved_s=_seconds(data.time_saved_ms, 1e3) if saved is None else saved,
-            time_taken_s=_seconds(data.time_taken_ns, 1e9),
+        found = (
+            data.key,
+            data.cache_bypass_reason or data.reason,
+            _seconds(data.time_saved_ms, 1e3) if saved is None else saved,
+            _seconds(data.time_taken_ns, 1e9),
         )
     except (JsonError, msgspec.ValidationError):
         found = None

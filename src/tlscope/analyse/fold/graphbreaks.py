@@ -39,7 +39,7 @@ _ENCOUNTERED = ("Encountered graph break when attempting to trace", "Failed to h
 #: An exception the user's code raised while Dynamo traced it: torch names it only in the debug
 #: context (`Observed exception` ... `Developer debug context: raised exception KeyError('k')`).
 OBSERVED = "Observed exception"
-_RAISED = re.compile(r"^\s*Developer debug context: raised exception (?P<exc>\S.*?)\s*$")
+_RAISED = "Developer debug context: raised exception "
 #: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
 _HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
 #: Hints that fix nothing in the user's program.
@@ -115,8 +115,8 @@ def _headline(lines: list[str]) -> str:
             return rest
         at, following = next(((k, t.strip()) for k, t in enumerate(lines[i + 1 :], i + 1) if t.strip()), (i, ""))
         if following == OBSERVED:
-            raised = next((m for m in map(_RAISED.match, lines[at + 1 :]) if m is not None), None)
-            return following if raised is None else f"{following}: {raised['exc']}"
+            raised = next((t.strip()[len(_RAISED) :] for t in lines[at + 1 :] if t.strip().startswith(_RAISED)), "")
+            return f"{following}: {raised}" if raised else following
         return following or rest or "(no reason given)"
     # No `Graph Break Reason:` line: the first line that is not the location.
     body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
