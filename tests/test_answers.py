@@ -578,3 +578,43 @@ def test_an_id_numbered_again_after_reset_says_every_function_it_held(tmp_path: 
     log = next((CORPUS / "reset").glob("*.log.gz"))
     subprocess.run([sys.executable, "-m", "tlscope", str(log), "-o", str(report), "--no-browser"], check=True)
     assert "[0/0] held 3 compiles, of scale, gate, scale (ids are numbered again" in (report / "index.html").read_text()
+
+
+def test_an_id_numbered_again_tells_each_functions_compile_time(tmp_path: Path) -> None:
+    """corpus reset: [0/0] held scale, gate and scale. Slowest functions said `scale 1 compile` with
+    gate's time in it, and the flame graph drew all three under scale. Each metrics record now says
+    where its function is (1.27, `co_filename`, `co_firstlineno`), and compile time is told per
+    function: scale twice under the entry's stack (its first compile's), gate once under (no stack)."""
+    import subprocess
+    import sys
+
+    import tlscope
+
+    log = next((CORPUS / "reset").glob("*.log.gz"))
+    metrics = [meta["compilation_metrics"] for meta, _ in envelopes(log) if "compilation_metrics" in meta]
+    starts = [meta["dynamo_start"] for meta, _ in envelopes(log) if "dynamo_start" in meta]
+    expected: dict[str, list[float]] = {}
+    for m in metrics:
+        expected.setdefault(m["co_name"], []).append(m["entire_frame_compile_time_s"])
+    assert sorted(expected) == ["gate", "scale"] and len(expected["scale"]) == 2
+    out = parsed(log, tmp_path)
+    (entry,) = [c for c in load(out, "compiles.json")["compiles"] if c["id"] == "[0/0]"]
+    assert [(r["co_name"], r["co_firstlineno"]) for r in entry["metrics_records"]] == [
+        (m["co_name"], m["co_firstlineno"]) for m in metrics
+    ]
+    assert all(r["co_filename"].endswith("reset.py") for r in entry["metrics_records"])
+    # The entry's stack is its first compile's, as its function is.
+    assert [f["line"] for f in entry["stack"]] == [f["line"] for f in starts[0]["stack"]]
+    summary = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tlscope", "summary", str(out), "--json"], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    rows = {r["function"]: r for r in summary["slowest_functions"]}
+    for name, times in expected.items():
+        assert rows[name]["compiles"] == len(times)
+        assert rows[name]["seconds"] == pytest.approx(sum(times), abs=1e-5)
+    root = tlscope.load(out).flame_graph()
+    under = {child.name: [g.name for g in child.children] for child in root.children}
+    assert under["(no stack)"] == ["gate"] and "scale" not in under["(no stack)"]
+    assert root.seconds == pytest.approx(sum(sum(t) for t in expected.values()), abs=1e-5)

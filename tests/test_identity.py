@@ -406,3 +406,19 @@ def test_only_the_format_126_additions_are_forgiven() -> None:
     assert identity.without_126_additions("index.html", new) == new
     one = compiles % (26, lookup % (event, b',"time_saved_s":1.0'), lookup % (event, b""))
     assert identity.without_126_additions("compiles.json", one).count(b"time_saved_s") == 1
+
+
+def test_only_the_format_127_additions_are_forgiven() -> None:
+    """Against a 1.26 base: 1.27 added each metrics record's `co_filename` and `co_firstlineno`
+    (its last fields, after `co_name`); the entry's `function` keeps its own."""
+    record = b'{"kind":"compilation_metrics","log_line":3,"status":"ok","co_name":"f"%s}'
+    function = b'"function":{"file":"a.py","line":1,"name":"f","code":null}'
+    compiles = (
+        b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n'
+        b'{%s,"metrics_records":[%s,%s]}\n]}\n'
+    )
+    old = compiles % (26, function, record % b"", record % b"")
+    place = (b',"co_filename":"/a \\"b\\".py","co_firstlineno":12', b',"co_filename":null,"co_firstlineno":null')
+    new = compiles % (27, function, record % place[0], record % place[1])
+    assert identity.without_127_additions("compiles.json", new) == old
+    assert identity.without_127_additions("index.html", new) == new

@@ -461,6 +461,17 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: A metrics record's `co_filename` and `co_firstlineno`, its last fields (after its `co_name`).
+_CO_PLACE = re.compile(rb',"co_filename":(?:null|"(?:[^"\\]|\\.)*"),"co_firstlineno":(?:null|-?\d+)\}')
+
+
+def without_127_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.26 wrote it: 1.27 added each metrics record's `co_filename` and
+    `co_firstlineno` (last)."""
+    name, data = _minor_back(rel, data, 27)
+    return _CO_PLACE.sub(b"}", data) if name == "compiles.json" else data
+
+
 #: A cache lookup's two times, its last fields (the lookup's `event` object before them).
 _CACHE_TIMES = re.compile(rb',"time_saved_s":(?:null|[-+.eE0-9]+),"time_taken_s":(?:null|[-+.eE0-9]+)\}')
 
@@ -524,6 +535,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_127_additions,
     without_126_additions,
     without_125_additions,
     without_124_additions,

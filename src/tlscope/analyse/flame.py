@@ -11,7 +11,7 @@ under the user's call of AOT Inductor (`aoti_path`), listed as `AOT Inductor com
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -40,17 +40,41 @@ def flame_tree(entries: Iterable[CompileEntry], aot_inductor: Iterable[AotInduct
     root = FlameNode(name="all compiles")
     index: dict[int, dict[tuple[str, str | None, int | None], FlameNode]] = {}
     for entry in entries:
-        if entry.time is None or entry.time.duration_s is None:
-            continue
-        frames = list(entry.stack) or [SourceLocation(name="(no stack)")]
-        if entry.function is not None and _label(entry.function)[:2] != _label(frames[-1])[:2]:
-            frames.append(SourceLocation(name=entry.function.name, file=entry.function.file, line=entry.function.line))
-        _path(root, index, frames, entry.time.duration_s, entry.id)
+        for stack, function, seconds in timed_compiles(entry):
+            frames = list(stack) or [SourceLocation(name="(no stack)")]
+            if function is not None and _label(function)[:2] != _label(frames[-1])[:2]:
+                frames.append(SourceLocation(name=function.name, file=function.file, line=function.line))
+            _path(root, index, frames, seconds, entry.id)
     for aoti in aot_inductor:
         if aoti.time is not None and aoti.time.duration_s is not None:
             _path(root, index, aoti_path(aoti), aoti.time.duration_s, aoti_label(aoti))
     _sort(root)
     return root
+
+
+#: One compile as compile time is told: the user stack that reached it, its function, its seconds.
+TimedCompile = tuple[Sequence[SourceLocation], "SourceLocation | None", float]
+
+
+def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
+    """The compiles a compile id's time is told as. One, the entry's (its stack, function and
+    time), unless the id held several forward compiles of different functions (ids are numbered
+    again after torch._dynamo.reset()): then each forward metrics record's, with its own function
+    and time; the entry keeps one stack, so a function other than the entry's has none."""
+    forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
+    if len({r.co_name for r in forward}) < 2:
+        if entry.time is None or entry.time.duration_s is None:
+            return []
+        return [(entry.stack, entry.function, entry.time.duration_s)]
+    own = entry.function
+    found: list[TimedCompile] = []
+    for record in forward:
+        if record.time_s is None:
+            continue
+        function = SourceLocation(name=record.co_name, file=record.co_filename, line=record.co_firstlineno)
+        mine = own is not None and (own.name, own.line) == (function.name, function.line)
+        found.append((entry.stack if mine else [], own if mine else function, record.time_s))
+    return found
 
 
 def aoti_label(aoti: AotInductorCompile) -> str:

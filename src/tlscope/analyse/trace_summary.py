@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from tlscope.analyse.caches import CacheBypass, bypasses, time_saved
-from tlscope.analyse.flame import aoti_path
+from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -284,14 +284,14 @@ def _phases(compiles: Sequence[CompileEntry | AotInductorCompile]) -> list[Phase
 
 
 def _functions(compiles: Sequence[CompileEntry], aot_inductor: Sequence[AotInductorCompile] = ()) -> list[FunctionTime]:
-    """Compile time per compiled function, biggest first; an AOT Inductor compile counts as the
+    """Compile time per compiled function, biggest first: each compile of an id that held several
+    counts for its own function (flame.py `timed_compiles`); an AOT Inductor compile counts as the
     torch function the user called (`aoti_compile_and_package (AOT Inductor)`), at the call."""
     totals: dict[tuple[str, str | None, int | None], FunctionTime] = {}
     timed: list[tuple[tuple[str, str | None, int | None], float]] = []
     for entry in compiles:
-        if entry.time is not None and entry.time.duration_s is not None:
-            fn = entry.function
-            timed.append(((fn.name or "?", fn.file, fn.line) if fn else ("?", None, None), entry.time.duration_s))
+        for _, fn, seconds in timed_compiles(entry):
+            timed.append(((fn.name or "?", fn.file, fn.line) if fn else ("?", None, None), seconds))
     for aoti in aot_inductor:
         if aoti.time is not None and aoti.time.duration_s is not None:
             at = aoti.user_frame

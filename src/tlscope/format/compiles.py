@@ -311,6 +311,10 @@ class MetricsRecord(msgspec.Struct, kw_only=True):
     #: The compiled function's name (`co_name`) as this record logged it, if it did: after
     #: torch._dynamo.reset() one id can hold compiles of different functions. Since 1.24.
     co_name: str | None = None
+    #: Where that function is defined (`co_filename`, `co_firstlineno`), as the record logged it:
+    #: compile time is told per function with them when one id held several. Since 1.27.
+    co_filename: str | None = None
+    co_firstlineno: int | None = None
 
 
 class Metrics(msgspec.Struct, kw_only=True):

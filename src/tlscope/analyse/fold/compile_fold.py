@@ -291,6 +291,10 @@ class CompileFold:
         found.feed(event)
 
     def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
+        if acc.stack:
+            # An id's first compile's stack, as its function is: after torch._dynamo.reset() one
+            # id holds compiles of other functions (their own stacks were the entry's, the last).
+            return
         acc.stack = _located(drop_convert_frame_suffix(resolve_stack(event.stack, record)))
         if acc.stack and acc.function is None:
             last = acc.stack[-1]

@@ -106,6 +106,8 @@ class CompileAcc:
                 time_s=record_seconds(metrics),
                 failure=failure,
                 co_name=metrics.co_name,
+                co_filename=metrics.co_filename,
+                co_firstlineno=metrics.co_firstlineno,
             )
         )
         kept = self.metrics

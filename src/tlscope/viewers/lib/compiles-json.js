@@ -207,6 +207,8 @@
  * @property {number | null} [time_s]
  * @property {Failure | null} [failure]
  * @property {string | null} [co_name]
+ * @property {string | null} [co_filename]
+ * @property {number | null} [co_firstlineno]
  */
 
 /**

@@ -206,6 +206,8 @@ export type MetricsRecord = {
     time_s?: number | null | undefined;
     failure?: Failure | null | undefined;
     co_name?: string | null | undefined;
+    co_filename?: string | null | undefined;
+    co_firstlineno?: number | null | undefined;
 };
 /**
  * A tensor input as Dynamo saw it (describe_tensor joined with describe_source).
