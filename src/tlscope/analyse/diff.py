@@ -131,7 +131,8 @@ class TraceDiff(msgspec.Struct, kw_only=True):
     #: What differs, in a few lines: the header of `tlscope diff`.
     summary: DiffSummary = msgspec.field(default_factory=DiffSummary)
     #: Each side's compile time and the matched compiles whose time changed markedly
-    #: (analyse/time_diff.py). Informative, as `sizes`: never makes two traces different.
+    #: (analyse/time_diff.py); null when neither side timed a compile. Informative, as `sizes`:
+    #: never makes two traces different.
     times: CompileTimes | None = None
 
 

@@ -47,8 +47,11 @@ class CompileTimes(msgspec.Struct, kw_only=True):
 
 def compile_times(
     a: Sequence[CompileEntry], b: Sequence[CompileEntry], pairs: Iterable[tuple[str, CompileEntry, CompileEntry]]
-) -> CompileTimes:
-    """Both sides' totals, and the matched `pairs` (key, A's entry, B's) whose time changed markedly."""
+) -> CompileTimes | None:
+    """Both sides' totals, and the matched `pairs` (key, A's entry, B's) whose time changed
+    markedly; None when no compile of either side has a time (an export's log, say)."""
+    if not any(_seconds(e) is not None for e in (*a, *b)):
+        return None
     found = [change for key, x, y in pairs if (change := time_change(key, x, y)) is not None]
     found.sort(key=lambda change: -abs(change.b_s - change.a_s))
     return CompileTimes(a_s=_total(a), b_s=_total(b), changed=found[:MAX_LISTED], more=max(0, len(found) - MAX_LISTED))
