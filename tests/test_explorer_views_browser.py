@@ -306,6 +306,24 @@ def test_every_export_issue_selects_its_own_event(
     page.close()
 
 
+def test_a_strict_call_traced_says_its_end_is_not_logged(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """export_strict: its third call's Dynamo trace worked and, without TORCH_DTRACE, nothing
+    followed: the Exports view shows it `traced` with the file's sentence and its trace's id."""
+    calls = json.loads((folders["strict"] / "compiles.json").read_text())["exports"]
+    (traced,) = [c for c in calls if c["status"] == "traced"]
+    page = open_explorer(browser, site.explorer("strict", "&view=exports"), height=1000)
+    h = wait_hook(page, lambda h: bool(h.get("exports")) and h.get("view") == "exports")
+    assert [c["status"] for c in h["exports"]] == [c["status"] for c in calls]
+    item = page.locator("#exports li.ex-call").nth(traced["index"])
+    assert item.locator(".ex-status").text_content() == "traced, end not logged"
+    assert item.locator(".ex-call-sentence").text_content() == traced["sentence"]
+    assert item.locator(".ex-trace").text_content() == f"strict export's Dynamo trace: compile {traced['trace_id']}"
+    assert page.errors == []
+    page.close()
+
+
 def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:
     page = open_explorer(browser, site.explorer("recompiles"))
     h = wait_hook(page, lambda h: "divergent" in h)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import CORPUS, TLPARSE_TRACES
@@ -50,6 +51,11 @@ def _line_of(scenario: str, text: str) -> int:
 
 def _calls(log: Path) -> list[ExportCall]:
     return _trace(log).exports
+
+
+def _envelopes(log: Path) -> list[dict[str, Any]]:
+    text = gzip.decompress(log.read_bytes()).decode()
+    return [json.loads(line.split("] ", 1)[1]) for line in text.splitlines() if line and not line.startswith("\t")]
 
 
 def test_a_data_dependent_branch_fails_the_call_and_names_the_users_line_and_value() -> None:
@@ -333,13 +339,20 @@ def test_strict_export_failures_are_read_from_the_metrics_dynamo_logs_outside_an
     """export_strict: export_failures' calls with strict=True (Dynamo traces each, as [0/0] again,
     and logs its metrics outside any compile id, with the failure): the data-dependent branch is
     the same issue and fix as non-strict export's; the specialised Dim is a dynamo_error whose fix
-    is the line; the good call logs no failure, so no call (no exported_program without DTRACE)."""
+    is the line; the good call's trace logs no failure and, without DTRACE, nothing after it: it is
+    `traced` (1.28), its end not logged. Each names its Dynamo trace's compile id (`trace_id`)."""
     (log,) = sorted((CORPUS / "export_strict").glob("*.log.gz"))
     calls = _calls(log)
     assert [(c.status, [i.kind for i in c.issues]) for c in calls] == [
         ("failed", ["data_dependent_error"]),
         ("failed", ["dynamo_error"]),
+        ("traced", []),
     ]
+    metrics = [m["compilation_metrics"] for m in _envelopes(log) if "compilation_metrics" in m]
+    assert [bool(m.get("fail_type")) for m in metrics] == [True, True, False]  # one record a call
+    assert [c.trace_id for c in calls] == ["[0/0]"] * 3  # strict export numbers them again each call
+    assert calls[2].sentence.startswith("Traced: strict export's Dynamo trace of this call ended without error")
+    assert calls[2].program is None
     branch, item = _line_of("export_failures", "if k > 2"), _line_of("export_failures", "k = n.item()")
     (issue,) = calls[0].issues
     assert issue.expr == "u0 > 2" and issue.code_expr == "k > 2" and issue.user_frame is not None
@@ -362,9 +375,9 @@ def test_strict_export_failures_are_read_from_the_metrics_dynamo_logs_outside_an
 
 
 def test_metrics_outside_a_compile_are_read_whatever_they_hold(tmp_path: Path) -> None:
-    """Untrusted metrics outside any compile id: no failure (no call), an empty reason, a
-    data-dependent message cut short, a huge reason, a failure inside a compile (torch.compile's:
-    no export call)."""
+    """Untrusted metrics outside any compile id: no failure (a call traced, its end not logged), an
+    empty reason, a data-dependent message cut short, a huge reason, a failure inside a compile
+    (torch.compile's: no export call)."""
     prefix = "V1127 23:01:45.917000 9368 torch/_logging/structured.py:28] "
     cut = "Could not guard on data-dependent expression"  # no `(unhinted`: not read as one
     envelopes: list[dict[str, object]] = [
@@ -377,7 +390,11 @@ def test_metrics_outside_a_compile_are_read_whatever_they_hold(tmp_path: Path) -
     log = tmp_path / "metrics.log"
     log.write_text("".join(prefix + json.dumps(e) + "\n" for e in envelopes))
     calls = _trace(log).exports
-    assert [(c.status, [i.kind for i in c.issues]) for c in calls] == [("failed", ["dynamo_error"])] * 3
+    assert [(c.status, [i.kind for i in c.issues]) for c in calls] == [("traced", [])] + [
+        ("failed", ["dynamo_error"])
+    ] * 3
+    assert all(c.trace_id is None for c in calls)  # no capture span said which compile id
+    calls = calls[1:]
     assert calls[0].issues[0].sentence == "torch.export's strict tracing (Dynamo) raised RuntimeError."
     long = calls[2].issues[0]
     assert long.reason is not None and len(long.reason) == 4000 and len(long.sentence) < 400

@@ -414,11 +414,22 @@ def test_only_the_format_127_additions_are_forgiven() -> None:
     record = b'{"kind":"compilation_metrics","log_line":3,"status":"ok","co_name":"f"%s}'
     function = b'"function":{"file":"a.py","line":1,"name":"f","code":null}'
     compiles = (
-        b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n'
-        b'{%s,"metrics_records":[%s,%s]}\n]}\n'
+        b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n{%s,"metrics_records":[%s,%s]}\n]}\n'
     )
     old = compiles % (26, function, record % b"", record % b"")
     place = (b',"co_filename":"/a \\"b\\".py","co_firstlineno":12', b',"co_filename":null,"co_firstlineno":null')
     new = compiles % (27, function, record % place[0], record % place[1])
     assert identity.without_127_additions("compiles.json", new) == old
     assert identity.without_127_additions("index.html", new) == new
+
+
+def test_only_the_format_128_additions_are_forgiven() -> None:
+    """Against a 1.27 base: 1.28 added each export call's `trace_id` (its last field, after its
+    issues); a `traced` call itself is new and stays a difference."""
+    call = b'{"index":0,"status":"failed","sentence":"s","log_line":3,"called_at":null,"program":null,"issues":[%s]%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n],"exports":[%s,%s]}\n'
+    issue = b'{"kind":"dynamo_error"}'
+    old = compiles % (27, call % (issue, b""), call % (b"", b""))
+    new = compiles % (28, call % (issue, b',"trace_id":"[0/0]"'), call % (b"", b',"trace_id":null'))
+    assert identity.without_128_additions("compiles.json", new) == old
+    assert identity.without_128_additions("index.html", new) == new

@@ -461,6 +461,17 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: An export call's `trace_id`, its last field (after its `issues` list).
+_TRACE_ID = re.compile(rb'\],"trace_id":(?:null|"(?:[^"\\]|\\.)*")\}')
+
+
+def without_128_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.27 wrote it: 1.28 added each export call's `trace_id` (last); a call
+    `traced` is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 28)
+    return _TRACE_ID.sub(b"]}", data) if name == "compiles.json" else data
+
+
 #: A metrics record's `co_filename` and `co_firstlineno`, its last fields (after its `co_name`).
 _CO_PLACE = re.compile(rb',"co_filename":(?:null|"(?:[^"\\]|\\.)*"),"co_firstlineno":(?:null|-?\d+)\}')
 
@@ -535,6 +546,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_128_additions,
     without_127_additions,
     without_126_additions,
     without_125_additions,

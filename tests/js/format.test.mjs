@@ -201,3 +201,13 @@ test('readExportsNote: compiles.json exports_note (format 1.19) as written, else
     assert.equal(readExportsNote(data), null);
   }
 });
+
+test('readExports: a strict call traced, its end not logged (1.28 status traced, trace_id)', async () => {
+  const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  // corpus export_strict's third call, as compiles.json writes it.
+  const traced = { index: 2, status: 'traced', sentence: "Traced: strict export's Dynamo trace of this call ended without error.", log_line: 40, called_at: null, program: null, issues: [], trace_id: '[0/0]' };
+  const [call, older, odd] = readExports({ exports: [traced, { ...traced, trace_id: undefined }, { ...traced, trace_id: 7 }] });
+  assert.deepEqual([call.status, call.traceId, call.issues.length], ['traced', '[0/0]', 0]);
+  assert.equal(older.traceId, null);
+  assert.equal(odd.traceId, null);
+});

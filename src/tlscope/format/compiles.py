@@ -585,7 +585,8 @@ class ExportCall(msgspec.Struct, kw_only=True):
     index: int
     #: `exported` (a program, no issues), `exported_with_issues` (a program, but draft_export's
     #: guesses or fake-kernel problems make it unsound), `failed` (no program before the next
-    #: call or the end of the log).
+    #: call or the end of the log), `traced` (since 1.28: a strict call whose Dynamo trace ended
+    #: without error in a log without TORCH_DTRACE, which says nothing of what followed).
     status: str
     #: The answer in one plain sentence.
     sentence: str
@@ -596,6 +597,9 @@ class ExportCall(msgspec.Struct, kw_only=True):
     #: The printed ExportedProgram (`exported_program`), when one was logged.
     program: PayloadRef | None = None
     issues: list[ExportIssue] = []
+    #: A strict call's Dynamo trace, as the compile id of its metrics record (`[0/0]`: strict
+    #: export numbers them again each call); null for a non-strict call or when not logged. Since 1.28.
+    trace_id: str | None = None
 
 
 class AotInductorCompile(msgspec.Struct, kw_only=True):

@@ -258,7 +258,7 @@ def _exports(summary: Summary) -> Table:
     """Each torch.export call: its answer (compiles.json `exports[].sentence`), then its issues
     with their fixes; the sentences are the format's, decided when the log was read."""
     table = _table("torch.export", "#", "status", "what happened")
-    style = {"failed": "red", "exported_with_issues": "yellow", "exported": "green"}
+    style = {"failed": "red", "exported_with_issues": "yellow", "exported": "green", "traced": "blue"}
     for call in summary.exports[:TOP]:
         text = Text(call.sentence)
         if call.called_at is not None:

@@ -145,7 +145,8 @@ class CompileFold:
         if record.key in SYMBOL_KEYS:
             self.symbols.feed(record)  # outside a compile too (export logs them under none)
         if record.key in EXPORT_KEYS:
-            self.exports.feed(record, raw_line)
+            # A strict export's metrics: the capture says which compile id its Dynamo trace was.
+            self.exports.feed(record, raw_line, self.captures.cid)
         elif record.key == "artifact" and outside_compiles(record.compile_id):
             self.exports.artifact(record, raw_line)
         if record.key == "str" or record.compile_id is None:

@@ -246,6 +246,11 @@ def call_sentence(status: str, issues: Sequence[ExportIssue]) -> str:
             why.append("guards export evaluated narrowed sizes, which fails if they were declared dynamic")
         count = f"{len(issues)} issue{'s' if len(issues) != 1 else ''}"
         return f"Exported with {count} ({titles}): " + "; ".join(why) + "."
+    if status == "traced":
+        return (
+            "Traced: strict export's Dynamo trace of this call ended without error; without TORCH_DTRACE "
+            "torch logs nothing of what followed, so whether it exported is not in the log."
+        )
     if not issues:
         return "Failed: no program was logged, and no reason either (the error reached the caller)."
     first = next((i for i in issues if i.kind in ("data_dependent_error", "guard_evaluated")), issues[0])

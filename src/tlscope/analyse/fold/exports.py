@@ -104,8 +104,9 @@ MAX_CALLS = 10_000
 #: compiles.json's `exports_note` for a log of torch.export without TORCH_DTRACE.
 NO_DTRACE_NOTE = (
     "torch logged none of torch.export's own events (TORCH_DTRACE was not set): only failed calls show, "
-    "through their partial graphs or strict export's metrics; successful calls and most other failures "
-    "leave no trace. Trace with TORCH_DTRACE=DIR instead of TORCH_TRACE=DIR to see every call and why it ended."
+    "through their partial graphs or strict export's metrics, and strict calls whose tracing worked "
+    "(`traced`: how they ended is not logged); other successful calls and most other failures leave no "
+    "trace. Trace with TORCH_DTRACE=DIR instead of TORCH_TRACE=DIR to see every call and why it ended."
 )
 #: Characters of a strict export's failure reason kept in its issue (torch's run to pages).
 MAX_REASON = 4000
@@ -139,6 +140,9 @@ class _Call:
         self.called_at: SourceLocation | None = None
         self.program: PayloadRef | None = None
         self.issues: dict[tuple[str, str, str], ExportIssue] = {}
+        #: Its strict Dynamo trace's compile id, and whether that trace ended without error.
+        self.trace_id: str | None = None
+        self.traced = False
         #: Symbols specialised to a constant in this call: name -> (value, source).
         self.specialised: dict[str, tuple[str | None, str | None]] = {}
 
@@ -171,7 +175,9 @@ class ExportFold:
         self._dtraced = False
         self._exporting = False
 
-    def feed(self, record: Record, raw_line: int | None) -> None:
+    def feed(self, record: Record, raw_line: int | None, captured: CompileId | None = None) -> None:
+        """`captured`: the compile id the last fullgraph capture traced (capture.py), the strict
+        trace a `compilation_metrics` record outside any compile ends."""
         key, event = record.key, record.event
         if key in ("export", "exported_program"):
             self._dtraced = True
@@ -186,7 +192,7 @@ class ExportFold:
             self._backed(record, event)
             self._trace(record)
         elif key == "compilation_metrics":
-            self._compile_ended(record, raw_line)
+            self._compile_ended(record, raw_line, captured)
         elif isinstance(event, SymbolicShapeSpecialization) and event.symbol and self._open is not None:
             source = event.sources[0] if event.sources else None
             self._open.specialised[event.symbol] = (None if event.value is None else str(event.value), source)
@@ -259,6 +265,8 @@ class ExportFold:
             if issue.kind == "guard_evaluated":
                 specialised_fix(issue, call.specialised)
         status = "failed" if call.program is None else "exported_with_issues" if issues else "exported"
+        if status == "failed" and call.traced and not issues:
+            status = "traced"
         if len(self.calls) >= MAX_CALLS:
             return
         self.calls.append(
@@ -270,6 +278,7 @@ class ExportFold:
                 called_at=call.called_at,
                 program=call.program,
                 issues=issues,
+                trace_id=call.trace_id,
             )
         )
 
@@ -291,7 +300,7 @@ class ExportFold:
         else:
             self._traced.add(record.compile_id.normalised().display)
 
-    def _compile_ended(self, record: Record, raw_line: int | None) -> None:
+    def _compile_ended(self, record: Record, raw_line: int | None, captured: CompileId | None) -> None:
         """A compile's metrics: torch.compile's carry its compile id; strict export's Dynamo trace
         logs its own outside any (and its ids restart at [0/0] each call), as does torch.compile's
         aot_compile and AOT Inductor, told apart by the record's stack (no export call). A strict trace that
@@ -304,9 +313,18 @@ class ExportFold:
         self.exported_ids |= self._traced
         self._traced.clear()
         event = record.event
-        if not isinstance(event, CompilationMetrics) or not event.fail_type:
+        if not isinstance(event, CompilationMetrics):
+            return
+        if not event.fail_type:
+            if not self._dtraced:
+                # No TORCH_DTRACE: the trace is all the log will say of this call. (Under it, the
+                # call's `export` and `exported_program` events say how it ended.)
+                call = self._call(record)
+                call.trace_id, call.traced = _trace_id(captured), True
+                self._close()
             return
         call = self._call(record)
+        call.trace_id = _trace_id(captured)
         reason = (event.fail_reason or "").strip()
         at = dynamo_error_frame(reason, self.user)
         expr = data_dependent_expr(reason)
@@ -440,6 +458,11 @@ def event_kind(record: Record) -> str:
     """The kind of an issue's event as viewers filter by it: an artifact's name, else its key."""
     event = record.event
     return event.name if isinstance(event, Artifact) and event.name else record.key
+
+
+def _trace_id(captured: CompileId | None) -> str | None:
+    """The compile id of a strict export's Dynamo trace, as displayed (`[0/0]`)."""
+    return None if captured is None else captured.normalised().display
 
 
 def _exports_stack(record: Record) -> bool:

@@ -13,7 +13,7 @@ import { el } from './dom.js';
 /** @typedef {import('/lib/tlscope.js').ExportPlace} ExportPlace */
 /** @typedef {import('/lib/tlscope.js').ExportRef} ExportRef */
 
-const STATUS_TEXT = { exported: 'exported', exported_with_issues: 'exported with issues', failed: 'failed' };
+const STATUS_TEXT = { exported: 'exported', exported_with_issues: 'exported with issues', failed: 'failed', traced: 'traced, end not logged' };
 
 /**
  * `model.py:22`, `line 22` when the log lacks the file's name.
@@ -88,6 +88,7 @@ function callItem(doc, call, index, multiRank) {
   }
   li.append(head, el(doc, 'div', 'ex-sentence ex-call-sentence', call.sentence));
   if (call.calledAt) li.append(el(doc, 'div', 'muted ex-called', `called at ${placeText(call.calledAt)}${call.calledAt.code ? `: ${call.calledAt.code.trim()}` : ''}`));
+  if (call.traceId) li.append(el(doc, 'div', 'muted ex-trace', `strict export's Dynamo trace: compile ${call.traceId}`));
   const issues = el(doc, 'ol', 'ex-issues');
   call.issues.forEach((issue, k) => issues.appendChild(issueItem(doc, issue, k, call.status === 'failed' && call.sentence.includes(issue.sentence))));
   if (call.issues.length) li.append(issues);

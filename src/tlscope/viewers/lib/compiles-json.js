@@ -340,6 +340,7 @@
  * @property {SourceLocation | null} [called_at]
  * @property {PayloadRef | null} [program]
  * @property {ExportIssue[]} [issues]
+ * @property {string | null} [trace_id]
  */
 
 /**

@@ -37,7 +37,8 @@ import { isObject } from './format.js';
  * One torch.export call, as written.
  * @typedef {object} ExportCallView
  * @property {number} index
- * @property {string} status `exported`, `exported_with_issues` or `failed`
+ * @property {string} status `exported`, `exported_with_issues`, `failed` or `traced` (since 1.28)
+ * @property {string | null} traceId a strict call's Dynamo trace, as its compile id (`[0/0]`; since 1.28)
  * @property {string} sentence
  * @property {ExportPlace | null} calledAt
  * @property {ExportRef | null} program
@@ -150,6 +151,7 @@ export function readExports(data, rank = null) {
       calledAt: place(call.called_at),
       program: ref(call.program, 'exported_program'),
       issues: (Array.isArray(call.issues) ? call.issues : []).flatMap(issue),
+      traceId: typeof call.trace_id === 'string' && call.trace_id ? call.trace_id : null,
       rank,
     }];
   });

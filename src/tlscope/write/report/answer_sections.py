@@ -124,7 +124,12 @@ def sections(
         "answers_aot_inductor": answers.aot_inductor,
         "answers_vllm": answers.vllm,
         # An export call's status drawn in the colour of the compile status that means the same.
-        "answers_export_css": {"failed": "failed", "exported_with_issues": "graph_break", "exported": "ok"},
+        "answers_export_css": {
+            "failed": "failed",
+            "exported_with_issues": "graph_break",
+            "exported": "ok",
+            "traced": "metrics_missing",
+        },
     }
 
 

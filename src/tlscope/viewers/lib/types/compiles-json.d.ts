@@ -337,6 +337,7 @@ export type ExportCall = {
     called_at?: SourceLocation | null | undefined;
     program?: PayloadRef | null | undefined;
     issues?: ExportIssue[] | undefined;
+    trace_id?: string | null | undefined;
 };
 /**
  * A reason an export failed or produced an unsound program (FORMAT.md "Exports").

@@ -64,9 +64,13 @@ export type ExportIssueView = {
 export type ExportCallView = {
     index: number;
     /**
-     * `exported`, `exported_with_issues` or `failed`
+     * `exported`, `exported_with_issues`, `failed` or `traced` (since 1.28)
      */
     status: string;
+    /**
+     * a strict call's Dynamo trace, as its compile id (`[0/0]`; since 1.28)
+     */
+    traceId: string | null;
     sentence: string;
     calledAt: ExportPlace | null;
     program: ExportRef | null;
