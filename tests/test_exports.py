@@ -400,6 +400,27 @@ def test_metrics_outside_a_compile_are_read_whatever_they_hold(tmp_path: Path) -
     assert long.reason is not None and len(long.reason) == 4000 and len(long.sentence) < 400
 
 
+def test_a_strict_trace_that_worked_ends_its_call_only_without_torch_dtrace(tmp_path: Path) -> None:
+    """Under TORCH_DTRACE a strict call's `export` and `exported_program` say how it ended: its
+    trace's metrics end nothing. Without it the metrics end the call `traced`, also when an issue
+    (a guard export evaluated) came before them: the trace went on past it."""
+    from helpers import write_trace
+
+    metrics = ({"compilation_metrics": {"fail_type": None}}, None)
+    dtraced = write_trace(
+        tmp_path / "dtraced.log",
+        [({"export": {}}, None), metrics, ({"exported_program": {}}, "ExportedProgram: ...")],
+    )
+    (call,) = _calls(dtraced)
+    assert (call.status, call.program is not None, call.trace_id) == ("exported", True, None)
+    guard = {"guard_added": {"expr": "Eq(s0, 3)", "prefix": "eval", "user_stack": [], "stack": []}}
+    plain = write_trace(tmp_path / "plain.log", [(guard, None), metrics, metrics])
+    first, second = _calls(plain)
+    assert (first.status, [i.kind for i in first.issues]) == ("traced", ["guard_evaluated"])
+    assert (second.status, second.issues) == ("traced", [])
+    assert first.sentence == second.sentence and first.sentence.startswith("Traced: ")
+
+
 def test_without_torch_dtrace_the_exports_say_that_only_failed_calls_show(tmp_path: Path) -> None:
     """compiles.json's `exports_note` (1.19): said for the logs of torch.export without its own
     events (export_plain, export_strict), not for a dtraced one or a torch.compile log; the run's

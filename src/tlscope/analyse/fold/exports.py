@@ -265,8 +265,8 @@ class ExportFold:
             if issue.kind == "guard_evaluated":
                 specialised_fix(issue, call.specialised)
         status = "failed" if call.program is None else "exported_with_issues" if issues else "exported"
-        if status == "failed" and call.traced and not issues:
-            status = "traced"
+        if status == "failed" and call.traced:
+            status = "traced"  # its issues (guards evaluated, say) did not stop its trace
         if len(self.calls) >= MAX_CALLS:
             return
         self.calls.append(
@@ -304,8 +304,9 @@ class ExportFold:
         """A compile's metrics: torch.compile's carry its compile id; strict export's Dynamo trace
         logs its own outside any (and its ids restart at [0/0] each call), as does torch.compile's
         aot_compile and AOT Inductor, told apart by the record's stack (no export call). A strict trace that
-        failed ends its call, failed, with the failure's reason as its issue; one that did not
-        says nothing of the call's outcome (without TORCH_DTRACE no `exported_program` follows)."""
+        failed ends its call, failed, with the failure's reason as its issue; one that did not ends
+        it `traced` when torch logs no more of it (no TORCH_DTRACE: no `exported_program` follows).
+        Either way the call names the trace's compile id, `captured`."""
         if not outside_compiles(record.compile_id) or not _exports_stack(record):
             # torch.compile's, its ahead-of-time capture's or AOT Inductor's (capture.py): no export.
             self._traced.clear()
@@ -316,12 +317,15 @@ class ExportFold:
         if not isinstance(event, CompilationMetrics):
             return
         if not event.fail_type:
-            if not self._dtraced:
-                # No TORCH_DTRACE: the trace is all the log will say of this call. (Under it, the
-                # call's `export` and `exported_program` events say how it ended.)
-                call = self._call(record)
-                call.trace_id, call.traced = _trace_id(captured), True
-                self._close()
+            if self._dtraced:
+                # Under TORCH_DTRACE the call's `export` and `exported_program` say how it ended.
+                if self._open is not None:
+                    self._open.trace_id = _trace_id(captured)
+                return
+            # Without it, the trace is all the log will say of this call.
+            call = self._call(record)
+            call.trace_id, call.traced = _trace_id(captured), True
+            self._close()
             return
         call = self._call(record)
         call.trace_id = _trace_id(captured)
