@@ -54,13 +54,13 @@ def test_not_json_is_kept_as_it_was(tmp_path: Path) -> None:
 
 def test_cache_artifact_fields_are_read_once_per_payload() -> None:
     # A job's ranks log the same cache artifacts: their key and reason are kept by the payload's MD5.
-    payload = b'{"key": "fabc", "cache_bypass_reason": "no", "reason": "later"}'
-    assert cache_fields(payload, None) == ("fabc", "no")
-    assert cache_fields(b'{"key": "fabc", "reason": "why"}', None) == ("fabc", "why")
+    payload = b'{"key": "fabc", "cache_bypass_reason": "no", "reason": "later", "time_taken_ns": 2500000}'
+    assert cache_fields(payload, None) == ("fabc", "no", None, 0.0025)
+    assert cache_fields(b'{"key": "fabc", "reason": "why"}', None) == ("fabc", "why", None, None)
     assert cache_fields(b"not json", None) is None and cache_fields(b'{"key": 1}', None) is None
     md5 = hashlib.md5(payload).hexdigest()
-    assert cache_fields(payload, md5) == ("fabc", "no")
-    assert cache_fields(b"", md5) == ("fabc", "no")  # known by its MD5: not decoded again
+    assert cache_fields(payload, md5) == ("fabc", "no", None, 0.0025)
+    assert cache_fields(b"", md5) == ("fabc", "no", None, 0.0025)  # known by its MD5: not decoded again
     assert cache_fields(b"not json", "0" * 32) is None and cache_fields(b"{}", "0" * 32) is None  # a failure too
 
 
