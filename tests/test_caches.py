@@ -295,6 +295,20 @@ def test_summary_says_what_the_hits_saved_and_the_misses_cost(capsys: pytest.Cap
 
 
 @pytest.mark.parametrize(
+    ("run", "said"), [("run1", "The misses cost {missed:.2f} s"), ("run2", "The cache hits saved {saved:.2f} s")]
+)
+def test_the_report_says_what_summary_says_of_the_cache_times(
+    run: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = _json(capsys, "summary", str(CACHES / run), "--json")["cache"]
+    assert cli([str(CACHES / run), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    line = index[index.index('<p id="cache-times">') :].split("</p>")[0]
+    assert said.format(saved=cache["saved_s"] or 0, missed=cache["missed_s"] or 0) in line
+    assert ("saved" in line) == (cache["saved_s"] is not None) and ("misses" in line) == (cache["missed_s"] is not None)
+
+
+@pytest.mark.parametrize(
     ("payload", "saved", "taken"),
     [
         ({"time_saved_ns": 2_500_000_000, "time_saved_ms": 9}, 2.5, None),

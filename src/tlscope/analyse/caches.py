@@ -66,3 +66,15 @@ def time_saved(lookups: Iterable[CacheOutcome]) -> float | None:
     hits = [(c.cache, c.time_saved_s) for c in lookups if c.outcome == "hit" and c.time_saved_s is not None]
     aot = [t for cache, t in hits if cache == "aotautograd"]
     return round(sum(aot), 6) if aot else round(sum(t for _, t in hits), 6) if hits else None
+
+
+def missed_time(lookups: Iterable[CacheOutcome]) -> float | None:
+    """The compile time one compile's misses logged (the FX graph cache's `time_taken_s`: the
+    Inductor compile a warm cache would load instead); None when none logged one."""
+    return logged_sum(c.time_taken_s for c in lookups if c.outcome == "miss")
+
+
+def logged_sum(values: Iterable[float | None]) -> float | None:
+    """The sum of the values logged; None when none was."""
+    found = [v for v in values if v is not None]
+    return round(sum(found), 6) if found else None

@@ -7,11 +7,11 @@ manifest, so the terminal, the JSON and `Trace.summary()` hold the same figures.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
-from tlscope.analyse.caches import CacheBypass, bypasses, time_saved
+from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
@@ -318,15 +318,9 @@ def _cache(compiles: Sequence[CompileEntry]) -> CacheRates:
         hit_rate=round(total["hit"] / lookups, 4) if lookups else None,
         by_cache={name: dict(counts) for name, counts in sorted(by_cache.items())},
         bypassed=bypasses(compiles) if total["bypass"] else [],
-        saved_s=_total(time_saved(e.cache) for e in compiles),
-        missed_s=_total(c.time_taken_s for e in compiles for c in e.cache if c.outcome == "miss"),
+        saved_s=logged_sum(time_saved(e.cache) for e in compiles),
+        missed_s=logged_sum(missed_time(e.cache) for e in compiles),
     )
-
-
-def _total(values: Iterable[float | None]) -> float | None:
-    """The sum of the values logged; None when none was."""
-    found = [v for v in values if v is not None]
-    return round(sum(found), 6) if found else None
 
 
 def _reused(entry: CompileEntry) -> ReusedId | None:

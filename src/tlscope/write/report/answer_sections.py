@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
-from tlscope.analyse.caches import grouped
+from tlscope.analyse.caches import grouped, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import flame_tree
 from tlscope.format.compiles import Answers, CompileEntry, SourceLocation
 from tlscope.format.status import status_words
@@ -51,6 +51,9 @@ class AnswerRow(msgspec.Struct, frozen=True):
     held: tuple[str, ...] = ()
     #: Its bypassed cache lookups: (cache, torch's reason).
     bypassed: tuple[tuple[str, str | None], ...] = ()
+    #: The compile time its cache hits saved, and its misses' compile time (analyse/caches.py).
+    saved_s: float | None = None
+    missed_s: float | None = None
 
 
 def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
@@ -63,6 +66,8 @@ def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
             e.recompile is not None,
             _held(e),
             tuple((c.cache, c.reason) for c in e.cache if c.outcome == "bypass"),
+            time_saved(e.cache),
+            missed_time(e.cache),
         )
         for e in compiles
     ]
@@ -112,6 +117,8 @@ def sections(
         # An id said above as recovered is said here only when it held other functions too.
         "answers_held": [(r.id, r.held) for r in found if r.held and (not r.recovered or len(set(r.held)) > 1)],
         "answers_bypassed": grouped((r.id, cache, why) for r in found for cache, why in r.bypassed),
+        "answers_cache_saved": logged_sum(r.saved_s for r in found),
+        "answers_cache_missed": logged_sum(r.missed_s for r in found),
         "answers_breaks": answers.graph_breaks[:TOP],
         "answers_more_breaks": max(len(answers.graph_breaks) - TOP, 0),
         "answers_recompiles": _Recompiles(answers.compiles, any(r.recompiled for r in found)),
