@@ -382,3 +382,26 @@ def test_a_time_change_is_said_only_when_marked() -> None:
     assert change.sentence == "2.00 s -> 8.00 s (4.00x); most in c, 0.00 s -> 6.50 s; B loaded it from a cache"
     zero = time_change("k", entry(0.0, {}), entry(3.0, {}))
     assert zero is not None and zero.sentence == "0.00 s -> 3.00 s" and zero.phase is None
+
+
+#: What compiles.json writes of every payload reference and every graph, null or empty when unset
+#: (viewers read the fields as present); `name` only on a graph_dump's reference (1.25).
+REF_FIELDS = {"kind", "payload_filename", "payload_size", "raw_line", "log_line"}
+GRAPH_FIELDS = REF_FIELDS | {"nodes", "inputs", "collectives"}
+
+
+@pytest.mark.parametrize("scenario", ["aoti", "ranks_same_2", "caches/run1"])
+def test_references_and_graphs_write_every_field(scenario: str, tmp_path: Path) -> None:
+    """A field only some references have (`name`) must not make the others drop theirs: with
+    msgspec's omit_defaults on PayloadRef, Graph (a subclass) stopped writing an empty
+    `collectives` (identity caught it, no test did)."""
+    log = sorted((CORPUS / scenario).glob("*.log.gz"))[0]
+    assert cli([str(log), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    data = json.loads((tmp_path / "out" / "compiles.json").read_text(encoding="utf-8"))
+    entries = [*data["compiles"], *data["aot_inductor"]]
+    graphs = [g for e in entries for g in e["graphs"]]
+    refs = [r for e in entries for r in e["code"]]
+    assert graphs and refs
+    assert all(set(g) == GRAPH_FIELDS for g in graphs), graphs[0]
+    for ref in refs:
+        assert set(ref) == (REF_FIELDS | {"name"} if ref["kind"] == "graph_dump" else REF_FIELDS), ref
