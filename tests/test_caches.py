@@ -405,3 +405,32 @@ def test_references_and_graphs_write_every_field(scenario: str, tmp_path: Path) 
     assert all(set(g) == GRAPH_FIELDS for g in graphs), graphs[0]
     for ref in refs:
         assert set(ref) == (REF_FIELDS | {"name"} if ref["kind"] == "graph_dump" else REF_FIELDS), ref
+
+
+def test_the_terminal_lists_a_few_ids_a_bypass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that turned a cache off bypasses it in every compile (the big trace: 25): the terminal
+    lists the first few ids and counts the rest; --json keeps up to MAX_IDS."""
+    from helpers import write_trace
+
+    from tlscope.write.summary_view import BYPASS_IDS
+
+    records: list[tuple[dict[str, Any], str | None]] = []
+    for frame in range(MAX_IDS + 4):
+        cid = {"frame_id": frame, "frame_compile_id": 0, "attempt": 0}
+        records.append(
+            (
+                {"artifact": {"name": "aotautograd_cache_bypass", "encoding": "json"}, **cid},
+                '{"cache_bypass_reason": "FX graph cache is not enabled"}',
+            )
+        )
+        records.append(({"compilation_metrics": {"co_name": f"f{frame}"}, **cid}, None))
+    log = write_trace(tmp_path / "off.log", records)
+    (group,) = _json(capsys, "summary", str(log), "--json")["cache"]["bypassed"]
+    assert (group["compiles"], len(group["compile_ids"])) == (MAX_IDS + 4, MAX_IDS)
+    capsys.readouterr()
+    cli(["summary", str(log), "--width", "400"])
+    shown = ", ".join(f"[{n}/0]" for n in range(BYPASS_IDS))
+    assert (
+        f"aotautograd: FX graph cache is not enabled ({shown} and {MAX_IDS + 4 - BYPASS_IDS} more)"
+        in capsys.readouterr().out
+    )

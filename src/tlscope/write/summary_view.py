@@ -428,6 +428,10 @@ def _sizes(summary: Summary) -> Table:
     return table
 
 
+#: Compile ids the terminal lists per bypass (`--json` has up to analyse/caches.py's MAX_IDS).
+BYPASS_IDS = 6
+
+
 def _footer(summary: Summary) -> Text:
     cache = summary.cache
     rate = f"{100 * cache.hit_rate:.0f}%" if cache.hit_rate is not None else "no lookups"
@@ -439,10 +443,10 @@ def _footer(summary: Summary) -> Text:
     if cache.bypassed:
         text.append("  bypassed, so every run compiles these again:\n")
     for group in cache.bypassed:
-        ids = ", ".join(group.compile_ids) + (
-            f" and {group.compiles - len(group.compile_ids)} more" if group.compiles > len(group.compile_ids) else ""
-        )
-        text.append(f"    {group.cache}: {group.reason} ({ids})\n")
+        # A few ids a line: a run that turned a cache off bypasses it in every compile.
+        shown = group.compile_ids[:BYPASS_IDS]
+        more = f" and {group.compiles - len(shown)} more" if group.compiles > len(shown) else ""
+        text.append(f"    {group.cache}: {group.reason} ({', '.join(shown)}{more})\n")
     problems = ", ".join(f"{n} {k}" for k, n in summary.problems.items()) or "none"
     text.append(f"Problems: {problems}")
     return text
