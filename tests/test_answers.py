@@ -572,7 +572,14 @@ def test_an_id_numbered_again_after_reset_says_every_function_it_held(tmp_path: 
         ).stdout
     )
     assert summary["reused"] == [
-        {"id": "[0/0]", "failed": [], "failed_time_s": 0.0, "compiles": 3, "functions": ["scale", "gate", "scale"]}
+        {
+            "id": "[0/0]",
+            "failed": [],
+            "failed_time_s": 0.0,
+            "compiles": 3,
+            "functions": ["scale", "gate", "scale"],
+            "why": "ids are numbered again after torch._dynamo.reset()",
+        }
     ]
     report = tmp_path / "report"
     log = next((CORPUS / "reset").glob("*.log.gz"))

@@ -481,3 +481,25 @@ def test_each_issue_names_the_kind_of_its_event() -> None:
                     if k not in ("frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "rank")
                 )
                 assert issue.event_kind == (envelope[key]["name"] if key == "artifact" else key), (log.name, issue)
+
+
+def test_strict_exports_reused_id_is_said_to_be_strict_exports_not_a_reset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """export_strict's [0/0] held its three calls' traces, two failed: strict export numbers its
+    traces from [0/0] again each call, which summary and the report say (they said
+    torch._dynamo.reset(), which the program never called)."""
+    from tlscope.cli import main as cli
+
+    (log,) = sorted((CORPUS / "export_strict").glob("*.log.gz"))
+    assert "reset" not in (SCENARIOS / "export_strict.py").read_text()
+    capsys.readouterr()
+    cli(["summary", str(log), "--json"])
+    (reused,) = json.loads(capsys.readouterr().out)["reused"]
+    assert (reused["id"], reused["compiles"], len(reused["failed"])) == ("[0/0]", 3, 2)
+    assert reused["why"] == "strict export numbers compile ids from [0/0] again for each call"
+    out = tmp_path / "out"
+    assert cli([str(log), "-o", str(out), "--no-browser"]) == 0
+    index = html.unescape((out / "index.html").read_text())
+    assert "before a later compile of the same id worked (strict export numbers compile ids" in index
+    assert "torch._dynamo.reset()" not in index

@@ -13,6 +13,7 @@ import msgspec
 
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
+from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -125,6 +126,9 @@ class ReusedId(msgspec.Struct, kw_only=True):
     #: log order (`co_name`; `?` where a record named none). Since format 1.24.
     compiles: int = 0
     functions: list[str] = []
+    #: Why the id held several: `ids are numbered again after torch._dynamo.reset()`, or for strict
+    #: export's traces `strict export numbers compile ids from [0/0] again for each call`.
+    why: str = ""
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -336,4 +340,5 @@ def _reused(entry: CompileEntry) -> ReusedId | None:
         failed_time_s=round(sum(r.time_s or 0.0 for r in failed), 6),
         compiles=len(forward),
         functions=[r.co_name or "?" for r in forward],
+        why=renumbered_why(entry.capture),
     )

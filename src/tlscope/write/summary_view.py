@@ -121,7 +121,7 @@ def _print_reused(summary: Summary, console: Console) -> None:
             text = Text(f"{reused.id} held {reused.compiles} compiles", style="yellow")
         if len(set(reused.functions)) > 1:
             text.append(f", of {', '.join(reused.functions)}")
-        text.append(": ids are numbered again after torch._dynamo.reset()")
+        text.append(f": {reused.why}")
         console.print(text)
 
 

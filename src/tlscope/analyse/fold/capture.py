@@ -56,6 +56,14 @@ def capture_api(record: Record) -> str | None:
     return None
 
 
+def renumbered_why(capture: str | None) -> str:
+    """Why one compile id held several compiles, as summary and the report say it: strict export
+    numbers its Dynamo traces from [0/0] again for each call; otherwise torch._dynamo.reset() did."""
+    if capture == "export":
+        return "strict export numbers compile ids from [0/0] again for each call"
+    return "ids are numbered again after torch._dynamo.reset()"
+
+
 class Captures:
     """Where a fullgraph capture's outside records belong (see the module docstring)."""
 

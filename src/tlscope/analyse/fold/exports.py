@@ -105,7 +105,7 @@ MAX_CALLS = 10_000
 NO_DTRACE_NOTE = (
     "torch logged none of torch.export's own events (TORCH_DTRACE was not set): only failed calls show, "
     "through their partial graphs or strict export's metrics, and strict calls whose tracing worked "
-    "(`traced`: how they ended is not logged); other successful calls and most other failures leave no "
+    "(traced: how they ended is not logged); other successful calls and most other failures leave no "
     "trace. Trace with TORCH_DTRACE=DIR instead of TORCH_TRACE=DIR to see every call and why it ended."
 )
 #: Characters of a strict export's failure reason kept in its issue (torch's run to pages).

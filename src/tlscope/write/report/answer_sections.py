@@ -12,6 +12,7 @@ import msgspec
 
 from tlscope.analyse.caches import grouped, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import flame_tree
+from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.format.compiles import Answers, CompileEntry, SourceLocation
 from tlscope.format.status import status_words
 from tlscope.write.outdir import OutputDir
@@ -51,6 +52,8 @@ class AnswerRow(msgspec.Struct, frozen=True):
     held: tuple[str, ...] = ()
     #: Its bypassed cache lookups: (cache, torch's reason).
     bypassed: tuple[tuple[str, str | None], ...] = ()
+    #: Why it held several compiles, when it did (analyse/fold/capture.py `renumbered_why`).
+    why: str = ""
     #: The compile time its cache hits saved, and its misses' compile time (analyse/caches.py).
     saved_s: float | None = None
     missed_s: float | None = None
@@ -66,6 +69,7 @@ def rows(compiles: Iterable[CompileEntry]) -> list[AnswerRow]:
             e.recompile is not None,
             _held(e),
             tuple((c.cache, c.reason) for c in e.cache if c.outcome == "bypass"),
+            renumbered_why(e.capture),
             time_saved(e.cache),
             missed_time(e.cache),
         )
@@ -116,6 +120,8 @@ def sections(
         "answers_recovered": [r.id for r in found if r.recovered],
         # An id said above as recovered is said here only when it held other functions too.
         "answers_held": [(r.id, r.held) for r in found if r.held and (not r.recovered or len(set(r.held)) > 1)],
+        # Why those ids held several compiles, each reason once.
+        "answers_renumbered": "; ".join(dict.fromkeys(r.why for r in found if r.recovered or len(r.held) > 1)),
         "answers_bypassed": grouped((r.id, cache, why) for r in found for cache, why in r.bypassed),
         "answers_cache_saved": logged_sum(r.saved_s for r in found),
         "answers_cache_missed": logged_sum(r.missed_s for r in found),
