@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
+from tlscope.analyse.excerpt import around, differs_at
 from tlscope.format.compiles import CacheOutcome
 from tlscope.format.json_boundary import JsonError, decode
 
@@ -160,19 +161,10 @@ def _parts(lookup: CacheOutcome, read: Reader) -> dict[str, tuple[str, str]] | N
 def _part(name: str, a: tuple[str, str] | None, b: tuple[str, str] | None) -> KeyPart:
     # One line each (a graph's value spans many), compared where they first differ.
     x, y = (" ".join(a[1].split()) if a else None), (" ".join(b[1].split()) if b else None)
-    start = _differs_at(x or "", y or "")
-    return KeyPart(name=name, a=None if x is None else _cut(x, start), b=None if y is None else _cut(y, start))
+    start = differs_at(x or "", y or "")
+    return KeyPart(name=name, a=_shown(x, start), b=_shown(y, start))
 
 
-def _differs_at(x: str, y: str) -> int:
-    for n, (p, q) in enumerate(zip(x, y, strict=False)):
-        if p != q:
-            return n
-    return min(len(x), len(y))
-
-
-def _cut(value: str, start: int) -> str:
-    """At most VALUE_WIDTH characters of `value`, from a little before `start`."""
-    begin = max(0, min(start, len(value)) - 30) if len(value) > VALUE_WIDTH else 0
-    shown = value if begin == 0 else "…" + value[begin:]
-    return shown if len(shown) <= VALUE_WIDTH else shown[: VALUE_WIDTH - 1] + "…"
+def _shown(value: str | None, start: int) -> str | None:
+    """At most VALUE_WIDTH characters of a part's value, from a little before `start`."""
+    return None if value is None else around(value, start, VALUE_WIDTH, 30)

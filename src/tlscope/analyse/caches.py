@@ -65,7 +65,7 @@ def time_saved(lookups: Iterable[CacheOutcome]) -> float | None:
     would count it twice), else its other hits' summed; None when no hit logged a time."""
     hits = [(c.cache, c.time_saved_s) for c in lookups if c.outcome == "hit" and c.time_saved_s is not None]
     aot = [t for cache, t in hits if cache == "aotautograd"]
-    return round(sum(aot), 6) if aot else round(sum(t for _, t in hits), 6) if hits else None
+    return logged_sum(aot) if aot else logged_sum(t for _, t in hits)
 
 
 def missed_time(lookups: Iterable[CacheOutcome]) -> float | None:

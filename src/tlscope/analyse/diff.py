@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 import msgspec
 
 from tlscope.analyse.cache_key import CacheKeyChange, key_changes
+from tlscope.analyse.excerpt import around, differs_at
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.analyse.time_diff import CompileTimes, compile_times, hit_a_cache
 from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
@@ -295,9 +296,7 @@ CHANGE_WIDTH = 160
 
 def _cut(line: str, differs_at: int = 0) -> str:
     """At most CHANGE_WIDTH characters of `line`, starting a little before `differs_at`."""
-    start = max(0, differs_at - 40) if len(line) > CHANGE_WIDTH else 0
-    line = line if start == 0 else "…" + line[start:]
-    return line if len(line) <= CHANGE_WIDTH else line[: CHANGE_WIDTH - 1] + "…"
+    return around(line, differs_at, CHANGE_WIDTH, 40)
 
 
 #: Graph changes of one diff compared by structure too (each reads and parses its payloads).
@@ -330,23 +329,13 @@ def _change_lines(diff: Difference, readers: tuple[PayloadReader, PayloadReader]
             continue
         old, new = [t.strip() for t in a[i1:i2]], [t.strip() for t in b[j1:j2]]
         # A long line changed at its end (a size in a guard) is shown from a little before the change.
-        skip = [_common(x, y) for x, y in zip(old, new, strict=False)]
+        skip = [differs_at(x, y) for x, y in zip(old, new, strict=False)]
         change += [f"- {_cut(x, skip[k] if k < len(skip) else 0)}" for k, x in enumerate(old)]
         change += [f"+ {_cut(y, skip[k] if k < len(skip) else 0)}" for k, y in enumerate(new)]
     shown = change[:limit]
     if len(change) > limit:
         shown.append(f"  … {len(change) - limit} more changed lines")
     return shown
-
-
-def _common(x: str, y: str) -> int:
-    """Where two lines start to differ."""
-    n = 0
-    for p, q in zip(x, y, strict=False):
-        if p != q:
-            break
-        n += 1
-    return n
 
 
 def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_b: PayloadReader) -> list[Difference]:
