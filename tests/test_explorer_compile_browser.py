@@ -205,11 +205,16 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(
     page.close()
 
 
+#: `symbols[].why` as the explorer words it (every symbol of recompiles_dynamic says one).
+WHY_WORDS = {"marked": "mark_dynamic", "automatic": "automatic (a call changed it)"}
+
+
 def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
-    """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them, and
-    a guarded dimension's fix (format 1.15: [0/4]'s s77 and s27, a transposed input's bound)."""
+    """recompiles_dynamic: a compile id's `symbols` (format 1.10), as compiles.json has them, a
+    guarded dimension's fix (format 1.15: [0/4]'s s77 and s27, a transposed input's bound), and
+    why each is dynamic with the run's answer (format 1.29: `why`, `dynamic.sentence`)."""
     data = json.loads((folders["dynamic"] / "compiles.json").read_text())
     page = open_page(browser, site.explorer("dynamic"))
     assert {(s["compile_id"], s["symbol"]) for s in data["symbols"] if s["fix"]} == {("[0/4]", "s77"), ("[0/4]", "s27")}
@@ -226,13 +231,15 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
             assert cells.nth(0).text_content() == symbol["symbol"] and cells.nth(1).text_content() == symbol["source"]
             at = symbol["entered_at"]
             assert cells.nth(3).locator(".cp-where").text_content() == f"{at['file']}:{at['line']} in {at['name']}"
+            assert cells.nth(4).text_content() == WHY_WORDS[symbol["why"]]
             if symbol["failed_in"]:
-                assert f"its range failed {', '.join(symbol['failed_in'])}" in (cells.nth(4).text_content() or "")
+                assert f"its range failed {', '.join(symbol['failed_in'])}" in (cells.nth(5).text_content() or "")
             fix = symbol["fix"]
             if fix:
                 where = fix["where"]
                 said = f"(fix: change {where['file']}:{where['line']} in {where['name']}: {fix['code']})"
-                assert said in (cells.nth(4).text_content() or "")
+                assert said in (cells.nth(5).text_content() or "")
+        assert sec.locator(".cp-why-dynamic").text_content() == f"Why dynamic? {data['dynamic']['sentence']}"
     c = pick(page, "[0/0]")["compile"]
     assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
     assert page.errors == []
@@ -252,7 +259,7 @@ def test_a_specialisation_shows_its_fix_as_the_file_says(
         fix, frame = spec["fix"], spec["user_frame"]
         assert fix["kind"] == kind
         pick(page, cid)
-        notes = page.locator(".cp-sec", has_text="Dynamic dimensions").locator("tr").nth(1).locator("td").nth(4)
+        notes = page.locator(".cp-sec", has_text="Dynamic dimensions").locator("tr").nth(1).locator("td").nth(5)
         at = f"{frame['file']}:{frame['line']} in {frame['name']}"
         said = f"change {at}: {fix['code']}" if kind == "change_code" else f"{fix['code']}, or change {at}"
         assert f"specialised to {spec['value']} at {at} (fix: {said})" in (notes.text_content() or "")

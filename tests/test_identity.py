@@ -433,3 +433,17 @@ def test_only_the_format_128_additions_are_forgiven() -> None:
     new = compiles % (28, call % (issue, b',"trace_id":"[0/0]"'), call % (b"", b',"trace_id":null'))
     assert identity.without_128_additions("compiles.json", new) == old
     assert identity.without_128_additions("index.html", new) == new
+
+
+def test_only_the_format_129_additions_are_forgiven() -> None:
+    """Against a 1.28 base: 1.29 added compiles.json's `dynamic` and each symbol's `why`, both
+    last, forgiven when null; a `why` said (or a `dynamic`) stays a difference."""
+    symbol = b'{"compile_id":"[0/1]","symbol":"s77","retrace_of":%s%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n],"symbols":[%s,%s\n]%s}\n'
+    old = compiles % (28, symbol % (b"null", b""), symbol % (b'"u\\"0"', b""), b"")
+    new = compiles % (29, symbol % (b"null", b',"why":null'), symbol % (b'"u\\"0"', b',"why":null'), b',"dynamic":null')
+    assert identity.without_129_additions("compiles.json", new) == old
+    assert identity.without_129_additions("index.html", new) == new
+    said = compiles % (29, symbol % (b"null", b',"why":"automatic"'), symbol % (b"null", b""), b',"dynamic":null')
+    plain = compiles % (28, symbol % (b"null", b""), symbol % (b"null", b""), b"")
+    assert identity.without_129_additions("compiles.json", said) != plain

@@ -461,6 +461,22 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: compiles.json's `dynamic` when null, its last field when added.
+_NO_DYNAMIC = b',"dynamic":null}\n'
+#: A symbol's `why` when null, its last field (after its `retrace_of`).
+_NO_WHY = re.compile(rb'("retrace_of":(?:null|"(?:[^"\\]|\\.)*")),"why":null\}')
+
+
+def without_129_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.28 wrote it: 1.29 added compiles.json's `dynamic` (last) and each
+    symbol's `why` (last), forgiven when null; a `dynamic` or a `why` said is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 29)
+    if name != "compiles.json":
+        return data
+    data = data[: -len(_NO_DYNAMIC)] + b"}\n" if data.endswith(_NO_DYNAMIC) else data
+    return _NO_WHY.sub(rb"\g<1>}", data)
+
+
 #: An export call's `trace_id`, its last field (after its `issues` list).
 _TRACE_ID = re.compile(rb'\],"trace_id":(?:null|"(?:[^"\\]|\\.)*")\}')
 
@@ -546,6 +562,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_129_additions,
     without_128_additions,
     without_127_additions,
     without_126_additions,

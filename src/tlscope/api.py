@@ -58,6 +58,7 @@ from tlscope.format.compiles import (
     CompileEntry,
     CompilesFile,
     DistinctGraphBreak,
+    Dynamic,
     ExportCall,
     FrameShapes,
     Symbol,
@@ -174,6 +175,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         exports_note=answers.exports_note,
         aot_inductor=answers.aot_inductor,
         vllm=answers.vllm,
+        dynamic=answers.dynamic,
     )
 
 
@@ -328,6 +330,13 @@ class Trace:
         return self._compiles_file.vllm
 
     @property
+    def dynamic(self) -> Dynamic | None:
+        """What made inputs dynamic that no line of the code marked (compiles.json `dynamic`):
+        `.sources` (automatic dynamic shapes, a PGO profile), `.recommended` (the
+        TORCH_COMPILE_DYNAMIC_SOURCES value that asks for them at once), `.sentence`."""
+        return self._compiles_file.dynamic
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -349,6 +358,7 @@ class Trace:
             exports_note=self.exports_note,
             aot_inductor=self.aot_inductor,
             vllm=self.vllm,
+            dynamic=self.dynamic,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

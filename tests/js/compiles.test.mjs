@@ -160,3 +160,30 @@ test('a cache lookup says what it saved or took, as logged (1.26)', () => {
   assert.equal(entry({ outcome: 'miss', time_saved_s: null, time_taken_s: 8.624101 }).cache[0].time, 'took 8.62 s');
   for (const bad of [null, undefined, -1, 'x', Infinity, NaN]) assert.equal(entry({ time_saved_s: bad, time_taken_s: bad }).cache[0].time, null);
 });
+
+test('readDynamic: compiles.json dynamic (format 1.29) as tlscope decided it, hostile values dropped', async () => {
+  const { readDynamic } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  // corpus pgo run2, trimmed: the PGO profile read made x dim 0 and k dynamic.
+  const event = { kind: 'get_local_code_state', payload_filename: 'payloads/8943f5eaa39bf608015eca3f3c4ed300.txt', payload_size: 330, raw_line: 4, log_line: 71 };
+  const file = { dynamic: {
+    sources: [
+      { source: "L['x']", input: 'x', dims: [0], by: 'profile', compile_id: '[0/0]', entries: ["L['x']:0"] },
+      { source: "L['k']", input: 'k', dims: null, by: 'profile', compile_id: '[0/0]', entries: ["L['k']"] },
+      { source: 7 }, 'junk',
+    ],
+    recommended: "L['x']:0,L['k']",
+    configured: null,
+    profile: { artifact: 'get_local_code_state', where: 'local', compile_id: '[0/0]', key: 'tlscope-pgo:None:', functions: 1, event },
+    sentence: 'This run read a PGO profile…',
+  } };
+  const found = readDynamic(file, 3);
+  assert.equal(found.rank, 3);
+  assert.equal(found.recommended, "L['x']:0,L['k']");
+  assert.deepEqual(found.sources.map((s) => [s.source, s.by, s.compileId, s.entries]), [["L['x']", 'profile', '[0/0]', ["L['x']:0"]], ["L['k']", 'profile', '[0/0]', ["L['k']"]]]);
+  assert.equal(found.profile.payload_filename, 'payloads/8943f5eaa39bf608015eca3f3c4ed300.txt');
+  // Older files, nothing said, or a sentence that is not text: nothing to show.
+  assert.equal(readDynamic({ compiles: [] }), null);
+  assert.equal(readDynamic({ dynamic: null }), null);
+  assert.equal(readDynamic({ dynamic: { sentence: 5 } }), null);
+  assert.equal(readDynamic(null), null);
+});

@@ -20,6 +20,7 @@ from tlscope.format.compiles import (
     AotInductorCompile,
     CompileEntry,
     DistinctGraphBreak,
+    Dynamic,
     ExportCall,
     Fix,
     FrameShapes,
@@ -176,6 +177,9 @@ class Summary(msgspec.Struct, kw_only=True):
     aot_inductor: list[AotInductorCompile] = []
     #: Each vLLM compile: its config, compile ranges and pieces (compiles.json `vllm`, since 1.22).
     vllm: list[Vllm] = []
+    #: What made inputs dynamic on torch's own, and the setting that asks for it (compiles.json
+    #: `dynamic`, since 1.29).
+    dynamic: Dynamic | None = None
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -196,6 +200,7 @@ def summarise_trace(
     exports_note: str | None = None,
     aot_inductor: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
+    dynamic: Dynamic | None = None,
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -229,6 +234,7 @@ def summarise_trace(
         exports_note=exports_note,
         aot_inductor=list(aot_inductor),
         vllm=list(vllm),
+        dynamic=dynamic,
     )
 
 

@@ -469,6 +469,11 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: of the graph), with no user line of its own: the symbol of this compile it stands for (the
     #: one made by the same operator with a user line, `u0` for `u2`); null otherwise. Since 1.18.
     retrace_of: str | None = None
+    #: Why a size or an int input is dynamic: `marked` (mark_dynamic), `configured`
+    #: (TORCH_COMPILE_DYNAMIC_SOURCES), `automatic` (a call changed it in this run), `profile` (a
+    #: PGO profile read at the start); null when the log does not say (dynamic=True,
+    #: maybe_mark_dynamic, an unbacked symbol). Since 1.29.
+    why: str | None = None
 
 
 class ShapeCell(msgspec.Struct, kw_only=True):
@@ -685,6 +690,63 @@ class Vllm(msgspec.Struct, kw_only=True):
     piecewise: list[VllmPiecewise] = []
 
 
+class DynamicSource(msgspec.Struct, kw_only=True):
+    """An input torch made dynamic on its own: after a call changed it, or from a PGO profile.
+    Since 1.29."""
+
+    #: Dynamo's source (`L['x']`) and the compiled function's name for it (`x`).
+    source: str
+    input: str
+    #: The dimensions made dynamic; null: the whole value (an int, or every dimension).
+    dims: list[int] | None = None
+    #: `automatic` (automatic dynamic shapes, this run) or `profile` (the PGO profile read).
+    by: str
+    #: `automatic`: the recompile that made it dynamic; `profile`: the compile that read the profile.
+    compile_id: str | None = None
+    #: The compiled function whose input it is.
+    function: SourceLocation | None = None
+    #: `automatic`: what changed and in which compile, e.g. `[0/1] dim 0: 4 -> 6`, `[1/1] value: 2 -> 3`.
+    changed: list[str] = []
+    #: Its TORCH_COMPILE_DYNAMIC_SOURCES entries (`L['x']:0`, or `L['k']` for the whole value).
+    entries: list[str] = []
+    #: Other compiled functions with a tensor input of the same source that stayed static: the
+    #: variable names inputs of every function, so it would make theirs dynamic too.
+    shared_with: list[SourceLocation] = []
+
+
+class PgoProfile(msgspec.Struct, kw_only=True):
+    """The PGO profile a run read at its first compile (torch/_dynamo/pgo.py). Since 1.29."""
+
+    #: `get_local_code_state`, `get_remote_code_state` or `get_extra_remote_code_state`.
+    artifact: str
+    #: `local`, `remote` or `extra remote`.
+    where: str
+    #: The compile that read it.
+    compile_id: str | None = None
+    #: The profile's key, from TORCH_COMPILE_JOB_ID (`<job id>:<rank>:<tag>`), if logged.
+    key: str | None = None
+    #: Functions the profile describes.
+    functions: int = 0
+    #: The artifact (the profile as text).
+    event: PayloadRef
+
+
+class Dynamic(msgspec.Struct, kw_only=True):
+    """What made inputs dynamic that no line of the user's code marked, and the one setting that
+    makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29."""
+
+    #: Each input made dynamic on torch's own, per function, in the order met.
+    sources: list[DynamicSource] = []
+    #: TORCH_COMPILE_DYNAMIC_SOURCES's value for the sources not already configured; null when none.
+    recommended: str | None = None
+    #: The value the run was given (its compile config's `dynamic_sources`); null when unset.
+    configured: str | None = None
+    #: The PGO profile the run read; null when it read none.
+    profile: PgoProfile | None = None
+    #: The answer in words.
+    sentence: str
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -712,6 +774,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     aot_inductor: list[AotInductorCompile] = []
     #: Each vLLM compile, in log order (empty for a log without vLLM's artifacts). Since 1.22.
     vllm: list[Vllm] = []
+    #: What made inputs dynamic on torch's own, and how to ask for it; null when nothing. Since 1.29.
+    dynamic: Dynamic | None = None
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -731,6 +795,7 @@ class Answers(msgspec.Struct, kw_only=True):
     exports_note: str | None = None
     aot_inductor: list[AotInductorCompile] = []
     vllm: list[Vllm] = []
+    dynamic: Dynamic | None = None
     #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
     #: made: what a parse says of them without reading compiles.json back.
     statuses: dict[str, int] = {}

@@ -218,6 +218,8 @@ class CompilationMetrics(Event):
     python_version: str | None = None
     stack_trace: list[str] | None = None
     exception_stack_trace: list[str] | None = None
+    #: torch.compiler.config as JSON text (its `dynamic_sources`: analyse/fold/dynamic.py).
+    compiler_config: str | None = None
 
 
 class CompilationMetricsRuntime(CompilationMetrics):

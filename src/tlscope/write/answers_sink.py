@@ -38,6 +38,7 @@ from tlscope.format.compiles import (
     CompileEntry,
     CompilesFile,
     DistinctGraphBreak,
+    Dynamic,
     ExportCall,
     FrameShapes,
     Symbol,
@@ -245,6 +246,7 @@ class AnswersSink:
             exports_note=self.compiles.exports.note(),
             aot_inductor=self._aoti,
             vllm=self._vllm,
+            dynamic=self.compiles.dynamic.result(),
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -265,7 +267,16 @@ class AnswersSink:
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
             exports = self.compiles.exports
             shape_spans = write_tail(
-                f, breaks, symbols, (), gathered.unspool(), exports.result(), exports.note(), self._aoti, self._vllm
+                f,
+                breaks,
+                symbols,
+                (),
+                gathered.unspool(),
+                exports.result(),
+                exports.note(),
+                self._aoti,
+                self._vllm,
+                self.compiles.dynamic.result(),
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
@@ -324,13 +335,14 @@ def write_compiles(
     exports_note: str | None = None,
     aoti: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
+    dynamic: Dynamic | None = None,
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm, dynamic)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -341,7 +353,7 @@ def write_head(f: IO[bytes]) -> None:
     f.write(
         _ENCODER.encode(head)[:-1].replace(
             b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null,'
-            b'"aot_inductor":[],"vllm":[]',
+            b'"aot_inductor":[],"vllm":[],"dynamic":null',
             b"",
         )
     )
@@ -367,10 +379,11 @@ def write_tail(
     exports_note: str | None = None,
     aoti: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
+    dynamic: Dynamic | None = None,
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
     (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor and
-    vLLM compiles; each input-shape table's (offset, length)."""
+    vLLM compiles, what made inputs dynamic; each input-shape table's (offset, length)."""
     _write_items(f, b'\n],"graph_breaks":[', breaks)
     _write_items(f, b'\n],"symbols":[', symbols)
     f.write(b'\n],"input_shapes":[')
@@ -382,7 +395,7 @@ def write_tail(
     _write_items(f, b'\n],"exports":[', exports)
     _write_items(f, b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[', aoti)
     _write_items(f, b'\n],"vllm":[', vllm)
-    f.write(b"\n]}\n")
+    f.write(b'\n],"dynamic":' + _ENCODER.encode(dynamic) + b"}\n")
     return spans
 
 

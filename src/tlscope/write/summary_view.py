@@ -68,7 +68,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         if table.title == "Compiles":
             _print_reused(summary, console)
         if table.title == "Recompiles":
-            for extra in (*_shapes(summary), _symbols(summary)):
+            for extra in (*_shapes(summary), _symbols(summary), _dynamic(summary)):
                 if isinstance(extra, Text) or extra.row_count:
                     console.print(extra)
     console.print(_footer(summary))
@@ -343,6 +343,8 @@ def _symbols(summary: Summary) -> Table:
             at.append(f"\nits range failed {', '.join(symbol.failed_in)}", style="yellow")
         if symbol.fix is not None and symbol.guards:
             at.append(f"\nguarded: {symbol.guards[0]}\n{_fix_text(symbol.fix)}", style="yellow")
+        if symbol.why is not None:
+            at.append(f"\ndynamic: {WHY_WORDS.get(symbol.why, symbol.why)}")
         table.add_row(
             symbol.compile_id or "", symbol.symbol, Text(symbol.source or symbol.kind), symbol.range or "", at
         )
@@ -357,6 +359,25 @@ def _symbols(summary: Summary) -> Table:
         )
     table.caption = "; ".join(notes) or None
     return table
+
+
+#: `symbols[].why` in words.
+WHY_WORDS = {
+    "marked": "marked (mark_dynamic)",
+    "configured": "TORCH_COMPILE_DYNAMIC_SOURCES",
+    "automatic": "automatic",
+    "profile": "the PGO profile read",
+}
+
+
+def _dynamic(summary: Summary) -> Text:
+    """Why inputs are dynamic that the code never marked, and the setting that asks for it
+    (compiles.json `dynamic`'s sentence, decided in analyse/fold/dynamic.py)."""
+    found = summary.dynamic
+    if found is None:
+        return Text("")
+    text = Text("Why dynamic? ", style="bold")
+    return text.append(found.sentence)
 
 
 def _fix_text(fix: Fix) -> str:

@@ -19,6 +19,8 @@ import msgspec
 from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
 from tlscope.analyse.fold.capture import AotiSpans, Captures
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
+from tlscope.analyse.fold.dynamic import CHROMIUM_NAMES as DYNAMIC_NAMES
+from tlscope.analyse.fold.dynamic import PROFILE_READS, DynamicFold
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
@@ -132,6 +134,8 @@ class CompileFold:
         self.aoti = AotiSpans()
         #: vLLM's compiles: its config and each piecewise compile (compiles.json `vllm`).
         self.vllm = VllmFold()
+        #: What made inputs dynamic on torch's own (compiles.json `dynamic`, symbols' `why`).
+        self.dynamic = DynamicFold()
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -185,6 +189,7 @@ class CompileFold:
             self._artifact(acc, record, event, raw_line)
         elif isinstance(event, CompilationMetrics):
             acc.add_metrics(record, event)
+            self.dynamic.metrics(event.compiler_config)
         elif isinstance(event, AotAutogradBackwardCompilationMetrics):
             if event.fail_type is not None and acc.failure is None:
                 acc.failure = failure_of(event.fail_type, event.fail_reason, None)
@@ -277,8 +282,9 @@ class CompileFold:
 
     def _chromium(self, record: Record, captured: CompileId | None = None) -> None:
         """A phase's span, under its `args.compile_id`, or under `captured` (a fullgraph
-        capture's spans outside the compile name none)."""
-        event = _phase_span(record)
+        capture's spans outside the compile name none); automatic dynamic shapes' and the PGO
+        profile's events (analyse/fold/dynamic.py)."""
+        event = _phase_span(record, self._dynamic_event)
         if event is None:
             return
         key = captured or frame_key(event.args.compile_id if event.args is not None else None)
@@ -290,6 +296,11 @@ class CompileFold:
         if found is None:
             found = times[key] = FrameTime()
         found.feed(event)
+
+    def _dynamic_event(self, record: Record, name: str, value: object) -> None:
+        args = value.get("args") if isinstance(value, dict) else None
+        cid = record.compile_id.normalised().display if record.compile_id is not None else None
+        self.dynamic.chromium(name, args, cid)
 
     def _dynamo_start(self, acc: CompileAcc, record: Record, event: DynamoStart) -> None:
         if acc.stack:
@@ -328,6 +339,8 @@ class CompileFold:
             acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
         elif name in GRAPH_ARTIFACTS:
             acc.graphs.append(self._graph(record, name, raw_line))
+        elif name in PROFILE_READS:
+            self.dynamic.artifact(record, name, raw_line, acc.cid.display)
         elif _CODE_ARTIFACT.search(name):
             acc.code.append(payload_ref(record, name, raw_line))
 
@@ -462,8 +475,9 @@ def cache_fields(payload: bytes, md5: str | None) -> CacheFields | None:
 _DONE = CompileAcc(CompileId())
 
 
-def _phase_span(record: Record) -> ChromiumSpan | None:
-    """A chromium event that is a phase's span (analyse/fold/phases.py), else None."""
+def _phase_span(record: Record, other: Callable[[Record, str, object], None] | None = None) -> ChromiumSpan | None:
+    """A chromium event that is a phase's span (analyse/fold/phases.py), else None; `other` is
+    given the events named in dynamic.CHROMIUM_NAMES (name, decoded value)."""
     # The reader's decode (`chromium_of`, inline), which the format writer reads too.
     decoded = record.chromium if record.chromium is not None else chromium_of(record)
     if decoded.error is not None:
@@ -474,6 +488,8 @@ def _phase_span(record: Record) -> ChromiumSpan | None:
     value = decoded.value
     name = value.get("name", "") if isinstance(value, dict) else None
     if type(name) is not str or phase_name(name) is None:
+        if other is not None and name in DYNAMIC_NAMES:
+            other(record, name, value)
         return None
     try:
         return msgspec.convert(value, ChromiumSpan)

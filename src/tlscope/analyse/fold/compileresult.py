@@ -227,7 +227,9 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
         found = [_entry(acc, frames) for acc in sorted(state.accs.values(), key=lambda a: compile_id_order(a.cid))]
         # A fix reads the symbols and compiles of its own frame only (fixes.py's _Frame, by text).
         texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
-        attach_fixes(found, [s for text in texts for s in symbols.pop(text, ())], guards, exported)
+        own = [s for text in texts for s in symbols.pop(text, ())]
+        attach_fixes(found, own, guards, exported)
+        fold.dynamic.attach_why(found, own)
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).
     left = [s for group in symbols.values() for s in group]

@@ -174,8 +174,9 @@ function recompileSection(doc, view, refs) {
  * constrained it.
  * @param {Document} doc
  * @param {import('/lib/tlscope.js').SymbolEntry[]} symbols
+ * @param {import('/lib/compiles.js').DynamicView | null} dynamic compiles.json's `dynamic` of the rank
  */
-function symbolsSection(doc, symbols) {
+function symbolsSection(doc, symbols, dynamic) {
   const sec = section(doc, 'Dynamic dimensions');
   // format 1.18: an unbacked symbol torch's later passes made again stands for one listed here.
   const own = symbols.filter((s) => !s.retrace_of);
@@ -186,9 +187,15 @@ function symbolsSection(doc, symbols) {
     // format 1.15: a dimension kept dynamic under a guard a later size may break, and the line.
     if (s.fix) notes.push(`a size outside the guard compiles again (fix: ${fixText(s.fix)})`);
     const at = s.entered_at || s.traced_at || null;
-    return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), notes.join('; ')];
+    // format 1.29: why it is dynamic, decided by tlscope (null: the log does not say).
+    const why = s.why ? WHY_WORDS[s.why] || s.why : '';
+    return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), why, notes.join('; ')];
   });
-  sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'constrained by'], rows));
+  sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'dynamic by', 'constrained by'], rows));
+  // compiles.json `dynamic` (format 1.29): the run's answer, with the setting that asks for it.
+  if (dynamic && own.some((s) => s.why === 'automatic' || s.why === 'profile' || s.why === 'configured')) {
+    sec.appendChild(el(doc, 'p', 'cp-why-dynamic', `Why dynamic? ${dynamic.sentence}`));
+  }
   const again = symbols.filter((s) => s.retrace_of);
   if (again.length) {
     const pairs = again.map((s) => `${s.symbol} = ${s.retrace_of}`).join(', ');
@@ -196,6 +203,14 @@ function symbolsSection(doc, symbols) {
   }
   return sec;
 }
+
+/** `symbols[].why` (format 1.29) in words. */
+const WHY_WORDS = /** @type {Record<string, string>} */ ({
+  marked: 'mark_dynamic',
+  configured: 'TORCH_COMPILE_DYNAMIC_SOURCES',
+  automatic: 'automatic (a call changed it)',
+  profile: 'the PGO profile read',
+});
 
 /**
  * A specialisation's or a guard's fix (compiles.json, format 1.15) in a few words: compiles.json
@@ -448,7 +463,7 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
   for (const found of vllm) box.appendChild(vllmSection(doc, found, refs));
   if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));
   const symbols = trace.symbolsOf(cid, rank);
-  if (symbols.length) box.appendChild(symbolsSection(doc, symbols));
+  if (symbols.length) box.appendChild(symbolsSection(doc, symbols, trace.dynamicOf(rank)));
   if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
   if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
   if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));

@@ -17,6 +17,7 @@
  * @property {string | null} [exports_note]
  * @property {AotInductorCompile[]} [aot_inductor]
  * @property {Vllm[]} [vllm]
+ * @property {Dynamic | null} [dynamic]
  */
 
 /**
@@ -287,6 +288,7 @@
  * @property {string[]} [failed_in]
  * @property {Fix | null} [fix]
  * @property {string | null} [retrace_of]
+ * @property {string | null} [why]
  */
 
 /**
@@ -440,6 +442,43 @@
  * @property {PayloadRef | null} [event]
  * @property {PayloadRef[]} [graphs]
  * @property {PayloadRef[]} [code]
+ */
+
+/**
+ * What made inputs dynamic that no line of the user's code marked, and the one setting that
+    makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
+ * @typedef {object} Dynamic
+ * @property {DynamicSource[]} [sources]
+ * @property {string | null} [recommended]
+ * @property {string | null} [configured]
+ * @property {PgoProfile | null} [profile]
+ * @property {string} sentence
+ */
+
+/**
+ * An input torch made dynamic on its own: after a call changed it, or from a PGO profile.
+    Since 1.29.
+ * @typedef {object} DynamicSource
+ * @property {string} source
+ * @property {string} input
+ * @property {number[] | null} [dims]
+ * @property {string} by
+ * @property {string | null} [compile_id]
+ * @property {SourceLocation | null} [function]
+ * @property {string[]} [changed]
+ * @property {string[]} [entries]
+ * @property {SourceLocation[]} [shared_with]
+ */
+
+/**
+ * The PGO profile a run read at its first compile (torch/_dynamo/pgo.py). Since 1.29.
+ * @typedef {object} PgoProfile
+ * @property {string} artifact
+ * @property {string} where
+ * @property {string | null} [compile_id]
+ * @property {string | null} [key]
+ * @property {number} [functions]
+ * @property {PayloadRef} event
  */
 
 export {};

@@ -407,3 +407,36 @@ export function readVllm(data, rank = null) {
     }];
   });
 }
+
+/**
+ * What made inputs dynamic that no line of the code marked (compiles.json `dynamic`, format
+ * 1.29), as tlscope decided it: its sentence, the TORCH_COMPILE_DYNAMIC_SOURCES value it
+ * recommends, and each source; every string is plain, untrusted text.
+ * @typedef {object} DynamicView
+ * @property {string} sentence
+ * @property {string | null} recommended
+ * @property {string | null} configured
+ * @property {Array<{ source: string, by: string, compileId: string | null, entries: string[] }>} sources
+ * @property {PayloadRefView | null} profile the PGO profile read, if any
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+
+/**
+ * compiles.json's `dynamic` checked, or null when `data` has none (nothing was made dynamic on
+ * torch's own, or a file written before format 1.29).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {DynamicView | null}
+ */
+export function readDynamic(data, rank = null) {
+  const found = isObject(data) && isObject(data.dynamic) ? data.dynamic : null;
+  if (!found || typeof found.sentence !== 'string') return null;
+  const sources = (Array.isArray(found.sources) ? found.sources : []).flatMap((s) => (isObject(s) && typeof s.source === 'string' ? [{
+    source: s.source,
+    by: text(s.by) ?? '',
+    compileId: text(s.compile_id),
+    entries: Array.isArray(s.entries) ? s.entries.filter((e) => typeof e === 'string') : [],
+  }] : []));
+  const profile = isObject(found.profile) ? payloadRef(found.profile.event) : null;
+  return { sentence: found.sentence, recommended: text(found.recommended), configured: text(found.configured), sources, profile, rank };
+}

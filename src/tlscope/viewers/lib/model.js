@@ -6,7 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
-import { readAotInductor, readVllm } from './compiles.js';
+import { readAotInductor, readDynamic, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -156,6 +156,8 @@ export class Trace {
     this.aotInductor = [];
     /** @type {import('./compiles.js').VllmView[]} compiles.json's `vllm` (format 1.22) of every part */
     this.vllm = [];
+    /** @type {import('./compiles.js').DynamicView[]} compiles.json's `dynamic` (format 1.29) of each part that has one */
+    this.dynamic = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -274,6 +276,7 @@ export class Trace {
     this.exportsNotes = [...new Set(files.map(readExportsNote).filter((note) => note !== null))];
     this.aotInductor = this.parts.flatMap((part, i) => readAotInductor(files[i], part.rank));
     this.vllm = this.parts.flatMap((part, i) => readVllm(files[i], part.rank));
+    this.dynamic = this.parts.flatMap((part, i) => readDynamic(files[i], part.rank) ?? []);
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);
@@ -362,6 +365,17 @@ export class Trace {
   symbolsOf(id, rank = null) {
     const first = this.parts.length ? this.parts[0].rank : null;
     return this.symbolsByCid.get(`${rank ?? first ?? ''}|${id}`) || [];
+  }
+
+  /**
+   * Why inputs are dynamic that the code never marked (compiles.json `dynamic`, format 1.29), as
+   * one rank's log says it (default: the first part's); null when it says nothing.
+   * @param {number | null} [rank]
+   * @returns {import('./compiles.js').DynamicView | null}
+   */
+  dynamicOf(rank = null) {
+    const first = this.parts.length ? this.parts[0].rank : null;
+    return this.dynamic.find((d) => d.rank === (rank ?? first)) ?? null;
   }
 
   /**

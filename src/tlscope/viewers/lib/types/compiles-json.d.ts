@@ -16,6 +16,7 @@ export type CompilesFile = {
     exports_note?: string | null | undefined;
     aot_inductor?: AotInductorCompile[] | undefined;
     vllm?: Vllm[] | undefined;
+    dynamic?: Dynamic | null | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -286,6 +287,7 @@ export type Symbol = {
     failed_in?: string[] | undefined;
     fix?: Fix | null | undefined;
     retrace_of?: string | null | undefined;
+    why?: string | null | undefined;
 };
 /**
  * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
@@ -437,4 +439,41 @@ export type VllmPiecewise = {
     event?: PayloadRef | null | undefined;
     graphs?: PayloadRef[] | undefined;
     code?: PayloadRef[] | undefined;
+};
+/**
+ * What made inputs dynamic that no line of the user's code marked, and the one setting that
+ *  makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
+ */
+export type Dynamic = {
+    sources?: DynamicSource[] | undefined;
+    recommended?: string | null | undefined;
+    configured?: string | null | undefined;
+    profile?: PgoProfile | null | undefined;
+    sentence: string;
+};
+/**
+ * An input torch made dynamic on its own: after a call changed it, or from a PGO profile.
+ *  Since 1.29.
+ */
+export type DynamicSource = {
+    source: string;
+    input: string;
+    dims?: number[] | null | undefined;
+    by: string;
+    compile_id?: string | null | undefined;
+    function?: SourceLocation | null | undefined;
+    changed?: string[] | undefined;
+    entries?: string[] | undefined;
+    shared_with?: SourceLocation[] | undefined;
+};
+/**
+ * The PGO profile a run read at its first compile (torch/_dynamo/pgo.py). Since 1.29.
+ */
+export type PgoProfile = {
+    artifact: string;
+    where: string;
+    compile_id?: string | null | undefined;
+    key?: string | null | undefined;
+    functions?: number | undefined;
+    event: PayloadRef;
 };

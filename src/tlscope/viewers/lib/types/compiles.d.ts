@@ -97,6 +97,26 @@ export function readAotInductor(data: unknown, rank?: number | null): AotInducto
  * @returns {VllmView[]}
  */
 export function readVllm(data: unknown, rank?: number | null): VllmView[];
+/**
+ * What made inputs dynamic that no line of the code marked (compiles.json `dynamic`, format
+ * 1.29), as tlscope decided it: its sentence, the TORCH_COMPILE_DYNAMIC_SOURCES value it
+ * recommends, and each source; every string is plain, untrusted text.
+ * @typedef {object} DynamicView
+ * @property {string} sentence
+ * @property {string | null} recommended
+ * @property {string | null} configured
+ * @property {Array<{ source: string, by: string, compileId: string | null, entries: string[] }>} sources
+ * @property {PayloadRefView | null} profile the PGO profile read, if any
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+/**
+ * compiles.json's `dynamic` checked, or null when `data` has none (nothing was made dynamic on
+ * torch's own, or a file written before format 1.29).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {DynamicView | null}
+ */
+export function readDynamic(data: unknown, rank?: number | null): DynamicView | null;
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
@@ -209,6 +229,30 @@ export type VllmView = {
     splitGraph: PayloadRefView | null;
     /**
      * the rank whose log holds it (a multi-rank job), else null
+     */
+    rank: number | null;
+};
+/**
+ * What made inputs dynamic that no line of the code marked (compiles.json `dynamic`, format
+ * 1.29), as tlscope decided it: its sentence, the TORCH_COMPILE_DYNAMIC_SOURCES value it
+ * recommends, and each source; every string is plain, untrusted text.
+ */
+export type DynamicView = {
+    sentence: string;
+    recommended: string | null;
+    configured: string | null;
+    sources: Array<{
+        source: string;
+        by: string;
+        compileId: string | null;
+        entries: string[];
+    }>;
+    /**
+     * the PGO profile read, if any
+     */
+    profile: PayloadRefView | null;
+    /**
+     * the rank whose log says it (a multi-rank job), else null
      */
     rank: number | null;
 };

@@ -101,6 +101,8 @@ export class Trace {
     aotInductor: import("./compiles.js").AotInductorView[];
     /** @type {import('./compiles.js').VllmView[]} compiles.json's `vllm` (format 1.22) of every part */
     vllm: import("./compiles.js").VllmView[];
+    /** @type {import('./compiles.js').DynamicView[]} compiles.json's `dynamic` (format 1.29) of each part that has one */
+    dynamic: import("./compiles.js").DynamicView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -151,6 +153,13 @@ export class Trace {
      * @returns {SymbolEntry[]}
      */
     symbolsOf(id: string, rank?: number | null): SymbolEntry[];
+    /**
+     * Why inputs are dynamic that the code never marked (compiles.json `dynamic`, format 1.29), as
+     * one rank's log says it (default: the first part's); null when it says nothing.
+     * @param {number | null} [rank]
+     * @returns {import('./compiles.js').DynamicView | null}
+     */
+    dynamicOf(rank?: number | null): import("./compiles.js").DynamicView | null;
     /**
      * The compiles.json entry of a compile id as one rank logged it (the merged entry for a single
      * log, or when `rank` is null or has no entry of its own), or null.

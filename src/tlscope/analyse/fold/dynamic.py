@@ -1,0 +1,394 @@
+"""Why a size or an int is dynamic when the user's code never said so, and how to make it dynamic
+from the first compile without changing code (compiles.json `dynamic`, each symbol's `why`).
+
+torch makes an input dynamic on its own in two ways, and the log says which:
+- automatic dynamic shapes: a call whose size (or int) differs from what an entry was compiled
+  for recompiles with that dimension dynamic; torch logs an `automatic_dynamic` chromium instant
+  (args `name` the source, `dim_changed` a dimension, `scalar` or `all`, `cached`, `new`);
+- a PGO profile (torch/_dynamo/pgo.py): with TORCH_COMPILE_JOB_ID set (or on MAST) torch keeps
+  those decisions and reads them at the next run's first compile, logged as the artifact
+  `get_local_code_state` (`get_remote_code_state`, `get_extra_remote_code_state`): the profile as
+  text, one block per function, `?` for a dynamic size. That run's first compile is already
+  dynamic and nothing in its own calls says why.
+The run may name sources itself: TORCH_COMPILE_DYNAMIC_SOURCES (torch.compiler.config
+`dynamic_sources`, in each metrics record's `compiler_config`); a `:N` suffix names one dimension.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import msgspec
+
+from tlscope.analyse.fold.refs import payload_ref
+from tlscope.analyse.fold.symbols import input_name
+from tlscope.format.compiles import CompileEntry, Dynamic, DynamicSource, PgoProfile, SourceLocation, Symbol
+from tlscope.format.json_boundary import JsonError, decode
+from tlscope.model.record import Record
+
+#: Chromium instants and spans this fold reads (by `name`).
+AUTOMATIC = "automatic_dynamic"
+#: The artifacts of a profile read at the start, and where from.
+PROFILE_READS = {
+    "get_local_code_state": "local",
+    "get_remote_code_state": "remote",
+    "get_extra_remote_code_state": "extra remote",
+}
+#: The spans that log the profile's key (`cache_key`, the job id) when it is read.
+_READ_SPANS = frozenset(f"pgo.{name}" for name in PROFILE_READS)
+CHROMIUM_NAMES = frozenset({AUTOMATIC, *_READ_SPANS})
+#: `symbols[].why`, strongest first (torch's order: a marked dimension, then the configured
+#: sources, then what the frame learned in this run or from the profile).
+MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic", "profile"
+#: A profile's function line: `hash(6b2b3e2c)/path/to/file.py:21:shaped:`.
+_FUNCTION = re.compile(r"^(?:hash\([0-9a-f]*\))?(?P<file>.*):(?P<line>\d+):(?P<name>[^:]*):$")
+#: A profile's source line: `  L['x']: tensor size=[?, 8] stride=[S(1), 1]`.
+_ENTRY = re.compile(r"^  (?P<source>\S.*?): (?P<state>.*)$")
+_SIZES = re.compile(r"^tensor size=\[(?P<sizes>[^\]]*)\]")
+#: A dynamic size as torch prints it in `automatic_dynamic`'s `cached`.
+_AUTO = re.compile(r"<?AutoDynamic\.token(?:: \d+>)?")
+#: Profiles and sources kept at most (a profile of a big model lists every input of every frame).
+MAX_SOURCES = 500
+
+
+class _Learned(msgspec.Struct):
+    """One source made dynamic, as the fold meets it: its dimensions (None: all of it)."""
+
+    source: str
+    by: str
+    compile_id: str | None
+    frame: str | None
+    function: SourceLocation | None = None
+    dims: list[int] | None = None
+    changed: list[str] = []
+
+
+class DynamicFold:
+    """What made inputs dynamic, from the events above; `attach_why` and `result` read it."""
+
+    def __init__(self) -> None:
+        #: Per (frame, source): what automatic dynamic shapes made dynamic, first compile id first.
+        self.automatic: dict[tuple[str | None, str], _Learned] = {}
+        #: Per (file name, first line, function name) of the profile: its dynamic sources.
+        self.profile: dict[tuple[str, int, str], list[_Learned]] = {}
+        self.profile_read: PgoProfile | None = None
+        #: TORCH_COMPILE_DYNAMIC_SOURCES as the run's first metrics record logged it (None: not logged).
+        self.configured: str | None = None
+        self._configs: dict[str, str | None] = {}
+        #: Each frame's function (its first compile's), as `attach_why` meets them.
+        self._functions: dict[str, SourceLocation] = {}
+        #: Per tensor input source, the frames whose compiles have it (`shared_with`).
+        self._inputs: dict[str, dict[str, None]] = {}
+        #: The profile's key (the job id) as the last `pgo.get_*` span logged it.
+        self._key: str | None = None
+
+    def chromium(self, name: str, args: object, cid: str | None) -> None:
+        """A chromium event named in CHROMIUM_NAMES (its decoded `args`)."""
+        if not isinstance(args, dict):
+            return
+        if name == AUTOMATIC:
+            self._automatic(args, cid)
+        elif isinstance(key := args.get("cache_key"), str):
+            self._key = key
+            if self.profile_read is not None and self.profile_read.key is None:
+                self.profile_read.key = key
+
+    def _automatic(self, args: dict[str, object], cid: str | None) -> None:
+        source, dim = args.get("name"), args.get("dim_changed")
+        if not isinstance(source, str) or len(self.automatic) >= MAX_SOURCES:
+            return
+        frame = _frame_text(cid)
+        learned = self.automatic.get((frame, source))
+        if learned is None:
+            learned = self.automatic[(frame, source)] = _Learned(
+                source=source, by=AUTOMATIC_WHY, compile_id=cid, frame=frame, dims=[]
+            )
+        if type(dim) is int and learned.dims is not None:
+            if dim not in learned.dims:
+                learned.dims.append(dim)
+                learned.changed.append(f"{cid} dim {dim}: {_value(args.get('cached'))} -> {_value(args.get('new'))}")
+        elif dim in ("scalar", "all") and learned.dims is not None:
+            learned.dims = None  # the whole value: an int, or a tensor whose number of dims changed
+            what = "value" if dim == "scalar" else "number of dimensions"
+            learned.changed.append(f"{cid} {what}: {_value(args.get('cached'))} -> {_value(args.get('new'))}")
+
+    def artifact(self, record: Record, name: str, raw_line: int | None, cid: str | None) -> None:
+        """A `get_*_code_state` artifact: the profile this run read (its first, as torch reads one)."""
+        if self.profile_read is not None:
+            return
+        functions = _read_profile(record.payload_text, cid)
+        self.profile = functions
+        self.profile_read = PgoProfile(
+            artifact=name,
+            where=PROFILE_READS[name],
+            compile_id=cid,
+            key=self._key,
+            functions=len(functions),
+            event=payload_ref(record, name, raw_line),
+        )
+
+    def metrics(self, compiler_config: str | None) -> None:
+        """A metrics record's `compiler_config` (a JSON object as text): its `dynamic_sources`."""
+        if compiler_config is None or self.configured is not None:
+            return
+        found = self._configs.get(compiler_config)
+        if found is None and compiler_config not in self._configs:
+            found = self._configs[compiler_config] = _dynamic_sources(compiler_config)
+        if found:
+            self.configured = found
+
+    def attach_why(self, entries: Sequence[CompileEntry], symbols: Iterable[Symbol]) -> None:
+        """Each symbol of a size or an int its `why`, from the compiles of its frame (`entries`)."""
+        by_id = {e.id: e for e in entries}
+        for entry in entries:
+            frame = _frame_text(entry.id) or ""
+            if entry.function is not None:
+                self._functions.setdefault(frame, entry.function)
+            for t in entry.inputs:
+                frames = self._inputs.setdefault(t.source, {})
+                if len(frames) < MAX_SOURCES:
+                    frames[frame] = None
+        configured = _entries(self.configured)
+        for symbol in symbols:
+            if symbol.kind != "backed" or symbol.input_source is None or symbol.what not in ("size", "value"):
+                continue
+            symbol.why = self._why(symbol, by_id.get(symbol.compile_id or ""), configured)
+
+    def _why(self, symbol: Symbol, entry: CompileEntry | None, configured: list[tuple[str, int | None]]) -> str | None:
+        source, dim = symbol.input_source, symbol.dim
+        assert source is not None
+        if entry is not None and dim is not None:
+            for t in entry.inputs:
+                if t.source == source and dim in t.marked_dynamic:
+                    return MARKED
+        if any(_matches(pattern, at, source, dim) for pattern, at in configured):
+            return CONFIGURED
+        learned = self.automatic.get((_frame_text(symbol.compile_id), source))
+        if learned is not None and _covers(learned.dims, dim) and _not_after(learned.compile_id, symbol.compile_id):
+            return AUTOMATIC_WHY
+        if entry is not None and entry.function is not None:
+            for found in self.profile.get(_function_key(entry.function), ()):
+                if found.source == source and _covers(found.dims, dim):
+                    return PROFILE
+        return None
+
+    def result(self) -> Dynamic | None:
+        """compiles.json `dynamic` (after `attach_why` met every compile); None when nothing was
+        made dynamic on torch's own, nothing was configured and no profile was read."""
+        learned = [*self.automatic.values()]
+        for functions in self.profile.values():
+            learned.extend(functions)
+        kept = [found for found in learned if found.dims is None or found.dims]
+        sources = [_source(found, self._functions, self._shared(found, kept)) for found in kept]
+        if not sources and self.configured is None and self.profile_read is None:
+            return None
+        configured = _entries(self.configured)
+        wanted = [s for s in sources if not _configured(s, configured)]
+        value = _recommend(wanted)
+        return Dynamic(
+            sources=sources,
+            recommended=value,
+            configured=self.configured,
+            profile=self.profile_read,
+            sentence=_sentence(sources, value, self.configured, self.profile_read),
+        )
+
+    def _shared(self, found: _Learned, learned: Sequence[_Learned]) -> list[SourceLocation]:
+        """The functions, other than those that learned `found.source`, with an input of that source."""
+        own = {k.frame for k in learned if k.source == found.source} | {
+            f for f, fn in self._functions.items() for k in learned if k.source == found.source and k.function == fn
+        }
+        return [self._functions[f] for f in self._inputs.get(found.source, {}) if f not in own and f in self._functions]
+
+
+def _frame_text(cid: str | None) -> str | None:
+    """A compile id's frame (`[0/1]` -> `[0`), as the fold's compile ids are grouped."""
+    return cid.rsplit("/", 1)[0] if cid is not None else None
+
+
+def _value(value: object) -> str:
+    """A cached or new value as torch logged it, a dynamic size as `?` (its profile's notation)."""
+    return _AUTO.sub("?", str(value))
+
+
+def _read_profile(text: str, cid: str | None) -> dict[tuple[str, int, str], list[_Learned]]:
+    """The rendered profile's functions and their dynamic sources (pgo.py `render_code_state`)."""
+    functions: dict[tuple[str, int, str], list[_Learned]] = {}
+    current: list[_Learned] | None = None
+    function: SourceLocation | None = None
+    kept = 0
+    for line in text.splitlines():
+        if (head := _FUNCTION.match(line)) is not None:
+            function = SourceLocation(file=head["file"], line=int(head["line"]), name=head["name"])
+            current = functions.setdefault(_function_key(function), [])
+        elif current is not None and (entry := _ENTRY.match(line)) is not None and kept < MAX_SOURCES:
+            dims = _dynamic_dims(entry["state"])
+            if dims is None or dims:
+                kept += 1
+                current.append(
+                    _Learned(
+                        source=entry["source"], by=PROFILE, compile_id=cid, frame=None, function=function, dims=dims
+                    )
+                )
+    return functions
+
+
+def _dynamic_dims(state: str) -> list[int] | None:
+    """The dimensions a profile's entry makes dynamic: None for all of it ("fully dynamic scalar
+    or tensor"), [] for none (`scalar 2`, a static size)."""
+    if state.startswith("fully dynamic"):
+        return None
+    sizes = _SIZES.match(state)
+    if sizes is None:
+        return []
+    return [i for i, size in enumerate(sizes["sizes"].split(",")) if size.strip() == "?"]
+
+
+def _function_key(function: SourceLocation) -> tuple[str, int, str]:
+    """A function as the profile and the compile entries both name it: its file's base name (the
+    profile's path is the one of the run that wrote it), first line and name."""
+    return ((function.file or "").rsplit("/", 1)[-1], function.line or 0, function.name or "")
+
+
+def _dynamic_sources(config: str) -> str | None:
+    try:
+        value = decode(config)
+    except JsonError:
+        return None
+    found = value.get("dynamic_sources") if isinstance(value, dict) else None
+    return found if isinstance(found, str) and found.strip() else None
+
+
+def _entries(value: str | None) -> list[tuple[str, int | None]]:
+    """TORCH_COMPILE_DYNAMIC_SOURCES's entries as torch reads them: (pattern, dimension or None)."""
+    found: list[tuple[str, int | None]] = []
+    for entry in (value or "").replace(" ", "").split(","):
+        if not entry:
+            continue
+        head, _, dim = entry.rpartition(":")
+        found.append((head, int(dim)) if head and dim.isdigit() else (entry, None))
+    return found
+
+
+def _matches(pattern: str, at: int | None, source: str, dim: int | None) -> bool:
+    """Whether an entry names `source` (dimension `dim`), as torch's `is_dynamic_source` decides."""
+    if at is not None and dim is not None and at != dim:
+        return False
+    if pattern == source:
+        return True
+    try:
+        return re.match(pattern, source) is not None
+    except re.error:
+        return False
+
+
+def _covers(dims: list[int] | None, dim: int | None) -> bool:
+    return dims is None or dim is None or dim in dims
+
+
+def _not_after(learned: str | None, symbol: str | None) -> bool:
+    """Whether the compile that made a source dynamic is this symbol's or an earlier one of its frame."""
+    if learned is None or symbol is None:
+        return True
+    return _attempt(learned) <= _attempt(symbol)
+
+
+def _attempt(cid: str) -> tuple[int, ...]:
+    tail = cid.rsplit("/", 1)[-1].rstrip("]")
+    return tuple(int(part) for part in re.findall(r"\d+", tail)) or (0,)
+
+
+def _source(found: _Learned, functions: dict[str, SourceLocation], shared: list[SourceLocation]) -> DynamicSource:
+    entries = [found.source] if found.dims is None else [f"{found.source}:{d}" for d in sorted(found.dims)]
+    return DynamicSource(
+        shared_with=shared,
+        source=found.source,
+        input=input_name(found.source),
+        dims=sorted(found.dims) if found.dims is not None else None,
+        by=found.by,
+        compile_id=found.compile_id,
+        function=found.function or (functions.get(found.frame) if found.frame is not None else None),
+        changed=found.changed,
+        entries=entries,
+    )
+
+
+def _configured(source: DynamicSource, configured: list[tuple[str, int | None]]) -> bool:
+    dims: list[int | None] = list(source.dims) if source.dims is not None else [None]
+    return all(any(_matches(p, at, source.source, d) for p, at in configured) for d in dims)
+
+
+def _recommend(sources: Sequence[DynamicSource]) -> str | None:
+    """TORCH_COMPILE_DYNAMIC_SOURCES's value for `sources`, each entry once: the variable is read
+    for every compiled function, so a source dynamic as a whole in one function is whole."""
+    whole = {s.source for s in sources if s.dims is None}
+    entries: dict[str, None] = {}
+    for source in sources:
+        for entry in [source.source] if source.source in whole else source.entries:
+            entries[entry] = None
+    return ",".join(entries) or None
+
+
+def _sentence(
+    sources: Sequence[DynamicSource], value: str | None, configured: str | None, profile: PgoProfile | None
+) -> str:
+    parts: list[str] = []
+    automatic = [s for s in sources if s.by == AUTOMATIC_WHY]
+    from_profile = [s for s in sources if s.by == PROFILE]
+    if automatic:
+        parts.append(
+            f"torch made {_count(automatic, 'input')} dynamic when a call changed {_them(automatic)}, "
+            f"at the cost of a recompile (automatic dynamic shapes): {_list(automatic)}."
+        )
+    if profile is not None:
+        key = f" (key {profile.key})" if profile.key else ""
+        if from_profile:
+            parts.append(
+                f"This run read a PGO profile{key} that an earlier run with the same TORCH_COMPILE_JOB_ID "
+                f"wrote ({profile.artifact}): {_list(from_profile)} were dynamic from their first compile, "
+                "whatever this run's calls. A run with another job id, or without the profile, starts static again."
+            )
+        else:
+            parts.append(f"This run read a PGO profile{key} ({profile.artifact}) that makes nothing dynamic.")
+    if configured is not None:
+        parts.append(f'TORCH_COMPILE_DYNAMIC_SOURCES was set: "{configured}".')
+    if value is not None:
+        parts.append(
+            "To compile them dynamic from the first call, without changing code: "
+            f'TORCH_COMPILE_DYNAMIC_SOURCES="{value}" '
+            "(it names the inputs of every compiled function; an entry ending in :N names one dimension)."
+        )
+    shared = {s.source: s for s in sources if s.shared_with and value is not None}
+    for source in shared.values():
+        names = _and([f.name or "?" for f in source.shared_with[:4]])
+        parts.append(
+            f"{source.source} also names an input of {names}, which stayed static: the variable would make it dynamic "
+            "there too (the recompile's mark_dynamic fix marks one tensor)."
+        )
+    return " ".join(parts)
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _count(sources: Sequence[DynamicSource], noun: str) -> str:
+    n = len({s.source for s in sources})
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def _them(sources: Sequence[DynamicSource]) -> str:
+    return "it" if len({s.source for s in sources}) == 1 else "them"
+
+
+def _list(sources: Sequence[DynamicSource]) -> str:
+    return ", ".join(_described(s) for s in sources[:6]) + (f" and {len(sources) - 6} more" if len(sources) > 6 else "")
+
+
+def _described(source: DynamicSource) -> str:
+    if source.changed:
+        return f"{source.input} ({'; '.join(source.changed)})"
+    what = source.input if source.dims is None else f"{source.input} dim {', '.join(map(str, source.dims))}"
+    changed = f" ({'; '.join(source.changed)})" if source.changed else ""
+    return f"{what}{changed}"

@@ -1,0 +1,174 @@
+"""Why an input is dynamic that no line of the code marked, and the setting that asks for it
+(analyse/fold/dynamic.py; compiles.json `dynamic` and `symbols[].why`, format 1.29).
+
+On corpus `pgo` (run1 learns by recompiling with TORCH_COMPILE_JOB_ID set, run2 reads the PGO
+profile, run3 sets the value tlscope recommends from run1) and `recompiles_dynamic` (automatic
+dynamic shapes on two functions, a marked dimension), read against the logs' own events parsed
+here, and on hostile values."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+import tlscope
+from tlscope.analyse.fold.dynamic import DynamicFold, _dynamic_sources, _entries, _matches, _read_profile
+from tlscope.api import Trace
+from tlscope.cli import main as cli
+
+PGO = CORPUS / "pgo"
+SCENARIO = CORPUS.parent / "scenarios" / "pgo.py"
+
+
+@cache
+def _trace(folder: Path) -> Trace:
+    return tlscope.load(next(folder.glob("*.log.gz")))
+
+
+def _recommended_by_scenario() -> str:
+    """The value run3 was given: the scenario's RECOMMENDED, read from its source."""
+    found = re.search(r'^RECOMMENDED = "(.*)"$', SCENARIO.read_text(), re.M)
+    assert found is not None
+    return found[1]
+
+
+def _chromium(folder: Path) -> Iterator[dict[str, Any]]:
+    """Each chromium event of the folder's log (its payload), parsed here."""
+    lines = gzip.decompress(next(folder.glob("*.log.gz")).read_bytes()).decode("utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if '"chromium_event"' not in line:
+            continue
+        body = []
+        for later in lines[i + 1 :]:
+            if not later.startswith("\t"):
+                break
+            body.append(later[1:])
+        yield json.loads("\n".join(body))
+
+
+def _automatic(folder: Path) -> dict[str, list[object]]:
+    """Per source, the `dim_changed` of each `automatic_dynamic` event of the log."""
+    found: dict[str, list[object]] = {}
+    for event in _chromium(folder):
+        if event.get("name") == "automatic_dynamic":
+            found.setdefault(event["args"]["name"], []).append(event["args"]["dim_changed"])
+    return found
+
+
+def test_run1_says_what_automatic_dynamic_shapes_made_dynamic() -> None:
+    dynamic = _trace(PGO / "run1").dynamic
+    assert dynamic is not None
+    logged = _automatic(PGO / "run1")
+    assert [s.source for s in dynamic.sources] == list(logged)
+    for source in dynamic.sources:
+        dims = [d for d in logged[source.source] if isinstance(d, int)]
+        assert source.by == "automatic" and source.compile_id == "[0/1]"
+        assert source.dims == (None if len(dims) < len(logged[source.source]) else sorted(dims))
+        assert source.function is not None and source.function.name == "shaped"
+    x = dynamic.sources[0]
+    assert x.changed == ["[0/1] dim 0: 4 -> 6"] and x.entries == ["L['x']:0"]
+    assert dynamic.configured is None and dynamic.profile is None
+    # The value run3 was given, which made it compile once (below): tlscope's answer closes the loop.
+    assert dynamic.recommended == _recommended_by_scenario()
+    assert f'TORCH_COMPILE_DYNAMIC_SOURCES="{dynamic.recommended}"' in dynamic.sentence
+    whys = {(s.compile_id, s.source): s.why for s in _trace(PGO / "run1").symbols}
+    assert whys == {("[0/1]", "L['x'].size()[0]"): "automatic", ("[0/1]", "L['k']"): "automatic"}
+
+
+def test_run2_says_the_pgo_profile_made_its_first_compile_dynamic() -> None:
+    trace = _trace(PGO / "run2")
+    dynamic = trace.dynamic
+    assert dynamic is not None and dynamic.profile is not None
+    assert dynamic.profile.artifact == "get_local_code_state" and dynamic.profile.where == "local"
+    assert dynamic.profile.key is not None and dynamic.profile.key.startswith("tlscope-pgo:")
+    assert dynamic.profile.functions == 1 and dynamic.profile.event.payload_filename
+    run1 = _trace(PGO / "run1").dynamic
+    assert run1 is not None
+    assert [(s.source, s.dims) for s in dynamic.sources] == [(s.source, s.dims) for s in run1.sources]
+    assert {s.by for s in dynamic.sources} == {"profile"}
+    assert not trace.recompiles and [c.id for c in trace.compiles if c.status != "outside"] == ["[0/0]"]
+    assert {s.why for s in trace.symbols} == {"profile"}
+    assert "PGO profile" in dynamic.sentence and "TORCH_COMPILE_JOB_ID" in dynamic.sentence
+    assert dynamic.recommended == run1.recommended
+
+
+def test_run3_given_the_recommendation_compiles_once_with_dim_1_static() -> None:
+    trace = _trace(PGO / "run3")
+    dynamic = trace.dynamic
+    assert dynamic is not None
+    assert dynamic.configured == _recommended_by_scenario()
+    assert dynamic.sources == [] and dynamic.recommended is None
+    assert [c.id for c in trace.compiles if c.status != "outside"] == ["[0/0]"]
+    assert sorted(s.source or "" for s in trace.symbols) == ["L['k']", "L['x'].size()[0]"]
+    assert {s.why for s in trace.symbols} == {"configured"}
+
+
+def test_recompiles_dynamic_whole_sources_marked_dims_and_shared_names() -> None:
+    trace = _trace(CORPUS / "recompiles_dynamic")
+    dynamic = trace.dynamic
+    assert dynamic is not None
+    by_source = {s.source: s for s in dynamic.sources}
+    # x changed its number of dimensions: the whole source, each change with its compile id.
+    assert by_source["L['x']"].dims is None and by_source["L['x']"].entries == ["L['x']"]
+    assert [c.split()[0] for c in by_source["L['x']"].changed] == ["[0/1]", "[0/2]", "[0/3]"]
+    assert "(?, ?) -> (3, 4, 5)" in by_source["L['x']"].changed[2]
+    assert by_source["L['k']"].compile_id == "[1/1]" and by_source["L['k']"].function.name == "scaled"  # type: ignore[union-attr]
+    assert dynamic.recommended == "L['x'],L['k']"
+    # Other functions with an `x` that stayed static: the variable would reach them too.
+    assert [f.name for f in by_source["L['x']"].shared_with] == ["scaled", "limited"]
+    assert "also names an input of scaled and limited" in dynamic.sentence
+    whys = {(s.compile_id, s.symbol): s.why for s in trace.symbols}
+    assert whys[("[0/5]", "s77")] == "marked"  # mark_dynamic, over the frame's automatic dynamic
+    assert whys[("[0/1]", "s77")] == "automatic" and whys[("[0/6]", "s27")] == "automatic"
+
+
+def test_a_log_with_nothing_dynamic_has_none() -> None:
+    assert _trace(CORPUS / "simple").dynamic is None
+
+
+def test_summary_and_report_say_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = next((PGO / "run1").glob("*.log.gz"))
+    assert cli(["summary", str(log), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["dynamic"]["recommended"] == _recommended_by_scenario()
+    assert cli(["summary", str(log), "--width", "200"]) == 0
+    assert "Why dynamic? torch made 2 inputs dynamic" in capsys.readouterr().out
+    assert cli([str(log), "-o", str(tmp_path / "out")]) == 0
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert '<h3 id="why-dynamic">' in page
+    assert "TORCH_COMPILE_DYNAMIC_SOURCES=&#34;L[&#39;x&#39;]:0,L[&#39;k&#39;]&#34;" in page  # escaped
+    written = json.loads((tmp_path / "out" / "compiles.json").read_text())
+    assert written["format_minor"] >= 29 and written["dynamic"]["sources"][0]["entries"] == ["L['x']:0"]
+
+
+def test_entries_and_matching_as_torch_reads_them() -> None:
+    assert _entries(" L['x']:0, L['k'],,G['w']:12 ") == [("L['x']", 0), ("L['k']", None), ("G['w']", 12)]
+    assert _matches("L['x']", 0, "L['x']", 0) and not _matches("L['x']", 1, "L['x']", 0)
+    assert _matches(r"L\['x.*'\]", None, "L['xs']", 2)  # a regex, as torch's re.match
+    assert not _matches("([", None, "L['x']", 0)  # a bad pattern matches nothing, never raises
+
+
+def test_hostile_values_are_kept_or_dropped_never_raised() -> None:
+    assert _dynamic_sources("{not json") is None
+    assert _dynamic_sources('["a list"]') is None
+    assert _dynamic_sources('{"dynamic_sources": 3}') is None
+    assert _dynamic_sources('{"dynamic_sources": "L[\'x\']"}') == "L['x']"
+    assert _read_profile("garbage\n  L['x']: tensor size=[?]\n::::\n", None) == {}
+    profile = _read_profile("f.py:3:g:\n  L['x']: tensor size=[?, 8, ?] stride=[]\n  L['n']: scalar 4\n", "[0/0]")
+    assert [(k.source, k.dims) for k in profile[("f.py", 3, "g")]] == [("L['x']", [0, 2])]
+    fold = DynamicFold()
+    fold.chromium("automatic_dynamic", {"name": 5, "dim_changed": 0}, "[0/1]")
+    fold.chromium("automatic_dynamic", "not a dict", "[0/1]")
+    fold.chromium("automatic_dynamic", {"name": "L['y']", "dim_changed": {"a": 1}}, None)
+    fold.metrics('{"dynamic_sources": "(["}')
+    assert fold.configured == "(["
+    result = fold.result()
+    assert result is not None and result.sources == []  # a source with no dimension said is not one
