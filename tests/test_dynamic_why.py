@@ -130,6 +130,24 @@ def test_recompiles_dynamic_whole_sources_marked_dims_and_shared_names() -> None
     assert whys[("[0/1]", "s77")] == "automatic" and whys[("[0/6]", "s27")] == "automatic"
 
 
+def test_sources_the_setting_would_not_help_are_left_out() -> None:
+    """specialized: both functions' dim 0 became dynamic, then the code specialised it (a branch on
+    the size, a loop over it): no setting helps, the symbols' fixes say what to change.
+    graph_breaks_repeated: `___stack0` is Dynamo's name for a value a graph break left."""
+    specialized = _trace(CORPUS / "specialized").dynamic
+    assert specialized is not None and specialized.recommended is None
+    assert [(s.function.name, s.left_out) for s in specialized.sources] == [  # type: ignore[union-attr]
+        ("pick", "specialised"),
+        ("looped", "specialised"),
+    ]
+    assert "TORCH_COMPILE_DYNAMIC_SOURCES would not help: x dim 0 of pick, x dim 0 of looped" in specialized.sentence
+    breaks = _trace(CORPUS / "graph_breaks_repeated").dynamic
+    assert breaks is not None
+    internal = [s.source for s in breaks.sources if s.left_out == "internal"]
+    assert internal == ["L['___stack0']"] and "___stack0" not in (breaks.recommended or "")
+    assert breaks.recommended == "L['x'],L['t']"
+
+
 def test_a_log_with_nothing_dynamic_has_none() -> None:
     assert _trace(CORPUS / "simple").dynamic is None
 
@@ -172,3 +190,22 @@ def test_hostile_values_are_kept_or_dropped_never_raised() -> None:
     assert fold.configured == "(["
     result = fold.result()
     assert result is not None and result.sources == []  # a source with no dimension said is not one
+
+
+def test_diff_says_why_the_sides_are_dynamic_differently(capsys: pytest.CaptureFixture[str]) -> None:
+    """run1 recompiled to learn, run2 read the profile run1 wrote, run3 was told the value: the
+    graphs differ in which sizes are symbols, and diff says why (informative lines)."""
+    logs = {run: str(next((PGO / run).glob("*.log.gz"))) for run in ("run1", "run2", "run3")}
+    cli(["diff", logs["run1"], logs["run2"], "--json"])
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["dynamic"] == [
+        "B read a PGO profile (get_local_code_state, key tlscope-pgo:None:), A none: it made x dim 0, k dynamic "
+        "from B's first compile (an earlier run with the same TORCH_COMPILE_JOB_ID wrote it)",
+        "A made x dim 0, k ([0/1]) dynamic by recompiling (automatic dynamic shapes), B did not",
+    ]
+    cli(["diff", logs["run1"], logs["run3"]])
+    out = capsys.readouterr().out
+    said = f'why dynamic differs: TORCH_COMPILE_DYNAMIC_SOURCES: unset in A, "{_recommended_by_scenario()}" in B'
+    assert said in out
+    cli(["diff", logs["run1"], logs["run1"]])
+    assert "why dynamic differs" not in capsys.readouterr().out

@@ -448,8 +448,11 @@ class Trace:
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared; the
         torch.export calls in order."""
+        from tlscope.analyse.dynamic_diff import dynamic_lines
+
         result = diff_traces(self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports))
         result.sizes = size_changes(self.log_size, other.log_size)
+        result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic)
         return result
 
     def to_pandas(self) -> Any:

@@ -107,6 +107,9 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     #: Cache lookups of matched compiles whose keys differ, with the parts of the key that
     #: differ (why a warm start missed: analyse/cache_key.py).
     caches: list[CacheKeyChange] = []
+    #: Why the sides' inputs are dynamic differently (analyse/dynamic_diff.py), one line each:
+    #: informative, it explains graph differences listed above. Since 1.29.
+    dynamic: list[str] = []
 
 
 class SizeChange(msgspec.Struct, kw_only=True):

@@ -712,6 +712,11 @@ class DynamicSource(msgspec.Struct, kw_only=True):
     #: Other compiled functions with a tensor input of the same source that stayed static: the
     #: variable names inputs of every function, so it would make theirs dynamic too.
     shared_with: list[SourceLocation] = []
+    #: Why its entries are not in `recommended`: `specialised` (the code specialises the dimension
+    #: in a compile of its function: each dynamic graph is specialised again, and the symbol's
+    #: `fix` says what to change) or `internal` (Dynamo's own name, e.g. `L['___stack0']`, a value
+    #: a graph break left on the stack); null when they are.
+    left_out: str | None = None
 
 
 class PgoProfile(msgspec.Struct, kw_only=True):

@@ -41,6 +41,9 @@ CHROMIUM_NAMES = frozenset({AUTOMATIC, *_READ_SPANS})
 #: `symbols[].why`, strongest first (torch's order: a marked dimension, then the configured
 #: sources, then what the frame learned in this run or from the profile).
 MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic", "profile"
+#: Sources Dynamo names itself (a value a graph break left on the stack, `L['___stack0']`): a
+#: setting naming them would reach every resumed function's, and changes with the code.
+INTERNAL_PREFIXES = ("L['___", "G['___")
 #: A profile's function line: `hash(6b2b3e2c)/path/to/file.py:21:shaped:`.
 _FUNCTION = re.compile(r"^(?:hash\([0-9a-f]*\))?(?P<file>.*):(?P<line>\d+):(?P<name>[^:]*):$")
 #: A profile's source line: `  L['x']: tensor size=[?, 8] stride=[S(1), 1]`.
@@ -78,6 +81,8 @@ class DynamicFold:
         self._configs: dict[str, str | None] = {}
         #: Each frame's function (its first compile's), as `attach_why` meets them.
         self._functions: dict[str, SourceLocation] = {}
+        #: (frame, source, dimension) the code specialised in some compile (`left_out`).
+        self._specialised: set[tuple[str | None, str, int | None]] = set()
         #: Per tensor input source, the frames whose compiles have it (`shared_with`).
         self._inputs: dict[str, dict[str, None]] = {}
         #: The profile's key (the job id) as the last `pgo.get_*` span logged it.
@@ -154,6 +159,8 @@ class DynamicFold:
             if symbol.kind != "backed" or symbol.input_source is None or symbol.what not in ("size", "value"):
                 continue
             symbol.why = self._why(symbol, by_id.get(symbol.compile_id or ""), configured)
+            if symbol.specializations and len(self._specialised) < MAX_SOURCES:
+                self._specialised.add((_frame_text(symbol.compile_id), symbol.input_source, symbol.dim))
 
     def _why(self, symbol: Symbol, entry: CompileEntry | None, configured: list[tuple[str, int | None]]) -> str | None:
         source, dim = symbol.input_source, symbol.dim
@@ -183,8 +190,10 @@ class DynamicFold:
         sources = [_source(found, self._functions, self._shared(found, kept)) for found in kept]
         if not sources and self.configured is None and self.profile_read is None:
             return None
+        for found, source in zip(kept, sources, strict=True):
+            source.left_out = self._left_out(found)
         configured = _entries(self.configured)
-        wanted = [s for s in sources if not _configured(s, configured)]
+        wanted = [s for s in sources if s.left_out is None and not _configured(s, configured)]
         value = _recommend(wanted)
         return Dynamic(
             sources=sources,
@@ -193,6 +202,19 @@ class DynamicFold:
             profile=self.profile_read,
             sentence=_sentence(sources, value, self.configured, self.profile_read),
         )
+
+    def _left_out(self, found: _Learned) -> str | None:
+        """Why a source's entries are not recommended: Dynamo's own name for a value (`internal`),
+        or a dimension the code specialised in a compile of its frame (`specialised`: each dynamic
+        graph is specialised again, and the symbol's `fix` says what to change)."""
+        if found.source.startswith(INTERNAL_PREFIXES):
+            return "internal"
+        dims: list[int | None] = list(found.dims) if found.dims is not None else [None]
+        if any((found.frame, found.source, d) in self._specialised for d in dims) or any(
+            f == found.frame and s == found.source for f, s, _ in self._specialised if found.dims is None
+        ):
+            return "specialised"
+        return None
 
     def _shared(self, found: _Learned, learned: Sequence[_Learned]) -> list[SourceLocation]:
         """The functions, other than those that learned `found.source`, with an input of that source."""
@@ -355,11 +377,17 @@ def _sentence(
         parts.append(f'TORCH_COMPILE_DYNAMIC_SOURCES was set: "{configured}".')
     if value is not None:
         parts.append(
-            "To compile them dynamic from the first call, without changing code: "
+            f"To compile {_them([s for s in sources if s.left_out is None])} dynamic from the first call, "
+            "without changing code: "
             f'TORCH_COMPILE_DYNAMIC_SOURCES="{value}" '
             "(it names the inputs of every compiled function; an entry ending in :N names one dimension)."
         )
-    shared = {s.source: s for s in sources if s.shared_with and value is not None}
+    for reason, words in LEFT_OUT_WORDS.items():
+        left = [s for s in sources if s.left_out == reason]
+        if left:
+            head = "Left out of it" if value is not None else "TORCH_COMPILE_DYNAMIC_SOURCES would not help"
+            parts.append(f"{head}: {_list(left, changes=False)}: {words}.")
+    shared = {s.source: s for s in sources if s.shared_with and s.left_out is None and value is not None}
     for source in shared.values():
         names = _and([f.name or "?" for f in source.shared_with[:4]])
         parts.append(
@@ -374,21 +402,32 @@ def _and(names: Sequence[str]) -> str:
 
 
 def _count(sources: Sequence[DynamicSource], noun: str) -> str:
-    n = len({s.source for s in sources})
+    n = len(sources)
     return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 def _them(sources: Sequence[DynamicSource]) -> str:
-    return "it" if len({s.source for s in sources}) == 1 else "them"
+    return "it" if len(sources) == 1 else "them"
 
 
-def _list(sources: Sequence[DynamicSource]) -> str:
-    return ", ".join(_described(s) for s in sources[:6]) + (f" and {len(sources) - 6} more" if len(sources) > 6 else "")
+#: `left_out` in words.
+LEFT_OUT_WORDS = {
+    "specialised": "the code specialises that dimension in a compile, so a dynamic graph is specialised "
+    "again (the symbol's fix says what to change)",
+    "internal": "Dynamo's own name for a value a graph break left on the stack",
+}
 
 
-def _described(source: DynamicSource) -> str:
-    if source.changed:
-        return f"{source.input} ({'; '.join(source.changed)})"
-    what = source.input if source.dims is None else f"{source.input} dim {', '.join(map(str, source.dims))}"
-    changed = f" ({'; '.join(source.changed)})" if source.changed else ""
-    return f"{what}{changed}"
+def _list(sources: Sequence[DynamicSource], changes: bool = True) -> str:
+    # The function is named when the list spans several (two of them may have an `x`).
+    named = len({s.function.name if s.function else None for s in sources}) > 1
+    more = f" and {len(sources) - 6} more" if len(sources) > 6 else ""
+    return ", ".join(_described(s, changes, named) for s in sources[:6]) + more
+
+
+def _described(source: DynamicSource, changes: bool = True, named: bool = False) -> str:
+    of = f" of {source.function.name}" if named and source.function is not None and source.function.name else ""
+    if changes and source.changed:
+        return f"{source.input}{of} ({'; '.join(source.changed)})"
+    dims = f" dim {', '.join(map(str, source.dims))}" if source.dims is not None else ""
+    return f"{source.input}{dims}{of}"

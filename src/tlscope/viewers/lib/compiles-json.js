@@ -468,6 +468,7 @@
  * @property {string[]} [changed]
  * @property {string[]} [entries]
  * @property {SourceLocation[]} [shared_with]
+ * @property {string | null} [left_out]
  */
 
 /**

@@ -55,6 +55,7 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
     summary = result.summary
     if result.equal:
         yield "No differences."
+        yield from dynamic_said(result)
         yield from time_lines(result, sides)
         return
     yield "What differs:"
@@ -74,6 +75,7 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         if not (readable and readable[0].counts):
             yield from (f"      {line}" for line in change.change)
         yield from structure_lines(change.structure)
+    yield from dynamic_said(result)
     for cache in summary.caches:
         if cache.said_elsewhere:
             continue
@@ -89,6 +91,12 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
     if summary.not_logged:
         yield f"  ({summary.not_logged} payloads logged on one side only because the other hit a cache: not compared)"
     yield from time_lines(result, sides)
+
+
+def dynamic_said(result: TraceDiff) -> Iterator[str]:
+    """Why the sides' inputs are dynamic differently (analyse/dynamic_diff.py; informative)."""
+    for line in result.summary.dynamic:
+        yield f"  why dynamic differs: {line}"
 
 
 def time_lines(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iterator[str]:

@@ -465,6 +465,7 @@ export type DynamicSource = {
     changed?: string[] | undefined;
     entries?: string[] | undefined;
     shared_with?: SourceLocation[] | undefined;
+    left_out?: string | null | undefined;
 };
 /**
  * The PGO profile a run read at its first compile (torch/_dynamo/pgo.py). Since 1.29.

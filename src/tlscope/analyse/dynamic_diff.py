@@ -1,0 +1,62 @@
+"""Why two runs' inputs are dynamic differently (`tlscope diff`'s `summary.dynamic`).
+
+Two runs of one program whose graphs differ only in which sizes are symbols (`f32[4, 8]` in A,
+`f32[s77, 8]` in B) differ in what made those sizes dynamic, and each side's compiles.json
+`dynamic` (analyse/fold/dynamic.py) says it: a PGO profile one side read (a second run with the
+same TORCH_COMPILE_JOB_ID), a TORCH_COMPILE_DYNAMIC_SOURCES one side set, or sources one side made
+dynamic by recompiling. Informative lines, as the compile times: they explain the differences
+listed, never make two traces different.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tlscope.format.compiles import Dynamic, DynamicSource
+
+
+def dynamic_lines(a: Dynamic | None, b: Dynamic | None, sides: tuple[str, str] = ("A", "B")) -> list[str]:
+    """What differs in why each side's inputs are dynamic, one line each; [] when nothing does."""
+    lines: list[str] = []
+    profiles = (a.profile if a else None, b.profile if b else None)
+    for i, (side, found) in enumerate(zip(sides, (a, b), strict=True)):
+        other = sides[1 - i]
+        if profiles[i] is not None and profiles[1 - i] is None:
+            assert found is not None and found.profile is not None
+            said = _said([s for s in found.sources if s.by == "profile"]) or "nothing"
+            key = f", key {found.profile.key}" if found.profile.key else ""
+            lines.append(
+                f"{side} read a PGO profile ({found.profile.artifact}{key}), {other} none: it made {said} "
+                f"dynamic from {side}'s first compile (an earlier run with the same TORCH_COMPILE_JOB_ID wrote it)"
+            )
+    configured = (a.configured if a else None, b.configured if b else None)
+    if configured[0] != configured[1]:
+        values = [f'"{value}"' if value is not None else "unset" for value in configured]
+        lines.append(f"TORCH_COMPILE_DYNAMIC_SOURCES: {values[0]} in {sides[0]}, {values[1]} in {sides[1]}")
+    learned = (_automatic(a), _automatic(b))
+    for i, side in enumerate(sides):
+        own = [s for key, s in learned[i].items() if key not in learned[1 - i]]
+        if own:
+            lines.append(
+                f"{side} made {_said(own)} dynamic by recompiling (automatic dynamic shapes), {sides[1 - i]} did not"
+            )
+    return lines
+
+
+def _automatic(found: Dynamic | None) -> dict[tuple[str, str | None, tuple[int, ...] | None], DynamicSource]:
+    """A side's sources made dynamic by recompiling, by (source, function, dims)."""
+    if found is None:
+        return {}
+    return {
+        (s.source, s.function.name if s.function else None, tuple(s.dims) if s.dims is not None else None): s
+        for s in found.sources
+        if s.by == "automatic"
+    }
+
+
+def _said(sources: Sequence[DynamicSource]) -> str:
+    names = [s.input if s.dims is None else f"{s.input} dim {', '.join(map(str, s.dims))}" for s in sources[:6]]
+    more = f" and {len(sources) - 6} more" if len(sources) > 6 else ""
+    at = {s.compile_id for s in sources if s.compile_id and s.by == "automatic"}
+    where = f" ({', '.join(sorted(at))})" if at else ""
+    return ", ".join(names) + more + where
