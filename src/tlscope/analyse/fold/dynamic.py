@@ -44,13 +44,15 @@ MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic"
 #: Sources Dynamo names itself (a value a graph break left on the stack, `L['___stack0']`): a
 #: setting naming them would reach every resumed function's, and changes with the code.
 INTERNAL_PREFIXES = ("L['___", "G['___")
+#: The patterns below are compiled when first used (re's cache), not when every parse imports
+#: this module: most logs have no profile and no automatic_dynamic event.
 #: A profile's function line: `hash(6b2b3e2c)/path/to/file.py:21:shaped:`.
-_FUNCTION = re.compile(r"^(?:hash\([0-9a-f]*\))?(?P<file>.*):(?P<line>\d+):(?P<name>[^:]*):$")
+_FUNCTION = r"^(?:hash\([0-9a-f]*\))?(?P<file>.*):(?P<line>\d+):(?P<name>[^:]*):$"
 #: A profile's source line: `  L['x']: tensor size=[?, 8] stride=[S(1), 1]`.
-_ENTRY = re.compile(r"^  (?P<source>\S.*?): (?P<state>.*)$")
-_SIZES = re.compile(r"^tensor size=\[(?P<sizes>[^\]]*)\]")
+_ENTRY = r"^  (?P<source>\S.*?): (?P<state>.*)$"
+_SIZES = r"^tensor size=\[(?P<sizes>[^\]]*)\]"
 #: A dynamic size as torch prints it in `automatic_dynamic`'s `cached`.
-_AUTO = re.compile(r"<?AutoDynamic\.token(?:: \d+>)?")
+_AUTO = r"<?AutoDynamic\.token(?:: \d+>)?"
 #: Profiles and sources kept at most (a profile of a big model lists every input of every frame).
 MAX_SOURCES = 500
 
@@ -231,7 +233,7 @@ def _frame_text(cid: str | None) -> str | None:
 
 def _value(value: object) -> str:
     """A cached or new value as torch logged it, a dynamic size as `?` (its profile's notation)."""
-    return _AUTO.sub("?", str(value))
+    return re.sub(_AUTO, "?", str(value))
 
 
 def _read_profile(text: str, cid: str | None) -> dict[tuple[str, int, str], list[_Learned]]:
@@ -241,10 +243,10 @@ def _read_profile(text: str, cid: str | None) -> dict[tuple[str, int, str], list
     function: SourceLocation | None = None
     kept = 0
     for line in text.splitlines():
-        if (head := _FUNCTION.match(line)) is not None:
+        if (head := re.match(_FUNCTION, line)) is not None:
             function = SourceLocation(file=head["file"], line=int(head["line"]), name=head["name"])
             current = functions.setdefault(_function_key(function), [])
-        elif current is not None and (entry := _ENTRY.match(line)) is not None and kept < MAX_SOURCES:
+        elif current is not None and (entry := re.match(_ENTRY, line)) is not None and kept < MAX_SOURCES:
             dims = _dynamic_dims(entry["state"])
             if dims is None or dims:
                 kept += 1
@@ -261,7 +263,7 @@ def _dynamic_dims(state: str) -> list[int] | None:
     or tensor"), [] for none (`scalar 2`, a static size)."""
     if state.startswith("fully dynamic"):
         return None
-    sizes = _SIZES.match(state)
+    sizes = re.match(_SIZES, state)
     if sizes is None:
         return []
     return [i for i, size in enumerate(sizes["sizes"].split(",")) if size.strip() == "?"]
