@@ -149,6 +149,12 @@ def test_recompiles_view_lists_every_recompile(
         # torch's own fix hints of the failure (format 1.12), e.g. the recompile limit's.
         said = [*failure["hints"], failure["docs_url"]] if failure else []
         assert row.locator(".rc-hint").all_text_contents() == [f"torch: {h}" for h in said if h]
+    # Why inputs are dynamic, as compiles.json's `dynamic` says it (format 1.29), opened on demand.
+    dynamic = json.loads((folders[name] / "compiles.json").read_text())["dynamic"]
+    assert page.locator(".rc-why-sentence").all_text_contents() == [dynamic["sentence"]]
+    page.locator(".rc-why-dynamic summary").click()
+    assert page.locator(".rc-why-sentence").is_visible()
+    page.locator(".rc-why-dynamic summary").click()
     # The rows are in compile order, on one screen (1400 x 1000) for the corpus's 11: the last
     # one's compile id, function and reason are in view without scrolling (torch's hints below
     # them may run on).

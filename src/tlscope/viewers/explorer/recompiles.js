@@ -199,6 +199,16 @@ export function drawRecompiles(pane, trace, { onPick }) {
   const rows = recompileRows(trace);
   const none = trace.statusSource === 'compiles.json' ? 'No recompiles: every frame was compiled once.' : 'No compiles.json: recompiles are not indexed.';
   section.appendChild(el(doc, 'h3', '', rows.length ? `${rows.length} recompile${rows.length === 1 ? '' : 's'}` : none));
+  // Why inputs are dynamic that no line marked, and the setting that asks for it (compiles.json
+  // `dynamic`, format 1.29): decided by tlscope, a sentence per log (a rank's named in a job).
+  // One line, opened on demand: the recompiles stay on one screen.
+  for (const d of trace.dynamic) {
+    const who = trace.multiRank && d.rank !== null ? ` (rank ${d.rank})` : '';
+    const box = el(doc, 'details', 'rc-why-dynamic');
+    box.appendChild(el(doc, 'summary', '', `Why dynamic${who}? What made inputs dynamic that no line marked${d.recommended ? ', and the setting that asks for it' : ''}`));
+    box.appendChild(el(doc, 'p', 'rc-why-sentence', d.sentence));
+    section.appendChild(box);
+  }
   if (!rows.length) return rows;
   const table = el(doc, 'table', 'cp-table rc-table');
   const head = el(doc, 'tr', '');
