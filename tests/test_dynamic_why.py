@@ -209,3 +209,23 @@ def test_diff_says_why_the_sides_are_dynamic_differently(capsys: pytest.CaptureF
     assert said in out
     cli(["diff", logs["run1"], logs["run1"]])
     assert "why dynamic differs" not in capsys.readouterr().out
+
+
+def test_dynamic_false_recompiles_name_the_setting_that_overrides_it() -> None:
+    """dynamic_false run1: compiled with dynamic=False, each new size recompiled with it static;
+    each size recompile's fix names the setting that overrides dynamic=False (and not dynamic=False
+    itself, which the run already used). run2 was given that setting: one dynamic compile."""
+    setting = re.search(r'^SETTING = "(.*)"$', (SCENARIO.parent / "dynamic_false.py").read_text(), re.M)
+    assert setting is not None
+    run1 = _trace(CORPUS / "dynamic_false" / "run1")
+    fixes = [c.recompile.fix for c in run1.recompiles if c.recompile is not None]
+    assert len(fixes) == 3 and all(f is not None for f in fixes)
+    for fix in fixes:
+        assert fix is not None and fix.kind == "mark_dynamic"
+        assert f'TORCH_COMPILE_DYNAMIC_SOURCES="{setting[1]}" (it overrides dynamic=False)' in fix.why
+        assert "dynamic=False) keeps" not in fix.why
+    assert run1.dynamic is None  # torch made nothing dynamic on its own
+    run2 = _trace(CORPUS / "dynamic_false" / "run2")
+    assert [c.id for c in run2.compiles if c.status != "outside"] == ["[0/0]"]
+    assert [(s.source, s.why) for s in run2.symbols] == [("L['x'].size()[0]", "configured")]
+    assert run2.dynamic is not None and run2.dynamic.configured == setting[1]
