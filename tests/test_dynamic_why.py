@@ -205,8 +205,9 @@ def test_diff_says_why_the_sides_are_dynamic_differently(capsys: pytest.CaptureF
     ]
     cli(["diff", logs["run1"], logs["run3"]])
     out = capsys.readouterr().out
-    said = f'why dynamic differs: TORCH_COMPILE_DYNAMIC_SOURCES: unset in A, "{_recommended_by_scenario()}" in B'
-    assert said in out
+    assert f"config differs: compiler dynamic_sources: '' -> \"{_recommended_by_scenario()}\"" in out
+    assert "config differs: compiler job_id: 'tlscope-pgo' -> None" in out
+    assert "why dynamic differs: A made x dim 0, k ([0/1]) dynamic by recompiling" in out
     cli(["diff", logs["run1"], logs["run1"]])
     assert "why dynamic differs" not in capsys.readouterr().out
 

@@ -448,12 +448,23 @@ class Trace:
     def diff(self, other: Trace) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared; the
         torch.export calls in order."""
+        from tlscope.analyse.config_diff import config_diff
         from tlscope.analyse.dynamic_diff import dynamic_lines
 
         result = diff_traces(self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports))
         result.sizes = size_changes(self.log_size, other.log_size)
         result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic)
+        result.summary.config = config_diff(self.first_configs(), other.first_configs())
         return result
+
+    def first_configs(self) -> dict[str, dict[str, Any]]:
+        """The configs the first metrics record logged (dynamo, compiler, functorch, inductor), by
+        section: the run's settings as its first compile saw them (read from raw.jsonl)."""
+        from tlscope.analyse.config_diff import configs_of
+
+        first = next(self.events("compilation_metrics"), None)
+        metrics = first.get("compilation_metrics") if first is not None else None
+        return configs_of(metrics if isinstance(metrics, dict) else None)
 
     def to_pandas(self) -> Any:
         """One row per compile id: id, status, function, time, graph breaks, recompile reason, failure.

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 import msgspec
 
 from tlscope.analyse.cache_key import CacheKeyChange, key_changes
+from tlscope.analyse.config_diff import ConfigDiff
 from tlscope.analyse.excerpt import around, differs_at
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
 from tlscope.analyse.time_diff import CompileTimes, compile_times, hit_a_cache
@@ -110,6 +111,10 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     #: Why the sides' inputs are dynamic differently (analyse/dynamic_diff.py), one line each:
     #: informative, it explains graph differences listed above. Since 1.29.
     dynamic: list[str] = []
+    #: The settings whose values differ between the two runs' first metrics records (dynamo,
+    #: compiler, functorch, inductor configs: analyse/config_diff.py); null when none does.
+    #: Informative, as `dynamic`: the cause of differences listed above, never one itself.
+    config: ConfigDiff | None = None
 
 
 class SizeChange(msgspec.Struct, kw_only=True):

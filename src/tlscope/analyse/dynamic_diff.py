@@ -3,8 +3,8 @@
 Two runs of one program whose graphs differ only in which sizes are symbols (`f32[4, 8]` in A,
 `f32[s77, 8]` in B) differ in what made those sizes dynamic, and each side's compiles.json
 `dynamic` (analyse/fold/dynamic.py) says it: a PGO profile one side read (a second run with the
-same TORCH_COMPILE_JOB_ID), a TORCH_COMPILE_DYNAMIC_SOURCES one side set, or sources one side made
-dynamic by recompiling. Informative lines, as the compile times: they explain the differences
+same TORCH_COMPILE_JOB_ID), or sources one side made dynamic by recompiling (a
+TORCH_COMPILE_DYNAMIC_SOURCES one side set is a setting: analyse/config_diff.py says it). Informative lines, as the compile times: they explain the differences
 listed, never make two traces different.
 """
 
@@ -29,10 +29,7 @@ def dynamic_lines(a: Dynamic | None, b: Dynamic | None, sides: tuple[str, str] =
                 f"{side} read a PGO profile ({found.profile.artifact}{key}), {other} none: it made {said} "
                 f"dynamic from {side}'s first compile (an earlier run with the same TORCH_COMPILE_JOB_ID wrote it)"
             )
-    configured = (a.configured if a else None, b.configured if b else None)
-    if configured[0] != configured[1]:
-        values = [f'"{value}"' if value is not None else "unset" for value in configured]
-        lines.append(f"TORCH_COMPILE_DYNAMIC_SOURCES: {values[0]} in {sides[0]}, {values[1]} in {sides[1]}")
+    # A TORCH_COMPILE_DYNAMIC_SOURCES set on one side is a setting: `summary.config` says it.
     learned = (_automatic(a), _automatic(b))
     for i, side in enumerate(sides):
         own = [s for key, s in learned[i].items() if key not in learned[1 - i]]

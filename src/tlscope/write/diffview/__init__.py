@@ -94,7 +94,12 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
 
 
 def dynamic_said(result: TraceDiff) -> Iterator[str]:
-    """Why the sides' inputs are dynamic differently (analyse/dynamic_diff.py; informative)."""
+    """The settings that differ (analyse/config_diff.py) and why the sides' inputs are dynamic
+    differently (analyse/dynamic_diff.py): informative, the causes of what differs."""
+    from tlscope.analyse.config_diff import config_lines
+
+    for line in config_lines(result.summary.config):
+        yield f"  config differs: {line}"
     for line in result.summary.dynamic:
         yield f"  why dynamic differs: {line}"
 
