@@ -230,3 +230,41 @@ def test_dynamic_false_recompiles_name_the_setting_that_overrides_it() -> None:
     assert [c.id for c in run2.compiles if c.status != "outside"] == ["[0/0]"]
     assert [(s.source, s.why) for s in run2.symbols] == [("L['x'].size()[0]", "configured")]
     assert run2.dynamic is not None and run2.dynamic.configured == setting[1]
+
+
+def _envelope(body: dict[str, Any], payload: object) -> str:
+    head = {"chromium_event": {}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0, "has_payload": "0" * 32}
+    text = json.dumps(payload, indent=0)
+    return f"V1128 09:08:27.920000 1952 torch/_dynamo/utils.py:2389] {json.dumps({**head, **body})}\n" + "".join(
+        f"\t{line}\n" for line in text.splitlines()
+    )
+
+
+def test_hostile_chromium_events_are_read_safely(tmp_path: Path) -> None:
+    """Names that are no text (a list: fuzz seed 20251123 input 268 raised TypeError in the
+    compile fold), huge values and sources: kept bounded or left out, never raised."""
+    huge = "9" * 100_000
+    events = [
+        {"name": ["automatic_dynamic"], "ts": 1, "ph": "i", "args": {}},
+        {"name": {"a": 1}, "ts": 2, "ph": "B", "args": {}},
+        {
+            "name": "automatic_dynamic",
+            "ts": 3,
+            "ph": "i",
+            "args": {"name": "L['x']", "dim_changed": 0, "cached": huge, "new": "5", "compile_id": "0/1"},
+        },
+        {
+            "name": "automatic_dynamic",
+            "ts": 4,
+            "ph": "i",
+            "args": {"name": "L['" + "y" * 5000 + "']", "dim_changed": 1, "compile_id": "0/1"},
+        },
+        {"name": "pgo.get_local_code_state", "ts": 5, "ph": "E", "args": {"cache_key": ["not text"]}},
+    ]
+    log = tmp_path / "hostile.log"
+    log.write_text("".join(_envelope({}, e) for e in events))
+    trace = tlscope.load(log)
+    dynamic = trace.dynamic
+    assert dynamic is not None and [s.source for s in dynamic.sources] == ["L['x']"]
+    (changed,) = dynamic.sources[0].changed
+    assert changed.startswith("[0/1] dim 0: 999") and len(changed) < 200 and changed.endswith("… -> 5")

@@ -4,8 +4,9 @@ Two runs of one program whose graphs differ only in which sizes are symbols (`f3
 `f32[s77, 8]` in B) differ in what made those sizes dynamic, and each side's compiles.json
 `dynamic` (analyse/fold/dynamic.py) says it: a PGO profile one side read (a second run with the
 same TORCH_COMPILE_JOB_ID), or sources one side made dynamic by recompiling (a
-TORCH_COMPILE_DYNAMIC_SOURCES one side set is a setting: analyse/config_diff.py says it). Informative lines, as the compile times: they explain the differences
-listed, never make two traces different.
+TORCH_COMPILE_DYNAMIC_SOURCES one side set is a setting: analyse/config_diff.py says it).
+Informative lines, as the compile times: they explain the differences listed, never make two
+traces different.
 """
 
 from __future__ import annotations

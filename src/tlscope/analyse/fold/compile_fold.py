@@ -488,7 +488,7 @@ def _phase_span(record: Record, other: Callable[[Record, str, object], None] | N
     value = decoded.value
     name = value.get("name", "") if isinstance(value, dict) else None
     if type(name) is not str or phase_name(name) is None:
-        if other is not None and name in DYNAMIC_NAMES:
+        if other is not None and type(name) is str and name in DYNAMIC_NAMES:
             other(record, name, value)
         return None
     try:

@@ -55,6 +55,9 @@ _SIZES = r"^tensor size=\[(?P<sizes>[^\]]*)\]"
 _AUTO = r"<?AutoDynamic\.token(?:: \d+>)?"
 #: Profiles and sources kept at most (a profile of a big model lists every input of every frame).
 MAX_SOURCES = 500
+#: A source name longer than this is no input's (log text), and a value is cut at VALUE_CHARS.
+MAX_SOURCE_CHARS = 1000
+VALUE_CHARS = 120
 
 
 class _Learned(msgspec.Struct):
@@ -103,7 +106,7 @@ class DynamicFold:
 
     def _automatic(self, args: dict[str, object], cid: str | None) -> None:
         source, dim = args.get("name"), args.get("dim_changed")
-        if not isinstance(source, str) or len(self.automatic) >= MAX_SOURCES:
+        if not isinstance(source, str) or len(source) > MAX_SOURCE_CHARS or len(self.automatic) >= MAX_SOURCES:
             return
         frame = _frame_text(cid)
         learned = self.automatic.get((frame, source))
@@ -232,8 +235,10 @@ def _frame_text(cid: str | None) -> str | None:
 
 
 def _value(value: object) -> str:
-    """A cached or new value as torch logged it, a dynamic size as `?` (its profile's notation)."""
-    return re.sub(_AUTO, "?", str(value))
+    """A cached or new value as torch logged it, a dynamic size as `?` (its profile's notation),
+    cut to VALUE_CHARS (log text: a value may be any size)."""
+    text = re.sub(_AUTO, "?", str(value)[: 4 * VALUE_CHARS])
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
 def _read_profile(text: str, cid: str | None) -> dict[tuple[str, int, str], list[_Learned]]:
@@ -243,7 +248,11 @@ def _read_profile(text: str, cid: str | None) -> dict[tuple[str, int, str], list
     function: SourceLocation | None = None
     kept = 0
     for line in text.splitlines():
+        if len(line) > MAX_SOURCE_CHARS:
+            continue
         if (head := re.match(_FUNCTION, line)) is not None:
+            if len(functions) >= MAX_SOURCES:
+                break
             function = SourceLocation(file=head["file"], line=int(head["line"]), name=head["name"])
             current = functions.setdefault(_function_key(function), [])
         elif current is not None and (entry := re.match(_ENTRY, line)) is not None and kept < MAX_SOURCES:
