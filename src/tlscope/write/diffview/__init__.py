@@ -59,6 +59,8 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield from time_lines(result, sides)
         return
     yield "What differs:"
+    # The causes first: a setting someone changed, a profile one side read.
+    yield from dynamic_said(result)
     for side, found in ((sides[0], summary.only_a), (sides[1], summary.only_b)):
         if found:
             yield f"  {len(found)} compile{'' if len(found) == 1 else 's'} only {side}: {', '.join(found)}"
@@ -75,7 +77,6 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         if not (readable and readable[0].counts):
             yield from (f"      {line}" for line in change.change)
         yield from structure_lines(change.structure)
-    yield from dynamic_said(result)
     for cache in summary.caches:
         if cache.said_elsewhere:
             continue
