@@ -76,6 +76,13 @@ def test_run1_says_what_automatic_dynamic_shapes_made_dynamic() -> None:
     x = dynamic.sources[0]
     assert x.changed == ["[0/1] dim 0: 4 -> 6"] and x.entries == ["L['x']:0"]
     assert dynamic.configured is None and dynamic.profile is None
+    # With TORCH_COMPILE_JOB_ID set, torch wrote what it learned: what run2 reads (the same payload).
+    written = dynamic.profile_written
+    assert written is not None and written.artifact == "put_local_code_state" and written.compile_id == "[0/1]"
+    run2 = _trace(PGO / "run2").dynamic
+    assert run2 is not None and run2.profile is not None
+    assert written.event.payload_filename == run2.profile.event.payload_filename
+    assert "This run wrote them to its PGO profile (put_local_code_state, key tlscope-pgo:None:)" in dynamic.sentence
     # The value run3 was given, which made it compile once (below): tlscope's answer closes the loop.
     assert dynamic.recommended == _recommended_by_scenario()
     assert f'TORCH_COMPILE_DYNAMIC_SOURCES="{dynamic.recommended}"' in dynamic.sentence
@@ -200,7 +207,7 @@ def test_diff_says_why_the_sides_are_dynamic_differently(capsys: pytest.CaptureF
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert summary["dynamic"] == [
         "B read a PGO profile (get_local_code_state, key tlscope-pgo:None:), A none: it made x dim 0, k dynamic "
-        "from B's first compile (an earlier run with the same TORCH_COMPILE_JOB_ID wrote it)",
+        "from B's first compile (the one A wrote)",
         "A made x dim 0, k ([0/1]) dynamic by recompiling (automatic dynamic shapes), B did not",
     ]
     cli(["diff", logs["run1"], logs["run3"]])

@@ -26,9 +26,14 @@ def dynamic_lines(a: Dynamic | None, b: Dynamic | None, sides: tuple[str, str] =
             assert found is not None and found.profile is not None
             said = _said([s for s in found.sources if s.by == "profile"]) or "nothing"
             key = f", key {found.profile.key}" if found.profile.key else ""
+            # The profile one side wrote last and the other read are the same payload: say so.
+            writer = (a, b)[1 - i]
+            written = writer.profile_written if writer is not None else None
+            same = written is not None and written.event.payload_filename == found.profile.event.payload_filename
+            origin = f"the one {other} wrote" if same else "an earlier run with the same TORCH_COMPILE_JOB_ID wrote it"
             lines.append(
                 f"{side} read a PGO profile ({found.profile.artifact}{key}), {other} none: it made {said} "
-                f"dynamic from {side}'s first compile (an earlier run with the same TORCH_COMPILE_JOB_ID wrote it)"
+                f"dynamic from {side}'s first compile ({origin})"
             )
     # A TORCH_COMPILE_DYNAMIC_SOURCES set on one side is a setting: `summary.config` says it.
     learned = (_automatic(a), _automatic(b))

@@ -748,6 +748,9 @@ class Dynamic(msgspec.Struct, kw_only=True):
     configured: str | None = None
     #: The PGO profile the run read; null when it read none.
     profile: PgoProfile | None = None
+    #: The PGO profile the run wrote last (`put_*_code_state`, after each compile that changed what
+    #: it learned: what the next run with the same job id reads); null when it wrote none.
+    profile_written: PgoProfile | None = None
     #: The answer in words.
     sentence: str
 

@@ -20,7 +20,7 @@ from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, v
 from tlscope.analyse.fold.capture import AotiSpans, Captures
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
 from tlscope.analyse.fold.dynamic import CHROMIUM_NAMES as DYNAMIC_NAMES
-from tlscope.analyse.fold.dynamic import PROFILE_READS, DynamicFold
+from tlscope.analyse.fold.dynamic import PROFILE_ARTIFACTS, DynamicFold
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
@@ -339,7 +339,7 @@ class CompileFold:
             acc.cache.append(self._cache(record, match["cache"], match["outcome"], payload_ref(record, name, raw_line)))
         elif name in GRAPH_ARTIFACTS:
             acc.graphs.append(self._graph(record, name, raw_line))
-        elif name in PROFILE_READS:
+        elif name in PROFILE_ARTIFACTS:
             self.dynamic.artifact(record, name, raw_line, acc.cid.display)
         elif _CODE_ARTIFACT.search(name):
             acc.code.append(payload_ref(record, name, raw_line))

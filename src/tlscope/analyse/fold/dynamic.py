@@ -36,8 +36,15 @@ PROFILE_READS = {
     "get_extra_remote_code_state": "extra remote",
 }
 #: The spans that log the profile's key (`cache_key`, the job id) when it is read.
-_READ_SPANS = frozenset(f"pgo.{name}" for name in PROFILE_READS)
-CHROMIUM_NAMES = frozenset({AUTOMATIC, *_READ_SPANS})
+#: The artifacts of a profile written (after each compile that changed what the run learned).
+PROFILE_WRITES = {
+    "put_local_code_state": "local",
+    "put_remote_code_state": "remote",
+    "put_extra_remote_code_state": "extra remote",
+}
+PROFILE_ARTIFACTS = frozenset({*PROFILE_READS, *PROFILE_WRITES})
+_PGO_SPANS = frozenset(f"pgo.{name}" for name in PROFILE_ARTIFACTS)
+CHROMIUM_NAMES = frozenset({AUTOMATIC, *_PGO_SPANS})
 #: `symbols[].why`, strongest first (torch's order: a marked dimension, then the configured
 #: sources, then what the frame learned in this run or from the profile).
 MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic", "profile"
@@ -81,6 +88,7 @@ class DynamicFold:
         #: Per (file name, first line, function name) of the profile: its dynamic sources.
         self.profile: dict[tuple[str, int, str], list[_Learned]] = {}
         self.profile_read: PgoProfile | None = None
+        self.profile_written: PgoProfile | None = None
         #: TORCH_COMPILE_DYNAMIC_SOURCES as the run's first metrics record logged it (None: not logged).
         self.configured: str | None = None
         self._configs: dict[str, str | None] = {}
@@ -101,8 +109,9 @@ class DynamicFold:
             self._automatic(args, cid)
         elif isinstance(key := args.get("cache_key"), str):
             self._key = key
-            if self.profile_read is not None and self.profile_read.key is None:
-                self.profile_read.key = key
+            for profile in (self.profile_read, self.profile_written):
+                if profile is not None and profile.key is None:
+                    profile.key = key
 
     def _automatic(self, args: dict[str, object], cid: str | None) -> None:
         source, dim = args.get("name"), args.get("dim_changed")
@@ -124,7 +133,18 @@ class DynamicFold:
             learned.changed.append(f"{cid} {what}: {_value(args.get('cached'))} -> {_value(args.get('new'))}")
 
     def artifact(self, record: Record, name: str, raw_line: int | None, cid: str | None) -> None:
-        """A `get_*_code_state` artifact: the profile this run read (its first, as torch reads one)."""
+        """A `get_*_code_state` artifact, the profile this run read (its first, as torch reads one),
+        or a `put_*_code_state` one, the profile it wrote (its last: what the next run reads)."""
+        if name in PROFILE_WRITES:
+            self.profile_written = PgoProfile(
+                artifact=name,
+                where=PROFILE_WRITES[name],
+                compile_id=cid,
+                key=self._key,
+                functions=len(_read_profile(record.payload_text, cid)),
+                event=payload_ref(record, name, raw_line),
+            )
+            return
         if self.profile_read is not None:
             return
         functions = _read_profile(record.payload_text, cid)
@@ -205,7 +225,8 @@ class DynamicFold:
             recommended=value,
             configured=self.configured,
             profile=self.profile_read,
-            sentence=_sentence(sources, value, self.configured, self.profile_read),
+            profile_written=self.profile_written,
+            sentence=_sentence(sources, value, self.configured, self.profile_read, self.profile_written),
         )
 
     def _left_out(self, found: _Learned) -> str | None:
@@ -364,7 +385,11 @@ def _recommend(sources: Sequence[DynamicSource]) -> str | None:
 
 
 def _sentence(
-    sources: Sequence[DynamicSource], value: str | None, configured: str | None, profile: PgoProfile | None
+    sources: Sequence[DynamicSource],
+    value: str | None,
+    configured: str | None,
+    profile: PgoProfile | None,
+    written: PgoProfile | None = None,
 ) -> str:
     parts: list[str] = []
     automatic = [s for s in sources if s.by == AUTOMATIC_WHY]
@@ -374,6 +399,12 @@ def _sentence(
             f"torch made {_count(automatic, 'input')} dynamic when a call changed {_them(automatic)}, "
             f"at the cost of a recompile (automatic dynamic shapes): {_list(automatic)}."
         )
+        if written is not None:
+            key = f", key {written.key}" if written.key else ""
+            parts.append(
+                f"This run wrote {_them(automatic)} to its PGO profile ({written.artifact}{key}): the next run "
+                "with the same TORCH_COMPILE_JOB_ID compiles them dynamic from its first call."
+            )
     if profile is not None:
         key = f" (key {profile.key})" if profile.key else ""
         if from_profile:

@@ -452,6 +452,7 @@
  * @property {string | null} [recommended]
  * @property {string | null} [configured]
  * @property {PgoProfile | null} [profile]
+ * @property {PgoProfile | null} [profile_written]
  * @property {string} sentence
  */
 

@@ -449,6 +449,7 @@ export type Dynamic = {
     recommended?: string | null | undefined;
     configured?: string | null | undefined;
     profile?: PgoProfile | null | undefined;
+    profile_written?: PgoProfile | null | undefined;
     sentence: string;
 };
 /**
