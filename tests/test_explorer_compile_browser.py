@@ -209,6 +209,11 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(
 WHY_WORDS = {"marked": "mark_dynamic", "automatic": "automatic (a call changed it)"}
 
 
+def _fact_index(page: Any, term: str) -> int:
+    terms = page.locator(".cp-facts dt").all_text_contents()
+    return terms.index(term)
+
+
 def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
@@ -240,6 +245,12 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
                 said = f"(fix: change {where['file']}:{where['line']} in {where['name']}: {fix['code']})"
                 assert said in (cells.nth(5).text_content() or "")
         assert sec.locator(".cp-why-dynamic").text_content() == f"Why dynamic? {data['dynamic']['sentence']}"
+    # format 1.29: a compile under other settings than the first says which (recompiles_dynamic's [3/1]).
+    (group,) = data["settings"]["groups"]
+    pick(page, "[3/1]")
+    said = "; ".join(f"{x['section']} {x['key']} {x['value']} ({x['first']} in [0/0])" for x in group["settings"])
+    assert page.locator(".cp-facts dt", has_text="settings").count() == 1
+    assert page.locator(".cp-facts dd").nth(_fact_index(page, "settings")).text_content() == said
     c = pick(page, "[0/0]")["compile"]
     assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
     assert page.errors == []

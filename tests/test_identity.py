@@ -441,9 +441,10 @@ def test_only_the_format_129_additions_are_forgiven() -> None:
     symbol = b'{"compile_id":"[0/1]","symbol":"s77","retrace_of":%s%s}'
     compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n],"symbols":[%s,%s\n]%s}\n'
     old = compiles % (28, symbol % (b"null", b""), symbol % (b'"u\\"0"', b""), b"")
-    new = compiles % (29, symbol % (b"null", b',"why":null'), symbol % (b'"u\\"0"', b',"why":null'), b',"dynamic":null')
+    tail = b',"dynamic":null,"settings":null'
+    new = compiles % (29, symbol % (b"null", b',"why":null'), symbol % (b'"u\\"0"', b',"why":null'), tail)
     assert identity.without_129_additions("compiles.json", new) == old
     assert identity.without_129_additions("index.html", new) == new
-    said = compiles % (29, symbol % (b"null", b',"why":"automatic"'), symbol % (b"null", b""), b',"dynamic":null')
+    said = compiles % (29, symbol % (b"null", b',"why":"automatic"'), symbol % (b"null", b""), tail)
     plain = compiles % (28, symbol % (b"null", b""), symbol % (b"null", b""), b"")
     assert identity.without_129_additions("compiles.json", said) != plain

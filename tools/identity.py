@@ -461,15 +461,15 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
-#: compiles.json's `dynamic` when null, its last field when added.
-_NO_DYNAMIC = b',"dynamic":null}\n'
+#: compiles.json's `dynamic` and `settings` when null, its last fields when added.
+_NO_DYNAMIC = b',"dynamic":null,"settings":null}\n'
 #: A symbol's `why` when null, its last field (after its `retrace_of`).
 _NO_WHY = re.compile(rb'("retrace_of":(?:null|"(?:[^"\\]|\\.)*")),"why":null\}')
 
 
 def without_129_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.28 wrote it: 1.29 added compiles.json's `dynamic` (last) and each
-    symbol's `why` (last), forgiven when null; a `dynamic` or a `why` said is new (not forgiven)."""
+    """`data` as format 1.28 wrote it: 1.29 added compiles.json's `dynamic` and `settings` (last)
+    and each symbol's `why` (last), forgiven when null; one said is new (not forgiven)."""
     name, data = _minor_back(rel, data, 29)
     if name != "compiles.json":
         return data

@@ -61,6 +61,7 @@ from tlscope.format.compiles import (
     Dynamic,
     ExportCall,
     FrameShapes,
+    Settings,
     Symbol,
     Vllm,
 )
@@ -176,6 +177,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         aot_inductor=answers.aot_inductor,
         vllm=answers.vllm,
         dynamic=answers.dynamic,
+        settings=answers.settings,
     )
 
 
@@ -337,6 +339,12 @@ class Trace:
         return self._compiles_file.dynamic
 
     @property
+    def settings(self) -> Settings | None:
+        """The compiles that ran under other settings than the run's first (compiles.json
+        `settings`): `.groups` (each with its `.compile_ids` and `.settings`), `.sentence`."""
+        return self._compiles_file.settings
+
+    @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
         return [entry for entry in self.compiles if entry.recompile is not None]
@@ -359,6 +367,7 @@ class Trace:
             aot_inductor=self.aot_inductor,
             vllm=self.vllm,
             dynamic=self.dynamic,
+            settings=self.settings,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

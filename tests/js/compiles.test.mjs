@@ -209,3 +209,29 @@ test('readDynamic reads every real compiles.json as Python wrote it', { skip: !R
   }
   assert.ok(said >= 1, `${said} files with a dynamic answer`);
 });
+
+test('readSettings and settingsText: compiles.json settings (format 1.29) as tlscope decided them', async () => {
+  const { readSettings, settingsText } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  // corpus recompiles_dynamic: a recompile limit set mid-run, then dynamic=False.
+  const file = { settings: {
+    first_compile: '[0/0]',
+    groups: [
+      { compile_ids: ['[3/0]', '[3/1]', 5], settings: [
+        { section: 'dynamo', key: 'automatic_dynamic_shapes', value: 'False', first: 'True' },
+        { section: 'dynamo', key: 'recompile_limit', value: '2', first: '8' },
+        { section: 7 },
+      ], more: 0 },
+      'junk',
+    ],
+    sentence: '[3/0], [3/1] compiled under other settings than [0/0]: …',
+  } };
+  const found = readSettings(file, 1);
+  assert.equal(found.rank, 1);
+  assert.deepEqual(found.groups.map((g) => g.compileIds), [['[3/0]', '[3/1]']]);
+  assert.equal(settingsText(found, '[3/1]'), 'dynamo automatic_dynamic_shapes False (True in [0/0]); dynamo recompile_limit 2 (8 in [0/0])');
+  assert.equal(settingsText(found, '[0/1]'), null);
+  assert.equal(settingsText(null, '[3/1]'), null);
+  assert.equal(readSettings({ settings: null }), null);
+  assert.equal(readSettings({ settings: { groups: [] } }), null);
+  assert.equal(readSettings(undefined), null);
+});

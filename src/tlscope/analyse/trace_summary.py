@@ -26,6 +26,7 @@ from tlscope.format.compiles import (
     FrameShapes,
     GuardFailure,
     RecommendedFailure,
+    Settings,
     Symbol,
     Timing,
     Vllm,
@@ -180,6 +181,8 @@ class Summary(msgspec.Struct, kw_only=True):
     #: What made inputs dynamic on torch's own, and the setting that asks for it (compiles.json
     #: `dynamic`, since 1.29).
     dynamic: Dynamic | None = None
+    #: The compiles that ran under other settings than the first (compiles.json `settings`, since 1.29).
+    settings: Settings | None = None
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -201,6 +204,7 @@ def summarise_trace(
     aot_inductor: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
+    settings: Settings | None = None,
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -235,6 +239,7 @@ def summarise_trace(
         aot_inductor=list(aot_inductor),
         vllm=list(vllm),
         dynamic=dynamic,
+        settings=settings,
     )
 
 

@@ -755,6 +755,38 @@ class Dynamic(msgspec.Struct, kw_only=True):
     sentence: str
 
 
+class Setting(msgspec.Struct, kw_only=True):
+    """One setting whose value differs from the run's first compile's. Since 1.29."""
+
+    #: `dynamo`, `compiler`, `functorch` or `inductor` (the metrics record's `<section>_config`).
+    section: str
+    key: str
+    #: The value as Python prints it (`False`, `2`); null when this compile's config lacks the key.
+    value: str | None
+    #: The first compile's value, the same way.
+    first: str | None
+
+
+class SettingsGroup(msgspec.Struct, kw_only=True):
+    """Compiles that ran under the same settings, other than the first compile's. Since 1.29."""
+
+    compile_ids: list[str]
+    #: The settings that differ, in section then key order (at most 20; `more` counts the rest).
+    settings: list[Setting]
+    more: int = 0
+
+
+class Settings(msgspec.Struct, kw_only=True):
+    """Compiles of the run that ran under other settings than its first (a config changed
+    mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
+    dynamic shapes off for that function). Since 1.29."""
+
+    #: The first compile that logged its configs: what the others are compared with.
+    first_compile: str | None = None
+    groups: list[SettingsGroup] = []
+    sentence: str
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -784,6 +816,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     vllm: list[Vllm] = []
     #: What made inputs dynamic on torch's own, and how to ask for it; null when nothing. Since 1.29.
     dynamic: Dynamic | None = None
+    #: The compiles that ran under other settings than the first; null when none did. Since 1.29.
+    settings: Settings | None = None
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -804,6 +838,7 @@ class Answers(msgspec.Struct, kw_only=True):
     aot_inductor: list[AotInductorCompile] = []
     vllm: list[Vllm] = []
     dynamic: Dynamic | None = None
+    settings: Settings | None = None
     #: Compile ids per status (`outside` left out), most severe first, counted as the entries were
     #: made: what a parse says of them without reading compiles.json back.
     statuses: dict[str, int] = {}

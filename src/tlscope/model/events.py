@@ -218,8 +218,13 @@ class CompilationMetrics(Event):
     python_version: str | None = None
     stack_trace: list[str] | None = None
     exception_stack_trace: list[str] | None = None
-    #: torch.compiler.config as JSON text (its `dynamic_sources`: analyse/fold/dynamic.py).
+    #: The configs in force, each as JSON text: torch.compiler.config (its `dynamic_sources`:
+    #: analyse/fold/dynamic.py), torch._dynamo.config, functorch's and Inductor's
+    #: (analyse/fold/settings.py compares them with the first compile's).
     compiler_config: str | None = None
+    dynamo_config: str | None = None
+    functorch_config: str | None = None
+    inductor_config: str | None = None
 
 
 class CompilationMetricsRuntime(CompilationMetrics):

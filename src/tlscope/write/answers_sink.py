@@ -41,6 +41,7 @@ from tlscope.format.compiles import (
     Dynamic,
     ExportCall,
     FrameShapes,
+    Settings,
     Symbol,
     Vllm,
 )
@@ -247,6 +248,7 @@ class AnswersSink:
             aot_inductor=self._aoti,
             vllm=self._vllm,
             dynamic=self.compiles.dynamic.result(),
+            settings=self.compiles.settings.result(),
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -277,6 +279,7 @@ class AnswersSink:
                 self._aoti,
                 self._vllm,
                 self.compiles.dynamic.result(),
+                self.compiles.settings.result(),
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
@@ -336,13 +339,14 @@ def write_compiles(
     aoti: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
+    settings: Settings | None = None,
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm, dynamic)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm, dynamic, settings)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -353,7 +357,7 @@ def write_head(f: IO[bytes]) -> None:
     f.write(
         _ENCODER.encode(head)[:-1].replace(
             b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null,'
-            b'"aot_inductor":[],"vllm":[],"dynamic":null',
+            b'"aot_inductor":[],"vllm":[],"dynamic":null,"settings":null',
             b"",
         )
     )
@@ -380,6 +384,7 @@ def write_tail(
     aoti: Sequence[AotInductorCompile] = (),
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
+    settings: Settings | None = None,
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
     (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor and
@@ -395,7 +400,7 @@ def write_tail(
     _write_items(f, b'\n],"exports":[', exports)
     _write_items(f, b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[', aoti)
     _write_items(f, b'\n],"vllm":[', vllm)
-    f.write(b'\n],"dynamic":' + _ENCODER.encode(dynamic) + b"}\n")
+    f.write(b'\n],"dynamic":' + _ENCODER.encode(dynamic) + b',"settings":' + _ENCODER.encode(settings) + b"}\n")
     return spans
 
 

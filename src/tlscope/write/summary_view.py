@@ -68,7 +68,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         if table.title == "Compiles":
             _print_reused(summary, console)
         if table.title == "Recompiles":
-            for extra in (*_shapes(summary), _symbols(summary), _dynamic(summary)):
+            for extra in (*_shapes(summary), _symbols(summary), _dynamic(summary), _settings(summary)):
                 if isinstance(extra, Text) or extra.row_count:
                     console.print(extra)
     console.print(_footer(summary))
@@ -378,6 +378,14 @@ def _dynamic(summary: Summary) -> Text:
         return Text("")
     text = Text("Why dynamic? ", style="bold")
     return text.append(found.sentence)
+
+
+def _settings(summary: Summary) -> Text:
+    """The compiles that ran under other settings than the first (compiles.json `settings`)."""
+    found = summary.settings
+    if found is None:
+        return Text("")
+    return Text("Other settings: ", style="bold").append(found.sentence)
 
 
 def _fix_text(fix: Fix) -> str:

@@ -34,6 +34,7 @@ from tlscope.analyse.fold.guards import (
 )
 from tlscope.analyse.fold.phases import ChromiumSpan, FrameTime, frame_key, phase_name
 from tlscope.analyse.fold.refs import payload_ref
+from tlscope.analyse.fold.settings import SettingsFold
 from tlscope.analyse.fold.shared import Shared
 from tlscope.analyse.fold.symbols import SYMBOL_KEYS, SymbolFold
 from tlscope.analyse.fold.usercode import UserCode
@@ -136,6 +137,8 @@ class CompileFold:
         self.vllm = VllmFold()
         #: What made inputs dynamic on torch's own (compiles.json `dynamic`, symbols' `why`).
         self.dynamic = DynamicFold()
+        #: The compiles that ran under other settings than the first (compiles.json `settings`).
+        self.settings = SettingsFold()
         #: Equal values kept once (analyse/fold/shared.py): the fold's memory grows with what is distinct.
         self.shared = Shared()
         #: A graph payload's (nodes, inputs) by its MD5: recompiles log the same graphs again.
@@ -190,6 +193,7 @@ class CompileFold:
         elif isinstance(event, CompilationMetrics):
             acc.add_metrics(record, event)
             self.dynamic.metrics(event.compiler_config)
+            self.settings.feed(acc.cid.display, event)
         elif isinstance(event, AotAutogradBackwardCompilationMetrics):
             if event.fail_type is not None and acc.failure is None:
                 acc.failure = failure_of(event.fail_type, event.fail_reason, None)

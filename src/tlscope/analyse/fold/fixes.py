@@ -184,16 +184,6 @@ def _size_fix(
                 f"its first call, makes the first graph dynamic where it can"
             ),
         )
-    # Kept static: dynamic=False is what the run did, so the other way is the setting that
-    # overrides it without changing code (analyse/fold/dynamic.py recommends it when torch learned).
-    other = (
-        f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}:{dim}" (it overrides '
-        "dynamic=False). Left as it is, each new size is one more compile until the recompile limit, "
-        "after which the function runs uncompiled"
-        if not dynamic
-        else ". If only a few sizes ever occur, torch.compile(..., dynamic=False) keeps one static graph per size "
-        "instead"
-    )
     return Fix(
         kind="mark_dynamic",
         input=name,
@@ -204,9 +194,23 @@ def _size_fix(
         why=(
             f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
             f"{entry_name} was compiled for one size; {how}. Marking dim {dim} of the tensor passed as "
-            f"{name} dynamic, before its first call, compiles the dynamic graph at once{other}"
+            f"{name} dynamic, before its first call, compiles the dynamic graph at once"
+            f"{_other_way(source, dim, dynamic)}"
         ),
     )
+
+
+def _other_way(source: str, dim: int, dynamic: bool) -> str:
+    """The alternative to marking: kept static, dynamic=False is what the run did, so the setting
+    that overrides it without changing code (analyse/fold/dynamic.py recommends it when torch
+    learned); made dynamic, one static graph per size when only a few occur."""
+    if not dynamic:
+        return (
+            f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}:{dim}" (it overrides '
+            "dynamic=False). Left as it is, each new size is one more compile until the recompile limit, "
+            "after which the function runs uncompiled"
+        )
+    return ". If only a few sizes ever occur, torch.compile(..., dynamic=False) keeps one static graph per size instead"
 
 
 def _specialised_fix(

@@ -5,7 +5,7 @@
 // Each payload reference is a button that selects its event in the table. Built only when the
 // tab is shown; every log-derived string goes in with textContent.
 
-import { NOT_LOGGED, describeCompile, frameText } from '/lib/tlscope.js';
+import { NOT_LOGGED, describeCompile, frameText, settingsText } from '/lib/tlscope.js';
 import { el } from './dom.js';
 
 /**
@@ -457,6 +457,8 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
     ['restart reasons', view.restartReasons.join('; ')],
     ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
+    // format 1.29: settings unlike the run's first compile's (a config changed, dynamic=False).
+    ['settings', settingsText(trace.settingsOf(rank), cid)],
     ['status means', (view.status && trace.statusText.get(view.status)) || ''],
   ]));
   const vllm = trace.vllm.filter((v) => v.compileId === cid && (rank === null || v.rank === null || v.rank === rank));

@@ -18,6 +18,7 @@
  * @property {AotInductorCompile[]} [aot_inductor]
  * @property {Vllm[]} [vllm]
  * @property {Dynamic | null} [dynamic]
+ * @property {Settings | null} [settings]
  */
 
 /**
@@ -481,6 +482,33 @@
  * @property {string | null} [key]
  * @property {number} [functions]
  * @property {PayloadRef} event
+ */
+
+/**
+ * Compiles of the run that ran under other settings than its first (a config changed
+    mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
+    dynamic shapes off for that function). Since 1.29.
+ * @typedef {object} Settings
+ * @property {string | null} [first_compile]
+ * @property {SettingsGroup[]} [groups]
+ * @property {string} sentence
+ */
+
+/**
+ * Compiles that ran under the same settings, other than the first compile's. Since 1.29.
+ * @typedef {object} SettingsGroup
+ * @property {string[]} compile_ids
+ * @property {Setting[]} settings
+ * @property {number} [more]
+ */
+
+/**
+ * One setting whose value differs from the run's first compile's. Since 1.29.
+ * @typedef {object} Setting
+ * @property {string} section
+ * @property {string} key
+ * @property {string | null} value
+ * @property {string | null} first
  */
 
 export {};

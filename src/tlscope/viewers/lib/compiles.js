@@ -440,3 +440,47 @@ export function readDynamic(data, rank = null) {
   const profile = isObject(found.profile) ? payloadRef(found.profile.event) : null;
   return { sentence: found.sentence, recommended: text(found.recommended), configured: text(found.configured), sources, profile, rank };
 }
+
+/**
+ * The compiles that ran under other settings than the run's first (compiles.json `settings`,
+ * format 1.29), as tlscope decided them; every string is plain, untrusted text.
+ * @typedef {object} SettingsView
+ * @property {string | null} firstCompile
+ * @property {Array<{ compileIds: string[], settings: Array<{ section: string, key: string, value: string | null, first: string | null }>, more: number }>} groups
+ * @property {string} sentence
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+
+/**
+ * compiles.json's `settings` checked, or null when `data` has none (every compile ran under the
+ * first's settings, or a file written before format 1.29).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {SettingsView | null}
+ */
+export function readSettings(data, rank = null) {
+  const found = isObject(data) && isObject(data.settings) ? data.settings : null;
+  if (!found || typeof found.sentence !== 'string') return null;
+  const groups = (Array.isArray(found.groups) ? found.groups : []).flatMap((g) => {
+    if (!isObject(g) || !Array.isArray(g.compile_ids) || !Array.isArray(g.settings)) return [];
+    const settings = g.settings.flatMap((s) => (isObject(s) && typeof s.section === 'string' && typeof s.key === 'string'
+      ? [{ section: s.section, key: s.key, value: text(s.value), first: text(s.first) }] : []));
+    return [{ compileIds: g.compile_ids.filter((c) => typeof c === 'string'), settings, more: isInt(g.more) ? g.more : 0 }];
+  });
+  return { firstCompile: text(found.first_compile), groups, sentence: found.sentence, rank };
+}
+
+/**
+ * What a compile's settings group says of it, in a line: `dynamo recompile_limit 2 (8 in [0/0])`;
+ * null when the compile ran under the first compile's settings.
+ * @param {SettingsView | null} settings
+ * @param {string} cid
+ * @returns {string | null}
+ */
+export function settingsText(settings, cid) {
+  const group = settings ? settings.groups.find((g) => g.compileIds.includes(cid)) : undefined;
+  if (!settings || !group) return null;
+  const at = settings.firstCompile ? ` in ${settings.firstCompile}` : '';
+  const said = group.settings.map((s) => `${s.section} ${s.key} ${s.value ?? 'absent'} (${s.first ?? 'absent'}${at})`);
+  return said.join('; ') + (group.more ? `; ${group.more} more` : '');
+}

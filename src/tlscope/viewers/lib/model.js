@@ -6,7 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
-import { readAotInductor, readDynamic, readVllm } from './compiles.js';
+import { readAotInductor, readDynamic, readSettings, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -158,6 +158,8 @@ export class Trace {
     this.vllm = [];
     /** @type {import('./compiles.js').DynamicView[]} compiles.json's `dynamic` (format 1.29) of each part that has one */
     this.dynamic = [];
+    /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
+    this.settings = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -277,6 +279,7 @@ export class Trace {
     this.aotInductor = this.parts.flatMap((part, i) => readAotInductor(files[i], part.rank));
     this.vllm = this.parts.flatMap((part, i) => readVllm(files[i], part.rank));
     this.dynamic = this.parts.flatMap((part, i) => readDynamic(files[i], part.rank) ?? []);
+    this.settings = this.parts.flatMap((part, i) => readSettings(files[i], part.rank) ?? []);
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);
@@ -376,6 +379,17 @@ export class Trace {
   dynamicOf(rank = null) {
     const first = this.parts.length ? this.parts[0].rank : null;
     return this.dynamic.find((d) => d.rank === (rank ?? first)) ?? null;
+  }
+
+  /**
+   * The compiles that ran under other settings than the first (compiles.json `settings`, format
+   * 1.29), as one rank's log says it (default: the first part's); null when none did.
+   * @param {number | null} [rank]
+   * @returns {import('./compiles.js').SettingsView | null}
+   */
+  settingsOf(rank = null) {
+    const first = this.parts.length ? this.parts[0].rank : null;
+    return this.settings.find((d) => d.rank === (rank ?? first)) ?? null;
   }
 
   /**

@@ -137,6 +137,7 @@ def sections(
         "answers_aot_inductor": answers.aot_inductor,
         "answers_vllm": answers.vllm,
         "answers_dynamic": answers.dynamic,
+        "answers_settings": answers.settings,
         # An export call's status drawn in the colour of the compile status that means the same.
         "answers_export_css": {
             "failed": "failed",

@@ -17,6 +17,7 @@ export type CompilesFile = {
     aot_inductor?: AotInductorCompile[] | undefined;
     vllm?: Vllm[] | undefined;
     dynamic?: Dynamic | null | undefined;
+    settings?: Settings | null | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -478,4 +479,31 @@ export type PgoProfile = {
     key?: string | null | undefined;
     functions?: number | undefined;
     event: PayloadRef;
+};
+/**
+ * Compiles of the run that ran under other settings than its first (a config changed
+ *  mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
+ *  dynamic shapes off for that function). Since 1.29.
+ */
+export type Settings = {
+    first_compile?: string | null | undefined;
+    groups?: SettingsGroup[] | undefined;
+    sentence: string;
+};
+/**
+ * Compiles that ran under the same settings, other than the first compile's. Since 1.29.
+ */
+export type SettingsGroup = {
+    compile_ids: string[];
+    settings: Setting[];
+    more?: number | undefined;
+};
+/**
+ * One setting whose value differs from the run's first compile's. Since 1.29.
+ */
+export type Setting = {
+    section: string;
+    key: string;
+    value: string | null;
+    first: string | null;
 };

@@ -117,6 +117,31 @@ export function readVllm(data: unknown, rank?: number | null): VllmView[];
  * @returns {DynamicView | null}
  */
 export function readDynamic(data: unknown, rank?: number | null): DynamicView | null;
+/**
+ * The compiles that ran under other settings than the run's first (compiles.json `settings`,
+ * format 1.29), as tlscope decided them; every string is plain, untrusted text.
+ * @typedef {object} SettingsView
+ * @property {string | null} firstCompile
+ * @property {Array<{ compileIds: string[], settings: Array<{ section: string, key: string, value: string | null, first: string | null }>, more: number }>} groups
+ * @property {string} sentence
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+/**
+ * compiles.json's `settings` checked, or null when `data` has none (every compile ran under the
+ * first's settings, or a file written before format 1.29).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {SettingsView | null}
+ */
+export function readSettings(data: unknown, rank?: number | null): SettingsView | null;
+/**
+ * What a compile's settings group says of it, in a line: `dynamo recompile_limit 2 (8 in [0/0])`;
+ * null when the compile ran under the first compile's settings.
+ * @param {SettingsView | null} settings
+ * @param {string} cid
+ * @returns {string | null}
+ */
+export function settingsText(settings: SettingsView | null, cid: string): string | null;
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
@@ -251,6 +276,28 @@ export type DynamicView = {
      * the PGO profile read, if any
      */
     profile: PayloadRefView | null;
+    /**
+     * the rank whose log says it (a multi-rank job), else null
+     */
+    rank: number | null;
+};
+/**
+ * The compiles that ran under other settings than the run's first (compiles.json `settings`,
+ * format 1.29), as tlscope decided them; every string is plain, untrusted text.
+ */
+export type SettingsView = {
+    firstCompile: string | null;
+    groups: Array<{
+        compileIds: string[];
+        settings: Array<{
+            section: string;
+            key: string;
+            value: string | null;
+            first: string | null;
+        }>;
+        more: number;
+    }>;
+    sentence: string;
     /**
      * the rank whose log says it (a multi-rank job), else null
      */

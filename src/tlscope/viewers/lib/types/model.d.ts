@@ -103,6 +103,8 @@ export class Trace {
     vllm: import("./compiles.js").VllmView[];
     /** @type {import('./compiles.js').DynamicView[]} compiles.json's `dynamic` (format 1.29) of each part that has one */
     dynamic: import("./compiles.js").DynamicView[];
+    /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
+    settings: import("./compiles.js").SettingsView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -160,6 +162,13 @@ export class Trace {
      * @returns {import('./compiles.js').DynamicView | null}
      */
     dynamicOf(rank?: number | null): import("./compiles.js").DynamicView | null;
+    /**
+     * The compiles that ran under other settings than the first (compiles.json `settings`, format
+     * 1.29), as one rank's log says it (default: the first part's); null when none did.
+     * @param {number | null} [rank]
+     * @returns {import('./compiles.js').SettingsView | null}
+     */
+    settingsOf(rank?: number | null): import("./compiles.js").SettingsView | null;
     /**
      * The compiles.json entry of a compile id as one rank logged it (the merged entry for a single
      * log, or when `rank` is null or has no entry of its own), or null.
