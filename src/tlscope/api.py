@@ -471,6 +471,8 @@ class Trace:
         section: the run's settings as its first compile saw them (read from raw.jsonl)."""
         from tlscope.analyse.config_diff import configs_of
 
+        if "compilation_metrics" not in self.manifest.events:
+            return {}  # an export-only log, say: not a scan of all raw.jsonl for nothing
         first = next(self.events("compilation_metrics"), None)
         metrics = first.get("compilation_metrics") if first is not None else None
         return configs_of(metrics if isinstance(metrics, dict) else None)
