@@ -275,3 +275,16 @@ def test_hostile_chromium_events_are_read_safely(tmp_path: Path) -> None:
     assert dynamic is not None and [s.source for s in dynamic.sources] == ["L['x']"]
     (changed,) = dynamic.sources[0].changed
     assert changed.startswith("[0/1] dim 0: 999") and len(changed) < 200 and changed.endswith("… -> 5")
+
+
+def test_dynamic_lines_name_the_sides_as_told() -> None:
+    """`tlscope diff --ranks` names ranks, not A and B (Trace.diff's `sides`)."""
+    from tlscope.analyse.dynamic_diff import dynamic_lines
+
+    run1, run2 = _trace(PGO / "run1").dynamic, _trace(PGO / "run2").dynamic
+    lines = dynamic_lines(run1, run2, ("rank 0", "rank 1"))
+    assert lines[0].startswith("rank 1 read a PGO profile") and "(the one rank 0 wrote)" in lines[0]
+    assert lines[1].startswith("rank 0 made x dim 0, k ([0/1]) dynamic by recompiling") and lines[1].endswith(
+        "rank 1 did not"
+    )
+    assert dynamic_lines(None, None) == [] and dynamic_lines(run1, run1) == []

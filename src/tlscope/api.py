@@ -454,15 +454,15 @@ class Trace:
         parsed = None if text is None else parse_graph(text)
         return None if isinstance(parsed, FxGraphFailure) and parsed.reason == NO_CLASS else parsed
 
-    def diff(self, other: Trace) -> TraceDiff:
+    def diff(self, other: Trace, sides: tuple[str, str] = ("A", "B")) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared; the
-        torch.export calls in order."""
+        torch.export calls in order. `sides` names the two in the sentences (`rank 0`, `rank 1`)."""
         from tlscope.analyse.config_diff import config_diff
         from tlscope.analyse.dynamic_diff import dynamic_lines
 
         result = diff_traces(self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports))
         result.sizes = size_changes(self.log_size, other.log_size)
-        result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic)
+        result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic, sides)
         result.summary.config = config_diff(self.first_configs(), other.first_configs())
         return result
 

@@ -91,10 +91,9 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
         a = load(args.a, rank=args.ranks[0], user_code=mine, latest=args.latest)
         b = a.rank(args.ranks[1])
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
-    else:
-        a, b = load(args.a, user_code=mine, latest=args.latest), load(args.b, user_code=mine, latest=args.latest)
-        labels = (str(args.a), str(args.b))
-    return a, b, a.diff(b), labels
+        return a, b, a.diff(b, (f"rank {args.ranks[0]}", f"rank {args.ranks[1]}")), labels
+    a, b = load(args.a, user_code=mine, latest=args.latest), load(args.b, user_code=mine, latest=args.latest)
+    return a, b, a.diff(b), (str(args.a), str(args.b))
 
 
 def _display(text: str) -> str:
