@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import CORPUS, require_shared
 
 import tlscope
 from tlscope.analyse.fold.dynamic import DynamicFold, _dynamic_sources, _entries, _matches, _read_profile
@@ -182,10 +182,11 @@ def test_entries_and_matching_as_torch_reads_them() -> None:
 
 
 def test_hostile_values_are_kept_or_dropped_never_raised() -> None:
-    assert _dynamic_sources("{not json") is None
-    assert _dynamic_sources('["a list"]') is None
-    assert _dynamic_sources('{"dynamic_sources": 3}') is None
-    assert _dynamic_sources('{"dynamic_sources": "L[\'x\']"}') == "L['x']"
+    assert _dynamic_sources("{not json") == (None, False)
+    assert _dynamic_sources('["a list"]') == (None, False)
+    assert _dynamic_sources('{"dynamic_sources": 3}') == (None, True)
+    assert _dynamic_sources('{"dynamic_sources": ""}') == (None, True)
+    assert _dynamic_sources('{"dynamic_sources": "L[\'x\']"}') == ("L['x']", True)
     assert _read_profile("garbage\n  L['x']: tensor size=[?]\n::::\n", None) == {}
     profile = _read_profile("f.py:3:g:\n  L['x']: tensor size=[?, 8, ?] stride=[]\n  L['n']: scalar 4\n", "[0/0]")
     assert [(k.source, k.dims) for k in profile[("f.py", 3, "g")]] == [("L['x']", [0, 2])]
@@ -288,3 +289,14 @@ def test_dynamic_lines_name_the_sides_as_told() -> None:
         "rank 1 did not"
     )
     assert dynamic_lines(None, None) == [] and dynamic_lines(run1, run1) == []
+
+
+def test_an_older_torch_is_never_told_to_set_the_variable() -> None:
+    """tlparse's multi_rank_logs come from a torch whose configs do not list dynamic_sources: its
+    kept-static size recompiles' fixes say mark_dynamic and what happens left alone, not a
+    setting that torch does not have; corpus dynamic_false (torch 2.13) names it."""
+    log = require_shared() / "inputs" / "multi_rank_logs" / "dedicated_log_torch_trace_rank_1.log"
+    fixes = [c.recompile.fix for c in tlscope.load(log).recompiles if c.recompile is not None and c.recompile.fix]
+    assert fixes and all(f is not None and "kept it static" in f.why for f in fixes)
+    assert not any(f is not None and "TORCH_COMPILE_DYNAMIC_SOURCES" in f.why for f in fixes)
+    assert all(f is not None and "Left as it is, each new size is one more compile" in f.why for f in fixes)

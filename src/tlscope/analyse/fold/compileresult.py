@@ -228,7 +228,7 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
         # A fix reads the symbols and compiles of its own frame only (fixes.py's _Frame, by text).
         texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
         own = [s for text in texts for s in symbols.pop(text, ())]
-        attach_fixes(found, own, guards, exported)
+        attach_fixes(found, own, guards, exported, fold.dynamic.knows_sources)
         fold.dynamic.attach_why(found, own)
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).

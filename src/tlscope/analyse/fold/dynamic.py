@@ -92,6 +92,9 @@ class DynamicFold:
         #: TORCH_COMPILE_DYNAMIC_SOURCES as the run's first metrics record logged it (None: not logged).
         self.configured: str | None = None
         self._configs: dict[str, str | None] = {}
+        #: Whether the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (its compile config lists
+        #: `dynamic_sources`): an older torch's log is never told to set it.
+        self.knows_sources = False
         #: Each frame's function (its first compile's), as `attach_why` meets them.
         self._functions: dict[str, SourceLocation] = {}
         #: (frame, source, dimension) the code specialised in some compile (`left_out`).
@@ -159,12 +162,15 @@ class DynamicFold:
         )
 
     def metrics(self, compiler_config: str | None) -> None:
-        """A metrics record's `compiler_config` (a JSON object as text): its `dynamic_sources`."""
+        """A metrics record's `compiler_config` (a JSON object as text): its `dynamic_sources`, and
+        whether the run's torch has that setting at all (`knows_sources`)."""
         if compiler_config is None or self.configured is not None:
             return
-        found = self._configs.get(compiler_config)
-        if found is None and compiler_config not in self._configs:
-            found = self._configs[compiler_config] = _dynamic_sources(compiler_config)
+        if compiler_config not in self._configs:
+            found, known = _dynamic_sources(compiler_config)
+            self._configs[compiler_config] = found
+            self.knows_sources = self.knows_sources or known
+        found = self._configs[compiler_config]
         if found:
             self.configured = found
 
@@ -219,7 +225,7 @@ class DynamicFold:
             source.left_out = self._left_out(found)
         configured = _entries(self.configured)
         wanted = [s for s in sources if s.left_out is None and not _configured(s, configured)]
-        value = _recommend(wanted)
+        value = _recommend(wanted) if self.knows_sources else None
         return Dynamic(
             sources=sources,
             recommended=value,
@@ -305,13 +311,15 @@ def _function_key(function: SourceLocation) -> tuple[str, int, str]:
     return ((function.file or "").rsplit("/", 1)[-1], function.line or 0, function.name or "")
 
 
-def _dynamic_sources(config: str) -> str | None:
+def _dynamic_sources(config: str) -> tuple[str | None, bool]:
+    """The config's `dynamic_sources` when set, and whether it has the key at all."""
     try:
         value = decode(config)
     except JsonError:
-        return None
+        return None, False
     found = value.get("dynamic_sources") if isinstance(value, dict) else None
-    return found if isinstance(found, str) and found.strip() else None
+    known = isinstance(value, dict) and "dynamic_sources" in value
+    return (found if isinstance(found, str) and found.strip() else None), known
 
 
 def _entries(value: str | None) -> list[tuple[str, int | None]]:

@@ -38,7 +38,11 @@ _SYMBOL = re.compile(r"\b(?P<name>s\d+)\b")
 class _Frame:
     """The compiles of one frame and the symbols of each (by frame compile display id)."""
 
-    def __init__(self, compiles: Sequence[CompileEntry], symbols: Sequence[Symbol]) -> None:
+    def __init__(
+        self, compiles: Sequence[CompileEntry], symbols: Sequence[Symbol], knows_sources: bool = False
+    ) -> None:
+        #: Whether the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (analyse/fold/dynamic.py).
+        self.knows_sources = knows_sources
         frame_of = {c.id: c.frame_compile for c in compiles}
         self.symbols: dict[str, list[Symbol]] = {}
         for symbol in symbols:
@@ -70,13 +74,15 @@ def attach_fixes(
     symbols: Sequence[Symbol],
     guard_frames: Mapping[tuple[str | None, str], tuple[str, SourceLocation]] | None = None,
     exported: Collection[str] = (),
+    knows_sources: bool = False,
 ) -> None:
     """Give each recompile caused by a size its `fix`, each symbol the recompiles it failed, and
     each specialisation and guarded dimension of an input its own `fix` (a specialisation need not
     be a recompile: it may be the first compile, or one whose other sizes are still to come);
     `guard_frames`: per (compile id, symbol) its first guard with the user line traced then;
-    `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids)."""
-    frames = _Frame(compiles, symbols)
+    `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids);
+    `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it)."""
+    frames = _Frame(compiles, symbols, knows_sources)
     for entry in compiles:
         recompile = entry.recompile
         if recompile is None or not recompile.guard_failures:
@@ -195,21 +201,26 @@ def _size_fix(
             f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
             f"{entry_name} was compiled for one size; {how}. Marking dim {dim} of the tensor passed as "
             f"{name} dynamic, before its first call, compiles the dynamic graph at once"
-            f"{_other_way(source, dim, dynamic)}"
+            f"{_other_way(source, dim, dynamic, frames.knows_sources)}"
         ),
     )
 
 
-def _other_way(source: str, dim: int, dynamic: bool) -> str:
+def _other_way(source: str, dim: int, dynamic: bool, knows_sources: bool) -> str:
     """The alternative to marking: kept static, dynamic=False is what the run did, so the setting
     that overrides it without changing code (analyse/fold/dynamic.py recommends it when torch
     learned); made dynamic, one static graph per size when only a few occur."""
-    if not dynamic:
+    left = (
+        "Left as it is, each new size is one more compile until the recompile limit, after which the "
+        "function runs uncompiled"
+    )
+    if not dynamic and knows_sources:
         return (
             f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}:{dim}" (it overrides '
-            "dynamic=False). Left as it is, each new size is one more compile until the recompile limit, "
-            "after which the function runs uncompiled"
+            f"dynamic=False). {left}"
         )
+    if not dynamic:
+        return f". {left}"  # this torch has no TORCH_COMPILE_DYNAMIC_SOURCES to name
     return ". If only a few sizes ever occur, torch.compile(..., dynamic=False) keeps one static graph per size instead"
 
 
