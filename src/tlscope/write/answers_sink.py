@@ -221,13 +221,20 @@ class AnswersSink:
         self._store.close()
         return self._answers(found, gathered, reader)
 
+    def _run_answers(self) -> tuple[Dynamic | None, Settings | None]:
+        """The run's dynamic and settings answers, once every frame's entries were made (the
+        dynamic fold reads them: analyse/fold/dynamic.py `attach_why`)."""
+        return self.compiles.dynamic.result(), self.compiles.settings.result()
+
     def _answers(
         self,
         found: Sequence[CompileEntry],
         gathered: _Gathered,
         reader: LogReader,
         shapes: Sequence[FrameShapes] | None = None,
+        run: tuple[Dynamic | None, Settings | None] | None = None,
     ) -> Answers:
+        dynamic, settings = run or self._run_answers()
         source = reader.source
         size = self.size.result(
             path=str(self._log),
@@ -247,8 +254,8 @@ class AnswersSink:
             exports_note=self.compiles.exports.note(),
             aot_inductor=self._aoti,
             vllm=self._vllm,
-            dynamic=self.compiles.dynamic.result(),
-            settings=self.compiles.settings.result(),
+            dynamic=dynamic,
+            settings=settings,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
         )
@@ -268,6 +275,7 @@ class AnswersSink:
             self._store.close()
             breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
             exports = self.compiles.exports
+            run = self._run_answers()
             shape_spans = write_tail(
                 f,
                 breaks,
@@ -278,11 +286,10 @@ class AnswersSink:
                 exports.note(),
                 self._aoti,
                 self._vllm,
-                self.compiles.dynamic.result(),
-                self.compiles.settings.result(),
+                *run,
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
-        answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes)
+        answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes, run)
         out.path("log_size.json").write_bytes(msgspec.json.format(_ENCODER.encode(answers.log_size)) + b"\n")
         return answers
 

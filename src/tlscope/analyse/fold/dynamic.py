@@ -250,10 +250,15 @@ class DynamicFold:
 
     def _shared(self, found: _Learned, learned: Sequence[_Learned]) -> list[SourceLocation]:
         """The functions, other than those that learned `found.source`, with an input of that source."""
-        own = {k.frame for k in learned if k.source == found.source} | {
-            f for f, fn in self._functions.items() for k in learned if k.source == found.source and k.function == fn
-        }
-        return [self._functions[f] for f in self._inputs.get(found.source, {}) if f not in own and f in self._functions]
+        mine = [k for k in learned if k.source == found.source]
+        frames = {k.frame for k in mine}
+        # A profile's source has no frame: its function, named as the profile names it.
+        functions = {_function_key(k.function) for k in mine if k.function is not None}
+        return [
+            fn
+            for f in self._inputs.get(found.source, {})
+            if f not in frames and (fn := self._functions.get(f)) is not None and _function_key(fn) not in functions
+        ]
 
 
 def _frame_text(cid: str | None) -> str | None:
