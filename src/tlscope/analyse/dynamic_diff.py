@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tlscope.analyse.fold.dynamic import sources_said
 from tlscope.format.compiles import Dynamic, DynamicSource
 
 
@@ -58,8 +59,7 @@ def _automatic(found: Dynamic | None) -> dict[tuple[str, str | None, tuple[int, 
 
 
 def _said(sources: Sequence[DynamicSource]) -> str:
-    names = [s.input if s.dims is None else f"{s.input} dim {', '.join(map(str, s.dims))}" for s in sources[:6]]
-    more = f" and {len(sources) - 6} more" if len(sources) > 6 else ""
+    """The sources as the dynamic answer says them, then the compiles that made them dynamic."""
     at = {s.compile_id for s in sources if s.compile_id and s.by == "automatic"}
     where = f" ({', '.join(sorted(at))})" if at else ""
-    return ", ".join(names) + more + where
+    return (sources_said(sources, changes=False) if sources else "") + where

@@ -410,7 +410,7 @@ def _sentence(
     if automatic:
         parts.append(
             f"torch made {_count(automatic, 'input')} dynamic when a call changed {_them(automatic)}, "
-            f"at the cost of a recompile (automatic dynamic shapes): {_list(automatic)}."
+            f"at the cost of a recompile (automatic dynamic shapes): {sources_said(automatic)}."
         )
         if written is not None:
             key = f", key {written.key}" if written.key else ""
@@ -423,7 +423,7 @@ def _sentence(
         if from_profile:
             parts.append(
                 f"This run read a PGO profile{key} that an earlier run with the same TORCH_COMPILE_JOB_ID "
-                f"wrote ({profile.artifact}): {_list(from_profile)} were dynamic from their first compile, "
+                f"wrote ({profile.artifact}): {sources_said(from_profile)} were dynamic from their first compile, "
                 "whatever this run's calls. A run with another job id, or without the profile, starts static again."
             )
         else:
@@ -441,7 +441,7 @@ def _sentence(
         left = [s for s in sources if s.left_out == reason]
         if left:
             head = "Left out of it" if value is not None else "TORCH_COMPILE_DYNAMIC_SOURCES would not help"
-            parts.append(f"{head}: {_list(left, changes=False)}: {words}.")
+            parts.append(f"{head}: {sources_said(left, changes=False)}: {words}.")
     shared = {s.source: s for s in sources if s.shared_with and s.left_out is None and value is not None}
     for source in shared.values():
         names = _and([f.name or "?" for f in source.shared_with[:4]])
@@ -473,7 +473,9 @@ LEFT_OUT_WORDS = {
 }
 
 
-def _list(sources: Sequence[DynamicSource], changes: bool = True) -> str:
+def sources_said(sources: Sequence[DynamicSource], changes: bool = True) -> str:
+    """Sources in a few words, at most six (`x dim 0, k`), each with what changed when `changes`;
+    the dynamic answer's sentence and `tlscope diff` (analyse/dynamic_diff.py) say them alike."""
     # The function is named when the list spans several (two of them may have an `x`).
     named = len({s.function.name if s.function else None for s in sources}) > 1
     more = f" and {len(sources) - 6} more" if len(sources) > 6 else ""
