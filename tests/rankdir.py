@@ -11,7 +11,7 @@ directory order, so results are reproducible.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import msgspec
 
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
+from tlscope.analyse.ranks.graph_divergence import structure_digest
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.compiles import CompilesFile
 from tlscope.format.json_boundary import JsonError, decode
@@ -154,7 +155,26 @@ def _from_compiles(path: Path, summary: RankSummary) -> None:
     except (JsonError, msgspec.ValidationError) as err:
         summary.errors.append(f"compiles.json: {err}")
         return
-    facts.note_compiles(found.compiles, summary)
+    facts.note_compiles(found.compiles, summary, _structures(path.parent))
+
+
+def _structures(folder: Path) -> Callable[[str], str | None]:
+    """Each Dynamo graph's structure by payload name, from the payloads where the folder's
+    manifest says (`payloads.root`: the job's, `..`, for a rank of a job)."""
+    try:
+        manifest = decode(_read(folder / "manifest.json"))
+        root = manifest["payloads"].get("root", ".") if isinstance(manifest.get("payloads"), dict) else "."
+    except (OSError, BadArtifact, JsonError, AttributeError, TypeError):
+        root = "."
+
+    def digest_of(name: str) -> str | None:
+        try:
+            text = (folder / str(root) / name).read_text("utf-8", "replace")
+        except OSError:
+            return None
+        return structure_digest(text)
+
+    return digest_of
 
 
 # -- raw.jsonl: compilation metrics -----------------------------------------------------------

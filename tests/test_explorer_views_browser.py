@@ -249,6 +249,12 @@ def test_collectives_that_differ_between_ranks_are_said_first(
     assert page.locator("#divergence").is_visible()
     assert page.locator("#divergence .dv-collective").all_text_contents() == sentences
     assert page.locator("#divergence .dv-group").count() == 0
+    # Its [0/0] graphs differ too (x is f32[8, 16] on rank 0, f32[9, 16] on rank 1: format 1.30).
+    graphs = [
+        g["sentence"] for g in json.loads((folders["desync2"] / "ranks.json").read_text())["divergence"]["graphs"]
+    ]
+    assert len(graphs) == 1 and graphs[0].startswith("[0/0] step (ranks_desync_2.py:")
+    assert h["graphs"] == graphs and page.locator("#divergence .dv-graph").all_text_contents() == graphs
     assert page.errors == []
     page.close()
 
@@ -333,7 +339,7 @@ def test_a_strict_call_traced_says_its_end_is_not_logged(
 def test_single_log_has_no_banner(browser: Any, site: ExplorerSite) -> None:
     page = open_explorer(browser, site.explorer("recompiles"))
     h = wait_hook(page, lambda h: "divergent" in h)
-    assert h["divergent"] == [] and h["divergence"] == [] and h["collectives"] == []
+    assert h["divergent"] == [] and h["divergence"] == [] and h["collectives"] == [] and h["graphs"] == []
     assert page.locator("#divergence").is_hidden()
     page.close()
 

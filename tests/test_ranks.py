@@ -202,7 +202,7 @@ def test_median_rank_breaks_ties_by_the_lower_rank_and_takes_the_lower_middle() 
 def test_a_sentences_ranks_are_said_as_ranges_when_they_run() -> None:
     """Short lists as they are; runs of 4 or more as ranges; past 11 pieces the first 9, "…", the
     last, and the count (a 1,000-rank job's 10 diverging ranks split the rest into 11 ranges)."""
-    from tlscope.analyse.ranks.divergence import _rank_list
+    from tlscope.analyse.ranks.words import rank_list as _rank_list
 
     assert _rank_list([0, 1, 2]) == "0, 1, 2"
     assert _rank_list([0, 1, 2, 3, 5, 7, 8, 9, 10]) == "0-3, 5, 7-10"

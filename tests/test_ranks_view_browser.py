@@ -146,6 +146,11 @@ def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
     assert h["collectives"] == sentences
     assert page.locator(".rk-collectives li").all_text_contents() == sentences
     assert "collectives differ at 1 compile id" in (page.locator(".rk-head").text_content() or "")
+    # The same id's graphs differ (its input's batch; format 1.30): said under the collectives.
+    graphs = [g["sentence"] for g in data["graphs"]]
+    assert len(graphs) == 1 and h["graphs"] == graphs
+    assert page.locator(".rk-graphs li").all_text_contents() == graphs
+    assert "graphs differ at 1 compile id" in (page.locator(".rk-head").text_content() or "")
     assert page.errors == []
     page.close()
 

@@ -461,6 +461,17 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: ranks.json's `divergence.graphs` when empty, the divergence's last field (pretty-printed).
+_NO_GRAPHS = re.compile(rb',\n    "graphs": \[\]\n  \}')
+
+
+def without_130_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.29 wrote it: 1.30 added ranks.json's `divergence.graphs` (last),
+    forgiven when empty; one said is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 30)
+    return _NO_GRAPHS.sub(b"\n  }", data, count=1) if name == "ranks.json" else data
+
+
 #: compiles.json's `dynamic` and `settings` when null, its last fields when added.
 _NO_DYNAMIC = b',"dynamic":null,"settings":null}\n'
 #: A symbol's `why` when null, its last field (after its `retrace_of`).
@@ -562,6 +573,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_130_additions,
     without_129_additions,
     without_128_additions,
     without_127_additions,

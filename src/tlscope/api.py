@@ -49,6 +49,7 @@ from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
+from tlscope.analyse.ranks.graph_divergence import structure_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
@@ -382,10 +383,14 @@ class Trace:
         if written.is_file():
             found: JobView = decode(written.read_bytes(), _JOB_VIEW)
             return found
-        overviews = [
-            rank_overview(n, (self if n == self.current_rank else self.rank(n)).compiles) for n in self.rank_numbers
-        ]
-        return job_view(overviews)
+        overviews = []
+        # By payload name: one job store, so a graph every rank logged is read once for all.
+        known: dict[str, str | None] = {}
+        for n in self.rank_numbers:
+            trace = self if n == self.current_rank else self.rank(n)
+            overviews.append(rank_overview(n, trace.compiles, _structures(trace, known)))
+        # A job's ranks share one payload store: any rank's folder reads the others' graphs.
+        return job_view(overviews, _payload_reader(self))
 
     @property
     def ranks(self) -> list[RankLine]:
@@ -397,8 +402,9 @@ class Trace:
     @property
     def divergence(self) -> Divergence | None:
         """How the ranks' compiles diverge (ranks.json's `divergence`): `.groups` of ranks by compile
-        id sequence, `.not_on_every_rank`, and `.collectives`, the compile ids whose collectives
-        differ between ranks; None for a single log."""
+        id sequence, `.not_on_every_rank`, `.collectives`, the compile ids whose collectives
+        differ between ranks, and `.graphs`, those whose Dynamo graphs differ (`.groups`, `.kind`,
+        `.sentence`); None for a single log."""
         return self._job.divergence if self.rank_numbers else None
 
     @property
@@ -503,3 +509,29 @@ def _row(entry: CompileEntry) -> dict[str, Any]:
         "fail_type": entry.failure.type if entry.failure else None,
         "events": entry.events,
     }
+
+
+def _payload_reader(trace: Trace) -> Callable[[str], str | None]:
+    """`trace.payload` by name, None for a payload it cannot read."""
+
+    def read(name: str) -> str | None:
+        try:
+            return trace.payload(name)
+        except (TraceError, OSError):  # a folder copied without its payloads: nothing to compare
+            return None
+
+    return read
+
+
+def _structures(trace: Trace, known: dict[str, str | None]) -> Callable[[str], str | None]:
+    """Each Dynamo graph's structure by payload name, read from `trace`'s folder once (`known`
+    keeps them: ranks.json's graph comparison, for a job folder written without one)."""
+    read = _payload_reader(trace)
+
+    def digest_of(name: str) -> str | None:
+        if name not in known:
+            text = read(name)
+            known[name] = structure_digest(text) if text is not None else None
+        return known[name]
+
+    return digest_of

@@ -150,6 +150,20 @@ test("ranks.json's collective mismatches are read as written, untrusted parts dr
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
 });
 
+test("ranks.json's graph mismatches are read as written (format 1.30), untrusted parts dropped", async () => {
+  const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const sentence = '[6/0] branchy_fn (_ranks.py:59): ranks traced different graphs: rank 0 calls sin(l_x_) at _ranks.py:62 (return x.sin() + rank), rank 1 cos(l_x_) at _ranks.py:63 (return x.cos() * rank); …';
+  const div = readDivergence({
+    divergence: {
+      diverges: false, groups: [], not_on_every_rank: [], collectives: [],
+      graphs: [{ id: '[6/0]', kind: 'graph', groups: [], sentence }, { id: '[7/0]', sentence: 'no kind' }, { id: 3, sentence: 'x' }, null, { id: '[1/0]' }],
+    },
+  });
+  assert.deepEqual(div && div.graphs, [{ id: '[6/0]', kind: 'graph', sentence }, { id: '[7/0]', kind: 'graph', sentence: 'no kind' }]);
+  // A ranks.json written before format 1.30 has none.
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.graphs, []);
+});
+
 test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1.19), malformed items dropped', async () => {
   const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const where = { file: '/w/model.py', line: 22, name: 'forward', code: 'if k > 2:' };

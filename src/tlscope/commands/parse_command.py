@@ -394,6 +394,10 @@ def _tell_divergence(out: Path) -> None:
         print("Collectives differ between ranks:")
         for mismatch in found.collectives:
             print(f"  {mismatch.sentence}")
+    if found.graphs:
+        print("Graphs differ between ranks:")
+        for graphs in found.graphs:
+            print(f"  {graphs.sentence}")
     print(f"Every rank at a glance: tlscope summary {out}")
 
 

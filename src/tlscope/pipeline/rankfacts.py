@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tlscope.analyse.ranks import facts
+from tlscope.analyse.ranks.graph_divergence import structure_digest
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.tlparse.directory import CompileDirectory
+from tlscope.format import layout
 from tlscope.format.compiles import Answers
 from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import CompilationMetrics
@@ -42,6 +44,9 @@ class RankFacts:
         self._code: dict[str, tuple[str, bytes | None]] = {}
         #: The newest graph-execution-order artifact: (path in OUT, its bytes).
         self._order: tuple[str, bytes] | None = None
+        #: Each Dynamo graph's structure by its payload file (`payloads/<md5>.txt`), read once a
+        #: payload: what the job compares between ranks (analyse/ranks/graph_divergence.py).
+        self._structures: dict[str, str | None] = {}
 
     def around(self, sinks: SinkFactory | None) -> SinkFactory:
         """`sinks` (the report) followed by this collector, told of the report's files (`_AfterReport`)."""
@@ -74,8 +79,14 @@ class RankFacts:
             self._code[graph] = (rel, None if suffix == ".html" else record.payload or b"")
 
     def feed(self, record: Record) -> None:
-        """Compilation metrics, as raw.jsonl holds them (every written event line with that key)."""
+        """Compilation metrics, as raw.jsonl holds them (every written event line with that key),
+        and the structure of each Dynamo graph."""
         if record.key in ("str", "chromium_event") or record.compile_id is None:
+            return
+        if record.key == "dynamo_output_graph" and record.payload is not None and record.payload_md5 is not None:
+            name = f"{layout.PAYLOADS}/{record.payload_md5}.txt"
+            if name not in self._structures:
+                self._structures[name] = structure_digest(record.payload_text)
             return
         value = record.envelope.get("compilation_metrics")
         if not isinstance(value, dict) or any(k in record.envelope for k in RAW_ADDED_FIELDS):
@@ -88,7 +99,7 @@ class RankFacts:
     def finish(self, ctx: RunContext, answers: Answers) -> None:
         """Fold the answers, the directory and the kept artifacts (after the report: `_AfterReport`)."""
         summary = self.summary
-        facts.note_compiles(answers.compiles, summary)
+        facts.note_compiles(answers.compiles, summary, self._structures.get)
         if self._directory is None:
             summary.errors.append("compile_directory.json is missing")
         else:

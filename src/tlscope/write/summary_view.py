@@ -98,6 +98,11 @@ def _print_ranks(summary: Summary, console: Console) -> None:
         for mismatch in divergence.collectives:
             text.append("  " + mismatch.sentence + "\n", style="")
         console.print(text)
+    if divergence is not None and divergence.graphs:
+        text = Text("Graphs differ between ranks:\n", style="bold yellow")
+        for graphs in divergence.graphs:
+            text.append("  " + graphs.sentence + "\n", style="")
+        console.print(text)
 
 
 def _print_stragglers(summary: Summary, console: Console) -> None:

@@ -14,17 +14,20 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.ranks.graph_divergence import GraphFold, GraphMismatch, GraphPrint, PayloadText
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
+from tlscope.analyse.ranks.words import NAMED
+from tlscope.analyse.ranks.words import count as _count
+from tlscope.analyse.ranks.words import ids as _ids
+from tlscope.analyse.ranks.words import who as _who
 from tlscope.format.compiles import Collective, CompileEntry
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
 OUTSIDE = "[-/-]"
-#: How many compile ids a sentence names before "…".
-NAMED = 5
 #: How many recompiles a sentence explains.
 REASONS = 2
 #: Collectives whose tensors must be alike on every rank (one shape and dtype): each rank's input
@@ -78,6 +81,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Compile id -> the collectives its Dynamo graphs call, as compared (`collective_text`), one
     #: per line; only ids that call one.
     collectives: dict[str, str] = {}
+    #: Compile id -> its Dynamo graphs' structure (analyse/ranks/graph_divergence.py); only ids
+    #: with a Dynamo graph whose structure was read.
+    graphs: dict[str, GraphPrint] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -148,6 +154,9 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: ranks' collectives differ, in the groups' order, a group's rows whose collectives differ
     #: first. Since 1.18.
     rows: list[MatrixRowGroup] = []
+    #: Compile ids whose Dynamo graphs differ between ranks, in compile order (whether or not
+    #: `diverges`). Since 1.30.
+    graphs: list[GraphMismatch] = []
 
 
 def collective_text(c: Collective) -> str:
@@ -172,8 +181,11 @@ class JobView(msgspec.Struct, kw_only=True):
     stragglers: Stragglers | None = None
 
 
-def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
-    """One rank's line and compile ids from its compiles.json entries."""
+def rank_overview(
+    rank: int, entries: Sequence[CompileEntry], digest_of: Callable[[str], str | None] | None = None
+) -> RankOverview:
+    """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
+    graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared."""
     line = RankLine(rank=rank)
     overview = RankOverview(line=line)
     for entry in entries:
@@ -191,6 +203,9 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
         calls = [collective_text(c) for g in entry.graphs if g.kind == "dynamo_output_graph" for c in g.collectives]
         if calls:
             overview.collectives[entry.id] = "\n".join(calls)
+        found = _graph_print(entry, digest_of) if digest_of is not None else None
+        if found is not None:
+            overview.graphs[entry.id] = found
         if entry.recompile is not None:
             line.recompiles += 1
             overview.recompiles[entry.id] = entry.recompile.explanation() or "no reason logged"
@@ -198,25 +213,42 @@ def rank_overview(rank: int, entries: Sequence[CompileEntry]) -> RankOverview:
     return overview
 
 
-def job_view(overviews: Iterable[RankOverview]) -> JobView:
+def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) -> GraphPrint | None:
+    """The entry's Dynamo graphs as compared between ranks; None without one, or one unread."""
+    payloads = [g.payload_filename for g in entry.graphs if g.kind == "dynamo_output_graph"]
+    if not payloads or None in payloads:
+        return None
+    digests = [digest_of(p) for p in payloads if p is not None]
+    if None in digests:
+        return None
+    where = entry.function
+    function = "?"
+    if where is not None:
+        file = (where.file or "?").rsplit("/", 1)[-1]
+        function = f"{where.name or '?'} ({file}:{where.line if where.line is not None else '?'})"
+    return GraphPrint(function=function, digest="+".join(d for d in digests if d), payload=payloads[-1])
+
+
+def job_view(overviews: Iterable[RankOverview], read: PayloadText | None = None) -> JobView:
     """The ranks' lines and their divergence (ranks ascending), whatever order `overviews` come in.
 
     Folded as they come (`_Fold`): a job's overviews are decoded one at a time, and only each
-    rank's line and what the divergence needs of it are kept.
+    rank's line and what the divergence needs of it are kept. `read` gives the job's payloads,
+    to say where ranks' graphs differ (without it, only which ranks).
     """
     fold = _Fold()
     for overview in overviews:
         fold.add(overview)
     lines = sorted(fold.lines, key=lambda line: line.rank)
     slow = find_stragglers([(line.rank, line.compile_time_s) for line in lines])
-    return JobView(ranks=lines, divergence=fold.divergence(), stragglers=slow)
+    return JobView(ranks=lines, divergence=fold.divergence(read), stragglers=slow)
 
 
-def divergence(overviews: Iterable[RankOverview]) -> Divergence:
+def divergence(overviews: Iterable[RankOverview], read: PayloadText | None = None) -> Divergence:
     fold = _Fold()
     for overview in overviews:
         fold.add(overview)
-    return fold.divergence()
+    return fold.divergence(read)
 
 
 class _Fold:
@@ -237,6 +269,7 @@ class _Fold:
         self.keyed: dict[tuple[str, ...], tuple[RankOverview, array[int]]] = {}
         #: Compile id -> its collectives (one text per rank, shared) -> the ranks calling them.
         self.calls: dict[str, dict[str, array[int]]] = {}
+        self.graphs = GraphFold()
 
     def add(self, overview: RankOverview) -> None:
         rank = overview.line.rank
@@ -247,6 +280,7 @@ class _Fold:
                 self.first[cid] = (rank, at)
         for cid, calls in overview.collectives.items():
             self.calls.setdefault(cid, {}).setdefault(calls, array("q")).append(rank)
+        self.graphs.add(rank, overview.graphs)
         key = tuple(overview.compile_ids)
         known = self.keyed.get(key)
         if known is None:
@@ -256,7 +290,7 @@ class _Fold:
         if rank < known[0].line.rank:
             self.keyed[key] = (overview, known[1])
 
-    def divergence(self) -> Divergence:
+    def divergence(self, read: PayloadText | None = None) -> Divergence:
         count = len(self.lines)
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
@@ -265,12 +299,16 @@ class _Fold:
         if len(self.keyed) <= 1:
             every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
             rows = _rows([(every, None)], calls)
-            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls, rows=rows)
+            graphs = self.graphs.mismatches(order, read)
+            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls, rows=rows, graphs=graphs)
         groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
         rows = _rows([(g.ranks, g) for g in groups], calls)
-        return Divergence(diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls, rows=rows)
+        graphs = self.graphs.mismatches(order, read)
+        return Divergence(
+            diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls, rows=rows, graphs=graphs
+        )
 
     def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:
         """`cid`'s ranks grouped by their collectives (a rank that has the id and calls none is a
@@ -370,41 +408,3 @@ def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> st
         f"{cid}: ranks call different collectives: collective {at + 1} is {', '.join(said)}{more}; "
         f"a collective that differs between ranks fails or hangs when it runs"
     )
-
-
-def _who(ranks: list[int]) -> str:
-    """`rank 3`, or `ranks 0, 1, 2` (`_rank_list`)."""
-    return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {_rank_list(ranks)}"
-
-
-#: Runs of consecutive ranks at least this long are said as a range (`0-309`).
-RUN = 4
-#: Pieces (ranks or ranges) a list of ranks names before "…".
-PIECES = 10
-
-
-def _rank_list(ranks: list[int]) -> str:
-    """`0, 1, 2` as such; runs of RUN or more consecutive ranks as ranges, the first PIECES pieces
-    and the count when long: `0-309, 311-365, …, 992-999 (990 ranks)`. A 1,000-rank job's group
-    was a sentence of 990 numbers."""
-    pieces: list[str] = []
-    start = 0
-    for end in range(1, len(ranks) + 1):
-        if end < len(ranks) and ranks[end] == ranks[end - 1] + 1:
-            continue
-        run = ranks[start:end]
-        pieces.extend([f"{run[0]}-{run[-1]}"] if len(run) >= RUN else map(str, run))
-        start = end
-    # "…" stands for two pieces at least (never for one it could have shown).
-    shown = pieces if len(pieces) <= PIECES + 1 else [*pieces[: PIECES - 1], "…", pieces[-1]]
-    count = f" ({len(ranks)} ranks)" if len(ranks) > PIECES else ""
-    return ", ".join(shown) + count
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _ids(ids: list[str]) -> str:
-    shown = ", ".join(ids[:NAMED])
-    return shown + (f", … ({len(ids) - NAMED} more)" if len(ids) > NAMED else "")

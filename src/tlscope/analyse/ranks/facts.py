@@ -10,7 +10,7 @@ tlparse's, read back). Every input is untrusted: a malformed artifact becomes an
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -188,10 +188,13 @@ def _seconds(metrics: CompilationMetrics) -> float | None:
     return None
 
 
-def note_compiles(entries: Sequence[CompileEntry], summary: RankSummary) -> None:
-    """The rank's compiles.json: its overview (ranks.json), and every compile id's status in the
-    matrix in compiles.json's vocabulary (a restarted attempt is `restarted`, not missing)."""
-    summary.overview = rank_overview(summary.rank, entries)
+def note_compiles(
+    entries: Sequence[CompileEntry], summary: RankSummary, digest_of: Callable[[str], str | None] | None = None
+) -> None:
+    """The rank's compiles.json: its overview (ranks.json; `digest_of` gives its Dynamo graphs'
+    structure by payload file, `rank_overview`), and every compile id's status in the matrix in
+    compiles.json's vocabulary (a restarted attempt is `restarted`, not missing)."""
+    summary.overview = rank_overview(summary.rank, entries, digest_of)
     for entry in entries:
         if entry.status == "outside":
             continue

@@ -8,12 +8,12 @@ import { el } from './dom.js';
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 
 /**
- * Draw the banner (hidden when the ranks neither diverge nor call different collectives, or the
- * job has no ranks.json). Returns what the test hook shows: the divergent compile ids, sorted, the
- * sentences, and the collective mismatches' sentences.
+ * Draw the banner (hidden when the ranks neither diverge nor call different collectives nor trace
+ * different graphs, or the job has no ranks.json). Returns what the test hook shows: the divergent
+ * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[], collectives: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
@@ -22,12 +22,20 @@ export function drawDivergence(banner, trace) {
   // A collective that differs between ranks fails or hangs the job: said first, even when the
   // ranks compiled the same ids.
   const collectives = div ? div.collectives.map((c) => c.sentence) : [];
+  // Ranks that compiled the same id from other code (format 1.30): said after the collectives.
+  const graphs = div ? div.graphs.map((g) => g.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = !sentences.length && !collectives.length;
+  banner.hidden = !sentences.length && !collectives.length && !graphs.length;
   if (collectives.length) {
     banner.appendChild(el(doc, 'strong', '', 'Collectives differ between ranks: '));
     const list = el(doc, 'ul', 'dv-collectives');
     for (const s of collectives) list.appendChild(el(doc, 'li', 'dv-collective', s));
+    banner.appendChild(list);
+  }
+  if (graphs.length) {
+    banner.appendChild(el(doc, 'strong', '', 'Graphs differ between ranks: '));
+    const list = el(doc, 'ul', 'dv-graphs');
+    for (const s of graphs) list.appendChild(el(doc, 'li', 'dv-graph', s));
     banner.appendChild(list);
   }
   if (sentences.length) {
@@ -37,5 +45,5 @@ export function drawDivergence(banner, trace) {
     banner.appendChild(list);
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives };
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs };
 }

@@ -33,6 +33,7 @@ import { isObject } from '/lib/tlscope.js';
  * @property {RankGroup[]} rows the matrix's rows: ranks.json's `divergence.rows` (format 1.18: the groups
  *   split where the ranks' collectives differ), else the groups
  * @property {{ id: string, sentence: string }[]} collectives ranks.json's compile ids whose collectives differ
+ * @property {{ id: string, sentence: string }[]} graphs ranks.json's compile ids whose Dynamo graphs differ (format 1.30)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
@@ -122,7 +123,9 @@ export function readRanksFile(json) {
   })).filter((r) => r.ranks.length);
   const collectives = (Array.isArray(div.collectives) ? div.collectives : []).filter(isObject)
     .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
-  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, partial, stragglers: stragglersOf(json.stragglers) };
+  const graphs = (Array.isArray(div.graphs) ? div.graphs : []).filter(isObject)
+    .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence }] : []));
+  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
 /**
@@ -139,7 +142,7 @@ export function sortRanks(lines, key, descending) {
 
 /**
  * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
- * then those whose collectives differ between ranks,
+ * then those whose collectives differ between ranks, then those whose graphs differ,
  * then every other id of the groups' compile sequences in the order the groups list them.
  * @param {RanksFile} file
  * @param {string[][]} sequences each group's compile ids (from its first rank's compiles.json)
@@ -147,7 +150,7 @@ export function sortRanks(lines, key, descending) {
  */
 export function matrixColumns(file, sequences) {
   // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
-  const seen = new Set([...file.partial.map((p) => p.id), ...file.collectives.map((c) => c.id)]);
+  const seen = new Set([...file.partial.map((p) => p.id), ...file.collectives.map((c) => c.id), ...file.graphs.map((g) => g.id)]);
   const columns = [...seen];
   for (const ids of sequences) {
     for (const id of ids) {

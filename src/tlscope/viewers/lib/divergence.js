@@ -17,12 +17,19 @@ import { isObject } from './format.js';
  */
 
 /**
+ * A compile id whose Dynamo graphs differ between ranks (the same id, other code), said in one
+ * sentence (format 1.30).
+ * @typedef {{ id: string, kind: string, sentence: string }} GraphMismatch
+ */
+
+/**
  * What a view shows of ranks.json's `divergence`.
  * @typedef {object} Divergence
  * @property {boolean} diverges
  * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
  * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order
  * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
+ * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
  */
 
 /**
@@ -54,7 +61,11 @@ export function readDivergence(data) {
     if (!isObject(c) || typeof c.id !== 'string' || typeof c.sentence !== 'string') return [];
     return [{ id: c.id, sentence: c.sentence }];
   });
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives };
+  const graphs = (Array.isArray(div.graphs) ? div.graphs : []).flatMap((g) => {
+    if (!isObject(g) || typeof g.id !== 'string' || typeof g.sentence !== 'string') return [];
+    return [{ id: g.id, kind: typeof g.kind === 'string' ? g.kind : 'graph', sentence: g.sentence }];
+  });
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs };
 }
 
 /**

@@ -7,13 +7,14 @@ autoescape on, so log text cannot inject markup.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
-from tlscope.analyse.ranks.divergence import Divergence
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence
+from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.write import templates
 
 #: Lines of context around each change.
@@ -186,8 +187,14 @@ def _said(change: NodeChange) -> str:
 def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
     """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
-    rank is in; so the reader sees whether the pair is representative before reading its diff."""
-    yield from _collectives(divergence, ranks)
+    rank is in; so the reader sees whether the pair is representative before reading its diff.
+    The collectives that differ come before them (they hang a job), the graphs after."""
+    yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
+    yield from _groups(divergence, ranks, total)
+    yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks)
+
+
+def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
     if not divergence.diverges:
         yield f"Ranks agree: all {total} ranks compiled the same compile ids (one group)."
         yield f"Rank {ranks[0]} and rank {ranks[1]} are in it."
@@ -206,14 +213,16 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> I
         yield f"Rank {ranks[0]} is in group {first}, rank {ranks[1]} in group {second}."
 
 
-def _collectives(divergence: Divergence, ranks: tuple[int, int]) -> Iterator[str]:
-    """The compile ids whose collectives differ between ranks (ranks.json's sentences), first: a
-    collective that differs fails or hangs the job, whatever else the two ranks' diff shows."""
-    if not divergence.collectives:
-        return
-    yield "Collectives differ between ranks:"
-    for mismatch in divergence.collectives:
-        sides = [next((n for n, g in enumerate(mismatch.groups) if r in g.ranks), None) for r in ranks]
+def _mismatches(
+    title: str, mismatches: Sequence[CollectiveMismatch | GraphMismatch], ranks: tuple[int, int]
+) -> Iterator[str]:
+    """ranks.json's sentences of the compile ids whose collectives (or graphs) differ between
+    ranks, each marked where the two ranks are in different groups."""
+    if mismatches:
+        yield title
+    for mismatch in mismatches:
+        groups = [g.ranks for g in mismatch.groups]
+        sides = [next((n for n, group in enumerate(groups) if r in group), None) for r in ranks]
         mark = "" if sides[0] == sides[1] else f"   <- rank {ranks[0]} and rank {ranks[1]} differ here"
         yield f"  {mismatch.sentence}{mark}"
 

@@ -58,13 +58,15 @@ def write_landing(
         written["Collective schedules"] = "collective_schedules.json"
     _write_array(out, "multi_rank_summary.json", ([_behind_the_page(r)] for r in ranks), sort_keys=False)
     overviews = (r.overview for r in ranks if r.parsed and r.overview is not None)
-    view = job_view(overviews) if facts.overviews else None
+    view = job_view(overviews, _payloads(out)) if facts.overviews else None
     if view is not None:
         _write_ranks_json(out, view)
     context = _context(ranks, facts, notes)
     context["divergence"] = view.divergence if view is not None else None
     # The matrix marks the compile ids whose collectives differ between ranks (ranks.json's).
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
+    # ... and those whose Dynamo graphs differ between ranks.
+    context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -75,6 +77,21 @@ def write_landing(
     with out.path("index.html").open("w", encoding="utf-8") as page:
         page.writelines(_template().generate(**context))
     return written
+
+
+def _payloads(out: OutputDir) -> Callable[[str], str | None]:
+    """The job's payloads (`payloads/<md5>.txt`, one store for every rank) as text, for the
+    divergence to say where two ranks' graphs differ; None for another name or a missing file."""
+
+    def read(name: str) -> str | None:
+        if not layout.is_payload_name(name):
+            return None
+        try:
+            return out.path(name).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return None
+
+    return read
 
 
 class _Facts:

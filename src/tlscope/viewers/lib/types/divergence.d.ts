@@ -27,6 +27,15 @@ export type CollectiveMismatch = {
     sentence: string;
 };
 /**
+ * A compile id whose Dynamo graphs differ between ranks (the same id, other code), said in one
+ * sentence (format 1.30).
+ */
+export type GraphMismatch = {
+    id: string;
+    kind: string;
+    sentence: string;
+};
+/**
  * What a view shows of ranks.json's `divergence`.
  */
 export type Divergence = {
@@ -43,4 +52,8 @@ export type Divergence = {
      * compile ids whose collectives differ between ranks, in compile order
      */
     collectives: CollectiveMismatch[];
+    /**
+     * compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
+     */
+    graphs: GraphMismatch[];
 };

@@ -1,0 +1,232 @@
+"""Compile ids whose Dynamo graphs differ between ranks: the same id, other code.
+
+Ranks that compile the same compile ids can still have traced different graphs for them: a
+branch on the rank or on data took another path, or an input had other sizes (an uneven batch).
+The compile-id comparison cannot see it, and `tlscope diff --ranks A B` shows it only for the
+two ranks one already suspects; at 1,000 ranks the question is which ranks, and where.
+
+Each rank's Dynamo graph of a compile id is reduced to a print of its structure where the rank
+is parsed (`structure_digest`: what each node computes, from what, its dtype and sizes; not the
+constants, which carry each rank's own number, nor devices, each rank's own GPU, nor strides
+or comments). The job's fold groups the ranks of a compile id by their prints and says, for
+the largest group against the next, the first difference by structure (analyse/graph_diff.py,
+the very comparison `diff --ranks` shows), reading the two graphs from the job's payloads.
+
+A compile id is a frame's number in the order frames were first compiled, so a rank that
+compiled one more frame early numbers every later frame differently: the same id then names
+another function on that rank. That is said as such, not as a graph that differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from tlscope.analyse.ranks.words import NAMED, who
+
+if TYPE_CHECKING:
+    from tlscope.analyse.graph_diff import NodeChange
+
+#: An assignment line of a graph's code: `name: "f32[8][1]cpu" = torch.sin(l_x_);  l_x_ = None`.
+_LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*?(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=(?!=)(?P<value>[^\n]*)$', re.M)
+#: A literal of a node's call (a string, a number): each rank's own constants are not structure.
+_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.])")
+#: Compile ids whose difference is worded (two graphs read each); the rest are listed.
+WORDED = 20
+
+#: Reads a payload of the job (`payloads/<md5>.txt`) as text; None when it cannot.
+PayloadText = Callable[[str], "str | None"]
+
+
+class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
+    """A compile id's Dynamo graphs on one rank, as the ranks' comparison sees them."""
+
+    #: `name (file:line)` of the compiled function, `?` when the log does not say.
+    function: str
+    #: The structure of its Dynamo graphs (`structure_digest`), in order, joined.
+    digest: str
+    #: The last Dynamo graph's payload (`payloads/<md5>.txt`): the one a difference is read from.
+    payload: str | None = None
+
+
+class GraphGroup(msgspec.Struct, kw_only=True):
+    """Ranks whose Dynamo graphs of one compile id have the same structure."""
+
+    ranks: list[int]
+    #: The compiled function, `name (file:line)`.
+    function: str
+    #: The lowest rank's Dynamo graph (`payloads/<md5>.txt`), for a viewer to open.
+    payload: str | None = None
+
+
+class GraphMismatch(msgspec.Struct, kw_only=True):
+    """A compile id whose Dynamo graphs differ between ranks."""
+
+    id: str
+    #: `function` (the id names other functions on some ranks: compile ids shifted) or `graph`.
+    kind: str
+    #: The ranks grouped by graph, the largest group first (lower ranks first on a tie).
+    groups: list[GraphGroup]
+    #: In one sentence, with the first difference between the first two groups.
+    sentence: str
+
+
+def structure_digest(text: str) -> str | None:
+    """The print of a Dynamo graph's structure; None when the text is no readable graph.
+
+    Its inputs (name, dtype and sizes) and each assignment line (dtype and sizes, and the call
+    with its literals blanked), in order: equal for two ranks that traced the same code on inputs
+    of the same sizes, whatever their constants (`x + rank`), devices or strides.
+    """
+    # Here, not at the top: a rank's parse has the graph reader loaded already, and a job's
+    # summary read from its ranks.json never comes here.
+    from tlscope.analyse.fold.graphs import graph_shape
+
+    nodes, inputs = graph_shape(text)  # (None, []) past MAX_GRAPH_BYTES
+    if nodes is None:
+        return None
+    digest = hashlib.md5(usedforsecurity=False)
+    for graph_input in inputs:
+        digest.update(f"{graph_input.name} {_sizes(graph_input.type)}\n".encode())
+    for line in _LINE.finditer(text, text.find("def forward(")):
+        call = _LITERAL.sub("#", line["value"].split(";", 1)[0]).strip()
+        digest.update(f"{_sizes(line['type'])} {call}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _sizes(annotation: str | None) -> str:
+    """`f32[8, 32]` of `f32[8, 32][32, 1]cuda:1`; a `Sym(s0)` or other annotation as printed."""
+    from tlscope.analyse.fold.graphs import dtype_and_sizes
+
+    if annotation is None:
+        return ""
+    return dtype_and_sizes(annotation) or annotation
+
+
+class GraphFold:
+    """Every rank's graph prints, kept a rank at a time: compile id -> (function, digest) -> the
+    lowest rank's payload and every rank with it."""
+
+    def __init__(self) -> None:
+        self.prints: dict[str, dict[tuple[str, str], tuple[int, str | None, list[int]]]] = {}
+
+    def add(self, rank: int, graphs: dict[str, GraphPrint]) -> None:
+        for cid, found in graphs.items():
+            groups = self.prints.setdefault(cid, {})
+            key = (found.function, found.digest)
+            known = groups.get(key)
+            if known is None:
+                groups[key] = (rank, found.payload, [rank])
+                continue
+            known[2].append(rank)
+            if rank < known[0]:
+                groups[key] = (rank, found.payload, known[2])
+
+    def mismatches(self, order: list[str], read: PayloadText | None) -> list[GraphMismatch]:
+        """The compile ids (in `order`) whose ranks' graphs differ; the first WORDED say where."""
+        found: list[GraphMismatch] = []
+        for cid in order:
+            groups = self.prints.get(cid)
+            if groups is None or len(groups) <= 1:
+                continue
+            made = [GraphGroup(ranks=sorted(r), function=f, payload=p) for (f, _), (_, p, r) in groups.items()]
+            made.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
+            kind = "function" if len({g.function for g in made}) > 1 else "graph"
+            worded = read if len(found) < WORDED else None
+            found.append(GraphMismatch(id=cid, kind=kind, groups=made, sentence=_sentence(cid, kind, made, worded)))
+        return found
+
+
+def _sentence(cid: str, kind: str, groups: list[GraphGroup], read: PayloadText | None) -> str:
+    if kind == "function":
+        said = ", ".join(f"{g.function} on {who(g.ranks)}" for g in groups[:NAMED])
+        return (
+            f"{cid}: names other functions on other ranks: {said}{_more(groups)}: the ranks ran other "
+            f"code, or compiled frames in another order (a compile id numbers a frame in the order "
+            f"its rank first compiled it)"
+        )
+    first, second = groups[0], groups[1]
+    count = "" if len(groups) == 2 else f" {len(groups)}"
+    head = f"{cid} {first.function}: ranks traced{count} different graphs"
+    where = _difference(groups[:NAMED], read) if read is not None else None
+    pair = f"tlscope diff JOB --ranks {first.ranks[0]} {second.ranks[0]}"
+    if where is None:
+        return f"{head} ({'; '.join(who(g.ranks) for g in groups[:NAMED])}{_more(groups)}); {pair} shows how"
+    return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
+
+
+def _more(groups: list[GraphGroup]) -> str:
+    return f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
+
+
+def _difference(groups: list[GraphGroup], read: PayloadText) -> str | None:
+    """The first difference by structure of each group's graph from the first group's, in words:
+    one size said for every group when that is what differs (an uneven batch), else the first
+    two groups' difference. None when a graph cannot be read."""
+    # Here, not at the top: a rank's parse never words a difference, only the job's fold does.
+    from tlscope.analyse.fxgraph import FxGraph, parse_graph
+    from tlscope.analyse.graph_diff import diff_graphs
+
+    graphs = []
+    for group in groups:
+        text = read(group.payload) if group.payload is not None else None
+        graph = parse_graph(text) if text is not None else None
+        if not isinstance(graph, FxGraph):
+            return None
+        graphs.append(graph)
+    firsts = [diff_graphs("dynamo_output_graph", graphs[0], other).changes[:1] for other in graphs[1:]]
+    if not firsts[0]:
+        return None
+    change = firsts[0][0]
+    if all(f and f[0].kind in _SIZED and (f[0].kind, f[0].name) == (change.kind, change.name) for f in firsts):
+        sizes = [f"{_sizes(change.a)} on {who(groups[0].ranks)}"]
+        sizes += [f"{_sizes(f[0].b)} on {who(g.ranks)}" for f, g in zip(firsts, groups[1:], strict=True)]
+        return f"{_SIZED[change.kind]} {change.name} is {', '.join(sizes)}{_at(change.source)}"
+    changes = diff_graphs("dynamo_output_graph", graphs[0], graphs[1]).changes
+    return _words(changes, groups[0].ranks, groups[1].ranks)
+
+
+#: Changes of a size, said for every group, and how each names what changed.
+_SIZED = {"input_shape": "input", "shape": "node"}
+
+
+def _words(changes: list[NodeChange], a: list[int], b: list[int]) -> str:
+    """`input x_ reads …`; a node only on one side is said with the other side's first such
+    node: where the code went another way."""
+    first = changes[0]
+    on_a, on_b = who(a), who(b)
+    if first.kind in ("added", "removed"):
+        gone = next((c for c in changes if c.kind == "removed"), None)
+        new = next((c for c in changes if c.kind == "added"), None)
+        if gone is not None and new is not None:
+            return f"{on_a} {_calls(a)} {_call(gone.a)}{_at(gone.source)}, {on_b} {_call(new.b)}{_at(new.source)}"
+        only, side, other = (gone, a, b) if gone is not None else (new, b, a)
+        assert only is not None  # `first` is one of them
+        verb = "does" if len(other) == 1 else "do"
+        return f"{who(side)} {_calls(side)} {_call(only.a or only.b)}{_at(only.source)}, {who(other)} {verb} not"
+    if first.kind in ("input_added", "input_removed"):
+        has, lacks = (on_b, on_a) if first.kind == "input_added" else (on_a, on_b)
+        return f"input {first.name} on {has}, not on {lacks}"
+    label = f"{first.name} reads" if first.kind == "args" else f"{first.name} calls"
+    return f"{label} {_sizes(first.a)} on {on_a}, {_sizes(first.b)} on {on_b}{_at(first.source)}"
+
+
+def _calls(ranks: list[int]) -> str:
+    return "calls" if len(ranks) == 1 else "call"
+
+
+def _call(line: str | None) -> str:
+    """`sin(l_x_)` of a node's line `sin: f32[8][1]cpu = sin(l_x_)`."""
+    return (line or "?").split(" = ", 1)[-1]
+
+
+def _at(source: str | None) -> str:
+    """` at _ranks.py:62 (return x.sin() + rank)` of a change's `file:line  code`."""
+    if not source:
+        return ""
+    place, _, code = source.partition("  ")
+    return f" at {place}" + (f" ({' '.join(code.split())})" if code.strip() else "")

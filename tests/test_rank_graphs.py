@@ -1,0 +1,175 @@
+"""ranks.json's `divergence.graphs` (format 1.30): compile ids whose Dynamo graphs differ between
+ranks, compared by structure, said with the first difference.
+
+Real jobs: the corpus's ranks_diverge_2/4 (each rank a different batch size, and a branch on
+the rank), ranks_same_2 (the same program on both ranks), tlparse's multi_rank_runtime (ranks on
+their own GPUs: every annotation says `cuda:0` on rank 0 and `cuda:1` on the others) and
+multi_rank_logs (ranks 1 and 3 ran another program).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tlscope.analyse.ranks.divergence import RankLine, RankOverview, divergence
+from tlscope.analyse.ranks.graph_divergence import WORDED, GraphPrint, structure_digest
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
+
+GRAPH = """class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 32][32, 1]cuda:0"):
+        l_x_ = L_x_
+
+         # File: /w/train.py:12 in step, code: return x.sin() + rank
+        sin: "f32[8, 32][32, 1]cuda:0" = torch.sin(l_x_);  l_x_ = None
+        add: "f32[8, 32][32, 1]cuda:0" = sin + 0;  sin = None
+        return (add,)
+"""
+
+
+def _job(source: Path, out: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "tlscope", str(source), "--all-ranks-html", "-o", str(out), "--no-browser"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, object] = json.loads((out / "ranks.json").read_text())
+    return found
+
+
+def test_structure_ignores_devices_constants_strides_and_comments() -> None:
+    """Each rank's own GPU, its own number in the code, strides and source comments are not the
+    graph's structure; another op, another size or another input are."""
+    same = structure_digest(GRAPH)
+    assert same is not None
+    other_rank = GRAPH.replace("cuda:0", "cuda:3").replace("sin + 0", "sin + 3").replace("[32, 1]", "[1, 8]")
+    assert structure_digest(other_rank.replace("train.py:12", "train.py:40")) == same
+    assert structure_digest(GRAPH.replace("torch.sin", "torch.cos")) != same
+    assert structure_digest(GRAPH.replace("f32[8, 32]", "f32[9, 32]")) != same
+    assert structure_digest(GRAPH.replace("sin + 0", "sin * 0")) != same
+    assert (
+        structure_digest(GRAPH.replace("bf16", "f32").replace('f32[8, 32][32, 1]cuda:0"):', 'bf16[8, 32]"):')) != same
+    )
+    assert structure_digest("def f(x):\n    return x\n") is None
+
+
+def test_the_same_program_on_every_rank_has_no_graph_difference(tmp_path: Path) -> None:
+    ranks = _job(CORPUS / "ranks_same_2", tmp_path / "out")
+    assert ranks["divergence"]["graphs"] == []  # type: ignore[index]
+
+
+def test_uneven_batches_and_a_branch_on_the_rank_are_said_with_every_rank(tmp_path: Path) -> None:
+    """ranks_diverge_4: rank r's batch is 8 + r, and branchy_fn takes `x.sin() + rank` on even
+    ranks, `x.cos() * rank` on odd ones: the compile ids agree there, the graphs do not."""
+    graphs = _job(CORPUS / "ranks_diverge_4", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    by_id = {g["id"]: g for g in graphs}
+    assert list(by_id) == ["[4/0]", "[6/0]"]
+    batch = by_id["[4/0]"]
+    assert batch["kind"] == "graph" and [g["ranks"] for g in batch["groups"]] == [[0], [1], [2], [3]]
+    assert batch["sentence"] == (
+        "[4/0] forward (_ranks.py:40): ranks traced 4 different graphs: input L_x_ is f32[8, 32] on rank 0, "
+        "f32[9, 32] on rank 1, f32[10, 32] on rank 2, f32[11, 32] on rank 3; tlscope diff JOB --ranks 0 1 "
+        "shows the rest"
+    )
+    branch = by_id["[6/0]"]
+    assert [g["ranks"] for g in branch["groups"]] == [[0, 2], [1, 3]]
+    assert {g["function"] for g in branch["groups"]} == {"branchy_fn (_ranks.py:59)"}
+    assert branch["sentence"] == (
+        "[6/0] branchy_fn (_ranks.py:59): ranks traced different graphs: ranks 0, 2 call sin(l_x_) at "
+        "_ranks.py:62 (return x.sin() + rank), ranks 1, 3 cos(l_x_) at _ranks.py:63 (return x.cos() * rank); "
+        "tlscope diff JOB --ranks 0 1 shows the rest"
+    )
+    # Each group points at its lowest rank's graph, in the job's one payload store.
+    for group in branch["groups"]:
+        assert (tmp_path / "out" / group["payload"]).is_file()
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert 'id="rank-graphs"' in page and "graphs differ</span>" in page
+    assert "ranks 1, 3 cos(l_x_) at _ranks.py:63 (return x.cos() * rank)" in page
+
+
+def test_summary_and_the_api_fold_the_same_graphs_from_a_folder_without_ranks_json(tmp_path: Path) -> None:
+    """A job folder without ranks.json (written before 1.5, or removed): tlscope.load folds each
+    rank's compiles.json and reads the graphs from the job's payloads: the same answer."""
+    import tlscope
+
+    written = _job(CORPUS / "ranks_diverge_2", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    (tmp_path / "out" / "ranks.json").unlink()
+    folded = tlscope.load(tmp_path / "out").divergence
+    assert folded is not None
+    assert [(g.id, g.sentence) for g in folded.graphs] == [(g["id"], g["sentence"]) for g in written]
+
+
+def test_ranks_on_their_own_gpus_trace_the_same_graphs(tlparse_traces: Path, tmp_path: Path) -> None:
+    """tlparse's multi_rank_runtime: rank 0's graphs print `cuda:0`, the others' `cuda:1` (their
+    payloads differ byte for byte); by structure they are the same graphs."""
+    out = tmp_path / "out"
+    ranks = _job(tlparse_traces / "inputs" / "multi_rank_runtime", out)
+    assert ranks["divergence"]["graphs"] == []  # type: ignore[index]
+    first = json.loads((out / "rank_0" / "compiles.json").read_text())["compiles"]
+    other = json.loads((out / "rank_1" / "compiles.json").read_text())["compiles"]
+    dynamo = [
+        [g["payload_filename"] for g in e["graphs"] if g["kind"] == "dynamo_output_graph"] for e in (first[1], other[1])
+    ]
+    assert dynamo[0] != dynamo[1]  # other bytes (the device), one structure
+
+
+def test_an_id_naming_other_functions_is_said_as_such(tlparse_traces: Path, tmp_path: Path) -> None:
+    """tlparse's multi_rank_logs: ranks 1 and 3 ran another program; their [0/0] is another
+    function, said as such, not as a graph that differs."""
+    graphs = _job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    assert [(g["id"], g["kind"]) for g in graphs] == [("[0/0]", "function")]
+    assert graphs[0]["sentence"].startswith(
+        "[0/0]: names other functions on other ranks: fn (test_misc.py:10755) on ranks 0, 2, "
+        "kernel (gen_many_frames.py:6) on ranks 1, 3: the ranks ran other code"
+    )
+
+
+def _overview(rank: int, prints: dict[str, GraphPrint]) -> RankOverview:
+    return RankOverview(line=RankLine(rank=rank), compile_ids=list(prints), graphs=prints)
+
+
+def test_at_most_worded_ids_read_graphs_and_groups_are_largest_first() -> None:
+    """Reading two graphs per id is bounded: past WORDED ids a sentence names the groups only."""
+    ids = [f"[{n}/0]" for n in range(WORDED + 3)]
+    ranks = [
+        _overview(
+            r,
+            {
+                cid: GraphPrint(function="f (a.py:1)", digest="x" if r else "y", payload=f"payloads/{r}.txt")
+                for cid in ids
+            },
+        )
+        for r in range(3)
+    ]
+    reads: list[str] = []
+
+    def read(name: str) -> str | None:
+        reads.append(name)
+        return None
+
+    found = divergence(reversed(ranks), read).graphs
+    assert len(found) == len(ids)
+    assert [g.ranks for g in found[0].groups] == [[1, 2], [0]]
+    said = "ranks traced different graphs (ranks 1, 2; rank 0); tlscope diff JOB --ranks 1 0 shows how"
+    assert found[-1].sentence == f"[22/0] f (a.py:1): {said}"
+    # The worded ids tried the first group's graph (unreadable here: then no difference is said).
+    assert reads == ["payloads/1.txt"] * WORDED
+
+
+@pytest.mark.parametrize("job", ["ranks_diverge_4"])
+def test_diff_ranks_marks_where_the_pair_differs(job: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "tlscope", "diff", str(CORPUS / job), "--ranks", "0", "2"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    head = out.split("What differs:")[0]
+    graphs = head.split("Graphs differ between ranks:\n", 1)[1].splitlines()
+    assert graphs[0].startswith("  [4/0] forward") and graphs[0].endswith("<- rank 0 and rank 2 differ here")
+    assert graphs[1].startswith("  [6/0] branchy_fn") and "differ here" not in graphs[1]
