@@ -110,6 +110,10 @@ def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
     partial = [p["id"] for p in data["divergence"]["not_on_every_rank"]]
     assert [r["ranks"] for r in h["matrix"]["rows"]] == h["groups"]
     assert h["matrix"]["columns"][: len(partial)] == partial and h["matrix"]["divergent"] == len(partial)
+    # Then the ids whose graphs differ (ranks.json's, format 1.30; ranks_diverge_4: [4/0], [6/0]).
+    differ = [g["id"] for g in data["divergence"]["graphs"] if g["id"] not in partial]
+    assert h["matrix"]["graphs"] == len(differ) and h["graphs"] == [g["sentence"] for g in data["divergence"]["graphs"]]
+    assert h["matrix"]["columns"][len(partial) : len(partial) + len(differ)] == differ
     for row, group in zip(h["matrix"]["rows"], groups, strict=True):
         first = json.loads((out / f"rank_{group['ranks'][0]}" / "compiles.json").read_text())["compiles"]
         assert row["ids"] == sum(e["status"] != "outside" for e in first)
@@ -142,6 +146,7 @@ def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
     assert h["groups"] == [2] and h["rows"] == [1, 1]
     assert [r["ranks"] for r in h["matrix"]["rows"]] == [1, 1] and h["matrix"]["columns"][0] == "[0/0]"
     assert h["matrix"]["divergent"] == 0 and h["matrix"]["collectives"] == 1  # marked above its column
+    assert h["matrix"]["graphs"] == 0  # [0/0]'s graphs differ too: its column is the collectives' one
     sentences = [m["sentence"] for m in data["collectives"]]
     assert h["collectives"] == sentences
     assert page.locator(".rk-collectives li").all_text_contents() == sentences

@@ -218,8 +218,10 @@ async function drawMatrix(page, matrix) {
   const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
   const partial = new Set(page.file.partial.map((p) => p.id));
-  const calls = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id))).size;
-  matrix.set(rows, columns, page.file.partial.length, calls);
+  const called = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
+  // The ids whose graphs differ come next in the columns (matrixColumns), those not already before.
+  const graphs = new Set(page.file.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id))).size;
+  matrix.set(rows, columns, page.file.partial.length, called.size, graphs);
 }
 
 /**
