@@ -33,6 +33,7 @@ TRACES = {
     "diverge4": "ranks_diverge_4",
     "diverge2": "ranks_diverge_2",
     "desync2": "ranks_desync_2",
+    "settings2": "ranks_settings_2",
     "exports": "export_failures",
     "strict": "export_strict",
     "plain": "export_plain",
@@ -255,6 +256,31 @@ def test_collectives_that_differ_between_ranks_are_said_first(
     ]
     assert len(graphs) == 1 and graphs[0].startswith("[0/0] step (ranks_desync_2.py:")
     assert h["graphs"] == graphs and page.locator("#divergence .dv-graph").all_text_contents() == graphs
+    assert page.errors == []
+    page.close()
+
+
+def test_ranks_under_other_settings_are_said_before_their_graphs(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """ranks_settings_2 (format 1.30): rank 1 turned automatic dynamic shapes off, so its [0/1]
+    is static where rank 0's is dynamic. The banner says ranks.json's settings sentence, then the
+    graphs', as written; the compile ids agree (no groups)."""
+    divergence = json.loads((folders["settings2"] / "ranks.json").read_text())["divergence"]
+    settings = [s["sentence"] for s in divergence["settings"]]
+    graphs = [g["sentence"] for g in divergence["graphs"]]
+    assert settings == [
+        "rank 1 compiled under other settings than rank 0: dynamo automatic_dynamic_shapes False (True on rank 0)"
+    ]
+    assert len(graphs) == 1 and "input L_x_ is f32[s77, 16] on rank 0, f32[10, 16] on rank 1" in graphs[0]
+    page = open_explorer(browser, site.explorer("settings2"))
+    h = wait_hook(page, lambda h: "settings" in h)
+    assert h["settings"] == settings and h["graphs"] == graphs and h["divergence"] == []
+    assert page.locator("#divergence .dv-setting").all_text_contents() == settings
+    assert page.locator("#divergence .dv-graph").all_text_contents() == graphs
+    # The settings come first: they are the cause.
+    text = page.locator("#divergence").text_content() or ""
+    assert text.index("Settings differ between ranks") < text.index("Graphs differ between ranks")
     assert page.errors == []
     page.close()
 

@@ -461,13 +461,14 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
-#: ranks.json's `divergence.graphs` when empty, the divergence's last field (pretty-printed).
-_NO_GRAPHS = re.compile(rb',\n    "graphs": \[\]\n  \}')
+#: ranks.json's `divergence.graphs` and `.settings` when empty, the divergence's last fields
+#: (pretty-printed).
+_NO_GRAPHS = re.compile(rb',\n    "graphs": \[\],\n    "settings": \[\]\n  \}')
 
 
 def without_130_additions(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.29 wrote it: 1.30 added ranks.json's `divergence.graphs` (last),
-    forgiven when empty; one said is new (not forgiven)."""
+    """`data` as format 1.29 wrote it: 1.30 added ranks.json's `divergence.graphs` and
+    `.settings` (last), forgiven when empty; one said is new (not forgiven)."""
     name, data = _minor_back(rel, data, 30)
     return _NO_GRAPHS.sub(b"\n  }", data, count=1) if name == "ranks.json" else data
 

@@ -50,6 +50,7 @@ from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
 from tlscope.analyse.ranks.graph_divergence import structure_digest
+from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
 from tlscope.format import layout
@@ -388,9 +389,11 @@ class Trace:
         known: dict[str, str | None] = {}
         for n in self.rank_numbers:
             trace = self if n == self.current_rank else self.rank(n)
-            overviews.append(rank_overview(n, trace.compiles, _structures(trace, known)))
+            overview = rank_overview(n, trace.compiles, _structures(trace, known))
+            overview.settings = settings_digest(trace.first_configs()) or None
+            overviews.append(overview)
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
-        return job_view(overviews, _payload_reader(self))
+        return job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())
 
     @property
     def ranks(self) -> list[RankLine]:
@@ -475,13 +478,11 @@ class Trace:
     def first_configs(self) -> dict[str, dict[str, Any]]:
         """The configs the first metrics record logged (dynamo, compiler, functorch, inductor), by
         section: the run's settings as its first compile saw them (read from raw.jsonl)."""
-        from tlscope.analyse.config_diff import configs_of
+        from tlscope.analyse.config_diff import first_configs
 
         if "compilation_metrics" not in self.manifest.events:
             return {}  # an export-only log, say: not a scan of all raw.jsonl for nothing
-        first = next(self.events("compilation_metrics"), None)
-        metrics = first.get("compilation_metrics") if first is not None else None
-        return configs_of(metrics if isinstance(metrics, dict) else None)
+        return first_configs(self.events("compilation_metrics"))
 
     def to_pandas(self) -> Any:
         """One row per compile id: id, status, function, time, graph breaks, recompile reason, failure.

@@ -150,7 +150,7 @@ test("ranks.json's collective mismatches are read as written, untrusted parts dr
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
 });
 
-test("ranks.json's graph mismatches are read as written (format 1.30), untrusted parts dropped", async () => {
+test("ranks.json's graph and settings mismatches are read as written (format 1.30), untrusted parts dropped", async () => {
   const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const sentence = '[6/0] branchy_fn (_ranks.py:59): ranks traced different graphs: rank 0 calls sin(l_x_) at _ranks.py:62 (return x.sin() + rank), rank 1 cos(l_x_) at _ranks.py:63 (return x.cos() * rank); …';
   const div = readDivergence({
@@ -162,6 +162,11 @@ test("ranks.json's graph mismatches are read as written (format 1.30), untrusted
   assert.deepEqual(div && div.graphs, [{ id: '[6/0]', kind: 'graph', sentence }, { id: '[7/0]', kind: 'graph', sentence: 'no kind' }]);
   // A ranks.json written before format 1.30 has none.
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.graphs, []);
+  const settings = readDivergence({
+    divergence: { settings: [{ ranks: [5, 6], than: [0], changed: [], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }, { ranks: [1] }, 7] },
+  });
+  assert.deepEqual(settings && settings.settings, [{ ranks: [5, 6], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }]);
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.settings, []);
 });
 
 test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1.19), malformed items dropped', async () => {

@@ -11,7 +11,7 @@ side's first metrics record is compared: the run's configuration as its first co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -67,6 +67,14 @@ def configs_of(metrics: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
         if isinstance(value, dict):
             found[section] = value
     return found
+
+
+def first_configs(events: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The configs of the first of raw.jsonl's `compilation_metrics` events, by section; {}
+    without one: a run's settings as its first compile saw them."""
+    first = next(iter(events), None)
+    metrics = first.get("compilation_metrics") if first is not None else None
+    return configs_of(metrics if isinstance(metrics, Mapping) else None)
 
 
 def config_diff(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> ConfigDiff | None:

@@ -394,6 +394,10 @@ def _tell_divergence(out: Path) -> None:
         print("Collectives differ between ranks:")
         for mismatch in found.collectives:
             print(f"  {mismatch.sentence}")
+    if found.settings:
+        print("Settings differ between ranks:")
+        for other in found.settings:
+            print(f"  {other.sentence}")
     if found.graphs:
         print("Graphs differ between ranks:")
         for graphs in found.graphs:

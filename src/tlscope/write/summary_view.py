@@ -98,6 +98,11 @@ def _print_ranks(summary: Summary, console: Console) -> None:
         for mismatch in divergence.collectives:
             text.append("  " + mismatch.sentence + "\n", style="")
         console.print(text)
+    if divergence is not None and divergence.settings:
+        text = Text("Settings differ between ranks:\n", style="bold yellow")
+        for other in divergence.settings:
+            text.append("  " + other.sentence + "\n", style="")
+        console.print(text)
     if divergence is not None and divergence.graphs:
         text = Text("Graphs differ between ranks:\n", style="bold yellow")
         for graphs in divergence.graphs:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 
 from tlscope.analyse.ranks.graph_divergence import GraphFold, GraphMismatch, GraphPrint, PayloadText
+from tlscope.analyse.ranks.settings_divergence import RankConfigs, RankSettingsFold, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
 from tlscope.analyse.ranks.words import NAMED
 from tlscope.analyse.ranks.words import count as _count
@@ -84,6 +85,8 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Compile id -> its Dynamo graphs' structure (analyse/ranks/graph_divergence.py); only ids
     #: with a Dynamo graph whose structure was read.
     graphs: dict[str, GraphPrint] = {}
+    #: The configs of its first metrics record (`settings_digest`); null when it logged none.
+    settings: str | None = None
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -157,6 +160,9 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: Compile ids whose Dynamo graphs differ between ranks, in compile order (whether or not
     #: `diverges`). Since 1.30.
     graphs: list[GraphMismatch] = []
+    #: The groups of ranks whose first compile ran under other settings than the most ranks'
+    #: first compile did. Since 1.30.
+    settings: list[SettingsMismatch] = []
 
 
 def collective_text(c: Collective) -> str:
@@ -229,26 +235,31 @@ def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) ->
     return GraphPrint(function=function, digest="+".join(d for d in digests if d), payload=payloads[-1])
 
 
-def job_view(overviews: Iterable[RankOverview], read: PayloadText | None = None) -> JobView:
+def job_view(
+    overviews: Iterable[RankOverview], read: PayloadText | None = None, configs: RankConfigs | None = None
+) -> JobView:
     """The ranks' lines and their divergence (ranks ascending), whatever order `overviews` come in.
 
     Folded as they come (`_Fold`): a job's overviews are decoded one at a time, and only each
     rank's line and what the divergence needs of it are kept. `read` gives the job's payloads,
-    to say where ranks' graphs differ (without it, only which ranks).
+    to say where ranks' graphs differ (without it, only which ranks); `configs` each rank's
+    first configs, to say which settings differ.
     """
     fold = _Fold()
     for overview in overviews:
         fold.add(overview)
     lines = sorted(fold.lines, key=lambda line: line.rank)
     slow = find_stragglers([(line.rank, line.compile_time_s) for line in lines])
-    return JobView(ranks=lines, divergence=fold.divergence(read), stragglers=slow)
+    return JobView(ranks=lines, divergence=fold.divergence(read, configs), stragglers=slow)
 
 
-def divergence(overviews: Iterable[RankOverview], read: PayloadText | None = None) -> Divergence:
+def divergence(
+    overviews: Iterable[RankOverview], read: PayloadText | None = None, configs: RankConfigs | None = None
+) -> Divergence:
     fold = _Fold()
     for overview in overviews:
         fold.add(overview)
-    return fold.divergence(read)
+    return fold.divergence(read, configs)
 
 
 class _Fold:
@@ -270,6 +281,7 @@ class _Fold:
         #: Compile id -> its collectives (one text per rank, shared) -> the ranks calling them.
         self.calls: dict[str, dict[str, array[int]]] = {}
         self.graphs = GraphFold()
+        self.settings = RankSettingsFold()
 
     def add(self, overview: RankOverview) -> None:
         rank = overview.line.rank
@@ -281,6 +293,7 @@ class _Fold:
         for cid, calls in overview.collectives.items():
             self.calls.setdefault(cid, {}).setdefault(calls, array("q")).append(rank)
         self.graphs.add(rank, overview.graphs)
+        self.settings.add(rank, overview.settings)
         key = tuple(overview.compile_ids)
         known = self.keyed.get(key)
         if known is None:
@@ -290,8 +303,9 @@ class _Fold:
         if rank < known[0].line.rank:
             self.keyed[key] = (overview, known[1])
 
-    def divergence(self, read: PayloadText | None = None) -> Divergence:
+    def divergence(self, read: PayloadText | None = None, configs: RankConfigs | None = None) -> Divergence:
         count = len(self.lines)
+        settings = self.settings.mismatches(configs)
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
         partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
@@ -300,14 +314,27 @@ class _Fold:
             every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
             rows = _rows([(every, None)], calls)
             graphs = self.graphs.mismatches(order, read)
-            return Divergence(diverges=False, not_on_every_rank=partial, collectives=calls, rows=rows, graphs=graphs)
+            return Divergence(
+                diverges=False,
+                not_on_every_rank=partial,
+                collectives=calls,
+                rows=rows,
+                graphs=graphs,
+                settings=settings,
+            )
         groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
         rows = _rows([(g.ranks, g) for g in groups], calls)
         graphs = self.graphs.mismatches(order, read)
         return Divergence(
-            diverges=True, groups=groups, not_on_every_rank=partial, collectives=calls, rows=rows, graphs=graphs
+            diverges=True,
+            groups=groups,
+            not_on_every_rank=partial,
+            collectives=calls,
+            rows=rows,
+            graphs=graphs,
+            settings=settings,
         )
 
     def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:

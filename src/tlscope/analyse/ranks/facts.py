@@ -15,9 +15,11 @@ from typing import Any
 
 import msgspec
 
+from tlscope.analyse.config_diff import SECTIONS, configs_of
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
+from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.format.compiles import CompileEntry
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.status import status_from_metrics
@@ -170,6 +172,8 @@ def note_metrics(cid: CompileId, metrics: CompilationMetrics, summary: RankSumma
     rank's figures are not counted here: they are its compiles.json line (`RankSummary.line`)."""
     cid = cid.normalised()
     summary.compiles[cid.display] = CompileInfo(status=_status(metrics), compile_time_s=_seconds(metrics))
+    if summary.settings is None:  # the first record: the settings the rank's first compile ran under
+        summary.settings = settings_digest(configs_of({f: getattr(metrics, f, None) for f in SECTIONS}))
 
 
 def _status(metrics: CompilationMetrics) -> str:
@@ -195,6 +199,7 @@ def note_compiles(
     structure by payload file, `rank_overview`), and every compile id's status in the matrix in
     compiles.json's vocabulary (a restarted attempt is `restarted`, not missing)."""
     summary.overview = rank_overview(summary.rank, entries, digest_of)
+    summary.overview.settings = summary.settings or None
     for entry in entries:
         if entry.status == "outside":
             continue

@@ -62,6 +62,9 @@ class RankSummary(msgspec.Struct, kw_only=True):
     chromium_events: int = 0
     #: Malformed inputs or artifacts of this rank: reported, the other ranks still analysed.
     errors: list[str] = []
+    #: The configs of the rank's first metrics record, as the ranks compare them
+    #: (analyse/ranks/settings_divergence.py); "" when it logs none, None before any record.
+    settings: str | None = None
     #: False when the rank's parse itself failed (no report folder to compare).
     parsed: bool = True
     #: The rank's line and compile ids from its compiles.json (ranks.json is made of these); null

@@ -9,11 +9,11 @@ import { el } from './dom.js';
 
 /**
  * Draw the banner (hidden when the ranks neither diverge nor call different collectives nor trace
- * different graphs, or the job has no ranks.json). Returns what the test hook shows: the divergent
+ * different graphs nor ran under other settings, or the job has no ranks.json). Returns what the test hook shows: the divergent
  * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
@@ -24,12 +24,20 @@ export function drawDivergence(banner, trace) {
   const collectives = div ? div.collectives.map((c) => c.sentence) : [];
   // Ranks that compiled the same id from other code (format 1.30): said after the collectives.
   const graphs = div ? div.graphs.map((g) => g.sentence) : [];
+  // Ranks whose first compile ran under other settings (format 1.30): a cause, said before the graphs.
+  const settings = div ? div.settings.map((s) => s.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = !sentences.length && !collectives.length && !graphs.length;
+  banner.hidden = !sentences.length && !collectives.length && !graphs.length && !settings.length;
   if (collectives.length) {
     banner.appendChild(el(doc, 'strong', '', 'Collectives differ between ranks: '));
     const list = el(doc, 'ul', 'dv-collectives');
     for (const s of collectives) list.appendChild(el(doc, 'li', 'dv-collective', s));
+    banner.appendChild(list);
+  }
+  if (settings.length) {
+    banner.appendChild(el(doc, 'strong', '', 'Settings differ between ranks: '));
+    const list = el(doc, 'ul', 'dv-settings');
+    for (const s of settings) list.appendChild(el(doc, 'li', 'dv-setting', s));
     banner.appendChild(list);
   }
   if (graphs.length) {
@@ -45,5 +53,5 @@ export function drawDivergence(banner, trace) {
     banner.appendChild(list);
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs };
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings };
 }

@@ -34,6 +34,7 @@ import { isObject } from '/lib/tlscope.js';
  *   split where the ranks' collectives differ), else the groups
  * @property {{ id: string, sentence: string }[]} collectives ranks.json's compile ids whose collectives differ
  * @property {{ id: string, sentence: string }[]} graphs ranks.json's compile ids whose Dynamo graphs differ (format 1.30)
+ * @property {{ ranks: number[], sentence: string }[]} settings ranks.json's groups of ranks under other settings (format 1.30)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
@@ -125,7 +126,9 @@ export function readRanksFile(json) {
     .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
   const graphs = (Array.isArray(div.graphs) ? div.graphs : []).filter(isObject)
     .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence }] : []));
-  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, partial, stragglers: stragglersOf(json.stragglers) };
+  const settings = (Array.isArray(div.settings) ? div.settings : []).filter(isObject)
+    .flatMap((s) => (typeof s.sentence === 'string' ? [{ ranks: ints(s.ranks), sentence: s.sentence }] : []));
+  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
 /**

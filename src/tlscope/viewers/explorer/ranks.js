@@ -116,6 +116,7 @@ function drawHead(page, head) {
   parts.push(file.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
   if (file.collectives.length) parts.push(`collectives differ at ${file.collectives.length} compile id${file.collectives.length === 1 ? '' : 's'}`);
   if (file.graphs.length) parts.push(`graphs differ at ${file.graphs.length} compile id${file.graphs.length === 1 ? '' : 's'}`);
+  if (file.settings.length) parts.push('settings differ');
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
   if (file.diverges) {
     const list = el(document, 'ul', 'rk-groups');
@@ -126,6 +127,12 @@ function drawHead(page, head) {
   if (file.collectives.length) {
     const list = el(document, 'ul', 'rk-collectives');
     for (const c of file.collectives) list.appendChild(el(document, 'li', '', c.sentence));
+    head.appendChild(list);
+  }
+  // Ranks whose first compile ran under other settings (format 1.30): as written.
+  if (file.settings.length) {
+    const list = el(document, 'ul', 'rk-settings');
+    for (const other of file.settings) list.appendChild(el(document, 'li', '', other.sentence));
     head.appendChild(list);
   }
   // Ranks that compiled the same id from other code (format 1.30): as written.
@@ -370,7 +377,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();

@@ -23,6 +23,12 @@ import { isObject } from './format.js';
  */
 
 /**
+ * A group of ranks whose first compile ran under other settings than the most ranks', said in one
+ * sentence (format 1.30).
+ * @typedef {{ ranks: number[], sentence: string }} SettingsMismatch
+ */
+
+/**
  * What a view shows of ranks.json's `divergence`.
  * @typedef {object} Divergence
  * @property {boolean} diverges
@@ -30,6 +36,7 @@ import { isObject } from './format.js';
  * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order
  * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
  * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
+ * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
  */
 
 /**
@@ -65,7 +72,11 @@ export function readDivergence(data) {
     if (!isObject(g) || typeof g.id !== 'string' || typeof g.sentence !== 'string') return [];
     return [{ id: g.id, kind: typeof g.kind === 'string' ? g.kind : 'graph', sentence: g.sentence }];
   });
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs };
+  const settings = (Array.isArray(div.settings) ? div.settings : []).flatMap((s) => {
+    if (!isObject(s) || typeof s.sentence !== 'string') return [];
+    return [{ ranks: rankList(s.ranks), sentence: s.sentence }];
+  });
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings };
 }
 
 /**

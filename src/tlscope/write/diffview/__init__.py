@@ -191,6 +191,7 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> I
     The collectives that differ come before them (they hang a job), the graphs after."""
     yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
     yield from _groups(divergence, ranks, total)
+    yield from _settings(divergence, ranks)
     yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks)
 
 
@@ -211,6 +212,17 @@ def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Itera
         yield f"Rank {ranks[0]} and rank {ranks[1]} are in the same group ({first})."
     else:
         yield f"Rank {ranks[0]} is in group {first}, rank {ranks[1]} in group {second}."
+
+
+def _settings(divergence: Divergence, ranks: tuple[int, int]) -> Iterator[str]:
+    """The groups of ranks that compiled under other settings than the most ranks, marked where
+    one of the two ranks is in the group and the other is not."""
+    if divergence.settings:
+        yield "Settings differ between ranks:"
+    for group in divergence.settings:
+        inside = [r in group.ranks for r in ranks]
+        mark = "" if inside[0] == inside[1] else f"   <- rank {ranks[0]} and rank {ranks[1]} differ here"
+        yield f"  {group.sentence}{mark}"
 
 
 def _mismatches(

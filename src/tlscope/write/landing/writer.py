@@ -58,7 +58,7 @@ def write_landing(
         written["Collective schedules"] = "collective_schedules.json"
     _write_array(out, "multi_rank_summary.json", ([_behind_the_page(r)] for r in ranks), sort_keys=False)
     overviews = (r.overview for r in ranks if r.parsed and r.overview is not None)
-    view = job_view(overviews, _payloads(out)) if facts.overviews else None
+    view = job_view(overviews, _payloads(out), _configs(out)) if facts.overviews else None
     if view is not None:
         _write_ranks_json(out, view)
     context = _context(ranks, facts, notes)
@@ -90,6 +90,25 @@ def _payloads(out: OutputDir) -> Callable[[str], str | None]:
             return out.path(name).read_bytes().decode("utf-8", "replace")
         except OSError:
             return None
+
+    return read
+
+
+def _configs(out: OutputDir) -> Callable[[int], dict[str, dict[str, Any]]]:
+    """Rank N's first metrics record's configs (its raw.jsonl, just written), for the divergence
+    to say which settings differ between ranks; {} when they cannot be read."""
+
+    def read(rank: int) -> dict[str, dict[str, Any]]:
+        # Here, not at the top: only a job whose ranks ran under other settings reads them.
+        from tlscope.analyse.config_diff import first_configs
+        from tlscope.format.errors import FormatError
+        from tlscope.format.folder import OutputFolder
+
+        folder = OutputFolder(out.path(layout.rank_dir(rank)))
+        try:
+            return first_configs(folder.events("compilation_metrics"))
+        except (OSError, FormatError):
+            return {}
 
     return read
 

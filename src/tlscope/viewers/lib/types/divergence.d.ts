@@ -36,6 +36,14 @@ export type GraphMismatch = {
     sentence: string;
 };
 /**
+ * A group of ranks whose first compile ran under other settings than the most ranks', said in one
+ * sentence (format 1.30).
+ */
+export type SettingsMismatch = {
+    ranks: number[];
+    sentence: string;
+};
+/**
  * What a view shows of ranks.json's `divergence`.
  */
 export type Divergence = {
@@ -56,4 +64,8 @@ export type Divergence = {
      * compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
      */
     graphs: GraphMismatch[];
+    /**
+     * groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
+     */
+    settings: SettingsMismatch[];
 };
