@@ -155,7 +155,7 @@ def _from_compiles(path: Path, summary: RankSummary) -> None:
     except (JsonError, msgspec.ValidationError) as err:
         summary.errors.append(f"compiles.json: {err}")
         return
-    facts.note_compiles(found.compiles, summary, _structures(path.parent))
+    facts.note_compiles(found.compiles, summary, _structures(path.parent), found.dynamic)
 
 
 def _structures(folder: Path) -> Callable[[str], str | None]:

@@ -173,3 +173,16 @@ def test_diff_ranks_marks_where_the_pair_differs(job: str) -> None:
     graphs = head.split("Graphs differ between ranks:\n", 1)[1].splitlines()
     assert graphs[0].startswith("  [4/0] forward") and graphs[0].endswith("<- rank 0 and rank 2 differ here")
     assert graphs[1].startswith("  [6/0] branchy_fn") and "differ here" not in graphs[1]
+
+
+def test_a_rank_dynamic_from_its_own_pgo_profile_is_said_with_why(tmp_path: Path) -> None:
+    """pgo_ranks (real torch, TORCH_COMPILE_JOB_ID): in run1 rank 1 got an uneven last batch and
+    recompiled with a dynamic batch; torch keeps a PGO profile per rank, so in run2 (batches of 8
+    on both) rank 1 compiles [0/0] dynamic from its first call and rank 0 static: the same ids, other
+    graphs, and the graph's symbol inputs (`s77`) are not what is said first."""
+    (graphs,) = _job(CORPUS / "pgo_ranks" / "run2", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    assert graphs["id"] == "[0/0]" and graphs["sentence"] == (
+        "[0/0] step (pgo_ranks.py:23): ranks traced different graphs: input L_x_ is f32[8, 16] on rank 0, "
+        "f32[s77, 16] on rank 1; rank 1 made it dynamic from its PGO profile (torch keeps one a rank); "
+        "tlscope diff JOB --ranks 0 1 shows the rest"
+    )

@@ -102,5 +102,5 @@ def test_a_setting_changed_on_one_rank_is_said_with_the_graphs_it_changed(tmp_pa
     (graphs,) = divergence["graphs"]
     assert graphs["id"] == "[0/1]" and graphs["sentence"].startswith(
         "[0/1] step (ranks_settings_2.py:18): ranks traced different graphs: input L_x_ is f32[s77, 16] on rank 0, "
-        "f32[10, 16] on rank 1"
+        "f32[10, 16] on rank 1; rank 0 made it dynamic by recompiling ([0/1] dim 0: 8 -> 10); "
     )

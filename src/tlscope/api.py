@@ -49,7 +49,7 @@ from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
-from tlscope.analyse.ranks.graph_divergence import structure_digest
+from tlscope.analyse.ranks.graph_divergence import dynamic_inputs, structure_digest
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -391,6 +391,7 @@ class Trace:
             trace = self if n == self.current_rank else self.rank(n)
             overview = rank_overview(n, trace.compiles, _structures(trace, known))
             overview.settings = settings_digest(trace.first_configs()) or None
+            overview.dynamic = dynamic_inputs(trace.dynamic)
             overviews.append(overview)
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
         return job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.ranks.graph_divergence import GraphFold, GraphMismatch, GraphPrint, PayloadText
+from tlscope.analyse.ranks.graph_divergence import GraphFold, GraphMismatch, GraphPrint, PayloadText, function_label
 from tlscope.analyse.ranks.settings_divergence import RankConfigs, RankSettingsFold, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
 from tlscope.analyse.ranks.words import NAMED
@@ -85,6 +85,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Compile id -> its Dynamo graphs' structure (analyse/ranks/graph_divergence.py); only ids
     #: with a Dynamo graph whose structure was read.
     graphs: dict[str, GraphPrint] = {}
+    #: `function\nplaceholder` -> how the rank made that graph input dynamic on its own
+    #: (`dynamic_inputs`): why a rank's graph has a symbol where another's has a size.
+    dynamic: dict[str, str] = {}
     #: The configs of its first metrics record (`settings_digest`); null when it logged none.
     settings: str | None = None
 
@@ -227,11 +230,7 @@ def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) ->
     digests = [digest_of(p) for p in payloads if p is not None]
     if None in digests:
         return None
-    where = entry.function
-    function = "?"
-    if where is not None:
-        file = (where.file or "?").rsplit("/", 1)[-1]
-        function = f"{where.name or '?'} ({file}:{where.line if where.line is not None else '?'})"
+    function = function_label(entry.function)
     return GraphPrint(function=function, digest="+".join(d for d in digests if d), payload=payloads[-1])
 
 
@@ -292,7 +291,7 @@ class _Fold:
                 self.first[cid] = (rank, at)
         for cid, calls in overview.collectives.items():
             self.calls.setdefault(cid, {}).setdefault(calls, array("q")).append(rank)
-        self.graphs.add(rank, overview.graphs)
+        self.graphs.add(rank, overview.graphs, overview.dynamic)
         self.settings.add(rank, overview.settings)
         key = tuple(overview.compile_ids)
         known = self.keyed.get(key)

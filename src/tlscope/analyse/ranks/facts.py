@@ -18,9 +18,10 @@ import msgspec
 from tlscope.analyse.config_diff import SECTIONS, configs_of
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
+from tlscope.analyse.ranks.graph_divergence import dynamic_inputs
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.analyse.ranks.settings_divergence import settings_digest
-from tlscope.format.compiles import CompileEntry
+from tlscope.format.compiles import CompileEntry, Dynamic
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.status import status_from_metrics
 from tlscope.model.compile_id import CompileId
@@ -193,13 +194,18 @@ def _seconds(metrics: CompilationMetrics) -> float | None:
 
 
 def note_compiles(
-    entries: Sequence[CompileEntry], summary: RankSummary, digest_of: Callable[[str], str | None] | None = None
+    entries: Sequence[CompileEntry],
+    summary: RankSummary,
+    digest_of: Callable[[str], str | None] | None = None,
+    dynamic: Dynamic | None = None,
 ) -> None:
     """The rank's compiles.json: its overview (ranks.json; `digest_of` gives its Dynamo graphs'
     structure by payload file, `rank_overview`), and every compile id's status in the matrix in
-    compiles.json's vocabulary (a restarted attempt is `restarted`, not missing)."""
+    compiles.json's vocabulary (a restarted attempt is `restarted`, not missing). `dynamic`, its
+    compiles.json's answer, says which inputs the rank made dynamic on its own."""
     summary.overview = rank_overview(summary.rank, entries, digest_of)
     summary.overview.settings = summary.settings or None
+    summary.overview.dynamic = dynamic_inputs(dynamic)
     for entry in entries:
         if entry.status == "outside":
             continue

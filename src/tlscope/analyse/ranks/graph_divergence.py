@@ -30,6 +30,7 @@ from tlscope.analyse.ranks.words import NAMED, who
 
 if TYPE_CHECKING:
     from tlscope.analyse.graph_diff import NodeChange
+    from tlscope.format.compiles import Dynamic, SourceLocation
 
 #: An assignment line of a graph's code: `name: "f32[8][1]cpu" = torch.sin(l_x_);  l_x_ = None`.
 _LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*?(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=(?!=)(?P<value>[^\n]*)$', re.M)
@@ -75,6 +76,31 @@ class GraphMismatch(msgspec.Struct, kw_only=True):
     sentence: str
 
 
+def function_label(where: SourceLocation | None) -> str:
+    """`step (train.py:18)`: a compiled function as the ranks' comparison names it (the file's
+    base name: every rank's copy of the program may sit elsewhere)."""
+    if where is None:
+        return "?"
+    file = (where.file or "?").rsplit("/", 1)[-1]
+    return f"{where.name or '?'} ({file}:{where.line if where.line is not None else '?'})"
+
+
+def dynamic_inputs(dynamic: Dynamic | None) -> dict[str, str]:
+    """`function\nplaceholder` (`step (train.py:18)\nL_x_`) -> how the rank made that graph input
+    dynamic on its own (compiles.json `dynamic`): what says why one rank's graph has a symbol
+    where another's has a size."""
+    from tlscope.analyse.fold.graphs import placeholder_name
+
+    found: dict[str, str] = {}
+    for source in dynamic.sources if dynamic is not None else []:
+        if source.by == "profile":
+            how = "from its PGO profile (torch keeps one a rank)"
+        else:
+            how = f"by recompiling ({', '.join(source.changed[:2])})" if source.changed else "by recompiling"
+        found[f"{function_label(source.function)}\n{placeholder_name(source.source)}"] = how
+    return found
+
+
 def structure_digest(text: str) -> str | None:
     """The print of a Dynamo graph's structure; None when the text is no readable graph.
 
@@ -112,19 +138,21 @@ class GraphFold:
     lowest rank's payload and every rank with it."""
 
     def __init__(self) -> None:
-        self.prints: dict[str, dict[tuple[str, str], tuple[int, str | None, list[int]]]] = {}
+        #: ... and the lowest rank's inputs made dynamic on their own (`dynamic_inputs`): a group's
+        #: symbol is explained by the rank whose graph is read.
+        self.prints: dict[str, dict[tuple[str, str], tuple[int, str | None, list[int], dict[str, str]]]] = {}
 
-    def add(self, rank: int, graphs: dict[str, GraphPrint]) -> None:
+    def add(self, rank: int, graphs: dict[str, GraphPrint], dynamic: dict[str, str]) -> None:
         for cid, found in graphs.items():
             groups = self.prints.setdefault(cid, {})
             key = (found.function, found.digest)
             known = groups.get(key)
             if known is None:
-                groups[key] = (rank, found.payload, [rank])
+                groups[key] = (rank, found.payload, [rank], dynamic)
                 continue
             known[2].append(rank)
             if rank < known[0]:
-                groups[key] = (rank, found.payload, known[2])
+                groups[key] = (rank, found.payload, known[2], dynamic)
 
     def mismatches(self, order: list[str], read: PayloadText | None) -> list[GraphMismatch]:
         """The compile ids (in `order`) whose ranks' graphs differ; the first WORDED say where."""
@@ -133,15 +161,20 @@ class GraphFold:
             groups = self.prints.get(cid)
             if groups is None or len(groups) <= 1:
                 continue
-            made = [GraphGroup(ranks=sorted(r), function=f, payload=p) for (f, _), (_, p, r) in groups.items()]
-            made.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
-            kind = "function" if len({g.function for g in made}) > 1 else "graph"
+            made = [(GraphGroup(ranks=sorted(r), function=f, payload=p), d) for (f, _), (_, p, r, d) in groups.items()]
+            made.sort(key=lambda g: (-len(g[0].ranks), g[0].ranks[0]))
+            listed = [group for group, _ in made]
+            kind = "function" if len({g.function for g in listed}) > 1 else "graph"
             worded = read if len(found) < WORDED else None
-            found.append(GraphMismatch(id=cid, kind=kind, groups=made, sentence=_sentence(cid, kind, made, worded)))
+            why = [dynamic for _, dynamic in made]
+            sentence = _sentence(cid, kind, listed, worded, why)
+            found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
         return found
 
 
-def _sentence(cid: str, kind: str, groups: list[GraphGroup], read: PayloadText | None) -> str:
+def _sentence(
+    cid: str, kind: str, groups: list[GraphGroup], read: PayloadText | None, why: list[dict[str, str]]
+) -> str:
     if kind == "function":
         said = ", ".join(f"{g.function} on {who(g.ranks)}" for g in groups[:NAMED])
         return (
@@ -152,7 +185,7 @@ def _sentence(cid: str, kind: str, groups: list[GraphGroup], read: PayloadText |
     first, second = groups[0], groups[1]
     count = "" if len(groups) == 2 else f" {len(groups)}"
     head = f"{cid} {first.function}: ranks traced{count} different graphs"
-    where = _difference(groups[:NAMED], read) if read is not None else None
+    where = _difference(groups[:NAMED], read, why) if read is not None else None
     pair = f"tlscope diff JOB --ranks {first.ranks[0]} {second.ranks[0]}"
     if where is None:
         return f"{head} ({'; '.join(who(g.ranks) for g in groups[:NAMED])}{_more(groups)}); {pair} shows how"
@@ -163,7 +196,7 @@ def _more(groups: list[GraphGroup]) -> str:
     return f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
 
 
-def _difference(groups: list[GraphGroup], read: PayloadText) -> str | None:
+def _difference(groups: list[GraphGroup], read: PayloadText, why: list[dict[str, str]]) -> str | None:
     """The first difference by structure of each group's graph from the first group's, in words:
     one size said for every group when that is what differs (an uneven batch), else the first
     two groups' difference. None when a graph cannot be read."""
@@ -178,16 +211,35 @@ def _difference(groups: list[GraphGroup], read: PayloadText) -> str | None:
         if not isinstance(graph, FxGraph):
             return None
         graphs.append(graph)
-    firsts = [diff_graphs("dynamo_output_graph", graphs[0], other).changes[:1] for other in graphs[1:]]
+    firsts = [_leading(diff_graphs("dynamo_output_graph", graphs[0], other).changes) for other in graphs[1:]]
     if not firsts[0]:
         return None
     change = firsts[0][0]
     if all(f and f[0].kind in _SIZED and (f[0].kind, f[0].name) == (change.kind, change.name) for f in firsts):
         sizes = [f"{_sizes(change.a)} on {who(groups[0].ranks)}"]
         sizes += [f"{_sizes(f[0].b)} on {who(g.ranks)}" for f, g in zip(firsts, groups[1:], strict=True)]
-        return f"{_SIZED[change.kind]} {change.name} is {', '.join(sizes)}{_at(change.source)}"
+        said = f"{_SIZED[change.kind]} {change.name} is {', '.join(sizes)}{_at(change.source)}"
+        return said + _why(groups, why, change.name)
     changes = diff_graphs("dynamo_output_graph", graphs[0], graphs[1]).changes
-    return _words(changes, groups[0].ranks, groups[1].ranks)
+    return _words(_leading(changes) + changes, groups[0].ranks, groups[1].ranks)
+
+
+def _leading(changes: list[NodeChange]) -> list[NodeChange]:
+    """The change to say first: an input's sizes when one changed (a dynamic graph's symbol
+    inputs, `s77: "Sym(s77)"`, and its nodes' sizes follow from it), else the first change."""
+    sized = next((c for c in changes if c.kind == "input_shape"), None)
+    return [sized] if sized is not None else changes[:1]
+
+
+def _why(groups: list[GraphGroup], why: list[dict[str, str]], name: str) -> str:
+    """`; rank 0 made it dynamic by recompiling ([0/1] dim 0: 8 -> 10)`: for each group whose
+    graph input `name` torch made dynamic on its own (its lowest rank's compiles.json says how)."""
+    said = [
+        f"{who(group.ranks)} made it dynamic {how}"
+        for group, known in zip(groups, why, strict=False)
+        if (how := known.get(f"{group.function}\n{name}")) is not None
+    ]
+    return "; " + "; ".join(said) if said else ""
 
 
 #: Changes of a size, said for every group, and how each names what changed.

@@ -147,11 +147,14 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
     file has always had it. `stats` is the rank's line (ranks.json's, `RankSummary.line`) under the
     names it had when the page counted its own figures; kept so readers of the file do not break."""
     body: dict[str, Any] = msgspec.to_builtins(rank)
+    # The digests of the rank's graphs and settings and the inputs it made dynamic are how
+    # ranks.json's `divergence.graphs` and `.settings` were decided, not facts of the page: a
+    # thousand ranks' worth of digests would be noise in this file.
+    body.pop("settings", None)
     overview = body.get("overview")
     if isinstance(overview, dict):
-        # The graphs' structure prints are how ranks.json's `divergence.graphs` was decided, not a
-        # fact of the page: a thousand ranks' worth of digests would be noise in this file.
-        overview.pop("graphs", None)
+        for internal in ("graphs", "settings", "dynamic"):
+            overview.pop(internal, None)
     line = rank.line
     stats = {
         "compilations": line.compiles,
