@@ -374,7 +374,7 @@ def _tell_divergence(out: Path) -> None:
     """
     import msgspec
 
-    from tlscope.analyse.ranks.divergence import Divergence
+    from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists
     from tlscope.format.json_boundary import decode
     from tlscope.format.layout import RANKS
 
@@ -390,18 +390,10 @@ def _tell_divergence(out: Path) -> None:
             print(f"  {group.sentence}")
     else:
         print("Every rank compiled the same compile ids.")
-    if found.collectives:
-        print("Collectives differ between ranks:")
-        for mismatch in found.collectives:
-            print(f"  {mismatch.sentence}")
-    if found.settings:
-        print("Settings differ between ranks:")
-        for other in found.settings:
-            print(f"  {other.sentence}")
-    if found.graphs:
-        print("Graphs differ between ranks:")
-        for graphs in found.graphs:
-            print(f"  {graphs.sentence}")
+    for title, sentences in mismatch_lists(found):
+        print(title)
+        for sentence in sentences:
+            print(f"  {sentence}")
     print(f"Every rank at a glance: tlscope summary {out}")
 
 

@@ -15,6 +15,7 @@ from tlscope import terminal
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.fold.vllm import vllm_line
+from tlscope.analyse.ranks.divergence import mismatch_lists
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell, Vllm
 from tlscope.format.status import severity, status_words
@@ -93,20 +94,11 @@ def _print_ranks(summary: Summary, console: Console) -> None:
         for group in divergence.groups:
             text.append("  " + group.sentence + "\n", style="")
         console.print(text)
-    if divergence is not None and divergence.collectives:
-        text = Text("Collectives differ between ranks:\n", style="bold red")
-        for mismatch in divergence.collectives:
-            text.append("  " + mismatch.sentence + "\n", style="")
-        console.print(text)
-    if divergence is not None and divergence.settings:
-        text = Text("Settings differ between ranks:\n", style="bold yellow")
-        for other in divergence.settings:
-            text.append("  " + other.sentence + "\n", style="")
-        console.print(text)
-    if divergence is not None and divergence.graphs:
-        text = Text("Graphs differ between ranks:\n", style="bold yellow")
-        for graphs in divergence.graphs:
-            text.append("  " + graphs.sentence + "\n", style="")
+    for title, sentences in mismatch_lists(divergence) if divergence is not None else []:
+        # A collective that differs fails or hangs the job: red; the rest explain.
+        text = Text(title + "\n", style="bold red" if title.startswith("Collectives") else "bold yellow")
+        for sentence in sentences:
+            text.append("  " + sentence + "\n", style="")
         console.print(text)
 
 

@@ -168,6 +168,18 @@ class Divergence(msgspec.Struct, kw_only=True):
     settings: list[SettingsMismatch] = []
 
 
+def mismatch_lists(divergence: Divergence) -> list[tuple[str, list[str]]]:
+    """What differs between ranks beyond the compile ids, as every text view says it: (title,
+    sentences) for the collectives (they hang a job: first), the settings (a cause), the graphs;
+    a list without sentences left out."""
+    lists = [
+        ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
+        ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
+        ("Graphs differ between ranks:", [m.sentence for m in divergence.graphs]),
+    ]
+    return [(title, sentences) for title, sentences in lists if sentences]
+
+
 def collective_text(c: Collective) -> str:
     """A collective as the ranks' comparison sees it: name, tensor dtype and sizes (not strides nor
     device: every rank has its own device) and literal arguments, e.g. `all_reduce f32[4] 'sum' '0'`;
@@ -304,37 +316,26 @@ class _Fold:
 
     def divergence(self, read: PayloadText | None = None, configs: RankConfigs | None = None) -> Divergence:
         count = len(self.lines)
-        settings = self.settings.mismatches(configs)
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
         partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
         calls = [m for m in (self._mismatch(cid, having[cid]) for cid in order if cid in self.calls) if m is not None]
-        if len(self.keyed) <= 1:
-            every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
-            rows = _rows([(every, None)], calls)
-            graphs = self.graphs.mismatches(order, read)
-            return Divergence(
-                diverges=False,
-                not_on_every_rank=partial,
-                collectives=calls,
-                rows=rows,
-                graphs=graphs,
-                settings=settings,
-            )
+        found = Divergence(
+            diverges=len(self.keyed) > 1,
+            not_on_every_rank=partial,
+            collectives=calls,
+            graphs=self.graphs.mismatches(order, read),
+            settings=self.settings.mismatches(configs),
+        )
+        if not found.diverges:
+            found.rows = _rows([(sorted(r for _, ranks in self.keyed.values() for r in ranks), None)], calls)
+            return found
         groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
-        rows = _rows([(g.ranks, g) for g in groups], calls)
-        graphs = self.graphs.mismatches(order, read)
-        return Divergence(
-            diverges=True,
-            groups=groups,
-            not_on_every_rank=partial,
-            collectives=calls,
-            rows=rows,
-            graphs=graphs,
-            settings=settings,
-        )
+        found.groups = groups
+        found.rows = _rows([(g.ranks, g) for g in groups], calls)
+        return found
 
     def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:
         """`cid`'s ranks grouped by their collectives (a rank that has the id and calls none is a
