@@ -151,6 +151,11 @@ _HANG_CASES: dict[str, str] = {
     "guard identity": "guards.guard_failure('0/0: ' + '___check_obj_id(' * 100_000)",
     "guard value": "guards.guard_failure('0/0: ' + 'a' * 1_000_000 + ' == b')",
     "guard device": "guards.guard_failure('0/0: ' + \"tensor 'x' device mismatch. expected \" * 100_000)",
+    # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
+    "graph print names": "graph_divergence.structure_digest("
+    "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",
+    "graph print literal": "graph_divergence.structure_digest("
+    "'def forward(self, x):\\n        a = f(' + '1' * 1_000_000 + 'x)\\n')",
 }
 
 
@@ -158,7 +163,7 @@ _HANG_CASES: dict[str, str] = {
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
     script = "from tlscope.analyse.fold import graphbreaks, graphs, guards\n"
     script += "from tlscope.analyse.tlparse import naming\n"
-    script += "from tlscope.analyse.ranks import parity\n"
+    script += "from tlscope.analyse.ranks import graph_divergence, parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"
     done = subprocess.run([sys.executable, "-c", script], timeout=120, capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr

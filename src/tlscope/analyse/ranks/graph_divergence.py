@@ -33,9 +33,11 @@ if TYPE_CHECKING:
     from tlscope.format.compiles import Dynamic, SourceLocation
 
 #: An assignment line of a graph's code: `name: "f32[8][1]cpu" = torch.sin(l_x_);  l_x_ = None`.
-_LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*?(?:\s*:\s*"(?P<type>[^"\n]*)")?\s*=(?!=)(?P<value>[^\n]*)$', re.M)
+#: Possessive names and blanks that stay on their line: a log's line of a million spaces is read
+#: once, not once per prefix (a lazy `[\w, ]*?` before `\s*=` was quadratic in it).
+_LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*+(?:[ \t]*:[ \t]*"(?P<type>[^"\n]*)")?[ \t]*=(?!=)(?P<value>[^\n]*)$', re.M)
 #: A literal of a node's call (a string, a number): each rank's own constants are not structure.
-_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.])")
+_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|(?<![\w.])-?\d++(?:\.\d++)?(?:e-?\d++)?(?![\w.])")
 #: Compile ids whose difference is worded (two graphs read each); the rest are listed.
 WORDED = 20
 
