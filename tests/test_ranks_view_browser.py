@@ -154,7 +154,7 @@ def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
     # The same id's graphs differ (its input's batch; format 1.30): said under the collectives.
     graphs = [g["sentence"] for g in data["graphs"]]
     assert len(graphs) == 1 and h["graphs"] == graphs
-    assert page.locator(".rk-graphs li").all_text_contents() == graphs
+    assert page.locator(".rk-graphs li .rk-graph-sentence").all_text_contents() == graphs
     assert "graphs differ at 1 compile id" in (page.locator(".rk-head").text_content() or "")
     assert page.errors == []
     page.close()
@@ -262,6 +262,31 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     page.wait_for_load_state()
     opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == hovered["compile_id"], timeout=60)
     assert "tab=compile" in page.url and opened["compile"]["id"] == hovered["compile_id"]
+    assert page.errors == []
+    page.close()
+
+
+def test_each_graph_mismatch_opens_its_ranks_compiles(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """ranks_diverge_4 (format 1.30): each compile id whose graphs differ links the lowest rank of
+    each group to its Compile tab; a click opens that rank's compile (the graph one looks at)."""
+    _, out = jobs["real"]
+    graphs = ranks_json(out)["divergence"]["graphs"]
+    page = open_ranks(browser, site["real"])
+    hook(page)
+    items = page.locator(".rk-graphs li")
+    assert items.count() == len(graphs)
+    for n, mismatch in enumerate(graphs):
+        links = items.nth(n).locator("a.rk-graph-open")
+        firsts = [g["ranks"][0] for g in mismatch["groups"]][:5]
+        assert links.all_text_contents() == [f"{mismatch['id']} on rank {r}" for r in firsts]
+    branch = next(n for n, g in enumerate(graphs) if g["id"] == "[6/0]")
+    items.nth(branch).locator("a.rk-graph-open").nth(1).click()  # ranks 1, 3's group: rank 1
+    page.wait_for_url(lambda url: "rank_1/" in unquote(url), timeout=30_000)
+    page.wait_for_load_state()
+    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == "[6/0]", timeout=60)
+    assert "tab=compile" in page.url and opened["compile"]["id"] == "[6/0]"
     assert page.errors == []
     page.close()
 

@@ -33,7 +33,8 @@ import { isObject } from '/lib/tlscope.js';
  * @property {RankGroup[]} rows the matrix's rows: ranks.json's `divergence.rows` (format 1.18: the groups
  *   split where the ranks' collectives differ), else the groups
  * @property {{ id: string, sentence: string }[]} collectives ranks.json's compile ids whose collectives differ
- * @property {{ id: string, sentence: string }[]} graphs ranks.json's compile ids whose Dynamo graphs differ (format 1.30)
+ * @property {{ id: string, sentence: string, ranks: number[] }[]} graphs ranks.json's compile ids whose Dynamo graphs
+ *   differ (format 1.30), with the lowest rank of each group (the ranks to open, to see the graphs)
  * @property {{ ranks: number[], sentence: string }[]} settings ranks.json's groups of ranks under other settings (format 1.30)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
@@ -125,10 +126,19 @@ export function readRanksFile(json) {
   const collectives = (Array.isArray(div.collectives) ? div.collectives : []).filter(isObject)
     .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
   const graphs = (Array.isArray(div.graphs) ? div.graphs : []).filter(isObject)
-    .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence }] : []));
+    .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence, ranks: groupFirsts(g.groups) }] : []));
   const settings = (Array.isArray(div.settings) ? div.settings : []).filter(isObject)
     .flatMap((s) => (typeof s.sentence === 'string' ? [{ ranks: ints(s.ranks), sentence: s.sentence }] : []));
   return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, partial, stragglers: stragglersOf(json.stragglers) };
+}
+
+/**
+ * The lowest rank of each group of a mismatch (ranks.json's `groups[].ranks`, lowest first), in its order.
+ * @param {unknown} groups
+ * @returns {number[]}
+ */
+function groupFirsts(groups) {
+  return (Array.isArray(groups) ? groups : []).filter(isObject).flatMap((g) => ints(g.ranks).slice(0, 1));
 }
 
 /**

@@ -136,9 +136,23 @@ function drawHead(page, head) {
     head.appendChild(list);
   }
   // Ranks that compiled the same id from other code (format 1.30): as written.
+  // Each with a link per group to its lowest rank's compile: the graphs, one click away.
   if (file.graphs.length) {
     const list = el(document, 'ul', 'rk-graphs');
-    for (const g of file.graphs) list.appendChild(el(document, 'li', '', g.sentence));
+    for (const g of file.graphs) {
+      const item = el(document, 'li', '');
+      item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
+      for (const rank of g.ranks.slice(0, 5)) {
+        const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${g.id} on rank ${rank}`));
+        link.href = compileUrl(page.base, rank, g.id);
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          openCompile(page, rank, g.id);
+        });
+        item.append(' · ', link);
+      }
+      list.appendChild(item);
+    }
     head.appendChild(list);
   }
 }
