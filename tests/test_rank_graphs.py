@@ -91,6 +91,9 @@ def test_uneven_batches_and_a_branch_on_the_rank_are_said_with_every_rank(tmp_pa
     page = (tmp_path / "out" / "index.html").read_text()
     assert 'id="rank-graphs"' in page and "graphs differ</span>" in page
     assert "ranks 1, 3 cos(l_x_) at _ranks.py:63 (return x.cos() * rank)" in page
+    # Each group's graph one click away: the lowest rank's Dynamo graph in the job's payloads.
+    for group in branch["groups"]:
+        assert f'<a href="{group["payload"]}">graph on rank {group["ranks"][0]}</a>' in page
 
 
 def test_summary_and_the_api_fold_the_same_graphs_from_a_folder_without_ranks_json(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
 from tlscope.format.compiles import Collective, CompileEntry
+from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
 OUTSIDE = "[-/-]"
@@ -237,7 +238,8 @@ def rank_overview(
 def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) -> GraphPrint | None:
     """The entry's Dynamo graphs as compared between ranks; None without one, or one unread."""
     payloads = [g.payload_filename for g in entry.graphs if g.kind == "dynamo_output_graph"]
-    if not payloads or None in payloads:
+    # Only `payloads/<md5>.txt` names: a compiles.json read back is untrusted, and the name is a link.
+    if not payloads or not all(p is not None and is_payload_name(p) for p in payloads):
         return None
     digests = [digest_of(p) for p in payloads if p is not None]
     if None in digests:
