@@ -49,7 +49,7 @@ from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
-from tlscope.analyse.ranks.graph_divergence import dynamic_inputs, structure_digest
+from tlscope.analyse.ranks.graph_divergence import structure_digest
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -389,10 +389,8 @@ class Trace:
         known: dict[str, str | None] = {}
         for n in self.rank_numbers:
             trace = self if n == self.current_rank else self.rank(n)
-            overview = rank_overview(n, trace.compiles, _structures(trace, known))
-            overview.settings = settings_digest(trace.first_configs()) or None
-            overview.dynamic = dynamic_inputs(trace.dynamic)
-            overviews.append(overview)
+            settings = settings_digest(trace.first_configs())
+            overviews.append(rank_overview(n, trace.compiles, _structures(trace, known), settings, trace.dynamic))
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
         return job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())
 
@@ -407,8 +405,9 @@ class Trace:
     def divergence(self) -> Divergence | None:
         """How the ranks' compiles diverge (ranks.json's `divergence`): `.groups` of ranks by compile
         id sequence, `.not_on_every_rank`, `.collectives`, the compile ids whose collectives
-        differ between ranks, and `.graphs`, those whose Dynamo graphs differ (`.groups`, `.kind`,
-        `.sentence`); None for a single log."""
+        differ between ranks, `.graphs`, those whose Dynamo graphs differ (`.groups`, `.kind`,
+        `.sentence`), and `.settings`, the ranks that ran under other settings than the most
+        ranks (`.ranks`, `.than`, `.changed`, `.sentence`); None for a single log."""
         return self._job.divergence if self.rank_numbers else None
 
     @property

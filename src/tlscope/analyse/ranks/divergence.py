@@ -18,14 +18,21 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.ranks.graph_divergence import GraphFold, GraphMismatch, GraphPrint, PayloadText, function_label
+from tlscope.analyse.ranks.graph_divergence import (
+    GraphFold,
+    GraphMismatch,
+    GraphPrint,
+    PayloadText,
+    dynamic_inputs,
+    function_label,
+)
 from tlscope.analyse.ranks.settings_divergence import RankConfigs, RankSettingsFold, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
 from tlscope.analyse.ranks.words import NAMED
 from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
-from tlscope.format.compiles import Collective, CompileEntry
+from tlscope.format.compiles import Collective, CompileEntry, Dynamic
 from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
@@ -204,12 +211,18 @@ class JobView(msgspec.Struct, kw_only=True):
 
 
 def rank_overview(
-    rank: int, entries: Sequence[CompileEntry], digest_of: Callable[[str], str | None] | None = None
+    rank: int,
+    entries: Sequence[CompileEntry],
+    digest_of: Callable[[str], str | None] | None = None,
+    settings: str | None = None,
+    dynamic: Dynamic | None = None,
 ) -> RankOverview:
     """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
-    graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared."""
+    graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared;
+    `settings` its first configs' digest (`settings_digest`; "" or None: not compared) and
+    `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own."""
     line = RankLine(rank=rank)
-    overview = RankOverview(line=line)
+    overview = RankOverview(line=line, settings=settings or None, dynamic=dynamic_inputs(dynamic))
     for entry in entries:
         if entry.status == "outside":
             continue

@@ -18,7 +18,6 @@ import msgspec
 from tlscope.analyse.config_diff import SECTIONS, configs_of
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
-from tlscope.analyse.ranks.graph_divergence import dynamic_inputs
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.format.compiles import CompileEntry, Dynamic
@@ -203,9 +202,7 @@ def note_compiles(
     structure by payload file, `rank_overview`), and every compile id's status in the matrix in
     compiles.json's vocabulary (a restarted attempt is `restarted`, not missing). `dynamic`, its
     compiles.json's answer, says which inputs the rank made dynamic on its own."""
-    summary.overview = rank_overview(summary.rank, entries, digest_of)
-    summary.overview.settings = summary.settings or None
-    summary.overview.dynamic = dynamic_inputs(dynamic)
+    summary.overview = rank_overview(summary.rank, entries, digest_of, summary.settings, dynamic)
     for entry in entries:
         if entry.status == "outside":
             continue

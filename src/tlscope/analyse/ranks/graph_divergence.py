@@ -213,7 +213,8 @@ def _difference(groups: list[GraphGroup], read: PayloadText, why: list[dict[str,
         if not isinstance(graph, FxGraph):
             return None
         graphs.append(graph)
-    firsts = [_leading(diff_graphs("dynamo_output_graph", graphs[0], other).changes) for other in graphs[1:]]
+    diffs = [diff_graphs("dynamo_output_graph", graphs[0], other).changes for other in graphs[1:]]
+    firsts = [_leading(changes) for changes in diffs]
     if not firsts[0]:
         return None
     change = firsts[0][0]
@@ -222,8 +223,7 @@ def _difference(groups: list[GraphGroup], read: PayloadText, why: list[dict[str,
         sizes += [f"{_sizes(f[0].b)} on {who(g.ranks)}" for f, g in zip(firsts, groups[1:], strict=True)]
         said = f"{_SIZED[change.kind]} {change.name} is {', '.join(sizes)}{_at(change.source)}"
         return said + _why(groups, why, change.name)
-    changes = diff_graphs("dynamo_output_graph", graphs[0], graphs[1]).changes
-    return _words(_leading(changes) + changes, groups[0].ranks, groups[1].ranks)
+    return _words(firsts[0] + diffs[0], groups[0].ranks, groups[1].ranks)
 
 
 def _leading(changes: list[NodeChange]) -> list[NodeChange]:
@@ -249,8 +249,10 @@ _SIZED = {"input_shape": "input", "shape": "node"}
 
 
 def _words(changes: list[NodeChange], a: list[int], b: list[int]) -> str:
-    """`input x_ reads …`; a node only on one side is said with the other side's first such
-    node: where the code went another way."""
+    """The first of `changes` (between a's graph and b's) in words: `ranks 0, 2 call sin(l_x_) at
+    _ranks.py:62 (…), ranks 1, 3 cos(l_x_) at _ranks.py:63 (…)`, a node only on one side said with
+    the other side's first such node (where the code went another way); an input one side lacks;
+    a node's other sizes or arguments."""
     first = changes[0]
     on_a, on_b = who(a), who(b)
     if first.kind in ("added", "removed"):
