@@ -40,6 +40,10 @@ def _job(source: Path, out: Path) -> dict[str, object]:
     )
     assert done.returncode == 0, done.stderr
     found: dict[str, object] = json.loads((out / "ranks.json").read_text())
+    # The parse's own lines name the folder where ranks.json's sentences say JOB: a command to paste.
+    for graphs in found["divergence"]["graphs"]:  # type: ignore[index]
+        said = graphs["sentence"].replace("tlscope diff JOB --ranks", f"tlscope diff {out} --ranks")
+        assert f"  {said}\n" in done.stdout
     return found
 
 

@@ -390,7 +390,7 @@ def _tell_divergence(out: Path) -> None:
             print(f"  {group.sentence}")
     else:
         print("Every rank compiled the same compile ids.")
-    for title, sentences in mismatch_lists(found):
+    for title, sentences in mismatch_lists(found, str(out)):
         print(title)
         for sentence in sentences:
             print(f"  {sentence}")

@@ -28,7 +28,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     head = Text(f"{title}\n", style="bold")
     if summary.ranks:
         console.print(head, end="")
-        _print_ranks(summary, console)
+        _print_ranks(summary, console, title)
         head = Text(f"Details of rank {summary.rank} (--rank N for another)\n", style="bold")
     # Two lines of their own rather than one that wraps at 80 columns mid-phrase.
     head.append(f"torch {summary.torch_version or '?'} · {summary.compile_time_s:.2f} s compiling\n")
@@ -75,7 +75,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     console.print(_footer(summary))
 
 
-def _print_ranks(summary: Summary, console: Console) -> None:
+def _print_ranks(summary: Summary, console: Console, job: str) -> None:
     """Every rank first: a line per rank, then how they diverge, one sentence per group."""
     table = _table(
         f"{len(summary.ranks)} ranks", "rank", "compiles", "time s", "breaks", "recompiles", "failures", "cache hits"
@@ -94,7 +94,7 @@ def _print_ranks(summary: Summary, console: Console) -> None:
         for group in divergence.groups:
             text.append("  " + group.sentence + "\n", style="")
         console.print(text)
-    for title, sentences in mismatch_lists(divergence) if divergence is not None else []:
+    for title, sentences in mismatch_lists(divergence, job) if divergence is not None else []:
         # A collective that differs fails or hangs the job: red; the rest explain.
         text = Text(title + "\n", style="bold red" if title.startswith("Collectives") else "bold yellow")
         for sentence in sentences:

@@ -13,12 +13,14 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 
 from __future__ import annotations
 
+import shlex
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
 from tlscope.analyse.ranks.graph_divergence import (
+    GRAPH_DIFF,
     GraphFold,
     GraphMismatch,
     GraphPrint,
@@ -176,14 +178,16 @@ class Divergence(msgspec.Struct, kw_only=True):
     settings: list[SettingsMismatch] = []
 
 
-def mismatch_lists(divergence: Divergence) -> list[tuple[str, list[str]]]:
+def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple[str, list[str]]]:
     """What differs between ranks beyond the compile ids, as every text view says it: (title,
     sentences) for the collectives (they hang a job: first), the settings (a cause), the graphs;
-    a list without sentences left out."""
+    a list without sentences left out. `job`, the folder the user named: the graphs' `tlscope
+    diff JOB --ranks A B` names it, a command to paste."""
+    command = f"tlscope diff {shlex.quote(job)} --ranks " if job is not None else GRAPH_DIFF
     lists = [
         ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
         ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
-        ("Graphs differ between ranks:", [m.sentence for m in divergence.graphs]),
+        ("Graphs differ between ranks:", [m.sentence.replace(GRAPH_DIFF, command) for m in divergence.graphs]),
     ]
     return [(title, sentences) for title, sentences in lists if sentences]
 

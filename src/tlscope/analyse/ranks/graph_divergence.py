@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 _LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*+(?:[ \t]*:[ \t]*"(?P<type>[^"\n]*)")?[ \t]*=(?!=)(?P<value>[^\n]*)$', re.M)
 #: A literal of a node's call (a string, a number): each rank's own constants are not structure.
 _LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|(?<![\w.])-?\d++(?:\.\d++)?(?:e-?\d++)?(?![\w.])")
+#: How a graph sentence names the command that shows the rest: JOB stands for the job's folder,
+#: which ranks.json cannot know (it moves); a text view that does names it (`mismatch_lists`).
+GRAPH_DIFF = "tlscope diff JOB --ranks "
 #: Compile ids whose difference is worded (two graphs read each); the rest are listed.
 WORDED = 20
 
@@ -188,7 +191,7 @@ def _sentence(
     count = "" if len(groups) == 2 else f" {len(groups)}"
     head = f"{cid} {first.function}: ranks traced{count} different graphs"
     where = _difference(groups[:NAMED], read, why) if read is not None else None
-    pair = f"tlscope diff JOB --ranks {first.ranks[0]} {second.ranks[0]}"
+    pair = f"{GRAPH_DIFF}{first.ranks[0]} {second.ranks[0]}"
     if where is None:
         return f"{head} ({'; '.join(who(g.ranks) for g in groups[:NAMED])}{_more(groups)}); {pair} shows how"
     return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
