@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -723,3 +724,15 @@ def write_trace(path: Path, records: list[tuple[dict[str, Any], str | None]]) ->
             lines.extend("\t" + line for line in payload.split("\n"))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def parse_job(source: Path, out: Path) -> tuple[dict[str, Any], str]:
+    """`tlscope SOURCE --all-ranks-html -o OUT` as a user runs it: (ranks.json, its stdout)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tlscope", str(source), "--all-ranks-html", "-o", str(out), "--no-browser"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads((out / "ranks.json").read_text())
+    return found, done.stdout

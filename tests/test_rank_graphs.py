@@ -13,8 +13,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import parse_job
 
 from tlscope.analyse.ranks.divergence import RankLine, RankOverview, divergence
 from tlscope.analyse.ranks.graph_divergence import WORDED, GraphPrint, structure_digest
@@ -32,18 +34,12 @@ GRAPH = """class GraphModule(torch.nn.Module):
 """
 
 
-def _job(source: Path, out: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tlscope", str(source), "--all-ranks-html", "-o", str(out), "--no-browser"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, object] = json.loads((out / "ranks.json").read_text())
+def _job(source: Path, out: Path) -> dict[str, Any]:
+    found, stdout = parse_job(source, out)
     # The parse's own lines name the folder where ranks.json's sentences say JOB: a command to paste.
-    for graphs in found["divergence"]["graphs"]:  # type: ignore[index]
+    for graphs in found["divergence"]["graphs"]:
         said = graphs["sentence"].replace("tlscope diff JOB --ranks", f"tlscope diff {out} --ranks")
-        assert f"  {said}\n" in done.stdout
+        assert f"  {said}\n" in stdout
     return found
 
 
@@ -65,13 +61,13 @@ def test_structure_ignores_devices_constants_strides_and_comments() -> None:
 
 def test_the_same_program_on_every_rank_has_no_graph_difference(tmp_path: Path) -> None:
     ranks = _job(CORPUS / "ranks_same_2", tmp_path / "out")
-    assert ranks["divergence"]["graphs"] == []  # type: ignore[index]
+    assert ranks["divergence"]["graphs"] == []
 
 
 def test_uneven_batches_and_a_branch_on_the_rank_are_said_with_every_rank(tmp_path: Path) -> None:
     """ranks_diverge_4: rank r's batch is 8 + r, and branchy_fn takes `x.sin() + rank` on even
     ranks, `x.cos() * rank` on odd ones: the compile ids agree there, the graphs do not."""
-    graphs = _job(CORPUS / "ranks_diverge_4", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    graphs = _job(CORPUS / "ranks_diverge_4", tmp_path / "out")["divergence"]["graphs"]
     by_id = {g["id"]: g for g in graphs}
     assert list(by_id) == ["[4/0]", "[6/0]"]
     batch = by_id["[4/0]"]
@@ -105,7 +101,7 @@ def test_summary_and_the_api_fold_the_same_graphs_from_a_folder_without_ranks_js
     rank's compiles.json and reads the graphs from the job's payloads: the same answer."""
     import tlscope
 
-    written = _job(CORPUS / "ranks_diverge_2", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    written = _job(CORPUS / "ranks_diverge_2", tmp_path / "out")["divergence"]["graphs"]
     (tmp_path / "out" / "ranks.json").unlink()
     folded = tlscope.load(tmp_path / "out").divergence
     assert folded is not None
@@ -117,7 +113,7 @@ def test_ranks_on_their_own_gpus_trace_the_same_graphs(tlparse_traces: Path, tmp
     payloads differ byte for byte); by structure they are the same graphs."""
     out = tmp_path / "out"
     ranks = _job(tlparse_traces / "inputs" / "multi_rank_runtime", out)
-    assert ranks["divergence"]["graphs"] == []  # type: ignore[index]
+    assert ranks["divergence"]["graphs"] == []
     first = json.loads((out / "rank_0" / "compiles.json").read_text())["compiles"]
     other = json.loads((out / "rank_1" / "compiles.json").read_text())["compiles"]
     dynamo = [
@@ -129,7 +125,7 @@ def test_ranks_on_their_own_gpus_trace_the_same_graphs(tlparse_traces: Path, tmp
 def test_an_id_naming_other_functions_is_said_as_such(tlparse_traces: Path, tmp_path: Path) -> None:
     """tlparse's multi_rank_logs: ranks 1 and 3 ran another program; their [0/0] is another
     function, said as such, not as a graph that differs."""
-    graphs = _job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    graphs = _job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")["divergence"]["graphs"]
     assert [(g["id"], g["kind"]) for g in graphs] == [("[0/0]", "function")]
     assert graphs[0]["sentence"].startswith(
         "[0/0]: names other functions on other ranks: fn (test_misc.py:10755) on ranks 0, 2, "
@@ -187,7 +183,7 @@ def test_a_rank_dynamic_from_its_own_pgo_profile_is_said_with_why(tmp_path: Path
     recompiled with a dynamic batch; torch keeps a PGO profile per rank, so in run2 (batches of 8
     on both) rank 1 compiles [0/0] dynamic from its first call and rank 0 static: the same ids, other
     graphs, and the graph's symbol inputs (`s77`) are not what is said first."""
-    (graphs,) = _job(CORPUS / "pgo_ranks" / "run2", tmp_path / "out")["divergence"]["graphs"]  # type: ignore[index]
+    (graphs,) = _job(CORPUS / "pgo_ranks" / "run2", tmp_path / "out")["divergence"]["graphs"]
     assert graphs["id"] == "[0/0]" and graphs["sentence"] == (
         "[0/0] step (pgo_ranks.py:23): ranks traced different graphs: input L_x_ is f32[8, 16] on rank 0, "
         "f32[s77, 16] on rank 1; rank 1 made it dynamic from its PGO profile (torch keeps one a rank); "

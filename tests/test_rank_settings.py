@@ -8,11 +8,10 @@ compiles the others have. The corpus's ranks_same_4 runs one program under one s
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from helpers import parse_job
 
 from tlscope.analyse.ranks.settings_divergence import RankSettingsFold, settings_digest
 from tlscope.analyse.ranks.words import NAMED
@@ -21,16 +20,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 
 
 def _job(source: Path, out: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tlscope", str(source), "--all-ranks-html", "-o", str(out), "--no-browser"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    assert ("Settings differ between ranks:" in done.stdout) == (
-        source.name in ("multi_rank_runtime", "ranks_settings_2")
-    )
-    found: dict[str, Any] = json.loads((out / "ranks.json").read_text())
+    found, stdout = parse_job(source, out)
+    assert ("Settings differ between ranks:" in stdout) == (source.name in ("multi_rank_runtime", "ranks_settings_2"))
     return found
 
 
