@@ -34,6 +34,7 @@ TRACES = {
     "diverge2": "ranks_diverge_2",
     "desync2": "ranks_desync_2",
     "settings2": "ranks_settings_2",
+    "shifted4": "ranks_shifted_4",
     "exports": "export_failures",
     "strict": "export_strict",
     "plain": "export_plain",
@@ -281,6 +282,25 @@ def test_ranks_under_other_settings_are_said_before_their_graphs(
     # The settings come first: they are the cause.
     text = page.locator("#divergence").text_content() or ""
     assert text.index("Settings differ between ranks") < text.index("Graphs differ between ranks")
+    assert page.errors == []
+    page.close()
+
+
+def test_a_function_one_rank_compiled_alone_is_said_before_the_groups(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """ranks_shifted_4 (format 1.31): rank 0 alone compiled log_stats, which renumbers its later
+    functions. The banner says ranks.json's frames sentence, as written, before the groups it
+    explains."""
+    divergence = json.loads((folders["shifted4"] / "ranks.json").read_text())["divergence"]
+    frames = [f["sentence"] for f in divergence["frames"]]
+    assert len(frames) == 1 and frames[0].startswith("rank 0 compiled 1 function ranks 1, 2, 3 did not")
+    page = open_explorer(browser, site.explorer("shifted4"))
+    h = wait_hook(page, lambda h: "frames" in h)
+    assert h["frames"] == frames and h["divergence"] == [g["sentence"] for g in divergence["groups"]]
+    assert page.locator("#divergence .dv-frame").all_text_contents() == frames
+    text = page.locator("#divergence").text_content() or ""
+    assert text.index("Ranks compiled other functions") < text.index("Ranks diverge")
     assert page.errors == []
     page.close()
 

@@ -448,3 +448,17 @@ def test_only_the_format_129_additions_are_forgiven() -> None:
     said = compiles % (29, symbol % (b"null", b',"why":"automatic"'), symbol % (b"null", b""), tail)
     plain = compiles % (28, symbol % (b"null", b""), symbol % (b"null", b""), b"")
     assert identity.without_129_additions("compiles.json", said) != plain
+
+
+def test_only_the_format_131_additions_are_forgiven() -> None:
+    """Against a 1.30 base: 1.31 added ranks.json's `divergence.frames` (last), forgiven when
+    empty, and each graph group's `id` (last); frames said stay a difference."""
+    group = b'          {\n            "ranks": [0],\n            "payload": "payloads/a.txt"%s\n          }'
+    head = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+    ranks = head + b'  "divergence": {\n    "graphs": [%s]%s\n  },\n  "stragglers": null\n}\n'
+    old = ranks % (30, group % b"", b"")
+    new = ranks % (31, group % b',\n            "id": "[4/0]"', b',\n    "frames": []')
+    assert identity.without_131_additions("ranks.json", new) == old
+    assert identity.without_131_additions("index.html", new) == new
+    said = ranks % (31, group % b"", b',\n    "frames": [{"ranks": [0]}]')
+    assert identity.without_131_additions("ranks.json", said) != old

@@ -4,7 +4,7 @@ ranks, compared by structure, said with the first difference.
 Real jobs: the corpus's ranks_diverge_2/4 (each rank a different batch size, and a branch on
 the rank), ranks_same_2 (the same program on both ranks), tlparse's multi_rank_runtime (ranks on
 their own GPUs: every annotation says `cuda:0` on rank 0 and `cuda:1` on the others) and
-multi_rank_logs (ranks 1 and 3 ran another program).
+multi_rank_logs (ranks 1 and 3 ran another program: said by `frames`, tests/test_rank_frames.py).
 """
 
 from __future__ import annotations
@@ -122,14 +122,16 @@ def test_ranks_on_their_own_gpus_trace_the_same_graphs(tlparse_traces: Path, tmp
     assert dynamo[0] != dynamo[1]  # other bytes (the device), one structure
 
 
-def test_an_id_naming_other_functions_is_said_as_such(tlparse_traces: Path, tmp_path: Path) -> None:
+def test_an_id_naming_other_functions_is_said_by_the_frames(tlparse_traces: Path, tmp_path: Path) -> None:
     """tlparse's multi_rank_logs: ranks 1 and 3 ran another program; their [0/0] is another
-    function, said as such, not as a graph that differs."""
-    graphs = _job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")["divergence"]["graphs"]
-    assert [(g["id"], g["kind"]) for g in graphs] == [("[0/0]", "function")]
-    assert graphs[0]["sentence"].startswith(
-        "[0/0]: names other functions on other ranks: fn (test_misc.py:10755) on ranks 0, 2, "
-        "kernel (gen_many_frames.py:6) on ranks 1, 3: the ranks ran other code"
+    function: said as functions the ranks compiled alone (`frames`), not as a graph that differs
+    (the graphs are compared by function)."""
+    found = _job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")["divergence"]
+    assert found["graphs"] == []
+    assert [(f["ranks"], f["than"]) for f in found["frames"]] == [([1, 3], [0, 2])]
+    assert found["frames"][0]["sentence"] == (
+        "ranks 1, 3 compiled 1 function ranks 0, 2 did not ([0/0] kernel (gen_many_frames.py:6)), "
+        "and not 1 they did ([0/0] fn (test_misc.py:10755))"
     )
 
 

@@ -47,6 +47,7 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path
         "real": (CORPUS / "ranks_diverge_4", root / "real"),
         "scaled": (logs64, root / "scaled"),
         "desync": (CORPUS / "ranks_desync_2", root / "desync"),
+        "shifted": (CORPUS / "ranks_shifted_4", root / "shifted"),
     }
     if TLPARSE_TRACES.is_dir():  # tlparse's own 4-rank trace, where the shared traces are
         out["tlparse"] = (TLPARSE_TRACES / "inputs" / "multi_rank_logs", root / "tlparse")
@@ -287,6 +288,29 @@ def test_each_graph_mismatch_opens_its_ranks_compiles(
     page.wait_for_load_state()
     opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == "[6/0]", timeout=60)
     assert "tab=compile" in page.url and opened["compile"]["id"] == "[6/0]"
+    assert page.errors == []
+    page.close()
+
+
+def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """ranks_shifted_4 (format 1.31): the header lists the frames sentence as written; head's
+    graphs differ on rank 3, and rank 0 numbers head [3/0] where ranks 1-3 say [2/0]: its group's
+    link opens rank 0's [3/0], its own compile of head."""
+    _, out = jobs["shifted"]
+    divergence = ranks_json(out)["divergence"]
+    page = open_ranks(browser, site["shifted"])
+    h = hook(page)
+    assert h["frames"] == [f["sentence"] for f in divergence["frames"]] != []
+    assert page.locator(".rk-frames li").all_text_contents() == h["frames"]
+    links = page.locator(".rk-graphs li").first.locator("a.rk-graph-open")
+    assert links.all_text_contents() == ["[3/0] on rank 0", "[2/0] on rank 3"]
+    links.first.click()
+    page.wait_for_url(lambda url: "rank_0/" in unquote(url), timeout=30_000)
+    page.wait_for_load_state()
+    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == "[3/0]", timeout=60)
+    assert opened["compile"]["id"] == "[3/0]"
     assert page.errors == []
     page.close()
 

@@ -461,6 +461,21 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: ranks.json's `divergence.frames` when empty, the divergence's last field (pretty-printed).
+_NO_FRAMES = re.compile(rb',\n    "frames": \[\]\n  \}')
+#: A graph group's `id`, its last field (after its `payload`).
+_GROUP_ID = re.compile(rb'("payload": (?:null|"[^"\n]*")),\n +"id": "[^"\n]*"')
+
+
+def without_131_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.30 wrote it: 1.31 added ranks.json's `divergence.frames` (last),
+    forgiven when empty, and each graph group's `id` (last); one said is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 31)
+    if name != "ranks.json":
+        return data
+    return _GROUP_ID.sub(rb"\g<1>", _NO_FRAMES.sub(b"\n  }", data, count=1))
+
+
 #: ranks.json's `divergence.graphs` and `.settings` when empty, the divergence's last fields
 #: (pretty-printed).
 _NO_GRAPHS = re.compile(rb',\n    "graphs": \[\],\n    "settings": \[\]\n  \}')
@@ -574,6 +589,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_131_additions,
     without_130_additions,
     without_129_additions,
     without_128_additions,

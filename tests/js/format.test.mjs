@@ -169,6 +169,17 @@ test("ranks.json's graph and settings mismatches are read as written (format 1.3
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.settings, []);
 });
 
+test("ranks.json's frames are read as written (format 1.31), untrusted parts dropped", async () => {
+  const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const sentence = 'rank 0 compiled 1 function ranks 1, 2, 3 did not ([1/0] log_stats (ranks_shifted_4.py:22)); …';
+  const div = readDivergence({
+    divergence: { frames: [{ ranks: [0, 'x'], than: [1, 2, 3], extra: [], missing: [], renumbered: [[2, 1]], sentence }, { ranks: [1] }, 'junk', null] },
+  });
+  assert.deepEqual(div && div.frames, [{ ranks: [0], sentence }]);
+  // A ranks.json written before format 1.31 has none.
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.frames, []);
+});
+
 test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1.19), malformed items dropped', async () => {
   const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const where = { file: '/w/model.py', line: 22, name: 'forward', code: 'if k > 2:' };

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, frame_of
 from tlscope.analyse.ranks.graph_divergence import (
     GRAPH_DIFF,
     GraphFold,
@@ -100,6 +101,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     dynamic: dict[str, str] = {}
     #: The configs of its first metrics record (`settings_digest`); null when it logged none.
     settings: str | None = None
+    #: Dynamo frame number -> its compiled function (`function_label`): how the ranks' comparison
+    #: aligns one rank's compile ids with another's by function (analyse/ranks/frames.py).
+    frames: dict[int, str] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -176,15 +180,20 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: The groups of ranks whose first compile ran under other settings than the most ranks'
     #: first compile did. Since 1.30.
     settings: list[SettingsMismatch] = []
+    #: The groups of ranks that compiled other functions than the most ranks did, or the same
+    #: ones under other compile ids (analyse/ranks/frames.py). Since 1.31.
+    frames: list[FrameShift] = []
 
 
 def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple[str, list[str]]]:
     """What differs between ranks beyond the compile ids, as every text view says it: (title,
-    sentences) for the collectives (they hang a job: first), the settings (a cause), the graphs;
+    sentences) for the functions some ranks compiled alone (what explains the compile ids'
+    groups), the collectives (they hang a job), the settings (a cause), the graphs;
     a list without sentences left out. `job`, the folder the user named: the graphs' `tlscope
     diff JOB --ranks A B` names it, a command to paste."""
     command = f"tlscope diff {shlex.quote(job)} --ranks " if job is not None else GRAPH_DIFF
     lists = [
+        ("Ranks compiled other functions:", [m.sentence for m in divergence.frames]),
         ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
         ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
         ("Graphs differ between ranks:", [m.sentence.replace(GRAPH_DIFF, command) for m in divergence.graphs]),
@@ -232,6 +241,9 @@ def rank_overview(
             continue
         overview.compile_ids.append(entry.id)
         overview.statuses[entry.id] = entry.status
+        frame = frame_of(entry.id)
+        if frame is not None and frame not in overview.frames:
+            overview.frames[frame] = function_label(entry.function)
         forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
         line.compiles += len(forward)
         line.compile_time_s += sum(r.time_s or 0.0 for r in forward)
@@ -308,10 +320,13 @@ class _Fold:
         self.first: dict[str, tuple[int, int]] = {}
         #: A compile id sequence -> the lowest rank's overview with it, and every rank with it.
         self.keyed: dict[tuple[str, ...], tuple[RankOverview, array[int]]] = {}
-        #: Compile id -> its collectives (one text per rank, shared) -> the ranks calling them.
+        #: A compile id's name by function (`alignment_keys`) -> its collectives (one text per
+        #: rank, shared) -> the ranks calling them; and each name's ids on each rank.
         self.calls: dict[str, dict[str, array[int]]] = {}
+        self.numbering = Numbering()
         self.graphs = GraphFold()
         self.settings = RankSettingsFold()
+        self.frames = FrameFold()
 
     def add(self, overview: RankOverview) -> None:
         rank = overview.line.rank
@@ -320,10 +335,13 @@ class _Fold:
             self.having.setdefault(cid, array("q")).append(rank)
             if cid not in self.first or (rank, at) < self.first[cid]:
                 self.first[cid] = (rank, at)
+        names = alignment_keys(overview.compile_ids, overview.frames)
+        self.numbering.add(rank, names)
         for cid, calls in overview.collectives.items():
-            self.calls.setdefault(cid, {}).setdefault(calls, array("q")).append(rank)
-        self.graphs.add(rank, overview.graphs, overview.dynamic)
+            self.calls.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
+        self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
+        self.frames.add(rank, overview.frames)
         key = tuple(overview.compile_ids)
         known = self.keyed.get(key)
         if known is None:
@@ -338,30 +356,54 @@ class _Fold:
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
         partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
-        calls = [m for m in (self._mismatch(cid, having[cid]) for cid in order if cid in self.calls) if m is not None]
+        at = {cid: n for n, cid in enumerate(order)}
+        named = sorted(self.calls, key=lambda name: at[self.numbering.first(name)[1]])
+        calls = [m for m in map(self._mismatch, named) if m is not None]
         found = Divergence(
             diverges=len(self.keyed) > 1,
             not_on_every_rank=partial,
             collectives=calls,
-            graphs=self.graphs.mismatches(order, read),
+            graphs=self.graphs.mismatches(at, read, self.numbering),
             settings=self.settings.mismatches(configs),
+            frames=self.frames.shifts(),
         )
         if not found.diverges:
             found.rows = _rows([(sorted(r for _, ranks in self.keyed.values() for r in ranks), None)], calls)
             return found
-        groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
+        if any(shift.renumbered for shift in found.frames):
+            groups = [self._named_group(first, sorted(ranks), at) for first, ranks in self.keyed.values()]
+        else:
+            groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
         found.groups = groups
         found.rows = _rows([(g.ranks, g) for g in groups], calls)
         return found
 
-    def _mismatch(self, cid: str, having: list[int]) -> CollectiveMismatch | None:
-        """`cid`'s ranks grouped by their collectives (a rank that has the id and calls none is a
-        group too), or None when every rank that has it calls the same."""
-        by_calls = {calls: sorted(ranks) for calls, ranks in self.calls[cid].items()}
+    def _named_group(self, first: RankOverview, ranks: list[int], at: dict[str, int]) -> RankGroup:
+        """`_group` by function (`alignment_keys`), for a job whose ranks number some functions
+        differently: `only_here` the group's own ids of the functions no rank outside compiled,
+        `missing` the lowest other rank's ids of the functions the group did not compile."""
+        members = set(ranks)
+        mine = alignment_keys(first.compile_ids, first.frames)
+        only = [cid for cid, name in mine.items() if self.numbering.having(name) <= members]
+        names = set(mine.values())
+        firsts = {n: self.numbering.first(n) for n in self.numbering.ids if n not in names}
+        lacking = sorted(firsts, key=lambda n: at[firsts[n][1]])
+        missing = [firsts[n][1] for n in lacking]
+        said_only = [_named(cid, mine[cid]) for cid in only]
+        said_missing = [f"{_named(cid, n)} on rank {rank}" for n in lacking for rank, cid in [firsts[n]]]
+        why = {cid: first.recompiles[cid] for cid in only if cid in first.recompiles}
+        sentence = _sentence(ranks, said_only, said_missing, why)
+        return RankGroup(ranks=ranks, only_here=only, missing=missing, sentence=sentence)
+
+    def _mismatch(self, name: str) -> CollectiveMismatch | None:
+        """The ranks of a compile id (named by function: `alignment_keys`) grouped by their
+        collectives (a rank that has the id and calls none is a group too), or None when every
+        rank that has it calls the same. Said under the compile id the most ranks give it."""
+        by_calls = {calls: sorted(ranks) for calls, ranks in self.calls[name].items()}
         calling = {rank for ranks in by_calls.values() for rank in ranks}
-        silent = [rank for rank in having if rank not in calling]
+        silent = sorted(rank for rank in self.numbering.having(name) if rank not in calling)
         if silent:
             by_calls[""] = silent
         if len(by_calls) <= 1:
@@ -372,7 +414,9 @@ class _Fold:
         ]
         groups.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
         at = _first_difference([g.collectives for g in groups])
-        return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=_collective_sentence(cid, groups, at))
+        cid = self.numbering.usual(name)
+        sentence = _collective_sentence(cid + self.numbering.others(name), groups, at)
+        return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=sentence)
 
 
 def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[CollectiveMismatch]) -> list[MatrixRowGroup]:
@@ -416,6 +460,12 @@ def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], 
     missing = [cid for cid in order if cid not in mine]
     why = {cid: first.recompiles[cid] for cid in only if cid in first.recompiles}
     return RankGroup(ranks=ranks, only_here=only, missing=missing, sentence=_sentence(ranks, only, missing, why))
+
+
+def _named(cid: str, name: str) -> str:
+    """`[1/0] log_stats (train.py:22)`: a compile id and the function of its name by function
+    (`alignment_keys`); the id alone when it is named by its number."""
+    return cid if name == cid else f"{cid} {name.rsplit('#', 1)[0]}"
 
 
 def _sentence(ranks: list[int], only: list[str], missing: list[str], why: dict[str, str]) -> str:

@@ -14,7 +14,8 @@ the very comparison `diff --ranks` shows), reading the two graphs from the job's
 
 A compile id is a frame's number in the order frames were first compiled, so a rank that
 compiled one more frame early numbers every later frame differently: the same id then names
-another function on that rank. That is said as such, not as a graph that differs.
+another function on that rank. So the graphs are compared by function, not by number
+(`alignment_keys`: analyse/ranks/frames.py, which says the functions some ranks compiled alone).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tlscope.analyse.ranks.frames import Numbering
 from tlscope.analyse.ranks.words import NAMED, who
 
 if TYPE_CHECKING:
@@ -67,13 +69,18 @@ class GraphGroup(msgspec.Struct, kw_only=True):
     function: str
     #: The lowest rank's Dynamo graph (`payloads/<md5>.txt`), for a viewer to open.
     payload: str | None = None
+    #: The lowest rank's compile id for the graph: the mismatch's `id`, or another when ranks
+    #: number the function differently (`frames`). Since 1.31.
+    id: str = ""
 
 
 class GraphMismatch(msgspec.Struct, kw_only=True):
     """A compile id whose Dynamo graphs differ between ranks."""
 
+    #: The compile id the most ranks give it (each group's own is `groups[].id`).
     id: str
-    #: `function` (the id names other functions on some ranks: compile ids shifted) or `graph`.
+    #: `graph`. Before 1.31, `function` said an id that names other functions on some ranks;
+    #: the graphs are compared by function since (`Divergence.frames` says those).
     kind: str
     #: The ranks grouped by graph, the largest group first (lower ranks first on a tie).
     groups: list[GraphGroup]
@@ -138,58 +145,75 @@ def _sizes(annotation: str | None) -> str:
     return dtype_and_sizes(annotation) or annotation
 
 
+class _Seen(msgspec.Struct):
+    """A graph print's group so far: its lowest rank's compile id, payload and inputs made
+    dynamic on their own (`dynamic_inputs`: a group's symbol is explained by the rank whose graph
+    is read), and every rank with it."""
+
+    rank: int
+    id: str
+    payload: str | None
+    dynamic: dict[str, str]
+    ranks: list[int]
+
+
 class GraphFold:
-    """Every rank's graph prints, kept a rank at a time: compile id -> (function, digest) -> the
-    lowest rank's payload and every rank with it."""
+    """Every rank's graph prints, kept a rank at a time: a compile id named by function
+    (`alignment_keys`) -> (function, digest) -> its group so far."""
 
     def __init__(self) -> None:
-        #: ... and the lowest rank's inputs made dynamic on their own (`dynamic_inputs`): a group's
-        #: symbol is explained by the rank whose graph is read.
-        self.prints: dict[str, dict[tuple[str, str], tuple[int, str | None, list[int], dict[str, str]]]] = {}
+        self.prints: dict[str, dict[tuple[str, str], _Seen]] = {}
 
-    def add(self, rank: int, graphs: dict[str, GraphPrint], dynamic: dict[str, str]) -> None:
+    def add(
+        self, rank: int, graphs: dict[str, GraphPrint], dynamic: dict[str, str], names: dict[str, str] | None = None
+    ) -> None:
         for cid, found in graphs.items():
-            groups = self.prints.setdefault(cid, {})
+            groups = self.prints.setdefault(names.get(cid, cid) if names else cid, {})
             key = (found.function, found.digest)
             known = groups.get(key)
             if known is None:
-                groups[key] = (rank, found.payload, [rank], dynamic)
+                groups[key] = _Seen(rank, cid, found.payload, dynamic, [rank])
                 continue
-            known[2].append(rank)
-            if rank < known[0]:
-                groups[key] = (rank, found.payload, known[2], dynamic)
+            known.ranks.append(rank)
+            if rank < known.rank:
+                groups[key] = _Seen(rank, cid, found.payload, dynamic, known.ranks)
 
-    def mismatches(self, order: list[str], read: PayloadText | None) -> list[GraphMismatch]:
-        """The compile ids (in `order`) whose ranks' graphs differ; the first WORDED say where."""
+    def mismatches(
+        self, at: dict[str, int], read: PayloadText | None, numbering: Numbering | None = None
+    ) -> list[GraphMismatch]:
+        """The compile ids whose ranks' graphs differ, in compile order (`at`: compile id -> its
+        place), each said under the id the most ranks give it (`numbering`; without it, the
+        first group's); the first WORDED say where."""
         found: list[GraphMismatch] = []
-        for cid in order:
-            groups = self.prints.get(cid)
-            if groups is None or len(groups) <= 1:
-                continue
-            made = [(GraphGroup(ranks=sorted(r), function=f, payload=p), d) for (f, _), (_, p, r, d) in groups.items()]
-            made.sort(key=lambda g: (-len(g[0].ranks), g[0].ranks[0]))
-            listed = [group for group, _ in made]
-            kind = "function" if len({g.function for g in listed}) > 1 else "graph"
+        made = [(name, _groups(groups)) for name, groups in self.prints.items() if len(groups) > 1]
+        made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[1]))
+        for name, mine in made:
+            listed = [group for group, _ in mine]
+            cid = numbering.usual(name) if numbering is not None and name in numbering.ids else listed[0].id
+            also = numbering.others(name) if numbering is not None and name in numbering.ids else ""
             worded = read if len(found) < WORDED else None
-            why = [dynamic for _, dynamic in made]
-            sentence = _sentence(cid, kind, listed, worded, why)
-            found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
+            sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine])
+            found.append(GraphMismatch(id=cid, kind="graph", groups=listed, sentence=sentence))
         return found
 
 
+def _groups(groups: dict[tuple[str, str], _Seen]) -> list[tuple[GraphGroup, dict[str, str]]]:
+    """One compile id's groups, the largest first (lower ranks first on a tie)."""
+    made = [
+        (GraphGroup(ranks=sorted(seen.ranks), function=function, payload=seen.payload, id=seen.id), seen.dynamic)
+        for (function, _), seen in groups.items()
+    ]
+    made.sort(key=lambda g: (-len(g[0].ranks), g[0].ranks[0]))
+    return made
+
+
 def _sentence(
-    cid: str, kind: str, groups: list[GraphGroup], read: PayloadText | None, why: list[dict[str, str]]
+    cid: str, also: str, groups: list[GraphGroup], read: PayloadText | None, why: list[dict[str, str]]
 ) -> str:
-    if kind == "function":
-        said = ", ".join(f"{g.function} on {who(g.ranks)}" for g in groups[:NAMED])
-        return (
-            f"{cid}: names other functions on other ranks: {said}{_more(groups)}: the ranks ran other "
-            f"code, or compiled frames in another order (a compile id numbers a frame in the order "
-            f"its rank first compiled it)"
-        )
+    """`cid`: the id said; `also`: the other ranks' ids for it (`Numbering.others`), or ""."""
     first, second = groups[0], groups[1]
     count = "" if len(groups) == 2 else f" {len(groups)}"
-    head = f"{cid} {first.function}: ranks traced{count} different graphs"
+    head = f"{cid} {first.function}{also}: ranks traced{count} different graphs"
     where = _difference(groups[:NAMED], read, why) if read is not None else None
     pair = f"{GRAPH_DIFF}{first.ranks[0]} {second.ranks[0]}"
     if where is None:

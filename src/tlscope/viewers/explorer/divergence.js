@@ -13,7 +13,7 @@ import { el } from './dom.js';
  * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[], frames: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
@@ -26,8 +26,11 @@ export function drawDivergence(banner, trace) {
   const graphs = div ? div.graphs.map((g) => g.sentence) : [];
   // Ranks whose first compile ran under other settings (format 1.30): a cause, said before the graphs.
   const settings = div ? div.settings.map((s) => s.sentence) : [];
+  // Ranks that compiled other functions, or numbered them differently (format 1.31): what
+  // explains the groups, said just before them.
+  const frames = div ? div.frames.map((f) => f.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = !sentences.length && !collectives.length && !graphs.length && !settings.length;
+  banner.hidden = !sentences.length && !collectives.length && !graphs.length && !settings.length && !frames.length;
   if (collectives.length) {
     banner.appendChild(el(doc, 'strong', '', 'Collectives differ between ranks: '));
     const list = el(doc, 'ul', 'dv-collectives');
@@ -46,6 +49,12 @@ export function drawDivergence(banner, trace) {
     for (const s of graphs) list.appendChild(el(doc, 'li', 'dv-graph', s));
     banner.appendChild(list);
   }
+  if (frames.length) {
+    banner.appendChild(el(doc, 'strong', '', 'Ranks compiled other functions: '));
+    const list = el(doc, 'ul', 'dv-frames');
+    for (const s of frames) list.appendChild(el(doc, 'li', 'dv-frame', s));
+    banner.appendChild(list);
+  }
   if (sentences.length) {
     banner.appendChild(el(doc, 'strong', '', 'Ranks diverge: '));
     const list = el(doc, 'ul', 'dv-groups');
@@ -53,5 +62,5 @@ export function drawDivergence(banner, trace) {
     banner.appendChild(list);
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings };
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings, frames };
 }

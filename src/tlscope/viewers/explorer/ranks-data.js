@@ -33,9 +33,11 @@ import { isObject } from '/lib/tlscope.js';
  * @property {RankGroup[]} rows the matrix's rows: ranks.json's `divergence.rows` (format 1.18: the groups
  *   split where the ranks' collectives differ), else the groups
  * @property {{ id: string, sentence: string }[]} collectives ranks.json's compile ids whose collectives differ
- * @property {{ id: string, sentence: string, ranks: number[] }[]} graphs ranks.json's compile ids whose Dynamo graphs
- *   differ (format 1.30), with the lowest rank of each group (the ranks to open, to see the graphs)
+ * @property {{ id: string, sentence: string, ranks: number[], ids: string[] }[]} graphs ranks.json's compile ids whose Dynamo graphs
+ *   differ (format 1.30), with the lowest rank of each group (the ranks to open, to see the graphs) and that group's
+ *   own compile id (format 1.31)
  * @property {{ ranks: number[], sentence: string }[]} settings ranks.json's groups of ranks under other settings (format 1.30)
+ * @property {{ ranks: number[], sentence: string }[]} frames ranks.json's groups of ranks that compiled other functions, or under other ids (format 1.31)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
@@ -126,10 +128,12 @@ export function readRanksFile(json) {
   const collectives = (Array.isArray(div.collectives) ? div.collectives : []).filter(isObject)
     .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
   const graphs = (Array.isArray(div.graphs) ? div.graphs : []).filter(isObject)
-    .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence, ranks: groupFirsts(g.groups) }] : []));
+    .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence, ranks: groupFirsts(g.groups), ids: groupIds(g.groups, g.id) }] : []));
   const settings = (Array.isArray(div.settings) ? div.settings : []).filter(isObject)
     .flatMap((s) => (typeof s.sentence === 'string' ? [{ ranks: ints(s.ranks), sentence: s.sentence }] : []));
-  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, partial, stragglers: stragglersOf(json.stragglers) };
+  const frames = (Array.isArray(div.frames) ? div.frames : []).filter(isObject)
+    .flatMap((f) => (typeof f.sentence === 'string' ? [{ ranks: ints(f.ranks), sentence: f.sentence }] : []));
+  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
 /**
@@ -139,6 +143,18 @@ export function readRanksFile(json) {
  */
 function groupFirsts(groups) {
   return (Array.isArray(groups) ? groups : []).filter(isObject).flatMap((g) => ints(g.ranks).slice(0, 1));
+}
+
+/**
+ * Each group's own compile id (format 1.31: another than the mismatch's where its ranks number the
+ * function differently), `id` for a group without one, in the groups' order.
+ * @param {unknown} groups
+ * @param {string} id
+ * @returns {string[]}
+ */
+function groupIds(groups, id) {
+  return (Array.isArray(groups) ? groups : []).filter(isObject)
+    .flatMap((g) => (ints(g.ranks).length ? [typeof g.id === 'string' && g.id ? g.id : id] : []));
 }
 
 /**

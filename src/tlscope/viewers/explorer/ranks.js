@@ -117,10 +117,18 @@ function drawHead(page, head) {
   if (file.collectives.length) parts.push(`collectives differ at ${file.collectives.length} compile id${file.collectives.length === 1 ? '' : 's'}`);
   if (file.graphs.length) parts.push(`graphs differ at ${file.graphs.length} compile id${file.graphs.length === 1 ? '' : 's'}`);
   if (file.settings.length) parts.push('settings differ');
+  if (file.frames.length) parts.push('functions differ');
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
   if (file.diverges) {
     const list = el(document, 'ul', 'rk-groups');
     for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
+    head.appendChild(list);
+  }
+  // Ranks that compiled other functions, or numbered them differently (format 1.31): what
+  // explains the groups, as written.
+  if (file.frames.length) {
+    const list = el(document, 'ul', 'rk-frames');
+    for (const f of file.frames) list.appendChild(el(document, 'li', '', f.sentence));
     head.appendChild(list);
   }
   // A desync the compile ids do not show (format 1.17): ranks.json's sentences, as written.
@@ -142,12 +150,13 @@ function drawHead(page, head) {
     for (const g of file.graphs) {
       const item = el(document, 'li', '');
       item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
-      for (const rank of g.ranks.slice(0, 5)) {
-        const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${g.id} on rank ${rank}`));
-        link.href = compileUrl(page.base, rank, g.id);
+      for (const [n, rank] of g.ranks.slice(0, 5).entries()) {
+        const id = g.ids[n] ?? g.id;  // that rank's own number for the function (format 1.31)
+        const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${id} on rank ${rank}`));
+        link.href = compileUrl(page.base, rank, id);
         link.addEventListener('click', (event) => {
           event.preventDefault();
-          openCompile(page, rank, g.id);
+          openCompile(page, rank, id);
         });
         item.append(' · ', link);
       }
@@ -391,7 +400,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence), frames: file.frames.map((f) => f.sentence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();

@@ -29,6 +29,12 @@ import { isObject } from './format.js';
  */
 
 /**
+ * A group of ranks that compiled other functions than the most ranks, or the same ones under
+ * other compile ids, said in one sentence (format 1.31).
+ * @typedef {{ ranks: number[], sentence: string }} FrameShift
+ */
+
+/**
  * What a view shows of ranks.json's `divergence`.
  * @typedef {object} Divergence
  * @property {boolean} diverges
@@ -37,6 +43,7 @@ import { isObject } from './format.js';
  * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
  * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
  * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
+ * @property {FrameShift[]} frames groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
  */
 
 /**
@@ -76,7 +83,11 @@ export function readDivergence(data) {
     if (!isObject(s) || typeof s.sentence !== 'string') return [];
     return [{ ranks: rankList(s.ranks), sentence: s.sentence }];
   });
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings };
+  const frames = (Array.isArray(div.frames) ? div.frames : []).flatMap((f) => {
+    if (!isObject(f) || typeof f.sentence !== 'string') return [];
+    return [{ ranks: rankList(f.ranks), sentence: f.sentence }];
+  });
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames };
 }
 
 /**

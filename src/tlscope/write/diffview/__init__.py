@@ -14,7 +14,9 @@ import msgspec
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
 from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence
+from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
+from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
 from tlscope.write import templates
 
 #: Lines of context around each change.
@@ -188,10 +190,12 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> I
     """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff.
-    The collectives that differ come before them (they hang a job), the graphs after."""
+    The collectives that differ come before them (they hang a job), then the functions some ranks
+    compiled alone (what explains the groups), the settings and the graphs after."""
     yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
     yield from _groups(divergence, ranks, total)
-    yield from _settings(divergence, ranks)
+    yield from _rank_sets("Ranks compiled other functions:", divergence.frames, ranks)
+    yield from _rank_sets("Settings differ between ranks:", divergence.settings, ranks)
     yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks)
 
 
@@ -214,12 +218,12 @@ def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Itera
         yield f"Rank {ranks[0]} is in group {first}, rank {ranks[1]} in group {second}."
 
 
-def _settings(divergence: Divergence, ranks: tuple[int, int]) -> Iterator[str]:
-    """The groups of ranks that compiled under other settings than the most ranks, marked where
-    one of the two ranks is in the group and the other is not."""
-    if divergence.settings:
-        yield "Settings differ between ranks:"
-    for group in divergence.settings:
+def _rank_sets(title: str, groups: Sequence[SettingsMismatch | FrameShift], ranks: tuple[int, int]) -> Iterator[str]:
+    """The groups of ranks that compiled under other settings (or other functions) than the most
+    ranks, marked where one of the two ranks is in the group and the other is not."""
+    if groups:
+        yield title
+    for group in groups:
         inside = [r in group.ranks for r in ranks]
         mark = "" if inside[0] == inside[1] else f"   <- rank {ranks[0]} and rank {ranks[1]} differ here"
         yield f"  {group.sentence}{mark}"

@@ -147,13 +147,13 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
     file has always had it. `stats` is the rank's line (ranks.json's, `RankSummary.line`) under the
     names it had when the page counted its own figures; kept so readers of the file do not break."""
     body: dict[str, Any] = msgspec.to_builtins(rank)
-    # The digests of the rank's graphs and settings and the inputs it made dynamic are how
-    # ranks.json's `divergence.graphs` and `.settings` were decided, not facts of the page: a
-    # thousand ranks' worth of digests would be noise in this file.
+    # The digests of the rank's graphs and settings, the inputs it made dynamic and its frames'
+    # functions are how ranks.json's `divergence.graphs`, `.settings` and `.frames` were decided,
+    # not facts of the page: a thousand ranks' worth of them would be noise in this file.
     body.pop("settings", None)
     overview = body.get("overview")
     if isinstance(overview, dict):
-        for internal in ("graphs", "settings", "dynamic"):
+        for internal in ("graphs", "settings", "dynamic", "frames"):
             overview.pop(internal, None)
     line = rank.line
     stats = {

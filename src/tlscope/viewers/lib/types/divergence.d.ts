@@ -44,6 +44,14 @@ export type SettingsMismatch = {
     sentence: string;
 };
 /**
+ * A group of ranks that compiled other functions than the most ranks, or the same ones under
+ * other compile ids, said in one sentence (format 1.31).
+ */
+export type FrameShift = {
+    ranks: number[];
+    sentence: string;
+};
+/**
  * What a view shows of ranks.json's `divergence`.
  */
 export type Divergence = {
@@ -68,4 +76,8 @@ export type Divergence = {
      * groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
      */
     settings: SettingsMismatch[];
+    /**
+     * groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
+     */
+    frames: FrameShift[];
 };
