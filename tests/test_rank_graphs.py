@@ -178,6 +178,8 @@ def test_diff_ranks_marks_where_the_pair_differs(job: str) -> None:
     graphs = head.split("Graphs differ between ranks:\n", 1)[1].splitlines()
     assert graphs[0].startswith("  [4/0] forward") and graphs[0].endswith("<- rank 0 and rank 2 differ here")
     assert graphs[1].startswith("  [6/0] branchy_fn") and "differ here" not in graphs[1]
+    # The command to see a pair names the folder diff was given (ranks.json says JOB).
+    assert f"tlscope diff {CORPUS / job} --ranks 0 1 shows the rest" in graphs[0]
 
 
 def test_a_rank_dynamic_from_its_own_pgo_profile_is_said_with_why(tmp_path: Path) -> None:

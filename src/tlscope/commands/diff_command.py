@@ -64,7 +64,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     if args.ranks is not None:
         # The job's divergence groups first (ranks.json's, as `tlscope summary` says them).
-        _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json)
+        _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json, folder=str(args.a))
     if not (args.json and args.ranks is not None):
         _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
@@ -110,13 +110,13 @@ def _sides(args: argparse.Namespace) -> tuple[str, str]:
     return ("in A", "in B")
 
 
-def _print_groups(job: Trace, ranks: tuple[int, int], result: TraceDiff, *, as_json: bool) -> None:
+def _print_groups(job: Trace, ranks: tuple[int, int], result: TraceDiff, *, as_json: bool, folder: str) -> None:
     divergence = job.job_view().divergence
     if as_json:
         # One document: ranks.json's `divergence` first, then the diff's fields as without --ranks.
         sys.stdout.write(json_text({"divergence": divergence, **msgspec.to_builtins(result)}) + "\n")
         return
-    for line in rank_groups(divergence, ranks, len(job.rank_numbers)):
+    for line in rank_groups(divergence, ranks, len(job.rank_numbers), folder):
         sys.stdout.write(line + "\n")
     sys.stdout.write("\n")
 

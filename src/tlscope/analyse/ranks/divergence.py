@@ -191,14 +191,19 @@ def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple
     groups), the collectives (they hang a job), the settings (a cause), the graphs;
     a list without sentences left out. `job`, the folder the user named: the graphs' `tlscope
     diff JOB --ranks A B` names it, a command to paste."""
-    command = f"tlscope diff {shlex.quote(job)} --ranks " if job is not None else GRAPH_DIFF
     lists = [
         ("Ranks compiled other functions:", [m.sentence for m in divergence.frames]),
         ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
         ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
-        ("Graphs differ between ranks:", [m.sentence.replace(GRAPH_DIFF, command) for m in divergence.graphs]),
+        ("Graphs differ between ranks:", [with_job(m.sentence, job) for m in divergence.graphs]),
     ]
     return [(title, sentences) for title, sentences in lists if sentences]
+
+
+def with_job(sentence: str, job: str | None) -> str:
+    """A graph sentence with its `tlscope diff JOB --ranks A B` naming `job`, the folder the user
+    named, quoted for a shell; as written without one."""
+    return sentence if job is None else sentence.replace(GRAPH_DIFF, f"tlscope diff {shlex.quote(job)} --ranks ")
 
 
 def collective_text(c: Collective) -> str:

@@ -13,7 +13,7 @@ import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
-from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, with_job
 from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
@@ -186,17 +186,18 @@ def _said(change: NodeChange) -> str:
     return f"~ {label} {change.name}: {change.a} -> {change.b}{where}"
 
 
-def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
+def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int, job: str | None = None) -> Iterator[str]:
     """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff.
     The collectives that differ come before them (they hang a job), then the functions some ranks
-    compiled alone (what explains the groups), the settings and the graphs after."""
+    compiled alone (what explains the groups), the settings and the graphs after; `job`, the folder
+    the user named, is the one the graphs' diff commands name."""
     yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
     yield from _groups(divergence, ranks, total)
     yield from _rank_sets("Ranks compiled other functions:", divergence.frames, ranks)
     yield from _rank_sets("Settings differ between ranks:", divergence.settings, ranks)
-    yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks)
+    yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks, job)
 
 
 def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
@@ -230,7 +231,7 @@ def _rank_sets(title: str, groups: Sequence[SettingsMismatch | FrameShift], rank
 
 
 def _mismatches(
-    title: str, mismatches: Sequence[CollectiveMismatch | GraphMismatch], ranks: tuple[int, int]
+    title: str, mismatches: Sequence[CollectiveMismatch | GraphMismatch], ranks: tuple[int, int], job: str | None = None
 ) -> Iterator[str]:
     """ranks.json's sentences of the compile ids whose collectives (or graphs) differ between
     ranks, each marked where the two ranks are in different groups."""
@@ -240,7 +241,7 @@ def _mismatches(
         groups = [g.ranks for g in mismatch.groups]
         sides = [next((n for n, group in enumerate(groups) if r in group), None) for r in ranks]
         mark = "" if sides[0] == sides[1] else f"   <- rank {ranks[0]} and rank {ranks[1]} differ here"
-        yield f"  {mismatch.sentence}{mark}"
+        yield f"  {with_job(mismatch.sentence, job)}{mark}"
 
 
 def unified(result: TraceDiff, read_a: PayloadReader, read_b: PayloadReader, labels: tuple[str, str]) -> Iterator[str]:
