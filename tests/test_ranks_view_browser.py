@@ -304,6 +304,14 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     h = hook(page)
     assert h["frames"] == [f["sentence"] for f in divergence["frames"]] != []
     assert page.locator(".rk-frames li").all_text_contents() == h["frames"]
+    # "Why is rank 0 slow": its compiles against the median rank's of the same functions (by id,
+    # its log_stats [1/0] against their block [1/0], and its head [3/0] against nothing).
+    why = h["why"]
+    assert why["rank"] == 0 and why["median"] != 0
+    pairs = {(r["id"], r["theirs"]) for r in why["rows"]}
+    assert pairs == {("[0/0]", "[0/0]"), ("[1/0]", None), ("[2/0]", "[1/0]"), ("[3/0]", "[2/0]")}
+    assert all((r["median"] is None) == (r["theirs"] is None) for r in why["rows"])
+    assert page.locator(".rk-why-t td", has_text=f"[3/0] (rank {why['median']}'s [2/0])").count() > 0
     links = page.locator(".rk-graphs li").first.locator("a.rk-graph-open")
     assert links.all_text_contents() == ["[3/0] on rank 0", "[2/0] on rank 3"]
     links.first.click()

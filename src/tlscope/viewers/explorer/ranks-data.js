@@ -37,7 +37,7 @@ import { isObject } from '/lib/tlscope.js';
  *   differ (format 1.30), with the lowest rank of each group (the ranks to open, to see the graphs) and that group's
  *   own compile id (format 1.31)
  * @property {{ ranks: number[], sentence: string }[]} settings ranks.json's groups of ranks under other settings (format 1.30)
- * @property {{ ranks: number[], sentence: string }[]} frames ranks.json's groups of ranks that compiled other functions, or under other ids (format 1.31)
+ * @property {FrameGroup[]} frames ranks.json's groups of ranks that compiled other functions, or under other ids (format 1.31)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
@@ -131,8 +131,13 @@ export function readRanksFile(json) {
     .flatMap((g) => (typeof g.id === 'string' && typeof g.sentence === 'string' ? [{ id: g.id, sentence: g.sentence, ranks: groupFirsts(g.groups), ids: groupIds(g.groups, g.id) }] : []));
   const settings = (Array.isArray(div.settings) ? div.settings : []).filter(isObject)
     .flatMap((s) => (typeof s.sentence === 'string' ? [{ ranks: ints(s.ranks), sentence: s.sentence }] : []));
-  const frames = (Array.isArray(div.frames) ? div.frames : []).filter(isObject)
-    .flatMap((f) => (typeof f.sentence === 'string' ? [{ ranks: ints(f.ranks), sentence: f.sentence }] : []));
+  const frames = (Array.isArray(div.frames) ? div.frames : []).filter(isObject).flatMap((f) => (typeof f.sentence === 'string' ? [{
+    ranks: ints(f.ranks), sentence: f.sentence, extra: frameNumbers(f.extra), missing: frameNumbers(f.missing),
+    renumbered: new Map((Array.isArray(f.renumbered) ? f.renumbered : []).flatMap((p) => {
+      const pair = ints(p);
+      return Array.isArray(p) && pair.length === 2 && p.length === 2 ? [[pair[0], pair[1]]] : [];
+    })),
+  }] : []));
   return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
@@ -193,28 +198,99 @@ export function matrixColumns(file, sequences) {
 }
 
 /**
- * A row of "why is rank K slow": one phase of one compile id, on rank K and on the median rank.
- * @typedef {{ id: string, phase: string, mine: number, median: number | null, delta: number }} WhyRow
+ * A group of ranks.json's `divergence.frames` (format 1.31): ranks that compiled other functions
+ * than the reference ranks, or numbered them differently, with the frames as Python aligned them.
+ * @typedef {object} FrameGroup
+ * @property {number[]} ranks
+ * @property {string} sentence
+ * @property {Set<number>} extra frames these ranks compiled and the reference ranks did not
+ * @property {Set<number>} missing the reference's frames these ranks did not compile
+ * @property {Map<number, number>} renumbered own frame -> the reference's frame of the same function
  */
 
 /**
- * Rank K's compiles against the median rank's same compile ids, phase by phase (compiles.json's
- * `phases`, seconds), the largest excess first; an id the median rank lacks has median null.
+ * The frame numbers of `extra` or `missing` (`[{id: '[1/0]', function}]`).
+ * @param {unknown} refs
+ * @returns {Set<number>}
+ */
+function frameNumbers(refs) {
+  const out = new Set();
+  for (const r of Array.isArray(refs) ? refs : []) {
+    const frame = isObject(r) && typeof r.id === 'string' ? frameOf(r.id) : null;
+    if (frame !== null) out.add(frame);
+  }
+  return out;
+}
+
+const FRAME_ID = /^\[(\d+)(\/\d+(?:_\d+)?\])$/;
+
+/**
+ * The frame number of a Dynamo compile id (`[3/1]` -> 3); null for any other id.
+ * @param {string} id
+ * @returns {number | null}
+ */
+function frameOf(id) {
+  const m = FRAME_ID.exec(id);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Rank `rank`'s compile id -> the same function's compile id on rank `other`, or null when
+ * `other` did not compile that function: ranks.json's frames (format 1.31), aligned in Python,
+ * read through the reference ranks' numbers. The id itself where the frames say nothing.
+ * @param {FrameGroup[]} frames
+ * @param {number} rank
+ * @param {number} other
+ * @returns {(id: string) => string | null}
+ */
+export function idsBetween(frames, rank, other) {
+  const mine = frames.find((g) => g.ranks.includes(rank));
+  const theirs = frames.find((g) => g.ranks.includes(other));
+  if (mine === theirs) return (id) => id;
+  const back = new Map([...(theirs ? theirs.renumbered : [])].map(([own, ref]) => [ref, own]));
+  return (id) => {
+    const m = FRAME_ID.exec(id);
+    if (!m) return id;
+    let frame = Number(m[1]);
+    if (mine) {
+      if (mine.extra.has(frame)) return null;
+      frame = mine.renumbered.get(frame) ?? frame;
+    }
+    if (theirs) {
+      if (theirs.missing.has(frame)) return null;
+      frame = back.get(frame) ?? frame;
+    }
+    return `[${frame}${m[2]}`;
+  };
+}
+
+/**
+ * A row of "why is rank K slow": one phase of one compile id, on rank K and on the median rank
+ * (`theirs`: the median rank's id of the same function, format 1.31; null when it has none).
+ * @typedef {{ id: string, theirs: string | null, phase: string, mine: number, median: number | null, delta: number }} WhyRow
+ */
+
+/**
+ * Rank K's compiles against the median rank's compiles of the same functions, phase by phase
+ * (compiles.json's `phases`, seconds), the largest excess first; an id the median rank lacks has
+ * median null.
  * @param {CompileEntry[]} mine rank K's compiles.json entries
  * @param {CompileEntry[]} median the median rank's
+ * @param {(id: string) => string | null} [toMedian] K's id -> the median rank's (`idsBetween`)
  * @returns {WhyRow[]}
  */
-export function comparePhases(mine, median) {
+export function comparePhases(mine, median, toMedian = (id) => id) {
   /** @type {Map<string, Map<string, number>>} */
   const theirs = new Map();
   for (const entry of median) theirs.set(entry.id, phaseSeconds(entry));
   /** @type {WhyRow[]} */
   const rows = [];
   for (const entry of mine) {
-    const other = theirs.get(entry.id);
+    const id = toMedian(entry.id);
+    const other = id === null ? undefined : theirs.get(id);
     for (const [phase, seconds] of phaseSeconds(entry)) {
       const m = other ? other.get(phase) ?? 0 : null;
-      rows.push({ id: entry.id, phase, mine: seconds, median: m, delta: seconds - (m ?? 0) });
+      rows.push({ id: entry.id, theirs: other ? id : null, phase, mine: seconds, median: m, delta: seconds - (m ?? 0) });
     }
   }
   return rows.sort((a, b) => b.delta - a.delta || a.id.localeCompare(b.id));

@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
 import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -269,16 +269,17 @@ async function drawWhy(page, box, rank) {
   box.replaceChildren(el(document, 'p', 'muted', `Reading rank ${rank}'s and rank ${median}'s compiles.json…`));
   const [mine, theirs] = await Promise.all([compilesOf(page, rank), compilesOf(page, median)]);
   if (page.picked !== rank) return;
-  const rows = comparePhases(mine, theirs);
+  // The same functions compared, whatever each rank numbered them (ranks.json's frames, 1.31).
+  const rows = comparePhases(mine, theirs, idsBetween(page.file.frames, rank, median));
   const diff = line.compile_time_s - other.compile_time_s;
-  const title = `Why is rank ${rank} slow? ${line.compile_time_s.toFixed(2)} s of compiles against ${other.compile_time_s.toFixed(2)} s on rank ${median}, the median rank (${diff >= 0 ? '+' : ''}${diff.toFixed(2)} s). Its compile ids, phase by phase, the largest excess first:`;
+  const title = `Why is rank ${rank} slow? ${line.compile_time_s.toFixed(2)} s of compiles against ${other.compile_time_s.toFixed(2)} s on rank ${median}, the median rank (${diff >= 0 ? '+' : ''}${diff.toFixed(2)} s). Its compile ids against rank ${median}'s of the same functions, phase by phase, the largest excess first:`;
   const table = el(document, 'table', 'rk-why-t');
   const headRow = el(document, 'tr');
   for (const h of ['compile id', 'phase', `rank ${rank}`, `rank ${median}`, 'difference']) headRow.appendChild(el(document, 'th', '', h));
   table.appendChild(headRow);
   for (const r of rows.slice(0, 40)) {
     const tr = el(document, 'tr');
-    const cells = [r.id, r.phase, `${r.mine.toFixed(3)} s`, r.median === null ? `not compiled on rank ${median}` : `${r.median.toFixed(3)} s`, `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)} s`];
+    const cells = [r.theirs && r.theirs !== r.id ? `${r.id} (rank ${median}'s ${r.theirs})` : r.id, r.phase, `${r.mine.toFixed(3)} s`, r.median === null ? `not compiled on rank ${median}` : `${r.median.toFixed(3)} s`, `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)} s`];
     for (const c of cells) tr.appendChild(el(document, 'td', '', c));
     table.appendChild(tr);
   }
