@@ -332,6 +332,8 @@ class _Fold:
         self.graphs = GraphFold()
         self.settings = RankSettingsFold()
         self.frames = FrameFold()
+        #: (compile ids, frames) -> the ids' names by function (`alignment_keys`).
+        self.names: dict[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], dict[str, str]] = {}
 
     def add(self, overview: RankOverview) -> None:
         rank = overview.line.rank
@@ -340,14 +342,17 @@ class _Fold:
             self.having.setdefault(cid, array("q")).append(rank)
             if cid not in self.first or (rank, at) < self.first[cid]:
                 self.first[cid] = (rank, at)
-        names = alignment_keys(overview.compile_ids, overview.frames)
-        self.numbering.add(rank, names)
+        # Most ranks share their ids and frames with many others: named once per distinct pair.
+        key = tuple(overview.compile_ids)
+        frames = self.frames.add(rank, overview.frames)
+        names = self.names.get((key, frames))
+        if names is None:
+            names = self.names[(key, frames)] = alignment_keys(key, overview.frames)
+        self.numbering.add(rank, (key, frames), names)
         for cid, calls in overview.collectives.items():
             self.calls.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
         self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
-        self.frames.add(rank, overview.frames)
-        key = tuple(overview.compile_ids)
         known = self.keyed.get(key)
         if known is None:
             self.keyed[key] = (overview, array("q", [rank]))

@@ -93,18 +93,39 @@ class Numbering:
     the most ranks give it, and the other ranks' ids beside it."""
 
     def __init__(self) -> None:
-        self.ids: dict[str, dict[str, array[int]]] = {}
+        #: Kept a rank at a time: one naming (`alignment_keys`), shared by the ranks with the same
+        #: ids and frames -> those ranks. `ids` is made of it when first asked, every rank in.
+        self._named: dict[object, tuple[Mapping[str, str], array[int]]] = {}
+        self._ids: dict[str, dict[str, array[int]]] | None = None
+        # Asked once per group of ranks: made once.
+        self._having: dict[str, frozenset[int]] = {}
+        self._first: dict[str, tuple[int, str]] = {}
 
-    def add(self, rank: int, names: Mapping[str, str]) -> None:
-        for cid, name in names.items():
-            self.ids.setdefault(name, {}).setdefault(cid, array("q")).append(rank)
+    def add(self, rank: int, key: object, names: Mapping[str, str]) -> None:
+        """Rank `rank` names its ids `names`, the same for every rank added with `key`."""
+        self._named.setdefault(key, (names, array("q")))[1].append(rank)
+        self._ids = None
 
-    def having(self, name: str) -> set[int]:
-        return {rank for ranks in self.ids[name].values() for rank in ranks}
+    @property
+    def ids(self) -> dict[str, dict[str, array[int]]]:
+        """name -> compile id -> the ranks that number it so."""
+        if self._ids is None:
+            self._ids = {}
+            for names, ranks in self._named.values():
+                for cid, name in names.items():
+                    self._ids.setdefault(name, {}).setdefault(cid, array("q")).extend(ranks)
+        return self._ids
+
+    def having(self, name: str) -> frozenset[int]:
+        if name not in self._having:
+            self._having[name] = frozenset(rank for ranks in self.ids[name].values() for rank in ranks)
+        return self._having[name]
 
     def first(self, name: str) -> tuple[int, str]:
         """The lowest rank with `name`, and its compile id for it."""
-        return min((min(ranks), cid) for cid, ranks in self.ids[name].items())
+        if name not in self._first:
+            self._first[name] = min((min(ranks), cid) for cid, ranks in self.ids[name].items())
+        return self._first[name]
 
     def usual(self, name: str) -> str:
         """The compile id the most ranks give `name` (the lowest rank's on a tie)."""
@@ -123,10 +144,12 @@ class FrameFold:
     def __init__(self) -> None:
         self.groups: dict[tuple[tuple[int, str], ...], array[int]] = {}
 
-    def add(self, rank: int, frames: Mapping[int, str]) -> None:
-        if frames:
-            key = tuple(sorted(frames.items()))
+    def add(self, rank: int, frames: Mapping[int, str]) -> tuple[tuple[int, str], ...]:
+        """Adds a rank's frames; returns them as the fold keys them."""
+        key = tuple(sorted(frames.items()))
+        if key:
             self.groups.setdefault(key, array("q")).append(rank)
+        return key
 
     def shifts(self) -> list[FrameShift]:
         """Each group of ranks whose functions differ from the reference's, lowest rank first."""
