@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,13 @@ def test_a_function_one_rank_compiled_alone_is_named(tmp_path: Path) -> None:
     page = (out / "index.html").read_text()
     start = page.index('<ul id="rank-frames">')
     assert f"<li>{html.escape(SHIFTED)}</li>" in page[start : page.index("</ul>", start)]
+    # The matrix's rows are compile ids: those that name another function on rank 0 say so.
+    marked = re.findall(
+        r'<td>(\[\d+/\d+\])[^<]*(?:<span class="[a-z-]+">[^<]*</span> )*<span class="other-function">'
+        r"another function on rank 0</span>",
+        page,
+    )
+    assert marked == ["[1/0]", "[2/0]", "[3/0]"]
     assert f"  {GROUPS[0]}\n" in stdout
 
     summary = subprocess.run(

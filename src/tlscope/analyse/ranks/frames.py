@@ -67,6 +67,24 @@ def frame_of(cid: str) -> int | None:
     return int(matched[1]) if matched else None
 
 
+def other_functions(shifts: Iterable[FrameShift], ids: Iterable[str]) -> dict[str, list[int]]:
+    """Compile id -> the ranks on which it names another function than on the reference ranks
+    (a function the reference did not compile, or one it numbers otherwise), for the ids of `ids`
+    that do on some rank: what the job's matrix marks, its rows being compile ids."""
+    moved: dict[int, list[int]] = {}
+    for shift in shifts:
+        own = {frame_of(ref.id) for ref in shift.extra} | {pair[0] for pair in shift.renumbered}
+        for frame in own:
+            if frame is not None:
+                moved.setdefault(frame, []).extend(shift.ranks)
+    found: dict[str, list[int]] = {}
+    for cid in ids:
+        frame = frame_of(cid)
+        if frame is not None and frame in moved:
+            found[cid] = sorted(moved[frame])
+    return found
+
+
 def alignment_keys(compile_ids: Iterable[str], frames: Mapping[int, str]) -> dict[str, str]:
     """Compile id -> the name the ranks' comparisons give it: `block (train.py:26)#0/0]` (its
     function, the how-many-th frame of that function in frame order, its attempt) for a Dynamo

@@ -12,7 +12,9 @@ from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
+from tlscope.analyse.ranks.frames import other_functions
 from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.analyse.ranks.words import who
 from tlscope.format import layout
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
@@ -67,6 +69,9 @@ def write_landing(
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # ... and those whose Dynamo graphs differ between ranks.
     context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
+    # ... and those that name another function on some ranks (one more function compiled early).
+    shifts = view.divergence.frames if view is not None else []
+    context["other_functions"] = other_functions(shifts, context["matrix"].ids) if shifts else {}
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -286,5 +291,10 @@ def prepare_landing() -> None:
 
 @functools.cache
 def _template() -> Template:
-    filters: dict[str, Callable[..., str]] = {"ms": _ms, "seconds": _seconds, "rank_list": _rank_list}
+    filters: dict[str, Callable[..., str]] = {
+        "ms": _ms,
+        "seconds": _seconds,
+        "rank_list": _rank_list,
+        "ranks_said": who,
+    }
     return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")
