@@ -304,6 +304,9 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     h = hook(page)
     assert h["frames"] == [f["sentence"] for f in divergence["frames"]] != []
     assert page.locator(".rk-frames li").all_text_contents() == h["frames"]
+    # The matrix's columns: [3/0] (rank 0 only), [2/0] (graphs differ), then [1/0], which names
+    # another function on rank 0 (log_stats, the others' block), marked blue above.
+    assert (h["matrix"]["columns"], h["matrix"]["moved"]) == (["[3/0]", "[2/0]", "[1/0]", "[0/0]"], 1)
     # "Why is rank 0 slow": its compiles against the median rank's of the same functions (by id,
     # its log_stats [1/0] against their block [1/0], and its head [3/0] against nothing).
     why = h["why"]

@@ -176,7 +176,8 @@ export function sortRanks(lines, key, descending) {
 
 /**
  * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
- * then those whose collectives differ between ranks, then those whose graphs differ,
+ * then those whose collectives differ between ranks, then those whose graphs differ, then those
+ * that name another function on some ranks (`movedIds`, format 1.31),
  * then every other id of the groups' compile sequences in the order the groups list them.
  * @param {RanksFile} file
  * @param {string[][]} sequences each group's compile ids (from its first rank's compiles.json)
@@ -186,6 +187,12 @@ export function matrixColumns(file, sequences) {
   // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
   const seen = new Set([...file.partial.map((p) => p.id), ...file.collectives.map((c) => c.id), ...file.graphs.map((g) => g.id)]);
   const columns = [...seen];
+  for (const id of movedIds(file.frames, sequences.flat())) {
+    if (!seen.has(id)) {
+      seen.add(id);
+      columns.push(id);
+    }
+  }
   for (const ids of sequences) {
     for (const id of ids) {
       if (!seen.has(id)) {
@@ -207,6 +214,22 @@ export function matrixColumns(file, sequences) {
  * @property {Set<number>} missing the reference's frames these ranks did not compile
  * @property {Map<number, number>} renumbered own frame -> the reference's frame of the same function
  */
+
+/**
+ * The compile ids of `ids` that name another function on some ranks than on the reference ranks:
+ * those of a frame ranks.json's frames (format 1.31, aligned in Python) say some ranks compiled
+ * alone or numbered otherwise.
+ * @param {FrameGroup[]} frames
+ * @param {string[]} ids
+ * @returns {string[]}
+ */
+export function movedIds(frames, ids) {
+  const moved = new Set(frames.flatMap((g) => [...g.extra, ...g.renumbered.keys()]));
+  return ids.filter((id) => {
+    const frame = frameOf(id);
+    return frame !== null && moved.has(frame);
+  });
+}
 
 /**
  * The frame numbers of `extra` or `missing` (`[{id: '[1/0]', function}]`).

@@ -94,6 +94,8 @@ export class RankMatrix {
     this.calls = 0;
     /** columns after those whose Dynamo graphs differ between ranks (marked teal above; format 1.30) */
     this.graphs = 0;
+    /** columns after those that name another function on some ranks (marked blue above; format 1.31) */
+    this.moved = 0;
     this.most = 0;
     /** @type {Set<number>} */
     this.expanded = new Set();
@@ -198,17 +200,19 @@ export class RankMatrix {
    * @param {number} divergent how many of the columns are ids not on every rank
    * @param {number} [calls] how many columns follow them whose collectives differ between ranks (ranks.json's)
    * @param {number} [graphs] how many columns follow those whose Dynamo graphs differ between ranks (ranks.json's)
+   * @param {number} [moved] how many columns follow those that name another function on some ranks (ranks.json's frames)
    */
-  set(rows, columns, divergent, calls = 0, graphs = 0) {
+  set(rows, columns, divergent, calls = 0, graphs = 0, moved = 0) {
     this.rows = rows;
     this.columns = columns;
     this.divergent = divergent;
     this.calls = calls;
     this.graphs = graphs;
+    this.moved = moved;
     this.most = 0;
     for (const row of rows) for (const e of row.entries.values()) this.most = Math.max(this.most, secondsOf(e));
     this.shown = shownRows(rows, this.expanded);
-    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent, collectives: calls, graphs } });
+    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent, collectives: calls, graphs, moved } });
     this.layout();
   }
 
@@ -245,13 +249,16 @@ export class RankMatrix {
     ctx.fillRect(LABEL + this.divergent * this.cell(), HEAD - 4, this.calls * this.cell(), 3);
     ctx.fillStyle = '#16a085';
     ctx.fillRect(LABEL + (this.divergent + this.calls) * this.cell(), HEAD - 4, this.graphs * this.cell(), 3);
+    ctx.fillStyle = '#2e86de';
+    ctx.fillRect(LABEL + (this.divergent + this.calls + this.graphs) * this.cell(), HEAD - 4, this.moved * this.cell(), 3);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = '#6a6f78';
     const n = this.rows.length;
     const calls = this.calls ? ` · ${this.calls} whose collectives differ (next)` : '';
     const graphs = this.graphs ? ` · ${this.graphs} whose graphs differ (next)` : '';
-    ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first)${calls}${graphs} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
+    const moved = this.moved ? ` · ${this.moved} naming another function on some ranks (next)` : '';
+    ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first)${calls}${graphs}${moved} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
   }
 
   /**

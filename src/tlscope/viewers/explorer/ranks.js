@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, movedIds, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
 import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -250,8 +250,10 @@ async function drawMatrix(page, matrix) {
   const partial = new Set(page.file.partial.map((p) => p.id));
   const called = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
   // The ids whose graphs differ come next in the columns (matrixColumns), those not already before.
-  const graphs = new Set(page.file.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id))).size;
-  matrix.set(rows, columns, page.file.partial.length, called.size, graphs);
+  const graphs = new Set(page.file.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id)));
+  // ... then those that name another function on some ranks (format 1.31), those not before.
+  const moved = new Set(movedIds(page.file.frames, columns).filter((id) => !partial.has(id) && !called.has(id) && !graphs.has(id))).size;
+  matrix.set(rows, columns, page.file.partial.length, called.size, graphs.size, moved);
 }
 
 /**
