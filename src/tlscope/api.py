@@ -406,8 +406,10 @@ class Trace:
         """How the ranks' compiles diverge (ranks.json's `divergence`): `.groups` of ranks by compile
         id sequence, `.not_on_every_rank`, `.collectives`, the compile ids whose collectives
         differ between ranks, `.graphs`, those whose Dynamo graphs differ (`.groups`, `.kind`,
-        `.sentence`), and `.settings`, the ranks that ran under other settings than the most
-        ranks (`.ranks`, `.than`, `.changed`, `.sentence`); None for a single log."""
+        `.sentence`), `.settings`, the ranks that ran under other settings than the most
+        ranks (`.ranks`, `.than`, `.changed`, `.sentence`), and `.frames`, the ranks that compiled
+        other functions than the most ranks or numbered them differently (`.ranks`, `.than`,
+        `.extra`, `.missing`, `.renumbered`, `.sentence`); None for a single log."""
         return self._job.divergence if self.rank_numbers else None
 
     @property
