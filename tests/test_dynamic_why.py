@@ -1,5 +1,6 @@
 """Why an input is dynamic that no line of the code marked, and the setting that asks for it
-(analyse/fold/dynamic.py; compiles.json `dynamic` and `symbols[].why`, format 1.29).
+(analyse/fold/dynamic.py; compiles.json `dynamic` and `symbols[].why`, format 1.29; `maybe_marked`
+and `all_dynamic` 1.32).
 
 On corpus `pgo` (run1 learns by recompiling with TORCH_COMPILE_JOB_ID set, run2 reads the PGO
 profile, run3 sets the value tlscope recommends from run1) and `recompiles_dynamic` (automatic
@@ -153,6 +154,36 @@ def test_sources_the_setting_would_not_help_are_left_out() -> None:
     internal = [s.source for s in breaks.sources if s.left_out == "internal"]
     assert internal == ["L['___stack0']"] and "___stack0" not in (breaks.recommended or "")
     assert breaks.recommended == "L['x'],L['t']"
+
+
+def test_maybe_mark_dynamic_and_dynamic_true_are_said(capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 1.32: corpus marked_dynamic's [0/1] was called on a tensor marked with
+    maybe_mark_dynamic (its guards say which dimension: `_dynamo_weak_dynamic_indices`), and
+    dynamic_true's only compile ran under `torch.compile(dynamic=True)` (its metrics record logs
+    `assume_static_by_default` off): neither was null any more. mark_dynamic stays `marked`."""
+    marked = {(s.compile_id, s.source): s.why for s in _trace(CORPUS / "marked_dynamic").symbols}
+    assert marked == {("[0/0]", "L['x'].size()[0]"): "marked", ("[0/1]", "L['x'].size()[0]"): "maybe_marked"}
+    every = _trace(CORPUS / "dynamic_true")
+    assert {(s.source, s.why) for s in every.symbols} == {
+        ("L['x'].size()[0]", "all_dynamic"),
+        ("L['x'].size()[1]", "all_dynamic"),
+    }
+    assert [e.id for e in every.compiles if e.status != "outside"] == ["[0/0]"]  # no recompile
+    assert every.dynamic is None  # nothing torch did on its own: no setting to recommend
+    log = next((CORPUS / "dynamic_true").glob("*.log.gz"))
+    assert cli(["summary", str(log), "--width", "200"]) == 0
+    assert "dynamic: dynamic=True" in capsys.readouterr().out
+
+
+def test_guards_name_the_dimensions_maybe_mark_dynamic_marked() -> None:
+    """The guard torch adds for an input marked with maybe_mark_dynamic, read for its source and
+    dimensions; a guard saying an input is not marked, and hostile text, give nothing."""
+    fold = DynamicFold()
+    weak = "getattr(L['self'].w, '_dynamo_weak_dynamic_indices', set()).issubset({0, 2})"
+    fold.guards(f"| +- DIMENSION_DYNAMIC_MARKING_GUARD: (({weak}) if hasattr(...) else True)", "[1/0]")
+    fold.guards("hasattr(L['x'], '_dynamo_weak_dynamic_indices') == False", "[2/0]")
+    fold.guards("getattr(" + "x" * 100_000 + ", '_dynamo_weak_dynamic_indices', set()).issubset({", "[3/0]")
+    assert fold.weak == {("[1/0]", "L['self'].w"): {0, 2}}
 
 
 def test_a_log_with_nothing_dynamic_has_none() -> None:

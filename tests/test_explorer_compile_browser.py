@@ -42,6 +42,7 @@ TRACES = {
     "aoti": "aoti",
     "aot_compile": "aot_compile",
     "cache_hits": "caches/run2",
+    "dynamic_true": "dynamic_true",
 }
 
 
@@ -253,6 +254,24 @@ def test_the_compile_tab_says_where_each_dynamic_dimension_comes_from(
     assert page.locator(".cp-facts dd").nth(_fact_index(page, "settings")).text_content() == said
     c = pick(page, "[0/0]")["compile"]
     assert c["symbols"] == [] and page.locator(".cp-sec", has_text="Dynamic dimensions").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_dynamic_true_says_every_size_started_dynamic(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """dynamic_true (format 1.32): both sizes of [0/0] are dynamic because the compile ran under
+    dynamic=True, as compiles.json's `why` says; no run-wide answer (nothing torch did alone)."""
+    data = json.loads((folders["dynamic_true"] / "compiles.json").read_text())
+    assert {s["why"] for s in data["symbols"]} == {"all_dynamic"} and data["dynamic"] is None
+    page = open_page(browser, site.explorer("dynamic_true"))
+    c = pick(page, "[0/0]")["compile"]
+    assert c["symbols"] == [s["symbol"] for s in data["symbols"]]
+    rows = page.locator(".cp-sec", has_text="Dynamic dimensions").locator("tr")
+    said = [rows.nth(i).locator("td").nth(4).text_content() for i in range(1, rows.count())]
+    assert said == ["dynamic=True (every size starts dynamic)"] * len(data["symbols"])
+    assert page.locator(".cp-why-dynamic").count() == 0
     assert page.errors == []
     page.close()
 

@@ -462,3 +462,13 @@ def test_only_the_format_131_additions_are_forgiven() -> None:
     assert identity.without_131_additions("index.html", new) == new
     said = ranks % (31, group % b"", b',\n    "frames": [{"ranks": [0]}]')
     assert identity.without_131_additions("ranks.json", said) != old
+
+
+def test_only_the_format_132_version_is_forgiven() -> None:
+    """Against a 1.31 base: 1.32 added two values of a symbol's `why`, said where it was null:
+    only the version is forgiven."""
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"symbols":[{"why":%s}]}\n'
+    assert identity.without_132_additions("compiles.json", compiles % (32, b"null")) == compiles % (31, b"null")
+    said = identity.without_132_additions("compiles.json", compiles % (32, b'"maybe_marked"'))
+    assert said != compiles % (31, b"null")
+    assert identity.without_132_additions("index.html", compiles % (32, b"null")) == compiles % (32, b"null")

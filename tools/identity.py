@@ -461,6 +461,12 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+def without_132_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.31 wrote it: 1.32 added two values of compiles.json's `symbols[].why`,
+    said where it was null (not forgiven); nothing else."""
+    return _minor_back(rel, data, 32)[1]
+
+
 #: ranks.json's `divergence.frames` when empty, the divergence's last field (pretty-printed).
 _NO_FRAMES = re.compile(rb',\n    "frames": \[\]\n  \}')
 #: A graph group's `id`, its last field (after its `payload`).
@@ -589,6 +595,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_132_additions,
     without_131_additions,
     without_130_additions,
     without_129_additions,

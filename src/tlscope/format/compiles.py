@@ -469,10 +469,11 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: of the graph), with no user line of its own: the symbol of this compile it stands for (the
     #: one made by the same operator with a user line, `u0` for `u2`); null otherwise. Since 1.18.
     retrace_of: str | None = None
-    #: Why a size or an int input is dynamic: `marked` (mark_dynamic), `configured`
-    #: (TORCH_COMPILE_DYNAMIC_SOURCES), `automatic` (a call changed it in this run), `profile` (a
-    #: PGO profile read at the start); null when the log does not say (dynamic=True,
-    #: maybe_mark_dynamic, an unbacked symbol). Since 1.29.
+    #: Why a size or an int input is dynamic: `marked` (mark_dynamic), `maybe_marked`
+    #: (maybe_mark_dynamic, since 1.32), `configured` (TORCH_COMPILE_DYNAMIC_SOURCES),
+    #: `all_dynamic` (dynamic=True, since 1.32), `automatic` (a call changed it in this run),
+    #: `profile` (a PGO profile read at the start); null when the log does not say (a stride, an
+    #: unbacked symbol). Since 1.29.
     why: str | None = None
 
 

@@ -366,6 +366,8 @@ def _symbols(summary: Summary) -> Table:
 #: `symbols[].why` in words.
 WHY_WORDS = {
     "marked": "marked (mark_dynamic)",
+    "maybe_marked": "marked (maybe_mark_dynamic)",
+    "all_dynamic": "dynamic=True",
     "configured": "TORCH_COMPILE_DYNAMIC_SOURCES",
     "automatic": "automatic",
     "profile": "the PGO profile read",

@@ -192,7 +192,7 @@ class CompileFold:
             self._artifact(acc, record, event, raw_line)
         elif isinstance(event, CompilationMetrics):
             acc.add_metrics(record, event)
-            self.dynamic.metrics(event.compiler_config)
+            self.dynamic.metrics(event.compiler_config, event.dynamo_config, acc.cid.display)
             self.settings.feed(acc.cid.display, event)
         elif isinstance(event, AotAutogradBackwardCompilationMetrics):
             if event.fail_type is not None and acc.failure is None:
@@ -272,6 +272,7 @@ class CompileFold:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
             acc.guards = payload_ref(record, record.key, raw_line)
+            self.dynamic.guards(record.payload_text, acc.cid.display)
             wanted = self._wanted(acc).get(_frame(acc.cid))
             if wanted and record.payload is not None:
                 acc.call_values.update(guard_values(guard_codes(record.key, record.payload), wanted))

@@ -45,9 +45,23 @@ PROFILE_WRITES = {
 PROFILE_ARTIFACTS = frozenset({*PROFILE_READS, *PROFILE_WRITES})
 _PGO_SPANS = frozenset(f"pgo.{name}" for name in PROFILE_ARTIFACTS)
 CHROMIUM_NAMES = frozenset({AUTOMATIC, *_PGO_SPANS})
-#: `symbols[].why`, strongest first (torch's order: a marked dimension, then the configured
-#: sources, then what the frame learned in this run or from the profile).
+#: `symbols[].why`, strongest first (torch's order: a marked dimension, one marked "if it can be"
+#: (maybe_mark_dynamic), then the configured sources, a compile that takes every size dynamic
+#: (`dynamic=True`), then what the frame learned in this run or from the profile).
 MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic", "profile"
+MAYBE_MARKED, ALL_DYNAMIC = "maybe_marked", "all_dynamic"
+#: What the guards of a compile say of an input marked with maybe_mark_dynamic: the dimensions
+#: the compile took dynamic, `getattr(L['x'], '_dynamo_weak_dynamic_indices', set()).issubset({0})`.
+#: Searched for only in a guards text that holds `_WEAK` (most have none).
+_WEAK = "'_dynamo_weak_dynamic_indices', set()).issubset({"
+_WEAK_GUARD = (
+    r"getattr\((?P<source>[^,\n]{1,1000}), '_dynamo_weak_dynamic_indices', set\(\)\)"
+    r"\.issubset\(\{(?P<dims>[0-9, ]{0,300})\}\)"
+)
+#: A compile under `torch.compile(dynamic=True)` (or the setting itself): every size starts
+#: dynamic. As a metrics record's `dynamo_config` (JSON text) says it.
+_NOT_STATIC = '"assume_static_by_default": false'
+
 #: Sources Dynamo names itself (a value a graph break left on the stack, `L['___stack0']`): a
 #: setting naming them would reach every resumed function's, and changes with the code.
 INTERNAL_PREFIXES = ("L['___", "G['___")
@@ -103,6 +117,10 @@ class DynamicFold:
         self._inputs: dict[str, dict[str, None]] = {}
         #: The profile's key (the job id) as the last `pgo.get_*` span logged it.
         self._key: str | None = None
+        #: Per (compile id, source): the dimensions its guards say maybe_mark_dynamic marked.
+        self.weak: dict[tuple[str, str], set[int]] = {}
+        #: The compile ids whose metrics record logged `assume_static_by_default` off.
+        self.all_dynamic: set[str] = set()
 
     def chromium(self, name: str, args: object, cid: str | None) -> None:
         """A chromium event named in CHROMIUM_NAMES (its decoded `args`)."""
@@ -161,9 +179,23 @@ class DynamicFold:
             event=payload_ref(record, name, raw_line),
         )
 
-    def metrics(self, compiler_config: str | None) -> None:
+    def guards(self, text: str | None, cid: str) -> None:
+        """A compile's guards (`dynamo_cpp_guards_str` or `dynamo_guards`): the inputs marked
+        with maybe_mark_dynamic, and which of their dimensions the compile took dynamic."""
+        if not text or _WEAK not in text:
+            return
+        for found in re.finditer(_WEAK_GUARD, text):
+            if len(self.weak) >= MAX_SOURCES:
+                return
+            dims = {int(d) for d in found["dims"].replace(" ", "").split(",") if d}
+            self.weak.setdefault((cid, found["source"].strip()), set()).update(dims)
+
+    def metrics(self, compiler_config: str | None, dynamo_config: str | None = None, cid: str | None = None) -> None:
         """A metrics record's `compiler_config` (a JSON object as text): its `dynamic_sources`, and
-        whether the run's torch has that setting at all (`knows_sources`)."""
+        whether the run's torch has that setting at all (`knows_sources`); and of its
+        `dynamo_config`, whether compile `cid` took every size dynamic (`dynamic=True`)."""
+        if cid is not None and dynamo_config and _NOT_STATIC in dynamo_config and len(self.all_dynamic) < MAX_SOURCES:
+            self.all_dynamic.add(cid)
         if compiler_config is None or self.configured is not None:
             return
         if compiler_config not in self._configs:
@@ -200,8 +232,13 @@ class DynamicFold:
             for t in entry.inputs:
                 if t.source == source and dim in t.marked_dynamic:
                     return MARKED
+        cid = symbol.compile_id or ""
+        if dim is not None and dim in self.weak.get((cid, source), ()):
+            return MAYBE_MARKED
         if any(_matches(pattern, at, source, dim) for pattern, at in configured):
             return CONFIGURED
+        if cid in self.all_dynamic:
+            return ALL_DYNAMIC
         learned = self.automatic.get((_frame_text(symbol.compile_id), source))
         if learned is not None and _covers(learned.dims, dim) and _not_after(learned.compile_id, symbol.compile_id):
             return AUTOMATIC_WHY

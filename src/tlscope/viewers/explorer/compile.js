@@ -204,9 +204,11 @@ function symbolsSection(doc, symbols, dynamic) {
   return sec;
 }
 
-/** `symbols[].why` (format 1.29) in words. */
+/** `symbols[].why` (format 1.29; maybe_marked and all_dynamic 1.32) in words. */
 const WHY_WORDS = /** @type {Record<string, string>} */ ({
   marked: 'mark_dynamic',
+  maybe_marked: 'maybe_mark_dynamic',
+  all_dynamic: 'dynamic=True (every size starts dynamic)',
   configured: 'TORCH_COMPILE_DYNAMIC_SOURCES',
   automatic: 'automatic (a call changed it)',
   profile: 'the PGO profile read',
