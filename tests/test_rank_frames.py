@@ -72,7 +72,7 @@ def test_a_function_one_rank_compiled_alone_is_named(tmp_path: Path) -> None:
     # The matrix's rows are compile ids: those that name another function on rank 0 say so.
     marked = re.findall(
         r'<td>(\[\d+/\d+\])[^<]*(?:<span class="[a-z-]+">[^<]*</span> )*<span class="other-function">'
-        r"another function on rank 0</span>",
+        r"\(another function on rank 0\)</span>",
         page,
     )
     assert marked == ["[1/0]", "[2/0]", "[3/0]"]
