@@ -156,7 +156,7 @@ def test_sources_the_setting_would_not_help_are_left_out() -> None:
     assert breaks.recommended == "L['x'],L['t']"
 
 
-def test_maybe_mark_dynamic_and_dynamic_true_are_said(capsys: pytest.CaptureFixture[str]) -> None:
+def test_maybe_mark_dynamic_dynamic_true_and_export_dims_are_said(capsys: pytest.CaptureFixture[str]) -> None:
     """Format 1.32: corpus marked_dynamic's [0/1] was called on a tensor marked with
     maybe_mark_dynamic (its guards say which dimension: `_dynamo_weak_dynamic_indices`), and
     dynamic_true's only compile ran under `torch.compile(dynamic=True)` (its metrics record logs
@@ -173,6 +173,10 @@ def test_maybe_mark_dynamic_and_dynamic_true_are_said(capsys: pytest.CaptureFixt
     log = next((CORPUS / "dynamic_true").glob("*.log.gz"))
     assert cli(["summary", str(log), "--width", "200"]) == 0
     assert "dynamic: dynamic=True" in capsys.readouterr().out
+    # A strict torch.export compiles with every size it was not told is static dynamic (its
+    # metrics record logs assume_static_by_default off too): its symbol is the call's Dim.
+    exported = {(s.compile_id, s.source): s.why for s in _trace(CORPUS / "export_strict").symbols if s.source}
+    assert exported == {("[0/0]", "L['flat_args'][0].size()[0]"): "dynamic_shapes"}
 
 
 def test_guards_name_the_dimensions_maybe_mark_dynamic_marked() -> None:

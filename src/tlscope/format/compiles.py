@@ -470,7 +470,8 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: one made by the same operator with a user line, `u0` for `u2`); null otherwise. Since 1.18.
     retrace_of: str | None = None
     #: Why a size or an int input is dynamic: `marked` (mark_dynamic), `maybe_marked`
-    #: (maybe_mark_dynamic, since 1.32), `configured` (TORCH_COMPILE_DYNAMIC_SOURCES),
+    #: (maybe_mark_dynamic, since 1.32), `dynamic_shapes` (a strict torch.export's dynamic_shapes,
+    #: since 1.32), `configured` (TORCH_COMPILE_DYNAMIC_SOURCES),
     #: `all_dynamic` (dynamic=True, since 1.32), `automatic` (a call changed it in this run),
     #: `profile` (a PGO profile read at the start); null when the log does not say (a stride, an
     #: unbacked symbol). Since 1.29.

@@ -368,6 +368,7 @@ WHY_WORDS = {
     "marked": "marked (mark_dynamic)",
     "maybe_marked": "marked (maybe_mark_dynamic)",
     "all_dynamic": "dynamic=True",
+    "dynamic_shapes": "torch.export's dynamic_shapes",
     "configured": "TORCH_COMPILE_DYNAMIC_SOURCES",
     "automatic": "automatic",
     "profile": "the PGO profile read",

@@ -46,10 +46,12 @@ PROFILE_ARTIFACTS = frozenset({*PROFILE_READS, *PROFILE_WRITES})
 _PGO_SPANS = frozenset(f"pgo.{name}" for name in PROFILE_ARTIFACTS)
 CHROMIUM_NAMES = frozenset({AUTOMATIC, *_PGO_SPANS})
 #: `symbols[].why`, strongest first (torch's order: a marked dimension, one marked "if it can be"
-#: (maybe_mark_dynamic), then the configured sources, a compile that takes every size dynamic
-#: (`dynamic=True`), then what the frame learned in this run or from the profile).
+#: (maybe_mark_dynamic), a strict torch.export's `dynamic_shapes` (its compile takes the sizes it
+#: was not told are static dynamic, and only a Dim keeps one so), then the configured sources, a
+#: compile that takes every size dynamic (`dynamic=True`), then what the frame learned in this run
+#: or from the profile).
 MARKED, CONFIGURED, AUTOMATIC_WHY, PROFILE = "marked", "configured", "automatic", "profile"
-MAYBE_MARKED, ALL_DYNAMIC = "maybe_marked", "all_dynamic"
+MAYBE_MARKED, ALL_DYNAMIC, DYNAMIC_SHAPES = "maybe_marked", "all_dynamic", "dynamic_shapes"
 #: What the guards of a compile say of an input marked with maybe_mark_dynamic: the dimensions
 #: the compile took dynamic, `getattr(L['x'], '_dynamo_weak_dynamic_indices', set()).issubset({0})`.
 #: Searched for only in a guards text that holds `_WEAK` (most have none).
@@ -235,9 +237,13 @@ class DynamicFold:
         cid = symbol.compile_id or ""
         if dim is not None and dim in self.weak.get((cid, source), ()):
             return MAYBE_MARKED
+        capture = entry.capture if entry is not None else None
+        if capture == "export":
+            return DYNAMIC_SHAPES
         if any(_matches(pattern, at, source, dim) for pattern, at in configured):
             return CONFIGURED
-        if cid in self.all_dynamic:
+        # A capture the stacks did not name may be an export's: its setting says nothing then.
+        if cid in self.all_dynamic and capture != "fullgraph":
             return ALL_DYNAMIC
         learned = self.automatic.get((_frame_text(symbol.compile_id), source))
         if learned is not None and _covers(learned.dims, dim) and _not_after(learned.compile_id, symbol.compile_id):

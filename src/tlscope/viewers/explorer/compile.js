@@ -204,11 +204,12 @@ function symbolsSection(doc, symbols, dynamic) {
   return sec;
 }
 
-/** `symbols[].why` (format 1.29; maybe_marked and all_dynamic 1.32) in words. */
+/** `symbols[].why` (format 1.29; maybe_marked, dynamic_shapes and all_dynamic 1.32) in words. */
 const WHY_WORDS = /** @type {Record<string, string>} */ ({
   marked: 'mark_dynamic',
   maybe_marked: 'maybe_mark_dynamic',
   all_dynamic: 'dynamic=True (every size starts dynamic)',
+  dynamic_shapes: "torch.export's dynamic_shapes",
   configured: 'TORCH_COMPILE_DYNAMIC_SOURCES',
   automatic: 'automatic (a call changed it)',
   profile: 'the PGO profile read',
