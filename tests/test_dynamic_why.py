@@ -177,6 +177,9 @@ def test_maybe_mark_dynamic_dynamic_true_and_export_dims_are_said(capsys: pytest
     # metrics record logs assume_static_by_default off too): its symbol is the call's Dim.
     exported = {(s.compile_id, s.source): s.why for s in _trace(CORPUS / "export_strict").symbols if s.source}
     assert exported == {("[0/0]", "L['flat_args'][0].size()[0]"): "dynamic_shapes"}
+    # ... and non-strict export's tracing makes its symbols outside any compile.
+    plain = {(s.compile_id, s.source): s.why for s in _trace(CORPUS / "export_failures").symbols if s.source}
+    assert plain == {("[-/-]", "L['x'].size()[0]"): "dynamic_shapes"}
 
 
 def test_guards_name_the_dimensions_maybe_mark_dynamic_marked() -> None:

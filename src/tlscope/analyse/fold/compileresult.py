@@ -229,7 +229,7 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
         texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
         own = [s for text in texts for s in symbols.pop(text, ())]
         attach_fixes(found, own, guards, exported, fold.dynamic.knows_sources)
-        fold.dynamic.attach_why(found, own)
+        fold.dynamic.attach_why(found, own, bool(fold.exports.calls))
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).
     left = [s for group in symbols.values() for s in group]

@@ -123,6 +123,8 @@ class DynamicFold:
         self.weak: dict[tuple[str, str], set[int]] = {}
         #: The compile ids whose metrics record logged `assume_static_by_default` off.
         self.all_dynamic: set[str] = set()
+        #: Whether the log holds torch.export calls (`attach_why`).
+        self._exporting = False
 
     def chromium(self, name: str, args: object, cid: str | None) -> None:
         """A chromium event named in CHROMIUM_NAMES (its decoded `args`)."""
@@ -208,8 +210,11 @@ class DynamicFold:
         if found:
             self.configured = found
 
-    def attach_why(self, entries: Sequence[CompileEntry], symbols: Iterable[Symbol]) -> None:
-        """Each symbol of a size or an int its `why`, from the compiles of its frame (`entries`)."""
+    def attach_why(self, entries: Sequence[CompileEntry], symbols: Iterable[Symbol], exporting: bool = False) -> None:
+        """Each symbol of a size or an int its `why`, from the compiles of its frame (`entries`);
+        `exporting`: the log holds torch.export calls, whose non-strict tracing makes its input
+        sizes' symbols outside any compile."""
+        self._exporting = exporting
         by_id = {e.id: e for e in entries}
         for entry in entries:
             frame = _frame_text(entry.id) or ""
@@ -238,7 +243,8 @@ class DynamicFold:
         if dim is not None and dim in self.weak.get((cid, source), ()):
             return MAYBE_MARKED
         capture = entry.capture if entry is not None else None
-        if capture == "export":
+        outside = entry is not None and entry.status == "outside"
+        if capture == "export" or (outside and self._exporting):
             return DYNAMIC_SHAPES
         if any(_matches(pattern, at, source, dim) for pattern, at in configured):
             return CONFIGURED
