@@ -301,6 +301,13 @@ def test_a_function_one_rank_compiled_alone_is_said_before_the_groups(
     assert page.locator("#divergence .dv-frame").all_text_contents() == frames
     text = page.locator("#divergence").text_content() or ""
     assert text.index("Ranks compiled other functions") < text.index("Ranks diverge")
+    # The sidebar names each id's functions, each rank's (ranks ascending), then the picked rank's.
+    fn = page.locator("#cids [data-cid='[1/0]'] .cid-fn")
+    assert fn.text_content() == "log_stats / block"
+    for rank, name in ((0, "log_stats"), (1, "block")):
+        page.select_option("#f-rank", str(rank))
+        wait_hook(page, lambda h, rank=rank: h.get("sidebarRank") == rank)
+        assert fn.text_content() == name
     assert page.errors == []
     page.close()
 

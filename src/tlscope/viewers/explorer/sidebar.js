@@ -33,15 +33,20 @@ function makeRow(doc) {
 }
 
 /**
- * The compiled function's name of a compile id (compiles.json's `function`), or ''.
+ * The compiled function's name of a compile id (compiles.json's `function`) on `rank`, or on
+ * every rank: one id names other functions on ranks that compiled one more function early
+ * (ranks.json's frames, format 1.31), so each name is said, ranks ascending; '' when none is.
  * @param {OpenedTrace} trace
  * @param {string} id
+ * @param {number | null} rank
  * @returns {string}
  */
-function functionName(trace, id) {
-  const entry = trace.compiles.get(id);
-  const fn = entry && isObject(entry.function) ? entry.function : null;
-  return fn && typeof fn.name === 'string' ? fn.name : '';
+function functionName(trace, id, rank) {
+  const merged = trace.compiles.get(id);
+  const ranks = merged && merged.byRank ? Object.keys(merged.byRank).map(Number).sort((a, b) => a - b) : [];
+  const entries = rank !== null || !merged || !ranks.length ? [trace.compileEntry(id, rank)] : ranks.map((r) => merged.byRank[r]);
+  const names = entries.map((e) => (e && isObject(e.function) && typeof e.function.name === 'string' ? e.function.name : ''));
+  return [...new Set(names.filter((n) => n))].join(' / ');
 }
 
 /**
@@ -79,7 +84,7 @@ export function createSidebar(container, { selected }) {
       row.dataset.cid = id;
       row.classList.toggle('on', id === selected());
       label.textContent = index === 0 ? 'all' : id;
-      fn.textContent = index === 0 || !side.trace ? '' : functionName(side.trace, id);
+      fn.textContent = index === 0 || !side.trace ? '' : functionName(side.trace, id, side.rank);
       fn.title = fn.textContent;
       const onRanks = side.trace && side.trace.divergence ? side.trace.divergence.notOnEveryRank.get(id) : undefined;
       only.hidden = !onRanks;
