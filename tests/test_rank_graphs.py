@@ -193,3 +193,45 @@ def test_a_rank_dynamic_from_its_own_pgo_profile_is_said_with_why(tmp_path: Path
         "f32[s77, 16] on rank 1; rank 1 made it dynamic from its PGO profile (torch keeps one a rank); "
         "tlscope diff JOB --ranks 0 1 shows the rest"
     )
+
+
+def test_one_dynamo_graph_that_inductors_passes_made_two_ways_is_said(tmp_path: Path) -> None:
+    """ranks_passes_2 (format 1.32): rank 1 turned Inductor's pattern matcher off, so its post-grad
+    graph keeps a float64 round trip rank 0's passes removed, from one Dynamo graph. The settings
+    say the cause; the graphs say what it made, from the two post-grad graphs."""
+    out = tmp_path / "out"
+    div = _job(CORPUS / "ranks_passes_2", out)["divergence"]
+    assert [s["sentence"] for s in div["settings"]] == [
+        "rank 1 compiled under other settings than rank 0: inductor pattern_matcher False (True on rank 0)"
+    ]
+    (found,) = div["graphs"]
+    assert (found["id"], found["kind"], [g["ranks"] for g in found["groups"]]) == ("[0/0]", "post_grad", [[0], [1]])
+    assert found["sentence"].startswith(
+        "[0/0] step (ranks_passes_2.py:20): ranks traced one graph, but Inductor's passes made different "
+        "post-grad graphs of it: rank 1 calls torch.ops.prims.convert_element_type.default(arg0_1) at "
+        "ranks_passes_2.py:21 (y = x.to(torch.float64).to(torch.float32)"
+    )
+    for group in found["groups"]:  # each group's payload is its lowest rank's post-grad graph
+        rank = group["ranks"][0]
+        (entry,) = [
+            e
+            for e in json.loads((out / f"rank_{rank}" / "compiles.json").read_text())["compiles"]
+            if e["id"] == "[0/0]"
+        ]
+        assert (
+            group["payload"]
+            == [g["payload_filename"] for g in entry["graphs"] if g["kind"] == "inductor_post_grad_graph"][-1]
+        )
+
+
+def test_post_grad_graphs_are_compared_only_where_the_dynamo_graphs_agree_and_both_logged_one() -> None:
+    """A rank whose FX graph cache hit logs no post-grad graph: not compared (not a difference);
+    ranks whose Dynamo graphs differ: said as such, not as post-grad graphs."""
+
+    def rank(r: int, digest: str, post: str) -> RankOverview:
+        prints = {"[0/0]": GraphPrint(function="f (a.py:1)", digest=digest, payload="payloads/a.txt", post_grad=post)}
+        return _overview(r, prints)
+
+    assert divergence([rank(0, "x", "p"), rank(1, "x", "")]).graphs == []
+    assert [g.kind for g in divergence([rank(0, "x", "p"), rank(1, "x", "q")]).graphs] == ["post_grad"]
+    assert [g.kind for g in divergence([rank(0, "x", "p"), rank(1, "y", "q")]).graphs] == ["graph"]

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tlscope.analyse.ranks import facts
-from tlscope.analyse.ranks.graph_divergence import structure_digest
+from tlscope.analyse.ranks.graph_divergence import PRINTED, structure_digest
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.tlparse.directory import CompileDirectory
 from tlscope.format import layout
 from tlscope.format.compiles import Answers
 from tlscope.format.raw import RAW_ADDED_FIELDS
-from tlscope.model.events import CompilationMetrics
+from tlscope.model.events import Artifact, CompilationMetrics
 from tlscope.model.lenient import lenient
 from tlscope.model.record import Record
 from tlscope.write.context import RunContext, Sink, SinkFactory, abort
@@ -44,8 +44,8 @@ class RankFacts:
         self._code: dict[str, tuple[str, bytes | None]] = {}
         #: The newest graph-execution-order artifact: (path in OUT, its bytes).
         self._order: tuple[str, bytes] | None = None
-        #: Each Dynamo graph's structure by its payload file (`payloads/<md5>.txt`), read once a
-        #: payload: what the job compares between ranks (analyse/ranks/graph_divergence.py).
+        #: Each Dynamo (and post-grad) graph's structure by its payload file (`payloads/<md5>.txt`),
+        #: read once a payload: what the job compares between ranks (analyse/ranks/graph_divergence.py).
         self._structures: dict[str, str | None] = {}
 
     def around(self, sinks: SinkFactory | None) -> SinkFactory:
@@ -80,10 +80,10 @@ class RankFacts:
 
     def feed(self, record: Record) -> None:
         """Compilation metrics, as raw.jsonl holds them (every written event line with that key),
-        and the structure of each Dynamo graph."""
+        and the structure of each Dynamo and post-grad graph."""
         if record.key in ("str", "chromium_event") or record.compile_id is None:
             return
-        if record.key == "dynamo_output_graph" and record.payload is not None and record.payload_md5 is not None:
+        if _printed(record) and record.payload is not None and record.payload_md5 is not None:
             name = f"{layout.PAYLOADS}/{record.payload_md5}.txt"
             if name not in self._structures:
                 self._structures[name] = structure_digest(record.payload_text)
@@ -152,6 +152,15 @@ class _AfterReport:
 
     def abort(self) -> None:
         abort(self._report)
+
+
+def _printed(record: Record) -> bool:
+    """A graph each rank's print is made of (`PRINTED`): its own key, or (today's torch logs the
+    post-grad graph so) an artifact of that name."""
+    if record.key in PRINTED:
+        return True
+    event = record.event
+    return record.key == "artifact" and isinstance(event, Artifact) and event.name in PRINTED
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:

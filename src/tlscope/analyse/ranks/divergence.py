@@ -270,16 +270,34 @@ def rank_overview(
 
 
 def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) -> GraphPrint | None:
-    """The entry's Dynamo graphs as compared between ranks; None without one, or one unread."""
-    payloads = [g.payload_filename for g in entry.graphs if g.kind == "dynamo_output_graph"]
+    """The entry's Dynamo graphs (and Inductor's post-grad graphs) as compared between ranks;
+    None without a Dynamo graph, or one unread."""
+    found = _digests(entry, "dynamo_output_graph", digest_of)
+    if found is None:
+        return None
+    post = _digests(entry, "inductor_post_grad_graph", digest_of)
+    return GraphPrint(
+        function=function_label(entry.function),
+        digest=found[0],
+        payload=found[1],
+        post_grad=post[0] if post is not None else "",
+        post_grad_payload=post[1] if post is not None else None,
+    )
+
+
+def _digests(entry: CompileEntry, kind: str, digest_of: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """The structure of the entry's graphs of `kind`, joined, and the last one's payload; None
+    without one, or one unread."""
+    payloads = [g.payload_filename for g in entry.graphs if g.kind == kind]
     # Only `payloads/<md5>.txt` names: a compiles.json read back is untrusted, and the name is a link.
     if not payloads or not all(p is not None and is_payload_name(p) for p in payloads):
         return None
     digests = [digest_of(p) for p in payloads if p is not None]
     if None in digests:
         return None
-    function = function_label(entry.function)
-    return GraphPrint(function=function, digest="+".join(d for d in digests if d), payload=payloads[-1])
+    last = payloads[-1]
+    assert last is not None  # checked above
+    return "+".join(d for d in digests if d), last
 
 
 def job_view(

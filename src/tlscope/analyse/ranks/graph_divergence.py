@@ -11,6 +11,10 @@ constants, which carry each rank's own number, nor devices, each rank's own GPU,
 or comments). The job's fold groups the ranks of a compile id by their prints and says, for
 the largest group against the next, the first difference by structure (analyse/graph_diff.py,
 the very comparison `diff --ranks` shows), reading the two graphs from the job's payloads.
+Where every rank's Dynamo graph of an id agrees, their Inductor post-grad graphs are compared the
+same way (kind `post_grad`): a pass that ran on some ranks only, or took another path there,
+makes them run other code from one graph. A rank that logged no post-grad graph (its FX graph
+cache hit) is not compared.
 
 A compile id is a frame's number in the order frames were first compiled, so a rank that
 compiled one more frame early numbers every later frame differently: the same id then names
@@ -46,6 +50,11 @@ GRAPH_DIFF = "tlscope diff JOB --ranks "
 #: Compile ids whose difference is worded (two graphs read each); the rest are listed.
 WORDED = 20
 
+#: The graphs each rank's print is made of, where the rank is parsed: Dynamo's, and Inductor's
+#: post-grad graph (what its passes made of it: a pass that runs on some ranks only, or takes
+#: another path on them, changes what the ranks run, collectives included, from one Dynamo graph).
+PRINTED = ("dynamo_output_graph", "inductor_post_grad_graph")
+
 #: Reads a payload of the job (`payloads/<md5>.txt`) as text; None when it cannot.
 PayloadText = Callable[[str], "str | None"]
 
@@ -59,6 +68,11 @@ class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
     digest: str
     #: The last Dynamo graph's payload (`payloads/<md5>.txt`): the one a difference is read from.
     payload: str | None = None
+    #: The structure of its Inductor post-grad graphs, joined; "" when it logged none (a compile
+    #: whose FX graph cache hit logs none) or one was not read: then not compared.
+    post_grad: str = ""
+    #: The last post-grad graph's payload.
+    post_grad_payload: str | None = None
 
 
 class GraphGroup(msgspec.Struct, kw_only=True):
@@ -79,8 +93,10 @@ class GraphMismatch(msgspec.Struct, kw_only=True):
 
     #: The compile id the most ranks give it (each group's own is `groups[].id`).
     id: str
-    #: `graph`. Before 1.31, `function` said an id that names other functions on some ranks;
-    #: the graphs are compared by function since (`Divergence.frames` says those).
+    #: `graph`, or (since 1.32) `post_grad`: the ranks' Dynamo graphs agree, their Inductor
+    #: post-grad graphs do not (the groups are of the ranks that logged one, their `payload` the
+    #: post-grad graph). Before 1.31, `function` said an id that names other functions on some
+    #: ranks; the graphs are compared by function since (`Divergence.frames` says those).
     kind: str
     #: The ranks grouped by graph, the largest group first (lower ranks first on a tie).
     groups: list[GraphGroup]
@@ -163,20 +179,18 @@ class GraphFold:
 
     def __init__(self) -> None:
         self.prints: dict[str, dict[tuple[str, str], _Seen]] = {}
+        #: ... and the same of the post-grad graphs, of the ranks that logged one.
+        self.post: dict[str, dict[tuple[str, str], _Seen]] = {}
 
     def add(
         self, rank: int, graphs: dict[str, GraphPrint], dynamic: dict[str, str], names: dict[str, str] | None = None
     ) -> None:
         for cid, found in graphs.items():
-            groups = self.prints.setdefault(names.get(cid, cid) if names else cid, {})
-            key = (found.function, found.digest)
-            known = groups.get(key)
-            if known is None:
-                groups[key] = _Seen(rank, cid, found.payload, dynamic, [rank])
-                continue
-            known.ranks.append(rank)
-            if rank < known.rank:
-                groups[key] = _Seen(rank, cid, found.payload, dynamic, known.ranks)
+            name = names.get(cid, cid) if names else cid
+            _join(self.prints.setdefault(name, {}), (found.function, found.digest), rank, cid, found.payload, dynamic)
+            if found.post_grad:
+                post = self.post.setdefault(name, {})
+                _join(post, (found.function, found.post_grad), rank, cid, found.post_grad_payload, {})
 
     def mismatches(
         self, at: dict[str, int], read: PayloadText | None, numbering: Numbering | None = None
@@ -185,16 +199,40 @@ class GraphFold:
         place), each said under the id the most ranks give it (`numbering`; without it, the
         first group's); the first WORDED say where."""
         found: list[GraphMismatch] = []
-        made = [(name, _groups(groups)) for name, groups in self.prints.items() if len(groups) > 1]
-        made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[1]))
-        for name, mine in made:
+        made = [(name, "graph", _groups(groups)) for name, groups in self.prints.items() if len(groups) > 1]
+        # Where the Dynamo graphs agree, the post-grad graphs of the ranks that logged one.
+        made += [
+            (name, "post_grad", _groups(post))
+            for name, post in self.post.items()
+            if len(post) > 1 and len(self.prints.get(name, {})) == 1
+        ]
+        made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[2]))
+        for name, kind, mine in made:
             listed = [group for group, _ in mine]
             cid = numbering.usual(name) if numbering is not None and name in numbering.ids else listed[0].id
             also = numbering.others(name) if numbering is not None and name in numbering.ids else ""
             worded = read if len(found) < WORDED else None
-            sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine])
-            found.append(GraphMismatch(id=cid, kind="graph", groups=listed, sentence=sentence))
+            sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine], kind)
+            found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
         return found
+
+
+def _join(
+    groups: dict[tuple[str, str], _Seen],
+    key: tuple[str, str],
+    rank: int,
+    cid: str,
+    payload: str | None,
+    dynamic: dict[str, str],
+) -> None:
+    """Rank `rank`'s print `key` into its group, which its lowest rank speaks for."""
+    known = groups.get(key)
+    if known is None:
+        groups[key] = _Seen(rank, cid, payload, dynamic, [rank])
+        return
+    known.ranks.append(rank)
+    if rank < known.rank:
+        groups[key] = _Seen(rank, cid, payload, dynamic, known.ranks)
 
 
 def _groups(groups: dict[tuple[str, str], _Seen]) -> list[tuple[GraphGroup, dict[str, str]]]:
@@ -208,12 +246,20 @@ def _groups(groups: dict[tuple[str, str], _Seen]) -> list[tuple[GraphGroup, dict
 
 
 def _sentence(
-    cid: str, also: str, groups: list[GraphGroup], read: PayloadText | None, why: list[dict[str, str]]
+    cid: str,
+    also: str,
+    groups: list[GraphGroup],
+    read: PayloadText | None,
+    why: list[dict[str, str]],
+    kind: str = "graph",
 ) -> str:
     """`cid`: the id said; `also`: the other ranks' ids for it (`Numbering.others`), or ""."""
     first, second = groups[0], groups[1]
     count = "" if len(groups) == 2 else f" {len(groups)}"
-    head = f"{cid} {first.function}{also}: ranks traced{count} different graphs"
+    what = f"ranks traced{count} different graphs"
+    if kind == "post_grad":
+        what = f"ranks traced one graph, but Inductor's passes made{count} different post-grad graphs of it"
+    head = f"{cid} {first.function}{also}: {what}"
     where = _difference(groups[:NAMED], read, why) if read is not None else None
     pair = f"{GRAPH_DIFF}{first.ranks[0]} {second.ranks[0]}"
     if where is None:
