@@ -8,6 +8,23 @@ import { el } from './dom.js';
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
 
 /**
+ * `title` and a list of `sentences` (each an `li.<item>` of a `ul.<item>s`), appended to `banner`;
+ * nothing when there are none.
+ * @param {HTMLElement} banner
+ * @param {string} title
+ * @param {string} item
+ * @param {string[]} sentences
+ */
+function sentenceList(banner, title, item, sentences) {
+  if (!sentences.length) return;
+  const doc = banner.ownerDocument;
+  banner.appendChild(el(doc, 'strong', '', title));
+  const list = el(doc, 'ul', `${item}s`);
+  for (const s of sentences) list.appendChild(el(doc, 'li', item, s));
+  banner.appendChild(list);
+}
+
+/**
  * Draw the banner (hidden when the ranks neither diverge nor call different collectives nor trace
  * different graphs nor ran under other settings, or the job has no ranks.json). Returns what the test hook shows: the divergent
  * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
@@ -31,35 +48,12 @@ export function drawDivergence(banner, trace) {
   const frames = div ? div.frames.map((f) => f.sentence) : [];
   banner.replaceChildren();
   banner.hidden = !sentences.length && !collectives.length && !graphs.length && !settings.length && !frames.length;
-  if (collectives.length) {
-    banner.appendChild(el(doc, 'strong', '', 'Collectives differ between ranks: '));
-    const list = el(doc, 'ul', 'dv-collectives');
-    for (const s of collectives) list.appendChild(el(doc, 'li', 'dv-collective', s));
-    banner.appendChild(list);
-  }
-  if (settings.length) {
-    banner.appendChild(el(doc, 'strong', '', 'Settings differ between ranks: '));
-    const list = el(doc, 'ul', 'dv-settings');
-    for (const s of settings) list.appendChild(el(doc, 'li', 'dv-setting', s));
-    banner.appendChild(list);
-  }
-  if (graphs.length) {
-    banner.appendChild(el(doc, 'strong', '', 'Graphs differ between ranks: '));
-    const list = el(doc, 'ul', 'dv-graphs');
-    for (const s of graphs) list.appendChild(el(doc, 'li', 'dv-graph', s));
-    banner.appendChild(list);
-  }
-  if (frames.length) {
-    banner.appendChild(el(doc, 'strong', '', 'Ranks compiled other functions: '));
-    const list = el(doc, 'ul', 'dv-frames');
-    for (const s of frames) list.appendChild(el(doc, 'li', 'dv-frame', s));
-    banner.appendChild(list);
-  }
+  sentenceList(banner, 'Collectives differ between ranks: ', 'dv-collective', collectives);
+  sentenceList(banner, 'Settings differ between ranks: ', 'dv-setting', settings);
+  sentenceList(banner, 'Graphs differ between ranks: ', 'dv-graph', graphs);
+  sentenceList(banner, 'Ranks compiled other functions: ', 'dv-frame', frames);
+  sentenceList(banner, 'Ranks diverge: ', 'dv-group', sentences);
   if (sentences.length) {
-    banner.appendChild(el(doc, 'strong', '', 'Ranks diverge: '));
-    const list = el(doc, 'ul', 'dv-groups');
-    for (const s of sentences) list.appendChild(el(doc, 'li', 'dv-group', s));
-    banner.appendChild(list);
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
   return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings, frames };

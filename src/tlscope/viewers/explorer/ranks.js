@@ -124,23 +124,13 @@ function drawHead(page, head) {
     for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
     head.appendChild(list);
   }
-  // Ranks that compiled other functions, or numbered them differently (format 1.31): what
-  // explains the groups, as written.
-  if (file.frames.length) {
-    const list = el(document, 'ul', 'rk-frames');
-    for (const f of file.frames) list.appendChild(el(document, 'li', '', f.sentence));
-    head.appendChild(list);
-  }
-  // A desync the compile ids do not show (format 1.17): ranks.json's sentences, as written.
-  if (file.collectives.length) {
-    const list = el(document, 'ul', 'rk-collectives');
-    for (const c of file.collectives) list.appendChild(el(document, 'li', '', c.sentence));
-    head.appendChild(list);
-  }
-  // Ranks whose first compile ran under other settings (format 1.30): as written.
-  if (file.settings.length) {
-    const list = el(document, 'ul', 'rk-settings');
-    for (const other of file.settings) list.appendChild(el(document, 'li', '', other.sentence));
+  // ranks.json's sentences, as written: the ranks that compiled other functions or numbered them
+  // differently (format 1.31: what explains the groups), a desync the compile ids do not show
+  // (format 1.17), the ranks whose first compile ran under other settings (format 1.30).
+  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', file.frames], ['rk-collectives', file.collectives], ['rk-settings', file.settings]])) {
+    if (!items.length) continue;
+    const list = el(document, 'ul', cls);
+    for (const item of items) list.appendChild(el(document, 'li', '', item.sentence));
     head.appendChild(list);
   }
   // Ranks that compiled the same id from other code (format 1.30): as written.
