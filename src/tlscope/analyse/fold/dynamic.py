@@ -123,8 +123,6 @@ class DynamicFold:
         self.weak: dict[tuple[str, str], set[int]] = {}
         #: The compile ids whose metrics record logged `assume_static_by_default` off.
         self.all_dynamic: set[str] = set()
-        #: Whether the log holds torch.export calls (`attach_why`).
-        self._exporting = False
 
     def chromium(self, name: str, args: object, cid: str | None) -> None:
         """A chromium event named in CHROMIUM_NAMES (its decoded `args`)."""
@@ -214,7 +212,6 @@ class DynamicFold:
         """Each symbol of a size or an int its `why`, from the compiles of its frame (`entries`);
         `exporting`: the log holds torch.export calls, whose non-strict tracing makes its input
         sizes' symbols outside any compile."""
-        self._exporting = exporting
         by_id = {e.id: e for e in entries}
         for entry in entries:
             frame = _frame_text(entry.id) or ""
@@ -228,11 +225,13 @@ class DynamicFold:
         for symbol in symbols:
             if symbol.kind != "backed" or symbol.input_source is None or symbol.what not in ("size", "value"):
                 continue
-            symbol.why = self._why(symbol, by_id.get(symbol.compile_id or ""), configured)
+            symbol.why = self._why(symbol, by_id.get(symbol.compile_id or ""), configured, exporting)
             if symbol.specializations and len(self._specialised) < MAX_SOURCES:
                 self._specialised.add((_frame_text(symbol.compile_id), symbol.input_source, symbol.dim))
 
-    def _why(self, symbol: Symbol, entry: CompileEntry | None, configured: list[tuple[str, int | None]]) -> str | None:
+    def _why(
+        self, symbol: Symbol, entry: CompileEntry | None, configured: list[tuple[str, int | None]], exporting: bool
+    ) -> str | None:
         source, dim = symbol.input_source, symbol.dim
         assert source is not None
         if entry is not None and dim is not None:
@@ -244,7 +243,7 @@ class DynamicFold:
             return MAYBE_MARKED
         capture = entry.capture if entry is not None else None
         outside = entry is not None and entry.status == "outside"
-        if capture == "export" or (outside and self._exporting):
+        if capture == "export" or (outside and exporting):
             return DYNAMIC_SHAPES
         if any(_matches(pattern, at, source, dim) for pattern, at in configured):
             return CONFIGURED
