@@ -472,3 +472,13 @@ def test_only_the_format_132_version_is_forgiven() -> None:
     said = identity.without_132_additions("compiles.json", compiles % (32, b'"maybe_marked"'))
     assert said != compiles % (31, b"null")
     assert identity.without_132_additions("index.html", compiles % (32, b"null")) == compiles % (32, b"null")
+
+
+def test_only_the_format_133_version_is_forgiven() -> None:
+    """Against a 1.32 base: 1.33's `rows[].columns` is written only where ranks number functions
+    differently, which also says the groups by function: only the version is forgiven."""
+    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n  "rows": [%s]\n}\n'
+    assert identity.without_133_additions("ranks.json", ranks % (33, b"")) == ranks % (32, b"")
+    moved = identity.without_133_additions("ranks.json", ranks % (33, b'{"columns": {"[2/0]": "[1/0]"}}'))
+    assert moved != ranks % (32, b"")
+    assert identity.without_133_additions("index.html", ranks % (33, b"")) == ranks % (33, b"")

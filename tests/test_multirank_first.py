@@ -53,11 +53,17 @@ def _by_log(job: Path) -> dict[int, dict[str, Any]]:
         records = _envelopes(log)
         metrics = [m["compilation_metrics"] for m in records if isinstance(m.get("compilation_metrics"), dict)]
         ids = {_display(m) for m in records} - {"[-/-]"}
+        # Each frame's function: its first metrics record's code name (the frame's first compile).
+        names: dict[str, str] = {}
+        for m in records:
+            if isinstance(m.get("compilation_metrics"), dict) and m.get("frame_id") is not None:
+                names.setdefault(str(m["frame_id"]), str(m["compilation_metrics"].get("co_name")))
         rank = int(_RANK.search(log.name)[1])  # type: ignore[index]
         found[rank] = {
             "compiles": len(metrics),
             "time": sum(float(m.get("entire_frame_compile_time_s") or 0) for m in metrics),
             "ids": ids,
+            "functions": {(names.get(cid[1:].split("/")[0], "?"), cid) for cid in ids},
         }
     return found
 
@@ -85,12 +91,15 @@ def test_summary_json_lists_every_rank_and_the_ids_not_on_every_rank(
         for line in data["ranks"]:
             assert line["compiles"] == logs[line["rank"]]["compiles"]
             assert line["compile_time_s"] == pytest.approx(logs[line["rank"]]["time"], abs=1e-5)
-        everywhere = set.intersection(*(log["ids"] for log in logs.values()))
-        partial = {
-            cid: sorted(r for r, log in logs.items() if cid in log["ids"])
-            for cid in set.union(*(log["ids"] for log in logs.values())) - everywhere
-        }
-        found = {p["id"]: p["ranks"] for p in data["divergence"]["not_on_every_rank"]}
+        # By function where ranks compiled other functions under one id (multi_rank_logs: two
+        # programs, fn and kernel both [0/0]; format 1.33): a compile is (function, id) there.
+        key = "functions" if data["divergence"]["frames"] else "ids"
+        everywhere = set.intersection(*(log[key] for log in logs.values()))
+        partial = sorted(
+            (str(k[1] if key == "functions" else k), sorted(r for r, log in logs.items() if k in log[key]))
+            for k in set.union(*(log[key] for log in logs.values())) - everywhere
+        )
+        found = sorted((p["id"].split(" ")[0], p["ranks"]) for p in data["divergence"]["not_on_every_rank"])
         assert found == partial and partial
         assert data["divergence"]["diverges"] is True
     # ranks.json, written by the parse, says what the summary says.
@@ -102,7 +111,8 @@ def test_summary_json_lists_every_rank_and_the_ids_not_on_every_rank(
 def test_summary_text_puts_every_rank_and_the_divergence_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """ranks_diverge_4: rank 3 compiled [7/0], which no other rank did; said before the details."""
+    """ranks_diverge_4: rank 3 compiled [7/0], which no other rank did; said before the details,
+    with its function (ranks that compiled other functions are said by function)."""
     capsys.readouterr()
     assert cli(["summary", str(CORPUS / "ranks_diverge_4"), "--width", "100"]) == 0
     text = capsys.readouterr().out
@@ -110,8 +120,8 @@ def test_summary_text_puts_every_rank_and_the_divergence_first(
     assert "Details of rank 0" in text
     for rank in range(4):
         assert re.search(rf"│{rank}\s+│", head), rank
-    assert "rank 3: 1 compile no other rank has ([7/0])" in head
-    assert "ranks 0, 1, 2: lack 1 compile other ranks have ([7/0])" in head
+    assert "rank 3: 1 compile no other rank has ([7/0] <lambda> (_ranks.py:85))" in head
+    assert "ranks 0, 1, 2: lack 1 compile other ranks have ([7/0] <lambda> (_ranks.py:85) on rank 3)" in head
 
 
 def test_divergence_sentence_says_why_a_rank_recompiled(capsys: pytest.CaptureFixture[str]) -> None:
@@ -148,7 +158,7 @@ def test_parsing_a_job_says_how_its_ranks_diverge(tmp_path: Path, capsys: pytest
     capsys.readouterr()
     assert cli([str(CORPUS / "ranks_diverge_4"), "-o", str(tmp_path / "a"), "--no-browser"]) == 0
     out = capsys.readouterr().out
-    assert "Ranks diverge:\n  rank 3: 1 compile no other rank has ([7/0])\n" in out
+    assert "Ranks diverge:\n  rank 3: 1 compile no other rank has ([7/0] <lambda> (_ranks.py:85))\n" in out
     assert f"Every rank at a glance: tlscope summary {tmp_path / 'a'}" in out
     assert cli([str(CORPUS / "ranks_same_2"), "-o", str(tmp_path / "b"), "--no-browser"]) == 0
     assert "Every rank compiled the same compile ids." in capsys.readouterr().out

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 from helpers import parse_job
 
 from tlscope.analyse.ranks.divergence import RankLine, RankOverview, divergence
@@ -69,13 +70,21 @@ def test_a_function_one_rank_compiled_alone_is_named(tmp_path: Path) -> None:
     page = (out / "index.html").read_text()
     start = page.index('<ul id="rank-frames">')
     assert f"<li>{html.escape(SHIFTED)}</li>" in page[start : page.index("</ul>", start)]
-    # The matrix's rows are compile ids: those that name another function on rank 0 say so.
-    marked = re.findall(
-        r'<td>(\[\d+/\d+\])[^<]*(?:<span class="[a-z-]+">[^<]*</span> )*<span class="other-function">'
-        r"\(another function on rank 0\)</span>",
-        page,
-    )
-    assert marked == ["[1/0]", "[2/0]", "[3/0]"]
+    # The matrix's rows are functions: rank 0's block and head in the others' [1/0] and [2/0] (its
+    # own ids said in its cells), its log_stats a row of its own; no row [3/0].
+    rows = re.findall(r"<tr(?: class=\"odd\")?><td>([^<]*)(.*?)</tr>", page[page.index('id="compile-id-matrix"') :])
+    labels = [label.strip() for label, _ in rows]
+    assert labels == ["[0/0]", "[1/0]", f"[1/0] log_stats ({SCRIPT}:24)", "[2/0]"]
+    own = [re.findall(r'<span class="own-id">\(its (\[[^<]*\])\)</span>', cells) for _, cells in rows]
+    assert own == [[], ["[2/0]"], [], ["[3/0]"]]
+    assert rows[2][1].count('class="absent"') == 3
+    # What not every rank has is the function rank 0 alone compiled, drawn in its own column,
+    # each row of the matrix saying where its ids are drawn.
+    assert div["not_on_every_rank"] == [{"id": f"[1/0] log_stats ({SCRIPT}:24)", "ranks": [0]}]
+    assert [(r["ranks"], r.get("columns")) for r in div["rows"]] == [
+        ([0], {"[1/0]": f"[1/0] log_stats ({SCRIPT}:24)", "[2/0]": "[1/0]", "[3/0]": "[2/0]"}),
+        ([1, 2, 3], None),
+    ]
     assert f"  {GROUPS[0]}\n" in stdout
 
     summary = subprocess.run(
@@ -167,3 +176,39 @@ def test_ranks_that_number_functions_alike_have_no_frames() -> None:
         "rank 2: 1 compile no other rank has ([1/1])",
         "ranks 0, 1: lack 1 compile other ranks have ([1/1])",
     ]
+
+
+def test_the_matrix_columns_are_functions() -> None:
+    """Where ranks number functions differently, each function is one column of the matrix: the
+    reference ranks' id for it; a function no reference rank compiled keeps its own id, followed
+    by its function when the reference gives that frame to another (every attempt of it alike),
+    and two groups' own functions of one id get a column each (one function on two ranks, one).
+    What is not on every rank is said by those columns, and each row says which of its ids are
+    drawn where."""
+    a, b, c, log, ev = "a (t.py:1)", "b (t.py:5)", "c (t.py:9)", "log (t.py:20)", "ev (t.py:30)"
+    ranks = [
+        _rank(0, [a, log, b, c], {}, {}),
+        _rank(1, [a, b, c], {}, {}),
+        _rank(2, [a, b, c], {}, {}),
+        _rank(3, [a, ev, b], {}, {}),
+        _rank(4, [a, b, c, log], {}, {}),
+    ]
+    ranks[0].compile_ids.append("[1/1]")  # log recompiled on rank 0
+    found = divergence(ranks)
+    rows = {tuple(r.ranks): r.columns or {} for r in found.rows}
+    assert rows == {
+        (0,): {"[1/0]": f"[1/0] {log}", "[1/1]": f"[1/1] {log}", "[2/0]": "[1/0]", "[3/0]": "[2/0]"},
+        (1, 2): {},
+        (3,): {"[1/0]": f"[1/0] {ev}", "[2/0]": "[1/0]"},
+        # log, the same function as rank 0's, in rank 0's column: ranks 0 and 4 compiled it.
+        (4,): {"[3/0]": f"[1/0] {log}"},
+    }
+    assert [(p.id, p.ranks) for p in found.not_on_every_rank] == [
+        (f"[1/0] {ev}", [3]),
+        (f"[1/0] {log}", [0, 4]),
+        (f"[1/1] {log}", [0]),
+        ("[2/0]", [0, 1, 2, 4]),
+    ]
+    # Without another numbering, nothing changes: the columns are the ids.
+    same = divergence([_rank(r, [a, b], {}, {}) for r in range(2)])
+    assert [r.columns for r in same.rows] == [msgspec.UNSET]

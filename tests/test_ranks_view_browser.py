@@ -304,9 +304,21 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     h = hook(page)
     assert h["frames"] == [f["sentence"] for f in divergence["frames"]] != []
     assert page.locator(".rk-frames li").all_text_contents() == h["frames"]
-    # The matrix's columns: [3/0] (rank 0 only), [2/0] (graphs differ), then [1/0], which names
-    # another function on rank 0 (log_stats, the others' block), marked blue above.
-    assert (h["matrix"]["columns"], h["matrix"]["moved"]) == (["[3/0]", "[2/0]", "[1/0]", "[0/0]"], 1)
+    # The matrix's columns are functions (format 1.33): log_stats, which rank 0 alone compiled,
+    # first, in a column of its own (by id, [3/0] was "rank 0 only"); head, whose graphs differ,
+    # in the others' [2/0]; block in their [1/0], which rank 0 draws from its [2/0] (marked blue).
+    log = "[1/0] log_stats (ranks_shifted_4.py:24)"
+    assert divergence["not_on_every_rank"] == [{"id": log, "ranks": [0]}]
+    assert (h["matrix"]["columns"], h["matrix"]["moved"]) == ([log, "[2/0]", "[1/0]", "[0/0]"], 1)
+    assert h["matrix"]["rows"] == [{"ranks": 1, "ids": 4}, {"ranks": 3, "ids": 3}]
+    # Rank 0's cell under [2/0] is its head, [3/0]: said on hover, opened on click.
+    cells = page.locator(".rk-mrow .rk-mcells").first
+    cells.hover(position={"x": 24, "y": 9})
+    assert (
+        page.locator(".rk-mrow")
+        .first.get_attribute("title", timeout=5_000)
+        .startswith("[2/0] on 1 rank(s): 0 (its [3/0]): ok")
+    )
     # "Why is rank 0 slow": its compiles against the median rank's of the same functions (by id,
     # its log_stats [1/0] against their block [1/0], and its head [3/0] against nothing).
     why = h["why"]
@@ -318,11 +330,37 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     links = page.locator(".rk-graphs li").first.locator("a.rk-graph-open")
     assert links.all_text_contents() == ["[3/0] on rank 0", "[2/0] on rank 3"]
     links.first.click()
+    _opens_rank_0s_head(page)
+    # The same from the matrix: rank 0's row, the [2/0] column (the second, 16 px a column).
+    page = open_ranks(browser, site["shifted"])
+    page.locator(".rk-mrow .rk-mcells").first.click(position={"x": 24, "y": 9})
+    _opens_rank_0s_head(page)
+
+
+def _opens_rank_0s_head(page: Any) -> None:
     page.wait_for_url(lambda url: "rank_0/" in unquote(url), timeout=30_000)
     page.wait_for_load_state()
     opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == "[3/0]", timeout=60)
     assert opened["compile"]["id"] == "[3/0]"
     assert page.errors == []
+    page.close()
+
+
+def test_a_picked_ranks_ids_are_marked_by_function(browser: Any, site: dict[str, str]) -> None:
+    """ranks_shifted_4 (format 1.33): the sidebar marks a picked rank's ids not on every rank by
+    their function's column: rank 0's [1/0] (log_stats, which it alone compiled) `only r0`, its
+    [3/0] (head, the others' [2/0]) nothing; rank 1's [1/0] (block) nothing."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(site["shifted"].replace("view=ranks&", ""))
+    wait_hook(page, lambda h: h.get("loaded") is True and "divergent" in h)
+    only = "#cids [data-cid='{}'] .cid-only"
+    page.select_option("#f-rank", "0")
+    wait_hook(page, lambda h: h.get("sidebarRank") == 0)
+    assert page.locator(only.format("[1/0]")).text_content() == "only r0"
+    assert page.locator(only.format("[3/0]")).is_hidden() and page.locator(only.format("[2/0]")).is_hidden()
+    page.select_option("#f-rank", "1")
+    wait_hook(page, lambda h: h.get("sidebarRank") == 1)
+    assert page.locator(only.format("[1/0]")).is_hidden()
     page.close()
 
 

@@ -461,6 +461,13 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+def without_133_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.32 wrote it: 1.33 added ranks.json's `rows[].columns`, written only where
+    ranks number functions differently, and named the groups' and `not_on_every_rank`'s ids by
+    function there (not forgiven); nothing else."""
+    return _minor_back(rel, data, 33)[1]
+
+
 def without_132_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.31 wrote it: 1.32 added two values of compiles.json's `symbols[].why`,
     said where it was null (not forgiven); nothing else."""
@@ -595,6 +602,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_133_additions,
     without_132_additions,
     without_131_additions,
     without_130_additions,

@@ -180,6 +180,29 @@ test("ranks.json's frames are read as written (format 1.31), untrusted parts dro
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.frames, []);
 });
 
+test("ranks.json's rows' columns: a picked rank's id looked up by its function's column (format 1.33)", async () => {
+  const { readDivergence, columnOf } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const log = '[1/0] log_stats (ranks_shifted_4.py:24)';
+  const div = readDivergence({
+    divergence: {
+      not_on_every_rank: [{ id: log, ranks: [0] }],
+      rows: [
+        { ranks: [0, 'x'], collectives: [], sentence: 'rank 0: …', columns: { '[1/0]': log, '[2/0]': '[1/0]', '[3/0]': '[2/0]', '[4/0]': 7 } },
+        { ranks: [1, 2, 3], collectives: [], sentence: 'ranks 1, 2, 3: …' },
+        'junk',
+      ],
+    },
+  });
+  assert.ok(div);
+  assert.deepEqual([...div.columns.keys()], [0]);
+  // Rank 0's [1/0] is log_stats, which rank 0 alone compiled; its [3/0] (head) is every rank's [2/0].
+  assert.deepEqual(div.notOnEveryRank.get(columnOf(div, 0, '[1/0]')), [0]);
+  assert.equal(columnOf(div, 0, '[3/0]'), '[2/0]');
+  assert.equal(div.notOnEveryRank.get(columnOf(div, 1, '[1/0]')), undefined);
+  assert.equal(columnOf(div, 0, '[4/0]'), '[4/0]'); // not a string: dropped
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.columns, new Map());
+});
+
 test('readExports: compiles.json exports as written (format 1.18, dynamo_error 1.19), malformed items dropped', async () => {
   const { readExports } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const where = { file: '/w/model.py', line: 22, name: 'forward', code: 'if k > 2:' };

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, frame_of
+from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, column_key, frame_of
 from tlscope.analyse.ranks.graph_divergence import (
     GRAPH_DIFF,
     GraphFold,
@@ -107,7 +107,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
 
 
 class PartialId(msgspec.Struct, kw_only=True):
-    """A compile id that not every rank has, and the ranks that have it."""
+    """A compile id that not every rank has, and the ranks that have it. When ranks number
+    functions differently (`Divergence.frames`), a function not every rank compiled, under its
+    column of the matrix (`Numbering.columns`, since 1.33)."""
 
     id: str
     ranks: list[int]
@@ -156,6 +158,9 @@ class MatrixRowGroup(msgspec.Struct, kw_only=True):
     collectives: list[str] = []
     #: The row in one sentence: its group's (`groups[]`), with its ranks, and where its collectives differ.
     sentence: str
+    #: Own compile id -> the matrix column it is drawn in, for the ids these ranks number otherwise
+    #: than the reference ranks (`Numbering.columns`); absent for the rest. Since 1.33.
+    columns: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
 
 
 class Divergence(msgspec.Struct, kw_only=True):
@@ -383,8 +388,16 @@ class _Fold:
         count = len(self.lines)
         having = {cid: sorted(ranks) for cid, ranks in self.having.items()}
         order = sorted(self.first, key=self.first.__getitem__)
-        partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
         at = {cid: n for n, cid in enumerate(order)}
+        shifts = self.frames.shifts()
+        # Ranks that number functions otherwise: the matrix's columns, and what is not on every
+        # rank, are by function (a rank's [3/0] is the others' [2/0]).
+        columns = self.numbering.columns(frozenset(shifts[0].than)) if shifts else None
+        if columns is None:
+            partial = [PartialId(id=cid, ranks=having[cid]) for cid in order if len(having[cid]) < count]
+        else:
+            partial = self._partial(columns, count)
+        renamed = self._renamed(columns) if columns else {}
         named = sorted(self.calls, key=lambda name: at[self.numbering.first(name)[1]])
         calls = [m for m in map(self._mismatch, named) if m is not None]
         found = Divergence(
@@ -393,19 +406,38 @@ class _Fold:
             collectives=calls,
             graphs=self.graphs.mismatches(at, read, self.numbering),
             settings=self.settings.mismatches(configs),
-            frames=self.frames.shifts(),
+            frames=shifts,
         )
         if not found.diverges:
-            found.rows = _rows([(sorted(r for _, ranks in self.keyed.values() for r in ranks), None)], calls)
+            every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
+            found.rows = _rows([(every, None)], calls, renamed)
             return found
-        if any(shift.renumbered for shift in found.frames):
+        if shifts:
             groups = [self._named_group(first, sorted(ranks), at) for first, ranks in self.keyed.values()]
         else:
             groups = [_group(first, sorted(ranks), having, order) for first, ranks in self.keyed.values()]
         # The groups with compiles of their own first (what the reader is looking for), then the rest.
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
         found.groups = groups
-        found.rows = _rows([(g.ranks, g) for g in groups], calls)
+        found.rows = _rows([(g.ranks, g) for g in groups], calls, renamed)
+        return found
+
+    def _partial(self, columns: dict[str, str], count: int) -> list[PartialId]:
+        """The functions (names by `alignment_keys`) not every rank compiled, under their matrix
+        columns, in their columns' order (`column_key`)."""
+        numbering = self.numbering
+        names = [name for name in numbering.ids if len(numbering.having(name)) < count]
+        names.sort(key=lambda name: column_key(columns[name]))
+        return [PartialId(id=columns[name], ranks=sorted(numbering.having(name))) for name in names]
+
+    def _renamed(self, columns: dict[str, str]) -> dict[int, dict[str, str]]:
+        """Rank -> its compile ids drawn under another column (own id -> column), for the ranks
+        with any; one dict shared by the ranks of one naming."""
+        found: dict[int, dict[str, str]] = {}
+        for names, ranks in self.numbering.namings():
+            moved = {cid: columns[name] for cid, name in names.items() if columns[name] != cid}
+            if moved:
+                found.update(dict.fromkeys(ranks, moved))
         return found
 
     def _named_group(self, first: RankOverview, ranks: list[int], at: dict[str, int]) -> RankGroup:
@@ -447,26 +479,36 @@ class _Fold:
         return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=sentence)
 
 
-def _rows(groups: list[tuple[list[int], RankGroup | None]], calls: list[CollectiveMismatch]) -> list[MatrixRowGroup]:
+def _rows(
+    groups: list[tuple[list[int], RankGroup | None]],
+    calls: list[CollectiveMismatch],
+    renamed: dict[int, dict[str, str]],
+) -> list[MatrixRowGroup]:
     """Each group's ranks split by the collective groups they are in at each mismatching id
-    (`calls`): ranks of one row are in the same collective group at every one of them. A group
-    of None is every rank, when none diverges."""
+    (`calls`), and by the columns their ids are drawn in (`renamed`): ranks of one row are in the
+    same collective group at every one of them and draw each id in the same column. A group of
+    None is every rank, when none diverges."""
     member: list[dict[int, int]] = [
         {rank: at for at, group in enumerate(m.groups) for rank in group.ranks} for m in calls
     ]
     rows: list[MatrixRowGroup] = []
     for ranks, group in groups:
-        split: dict[tuple[int, ...], list[int]] = {}
+        split: dict[tuple[tuple[int, ...], tuple[tuple[str, str], ...]], list[int]] = {}
         for rank in ranks:
-            split.setdefault(tuple(where.get(rank, -1) for where in member), []).append(rank)
-        mine = [_row(key, row, group, calls) for key, row in split.items()]
+            key = (tuple(where.get(rank, -1) for where in member), tuple(renamed.get(rank, {}).items()))
+            split.setdefault(key, []).append(rank)
+        mine = [_row(key[0], row, group, calls, dict(key[1])) for key, row in split.items()]
         mine.sort(key=lambda r: (not r.collectives, r.ranks[0]))
         rows.extend(mine)
     return rows
 
 
 def _row(
-    key: tuple[int, ...], ranks: list[int], group: RankGroup | None, calls: list[CollectiveMismatch]
+    key: tuple[int, ...],
+    ranks: list[int],
+    group: RankGroup | None,
+    calls: list[CollectiveMismatch],
+    columns: dict[str, str],
 ) -> MatrixRowGroup:
     differ = [m for m, at in zip(calls, key, strict=True) if at > 0]
     if group is not None:
@@ -477,7 +519,9 @@ def _row(
         what += f"; calls other collectives at {differ[0].id} than {_who(differ[0].groups[0].ranks)}"
     elif differ:
         what += f"; calls other collectives than the most ranks at {_ids([m.id for m in differ])}"
-    return MatrixRowGroup(ranks=ranks, collectives=[m.id for m in differ], sentence=f"{_who(ranks)}: {what}")
+    sentence = f"{_who(ranks)}: {what}"
+    moved = columns or msgspec.UNSET
+    return MatrixRowGroup(ranks=ranks, collectives=[m.id for m in differ], sentence=sentence, columns=moved)
 
 
 def _group(first: RankOverview, ranks: list[int], having: dict[str, list[int]], order: list[str]) -> RankGroup:

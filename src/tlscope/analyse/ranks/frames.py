@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import re
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import msgspec
 
@@ -67,22 +67,14 @@ def frame_of(cid: str) -> int | None:
     return int(matched[1]) if matched else None
 
 
-def other_functions(shifts: Iterable[FrameShift], ids: Iterable[str]) -> dict[str, list[int]]:
-    """Compile id -> the ranks on which it names another function than on the reference ranks
-    (a function the reference did not compile, or one it numbers otherwise), for the ids of `ids`
-    that do on some rank: what the job's matrix marks, its rows being compile ids."""
-    moved: dict[int, list[int]] = {}
-    for shift in shifts:
-        own = {frame_of(ref.id) for ref in shift.extra} | {pair[0] for pair in shift.renumbered}
-        for frame in own:
-            if frame is not None:
-                moved.setdefault(frame, []).extend(shift.ranks)
-    found: dict[str, list[int]] = {}
-    for cid in ids:
-        frame = frame_of(cid)
-        if frame is not None and frame in moved:
-            found[cid] = sorted(moved[frame])
-    return found
+def column_key(column: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    """A matrix column's place (natural compile-id order: [0/2] before [0/10], [!1/0/0] after
+    the plain ids), a column named with its function (`Numbering.columns`) after its id's."""
+    cid, _, rest = column.partition(" ")
+    parts: list[tuple[int, int | str]] = []
+    for piece in cid.strip("[]").replace("!", "~/").replace("_", "/").split("/"):
+        parts.append((0, int(piece)) if piece.isdigit() else (1, piece))
+    return tuple(parts), rest
 
 
 def alignment_keys(compile_ids: Iterable[str], frames: Mapping[int, str]) -> dict[str, str]:
@@ -148,6 +140,38 @@ class Numbering:
     def usual(self, name: str) -> str:
         """The compile id the most ranks give `name` (the lowest rank's on a tie)."""
         return min(self.ids[name].items(), key=lambda item: (-len(item[1]), min(item[1])))[0]
+
+    def namings(self) -> Iterator[tuple[Mapping[str, str], array[int]]]:
+        """Each naming kept (`add`), with the ranks that name their ids so."""
+        yield from self._named.values()
+
+    def columns(self, reference: frozenset[int]) -> dict[str, str]:
+        """name -> the column of the job's compile-id matrix that shows it, when ranks number
+        functions differently: the id the reference ranks (`FrameShift.than`) give it, for a
+        function they compiled; else the id the most ranks give it, followed by its function when
+        the reference ranks give that id to another (`[1/0] log_stats (train.py:22)`: rank 0's
+        `[1/0]` is not the others' `[1/0]`)."""
+        found: dict[str, str] = {}
+        for name, ids in self.ids.items():
+            theirs = next((cid for cid, ranks in ids.items() if not reference.isdisjoint(ranks)), None)
+            if theirs is not None:
+                found[name] = theirs
+        taken = set(found.values())
+        # A frame number the reference gives a function -> that function: another function's ids
+        # of that frame are named with their function, every attempt alike ([0/1] of the others'
+        # [0/0] is not a recompile of it).
+        owner = {frame_of(cid): name.rsplit("#", 1)[0] for name, cid in found.items() if name != cid}
+        for name in sorted(set(self.ids) - set(found), key=self.first):
+            cid = self.usual(name)
+            label = name.rsplit("#", 1)[0] if name != cid else f"on {who([self.first(name)[0]])}"
+            frame = frame_of(cid)
+            other = frame in owner and owner[frame] != label and name != cid
+            column = f"{cid} {label}" if other or cid in taken else cid
+            while column in taken:  # two functions of one name, compiled by no reference rank
+                column += "'"
+            found[name] = column
+            taken.add(column)
+        return found
 
     def others(self, name: str) -> str:
         """` ([3/0] on rank 0)`: the ids other than `usual` ranks give `name`; "" when none."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import msgspec
 
 from tlscope.analyse.ranks.compare import OUTSIDE_COMPILE
 from tlscope.analyse.ranks.divergence import RankLine
+from tlscope.analyse.ranks.frames import column_key
 from tlscope.analyse.ranks.rank_summary import CompileInfo, RankSummary
 
 #: A rank is "slow" when its total compile time exceeds the median by this factor.
@@ -89,11 +90,15 @@ def _in_rank_order(ranks: Iterable[RankSummary], numbers: list[int]) -> Iterable
 
 
 class MatrixRow(msgspec.Struct, frozen=True):
+    #: The compile id, or where ranks number functions differently, the column of one function
+    #: (ranks.json's `divergence.rows[].columns`).
     compile_id: str
     #: rank -> its compile of this id, None where the rank did not compile it.
     cells: dict[int, CompileInfo | None]
-    #: True when not every rank compiled it, or statuses differ.
+    #: True when not every rank compiled it, or statuses differ, or a rank numbers it otherwise.
     odd: bool
+    #: rank -> its own compile id of this row, for the ranks that number it otherwise.
+    ids: dict[int, str] = {}
 
 
 #: A compile id a rank has in its compile directory but no compile entry or metrics for.
@@ -108,18 +113,25 @@ class CompileIdMatrix:
     trie shows "missing"). Iterate it for its rows (`MatrixRow`, natural compile-id order), each
     made when reached: the matrix keeps, per compile id, a status number (one byte) and a time
     (eight) per rank, not a CompileInfo per cell (~13,000 cells at 1,000 ranks).
+
+    `renamed` (rank -> own compile id -> row, ranks.json's `divergence.rows[].columns`): where
+    ranks number functions differently, each row is one function, drawn from each rank's own id
+    for it; a rank's other ids keep their rows.
     """
 
-    def __init__(self, ranks: Iterable[RankSummary]) -> None:
+    def __init__(self, ranks: Iterable[RankSummary], renamed: Mapping[int, Mapping[str, str]] | None = None) -> None:
+        self.renamed = renamed or {}
         ids: set[str] = set()
         numbers: list[int] = []
         for r in ranks:
             numbers.append(r.rank)
             if r.parsed:
-                ids.update(c for c in r.compile_ids if c != OUTSIDE_COMPILE)
-                ids.update(r.compiles)
-        self.ids = sorted(ids, key=_cid_key)
+                moved = self.renamed.get(r.rank, {})
+                own = {c for c in r.compile_ids if c != OUTSIDE_COMPILE} | set(r.compiles)
+                ids.update(moved.get(c, c) for c in own)
+        self.ids = sorted(ids, key=column_key)
         self.ranks: list[int] = []
+        self._back: dict[int, dict[str, str]] = {}
         #: Status names; index 0 is "no compile of this id on this rank".
         self._statuses: list[str | None] = [None]
         self._codes: list[bytearray] = [bytearray() for _ in self.ids]
@@ -131,12 +143,23 @@ class CompileIdMatrix:
     def _add(self, r: RankSummary) -> None:
         self.ranks.append(r.rank)
         known = set(r.compile_ids)
-        for i, cid in enumerate(self.ids):
-            info = r.compiles.get(cid)
-            if info is None and cid in known:
+        for i, row in enumerate(self.ids):
+            cid = self._own(r.rank, row)
+            info = None if cid is None else r.compiles.get(cid)
+            if info is None and cid is not None and cid in known:
                 info = _MISSING
             self._codes[i].append(0 if info is None else self._code(info.status))
             self._times[i].append(math.nan if info is None or info.compile_time_s is None else info.compile_time_s)
+
+    def _own(self, rank: int, row: str) -> str | None:
+        """Rank `rank`'s compile id drawn in row `row`; None when it draws that id elsewhere."""
+        moved = self.renamed.get(rank)
+        if not moved:
+            return row
+        back = self._back.get(rank)
+        if back is None:
+            back = self._back[rank] = {column: cid for cid, column in moved.items()}
+        return back.get(row, None if row in moved else row)
 
     def _code(self, status: str) -> int:
         if status not in self._statuses:
@@ -147,9 +170,12 @@ class CompileIdMatrix:
         return bool(self.ids)
 
     def __iter__(self) -> Iterator[MatrixRow]:
-        for i, cid in enumerate(self.ids):
+        for i, row in enumerate(self.ids):
             cells = {rank: self._cell(i, at) for at, rank in enumerate(self.ranks)}
-            yield MatrixRow(compile_id=cid, cells=cells, odd=len(set(self._codes[i])) > 1)
+            # A rank's own id said where the row's label does not start with it.
+            label = row.partition(" ")[0]
+            own = {rank: cid for rank in self.ranks if (cid := self._own(rank, row)) not in (label, None)}
+            yield MatrixRow(compile_id=row, cells=cells, odd=len(set(self._codes[i])) > 1 or bool(own), ids=own)
 
     def _cell(self, row: int, at: int) -> CompileInfo | None:
         status = self._statuses[self._codes[row][at]]
@@ -159,14 +185,8 @@ class CompileIdMatrix:
         return CompileInfo(status=status, compile_time_s=None if math.isnan(seconds) else seconds)
 
 
-def compile_id_matrix(ranks: Iterable[RankSummary]) -> CompileIdMatrix:
+def compile_id_matrix(
+    ranks: Iterable[RankSummary], renamed: Mapping[int, Mapping[str, str]] | None = None
+) -> CompileIdMatrix:
     """The compile-id matrix (`CompileIdMatrix`): iterate it for its rows."""
-    return CompileIdMatrix(ranks)
-
-
-def _cid_key(cid: str) -> tuple[tuple[int, int | str], ...]:
-    """Natural order: [0/2] before [0/10], [!1/0/0] after the plain ids."""
-    parts: list[tuple[int, int | str]] = []
-    for piece in cid.strip("[]").replace("!", "~/").replace("_", "/").split("/"):
-        parts.append((0, int(piece)) if piece.isdigit() else (1, piece))
-    return tuple(parts)
+    return CompileIdMatrix(ranks, renamed)

@@ -15,8 +15,10 @@ import { isObject } from '/lib/tlscope.js';
  */
 
 /**
- * A divergence group of ranks.json (ranks with identical compile id sequences).
- * @typedef {{ ranks: number[], only_here: string[], missing: string[], sentence: string }} RankGroup
+ * A divergence group of ranks.json (ranks with identical compile id sequences), or a row of its
+ * matrix, with the columns its ids are drawn in where they are not their own (`columns`, format
+ * 1.33: where ranks number functions differently, a column is a function; decided in Python).
+ * @typedef {{ ranks: number[], only_here: string[], missing: string[], sentence: string, columns: Map<string, string> }} RankGroup
  */
 
 /**
@@ -114,16 +116,16 @@ export function readRanksFile(json) {
   const listed = Array.isArray(div.groups) ? div.groups.filter(isObject) : [];
   /** @type {RankGroup[]} */
   const groups = listed.map((g) => ({
-    ranks: ints(g.ranks), only_here: strings(g.only_here), missing: strings(g.missing), sentence: typeof g.sentence === 'string' ? g.sentence : '',
+    ranks: ints(g.ranks), only_here: strings(g.only_here), missing: strings(g.missing), sentence: typeof g.sentence === 'string' ? g.sentence : '', columns: new Map(),
   }));
   if (!diverges || !groups.length) {
-    groups.splice(0, groups.length, { ranks: ranks.map((r) => r.rank), only_here: [], missing: [], sentence: 'every rank: the same compile ids' });
+    groups.splice(0, groups.length, { ranks: ranks.map((r) => r.rank), only_here: [], missing: [], sentence: 'every rank: the same compile ids', columns: new Map() });
   }
   const partial = (Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : [])
     .filter(isObject).map((p) => ({ id: typeof p.id === 'string' ? p.id : '', ranks: ints(p.ranks) }));
   // Rows as written (Python split them); a row naming no rank is dropped, and none left means the groups.
   const written = (Array.isArray(div.rows) ? div.rows : []).filter(isObject).map((r) => ({
-    ranks: ints(r.ranks), only_here: [], missing: [], sentence: typeof r.sentence === 'string' ? r.sentence : '',
+    ranks: ints(r.ranks), only_here: [], missing: [], sentence: typeof r.sentence === 'string' ? r.sentence : '', columns: columnsOf(r.columns),
   })).filter((r) => r.ranks.length);
   const collectives = (Array.isArray(div.collectives) ? div.collectives : []).filter(isObject)
     .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
@@ -139,6 +141,18 @@ export function readRanksFile(json) {
     })),
   }] : []));
   return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, partial, stragglers: stragglersOf(json.stragglers) };
+}
+
+/**
+ * A matrix row's `columns` (own compile id -> column, format 1.33), its non-string entries dropped.
+ * @param {unknown} value
+ * @returns {Map<string, string>}
+ */
+function columnsOf(value) {
+  /** @type {Map<string, string>} */
+  const out = new Map();
+  for (const [id, column] of Object.entries(isObject(value) ? value : {})) if (typeof column === 'string') out.set(id, column);
+  return out;
 }
 
 /**
@@ -177,17 +191,17 @@ export function sortRanks(lines, key, descending) {
 /**
  * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
  * then those whose collectives differ between ranks, then those whose graphs differ, then those
- * that name another function on some ranks (`movedIds`, format 1.31),
+ * some rows draw from ids of their own (`renamedColumns`, format 1.33),
  * then every other id of the groups' compile sequences in the order the groups list them.
  * @param {RanksFile} file
- * @param {string[][]} sequences each group's compile ids (from its first rank's compiles.json)
+ * @param {string[][]} sequences each row's columns (its first rank's compile ids, through the row's `columns`)
  * @returns {string[]}
  */
 export function matrixColumns(file, sequences) {
   // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
   const seen = new Set([...file.partial.map((p) => p.id), ...file.collectives.map((c) => c.id), ...file.graphs.map((g) => g.id)]);
   const columns = [...seen];
-  for (const id of movedIds(file.frames, sequences.flat())) {
+  for (const id of renamedColumns(file)) {
     if (!seen.has(id)) {
       seen.add(id);
       columns.push(id);
@@ -216,19 +230,13 @@ export function matrixColumns(file, sequences) {
  */
 
 /**
- * The compile ids of `ids` that name another function on some ranks than on the reference ranks:
- * those of a frame ranks.json's frames (format 1.31, aligned in Python) say some ranks compiled
- * alone or numbered otherwise.
- * @param {FrameGroup[]} frames
- * @param {string[]} ids
+ * The columns some rows draw from compile ids of their own (their `columns`' values, format 1.33):
+ * a function those ranks number otherwise than the reference ranks do, in the rows' order.
+ * @param {RanksFile} file
  * @returns {string[]}
  */
-export function movedIds(frames, ids) {
-  const moved = new Set(frames.flatMap((g) => [...g.extra, ...g.renumbered.keys()]));
-  return ids.filter((id) => {
-    const frame = frameOf(id);
-    return frame !== null && moved.has(frame);
-  });
+export function renamedColumns(file) {
+  return [...new Set(file.rows.flatMap((r) => [...r.columns.values()]))];
 }
 
 /**

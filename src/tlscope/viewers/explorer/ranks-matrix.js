@@ -27,7 +27,7 @@ const STATUS = /** @type {Record<string, string>} */ ({
 /**
  * @typedef {object} MatrixRow
  * @property {RankGroup} group
- * @property {Map<string, CompileEntry>} entries its first rank's compiles.json entries by id
+ * @property {Map<string, CompileEntry>} entries its first rank's compiles.json entries by column (`entriesById`)
  */
 
 /**
@@ -45,12 +45,15 @@ function secondsOf(entry) {
 }
 
 /**
- * compiles.json entries by id, the ones outside any compile left out.
+ * compiles.json entries by the matrix column they are drawn in: their id, or where the row's ranks
+ * number a function otherwise than the reference ranks, the row's column for it (ranks.json's
+ * `rows[].columns`, format 1.33); the ones outside any compile left out.
  * @param {CompileEntry[]} entries
+ * @param {Map<string, string>} [columns]
  * @returns {Map<string, CompileEntry>}
  */
-export function entriesById(entries) {
-  return new Map(entries.filter((e) => e.status !== 'outside').map((e) => [e.id, e]));
+export function entriesById(entries, columns = new Map()) {
+  return new Map(entries.filter((e) => e.status !== 'outside').map((e) => [columns.get(e.id) ?? e.id, e]));
 }
 
 /**
@@ -94,7 +97,7 @@ export class RankMatrix {
     this.calls = 0;
     /** columns after those whose Dynamo graphs differ between ranks (marked teal above; format 1.30) */
     this.graphs = 0;
-    /** columns after those that name another function on some ranks (marked blue above; format 1.31) */
+    /** columns after those that some rows draw from ids of their own (marked blue above; format 1.33) */
     this.moved = 0;
     this.most = 0;
     /** @type {Set<number>} */
@@ -129,8 +132,9 @@ export class RankMatrix {
       this.moveTo(i);
       const shown = this.shown[i];
       const cid = e.target instanceof HTMLCanvasElement ? this.columnAt(e) : null;
-      const entries = this.entriesOf(shown);
-      if (cid && entries && entries.has(cid)) this.options.onOpen(this.rankOf(shown), cid);
+      const entry = cid ? this.entriesOf(shown)?.get(cid) : undefined;
+      // The rank's own id: a column is the reference ranks' id for the function (format 1.33).
+      if (entry) this.options.onOpen(this.rankOf(shown), entry.id);
       else if (shown.rank === null) this.toggle(shown.group);
       else this.options.onPick(shown.rank);
     });
@@ -200,7 +204,7 @@ export class RankMatrix {
    * @param {number} divergent how many of the columns are ids not on every rank
    * @param {number} [calls] how many columns follow them whose collectives differ between ranks (ranks.json's)
    * @param {number} [graphs] how many columns follow those whose Dynamo graphs differ between ranks (ranks.json's)
-   * @param {number} [moved] how many columns follow those that name another function on some ranks (ranks.json's frames)
+   * @param {number} [moved] how many columns follow those that some rows draw from ids of their own (ranks.json's rows' columns)
    */
   set(rows, columns, divergent, calls = 0, graphs = 0, moved = 0) {
     this.rows = rows;
@@ -257,7 +261,7 @@ export class RankMatrix {
     const n = this.rows.length;
     const calls = this.calls ? ` · ${this.calls} whose collectives differ (next)` : '';
     const graphs = this.graphs ? ` · ${this.graphs} whose graphs differ (next)` : '';
-    const moved = this.moved ? ` · ${this.moved} naming another function on some ranks (next)` : '';
+    const moved = this.moved ? ` · ${this.moved} that some ranks number otherwise (next)` : '';
     ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first)${calls}${graphs}${moved} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
   }
 
@@ -307,7 +311,7 @@ export class RankMatrix {
     if (!this.ranks.has(rank)) {
       this.ranks.set(rank, null);
       this.options.load(rank).then((entries) => {
-        this.ranks.set(rank, entriesById(entries));
+        this.ranks.set(rank, entriesById(entries, this.rows[shown.group].group.columns));
         this.redrawSoon();
       });
     }
@@ -400,6 +404,7 @@ export class RankMatrix {
     const who = shown.rank === null ? `${ranks.length} rank(s): ${rankRanges(ranks)}` : `rank ${shown.rank}`;
     if (!entries) return `${cid} on ${who}: reading its compiles.json…`;
     if (!entry) return `${cid}: not compiled by ${who}`;
-    return `${cid} on ${who}: ${entry.status}, ${secondsOf(entry).toFixed(3)} s (rank ${this.rankOf(shown)}) — click to open`;
+    const own = cid.split(' ')[0] === entry.id ? '' : ` (its ${entry.id})`;
+    return `${cid} on ${who}${own}: ${entry.status}, ${secondsOf(entry).toFixed(3)} s (rank ${this.rankOf(shown)}) — click to open`;
   }
 }

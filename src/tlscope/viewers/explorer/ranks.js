@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, movedIds, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, renamedColumns, sortRanks } from './ranks-data.js';
 import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -235,14 +235,15 @@ function sortBy(page, ui, key) {
  * @param {RankMatrix} matrix
  */
 async function drawMatrix(page, matrix) {
-  const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0])) })));
+  const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0]), group.columns) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
   const partial = new Set(page.file.partial.map((p) => p.id));
   const called = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
   // The ids whose graphs differ come next in the columns (matrixColumns), those not already before.
   const graphs = new Set(page.file.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id)));
-  // ... then those that name another function on some ranks (format 1.31), those not before.
-  const moved = new Set(movedIds(page.file.frames, columns).filter((id) => !partial.has(id) && !called.has(id) && !graphs.has(id))).size;
+  // ... then those some rows draw from ids of their own (format 1.33: a function those ranks
+  // number otherwise), those not before.
+  const moved = renamedColumns(page.file).filter((id) => !partial.has(id) && !called.has(id) && !graphs.has(id)).length;
   matrix.set(rows, columns, page.file.partial.length, called.size, graphs.size, moved);
 }
 

@@ -5,7 +5,7 @@
 // elements, not 40,000 (the layout objects of a full list were ~90 MB of the tab at a million
 // events, rebuilt when loading ended). Text goes in with textContent.
 
-import { VirtualList, isObject, ranksText } from '/lib/tlscope.js';
+import { VirtualList, columnOf, isObject, ranksText } from '/lib/tlscope.js';
 
 const ROW_HEIGHT = 22;
 
@@ -86,7 +86,9 @@ export function createSidebar(container, { selected }) {
       label.textContent = index === 0 ? 'all' : id;
       fn.textContent = index === 0 || !side.trace ? '' : functionName(side.trace, id, side.rank);
       fn.title = fn.textContent;
-      const onRanks = side.trace && side.trace.divergence ? side.trace.divergence.notOnEveryRank.get(id) : undefined;
+      // A picked rank's id is looked up by its function's column (format 1.33): its [3/0] may be the others' [2/0].
+      const div = side.trace ? side.trace.divergence : null;
+      const onRanks = div ? div.notOnEveryRank.get(side.rank === null ? id : columnOf(div, side.rank, id)) : undefined;
       only.hidden = !onRanks;
       only.textContent = onRanks ? `only ${onRanks.map((r) => `r${r}`).join(',')}` : '';
       only.title = onRanks ? `Only on ${ranksText(onRanks)}: not every rank compiled ${id}` : '';

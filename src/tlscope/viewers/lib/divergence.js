@@ -39,7 +39,10 @@ import { isObject } from './format.js';
  * @typedef {object} Divergence
  * @property {boolean} diverges
  * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
- * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order
+ * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order;
+ *   where ranks number functions differently (format 1.33), the function's matrix column (`columnOf`)
+ * @property {Map<number, Map<string, string>>} columns rank -> its compile ids drawn under another column
+ *   (ranks.json's `rows[].columns`, format 1.33), for the ranks with any
  * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
  * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
  * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
@@ -87,7 +90,30 @@ export function readDivergence(data) {
     if (!isObject(f) || typeof f.sentence !== 'string') return [];
     return [{ ranks: rankList(f.ranks), sentence: f.sentence }];
   });
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames };
+  /** @type {Map<number, Map<string, string>>} */
+  const columns = new Map();
+  for (const row of Array.isArray(div.rows) ? div.rows : []) {
+    if (!isObject(row) || !isObject(row.columns)) continue;
+    /** @type {Map<string, string>} */
+    const own = new Map();
+    for (const [id, column] of Object.entries(row.columns)) if (typeof column === 'string') own.set(id, column);
+    if (own.size) for (const rank of rankList(row.ranks)) columns.set(rank, own);
+  }
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames, columns };
+}
+
+/**
+ * The matrix column (and `notOnEveryRank` key) of rank `rank`'s compile id `id`: the id itself, or
+ * where the rank numbers the function otherwise than the reference ranks, the column Python gave
+ * it (format 1.33: the reference ranks' id, or the id with its function).
+ * @param {Divergence} div
+ * @param {number} rank
+ * @param {string} id
+ * @returns {string}
+ */
+export function columnOf(div, rank, id) {
+  const own = div.columns.get(rank);
+  return (own && own.get(id)) ?? id;
 }
 
 /**

@@ -12,9 +12,7 @@ from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
-from tlscope.analyse.ranks.frames import other_functions
 from tlscope.analyse.ranks.rank_summary import RankSummary
-from tlscope.analyse.ranks.words import who
 from tlscope.format import layout
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
@@ -69,9 +67,11 @@ def write_landing(
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # ... and those whose Dynamo graphs differ between ranks.
     context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
-    # ... and those that name another function on some ranks (one more function compiled early).
-    shifts = view.divergence.frames if view is not None else []
-    context["other_functions"] = other_functions(shifts, context["matrix"].ids) if shifts else {}
+    # Where ranks number functions differently, a row is one function (ranks.json's columns).
+    rows = view.divergence.rows if view is not None else []
+    renamed = {rank: row.columns for row in rows if isinstance(row.columns, dict) for rank in row.ranks}
+    if renamed:
+        context["matrix"] = table.compile_id_matrix(ranks, renamed)
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -295,6 +295,5 @@ def _template() -> Template:
         "ms": _ms,
         "seconds": _seconds,
         "rank_list": _rank_list,
-        "ranks_said": who,
     }
     return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")

@@ -6,6 +6,16 @@
  */
 export function readDivergence(data: unknown): Divergence | null;
 /**
+ * The matrix column (and `notOnEveryRank` key) of rank `rank`'s compile id `id`: the id itself, or
+ * where the rank numbers the function otherwise than the reference ranks, the column Python gave
+ * it (format 1.33: the reference ranks' id, or the id with its function).
+ * @param {Divergence} div
+ * @param {number} rank
+ * @param {string} id
+ * @returns {string}
+ */
+export function columnOf(div: Divergence, rank: number, id: string): string;
+/**
  * `[3]` -> `rank 3`, `[0, 2]` -> `ranks 0, 2`: the ranks a compile id is on, for its marker.
  * @param {number[]} ranks
  * @returns {string}
@@ -61,9 +71,15 @@ export type Divergence = {
      */
     groups: DivergenceGroup[];
     /**
-     * display compile id -> the ranks that have it, in compile order
+     * display compile id -> the ranks that have it, in compile order;
+     * where ranks number functions differently (format 1.33), the function's matrix column (`columnOf`)
      */
     notOnEveryRank: Map<string, number[]>;
+    /**
+     * rank -> its compile ids drawn under another column
+     * (ranks.json's `rows[].columns`, format 1.33), for the ranks with any
+     */
+    columns: Map<number, Map<string, string>>;
     /**
      * compile ids whose collectives differ between ranks, in compile order
      */
