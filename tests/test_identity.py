@@ -482,3 +482,18 @@ def test_only_the_format_133_version_is_forgiven() -> None:
     moved = identity.without_133_additions("ranks.json", ranks % (33, b'{"columns": {"[2/0]": "[1/0]"}}'))
     assert moved != ranks % (32, b"")
     assert identity.without_133_additions("index.html", ranks % (33, b"")) == ranks % (33, b"")
+
+
+def test_the_format_134_additions_are_forgiven() -> None:
+    """Against a 1.33 base: a compile's `collective_schedules` and a collective mismatch's `kind`
+    `graph` are forgiven; a `schedule` mismatch is not."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,'
+    compiles = head + b'"compiles":[\n{"id":"[0/0]","capture":null%s}\n]}\n'
+    schedules = b',"collective_schedules":[["torch.ops._c10d_functional.all_reduce_.default","wait"],["x"]]'
+    assert identity.without_134_additions("compiles.json", compiles % (34, schedules)) == compiles % (33, b"")
+    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+    ranks += b'  "collectives": [\n    {\n      "at": 0%s\n    }\n  ]\n}\n'
+    graph = identity.without_134_additions("ranks.json", ranks % (34, b',\n      "kind": "graph"'))
+    assert graph == ranks % (33, b"")
+    scheduled = identity.without_134_additions("ranks.json", ranks % (34, b',\n      "kind": "schedule"'))
+    assert scheduled != ranks % (33, b"")

@@ -191,3 +191,75 @@ def test_the_landing_page_claims_no_tensor_meta_match_of_nothing(tmp_path: Path)
     page = (out / "index.html").read_text()
     assert "matching tensor meta signatures" not in page
     assert 'id="tensor-meta-unlogged"' in page and "No rank logged inductor tensor metadata" in page
+
+
+def _schedules_in_log(log: Path) -> list[tuple[int, list[str]]]:
+    """(frame id, ops) of every inductor_collective_schedule artifact of the log, read here."""
+    found: list[tuple[int, list[str]]] = []
+    lines = log.read_text("utf-8").split("\n")
+    for n, line in enumerate(lines):
+        at = line.find("{")
+        envelope = json.loads(line[at:]) if at >= 0 and not line.startswith("\t") else {}
+        if str((envelope.get("artifact") or {}).get("name", "")).startswith("inductor_collective_schedule"):
+            payload = []
+            for tail in lines[n + 1 :]:
+                if not tail.startswith("\t"):
+                    break
+                payload.append(tail[1:])
+            found.append((envelope["frame_id"], json.loads("\n".join(payload))))
+    return found
+
+
+def test_an_inductor_schedule_that_differs_between_ranks_is_said(tlparse_traces: Path, tmp_path: Path) -> None:
+    """tlparse's multi_rank_schedule (format 1.34): every rank compiled the same ids, but Inductor
+    scheduled no reduce_scatter_tensor on rank 1 for [0/0]: ranks 0 and 2 would wait for it for
+    ever. tlparse's landing page said which ranks' whole sequences differ; tlscope says the
+    compile id and the collective, on every face, from each compile's schedules in compiles.json."""
+    job = tlparse_traces / "inputs" / "multi_rank_schedule"
+    out = tmp_path / "out"
+    assert cli([str(job), "-o", str(out), "--no-browser"]) == 0
+    for log in sorted(job.glob("*rank_*.log")):
+        rank = int(re.search(r"rank_(\d+)", log.name)[1])  # type: ignore[index]
+        compiles = json.loads((out / f"rank_{rank}" / "compiles.json").read_text())["compiles"]
+        written = [(int(c["id"][1:].split("/")[0]), s) for c in compiles for s in c.get("collective_schedules", [])]
+        assert written == _schedules_in_log(log) != []
+    divergence = json.loads((out / "ranks.json").read_text())["divergence"]
+    assert divergence["diverges"] is False
+    (mismatch,) = divergence["collectives"]
+    assert (mismatch["id"], mismatch["kind"], mismatch["at"]) == ("[0/0]", "schedule", 2)
+    assert mismatch["groups"] == [
+        {"ranks": [0, 2], "collectives": ["all_reduce_", "all_gather_into_tensor", "reduce_scatter_tensor"]},
+        {"ranks": [1], "collectives": ["all_reduce_", "all_gather_into_tensor"]},
+    ]
+    sentence = (
+        "[0/0]: Inductor scheduled different collectives on different ranks: collective 3 is "
+        "reduce_scatter_tensor on ranks 0, 2, none on rank 1; a collective that differs between ranks "
+        "fails or hangs when it runs"
+    )
+    assert mismatch["sentence"] == sentence
+    assert [(r["ranks"], r["collectives"]) for r in divergence["rows"]] == [([1], ["[0/0]"]), ([0, 2], [])]
+    # The same from the logs folder, folded from each rank's compiles.json (no ranks.json there).
+    assert [m.sentence for m in tlscope.load(job).job_view().divergence.collectives] == [sentence]
+
+
+def test_a_schedule_is_compared_where_the_dynamo_graphs_agree() -> None:
+    """A compile id whose Dynamo graphs' collectives differ is said once, by them; a rank that
+    logged no schedule for an id (an FX graph cache hit logs none) is not compared."""
+    from tlscope.analyse.ranks.divergence import RankLine, RankOverview, divergence
+
+    def rank(n: int, calls: str, scheduled: str | None) -> RankOverview:
+        return RankOverview(
+            line=RankLine(rank=n),
+            compile_ids=["[0/0]"],
+            collectives={"[0/0]": calls},
+            schedules={} if scheduled is None else {"[0/0]": scheduled},
+        )
+
+    agree = [rank(0, "all_reduce", "all_reduce\nall_gather"), rank(1, "all_reduce", None)]
+    assert divergence(agree).collectives == []
+    apart = [rank(0, "all_reduce", "all_reduce\nall_gather"), rank(1, "all_reduce", "all_gather\nall_reduce")]
+    (found,) = divergence(apart).collectives
+    assert (found.kind, found.at, [g.ranks for g in found.groups]) == ("schedule", 0, [[0], [1]])
+    dynamo = [rank(0, "all_reduce f32[4]", "all_reduce"), rank(1, "all_reduce f32[5]", "all_gather")]
+    (found,) = divergence(dynamo).collectives
+    assert found.kind == "graph" and found.sentence.startswith("[0/0]: ranks call different collectives")

@@ -461,6 +461,23 @@ _NO_AOT_INDUCTOR = b',"aot_inductor":[\n]}\n'
 _NO_CAPTURE = b',"capture":null}'
 
 
+#: A compile entry's `collective_schedules` (its last field, written only when logged): op names
+#: hold no quote.
+_SCHEDULES = re.compile(rb',"collective_schedules":\[\[[^\]]*\](?:,\[[^\]]*\])*\]\}')
+#: A collective mismatch's `kind` `graph`, its last field (pretty-printed).
+_COLLECTIVE_KIND = re.compile(rb',\n +"kind": "graph"(?=\n +\})')
+
+
+def without_134_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.33 wrote it: 1.34 added compiles.json's `collective_schedules` where a
+    compile logged one and each collective mismatch's `kind` (last), forgiven when `graph`; a
+    `schedule` mismatch is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 34)
+    if name == "compiles.json":
+        return _SCHEDULES.sub(b"}", data)
+    return _COLLECTIVE_KIND.sub(b"", data) if name == "ranks.json" else data
+
+
 def without_133_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.32 wrote it: 1.33 added ranks.json's `rows[].columns`, written only where
     ranks number functions differently, and named the groups' and `not_on_every_rank`'s ids by
@@ -602,6 +619,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_134_additions,
     without_133_additions,
     without_132_additions,
     without_131_additions,

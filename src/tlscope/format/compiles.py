@@ -394,6 +394,10 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: strict torch.export) whose backend events and metrics torch logged outside any compile id,
     #: read here as this compile's; null for every other compile. Since 1.20.
     capture: str | None = None
+    #: Each collective schedule Inductor logged for this compile (`inductor_collective_schedule`,
+    #: a JSON list of op names, in order: what its compiled code runs), in log order; absent when
+    #: it logged none (msgspec.UNSET: a compile without one is written as before). Since 1.34.
+    collective_schedules: list[list[str]] | msgspec.UnsetType = msgspec.UNSET
 
 
 class DistinctGraphBreak(msgspec.Struct, kw_only=True):

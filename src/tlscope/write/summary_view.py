@@ -87,14 +87,17 @@ def _print_ranks(summary: Summary, console: Console, job: str) -> None:
     console.print(table)
     _print_stragglers(summary, console)
     divergence = summary.divergence
+    mismatches = mismatch_lists(divergence, job) if divergence is not None else []
     if divergence is None or not divergence.diverges:
-        console.print(Text("Ranks agree: every rank compiled the same compile ids.\n"))
+        # "Agree" only when nothing below says otherwise (their collectives may still differ).
+        agree = "Ranks agree: every" if not mismatches else "Every"
+        console.print(Text(f"{agree} rank compiled the same compile ids.\n"))
     else:
         text = Text("Ranks diverge:\n", style="bold yellow")
         for group in divergence.groups:
             text.append("  " + group.sentence + "\n", style="")
         console.print(text)
-    for title, sentences in mismatch_lists(divergence, job) if divergence is not None else []:
+    for title, sentences in mismatches:
         # A collective that differs fails or hangs the job: red; the rest explain.
         text = Text(title + "\n", style="bold red" if title.startswith("Collectives") else "bold yellow")
         for sentence in sentences:

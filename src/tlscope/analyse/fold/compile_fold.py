@@ -346,6 +346,10 @@ class CompileFold:
             acc.graphs.append(self._graph(record, name, raw_line))
         elif name in PROFILE_ARTIFACTS:
             self.dynamic.artifact(record, name, raw_line, acc.cid.display)
+        elif name.startswith(SCHEDULE_ARTIFACT):
+            ops = _schedule(record)
+            if ops:
+                acc.schedules.append(ops)
         elif _CODE_ARTIFACT.search(name):
             acc.code.append(payload_ref(record, name, raw_line))
 
@@ -446,6 +450,23 @@ def json_error(payload: bytes, md5: str | None) -> str:
         if md5 is not None:
             _remember(_JSON_ERRORS, md5, error)
     return error
+
+
+#: The artifact Inductor logs each graph's collectives in, in the order its code runs them.
+SCHEDULE_ARTIFACT = "inductor_collective_schedule"
+_SCHEDULE = msgspec.json.Decoder(list[str])
+
+
+def _schedule(record: Record) -> list[str]:
+    """A collective schedule artifact's op names; [] when its payload is not a JSON list of
+    strings (the JSON check says a payload that is not JSON)."""
+    if record.payload is None:
+        return []
+    try:
+        ops: list[str] = decode(record.payload, _SCHEDULE)
+    except (JsonError, msgspec.ValidationError):
+        return []
+    return ops
 
 
 #: A cache artifact's fields by its payload's MD5, None when it is not the JSON object expected;

@@ -58,6 +58,8 @@ class CompileAcc:
         #: (after torch._dynamo.reset() renumbered compiles) worked, so its status is not `failed`.
         self.recovered = False
         self.graphs: list[Graph] = []
+        #: Inductor's collective schedules (`inductor_collective_schedule`), in log order.
+        self.schedules: list[list[str]] = []
         self.code: list[PayloadRef] = []
         self.guards: PayloadRef | None = None
         self.inputs: dict[str, TensorInput] = {}

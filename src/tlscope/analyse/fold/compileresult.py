@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import msgspec
+
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
@@ -275,6 +277,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         raw_lines=acc.raw_ranges,
         log_lines=acc.log_lines,
         capture=acc.capture,
+        collective_schedules=acc.schedules or msgspec.UNSET,
     )
 
 

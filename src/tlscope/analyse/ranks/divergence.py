@@ -40,6 +40,8 @@ from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
 OUTSIDE = "[-/-]"
+#: A schedule mismatch's words: the Dynamo graphs' collectives agreed (or were not logged).
+SCHEDULED = "Inductor scheduled different collectives on different ranks"
 #: How many recompiles a sentence explains.
 REASONS = 2
 #: Collectives whose tensors must be alike on every rank (one shape and dtype): each rank's input
@@ -96,6 +98,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Compile id -> its Dynamo graphs' structure (analyse/ranks/graph_divergence.py); only ids
     #: with a Dynamo graph whose structure was read.
     graphs: dict[str, GraphPrint] = {}
+    #: Compile id -> the collectives Inductor scheduled for it (`inductor_collective_schedule`, as
+    #: `scheduled_text` says them), one per line; only ids whose schedule the rank logged.
+    schedules: dict[str, str] = {}
     #: `function\nplaceholder` -> how the rank made that graph input dynamic on its own
     #: (`dynamic_inputs`): why a rank's graph has a symbol where another's has a size.
     dynamic: dict[str, str] = {}
@@ -136,7 +141,8 @@ class CollectiveGroup(msgspec.Struct, kw_only=True):
 
 
 class CollectiveMismatch(msgspec.Struct, kw_only=True):
-    """A compile id whose Dynamo graphs call different collectives on different ranks."""
+    """A compile id whose Dynamo graphs call different collectives on different ranks, or (kind
+    `schedule`) whose Inductor schedules run different ones."""
 
     id: str
     #: The ranks grouped by the collectives they call, the largest group first.
@@ -146,6 +152,10 @@ class CollectiveMismatch(msgspec.Struct, kw_only=True):
     #: The mismatch in one sentence, e.g. `[0/0]: ranks call different collectives: collective 1 is
     #: all_reduce f32[8, 16] 'sum' '0' on rank 0, all_reduce f32[9, 16] 'sum' '0' on rank 1; …`.
     sentence: str
+    #: What differs: `graph`, the collectives the Dynamo graphs call; `schedule` (since 1.34), the
+    #: Dynamo graphs agree (or none was compared) but Inductor's schedules (what the compiled code
+    #: runs, in that order) differ, compared among the ranks that logged one.
+    kind: str = "graph"
 
 
 class MatrixRowGroup(msgspec.Struct, kw_only=True):
@@ -211,6 +221,14 @@ def with_job(sentence: str, job: str | None) -> str:
     return sentence if job is None else sentence.replace(GRAPH_DIFF, f"tlscope diff {shlex.quote(job)} --ranks ")
 
 
+def scheduled_text(ops: Iterable[str]) -> str:
+    """An Inductor collective schedule as the ranks' comparison sees it: each collective's op, in
+    order, one per line (`all_gather_into_tensor`); the waits left out (a rank waits for its own
+    collectives: where it waits cannot make another rank hang)."""
+    short = (op.removeprefix("torch.ops.").removeprefix("_c10d_functional.").removesuffix(".default") for op in ops)
+    return "\n".join(op for op in short if op != "wait_tensor")
+
+
 def collective_text(c: Collective) -> str:
     """A collective as the ranks' comparison sees it: name, tensor dtype and sizes (not strides nor
     device: every rank has its own device) and literal arguments, e.g. `all_reduce f32[4] 'sum' '0'`;
@@ -264,6 +282,8 @@ def rank_overview(
         calls = [collective_text(c) for g in entry.graphs if g.kind == "dynamo_output_graph" for c in g.collectives]
         if calls:
             overview.collectives[entry.id] = "\n".join(calls)
+        if entry.collective_schedules:
+            overview.schedules[entry.id] = scheduled_text(op for ops in entry.collective_schedules for op in ops)
         found = _graph_print(entry, digest_of) if digest_of is not None else None
         if found is not None:
             overview.graphs[entry.id] = found
@@ -351,6 +371,8 @@ class _Fold:
         #: A compile id's name by function (`alignment_keys`) -> its collectives (one text per
         #: rank, shared) -> the ranks calling them; and each name's ids on each rank.
         self.calls: dict[str, dict[str, array[int]]] = {}
+        #: The same of Inductor's collective schedules.
+        self.scheduled: dict[str, dict[str, array[int]]] = {}
         self.numbering = Numbering()
         self.graphs = GraphFold()
         self.settings = RankSettingsFold()
@@ -374,6 +396,8 @@ class _Fold:
         self.numbering.add(rank, (key, frames), names)
         for cid, calls in overview.collectives.items():
             self.calls.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
+        for cid, calls in overview.schedules.items():
+            self.scheduled.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
         self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
         known = self.keyed.get(key)
@@ -398,8 +422,7 @@ class _Fold:
         else:
             partial = self._partial(columns, count)
         renamed = self._renamed(columns) if columns else {}
-        named = sorted(self.calls, key=lambda name: at[self.numbering.first(name)[1]])
-        calls = [m for m in map(self._mismatch, named) if m is not None]
+        calls = self._collective_mismatches(at)
         found = Divergence(
             diverges=len(self.keyed) > 1,
             not_on_every_rank=partial,
@@ -457,14 +480,25 @@ class _Fold:
         sentence = _sentence(ranks, said_only, said_missing, why)
         return RankGroup(ranks=ranks, only_here=only, missing=missing, sentence=sentence)
 
-    def _mismatch(self, name: str) -> CollectiveMismatch | None:
+    def _collective_mismatches(self, at: dict[str, int]) -> list[CollectiveMismatch]:
+        """The compile ids whose Dynamo graphs' collectives differ between ranks, and those whose
+        Inductor schedules do where the Dynamo graphs' did not, in compile order."""
+        found = [m for m in map(self._mismatch, self.calls) if m is not None]
+        said = {name for name, _ in found}
+        found += [m for name in self.scheduled if name not in said if (m := self._mismatch(name, "schedule"))]
+        found.sort(key=lambda m: at[self.numbering.first(m[0])[1]])
+        return [mismatch for _, mismatch in found]
+
+    def _mismatch(self, name: str, kind: str = "graph") -> tuple[str, CollectiveMismatch] | None:
         """The ranks of a compile id (named by function: `alignment_keys`) grouped by their
-        collectives (a rank that has the id and calls none is a group too), or None when every
-        rank that has it calls the same. Said under the compile id the most ranks give it."""
-        by_calls = {calls: sorted(ranks) for calls, ranks in self.calls[name].items()}
+        collectives (for a Dynamo graph's, a rank that has the id and calls none is a group too;
+        a schedule is compared among the ranks that logged one: a cache hit logs none), or None
+        when every rank compared calls the same. Said under the compile id the most ranks give it."""
+        source = self.calls if kind == "graph" else self.scheduled
+        by_calls = {calls: sorted(ranks) for calls, ranks in source[name].items()}
         calling = {rank for ranks in by_calls.values() for rank in ranks}
         silent = sorted(rank for rank in self.numbering.having(name) if rank not in calling)
-        if silent:
+        if silent and kind == "graph":
             by_calls[""] = silent
         if len(by_calls) <= 1:
             return None
@@ -475,8 +509,8 @@ class _Fold:
         groups.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
         at = _first_difference([g.collectives for g in groups])
         cid = self.numbering.usual(name)
-        sentence = _collective_sentence(cid + self.numbering.others(name), groups, at)
-        return CollectiveMismatch(id=cid, groups=groups, at=at, sentence=sentence)
+        sentence = _collective_sentence(cid + self.numbering.others(name), groups, at, kind)
+        return name, CollectiveMismatch(id=cid, groups=groups, at=at, sentence=sentence, kind=kind)
 
 
 def _rows(
@@ -563,16 +597,18 @@ def _first_difference(sequences: list[list[str]]) -> int:
     return at
 
 
-def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int) -> str:
+def _collective_sentence(cid: str, groups: list[CollectiveGroup], at: int, kind: str = "graph") -> str:
     """`[0/0]: ranks call different collectives: collective 1 is all_reduce f32[4] 'sum' '0' on
     rank 0, all_reduce f32[5] 'sum' '0' on rank 1; a collective that differs between ranks
-    fails or hangs when it runs`."""
+    fails or hangs when it runs`; of a schedule, `[0/0]: Inductor scheduled different collectives
+    on different ranks: collective 3 is reduce_scatter_tensor on ranks 0, 2, none on rank 1; …`."""
     said = []
     for group in groups[:NAMED]:
         call = group.collectives[at] if at < len(group.collectives) else "none"
         said.append(f"{call} on {_who(group.ranks)}")
     more = f", … ({len(groups) - NAMED} more groups)" if len(groups) > NAMED else ""
+    what = "ranks call different collectives" if kind == "graph" else SCHEDULED
     return (
-        f"{cid}: ranks call different collectives: collective {at + 1} is {', '.join(said)}{more}; "
+        f"{cid}: {what}: collective {at + 1} is {', '.join(said)}{more}; "
         f"a collective that differs between ranks fails or hangs when it runs"
     )

@@ -50,6 +50,7 @@
  * @property {number[][]} [raw_lines]
  * @property {number[]} [log_lines]
  * @property {string | null} [capture]
+ * @property {string[][]} [collective_schedules]
  */
 
 /**

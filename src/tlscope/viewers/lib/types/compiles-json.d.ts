@@ -49,6 +49,7 @@ export type CompileEntry = {
     raw_lines?: number[][] | undefined;
     log_lines?: number[] | undefined;
     capture?: string | null | undefined;
+    collective_schedules?: string[][] | undefined;
 };
 /**
  * A place in user code.
