@@ -497,3 +497,8 @@ def test_the_format_134_additions_are_forgiven() -> None:
     assert graph == ranks % (33, b"")
     scheduled = identity.without_134_additions("ranks.json", ranks % (34, b',\n      "kind": "schedule"'))
     assert scheduled != ranks % (33, b"")
+    summary = b'[\n  {\n    "overview": {\n      "collectives": {}%s\n    }\n  }\n]\n'
+    empty = summary % b',\n      "schedules": {}'
+    assert identity.without_134_additions("multi_rank_summary.json", empty) == summary % b""
+    said = summary % b',\n      "schedules": {\n        "[0/0]": "all_reduce_"\n      }'
+    assert identity.without_134_additions("multi_rank_summary.json", said) != summary % b""

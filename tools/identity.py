@@ -468,10 +468,17 @@ _SCHEDULES = re.compile(rb',"collective_schedules":\[\[[^\]]*\](?:,\[[^\]]*\])*\
 _COLLECTIVE_KIND = re.compile(rb',\n +"kind": "graph"(?=\n +\})')
 
 
+#: A rank overview's `schedules` when empty (multi_rank_summary.json, pretty-printed), its last field.
+_NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
+
+
 def without_134_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.33 wrote it: 1.34 added compiles.json's `collective_schedules` where a
-    compile logged one and each collective mismatch's `kind` (last), forgiven when `graph`; a
-    `schedule` mismatch is new (not forgiven)."""
+    compile logged one, each collective mismatch's `kind` (last), forgiven when `graph`, and each
+    rank overview's `schedules` in multi_rank_summary.json, forgiven when empty; a `schedule`
+    mismatch is new (not forgiven)."""
+    if rel == "multi_rank_summary.json":
+        return _NO_SCHEDULES.sub(b"", data)
     name, data = _minor_back(rel, data, 34)
     if name == "compiles.json":
         return _SCHEDULES.sub(b"}", data)
