@@ -240,6 +240,16 @@ def test_the_trace_folder_of_each_run_is_not_a_difference() -> None:
     assert normalised(a) != normalised(b.replace("x = 1", "x = 2"))
 
 
+def test_an_id_match_guards_address_is_not_a_difference() -> None:
+    """tlparse's multi_rank_schedule (macOS): `___check_obj_id(G['torch'], 4344900688)` on one
+    rank, `…, 4322782208)` on the other: an address, another in every process, too short for the
+    long-number mask; the guarded source is still compared."""
+    a = "| | +- ID_MATCH: ___check_obj_id(G['torch'], 4344900688)\n| +- TYPE_MATCH: ___check_type_id(L['m'].f(1), 71)"
+    b = "| | +- ID_MATCH: ___check_obj_id(G['torch'], 4322782208)\n| +- TYPE_MATCH: ___check_type_id(L['m'].f(1), 93)"
+    assert normalised(a) == normalised(b)
+    assert normalised(a) != normalised(b.replace("G['torch']", "G['np']"))
+
+
 CACHES = CORPUS / "caches"
 
 

@@ -502,3 +502,12 @@ def test_the_format_134_additions_are_forgiven() -> None:
     assert identity.without_134_additions("multi_rank_summary.json", empty) == summary % b""
     said = summary % b',\n      "schedules": {\n        "[0/0]": "all_reduce_"\n      }'
     assert identity.without_134_additions("multi_rank_summary.json", said) != summary % b""
+
+
+def test_a_stragglers_null_why_is_forgiven() -> None:
+    """Against a 1.34 base: a straggler's `why` (1.35) is forgiven when null, not when said."""
+    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+    ranks += b'  "stragglers": {\n    "ranks": [\n      {\n        "ratio": 3.1%s\n      }\n    ]\n  }\n}\n'
+    assert identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": null')) == ranks % (34, b"")
+    said = identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": "most in [0/0]"'))
+    assert said != ranks % (34, b"")

@@ -242,6 +242,22 @@ def test_an_inductor_schedule_that_differs_between_ranks_is_said(tlparse_traces:
     assert [m.sentence for m in tlscope.load(job).job_view().divergence.collectives] == [sentence]
 
 
+def test_diff_of_two_ranks_says_their_scheduled_collectives(
+    tlparse_traces: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """multi_rank_schedule: `diff --ranks 0 1` says the mismatch first, then [0/0]'s own difference,
+    the collectives each rank's Inductor scheduled (their guards differ only by addresses)."""
+    job = tlparse_traces / "inputs" / "multi_rank_schedule"
+    assert cli(["diff", str(job), "--ranks", "0", "1"]) == 1  # they differ
+    out = capsys.readouterr().out
+    differs = out.split("What differs:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert differs[0] == (
+        "  graph_one (test2.py:28) compile 1 attempt 0: collectives_scheduled all_reduce_, all_gather_into_tensor, "
+        "reduce_scatter_tensor -> all_reduce_, all_gather_into_tensor"
+    )
+    assert "guards differ" not in out
+
+
 def test_a_schedule_is_compared_where_the_dynamo_graphs_agree() -> None:
     """A compile id whose Dynamo graphs' collectives differ is said once, by them; a rank that
     logged no schedule for an id (an FX graph cache hit logs none) is not compared."""

@@ -185,6 +185,22 @@ def test_why_is_the_straggler_slow(browser: Any, site: dict[str, str], jobs: dic
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, expected, strict=False))
     assert got[0][1] > 1.0, "the straggler's first phase is seconds slower"
     assert page.locator(".rk-why-t tr").count() == len(got) + 1
+    # ranks.json's sentence (format 1.35), decided in Python, shown above the table: the compile
+    # with the largest excess over the median rank's, recomputed here from the two compiles.json.
+    said = data["stragglers"]["ranks"][0]["why"]
+    assert why["said"] == said and page.locator(".rk-why-s").text_content() == f"Rank {slow} straggles: {said}."
+
+    def seconds(rank: int) -> dict[str, float]:
+        entries = json.loads((out / f"rank_{rank}" / "compiles.json").read_text())["compiles"]
+        records = {e["id"]: [r for r in e["metrics_records"] if r["kind"] == "compilation_metrics"] for e in entries}
+        return {cid: sum(r["time_s"] or 0.0 for r in found) for cid, found in records.items() if found}
+
+    ours, others = seconds(slow), seconds(median)
+    cid = max(ours, key=lambda c: (ours[c] - others.get(c, 0.0), c))
+    assert (
+        said.startswith(f"most in {cid} ")
+        and f": {ours[cid]:.2f} s against rank {median}'s {others[cid]:.2f} s" in said
+    )
     assert page.errors == []
     page.close()
 

@@ -472,6 +472,17 @@ _COLLECTIVE_KIND = re.compile(rb',\n +"kind": "graph"(?=\n +\})')
 _NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
 
 
+#: A straggler's `why` when null, its last field (pretty-printed).
+_NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
+
+
+def without_135_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.34 wrote it: 1.35 added each straggler's `why` in ranks.json (last),
+    forgiven when null; one said is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 35)
+    return _NO_STRAGGLER_WHY.sub(b"", data) if name == "ranks.json" else data
+
+
 def without_134_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.33 wrote it: 1.34 added compiles.json's `collective_schedules` where a
     compile logged one, each collective mismatch's `kind` (last), forgiven when `graph`, and each
@@ -626,6 +637,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_135_additions,
     without_134_additions,
     without_133_additions,
     without_132_additions,

@@ -392,7 +392,12 @@ class Trace:
             settings = settings_digest(trace.first_configs())
             overviews.append(rank_overview(n, trace.compiles, _structures(trace, known), settings, trace.dynamic))
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
-        return job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())
+        found = job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())
+        if found.stragglers is not None and found.stragglers.ranks:
+            from tlscope.analyse.ranks.straggler_why import explain_stragglers
+
+            explain_stragglers(found.stragglers, lambda n: self.rank(n).compiles)
+        return found
 
     @property
     def ranks(self) -> list[RankLine]:

@@ -23,6 +23,7 @@ from tlscope.analyse.cache_key import CacheKeyChange, key_changes
 from tlscope.analyse.config_diff import ConfigDiff
 from tlscope.analyse.excerpt import around, differs_at
 from tlscope.analyse.graph_diff import StageDiff, diff_graph_texts
+from tlscope.analyse.ranks.divergence import scheduled_text
 from tlscope.analyse.time_diff import CompileTimes, compile_times, hit_a_cache
 from tlscope.format.compiles import CompileEntry, ExportCall, PayloadRef
 from tlscope.format.logsize import LogSize
@@ -43,8 +44,14 @@ _VOLATILE = re.compile(
 )
 
 
+#: An object's or a type's address in an ID_MATCH / TYPE_MATCH guard: another in every process,
+#: whatever its width (a 10-digit address on macOS is not `_VOLATILE`'s long number). The
+#: guarded source stays compared.
+_GUARDED_ID = re.compile(r"(___check_(?:obj|type)_id\([^,()]*(?:\([^()]*\)[^,()]*)*, )\d+")
+
+
 def normalised(text: str | None) -> str | None:
-    return None if text is None else _VOLATILE.sub("…", text)
+    return None if text is None else _GUARDED_ID.sub(r"\g<1>…", _VOLATILE.sub("…", text))
 
 
 class Difference(msgspec.Struct, kw_only=True):
@@ -361,6 +368,7 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
                 sorted(f"{c.cache} {c.outcome}" for c in b.cache),
             ),
             *((f"metrics.{m}", _metric(a, m), _metric(b, m)) for m in COMPARED_METRICS),
+            ("collectives_scheduled", *_scheduled(a, b)),
         )
         if x != y
     ]
@@ -370,6 +378,16 @@ def diff_compiles(a: CompileEntry, b: CompileEntry, read_a: PayloadReader, read_
     found += _payloads("guards", [a.guards] if a.guards else [], [b.guards] if b.guards else [], readers, hits)
     found += _payloads("code", a.code, b.code, readers, hits)
     return found
+
+
+def _scheduled(a: CompileEntry, b: CompileEntry) -> tuple[str | None, str | None]:
+    """The collectives Inductor scheduled for each compile (compiles.json's `collective_schedules`,
+    as ranks.json compares them: the waits left out), when both logged one; else (None, None): a
+    compile whose FX graph cache hit logs none, which says nothing of what it runs."""
+    if not (a.collective_schedules and b.collective_schedules):
+        return None, None
+    said = [scheduled_text(op for ops in e.collective_schedules or [] for op in ops) for e in (a, b)]
+    return said[0].replace("\n", ", ") or "none", said[1].replace("\n", ", ") or "none"
 
 
 def why_recompiled(entry: CompileEntry) -> str | None:

@@ -375,15 +375,23 @@ def _tell_divergence(out: Path) -> None:
     import msgspec
 
     from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists
+    from tlscope.analyse.ranks.stragglers import Stragglers, straggler_line, straggler_title
     from tlscope.format.json_boundary import decode
     from tlscope.format.layout import RANKS
 
-    written = msgspec.defstruct("Written", [("divergence", Divergence)])  # ranks.json's one field shown
+    # ranks.json's fields shown
+    written = msgspec.defstruct("Written", [("divergence", Divergence), ("stragglers", Stragglers | None, None)])
     try:
         data = (out / RANKS).read_bytes()
     except FileNotFoundError:
         return
-    found: Divergence = decode(data, msgspec.json.Decoder(written)).divergence
+    read = decode(data, msgspec.json.Decoder(written))
+    found: Divergence = read.divergence
+    slow: Stragglers | None = read.stragglers
+    if slow is not None and slow.ranks:
+        print(straggler_title(slow))
+        for straggler in slow.ranks:
+            print(f"  {straggler_line(straggler)}")
     if found.diverges:
         print("Ranks diverge:")
         for group in found.groups:

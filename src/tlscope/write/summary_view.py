@@ -16,6 +16,7 @@ from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.ranks.divergence import mismatch_lists
+from tlscope.analyse.ranks.stragglers import straggler_line, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell, Vllm
 from tlscope.format.status import severity, status_words
@@ -109,9 +110,9 @@ def _print_stragglers(summary: Summary, console: Console) -> None:
     slow = summary.stragglers
     if slow is None or not slow.ranks:
         return
-    text = Text(f"Stragglers ({slow.rule}; median {slow.median_compile_time_s:.2f} s):\n", style="bold yellow")
+    text = Text(straggler_title(slow) + "\n", style="bold yellow")
     for s in slow.ranks:
-        text.append(f"  rank {s.rank}: {s.compile_time_s:.2f} s, {s.over_median_s:.2f} s over the median\n", style="")
+        text.append(f"  {straggler_line(s)}\n", style="")
     console.print(text)
 
 

@@ -31,6 +31,10 @@ class Straggler(msgspec.Struct, kw_only=True):
     over_median_s: float
     #: Its compile time over the median (null when the median is 0).
     ratio: float | None
+    #: Where its time went beyond the median rank's, in one sentence (analyse/ranks/straggler_why.py):
+    #: the compile that took longest beyond the median rank's compile of the same function, the
+    #: phases that grew most, the caches it missed where that rank hit; null when not said. Since 1.35.
+    why: str | None = None
 
 
 class Stragglers(msgspec.Struct, kw_only=True):
@@ -69,6 +73,17 @@ def find_stragglers(times: Sequence[tuple[int, float]]) -> Stragglers:
         median_rank=median_rank(times),
         ranks=found,
     )
+
+
+def straggler_title(found: Stragglers) -> str:
+    """The heading of the stragglers' lines, with the rule and the median."""
+    return f"Stragglers ({found.rule}; median {found.median_compile_time_s:.2f} s):"
+
+
+def straggler_line(straggler: Straggler) -> str:
+    """`rank 49: 104.04 s, 70.01 s over the median; most in [4/0] forward (…): …` (its `why`)."""
+    said = f"rank {straggler.rank}: {straggler.compile_time_s:.2f} s, {straggler.over_median_s:.2f} s over the median"
+    return said + (f"; {straggler.why}" if straggler.why else "")
 
 
 def median_rank(times: Sequence[tuple[int, float]]) -> int | None:

@@ -23,7 +23,8 @@ import { isObject } from '/lib/tlscope.js';
 
 /**
  * A straggler of ranks.json.
- * @typedef {{ rank: number, compile_time_s: number, over_median_s: number, ratio: number | null }} Straggler
+ * @typedef {{ rank: number, compile_time_s: number, over_median_s: number, ratio: number | null, why: string }} Straggler
+ *   `why`: where its time went beyond the median rank's, in one sentence (format 1.35; "" when not said)
  */
 
 /**
@@ -97,7 +98,7 @@ function stragglersOf(value) {
   const list = Array.isArray(value.ranks) ? value.ranks : [];
   const ranks = list.filter(isObject).map((s) => ({
     rank: num(s.rank), compile_time_s: num(s.compile_time_s), over_median_s: num(s.over_median_s),
-    ratio: typeof s.ratio === 'number' ? s.ratio : null,
+    ratio: typeof s.ratio === 'number' ? s.ratio : null, why: typeof s.why === 'string' ? s.why : '',
   }));
   const medianRank = Number.isInteger(value.median_rank) ? /** @type {number} */ (value.median_rank) : null;
   return { rule: typeof value.rule === 'string' ? value.rule : '', median: num(value.median_compile_time_s), medianRank, ranks };

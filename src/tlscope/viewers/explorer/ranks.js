@@ -212,7 +212,7 @@ function renderRank(page, row, line) {
     line.recompiles, line.failures, line.cache_hits, page.groupOf.get(line.rank) ?? '',
   ];
   row.replaceChildren(...values.map((v, i) => el(document, 'span', i === 7 ? 'rk-g' : 'rk-c', String(v))));
-  if (slow) row.title = `rank ${line.rank} straggles: ${page.file.stragglers ? page.file.stragglers.rule : ''}`;
+  if (slow) row.title = `rank ${line.rank} straggles: ${stragglerWhy(page, line.rank) || (page.file.stragglers ? page.file.stragglers.rule : '')}`;
 }
 
 /**
@@ -276,8 +276,21 @@ async function drawWhy(page, box, rank) {
     for (const c of cells) tr.appendChild(el(document, 'td', '', c));
     table.appendChild(tr);
   }
-  box.replaceChildren(el(document, 'p', 'rk-why-h', title), table);
-  setTestHook({ why: { rank, median, rows: rows.slice(0, 40) } });
+  // A straggler's own sentence first (ranks.json's `why`, format 1.35: decided in Python).
+  const said = stragglerWhy(page, rank);
+  box.replaceChildren(...(said ? [el(document, 'p', 'rk-why-s', `Rank ${rank} straggles: ${said}.`)] : []), el(document, 'p', 'rk-why-h', title), table);
+  setTestHook({ why: { rank, median, rows: rows.slice(0, 40), said } });
+}
+
+/**
+ * ranks.json's sentence of where straggler `rank`'s time went ("" for a rank that is none, or unsaid).
+ * @param {RanksPage} page
+ * @param {number} rank
+ * @returns {string}
+ */
+function stragglerWhy(page, rank) {
+  const found = page.file.stragglers ? page.file.stragglers.ranks.find((s) => s.rank === rank) : undefined;
+  return found ? found.why : '';
 }
 
 /**

@@ -13,7 +13,10 @@ from markupsafe import Markup
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
 from tlscope.analyse.ranks.rank_summary import RankSummary
+from tlscope.analyse.ranks.straggler_why import explain_stragglers
+from tlscope.analyse.ranks.stragglers import straggler_line, straggler_title
 from tlscope.format import layout
+from tlscope.format.compiles import CompileEntry
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
 from tlscope.write import templates
 from tlscope.write.explorer_note import EXPLORER_NOTE
@@ -60,9 +63,12 @@ def write_landing(
     overviews = (r.overview for r in ranks if r.parsed and r.overview is not None)
     view = job_view(overviews, _payloads(out), _configs(out)) if facts.overviews else None
     if view is not None:
+        if view.stragglers is not None and view.stragglers.ranks:
+            explain_stragglers(view.stragglers, _compiles(out))
         _write_ranks_json(out, view)
     context = _context(ranks, facts, notes)
     context["divergence"] = view.divergence if view is not None else None
+    context["stragglers"] = view.stragglers if view is not None else None
     # The matrix marks the compile ids whose collectives differ between ranks (ranks.json's).
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # ... and those whose Dynamo graphs differ between ranks.
@@ -94,6 +100,21 @@ def _payloads(out: OutputDir) -> Callable[[str], str | None]:
         try:
             return out.path(name).read_bytes().decode("utf-8", "replace")
         except OSError:
+            return None
+
+    return read
+
+
+def _compiles(out: OutputDir) -> Callable[[int], Sequence[CompileEntry] | None]:
+    """Rank N's compiles.json entries (just written), for the stragglers' `why`; None when unreadable."""
+
+    def read(rank: int) -> Sequence[CompileEntry] | None:
+        from tlscope.format.errors import FormatError
+        from tlscope.format.folder import OutputFolder
+
+        try:
+            return OutputFolder(out.path(layout.rank_dir(rank))).compiles().compiles
+        except (OSError, FormatError):
             return None
 
     return read
@@ -295,5 +316,7 @@ def _template() -> Template:
         "ms": _ms,
         "seconds": _seconds,
         "rank_list": _rank_list,
+        "straggler_title": straggler_title,
+        "straggler_line": straggler_line,
     }
     return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")

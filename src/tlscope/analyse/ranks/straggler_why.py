@@ -1,0 +1,94 @@
+"""Why a straggler is slow, in one sentence: the compile that took it longest beyond the median
+rank's compile of the same function, the phases that grew most, and the caches it missed where
+the median rank hit.
+
+Decided here, once, and written into ranks.json (`stragglers.ranks[].why`), so `tlscope JOB`,
+`summary`, the landing page and the explorer's Ranks view say the same; the explorer's "why is
+rank K slow" table shows the rest, phase by phase. Compiles are matched by function
+(`alignment_keys`: a rank that compiled one more function early numbers every later one higher),
+and a compile's time is its forward compiles' (ranks.json's `compile_time_s` sums the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tlscope.analyse.ranks.frames import alignment_keys, frame_of
+from tlscope.analyse.ranks.graph_divergence import function_label
+from tlscope.analyse.ranks.stragglers import Stragglers
+from tlscope.format.compiles import CompileEntry
+
+#: Phases that wrap the whole compile (their excess is the compile's): not named as where it went.
+WRAPPERS = frozenset({"dynamo", "compile_attempt", "entire_frame_compile"})
+#: Phases a sentence names.
+PHASES = 2
+#: Stragglers explained (each reads two ranks' compiles.json); later ones keep `why` null.
+EXPLAINED = 5
+
+
+def explain_stragglers(found: Stragglers, compiles_of: Callable[[int], Sequence[CompileEntry] | None]) -> None:
+    """Set each straggler's `why` (the first EXPLAINED), reading its and the median rank's compiles
+    with `compiles_of` (None: unreadable, the straggler keeps no `why`)."""
+    median = found.median_rank
+    theirs = compiles_of(median) if median is not None and found.ranks else None
+    if median is None or theirs is None:
+        return
+    for straggler in found.ranks[:EXPLAINED]:
+        mine = compiles_of(straggler.rank)
+        if mine is not None:
+            straggler.why = why_slower(mine, median, theirs)
+
+
+def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[CompileEntry]) -> str | None:
+    """`most in [4/0] forward (_ranks.py:40): 31.20 s against rank 12's 5.10 s, in inductor_compile
+    (+24.80 s), backend_compile (+25.90 s); its fx_graph cache missed where rank 12's hit`; None
+    when no compile of it took longer than the median rank's."""
+    ours, others = _by_function(mine), _by_function(theirs)
+    excess = {key: _seconds(entry) - (_seconds(others[key]) if key in others else 0.0) for key, entry in ours.items()}
+    if not excess or max(excess.values()) <= 0:
+        return None
+    key = max(excess, key=lambda k: (excess[k], k))
+    entry, other = ours[key], others.get(key)
+    said = f"most in {entry.id} {function_label(entry.function)}: {_seconds(entry):.2f} s against "
+    if other is None:
+        return said + f"none on rank {median}, which did not compile it"
+    said += f"rank {median}'s {_seconds(other):.2f} s" + ("" if other.id == entry.id else f" ({other.id})")
+    grew = _phases(entry, other)
+    if grew:
+        said += ", in " + ", ".join(f"{name} (+{seconds:.2f} s)" for name, seconds in grew)
+    hits = {c.cache for c in other.cache if c.outcome == "hit"}
+    missed = sorted({c.cache for c in entry.cache if c.outcome == "miss"} & hits)
+    if missed:
+        said += f"; its {', '.join(missed)} cache{'s' if len(missed) > 1 else ''} missed where rank {median}'s hit"
+    return said
+
+
+def _by_function(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
+    """The compiles (not `[-/-]`) by their names by function (`alignment_keys`)."""
+    kept = [e for e in entries if e.status != "outside"]
+    frames: dict[int, str] = {}
+    for entry in kept:
+        frame = frame_of(entry.id)
+        if frame is not None and frame not in frames:
+            frames[frame] = function_label(entry.function)
+    names = alignment_keys([e.id for e in kept], frames)
+    return {names[e.id]: e for e in kept}
+
+
+def _seconds(entry: CompileEntry) -> float:
+    """Its forward compiles' time (`time_s` of its `compilation_metrics` records), as ranks.json sums."""
+    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "compilation_metrics")
+
+
+def _phases(entry: CompileEntry, other: CompileEntry) -> list[tuple[str, float]]:
+    """The PHASES phases (wrappers left out) that grew most against `other`, by seconds more."""
+    theirs: dict[str, float] = {}
+    for phase in other.phases:
+        theirs[phase.name] = theirs.get(phase.name, 0.0) + phase.seconds
+    mine: dict[str, float] = {}
+    for phase in entry.phases:
+        mine[phase.name] = mine.get(phase.name, 0.0) + phase.seconds
+    grew = [(name, seconds - theirs.get(name, 0.0)) for name, seconds in mine.items() if name not in WRAPPERS]
+    grew = [g for g in grew if g[1] >= 0.005]
+    grew.sort(key=lambda g: (-g[1], g[0]))
+    return grew[:PHASES]

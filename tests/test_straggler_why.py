@@ -1,0 +1,105 @@
+"""Why a straggler is slow (format 1.35): ranks.json's `stragglers.ranks[].why`, decided once in
+Python (analyse/ranks/straggler_why.py) and said by `tlscope JOB`, `summary`, the landing page and
+the explorer's Ranks view (tests/test_ranks_view_browser.py).
+
+The job: corpus ranks_same_4 scaled to 8 ranks by corpus/scale.py with one straggler (its times
+3x), checked against each rank's log read here with a small parser of its own."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS
+
+import tlscope
+from tlscope.analyse.ranks.straggler_why import why_slower
+from tlscope.cli import main as cli
+from tlscope.format.compiles import CacheOutcome, CompileEntry, MetricsRecord, PayloadRef, Phase, SourceLocation
+
+REPO = Path(__file__).resolve().parents[1]
+_ENVELOPE = re.compile(r"^[VIWEC]\d{4} [\d:.]+ +\d+ [^\]]*\] (\{.*)$")
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("stragglers")
+    logs = root / "logs"
+    scale = [str(REPO / "corpus" / "scale.py"), str(CORPUS / "ranks_same_4"), "--ranks", "8", "--stragglers", "1"]
+    subprocess.run([sys.executable, *scale, "--seed", "5", "-o", str(logs)], check=True, capture_output=True)
+    return logs, root / "out"
+
+
+def _times(log: Path) -> dict[str, float]:
+    """Compile id -> its forward compilation_metrics' entire_frame_compile_time_s, summed."""
+    found: dict[str, float] = {}
+    for line in log.read_text("utf-8").split("\n"):
+        matched = _ENVELOPE.match(line)
+        envelope = json.loads(matched[1]) if matched else {}
+        metrics = envelope.get("compilation_metrics")
+        if isinstance(metrics, dict) and envelope.get("frame_id") is not None:
+            cid = f"[{envelope['frame_id']}/{envelope['frame_compile_id']}]"
+            found[cid] = found.get(cid, 0.0) + float(metrics.get("entire_frame_compile_time_s") or 0.0)
+    return found
+
+
+def test_the_straggler_is_said_with_where_its_time_went(
+    job: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs, out = job
+    assert cli([str(logs), "-o", str(out), "--no-browser"]) == 0
+    stdout = capsys.readouterr().out
+    slow = json.loads((out / "ranks.json").read_text())["stragglers"]
+    (straggler,) = slow["ranks"]
+    rank, median = straggler["rank"], slow["median_rank"]
+    by_rank = {int(re.search(r"rank_(\d+)", p.name)[1]): p for p in logs.glob("*.log")}  # type: ignore[index]
+    mine, theirs = _times(by_rank[rank]), _times(by_rank[median])
+    cid = max(mine, key=lambda c: mine[c] - theirs.get(c, 0.0))
+    why = straggler["why"]
+    assert why.startswith(f"most in {cid} ")
+    assert f": {mine[cid]:.2f} s against rank {median}'s {theirs[cid]:.2f} s" in why
+    figures = f"{straggler['compile_time_s']:.2f} s, {straggler['over_median_s']:.2f} s over the median"
+    line = f"  rank {rank}: {figures}; {why}"
+    assert "Stragglers (compile time above 1.25 times the median rank's" in stdout and f"\n{line}\n" in stdout
+    page = (out / "index.html").read_text()
+    escaped = html.escape(line.strip(), quote=False).replace("'", "&#39;")  # as Jinja escapes
+    assert f"<li>{escaped}</li>" in page.split('<ul id="rank-stragglers">', 1)[1]
+    capsys.readouterr()
+    assert cli(["summary", str(out), "--width", "1000"]) == 0
+    assert line in capsys.readouterr().out
+    # Folded from the rank logs, without ranks.json: the same sentence.
+    found = tlscope.load(logs).job_view().stragglers
+    assert found is not None and [s.why for s in found.ranks] == [why]
+
+
+def _entry(cid: str, seconds: float, phases: dict[str, float], caches: dict[str, str]) -> CompileEntry:
+    ref = PayloadRef(kind="artifact", log_line=1)
+    return CompileEntry(
+        id=cid,
+        dir="-_0_0_0",
+        status="ok",
+        frame_compile=cid,
+        function=SourceLocation(file="/w/train.py", line=3, name="step"),
+        phases=[Phase(name=name, seconds=s, count=1) for name, s in phases.items()],
+        cache=[CacheOutcome(cache=c, outcome=o, event=ref) for c, o in caches.items()],
+        metrics_records=[MetricsRecord(kind="compilation_metrics", log_line=1, status="ok", time_s=seconds)],
+    )
+
+
+def test_the_sentence_names_the_phases_that_grew_and_the_caches_it_missed() -> None:
+    mine = [_entry("[0/0]", 9.0, {"dynamo": 9.0, "inductor_compile": 7.5, "build_guards": 0.1}, {"fx_graph": "miss"})]
+    theirs = [_entry("[0/0]", 2.0, {"dynamo": 2.0, "inductor_compile": 0.5, "build_guards": 0.1}, {"fx_graph": "hit"})]
+    assert why_slower(mine, 4, theirs) == (
+        "most in [0/0] step (train.py:3): 9.00 s against rank 4's 2.00 s, in inductor_compile (+7.00 s); "
+        "its fx_graph cache missed where rank 4's hit"
+    )
+    assert (
+        why_slower(mine, 4, [])
+        == "most in [0/0] step (train.py:3): 9.00 s against none on rank 4, which did not compile it"
+    )
+    assert why_slower(theirs, 4, mine) is None  # nothing took it longer
