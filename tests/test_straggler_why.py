@@ -103,3 +103,12 @@ def test_the_sentence_names_the_phases_that_grew_and_the_caches_it_missed() -> N
         == "most in [0/0] step (train.py:3): 9.00 s against none on rank 4, which did not compile it"
     )
     assert why_slower(theirs, 4, mine) is None  # nothing took it longer
+
+
+def test_a_text_lists_ten_stragglers_and_counts_the_rest() -> None:
+    from tlscope.analyse.ranks.stragglers import LISTED, find_stragglers, straggler_lines
+
+    found = find_stragglers([(r, 10.0 if r < 25 else 1.0) for r in range(100)])
+    lines = straggler_lines(found)
+    assert len(found.ranks) == 25 and len(lines) == LISTED + 1
+    assert lines[0] == "rank 0: 10.00 s, 9.00 s over the median" and lines[-1].startswith("… and 15 more")

@@ -375,7 +375,7 @@ def _tell_divergence(out: Path) -> None:
     import msgspec
 
     from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists
-    from tlscope.analyse.ranks.stragglers import Stragglers, straggler_line, straggler_title
+    from tlscope.analyse.ranks.stragglers import Stragglers, straggler_lines, straggler_title
     from tlscope.format.json_boundary import decode
     from tlscope.format.layout import RANKS
 
@@ -390,8 +390,8 @@ def _tell_divergence(out: Path) -> None:
     slow: Stragglers | None = read.stragglers
     if slow is not None and slow.ranks:
         print(straggler_title(slow))
-        for straggler in slow.ranks:
-            print(f"  {straggler_line(straggler)}")
+        for line in straggler_lines(slow):
+            print(f"  {line}")
     if found.diverges:
         print("Ranks diverge:")
         for group in found.groups:

@@ -16,7 +16,7 @@ from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.ranks.divergence import mismatch_lists
-from tlscope.analyse.ranks.stragglers import straggler_line, straggler_title
+from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell, Vllm
 from tlscope.format.status import severity, status_words
@@ -111,8 +111,8 @@ def _print_stragglers(summary: Summary, console: Console) -> None:
     if slow is None or not slow.ranks:
         return
     text = Text(straggler_title(slow) + "\n", style="bold yellow")
-    for s in slow.ranks:
-        text.append(f"  {straggler_line(s)}\n", style="")
+    for line in straggler_lines(slow):
+        text.append(f"  {line}\n", style="")
     console.print(text)
 
 

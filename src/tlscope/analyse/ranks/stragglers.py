@@ -80,6 +80,18 @@ def straggler_title(found: Stragglers) -> str:
     return f"Stragglers ({found.rule}; median {found.median_compile_time_s:.2f} s):"
 
 
+#: Stragglers a text lists (a 1,000-rank job can have hundreds); ranks.json lists them all.
+LISTED = 10
+
+
+def straggler_lines(found: Stragglers) -> list[str]:
+    """The first LISTED stragglers' lines (`straggler_line`), then how many more there are."""
+    lines = [straggler_line(s) for s in found.ranks[:LISTED]]
+    if len(found.ranks) > LISTED:
+        lines.append(f"… and {len(found.ranks) - LISTED} more (ranks.json lists every straggler)")
+    return lines
+
+
 def straggler_line(straggler: Straggler) -> str:
     """`rank 49: 104.04 s, 70.01 s over the median; most in [4/0] forward (…): …` (its `why`)."""
     said = f"rank {straggler.rank}: {straggler.compile_time_s:.2f} s, {straggler.over_median_s:.2f} s over the median"

@@ -14,7 +14,7 @@ from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import JobView, job_view
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.ranks.straggler_why import explain_stragglers
-from tlscope.analyse.ranks.stragglers import straggler_line, straggler_title
+from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.format import layout
 from tlscope.format.compiles import CompileEntry
 from tlscope.format.manifest import FORMAT_MINOR, FORMAT_VERSION
@@ -312,11 +312,11 @@ def prepare_landing() -> None:
 
 @functools.cache
 def _template() -> Template:
-    filters: dict[str, Callable[..., str]] = {
+    filters: dict[str, Callable[..., str | list[str]]] = {
         "ms": _ms,
         "seconds": _seconds,
         "rank_list": _rank_list,
         "straggler_title": straggler_title,
-        "straggler_line": straggler_line,
+        "straggler_lines": straggler_lines,
     }
     return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")
