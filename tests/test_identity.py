@@ -464,24 +464,26 @@ def test_only_the_format_131_additions_are_forgiven() -> None:
     assert identity.without_131_additions("ranks.json", said) != old
 
 
-def test_only_the_format_132_version_is_forgiven() -> None:
-    """Against a 1.31 base: 1.32 added two values of a symbol's `why`, said where it was null:
-    only the version is forgiven."""
-    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"symbols":[{"why":%s}]}\n'
-    assert identity.without_132_additions("compiles.json", compiles % (32, b"null")) == compiles % (31, b"null")
-    said = identity.without_132_additions("compiles.json", compiles % (32, b'"maybe_marked"'))
-    assert said != compiles % (31, b"null")
-    assert identity.without_132_additions("index.html", compiles % (32, b"null")) == compiles % (32, b"null")
+_COMPILES_WHY = b'{"format":"tlscope","format_version":1,"format_minor":%d,"symbols":[{"why":%s}]}\n'
+_RANKS_ROWS = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n  "rows": [%s]\n}\n'
 
 
-def test_only_the_format_133_version_is_forgiven() -> None:
-    """Against a 1.32 base: 1.33's `rows[].columns` is written only where ranks number functions
-    differently, which also says the groups by function: only the version is forgiven."""
-    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n  "rows": [%s]\n}\n'
-    assert identity.without_133_additions("ranks.json", ranks % (33, b"")) == ranks % (32, b"")
-    moved = identity.without_133_additions("ranks.json", ranks % (33, b'{"columns": {"[2/0]": "[1/0]"}}'))
-    assert moved != ranks % (32, b"")
-    assert identity.without_133_additions("index.html", ranks % (33, b"")) == ranks % (33, b"")
+@pytest.mark.parametrize(
+    ("minor", "name", "text", "unsaid", "said"),
+    [
+        # 1.32 added two values of a symbol's `why`, said where it was null.
+        (32, "compiles.json", _COMPILES_WHY, b"null", b'"maybe_marked"'),
+        # 1.33's `rows[].columns` is written only where ranks number functions differently, which
+        # also says the groups by function.
+        (33, "ranks.json", _RANKS_ROWS, b"", b'{"columns": {"[2/0]": "[1/0]"}}'),
+    ],
+)
+def test_only_the_format_version_is_forgiven(minor: int, name: str, text: bytes, unsaid: bytes, said: bytes) -> None:
+    """Against the format before `minor`: only the version is forgiven; what it says is a difference."""
+    without = getattr(identity, f"without_{100 + minor}_additions")
+    assert without(name, text % (minor, unsaid)) == text % (minor - 1, unsaid)
+    assert without(name, text % (minor, said)) != text % (minor - 1, unsaid)
+    assert without("index.html", text % (minor, unsaid)) == text % (minor, unsaid)
 
 
 def test_the_format_134_additions_are_forgiven() -> None:
