@@ -212,3 +212,24 @@ def test_the_matrix_columns_are_functions() -> None:
     # Without another numbering, nothing changes: the columns are the ids.
     same = divergence([_rank(r, [a, b], {}, {}) for r in range(2)])
     assert [r.columns for r in same.rows] == [msgspec.UNSET]
+
+
+def test_the_landing_matrix_draws_each_rank_from_its_own_id() -> None:
+    """Rows are functions: a renumbering rank's compile in the row of the reference's id, its own
+    id said beside it; a function of its own in its named row; the other ranks untouched."""
+    from tlscope.analyse.ranks.rank_summary import CompileInfo, RankSummary
+    from tlscope.analyse.ranks.table import compile_id_matrix
+
+    def rank(n: int, times: list[float]) -> RankSummary:
+        ids = [f"[{f}/0]" for f in range(len(times))]
+        compiles = {c: CompileInfo("ok", t) for c, t in zip(ids, times, strict=True)}
+        return RankSummary(rank=n, compile_ids=ids, compiles=compiles)
+
+    log = "[1/0] log (t.py:20)"
+    renamed = {0: {"[1/0]": log, "[2/0]": "[1/0]"}}
+    rows = {row.compile_id: row for row in compile_id_matrix([rank(0, [1.0, 2.0, 3.0]), rank(1, [1.5, 3.5])], renamed)}
+    assert list(rows) == ["[0/0]", "[1/0]", log]
+    assert {r: c and c.compile_time_s for r, c in rows["[1/0]"].cells.items()} == {0: 3.0, 1: 3.5}
+    assert (rows["[1/0]"].ids, rows["[1/0]"].odd) == ({0: "[2/0]"}, True)
+    assert {r: c and c.compile_time_s for r, c in rows[log].cells.items()} == {0: 2.0, 1: None}
+    assert rows[log].ids == {} and rows["[0/0]"].ids == {} and not rows["[0/0]"].odd

@@ -172,9 +172,10 @@ class CompileIdMatrix:
     def __iter__(self) -> Iterator[MatrixRow]:
         for i, row in enumerate(self.ids):
             cells = {rank: self._cell(i, at) for at, rank in enumerate(self.ranks)}
-            # A rank's own id said where the row's label does not start with it.
+            # A renumbering rank's own id, said where the row's label does not start with it.
             label = row.partition(" ")[0]
-            own = {rank: cid for rank in self.ranks if (cid := self._own(rank, row)) not in (label, None)}
+            renumbering = (rank for rank in self.ranks if rank in self.renamed)
+            own = {rank: cid for rank in renumbering if (cid := self._own(rank, row)) not in (label, None)}
             yield MatrixRow(compile_id=row, cells=cells, odd=len(set(self._codes[i])) > 1 or bool(own), ids=own)
 
     def _cell(self, row: int, at: int) -> CompileInfo | None:

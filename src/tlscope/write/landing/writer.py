@@ -66,18 +66,16 @@ def write_landing(
         if view.stragglers is not None and view.stragglers.ranks:
             explain_stragglers(view.stragglers, _compiles(out))
         _write_ranks_json(out, view)
-    context = _context(ranks, facts, notes)
+    # Where ranks number functions differently, a matrix row is one function (ranks.json's columns).
+    rows = view.divergence.rows if view is not None else []
+    renamed = {rank: row.columns for row in rows if isinstance(row.columns, dict) for rank in row.ranks}
+    context = _context(ranks, facts, notes, renamed)
     context["divergence"] = view.divergence if view is not None else None
     context["stragglers"] = view.stragglers if view is not None else None
     # The matrix marks the compile ids whose collectives differ between ranks (ranks.json's).
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # ... and those whose Dynamo graphs differ between ranks.
     context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
-    # Where ranks number functions differently, a row is one function (ranks.json's columns).
-    rows = view.divergence.rows if view is not None else []
-    renamed = {rank: row.columns for row in rows if isinstance(row.columns, dict) for rank in row.ranks}
-    if renamed:
-        context["matrix"] = table.compile_id_matrix(ranks, renamed)
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -266,7 +264,9 @@ class _ParsedRanks:
         return (r for r in self._ranks if r.parsed)
 
 
-def _context(ranks: Sequence[RankSummary], facts: _Facts, notes: Sequence[str]) -> dict[str, Any]:
+def _context(
+    ranks: Sequence[RankSummary], facts: _Facts, notes: Sequence[str], renamed: dict[int, dict[str, str]]
+) -> dict[str, Any]:
     parsed = _ParsedRanks(ranks)
     cid_groups = compare.compile_id_divergence(parsed)
     cache_groups = compare.cache_divergence(parsed)
@@ -287,7 +287,7 @@ def _context(ranks: Sequence[RankSummary], facts: _Facts, notes: Sequence[str]) 
         "deltas": compare.runtime_deltas(parsed) if has_runtime else [],
         "order": compare.execution_order_summary(parsed),
         "table": table.rank_table(ranks),
-        "matrix": table.compile_id_matrix(ranks),
+        "matrix": table.compile_id_matrix(ranks, renamed),
         "problems": facts.problems,
         "notes": list(notes),
     }
