@@ -545,3 +545,27 @@ def test_an_aot_compile_capture_says_what_captured_it(
     assert c["failure"]["type"] == data["[1/0]"]["failure"]["type"] == "Unsupported"
     assert page.errors == []
     page.close()
+
+
+def test_the_collectives_a_compile_calls_and_inductor_scheduled(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """ranks_diverge_2: the compile whose graph all-reduces shows its Dynamo graph's collectives
+    and (format 1.34) the schedule Inductor logged, as rank 0's compiles.json says them."""
+    mine = entries(folders["ranks"] / "rank_0")
+    cid = next(c for c, e in mine.items() if e.get("collective_schedules"))
+    calls = [
+        " ".join([c["op"], *([c["tensor"]] if c["tensor"] else []), *c["args"]])
+        for g in mine[cid]["graphs"]
+        if g["kind"] == "dynamo_output_graph"
+        for c in g["collectives"]
+    ]
+    page = open_page(browser, site.explorer("ranks"))
+    pick(page, cid)
+    page.click(".cp-rank[data-rank='0']")
+    c = wait_hook(page, lambda h: h["compile"]["rank"] == 0 and h["compile"]["id"] == cid)["compile"]
+    assert (c["collectives"], c["scheduled"]) == (calls, mine[cid]["collective_schedules"]) and calls
+    shown = page.locator(".cp-sec", has_text="Collectives").locator("dd").all_text_contents()
+    assert shown == [", ".join(calls), *(", ".join(ops) for ops in mine[cid]["collective_schedules"])]
+    assert page.errors == []
+    page.close()

@@ -235,3 +235,17 @@ test('readSettings and settingsText: compiles.json settings (format 1.29) as tls
   assert.equal(readSettings({ settings: { groups: [] } }), null);
   assert.equal(readSettings(undefined), null);
 });
+
+test("describeCompile: the collectives a compile's graphs call and Inductor scheduled (formats 1.17, 1.34)", () => {
+  const view = describeCompile({
+    id: '[0/0]',
+    graphs: [
+      { kind: 'dynamo_output_graph', collectives: [{ op: 'all_reduce', tensor: 'f32[8, 16][16, 1]cpu', args: ["'sum'", "'0'", 7] }, { op: 'broadcast', tensor: null, args: [] }] },
+      { kind: 'aot_forward_graph', collectives: [{ op: 'ignored', tensor: null, args: [] }] },
+    ],
+    collective_schedules: [['torch.ops._c10d_functional.all_reduce_.default', 3, 'torch.ops._c10d_functional.wait_tensor.default'], 'junk'],
+  });
+  assert.deepEqual(view.collectives, ["all_reduce f32[8, 16][16, 1]cpu 'sum' '0' 7", 'broadcast']);
+  assert.deepEqual(view.scheduled, [['torch.ops._c10d_functional.all_reduce_.default', 'torch.ops._c10d_functional.wait_tensor.default'], []]);
+  assert.deepEqual([describeCompile({ id: '[0/1]' }).collectives, describeCompile({ id: '[0/1]' }).scheduled], [[], []]);
+});

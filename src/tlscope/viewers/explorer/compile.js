@@ -310,6 +310,21 @@ function cacheSection(doc, cache, refs) {
 }
 
 /**
+ * What its graphs call and what Inductor scheduled (format 1.34): where a job's ranks hang, the
+ * banner says which id and collective differ (ranks.json); this shows the rank's own, as logged.
+ * @param {Document} doc
+ * @param {CompileView} view
+ */
+function collectivesSection(doc, view) {
+  const sec = section(doc, 'Collectives');
+  /** @type {Array<[string, string]>} */
+  const rows = view.collectives.length ? [['traced by Dynamo', view.collectives.join(', ')]] : [];
+  view.scheduled.forEach((ops, n) => rows.push([`scheduled by Inductor${view.scheduled.length > 1 ? ` #${n + 1}` : ''}`, ops.join(', ') || 'none']));
+  sec.appendChild(facts(doc, rows));
+  return sec;
+}
+
+/**
  * The rank whose entry is shown: the one asked for, else the first with the merged status.
  * @param {Trace} trace
  * @param {TraceCompile} merged
@@ -383,6 +398,8 @@ function hookOf(view, rank, source) {
     failure: view.failure ? { type: view.failure.type, reason: view.failure.reason, where: view.failure.where } : null,
     graphBreaks: view.graphBreaks.length,
     cache: view.cache.length,
+    collectives: view.collectives,
+    scheduled: view.scheduled,
     function: view.function,
     durationS: view.durationS,
     capture: view.capture,
@@ -472,6 +489,7 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
   if (view.failure) box.appendChild(failureSection(doc, view.failure, refs));
   if (view.graphBreaks.length) box.appendChild(breaksSection(doc, view.graphBreaks, refs));
   if (view.cache.length) box.appendChild(cacheSection(doc, view.cache, refs));
+  if (view.collectives.length || view.scheduled.length) box.appendChild(collectivesSection(doc, view));
   return { ...hookOf(view, rank, trace.statusSource), symbols: symbols.map((x) => x.symbol), vllm: vllm.map((v) => v.pieces.length) };
 }
 

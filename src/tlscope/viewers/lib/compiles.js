@@ -67,6 +67,10 @@ import { isObject } from './format.js';
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null, time: string | null }>} cache `time`: what a hit saved or a miss's compile took, as logged (`saved 8.81 s`)
+ * @property {string[]} collectives each collective its Dynamo graphs call (compiles.json `graphs[].collectives`,
+ *   format 1.17), as `op tensor args`, in order
+ * @property {string[][]} scheduled each collective schedule Inductor logged for it (`collective_schedules`,
+ *   format 1.34): its op names, as logged, in the order the compiled code runs them
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
@@ -313,6 +317,10 @@ export function describeCompile(entry, merged = {}) {
     failure: describeFailure(e.failure),
     graphBreaks: list(e.graph_breaks).map((b) => ({ reason: text(b.reason) || '', where: frameText(b.user_frame), code: frameCode(b.user_frame), event: payloadRef(b.event) })),
     cache: list(e.cache).map((c) => ({ cache: text(c.cache) || '', outcome: text(c.outcome) || '', reason: text(c.reason), event: payloadRef(c.event), time: cacheTime(c) })),
+    collectives: list(e.graphs).filter((g) => g.kind === 'dynamo_output_graph').flatMap((g) => list(g.collectives))
+      .map((c) => [text(c.op) || '?', text(c.tensor), ...(Array.isArray(c.args) ? c.args : []).flatMap((a) => text(a) ?? [])].filter(Boolean).join(' ')),
+    scheduled: (Array.isArray(e.collective_schedules) ? e.collective_schedules : [])
+      .map((ops) => (Array.isArray(ops) ? ops.flatMap((op) => (typeof op === 'string' ? [op] : [])) : [])),
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
   };

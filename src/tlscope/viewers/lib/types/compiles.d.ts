@@ -197,6 +197,10 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @property {FailureView | null} failure
  * @property {Array<{ reason: string, where: string | null, code: string | null, event: PayloadRefView | null }>} graphBreaks
  * @property {Array<{ cache: string, outcome: string, reason: string | null, event: PayloadRefView | null, time: string | null }>} cache `time`: what a hit saved or a miss's compile took, as logged (`saved 8.81 s`)
+ * @property {string[]} collectives each collective its Dynamo graphs call (compiles.json `graphs[].collectives`,
+ *   format 1.17), as `op tensor args`, in order
+ * @property {string[][]} scheduled each collective schedule Inductor logged for it (`collective_schedules`,
+ *   format 1.34): its op names, as logged, in the order the compiled code runs them
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  */
@@ -418,6 +422,16 @@ export type CompileView = {
         event: PayloadRefView | null;
         time: string | null;
     }>;
+    /**
+     * each collective its Dynamo graphs call (compiles.json `graphs[].collectives`,
+     * format 1.17), as `op tensor args`, in order
+     */
+    collectives: string[];
+    /**
+     * each collective schedule Inductor logged for it (`collective_schedules`,
+     * format 1.34): its op names, as logged, in the order the compiled code runs them
+     */
+    scheduled: string[][];
     /**
      * compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
      */
