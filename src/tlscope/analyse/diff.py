@@ -386,8 +386,8 @@ def _scheduled(a: CompileEntry, b: CompileEntry) -> tuple[str | None, str | None
     compile whose FX graph cache hit logs none, which says nothing of what it runs."""
     if not (a.collective_schedules and b.collective_schedules):
         return None, None
-    said = [scheduled_text(op for ops in e.collective_schedules or [] for op in ops) for e in (a, b)]
-    return said[0].replace("\n", ", ") or "none", said[1].replace("\n", ", ") or "none"
+    said = [scheduled_text(e).replace("\n", ", ") or "none" for e in (a, b)]
+    return said[0], said[1]
 
 
 def why_recompiled(entry: CompileEntry) -> str | None:

@@ -221,12 +221,30 @@ def with_job(sentence: str, job: str | None) -> str:
     return sentence if job is None else sentence.replace(GRAPH_DIFF, f"tlscope diff {shlex.quote(job)} --ranks ")
 
 
-def scheduled_text(ops: Iterable[str]) -> str:
-    """An Inductor collective schedule as the ranks' comparison sees it: each collective's op, in
-    order, one per line (`all_gather_into_tensor`); the waits left out (a rank waits for its own
-    collectives: where it waits cannot make another rank hang)."""
+def scheduled_text(entry: CompileEntry) -> str:
+    """A compile's Inductor collective schedules (compiles.json's `collective_schedules`, in log
+    order) as the ranks' comparison sees them: each collective's op, in order, one per line
+    (`all_gather_into_tensor`); the waits left out (a rank waits for its own collectives: where it
+    waits cannot make another rank hang). "" when it logged none."""
+    ops = (op for ops in entry.collective_schedules or [] for op in ops)
     short = (op.removeprefix("torch.ops.").removeprefix("_c10d_functional.").removesuffix(".default") for op in ops)
     return "\n".join(op for op in short if op != "wait_tensor")
+
+
+def forward_time_s(entry: CompileEntry) -> float:
+    """A compile's time as ranks.json counts it: its forward `compilation_metrics` records' `time_s`."""
+    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "compilation_metrics")
+
+
+def frame_functions(entries: Iterable[CompileEntry]) -> dict[int, str]:
+    """Dynamo frame number -> its compiled function (`function_label` of the frame's first compile):
+    how the ranks' comparisons align one rank's compile ids with another's (analyse/ranks/frames.py)."""
+    found: dict[int, str] = {}
+    for entry in entries:
+        frame = frame_of(entry.id)
+        if frame is not None and frame not in found:
+            found[frame] = function_label(entry.function)
+    return found
 
 
 def collective_text(c: Collective) -> str:
@@ -263,18 +281,15 @@ def rank_overview(
     `settings` its first configs' digest (`settings_digest`; "" or None: not compared) and
     `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own."""
     line = RankLine(rank=rank)
-    overview = RankOverview(line=line, settings=settings or None, dynamic=dynamic_inputs(dynamic))
+    frames = frame_functions(entries)  # `[-/-]`, the outside entry, is no frame
+    overview = RankOverview(line=line, settings=settings or None, dynamic=dynamic_inputs(dynamic), frames=frames)
     for entry in entries:
         if entry.status == "outside":
             continue
         overview.compile_ids.append(entry.id)
         overview.statuses[entry.id] = entry.status
-        frame = frame_of(entry.id)
-        if frame is not None and frame not in overview.frames:
-            overview.frames[frame] = function_label(entry.function)
-        forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
-        line.compiles += len(forward)
-        line.compile_time_s += sum(r.time_s or 0.0 for r in forward)
+        line.compiles += sum(r.kind == "compilation_metrics" for r in entry.metrics_records)
+        line.compile_time_s += forward_time_s(entry)
         line.failures += sum(r.status == "failed" for r in entry.metrics_records)
         line.graph_breaks += len(entry.graph_breaks)
         line.cache_hits += sum(c.outcome == "hit" for c in entry.cache)
@@ -283,7 +298,7 @@ def rank_overview(
         if calls:
             overview.collectives[entry.id] = "\n".join(calls)
         if entry.collective_schedules:
-            overview.schedules[entry.id] = scheduled_text(op for ops in entry.collective_schedules for op in ops)
+            overview.schedules[entry.id] = scheduled_text(entry)
         found = _graph_print(entry, digest_of) if digest_of is not None else None
         if found is not None:
             overview.graphs[entry.id] = found

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tlscope.analyse.ranks.frames import alignment_keys, frame_of
+from tlscope.analyse.ranks.divergence import forward_time_s, frame_functions
+from tlscope.analyse.ranks.frames import alignment_keys
 from tlscope.analyse.ranks.graph_divergence import function_label
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import CompileEntry
@@ -44,15 +45,18 @@ def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[Compi
     (+24.80 s), backend_compile (+25.90 s); its fx_graph cache missed where rank 12's hit`; None
     when no compile of it took longer than the median rank's."""
     ours, others = _by_function(mine), _by_function(theirs)
-    excess = {key: _seconds(entry) - (_seconds(others[key]) if key in others else 0.0) for key, entry in ours.items()}
+    excess = {
+        key: forward_time_s(entry) - (forward_time_s(others[key]) if key in others else 0.0)
+        for key, entry in ours.items()
+    }
     if not excess or max(excess.values()) <= 0:
         return None
     key = max(excess, key=lambda k: (excess[k], k))
     entry, other = ours[key], others.get(key)
-    said = f"most in {entry.id} {function_label(entry.function)}: {_seconds(entry):.2f} s against "
+    said = f"most in {entry.id} {function_label(entry.function)}: {forward_time_s(entry):.2f} s against "
     if other is None:
         return said + f"none on rank {median}, which did not compile it"
-    said += f"rank {median}'s {_seconds(other):.2f} s" + ("" if other.id == entry.id else f" ({other.id})")
+    said += f"rank {median}'s {forward_time_s(other):.2f} s" + ("" if other.id == entry.id else f" ({other.id})")
     grew = _phases(entry, other)
     if grew:
         said += ", in " + ", ".join(f"{name} (+{seconds:.2f} s)" for name, seconds in grew)
@@ -66,29 +70,22 @@ def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[Compi
 def _by_function(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
     """The compiles (not `[-/-]`) by their names by function (`alignment_keys`)."""
     kept = [e for e in entries if e.status != "outside"]
-    frames: dict[int, str] = {}
-    for entry in kept:
-        frame = frame_of(entry.id)
-        if frame is not None and frame not in frames:
-            frames[frame] = function_label(entry.function)
-    names = alignment_keys([e.id for e in kept], frames)
+    names = alignment_keys([e.id for e in kept], frame_functions(kept))
     return {names[e.id]: e for e in kept}
-
-
-def _seconds(entry: CompileEntry) -> float:
-    """Its forward compiles' time (`time_s` of its `compilation_metrics` records), as ranks.json sums."""
-    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "compilation_metrics")
 
 
 def _phases(entry: CompileEntry, other: CompileEntry) -> list[tuple[str, float]]:
     """The PHASES phases (wrappers left out) that grew most against `other`, by seconds more."""
-    theirs: dict[str, float] = {}
-    for phase in other.phases:
-        theirs[phase.name] = theirs.get(phase.name, 0.0) + phase.seconds
-    mine: dict[str, float] = {}
-    for phase in entry.phases:
-        mine[phase.name] = mine.get(phase.name, 0.0) + phase.seconds
+    mine, theirs = _phase_seconds(entry), _phase_seconds(other)
     grew = [(name, seconds - theirs.get(name, 0.0)) for name, seconds in mine.items() if name not in WRAPPERS]
     grew = [g for g in grew if g[1] >= 0.005]
     grew.sort(key=lambda g: (-g[1], g[0]))
     return grew[:PHASES]
+
+
+def _phase_seconds(entry: CompileEntry) -> dict[str, float]:
+    """Seconds by phase name (a phase logged several times summed)."""
+    found: dict[str, float] = {}
+    for phase in entry.phases:
+        found[phase.name] = found.get(phase.name, 0.0) + phase.seconds
+    return found

@@ -4,7 +4,7 @@
 // straggles and the divergence groups come from ranks.json, statuses and phase times from each
 // rank's compiles.json; here they are only arranged for drawing.
 
-import { isObject } from '/lib/tlscope.js';
+import { columnsOf, isObject } from '/lib/tlscope.js';
 
 /** @typedef {import('/lib/tlscope.js').CompileEntry} CompileEntry */
 
@@ -142,18 +142,6 @@ export function readRanksFile(json) {
     })),
   }] : []));
   return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, partial, stragglers: stragglersOf(json.stragglers) };
-}
-
-/**
- * A matrix row's `columns` (own compile id -> column, format 1.33), its non-string entries dropped.
- * @param {unknown} value
- * @returns {Map<string, string>}
- */
-function columnsOf(value) {
-  /** @type {Map<string, string>} */
-  const out = new Map();
-  for (const [id, column] of Object.entries(isObject(value) ? value : {})) if (typeof column === 'string') out.set(id, column);
-  return out;
 }
 
 /**

@@ -93,13 +93,24 @@ export function readDivergence(data) {
   /** @type {Map<number, Map<string, string>>} */
   const columns = new Map();
   for (const row of Array.isArray(div.rows) ? div.rows : []) {
-    if (!isObject(row) || !isObject(row.columns)) continue;
-    /** @type {Map<string, string>} */
-    const own = new Map();
-    for (const [id, column] of Object.entries(row.columns)) if (typeof column === 'string') own.set(id, column);
+    if (!isObject(row)) continue;
+    const own = columnsOf(row.columns);
     if (own.size) for (const rank of rankList(row.ranks)) columns.set(rank, own);
   }
   return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames, columns };
+}
+
+/**
+ * A matrix row's `columns` (ranks.json's `rows[].columns`, format 1.33: own compile id -> the
+ * column it is drawn in), its non-string entries dropped; empty when absent.
+ * @param {unknown} value
+ * @returns {Map<string, string>}
+ */
+export function columnsOf(value) {
+  /** @type {Map<string, string>} */
+  const out = new Map();
+  for (const [id, column] of Object.entries(isObject(value) ? value : {})) if (typeof column === 'string') out.set(id, column);
+  return out;
 }
 
 /**

@@ -6,6 +6,13 @@
  */
 export function readDivergence(data: unknown): Divergence | null;
 /**
+ * A matrix row's `columns` (ranks.json's `rows[].columns`, format 1.33: own compile id -> the
+ * column it is drawn in), its non-string entries dropped; empty when absent.
+ * @param {unknown} value
+ * @returns {Map<string, string>}
+ */
+export function columnsOf(value: unknown): Map<string, string>;
+/**
  * The matrix column (and `notOnEveryRank` key) of rank `rank`'s compile id `id`: the id itself, or
  * where the rank numbers the function otherwise than the reference ranks, the column Python gave
  * it (format 1.33: the reference ranks' id, or the id with its function).
