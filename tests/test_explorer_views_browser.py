@@ -34,6 +34,7 @@ TRACES = {
     "diverge2": "ranks_diverge_2",
     "desync2": "ranks_desync_2",
     "settings2": "ranks_settings_2",
+    "same4": "ranks_same_4",
     "shifted4": "ranks_shifted_4",
     "exports": "export_failures",
     "strict": "export_strict",
@@ -282,6 +283,23 @@ def test_ranks_under_other_settings_are_said_before_their_graphs(
     # The settings come first: they are the cause.
     text = page.locator("#divergence").text_content() or ""
     assert text.index("Settings differ between ranks") < text.index("Graphs differ between ranks")
+    assert page.errors == []
+    page.close()
+
+
+def test_caches_that_answered_differently_are_said_last(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """ranks_same_4 (format 1.36): rank 1's FX graph cache hit twice in [4/0] where the others
+    missed. The banner says ranks.json's caches sentence, as written, and nothing else diverges."""
+    divergence = json.loads((folders["same4"] / "ranks.json").read_text())["divergence"]
+    caches = [c["sentence"] for c in divergence["caches"]]
+    assert len(caches) == 1 and caches[0].startswith("[4/0] forward (_ranks.py:40): caches answered differently")
+    page = open_explorer(browser, site.explorer("same4"))
+    h = wait_hook(page, lambda h: "caches" in h)
+    assert h["caches"] == caches and h["divergence"] == [] and h["graphs"] == [] and h["settings"] == []
+    assert page.locator("#divergence .dv-cache").all_text_contents() == caches
+    assert page.locator("#divergence").is_visible()
     assert page.errors == []
     page.close()
 

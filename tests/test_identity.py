@@ -513,3 +513,12 @@ def test_a_stragglers_null_why_is_forgiven() -> None:
     assert identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": null')) == ranks % (34, b"")
     said = identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": "most in [0/0]"'))
     assert said != ranks % (34, b"")
+
+
+def test_an_empty_caches_divergence_is_forgiven() -> None:
+    """Against a 1.35 base: ranks.json's `divergence.caches` (1.36) is forgiven when empty, not when said."""
+    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+    ranks += b'  "divergence": {\n    "frames": []%s\n  },\n  "stragglers": null\n}\n'
+    assert identity.without_136_additions("ranks.json", ranks % (36, b',\n    "caches": []')) == ranks % (35, b"")
+    said = identity.without_136_additions("ranks.json", ranks % (36, b',\n    "caches": [\n      {}\n    ]'))
+    assert said != ranks % (35, b"")

@@ -48,6 +48,7 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path
         "scaled": (logs64, root / "scaled"),
         "desync": (CORPUS / "ranks_desync_2", root / "desync"),
         "shifted": (CORPUS / "ranks_shifted_4", root / "shifted"),
+        "same": (CORPUS / "ranks_same_4", root / "same"),
     }
     if TLPARSE_TRACES.is_dir():  # tlparse's own 4-rank trace, where the shared traces are
         out["tlparse"] = (TLPARSE_TRACES / "inputs" / "multi_rank_logs", root / "tlparse")
@@ -88,7 +89,7 @@ def ranks_json(out: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("name", ["real", "scaled", "tlparse"])
+@pytest.mark.parametrize("name", ["real", "scaled", "same", "tlparse"])
 def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
     browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]], name: str
 ) -> None:
@@ -115,6 +116,11 @@ def test_the_hooks_say_the_logs_ranks_and_the_timelines_events(
     differ = [g["id"] for g in data["divergence"]["graphs"] if g["id"] not in partial]
     assert h["matrix"]["graphs"] == len(differ) and h["graphs"] == [g["sentence"] for g in data["divergence"]["graphs"]]
     assert h["matrix"]["columns"][len(partial) : len(partial) + len(differ)] == differ
+    # The compiles whose caches answered differently (format 1.36), listed in the header as written
+    # (ranks_same_4: rank 1's FX graph cache hit twice in [4/0], where the others missed).
+    caches = [c["sentence"] for c in data["divergence"]["caches"]]
+    assert h["caches"] == caches == page.locator(".rk-caches li").all_text_contents()
+    assert bool(caches) == (name == "same")
     for row, group in zip(h["matrix"]["rows"], groups, strict=True):
         first = json.loads((out / f"rank_{group['ranks'][0]}" / "compiles.json").read_text())["compiles"]
         assert row["ids"] == sum(e["status"] != "outside" for e in first)

@@ -476,6 +476,17 @@ _NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
 _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 
 
+#: ranks.json's `divergence.caches` when empty, the divergence's last field (pretty-printed).
+_NO_CACHES = re.compile(rb',\n    "caches": \[\]\n  \}')
+
+
+def without_136_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.35 wrote it: 1.36 added ranks.json's `divergence.caches` (last),
+    forgiven when empty; one said is new (not forgiven)."""
+    name, data = _minor_back(rel, data, 36)
+    return _NO_CACHES.sub(b"\n  }", data, count=1) if name == "ranks.json" else data
+
+
 def without_135_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.34 wrote it: 1.35 added each straggler's `why` in ranks.json (last),
     forgiven when null; one said is new (not forgiven)."""
@@ -637,6 +648,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_136_additions,
     without_135_additions,
     without_134_additions,
     without_133_additions,

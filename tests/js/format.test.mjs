@@ -169,6 +169,22 @@ test("ranks.json's graph and settings mismatches are read as written (format 1.3
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.settings, []);
 });
 
+test("ranks.json's cache mismatches are read as written (format 1.36), untrusted parts dropped", async () => {
+  const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const sentence = '[4/0] forward (_ranks.py:40): caches answered differently on different ranks: fx_graph (ranks 0, 2, 3: 6 misses; rank 1: 2 hits and 4 misses); a rank whose cache missed compiled what a hit loads';
+  const div = readDivergence({
+    divergence: {
+      caches: [
+        { id: '[4/0]', groups: [{ ranks: [0, 2, 3], lookups: { fx_graph: { miss: 6 } } }], caches: ['fx_graph', 3], sentence },
+        { id: '[5/0]', sentence: 'no caches named' }, { id: 5, sentence: 'x' }, null, { id: '[6/0]' },
+      ],
+    },
+  });
+  assert.deepEqual(div && div.caches, [{ id: '[4/0]', caches: ['fx_graph'], sentence }, { id: '[5/0]', caches: [], sentence: 'no caches named' }]);
+  // A ranks.json written before format 1.36 compared none.
+  assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.caches, []);
+});
+
 test("ranks.json's frames are read as written (format 1.31), untrusted parts dropped", async () => {
   const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const sentence = 'rank 0 compiled 1 function ranks 1, 2, 3 did not ([1/0] log_stats (ranks_shifted_4.py:22)); …';

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.ranks.cache_divergence import CacheFold, CacheMismatch, cache_text
 from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, column_key, frame_of
 from tlscope.analyse.ranks.graph_divergence import (
     GRAPH_DIFF,
@@ -109,6 +110,8 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Dynamo frame number -> its compiled function (`function_label`): how the ranks' comparison
     #: aligns one rank's compile ids with another's by function (analyse/ranks/frames.py).
     frames: dict[int, str] = {}
+    #: Compile id -> its cache lookups (`cache_text`), for the ids that looked a cache up. Since 1.36.
+    caches: dict[str, str] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -198,6 +201,9 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: The groups of ranks that compiled other functions than the most ranks did, or the same
     #: ones under other compile ids (analyse/ranks/frames.py). Since 1.31.
     frames: list[FrameShift] = []
+    #: The compiles whose cache lookups answered differently on different ranks, in compile
+    #: order (analyse/ranks/cache_divergence.py). Since 1.36.
+    caches: list[CacheMismatch] = []
 
 
 def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple[str, list[str]]]:
@@ -211,6 +217,7 @@ def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple
         ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
         ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
         ("Graphs differ between ranks:", [with_job(m.sentence, job) for m in divergence.graphs]),
+        ("Caches answered differently on different ranks:", [m.sentence for m in divergence.caches]),
     ]
     return [(title, sentences) for title, sentences in lists if sentences]
 
@@ -299,6 +306,8 @@ def rank_overview(
             overview.collectives[entry.id] = "\n".join(calls)
         if entry.collective_schedules:
             overview.schedules[entry.id] = scheduled_text(entry)
+        if entry.cache:
+            overview.caches[entry.id] = cache_text(entry)
         found = _graph_print(entry, digest_of) if digest_of is not None else None
         if found is not None:
             overview.graphs[entry.id] = found
@@ -392,6 +401,7 @@ class _Fold:
         self.graphs = GraphFold()
         self.settings = RankSettingsFold()
         self.frames = FrameFold()
+        self.caches = CacheFold()
         #: (compile ids, frames) -> the ids' names by function (`alignment_keys`).
         self.names: dict[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], dict[str, str]] = {}
 
@@ -415,6 +425,7 @@ class _Fold:
             self.scheduled.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
         self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
+        self.caches.add(rank, overview.caches, names)
         known = self.keyed.get(key)
         if known is None:
             self.keyed[key] = (overview, array("q", [rank]))
@@ -445,6 +456,7 @@ class _Fold:
             graphs=self.graphs.mismatches(at, read, self.numbering),
             settings=self.settings.mismatches(configs),
             frames=shifts,
+            caches=self._cache_mismatches(at),
         )
         if not found.diverges:
             every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
@@ -502,6 +514,18 @@ class _Fold:
         said = {name for name, _ in found}
         found += [m for name in self.scheduled if name not in said if (m := self._mismatch(name, "schedule"))]
         found.sort(key=lambda m: at[self.numbering.first(m[0])[1]])
+        return [mismatch for _, mismatch in found]
+
+    def _cache_mismatches(self, at: dict[str, int]) -> list[CacheMismatch]:
+        """The compiles whose cache lookups differ between ranks, in compile order."""
+        numbering = self.numbering
+
+        def named(name: str) -> tuple[str, str]:
+            cid = numbering.usual(name)
+            return cid, _named(cid, name) + numbering.others(name)
+
+        found = self.caches.mismatches(named)
+        found.sort(key=lambda m: at[numbering.first(m[0])[1]])
         return [mismatch for _, mismatch in found]
 
     def _mismatch(self, name: str, kind: str = "graph") -> tuple[str, CollectiveMismatch] | None:

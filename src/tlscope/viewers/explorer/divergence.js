@@ -30,7 +30,7 @@ function sentenceList(banner, title, item, sentences) {
  * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[], frames: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[], frames: string[], caches: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
@@ -46,15 +46,19 @@ export function drawDivergence(banner, trace) {
   // Ranks that compiled other functions, or numbered them differently (format 1.31): what
   // explains the groups, said just before them.
   const frames = div ? div.frames.map((f) => f.sentence) : [];
+  // Compiles whose caches answered differently on different ranks (format 1.36): why a rank
+  // compiled slower, said last.
+  const caches = div ? div.caches.map((c) => c.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = !sentences.length && !collectives.length && !graphs.length && !settings.length && !frames.length;
+  banner.hidden = ![sentences, collectives, graphs, settings, frames, caches].some((list) => list.length);
   sentenceList(banner, 'Collectives differ between ranks: ', 'dv-collective', collectives);
   sentenceList(banner, 'Settings differ between ranks: ', 'dv-setting', settings);
   sentenceList(banner, 'Graphs differ between ranks: ', 'dv-graph', graphs);
   sentenceList(banner, 'Ranks compiled other functions: ', 'dv-frame', frames);
   sentenceList(banner, 'Ranks diverge: ', 'dv-group', sentences);
+  sentenceList(banner, 'Caches answered differently on different ranks: ', 'dv-cache', caches);
   if (sentences.length) {
     banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings, frames };
+  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings, frames, caches };
 }

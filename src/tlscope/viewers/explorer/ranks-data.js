@@ -41,6 +41,8 @@ import { columnsOf, isObject } from '/lib/tlscope.js';
  *   own compile id (format 1.31)
  * @property {{ ranks: number[], sentence: string }[]} settings ranks.json's groups of ranks under other settings (format 1.30)
  * @property {FrameGroup[]} frames ranks.json's groups of ranks that compiled other functions, or under other ids (format 1.31)
+ * @property {{ id: string, sentence: string }[]} caches ranks.json's compiles whose cache lookups answered differently on
+ *   different ranks (format 1.36)
  *   between ranks, with their sentences (format 1.17)
  * @property {{ id: string, ranks: number[] }[]} partial compile ids not on every rank, in compile order
  * @property {{ rule: string, median: number, medianRank: number | null, ranks: Straggler[] } | null} stragglers
@@ -141,7 +143,9 @@ export function readRanksFile(json) {
       return Array.isArray(p) && pair.length === 2 && p.length === 2 ? [[pair[0], pair[1]]] : [];
     })),
   }] : []));
-  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, partial, stragglers: stragglersOf(json.stragglers) };
+  const caches = (Array.isArray(div.caches) ? div.caches : []).filter(isObject)
+    .flatMap((c) => (typeof c.id === 'string' && typeof c.sentence === 'string' ? [{ id: c.id, sentence: c.sentence }] : []));
+  return { ranks, diverges, groups, rows: written.length ? written : groups, collectives, graphs, settings, frames, caches, partial, stragglers: stragglersOf(json.stragglers) };
 }
 
 /**

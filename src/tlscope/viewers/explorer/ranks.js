@@ -118,6 +118,7 @@ function drawHead(page, head) {
   if (file.graphs.length) parts.push(`graphs differ at ${file.graphs.length} compile id${file.graphs.length === 1 ? '' : 's'}`);
   if (file.settings.length) parts.push('settings differ');
   if (file.frames.length) parts.push('functions differ');
+  if (file.caches.length) parts.push(`caches differ at ${file.caches.length} compile id${file.caches.length === 1 ? '' : 's'}`);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
   if (file.diverges) {
     const list = el(document, 'ul', 'rk-groups');
@@ -126,8 +127,9 @@ function drawHead(page, head) {
   }
   // ranks.json's sentences, as written: the ranks that compiled other functions or numbered them
   // differently (format 1.31: what explains the groups), a desync the compile ids do not show
-  // (format 1.17), the ranks whose first compile ran under other settings (format 1.30).
-  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', file.frames], ['rk-collectives', file.collectives], ['rk-settings', file.settings]])) {
+  // (format 1.17), the ranks whose first compile ran under other settings (format 1.30), the
+  // compiles whose caches answered differently (format 1.36).
+  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', file.frames], ['rk-collectives', file.collectives], ['rk-settings', file.settings], ['rk-caches', file.caches]])) {
     if (!items.length) continue;
     const list = el(document, 'ul', cls);
     for (const item of items) list.appendChild(el(document, 'li', '', item.sentence));
@@ -407,7 +409,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence), frames: file.frames.map((f) => f.sentence) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence), frames: file.frames.map((f) => f.sentence), caches: file.caches.map((c) => c.sentence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();

@@ -35,6 +35,12 @@ import { isObject } from './format.js';
  */
 
 /**
+ * A compile whose cache lookups answered differently on different ranks (the caches that differ
+ * named), said in one sentence (format 1.36).
+ * @typedef {{ id: string, caches: string[], sentence: string }} CacheMismatch
+ */
+
+/**
  * What a view shows of ranks.json's `divergence`.
  * @typedef {object} Divergence
  * @property {boolean} diverges
@@ -47,6 +53,7 @@ import { isObject } from './format.js';
  * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
  * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
  * @property {FrameShift[]} frames groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
+ * @property {CacheMismatch[]} caches compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
  */
 
 /**
@@ -90,6 +97,10 @@ export function readDivergence(data) {
     if (!isObject(f) || typeof f.sentence !== 'string') return [];
     return [{ ranks: rankList(f.ranks), sentence: f.sentence }];
   });
+  const caches = (Array.isArray(div.caches) ? div.caches : []).flatMap((c) => {
+    if (!isObject(c) || typeof c.id !== 'string' || typeof c.sentence !== 'string') return [];
+    return [{ id: c.id, caches: Array.isArray(c.caches) ? c.caches.filter((n) => typeof n === 'string') : [], sentence: c.sentence }];
+  });
   /** @type {Map<number, Map<string, string>>} */
   const columns = new Map();
   for (const row of Array.isArray(div.rows) ? div.rows : []) {
@@ -97,7 +108,7 @@ export function readDivergence(data) {
     const own = columnsOf(row.columns);
     if (own.size) for (const rank of rankList(row.ranks)) columns.set(rank, own);
   }
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames, columns };
+  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames, caches, columns };
 }
 
 /**

@@ -13,6 +13,7 @@ import msgspec
 
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
+from tlscope.analyse.ranks.cache_divergence import CacheMismatch
 from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, with_job
 from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
@@ -191,13 +192,14 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int, job:
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff.
     The collectives that differ come before them (they hang a job), then the functions some ranks
-    compiled alone (what explains the groups), the settings and the graphs after; `job`, the folder
-    the user named, is the one the graphs' diff commands name."""
+    compiled alone (what explains the groups), the settings, the graphs and the caches after; `job`,
+    the folder the user named, is the one the graphs' diff commands name."""
     yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
     yield from _groups(divergence, ranks, total)
     yield from _rank_sets("Ranks compiled other functions:", divergence.frames, ranks)
     yield from _rank_sets("Settings differ between ranks:", divergence.settings, ranks)
     yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks, job)
+    yield from _mismatches("Caches answered differently on different ranks:", divergence.caches, ranks)
 
 
 def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
@@ -231,10 +233,13 @@ def _rank_sets(title: str, groups: Sequence[SettingsMismatch | FrameShift], rank
 
 
 def _mismatches(
-    title: str, mismatches: Sequence[CollectiveMismatch | GraphMismatch], ranks: tuple[int, int], job: str | None = None
+    title: str,
+    mismatches: Sequence[CollectiveMismatch | GraphMismatch | CacheMismatch],
+    ranks: tuple[int, int],
+    job: str | None = None,
 ) -> Iterator[str]:
-    """ranks.json's sentences of the compile ids whose collectives (or graphs) differ between
-    ranks, each marked where the two ranks are in different groups."""
+    """ranks.json's sentences of the compile ids whose collectives (or graphs, or caches' answers)
+    differ between ranks, each marked where the two ranks are in different groups."""
     if mismatches:
         yield title
     for mismatch in mismatches:

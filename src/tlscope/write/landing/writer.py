@@ -76,6 +76,8 @@ def write_landing(
     context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
     # ... and those whose Dynamo graphs differ between ranks.
     context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
+    # ... and those whose cache lookups answered differently.
+    context["cache_ids"] = {m.id for m in view.divergence.caches} if view is not None else set()
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -171,13 +173,14 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
     file has always had it. `stats` is the rank's line (ranks.json's, `RankSummary.line`) under the
     names it had when the page counted its own figures; kept so readers of the file do not break."""
     body: dict[str, Any] = msgspec.to_builtins(rank)
-    # The digests of the rank's graphs and settings, the inputs it made dynamic and its frames'
-    # functions are how ranks.json's `divergence.graphs`, `.settings` and `.frames` were decided,
-    # not facts of the page: a thousand ranks' worth of them would be noise in this file.
+    # The digests of the rank's graphs and settings, the inputs it made dynamic, its frames'
+    # functions and its cache lookups are how ranks.json's `divergence.graphs`, `.settings`,
+    # `.frames` and `.caches` were decided, not facts of the page: a thousand ranks' worth of them
+    # would be noise in this file.
     body.pop("settings", None)
     overview = body.get("overview")
     if isinstance(overview, dict):
-        for internal in ("graphs", "settings", "dynamic", "frames"):
+        for internal in ("graphs", "settings", "dynamic", "frames", "caches"):
             overview.pop(internal, None)
     line = rank.line
     stats = {

@@ -69,6 +69,15 @@ export type FrameShift = {
     sentence: string;
 };
 /**
+ * A compile whose cache lookups answered differently on different ranks (the caches that differ
+ * named), said in one sentence (format 1.36).
+ */
+export type CacheMismatch = {
+    id: string;
+    caches: string[];
+    sentence: string;
+};
+/**
  * What a view shows of ranks.json's `divergence`.
  */
 export type Divergence = {
@@ -103,4 +112,8 @@ export type Divergence = {
      * groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
      */
     frames: FrameShift[];
+    /**
+     * compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
+     */
+    caches: CacheMismatch[];
 };
