@@ -476,6 +476,8 @@ _RANKS_ROWS = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_min
         # 1.33's `rows[].columns` is written only where ranks number functions differently, which
         # also says the groups by function.
         (33, "ranks.json", _RANKS_ROWS, b"", b'{"columns": {"[2/0]": "[1/0]"}}'),
+        # 1.37's graph mismatch kind `output_code` is said only where ranks' output code differs.
+        (37, "ranks.json", _RANKS_ROWS, b"", b'{"kind": "output_code"}'),
     ],
 )
 def test_only_the_format_version_is_forgiven(minor: int, name: str, text: bytes, unsaid: bytes, said: bytes) -> None:

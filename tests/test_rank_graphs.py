@@ -113,7 +113,8 @@ def test_ranks_on_their_own_gpus_trace_the_same_graphs(tlparse_traces: Path, tmp
     payloads differ byte for byte); by structure they are the same graphs."""
     out = tmp_path / "out"
     ranks = _job(tlparse_traces / "inputs" / "multi_rank_runtime", out)
-    assert ranks["divergence"]["graphs"] == []
+    # No graph nor post-grad graph differs; the output code of ranks 5, 6 does (tests/test_rank_code.py).
+    assert {g["kind"] for g in ranks["divergence"]["graphs"]} == {"output_code"}
     first = json.loads((out / "rank_0" / "compiles.json").read_text())["compiles"]
     other = json.loads((out / "rank_1" / "compiles.json").read_text())["compiles"]
     dynamo = [

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import shlex
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from tlscope.analyse.ranks.cache_divergence import CacheFold, CacheMismatch, cache_text
 from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, column_key, frame_of
 from tlscope.analyse.ranks.graph_divergence import (
+    CODE,
     GRAPH_DIFF,
+    DigestOf,
     GraphFold,
     GraphMismatch,
     GraphPrint,
@@ -36,7 +38,7 @@ from tlscope.analyse.ranks.words import NAMED
 from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
-from tlscope.format.compiles import Collective, CompileEntry, Dynamic
+from tlscope.format.compiles import Collective, CompileEntry, Dynamic, PayloadRef
 from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
@@ -279,12 +281,13 @@ class JobView(msgspec.Struct, kw_only=True):
 def rank_overview(
     rank: int,
     entries: Sequence[CompileEntry],
-    digest_of: Callable[[str], str | None] | None = None,
+    digest_of: DigestOf | None = None,
     settings: str | None = None,
     dynamic: Dynamic | None = None,
 ) -> RankOverview:
     """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
-    graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared;
+    graph's structure (or an output code's print) from its payload (`payloads/<md5>.txt`) and
+    kind (`payload_digest`), when the graphs are compared;
     `settings` its first configs' digest (`settings_digest`; "" or None: not compared) and
     `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own."""
     line = RankLine(rank=rank)
@@ -318,35 +321,37 @@ def rank_overview(
     return overview
 
 
-def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) -> GraphPrint | None:
-    """The entry's Dynamo graphs (and Inductor's post-grad graphs) as compared between ranks;
-    None without a Dynamo graph, or one unread."""
-    found = _digests(entry, "dynamo_output_graph", digest_of)
+def _graph_print(entry: CompileEntry, digest_of: DigestOf) -> GraphPrint | None:
+    """The entry's Dynamo graphs (and Inductor's post-grad graphs and output code) as compared
+    between ranks; None without a Dynamo graph, or one unread."""
+    found = _digests(entry.graphs, "dynamo_output_graph", digest_of)
     if found is None:
         return None
-    post = _digests(entry, "inductor_post_grad_graph", digest_of)
+    post = _digests(entry.graphs, "inductor_post_grad_graph", digest_of)
+    code = _digests(entry.code, CODE, digest_of)
     return GraphPrint(
         function=function_label(entry.function),
         digest=found[0],
-        payload=found[1],
+        payload=found[1][-1],
         post_grad=post[0] if post is not None else "",
-        post_grad_payload=post[1] if post is not None else None,
+        post_grad_payload=post[1][-1] if post is not None else None,
+        code=code[0] if code is not None else "",
+        code_payloads=" ".join(code[1]) if code is not None else "",
     )
 
 
-def _digests(entry: CompileEntry, kind: str, digest_of: Callable[[str], str | None]) -> tuple[str, str] | None:
-    """The structure of the entry's graphs of `kind`, joined, and the last one's payload; None
-    without one, or one unread."""
-    payloads = [g.payload_filename for g in entry.graphs if g.kind == kind]
+def _digests(refs: Sequence[PayloadRef], kind: str, digest_of: DigestOf) -> tuple[str, list[str]] | None:
+    """The prints of the entry's payloads of `kind` (`refs`: its graphs or its code), joined, and
+    the payloads; None without one, or one unread."""
+    payloads = [g.payload_filename for g in refs if g.kind == kind]
     # Only `payloads/<md5>.txt` names: a compiles.json read back is untrusted, and the name is a link.
-    if not payloads or not all(p is not None and is_payload_name(p) for p in payloads):
+    names = [p for p in payloads if p is not None and is_payload_name(p)]
+    if not names or len(names) < len(payloads):
         return None
-    digests = [digest_of(p) for p in payloads if p is not None]
+    digests = [digest_of(p, kind) for p in names]
     if None in digests:
         return None
-    last = payloads[-1]
-    assert last is not None  # checked above
-    return "+".join(d for d in digests if d), last
+    return "+".join(d for d in digests if d), names
 
 
 def job_view(

@@ -14,7 +14,11 @@ the very comparison `diff --ranks` shows), reading the two graphs from the job's
 Where every rank's Dynamo graph of an id agrees, their Inductor post-grad graphs are compared the
 same way (kind `post_grad`): a pass that ran on some ranks only, or took another path there,
 makes them run other code from one graph. A rank that logged no post-grad graph (its FX graph
-cache hit) is not compared.
+cache hit) is not compared. Where the post-grad graphs agree too, Inductor's output code is
+compared (kind `output_code`, since 1.37): a codegen setting changed on some ranks, or an
+autotuning choice that went another way there, makes other kernels of one graph, with other
+rounding. The code is compared as printed, each rank's own device index and cache paths masked
+(`code_lines`): constants and block sizes are what differs.
 
 A compile id is a frame's number in the order frames were first compiled, so a rank that
 compiled one more frame early numbers every later frame differently: the same id then names
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tlscope.analyse.excerpt import around, differs_at
 from tlscope.analyse.ranks.frames import Numbering
 from tlscope.analyse.ranks.words import NAMED, who
 
@@ -57,6 +62,23 @@ PRINTED = ("dynamo_output_graph", "inductor_post_grad_graph")
 
 #: Reads a payload of the job (`payloads/<md5>.txt`) as text; None when it cannot.
 PayloadText = Callable[[str], "str | None"]
+#: Gives a payload's print (`payload_digest`) by its name and event kind; None when unread.
+DigestOf = Callable[[str, str], "str | None"]
+
+#: Inductor's output code of a compile: compared between ranks where their graphs agree.
+CODE = "inductor_output_code"
+#: What differs between ranks' output code without the code differing: a kernel's file in the
+#: rank's own cache folder (named by its source, which names the device), the device index of
+#: each rank's own GPU (and the stream variable named after it, `stream1 = get_raw_stream(1)`).
+_CODE_VOLATILE = re.compile(
+    r"(?<=# kernel path: )[^\n]*"
+    r"|(?:/tmp/torchinductor_[^/\s]+|\$TORCHINDUCTOR_CACHE_DIR)/[^\s'\"]*"
+    r"|(?<=cuda:)\d+|(?<=xpu:)\d+|(?<=\bindex=)\d+"
+    r"|(?<=_DeviceGuard\()\d+|(?<=set_device\()\d+|(?<=get_raw_stream\()\d+|(?<=\bstream)\d+\b"
+)
+#: How wide a changed line of code a sentence shows, and how much of it before the change.
+CODE_WIDTH = 72
+CODE_BEFORE = 24
 
 
 class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +95,11 @@ class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
     post_grad: str = ""
     #: The last post-grad graph's payload.
     post_grad_payload: str | None = None
+    #: The prints of its Inductor output code (`code_lines`), in order, joined; "" when it
+    #: logged none or one was not read: then not compared. Since 1.37.
+    code: str = ""
+    #: Its output code's payloads, in order, separated by spaces.
+    code_payloads: str = ""
 
 
 class GraphGroup(msgspec.Struct, kw_only=True):
@@ -95,8 +122,10 @@ class GraphMismatch(msgspec.Struct, kw_only=True):
     id: str
     #: `graph`, or (since 1.32) `post_grad`: the ranks' Dynamo graphs agree, their Inductor
     #: post-grad graphs do not (the groups are of the ranks that logged one, their `payload` the
-    #: post-grad graph). Before 1.31, `function` said an id that names other functions on some
-    #: ranks; the graphs are compared by function since (`Divergence.frames` says those).
+    #: post-grad graph), or (since 1.37) `output_code`: the graphs agree, Inductor's output code
+    #: does not (the groups' `payload` the first output code that differs). Before 1.31,
+    #: `function` said an id that names other functions on some ranks; the graphs are compared
+    #: by function since (`Divergence.frames` says those).
     kind: str
     #: The ranks grouped by graph, the largest group first (lower ranks first on a tie).
     groups: list[GraphGroup]
@@ -152,6 +181,20 @@ def structure_digest(text: str) -> str | None:
     return digest.hexdigest()[:16]
 
 
+def code_lines(text: str) -> list[str]:
+    """A compile's output code as the ranks' comparison sees it, line by line: each rank's own
+    device index and cache paths masked (the lines stay where they were)."""
+    return _CODE_VOLATILE.sub("…", text).split("\n")
+
+
+def payload_digest(kind: str, text: str) -> str | None:
+    """The print of a payload of `kind` as the ranks compare it: a graph's structure
+    (`structure_digest`), or the output code's masked text; None for an unreadable graph."""
+    if kind == CODE:
+        return hashlib.md5("\n".join(code_lines(text)).encode(), usedforsecurity=False).hexdigest()[:16]
+    return structure_digest(text)
+
+
 def _sizes(annotation: str | None) -> str:
     """`f32[8, 32]` of `f32[8, 32][32, 1]cuda:1`; a `Sym(s0)` or other annotation as printed."""
     from tlscope.analyse.fold.graphs import dtype_and_sizes
@@ -181,6 +224,8 @@ class GraphFold:
         self.prints: dict[str, dict[tuple[str, str], _Seen]] = {}
         #: ... and the same of the post-grad graphs, of the ranks that logged one.
         self.post: dict[str, dict[tuple[str, str], _Seen]] = {}
+        #: ... and of the output code, of the ranks that logged one.
+        self.code: dict[str, dict[tuple[str, str], _Seen]] = {}
 
     def add(
         self, rank: int, graphs: dict[str, GraphPrint], dynamic: dict[str, str], names: dict[str, str] | None = None
@@ -191,6 +236,9 @@ class GraphFold:
             if found.post_grad:
                 post = self.post.setdefault(name, {})
                 _join(post, (found.function, found.post_grad), rank, cid, found.post_grad_payload, {})
+            if found.code:
+                code = self.code.setdefault(name, {})
+                _join(code, (found.function, found.code), rank, cid, found.code_payloads, {})
 
     def mismatches(
         self, at: dict[str, int], read: PayloadText | None, numbering: Numbering | None = None
@@ -206,12 +254,22 @@ class GraphFold:
             for name, post in self.post.items()
             if len(post) > 1 and len(self.prints.get(name, {})) == 1
         ]
+        # Where the graphs agree, post-grad ones too, the output code of the ranks that logged one.
+        made += [
+            (name, "output_code", _groups(code))
+            for name, code in self.code.items()
+            if len(code) > 1 and len(self.prints.get(name, {})) == 1 and len(self.post.get(name, {})) <= 1
+        ]
         made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[2]))
         for name, kind, mine in made:
             listed = [group for group, _ in mine]
             cid = numbering.usual(name) if numbering is not None and name in numbering.ids else listed[0].id
             also = numbering.others(name) if numbering is not None and name in numbering.ids else ""
             worded = read if len(found) < WORDED else None
+            if kind == "output_code":
+                sentence = _code_sentence(cid, also, listed, worded)
+                found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
+                continue
             sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine], kind)
             found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
         return found
@@ -265,6 +323,56 @@ def _sentence(
     if where is None:
         return f"{head} ({'; '.join(who(g.ranks) for g in groups[:NAMED])}{_more(groups)}); {pair} shows how"
     return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
+
+
+def _code_sentence(cid: str, also: str, groups: list[GraphGroup], read: PayloadText | None) -> str:
+    """`[0/0] step (x.py:3): ranks traced one graph, but Inductor generated different code for
+    it: output code 1, line 34 reads "…" on rank 0, "…" on rank 1; tlscope diff … shows the rest`.
+    Each group's `payload` (its output code's payloads, joined) becomes the one a viewer opens:
+    the first that differs (when the difference is not read, the first of another name)."""
+    first, second = groups[0], groups[1]
+    versions = "" if len(groups) == 2 else f" ({len(groups)} versions)"
+    what = f"ranks traced one graph, but Inductor generated different code for it{versions}"
+    head = f"{cid} {first.function}{also}: {what}"
+    names = [(g.payload or "").split() for g in groups]
+    sides = (who(first.ranks), who(second.ranks))
+    # Unread, the first payloads whose names (their MD5s) differ: other bytes, if maybe one code.
+    at = next((n for n, (x, y) in enumerate(zip(names[0], names[1], strict=False)) if x != y), 0)
+    at, where = _code_difference(names[0], names[1], read, sides) if read is not None else (at, None)
+    for group, mine in zip(groups, names, strict=True):
+        group.payload = mine[min(at, len(mine) - 1)] if mine else None
+    pair = f"{GRAPH_DIFF}{first.ranks[0]} {second.ranks[0]}"
+    if where is None:
+        return f"{head} ({'; '.join(who(g.ranks) for g in groups[:NAMED])}{_more(groups)}); {pair} shows how"
+    return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
+
+
+def _code_difference(a: list[str], b: list[str], read: PayloadText, sides: tuple[str, str]) -> tuple[int, str | None]:
+    """The first output code of `a` (payloads) whose masked text differs from `b`'s, and its first
+    changed line in words (`sides` names the two groups); (0, None) when none is read."""
+    for at, (x, y) in enumerate(zip(a, b, strict=False)):
+        texts = (read(x), read(y)) if x != y else (None, None)
+        if texts[0] is None or texts[1] is None:
+            continue
+        lines = code_lines(texts[0]), code_lines(texts[1])
+        line = next((n for n, (p, q) in enumerate(zip(*lines, strict=False)) if p != q), None)
+        if line is None:
+            if len(lines[0]) == len(lines[1]):
+                continue
+            line = min(len(lines[0]), len(lines[1]))
+        p, q = (side[line] if line < len(side) else "" for side in lines)
+        cut = differs_at(p, q)
+        said = f"{_shown(p, cut)} on {sides[0]}, {_shown(q, cut)} on {sides[1]}"
+        return at, f"output code {at + 1}, line {line + 1} reads {said}"
+    if len(a) != len(b):
+        return 0, f"{sides[0]} logged {len(a)} output codes, {sides[1]} {len(b)}"
+    return 0, None
+
+
+def _shown(line: str, cut: int) -> str:
+    """A changed line of code, quoted, from a little before where it changed (`cut`), its indent dropped."""
+    text = line.lstrip()
+    return f'"{around(text, max(0, cut - (len(line) - len(text))), CODE_WIDTH, CODE_BEFORE)}"' if text else "nothing"
 
 
 def _more(groups: list[GraphGroup]) -> str:
