@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from helpers import parse_job
+from markupsafe import escape
 
-from tlscope.analyse.ranks.cache_divergence import WHY, cache_text
+from tlscope.analyse.ranks.cache_divergence import KEYS_SAME, WHY, cache_keys, cache_text
 from tlscope.analyse.ranks.divergence import Divergence, RankLine, RankOverview, divergence
 from tlscope.analyse.ranks.words import NAMED
 from tlscope.cli import main as cli
@@ -26,7 +27,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 SAME = CORPUS / "ranks_same_4"
 SENTENCE = (
     "[4/0] forward (_ranks.py:40): caches answered differently on different ranks: fx_graph (ranks 0, 2, 3: "
-    f"6 misses; rank 1: 2 hits and 4 misses); {WHY}"
+    f"6 misses; rank 1: 2 hits and 4 misses); {WHY}; the same keys on ranks 0, 2, 3 and rank 1: {KEYS_SAME}"
 )
 
 
@@ -55,10 +56,10 @@ def test_ranks_json_says_which_compile_and_which_cache(tmp_path: Path) -> None:
     assert mismatch["id"] == "[4/0]" and mismatch["caches"] == ["fx_graph"]
     assert [g["ranks"] for g in mismatch["groups"]] == [[0, 2, 3], [1]]
     assert mismatch["groups"][1]["lookups"] == {"aotautograd": {"bypass": 3}, "fx_graph": {"hit": 2, "miss": 4}}
-    assert mismatch["sentence"] == SENTENCE
+    assert mismatch["sentence"] == SENTENCE and mismatch["same_keys"] is True
     assert f"Caches answered differently on different ranks:\n  {SENTENCE}" in stdout
     page = (tmp_path / "out" / "index.html").read_text()
-    assert f'<ul id="rank-caches">\n<li>{SENTENCE}</li>' in page
+    assert f'<ul id="rank-caches">\n<li>{escape(SENTENCE)}</li>' in page
     assert '<td>[4/0] <span class="caches-differ">caches differ</span></td>' in page
     # The lookups that decided it are not a fact of the page's machine-readable twin.
     summary = json.loads((tmp_path / "out" / "multi_rank_summary.json").read_text())
@@ -163,3 +164,31 @@ def test_a_ranks_json_written_before_1_36_reads_as_not_compared() -> None:
 
     old: dict[str, Any] = {"diverges": False}
     assert msgspec.json.decode(json.dumps(old), type=Divergence).caches == []
+
+
+def _keyed(n: int, text: str, keys: str) -> RankOverview:
+    overview = _rank(n, {"[0/0]": text})
+    overview.cache_keys = {"[0/0]": keys} if keys else {}
+    return overview
+
+
+def test_the_keys_say_whether_a_cache_was_cold_or_the_compiles_differ() -> None:
+    """The same keys: the cache that missed lacked the entry. Other keys: what the key hashes
+    (the graph, the settings) differs, which `diff --ranks` says part by part. No key logged: not said."""
+    hit, miss = "fx_graph hit 1", "fx_graph miss 1"
+    same = divergence([_keyed(0, miss, "fx_graph fk1"), _keyed(1, hit, "fx_graph fk1"), _keyed(2, miss, "")]).caches
+    assert same[0].same_keys is True and same[0].sentence.endswith(
+        f"the same keys on ranks 0, 2 and rank 1: {KEYS_SAME}"
+    )
+    other = divergence([_keyed(0, miss, "fx_graph fk1"), _keyed(1, hit, "fx_graph fk2")]).caches
+    assert other[0].same_keys is False
+    assert other[0].sentence.endswith(
+        "; other keys on rank 0 and rank 1: tlscope diff JOB --ranks 0 1 says which parts differ"
+    )
+    unknown = divergence([_keyed(0, miss, ""), _keyed(1, hit, "fx_graph fk1")]).caches
+    assert unknown[0].same_keys is None and unknown[0].sentence.endswith(WHY)
+    # Keys of a cache whose answers agree are not compared.
+    both = "aotautograd hit 1\nfx_graph miss 1"
+    keys = divergence([_keyed(0, both, "aotautograd a1\nfx_graph fk1"), _keyed(1, miss, "fx_graph fk1")]).caches
+    assert keys[0].caches == ["aotautograd"] and keys[0].same_keys is None
+    assert cache_keys(_entry("[0/0]", "fx_graph miss")) == ""

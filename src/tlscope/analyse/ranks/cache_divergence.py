@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 
 import msgspec
 
+from tlscope.analyse.ranks.graph_divergence import GRAPH_DIFF
 from tlscope.analyse.ranks.words import NAMED, who
 from tlscope.format.compiles import CompileEntry
 
@@ -30,6 +31,8 @@ from tlscope.format.compiles import CompileEntry
 _PLURAL = {"hit": ("hit", "hits"), "miss": ("miss", "misses"), "bypass": ("bypass", "bypasses")}
 #: What a sentence adds when a cache hit on some ranks and missed on others.
 WHY = "a rank whose cache missed compiled what a hit loads"
+#: ... when the ranks looked up the same keys: the graphs and settings the keys hash agree.
+KEYS_SAME = "the caches that missed lacked the entries (a cold or wiped cache, or another rank's write not yet there)"
 
 
 class CacheGroup(msgspec.Struct, kw_only=True):
@@ -49,6 +52,9 @@ class CacheMismatch(msgspec.Struct, kw_only=True):
     groups: list[CacheGroup]
     #: The caches whose answers differ between the groups.
     caches: list[str]
+    #: Whether the first two groups' lowest ranks looked up the same keys in those caches; null
+    #: when either logged no key.
+    same_keys: bool | None = None
     #: In one sentence.
     sentence: str
 
@@ -68,32 +74,69 @@ def _lookups(text: str) -> dict[str, dict[str, int]]:
     return found
 
 
+def cache_keys(entry: CompileEntry) -> str:
+    """A compile's cache keys where the payloads give them, one `cache key` line each, sorted; ""
+    when none is known."""
+    return "\n".join(sorted(f"{c.cache} {c.key}" for c in entry.cache if c.key))
+
+
 class CacheFold:
     """Every rank's cache texts, kept a rank at a time: a compile's name by function
-    (`alignment_keys`) -> its text (shared by the ranks with it) -> the ranks with it."""
+    (`alignment_keys`) -> its text (shared by the ranks with it) -> the ranks with it; and the
+    lowest rank's keys of each (name, text)."""
 
     def __init__(self) -> None:
         self.texts: dict[str, dict[str, array[int]]] = {}
+        self.keys: dict[tuple[str, str], tuple[int, str]] = {}
 
-    def add(self, rank: int, caches: Mapping[str, str], names: Mapping[str, str]) -> None:
+    def add(self, rank: int, caches: Mapping[str, str], keys: Mapping[str, str], names: Mapping[str, str]) -> None:
         for cid, text in caches.items():
-            self.texts.setdefault(names.get(cid, cid), {}).setdefault(text, array("q")).append(rank)
+            name = names.get(cid, cid)
+            self.texts.setdefault(name, {}).setdefault(text, array("q")).append(rank)
+            known = self.keys.get((name, text))
+            if known is None or rank < known[0]:
+                self.keys[(name, text)] = (rank, keys.get(cid, ""))
 
     def mismatches(self, named: Callable[[str], tuple[str, str]]) -> list[tuple[str, CacheMismatch]]:
         """(name, mismatch) of each compile whose ranks' lookups differ, in no order; `named` gives
         a name's compile id and how a sentence says it (`[4/0] forward (train.py:40)`)."""
-        return [(name, _mismatch(*named(name), texts)) for name, texts in self.texts.items() if len(texts) > 1]
+        found = []
+        for name, texts in self.texts.items():
+            if len(texts) > 1:
+                keys = {text: self.keys[(name, text)][1] for text in texts}
+                found.append((name, _mismatch(*named(name), texts, keys)))
+        return found
 
 
-def _mismatch(cid: str, head: str, texts: dict[str, array[int]]) -> CacheMismatch:
-    groups = [CacheGroup(ranks=sorted(ranks), lookups=_lookups(text)) for text, ranks in texts.items()]
-    groups.sort(key=lambda g: (-len(g.ranks), g.ranks[0]))
+def _mismatch(cid: str, head: str, texts: dict[str, array[int]], keys: dict[str, str]) -> CacheMismatch:
+    made = [(CacheGroup(ranks=sorted(ranks), lookups=_lookups(text)), keys[text]) for text, ranks in texts.items()]
+    made.sort(key=lambda g: (-len(g[0].ranks), g[0].ranks[0]))
+    groups = [group for group, _ in made]
     every = sorted({cache for g in groups for cache in g.lookups})
     caches = [cache for cache in every if len({_said(g.lookups.get(cache)) for g in groups}) > 1]
     parts = [f"{cache} {_answers(cache, groups)}" for cache in caches]  # `fx_graph (ranks 0, 2: …)`
-    tail = f"; {WHY}" if any(_hit_and_missed(cache, groups) for cache in caches) else ""
+    tails = [WHY] if any(_hit_and_missed(cache, groups) for cache in caches) else []
+    same = _same_keys(caches, made[0][1], made[1][1])
+    if same is not None:
+        first, second = who(groups[0].ranks), who(groups[1].ranks)
+        pair = f"{groups[0].ranks[0]} {groups[1].ranks[0]}"  # `tlscope diff JOB --ranks 0 1`: JOB named by a text view
+        tails.append(
+            f"the same keys on {first} and {second}: {KEYS_SAME}"
+            if same
+            else f"other keys on {first} and {second}: {GRAPH_DIFF}{pair} says which parts differ"
+        )
+    tail = "".join(f"; {t}" for t in tails)
     sentence = f"{head}: caches answered differently on different ranks: {', '.join(parts)}{tail}"
-    return CacheMismatch(id=cid, groups=groups, caches=caches, sentence=sentence)
+    return CacheMismatch(id=cid, groups=groups, caches=caches, same_keys=same, sentence=sentence)
+
+
+def _same_keys(caches: list[str], a: str, b: str) -> bool | None:
+    """Whether two groups' lowest ranks looked up the same keys in `caches` (as multisets); None
+    when either logged no key there."""
+    mine, theirs = ([line for line in keys.split("\n") if line.split(" ", 1)[0] in caches] for keys in (a, b))
+    if not mine or not theirs:
+        return None
+    return sorted(mine) == sorted(theirs)
 
 
 def _said(outcomes: dict[str, int] | None) -> str:

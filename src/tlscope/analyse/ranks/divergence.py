@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.ranks.cache_divergence import CacheFold, CacheMismatch, cache_text
+from tlscope.analyse.ranks.cache_divergence import CacheFold, CacheMismatch, cache_keys, cache_text
 from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, alignment_keys, column_key, frame_of
 from tlscope.analyse.ranks.graph_divergence import (
     CODE,
@@ -114,6 +114,8 @@ class RankOverview(msgspec.Struct, kw_only=True):
     frames: dict[int, str] = {}
     #: Compile id -> its cache lookups (`cache_text`), for the ids that looked a cache up. Since 1.36.
     caches: dict[str, str] = {}
+    #: Compile id -> its cache keys (`cache_keys`), for the ids whose lookups logged one.
+    cache_keys: dict[str, str] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -219,7 +221,7 @@ def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple
         ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
         ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
         ("Graphs differ between ranks:", [with_job(m.sentence, job) for m in divergence.graphs]),
-        ("Caches answered differently on different ranks:", [m.sentence for m in divergence.caches]),
+        ("Caches answered differently on different ranks:", [with_job(m.sentence, job) for m in divergence.caches]),
     ]
     return [(title, sentences) for title, sentences in lists if sentences]
 
@@ -311,6 +313,9 @@ def rank_overview(
             overview.schedules[entry.id] = scheduled_text(entry)
         if entry.cache:
             overview.caches[entry.id] = cache_text(entry)
+            keys = cache_keys(entry)
+            if keys:
+                overview.cache_keys[entry.id] = keys
         found = _graph_print(entry, digest_of) if digest_of is not None else None
         if found is not None:
             overview.graphs[entry.id] = found
@@ -430,7 +435,7 @@ class _Fold:
             self.scheduled.setdefault(names.get(cid, cid), {}).setdefault(calls, array("q")).append(rank)
         self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
-        self.caches.add(rank, overview.caches, names)
+        self.caches.add(rank, overview.caches, overview.cache_keys, names)
         known = self.keyed.get(key)
         if known is None:
             self.keyed[key] = (overview, array("q", [rank]))

@@ -199,7 +199,7 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int, job:
     yield from _rank_sets("Ranks compiled other functions:", divergence.frames, ranks)
     yield from _rank_sets("Settings differ between ranks:", divergence.settings, ranks)
     yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks, job)
-    yield from _mismatches("Caches answered differently on different ranks:", divergence.caches, ranks)
+    yield from _mismatches("Caches answered differently on different ranks:", divergence.caches, ranks, job)
 
 
 def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:

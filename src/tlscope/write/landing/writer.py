@@ -180,7 +180,7 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
     body.pop("settings", None)
     overview = body.get("overview")
     if isinstance(overview, dict):
-        for internal in ("graphs", "settings", "dynamic", "frames", "caches"):
+        for internal in ("graphs", "settings", "dynamic", "frames", "caches", "cache_keys"):
             overview.pop(internal, None)
     line = rank.line
     stats = {
