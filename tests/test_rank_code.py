@@ -150,3 +150,24 @@ def test_the_first_output_code_that_differs_is_said_and_linked() -> None:
     (unread,) = divergence(ranks).graphs
     assert unread.sentence.endswith("(ranks 0, 2; rank 1); tlscope diff JOB --ranks 0 1 shows how")
     assert [g.payload for g in unread.groups] == ["payloads/b0.txt", "payloads/b1.txt"]
+
+
+def test_diff_of_two_gpu_ranks_masks_their_own_devices(
+    tlparse_traces: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """multi_rank_runtime's ranks 0 and 1 (cuda:0, cuda:1) ran one program: their graphs, guards
+    and code differ only by the device and the processes' environment, which `--ranks` masks."""
+    job = tlparse_traces / "inputs" / "multi_rank_runtime"
+    cli(["diff", str(job), "--ranks", "0", "1"])
+    said = capsys.readouterr().out.split("\nDetails:")[0]
+    assert "graphs differ" not in said and "generated code differs" not in said and "device=" not in said
+    assert "guards differ: inner (external_utils.py:66) compile 2 attempt 0" in said  # a guard's own line
+    # Two runs on two devices are compared as they are.
+    from tlscope import load
+
+    first = load(job, rank=0)
+    result = first.diff(first.rank(1))
+    assert any(
+        line.endswith("generated code differs (fx_graph_runnable, inductor_output_code)")
+        for line in result.summary.other
+    )

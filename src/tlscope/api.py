@@ -49,7 +49,7 @@ from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
-from tlscope.analyse.ranks.graph_divergence import DigestOf, payload_digest
+from tlscope.analyse.ranks.graph_divergence import DigestOf, payload_digest, rank_masked
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -472,13 +472,20 @@ class Trace:
         parsed = None if text is None else parse_graph(text)
         return None if isinstance(parsed, FxGraphFailure) and parsed.reason == NO_CLASS else parsed
 
-    def diff(self, other: Trace, sides: tuple[str, str] = ("A", "B")) -> TraceDiff:
+    def diff(self, other: Trace, sides: tuple[str, str] = ("A", "B"), own_devices: bool = False) -> TraceDiff:
         """Compiles matched by function and order; graphs, guards, code and metrics compared; the
-        torch.export calls in order. `sides` names the two in the sentences (`rank 0`, `rank 1`)."""
+        torch.export calls in order. `sides` names the two in the sentences (`rank 0`, `rank 1`).
+        `own_devices`: the two are ranks of one job, each on its own GPU, so the device indices
+        their graphs, guards and code print, and their processes' environment, are masked
+        (`cuda:…`), not differences."""
         from tlscope.analyse.config_diff import config_diff
         from tlscope.analyse.dynamic_diff import dynamic_lines
 
-        result = diff_traces(self.compiles, other.compiles, self.payload, other.payload, (self.exports, other.exports))
+        read_a: Callable[[str], str | None] = self.payload
+        read_b: Callable[[str], str | None] = other.payload
+        if own_devices:
+            read_a, read_b = _rank_masked(read_a), _rank_masked(read_b)
+        result = diff_traces(self.compiles, other.compiles, read_a, read_b, (self.exports, other.exports))
         result.sizes = size_changes(self.log_size, other.log_size)
         result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic, sides)
         result.summary.config = config_diff(self.first_configs(), other.first_configs())
@@ -531,6 +538,16 @@ def _payload_reader(trace: Trace) -> Callable[[str], str | None]:
             return None
 
     return read
+
+
+def _rank_masked(read: Callable[[str], str | None]) -> Callable[[str], str | None]:
+    """`read` with what is each rank's own masked in what it returns (`rank_masked`)."""
+
+    def masked(name: str) -> str | None:
+        text = read(name)
+        return None if text is None else rank_masked(text)
+
+    return masked
 
 
 def _structures(trace: Trace, known: dict[str, str | None]) -> DigestOf:

@@ -91,7 +91,8 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
         a = load(args.a, rank=args.ranks[0], user_code=mine, latest=args.latest)
         b = a.rank(args.ranks[1])
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
-        return a, b, a.diff(b, (f"rank {args.ranks[0]}", f"rank {args.ranks[1]}")), labels
+        # Each rank on its own GPU: the device indices are masked, not differences.
+        return a, b, a.diff(b, (f"rank {args.ranks[0]}", f"rank {args.ranks[1]}"), own_devices=True), labels
     a, b = load(args.a, user_code=mine, latest=args.latest), load(args.b, user_code=mine, latest=args.latest)
     return a, b, a.diff(b), (str(args.a), str(args.b))
 

@@ -67,14 +67,20 @@ DigestOf = Callable[[str, str], "str | None"]
 
 #: Inductor's output code of a compile: compared between ranks where their graphs agree.
 CODE = "inductor_output_code"
-#: What differs between ranks' output code without the code differing: a kernel's file in the
-#: rank's own cache folder (named by its source, which names the device), the device index of
-#: each rank's own GPU (and the stream variable named after it, `stream1 = get_raw_stream(1)`).
-_CODE_VOLATILE = re.compile(
-    r"(?<=# kernel path: )[^\n]*"
-    r"|(?:/tmp/torchinductor_[^/\s]+|\$TORCHINDUCTOR_CACHE_DIR)/[^\s'\"]*"
-    r"|(?<=cuda:)\d+|(?<=xpu:)\d+|(?<=\bindex=)\d+"
+#: The device index of each rank's own GPU, as graphs, guards and code print it (`cuda:1`,
+#: `index=1`, `device=1`, `_DeviceGuard(1)`, `set_device(1)`, `get_raw_stream(1)` and the
+#: `stream1` named after it): what differs between two ranks of one job without meaning anything.
+_DEVICES = (
+    r"(?<=cuda:)\d+|(?<=xpu:)\d+|(?<=\bindex=)\d+|(?<=\bdevice=)\d+"
     r"|(?<=_DeviceGuard\()\d+|(?<=set_device\()\d+|(?<=get_raw_stream\()\d+|(?<=\bstream)\d+\b"
+)
+_DEVICE = re.compile(_DEVICES)
+#: A value of the process environment fx_graph_runnable sets (`os.environ['RANK'] = '1'`).
+_ENVIRON = re.compile(r"(\bos\.environ\['[^'\n]*'\] = )'[^'\n]*'")
+#: What differs between ranks' output code without the code differing: a kernel's file in the
+#: rank's own cache folder (named by its source, which names the device), and the devices.
+_CODE_VOLATILE = re.compile(
+    r"(?<=# kernel path: )[^\n]*|(?:/tmp/torchinductor_[^/\s]+|\$TORCHINDUCTOR_CACHE_DIR)/[^\s'\"]*|" + _DEVICES
 )
 #: How wide a changed line of code a sentence shows, and how much of it before the change.
 CODE_WIDTH = 72
@@ -185,6 +191,14 @@ def code_lines(text: str) -> list[str]:
     """A compile's output code as the ranks' comparison sees it, line by line: each rank's own
     device index and cache paths masked (the lines stay where they were)."""
     return _CODE_VOLATILE.sub("…", text).split("\n")
+
+
+def rank_masked(text: str) -> str:
+    """`text` (a graph, guards, code) with what is each rank's own masked: its device index
+    (`cuda:…`) and its process's environment (fx_graph_runnable's `os.environ[...] = …` lines:
+    `RANK`, `LOCAL_RANK`, the launcher's files). How `tlscope diff --ranks` reads two ranks'
+    payloads, whose GPUs and environments differ by design."""
+    return _DEVICE.sub("…", _ENVIRON.sub(r"\1'…'", text))
 
 
 def payload_digest(kind: str, text: str) -> str | None:
