@@ -19,7 +19,7 @@ import msgspec
 
 from tlscope.analyse.ranks import facts
 from tlscope.analyse.ranks.facts import BadArtifact
-from tlscope.analyse.ranks.graph_divergence import payload_digest
+from tlscope.analyse.ranks.graph_divergence import structure_digest
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.format.compiles import CompilesFile
 from tlscope.format.json_boundary import JsonError, decode
@@ -158,7 +158,7 @@ def _from_compiles(path: Path, summary: RankSummary) -> None:
     facts.note_compiles(found.compiles, summary, _structures(path.parent), found.dynamic)
 
 
-def _structures(folder: Path) -> Callable[[str, str], str | None]:
+def _structures(folder: Path) -> Callable[[str], str | None]:
     """Each Dynamo graph's structure by payload name, from the payloads where the folder's
     manifest says (`payloads.root`: the job's, `..`, for a rank of a job)."""
     try:
@@ -167,12 +167,12 @@ def _structures(folder: Path) -> Callable[[str, str], str | None]:
     except (OSError, BadArtifact, JsonError, AttributeError, TypeError):
         root = "."
 
-    def digest_of(name: str, kind: str) -> str | None:
+    def digest_of(name: str) -> str | None:
         try:
             text = (folder / str(root) / name).read_text("utf-8", "replace")
         except OSError:
             return None
-        return payload_digest(kind, text)
+        return structure_digest(text)
 
     return digest_of
 

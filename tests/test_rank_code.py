@@ -17,7 +17,7 @@ import pytest
 from helpers import parse_job
 
 from tlscope.analyse.ranks.divergence import RankLine, RankOverview, divergence
-from tlscope.analyse.ranks.graph_divergence import CODE, GraphPrint, code_lines, payload_digest
+from tlscope.analyse.ranks.graph_divergence import CODE, GraphPrint, code_digest, code_lines
 from tlscope.cli import main as cli
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
@@ -107,24 +107,42 @@ def test_the_masked_code_keeps_lines_and_what_the_kernels_compute() -> None:
     assert len(masked) == len(code.split("\n"))
     assert masked[0] == "# kernel path: …" and masked[3] == "        stream… = get_raw_stream(…)"
     other = _gpu_code(5, "you/xy/cxyz")
-    assert payload_digest(CODE, code) == payload_digest(CODE, other)
-    assert payload_digest(CODE, code) != payload_digest(CODE, code.replace("XBLOCK=1024", "XBLOCK=512"))
+    assert code_digest(code) == code_digest(other)
+    assert code_digest(code) != code_digest(code.replace("XBLOCK=1024", "XBLOCK=512"))
 
 
-def _rank(n: int, code: str, payloads: str, post: str = "p", digest: str = "g") -> RankOverview:
-    found = GraphPrint(function="f (a.py:1)", digest=digest, post_grad=post, code=code, code_payloads=payloads)
+def _rank(n: int, payloads: str, post: str = "p", digest: str = "g") -> RankOverview:
+    found = GraphPrint(function="f (a.py:1)", digest=digest, post_grad=post, code_payloads=payloads)
     return RankOverview(line=RankLine(rank=n), compile_ids=["[0/0]"], graphs={"[0/0]": found})
 
 
+TEXTS = {
+    "payloads/a.txt": "def call(args):\n    XBLOCK = 1024\n",
+    "payloads/b.txt": "def call(args):\n    XBLOCK = 512\n",
+    "payloads/gpu0.txt": _gpu_code(0, "r0/ab/cabc"),
+    "payloads/gpu1.txt": _gpu_code(1, "r1/xy/cxyz"),
+}
+
+
 def test_code_is_compared_only_where_the_graphs_agree_and_both_logged_some() -> None:
-    assert divergence([_rank(0, "c", "payloads/a.txt"), _rank(1, "", "")]).graphs == []
-    assert [g.kind for g in divergence([_rank(0, "c", "payloads/a.txt"), _rank(1, "d", "payloads/b.txt")]).graphs] == [
-        "output_code"
-    ]
-    apart = [_rank(0, "c", "payloads/a.txt", post="p"), _rank(1, "d", "payloads/b.txt", post="q")]
-    assert [g.kind for g in divergence(apart).graphs] == ["post_grad"]
-    apart = [_rank(0, "c", "payloads/a.txt", digest="g"), _rank(1, "d", "payloads/b.txt", digest="h")]
-    assert [g.kind for g in divergence(apart).graphs] == ["graph"]
+    read = TEXTS.get
+    assert divergence([_rank(0, "payloads/a.txt"), _rank(1, "")], read=read).graphs == []
+    apart = [_rank(0, "payloads/a.txt"), _rank(1, "payloads/b.txt")]
+    assert [g.kind for g in divergence(apart, read=read).graphs] == ["output_code"]
+    # Without the job's payloads the code is not compared: bytes alone would set GPU ranks apart.
+    assert divergence(apart).graphs == []
+    apart = [_rank(0, "payloads/a.txt", post="p"), _rank(1, "payloads/b.txt", post="q")]
+    assert [g.kind for g in divergence(apart, read=read).graphs] == ["post_grad"]
+    apart = [_rank(0, "payloads/a.txt", digest="g"), _rank(1, "payloads/b.txt", digest="h")]
+    assert [g.kind for g in divergence(apart, read=read).graphs] == ["graph"]
+
+
+def test_ranks_whose_code_differs_by_their_device_only_are_one_group() -> None:
+    ranks = [_rank(0, "payloads/gpu0.txt"), _rank(1, "payloads/gpu1.txt"), _rank(2, "payloads/gpu1.txt")]
+    assert divergence(ranks, read=TEXTS.get).graphs == []
+    ranks.append(_rank(3, "payloads/b.txt"))
+    (found,) = divergence(ranks, read=TEXTS.get).graphs
+    assert [(g.ranks, g.payload) for g in found.groups] == [([0, 1, 2], "payloads/gpu0.txt"), ([3], "payloads/b.txt")]
 
 
 def test_the_first_output_code_that_differs_is_said_and_linked() -> None:
@@ -135,9 +153,9 @@ def test_the_first_output_code_that_differs_is_said_and_linked() -> None:
         "payloads/b1.txt": "def call(args):\n    XBLOCK = 512\n",
     }
     ranks = [
-        _rank(0, "f+b0", "payloads/f.txt payloads/b0.txt"),
-        _rank(1, "f+b1", "payloads/f.txt payloads/b1.txt"),
-        _rank(2, "f+b0", "payloads/f.txt payloads/b0.txt"),
+        _rank(0, "payloads/f.txt payloads/b0.txt"),
+        _rank(1, "payloads/f.txt payloads/b1.txt"),
+        _rank(2, "payloads/f.txt payloads/b0.txt"),
     ]
     (found,) = divergence(ranks, read=texts.get).graphs
     assert [(g.ranks, g.payload) for g in found.groups] == [([0, 2], "payloads/b0.txt"), ([1], "payloads/b1.txt")]
@@ -146,10 +164,6 @@ def test_the_first_output_code_that_differs_is_said_and_linked() -> None:
         'line 2 reads "XBLOCK = 1024" on ranks 0, 2, "XBLOCK = 512" on rank 1; '
         "tlscope diff JOB --ranks 0 1 shows the rest"
     )
-    # Unread, the groups are named and each links its first output code of another name.
-    (unread,) = divergence(ranks).graphs
-    assert unread.sentence.endswith("(ranks 0, 2; rank 1); tlscope diff JOB --ranks 0 1 shows how")
-    assert [g.payload for g in unread.groups] == ["payloads/b0.txt", "payloads/b1.txt"]
 
 
 def test_diff_of_two_gpu_ranks_masks_their_own_devices(

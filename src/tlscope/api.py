@@ -49,7 +49,7 @@ from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
-from tlscope.analyse.ranks.graph_divergence import DigestOf, payload_digest, rank_masked
+from tlscope.analyse.ranks.graph_divergence import rank_masked, structure_digest
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -550,16 +550,15 @@ def _rank_masked(read: Callable[[str], str | None]) -> Callable[[str], str | Non
     return masked
 
 
-def _structures(trace: Trace, known: dict[str, str | None]) -> DigestOf:
-    """Each Dynamo graph's structure (and output code's print) by payload name, read from
-    `trace`'s folder once (`known` keeps them: ranks.json's graph comparison, for a job folder
-    written without one)."""
+def _structures(trace: Trace, known: dict[str, str | None]) -> Callable[[str], str | None]:
+    """Each Dynamo graph's structure by payload name, read from `trace`'s folder once (`known`
+    keeps them: ranks.json's graph comparison, for a job folder written without one)."""
     read = _payload_reader(trace)
 
-    def digest_of(name: str, kind: str) -> str | None:
+    def digest_of(name: str) -> str | None:
         if name not in known:
             text = read(name)
-            known[name] = payload_digest(kind, text) if text is not None else None
+            known[name] = structure_digest(text) if text is not None else None
         return known[name]
 
     return digest_of

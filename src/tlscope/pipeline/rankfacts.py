@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tlscope.analyse.ranks import facts
-from tlscope.analyse.ranks.graph_divergence import CODE, PRINTED, payload_digest
+from tlscope.analyse.ranks.graph_divergence import PRINTED, structure_digest
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.tlparse.directory import CompileDirectory
 from tlscope.format import layout
@@ -44,14 +44,9 @@ class RankFacts:
         self._code: dict[str, tuple[str, bytes | None]] = {}
         #: The newest graph-execution-order artifact: (path in OUT, its bytes).
         self._order: tuple[str, bytes] | None = None
-        #: Each Dynamo (and post-grad) graph's structure and each output code's print by its payload
-        #: file (`payloads/<md5>.txt`), read once a payload: what the job compares between ranks
-        #: (analyse/ranks/graph_divergence.py).
+        #: Each Dynamo (and post-grad) graph's structure by its payload file (`payloads/<md5>.txt`),
+        #: read once a payload: what the job compares between ranks (analyse/ranks/graph_divergence.py).
         self._structures: dict[str, str | None] = {}
-
-    def _digest_of(self, name: str, kind: str) -> str | None:
-        """A payload's print, made as it was fed (`feed`); None when it was not."""
-        return self._structures.get(name)
 
     def around(self, sinks: SinkFactory | None) -> SinkFactory:
         """`sinks` (the report) followed by this collector, told of the report's files (`_AfterReport`)."""
@@ -88,11 +83,10 @@ class RankFacts:
         and the structure of each Dynamo and post-grad graph."""
         if record.key in ("str", "chromium_event") or record.compile_id is None:
             return
-        kind = _printed(record)
-        if kind is not None and record.payload is not None and record.payload_md5 is not None:
+        if _printed(record) and record.payload is not None and record.payload_md5 is not None:
             name = f"{layout.PAYLOADS}/{record.payload_md5}.txt"
             if name not in self._structures:
-                self._structures[name] = payload_digest(kind, record.payload_text)
+                self._structures[name] = structure_digest(record.payload_text)
             return
         value = record.envelope.get("compilation_metrics")
         if not isinstance(value, dict) or any(k in record.envelope for k in RAW_ADDED_FIELDS):
@@ -105,7 +99,7 @@ class RankFacts:
     def finish(self, ctx: RunContext, answers: Answers) -> None:
         """Fold the answers, the directory and the kept artifacts (after the report: `_AfterReport`)."""
         summary = self.summary
-        facts.note_compiles(answers.compiles, summary, self._digest_of, answers.dynamic)
+        facts.note_compiles(answers.compiles, summary, self._structures.get, answers.dynamic)
         if self._directory is None:
             summary.errors.append("compile_directory.json is missing")
         else:
@@ -160,14 +154,13 @@ class _AfterReport:
         abort(self._report)
 
 
-def _printed(record: Record) -> str | None:
-    """The kind of a payload each rank's print is made of (`PRINTED` graphs, the output code):
-    its own key, or (today's torch logs the post-grad graph so) an artifact of that name; None
-    for any other record."""
-    if record.key in PRINTED or record.key == CODE:
-        return record.key
+def _printed(record: Record) -> bool:
+    """A graph each rank's print is made of (`PRINTED`): its own key, or (today's torch logs the
+    post-grad graph so) an artifact of that name."""
+    if record.key in PRINTED:
+        return True
     event = record.event
-    return event.name if record.key == "artifact" and isinstance(event, Artifact) and event.name in PRINTED else None
+    return record.key == "artifact" and isinstance(event, Artifact) and event.name in PRINTED
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shlex
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -24,7 +24,6 @@ from tlscope.analyse.ranks.frames import FrameFold, FrameShift, Numbering, align
 from tlscope.analyse.ranks.graph_divergence import (
     CODE,
     GRAPH_DIFF,
-    DigestOf,
     GraphFold,
     GraphMismatch,
     GraphPrint,
@@ -283,13 +282,12 @@ class JobView(msgspec.Struct, kw_only=True):
 def rank_overview(
     rank: int,
     entries: Sequence[CompileEntry],
-    digest_of: DigestOf | None = None,
+    digest_of: Callable[[str], str | None] | None = None,
     settings: str | None = None,
     dynamic: Dynamic | None = None,
 ) -> RankOverview:
     """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
-    graph's structure (or an output code's print) from its payload (`payloads/<md5>.txt`) and
-    kind (`payload_digest`), when the graphs are compared;
+    graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared;
     `settings` its first configs' digest (`settings_digest`; "" or None: not compared) and
     `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own."""
     line = RankLine(rank=rank)
@@ -326,37 +324,44 @@ def rank_overview(
     return overview
 
 
-def _graph_print(entry: CompileEntry, digest_of: DigestOf) -> GraphPrint | None:
+def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) -> GraphPrint | None:
     """The entry's Dynamo graphs (and Inductor's post-grad graphs and output code) as compared
     between ranks; None without a Dynamo graph, or one unread."""
     found = _digests(entry.graphs, "dynamo_output_graph", digest_of)
     if found is None:
         return None
     post = _digests(entry.graphs, "inductor_post_grad_graph", digest_of)
-    code = _digests(entry.code, CODE, digest_of)
+    code = _payloads(entry.code, CODE)
     return GraphPrint(
         function=function_label(entry.function),
         digest=found[0],
         payload=found[1][-1],
         post_grad=post[0] if post is not None else "",
         post_grad_payload=post[1][-1] if post is not None else None,
-        code=code[0] if code is not None else "",
-        code_payloads=" ".join(code[1]) if code is not None else "",
+        code_payloads=" ".join(code) if code is not None else "",
     )
 
 
-def _digests(refs: Sequence[PayloadRef], kind: str, digest_of: DigestOf) -> tuple[str, list[str]] | None:
-    """The prints of the entry's payloads of `kind` (`refs`: its graphs or its code), joined, and
-    the payloads; None without one, or one unread."""
-    payloads = [g.payload_filename for g in refs if g.kind == kind]
-    # Only `payloads/<md5>.txt` names: a compiles.json read back is untrusted, and the name is a link.
-    names = [p for p in payloads if p is not None and is_payload_name(p)]
-    if not names or len(names) < len(payloads):
+def _digests(
+    refs: Sequence[PayloadRef], kind: str, digest_of: Callable[[str], str | None]
+) -> tuple[str, list[str]] | None:
+    """The structure of the entry's graphs of `kind` (`refs`: its graphs), joined, and their
+    payloads; None without one, or one unread."""
+    names = _payloads(refs, kind)
+    if names is None:
         return None
-    digests = [digest_of(p, kind) for p in names]
+    digests = [digest_of(p) for p in names]
     if None in digests:
         return None
     return "+".join(d for d in digests if d), names
+
+
+def _payloads(refs: Sequence[PayloadRef], kind: str) -> list[str] | None:
+    """The payloads of `refs` of `kind`, in order; None without one, or one not a payload name."""
+    payloads = [g.payload_filename for g in refs if g.kind == kind]
+    # Only `payloads/<md5>.txt` names: a compiles.json read back is untrusted, and the name is a link.
+    names = [p for p in payloads if p is not None and is_payload_name(p)]
+    return names if names and len(names) == len(payloads) else None
 
 
 def job_view(

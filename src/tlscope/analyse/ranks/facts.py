@@ -10,7 +10,7 @@ tlparse's, read back). Every input is untrusted: a malformed artifact becomes an
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -18,7 +18,6 @@ import msgspec
 from tlscope.analyse.config_diff import SECTIONS, configs_of
 from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
-from tlscope.analyse.ranks.graph_divergence import DigestOf
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.format.compiles import CompileEntry, Dynamic
@@ -196,7 +195,7 @@ def _seconds(metrics: CompilationMetrics) -> float | None:
 def note_compiles(
     entries: Sequence[CompileEntry],
     summary: RankSummary,
-    digest_of: DigestOf | None = None,
+    digest_of: Callable[[str], str | None] | None = None,
     dynamic: Dynamic | None = None,
 ) -> None:
     """The rank's compiles.json: its overview (ranks.json; `digest_of` gives its Dynamo graphs'

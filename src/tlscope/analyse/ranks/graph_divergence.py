@@ -62,26 +62,40 @@ PRINTED = ("dynamo_output_graph", "inductor_post_grad_graph")
 
 #: Reads a payload of the job (`payloads/<md5>.txt`) as text; None when it cannot.
 PayloadText = Callable[[str], "str | None"]
-#: Gives a payload's print (`payload_digest`) by its name and event kind; None when unread.
-DigestOf = Callable[[str, str], "str | None"]
-
 #: Inductor's output code of a compile: compared between ranks where their graphs agree.
 CODE = "inductor_output_code"
 #: The device index of each rank's own GPU, as graphs, guards and code print it (`cuda:1`,
 #: `index=1`, `device=1`, `_DeviceGuard(1)`, `set_device(1)`, `get_raw_stream(1)` and the
 #: `stream1` named after it): what differs between two ranks of one job without meaning anything.
+#: Each a literal (skipped, with `in`, where the text lacks it) and the pattern that masks what
+#: follows it: one scan per literal present, a fifth of one alternation of look-behinds' time.
 _DEVICES = (
-    r"(?<=cuda:)\d+|(?<=xpu:)\d+|(?<=\bindex=)\d+|(?<=\bdevice=)\d+"
-    r"|(?<=_DeviceGuard\()\d+|(?<=set_device\()\d+|(?<=get_raw_stream\()\d+|(?<=\bstream)\d+\b"
+    ("cuda:", r"(cuda:)\d+"),
+    ("xpu:", r"(xpu:)\d+"),
+    ("index=", r"(\bindex=)\d+"),
+    ("device=", r"(\bdevice=)\d+"),
+    ("_DeviceGuard(", r"(_DeviceGuard\()\d+"),
+    ("set_device(", r"(set_device\()\d+"),
+    ("get_raw_stream(", r"(get_raw_stream\()\d+"),
+    ("stream", r"(\bstream)\d+\b"),
 )
-_DEVICE = re.compile(_DEVICES)
-#: A value of the process environment fx_graph_runnable sets (`os.environ['RANK'] = '1'`).
-_ENVIRON = re.compile(r"(\bos\.environ\['[^'\n]*'\] = )'[^'\n]*'")
-#: What differs between ranks' output code without the code differing: a kernel's file in the
-#: rank's own cache folder (named by its source, which names the device), and the devices.
-_CODE_VOLATILE = re.compile(
-    r"(?<=# kernel path: )[^\n]*|(?:/tmp/torchinductor_[^/\s]+|\$TORCHINDUCTOR_CACHE_DIR)/[^\s'\"]*|" + _DEVICES
-)
+#: ... and a kernel's file in the rank's own cache folder (named by its source, which names the
+#: device): what differs between ranks' output code without the code differing.
+_CODE_MASKS = [
+    (literal, re.compile(pattern), r"\1…")
+    for literal, pattern in (
+        ("# kernel path: ", r"(# kernel path: )[^\n]*"),
+        ("/tmp/torchinductor_", r"(/tmp/torchinductor_)[^\s'\"]*"),
+        ("$TORCHINDUCTOR_CACHE_DIR", r"(\$TORCHINDUCTOR_CACHE_DIR)[^\s'\"]*"),
+        *_DEVICES,
+    )
+]
+#: ... and, for `rank_masked`, a value of the process environment fx_graph_runnable sets
+#: (`os.environ['RANK'] = '1'`).
+_RANK_MASKS = [
+    ("os.environ[", re.compile(r"(\bos\.environ\['[^'\n]*'\] = )'[^'\n]*'"), r"\1'…'"),
+    *((literal, re.compile(pattern), r"\1…") for literal, pattern in _DEVICES),
+]
 #: How wide a changed line of code a sentence shows, and how much of it before the change.
 CODE_WIDTH = 72
 CODE_BEFORE = 24
@@ -101,10 +115,9 @@ class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
     post_grad: str = ""
     #: The last post-grad graph's payload.
     post_grad_payload: str | None = None
-    #: The prints of its Inductor output code (`code_lines`), in order, joined; "" when it
-    #: logged none or one was not read: then not compared. Since 1.37.
-    code: str = ""
-    #: Its output code's payloads, in order, separated by spaces.
+    #: Its Inductor output code's payloads, in order, separated by spaces; "" when it logged none:
+    #: then not compared. Compared by bytes as ranks are added, by masked text (`code_lines`)
+    #: where the bytes differ, when the job's payloads are read. Since 1.37.
     code_payloads: str = ""
 
 
@@ -190,7 +203,7 @@ def structure_digest(text: str) -> str | None:
 def code_lines(text: str) -> list[str]:
     """A compile's output code as the ranks' comparison sees it, line by line: each rank's own
     device index and cache paths masked (the lines stay where they were)."""
-    return _CODE_VOLATILE.sub("…", text).split("\n")
+    return _masked(text, _CODE_MASKS).split("\n")
 
 
 def rank_masked(text: str) -> str:
@@ -198,15 +211,21 @@ def rank_masked(text: str) -> str:
     (`cuda:…`) and its process's environment (fx_graph_runnable's `os.environ[...] = …` lines:
     `RANK`, `LOCAL_RANK`, the launcher's files). How `tlscope diff --ranks` reads two ranks'
     payloads, whose GPUs and environments differ by design."""
-    return _DEVICE.sub("…", _ENVIRON.sub(r"\1'…'", text))
+    return _masked(text, _RANK_MASKS)
 
 
-def payload_digest(kind: str, text: str) -> str | None:
-    """The print of a payload of `kind` as the ranks compare it: a graph's structure
-    (`structure_digest`), or the output code's masked text; None for an unreadable graph."""
-    if kind == CODE:
-        return hashlib.md5("\n".join(code_lines(text)).encode(), usedforsecurity=False).hexdigest()[:16]
-    return structure_digest(text)
+def _masked(text: str, masks: list[tuple[str, re.Pattern[str], str]]) -> str:
+    """`text` with each mask applied (its pattern's match replaced, its first group kept) where
+    the text holds the mask's literal."""
+    for literal, pattern, replacement in masks:
+        if literal in text:
+            text = pattern.sub(replacement, text)
+    return text
+
+
+def code_digest(text: str) -> str:
+    """The print of an output code as the ranks compare it: its masked text's (`code_lines`) MD5."""
+    return hashlib.md5("\n".join(code_lines(text)).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
 def _sizes(annotation: str | None) -> str:
@@ -250,9 +269,9 @@ class GraphFold:
             if found.post_grad:
                 post = self.post.setdefault(name, {})
                 _join(post, (found.function, found.post_grad), rank, cid, found.post_grad_payload, {})
-            if found.code:
+            if found.code_payloads:
                 code = self.code.setdefault(name, {})
-                _join(code, (found.function, found.code), rank, cid, found.code_payloads, {})
+                _join(code, (found.function, found.code_payloads), rank, cid, found.code_payloads, {})
 
     def mismatches(
         self, at: dict[str, int], read: PayloadText | None, numbering: Numbering | None = None
@@ -268,12 +287,7 @@ class GraphFold:
             for name, post in self.post.items()
             if len(post) > 1 and len(self.prints.get(name, {})) == 1
         ]
-        # Where the graphs agree, post-grad ones too, the output code of the ranks that logged one.
-        made += [
-            (name, "output_code", _groups(code))
-            for name, code in self.code.items()
-            if len(code) > 1 and len(self.prints.get(name, {})) == 1 and len(self.post.get(name, {})) <= 1
-        ]
+        made += self._code_groups(read) if read is not None else []
         made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[2]))
         for name, kind, mine in made:
             listed = [group for group, _ in mine]
@@ -287,6 +301,39 @@ class GraphFold:
             sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine], kind)
             found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
         return found
+
+    def _code_groups(self, read: PayloadText) -> list[tuple[str, str, list[tuple[GraphGroup, dict[str, str]]]]]:
+        """Where the graphs agree, post-grad ones too, the output code of the ranks that logged
+        one: grouped by bytes as the ranks were added, merged here by masked text (a GPU rank's
+        code differs from another's by its device only), each distinct payload read once."""
+        digests: dict[str, str] = {}
+
+        def digest(payload: str) -> str:
+            if payload not in digests:
+                text = read(payload)
+                digests[payload] = code_digest(text) if text is not None else payload  # unread: by bytes
+            return digests[payload]
+
+        found = []
+        for name, code in self.code.items():
+            if len(code) > 1 and len(self.prints.get(name, {})) == 1 and len(self.post.get(name, {})) <= 1:
+                merged: dict[tuple[str, str], _Seen] = {}
+                for (function, payloads), seen in code.items():
+                    _merge(merged, (function, "+".join(map(digest, payloads.split()))), seen)
+                if len(merged) > 1:
+                    found.append((name, "output_code", _groups(merged)))
+        return found
+
+
+def _merge(groups: dict[tuple[str, str], _Seen], key: tuple[str, str], seen: _Seen) -> None:
+    """A group `seen` into the group of `key`, which its lowest rank speaks for."""
+    known = groups.get(key)
+    if known is None:
+        groups[key] = _Seen(seen.rank, seen.id, seen.payload, seen.dynamic, list(seen.ranks))
+        return
+    known.ranks.extend(seen.ranks)
+    if seen.rank < known.rank:
+        known.rank, known.id, known.payload = seen.rank, seen.id, seen.payload
 
 
 def _join(
