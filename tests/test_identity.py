@@ -508,19 +508,26 @@ def test_the_format_134_additions_are_forgiven() -> None:
     assert identity.without_134_additions("multi_rank_summary.json", said) != summary % b""
 
 
-def test_a_stragglers_null_why_is_forgiven() -> None:
-    """Against a 1.34 base: a straggler's `why` (1.35) is forgiven when null, not when said."""
-    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
-    ranks += b'  "stragglers": {\n    "ranks": [\n      {\n        "ratio": 3.1%s\n      }\n    ]\n  }\n}\n'
-    assert identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": null')) == ranks % (34, b"")
-    said = identity.without_135_additions("ranks.json", ranks % (35, b',\n        "why": "most in [0/0]"'))
-    assert said != ranks % (34, b"")
+_RANKS_HEAD = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
+_STRAGGLER = (
+    _RANKS_HEAD + b'  "stragglers": {\n    "ranks": [\n      {\n        "ratio": 3.1%s\n      }\n    ]\n  }\n}\n'
+)
+_CACHES = _RANKS_HEAD + b'  "divergence": {\n    "frames": []%s\n  },\n  "stragglers": null\n}\n'
 
 
-def test_an_empty_caches_divergence_is_forgiven() -> None:
-    """Against a 1.35 base: ranks.json's `divergence.caches` (1.36) is forgiven when empty, not when said."""
-    ranks = b'{\n  "format": "tlscope",\n  "format_version": 1,\n  "format_minor": %d,\n'
-    ranks += b'  "divergence": {\n    "frames": []%s\n  },\n  "stragglers": null\n}\n'
-    assert identity.without_136_additions("ranks.json", ranks % (36, b',\n    "caches": []')) == ranks % (35, b"")
-    said = identity.without_136_additions("ranks.json", ranks % (36, b',\n    "caches": [\n      {}\n    ]'))
-    assert said != ranks % (35, b"")
+@pytest.mark.parametrize(
+    ("minor", "text", "unsaid", "said"),
+    [
+        # 1.35: a straggler's `why`, forgiven when null.
+        (35, _STRAGGLER, b',\n        "why": null', b',\n        "why": "most in [0/0]"'),
+        # 1.36: ranks.json's `divergence.caches`, forgiven when empty.
+        (36, _CACHES, b',\n    "caches": []', b',\n    "caches": [\n      {}\n    ]'),
+    ],
+)
+def test_a_ranks_json_field_is_forgiven_when_it_says_nothing(
+    minor: int, text: bytes, unsaid: bytes, said: bytes
+) -> None:
+    """Against the format before `minor`: the field it added is forgiven when empty or null, not when said."""
+    without = getattr(identity, f"without_{100 + minor}_additions")
+    assert without("ranks.json", text % (minor, unsaid)) == text % (minor - 1, b"")
+    assert without("ranks.json", text % (minor, said)) != text % (minor - 1, b"")
