@@ -289,33 +289,27 @@ class GraphFold:
             for name, post in self.post.items()
             if len(post) > 1 and len(self.prints.get(name, {})) == 1
         ]
-        made += self._code_groups(read) if read is not None else []
+        digest = _code_digests(read) if read is not None else None
+        made += self._code_groups(digest) if digest is not None else []
         made.sort(key=lambda m: min(at.get(group.id, len(at)) for group, _ in m[2]))
         for name, kind, mine in made:
             listed = [group for group, _ in mine]
             cid = numbering.usual(name) if numbering is not None and name in numbering.ids else listed[0].id
             also = numbering.others(name) if numbering is not None and name in numbering.ids else ""
             worded = read if len(found) < WORDED else None
-            if kind == "output_code":
-                sentence = _code_sentence(cid, also, listed, worded)
-                found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
-                continue
-            sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine], kind)
+            if kind == "output_code" and digest is not None:
+                sentence = _code_sentence(cid, also, listed, worded, digest)
+            else:
+                sentence = _sentence(cid, also, listed, worded, [dynamic for _, dynamic in mine], kind)
             found.append(GraphMismatch(id=cid, kind=kind, groups=listed, sentence=sentence))
         return found
 
-    def _code_groups(self, read: PayloadText) -> list[tuple[str, str, list[tuple[GraphGroup, dict[str, str]]]]]:
+    def _code_groups(
+        self, digest: Callable[[str], str]
+    ) -> list[tuple[str, str, list[tuple[GraphGroup, dict[str, str]]]]]:
         """Where the graphs agree, post-grad ones too, the output code of the ranks that logged
-        one: grouped by bytes as the ranks were added, merged here by masked text (a GPU rank's
-        code differs from another's by its device only), each distinct payload read once."""
-        digests: dict[str, str] = {}
-
-        def digest(payload: str) -> str:
-            if payload not in digests:
-                text = read(payload)
-                digests[payload] = code_digest(text) if text is not None else payload  # unread: by bytes
-            return digests[payload]
-
+        one: grouped by bytes as the ranks were added, merged here by masked text (`digest`: a
+        GPU rank's code differs from another's by its device only)."""
         found = []
         for name, code in self.code.items():
             if len(code) > 1 and len(self.prints.get(name, {})) == 1 and len(self.post.get(name, {})) <= 1:
@@ -325,6 +319,20 @@ class GraphFold:
                 if len(merged) > 1:
                     found.append((name, "output_code", _groups(merged)))
         return found
+
+
+def _code_digests(read: PayloadText) -> Callable[[str], str]:
+    """An output code's print (`code_digest`) by its payload, each read once; an unread one's
+    name (compared by its bytes)."""
+    digests: dict[str, str] = {}
+
+    def digest(payload: str) -> str:
+        if payload not in digests:
+            text = read(payload)
+            digests[payload] = code_digest(text) if text is not None else payload
+        return digests[payload]
+
+    return digest
 
 
 def _merge(groups: dict[tuple[str, str], _Seen], key: tuple[str, str], seen: _Seen) -> None:
@@ -388,7 +396,9 @@ def _sentence(
     return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
 
 
-def _code_sentence(cid: str, also: str, groups: list[GraphGroup], read: PayloadText | None) -> str:
+def _code_sentence(
+    cid: str, also: str, groups: list[GraphGroup], read: PayloadText | None, digest: Callable[[str], str]
+) -> str:
     """`[0/0] step (x.py:3): ranks traced one graph, but Inductor generated different code for
     it: output code 1, line 34 reads "…" on rank 0, "…" on rank 1; tlscope diff … shows the rest`.
     Each group's `payload` (its output code's payloads, joined) becomes the one a viewer opens:
@@ -401,7 +411,7 @@ def _code_sentence(cid: str, also: str, groups: list[GraphGroup], read: PayloadT
     sides = (who(first.ranks), who(second.ranks))
     # Unread, the first payloads whose names (their MD5s) differ: other bytes, if maybe one code.
     at = next((n for n, (x, y) in enumerate(zip(names[0], names[1], strict=False)) if x != y), 0)
-    at, where = _code_difference(names[0], names[1], read, sides) if read is not None else (at, None)
+    at, where = _code_difference(names[0], names[1], read, sides, digest) if read is not None else (at, None)
     for group, mine in zip(groups, names, strict=True):
         group.payload = mine[min(at, len(mine) - 1)] if mine else None
     pair = f"{GRAPH_DIFF}{first.ranks[0]} {second.ranks[0]}"
@@ -410,11 +420,14 @@ def _code_sentence(cid: str, also: str, groups: list[GraphGroup], read: PayloadT
     return f"{head}: {where}{_more(groups)}; {pair} shows the rest"
 
 
-def _code_difference(a: list[str], b: list[str], read: PayloadText, sides: tuple[str, str]) -> tuple[int, str | None]:
-    """The first output code of `a` (payloads) whose masked text differs from `b`'s, and its first
-    changed line in words (`sides` names the two groups); (0, None) when none is read."""
+def _code_difference(
+    a: list[str], b: list[str], read: PayloadText, sides: tuple[str, str], digest: Callable[[str], str]
+) -> tuple[int, str | None]:
+    """The first output code of `a` (payloads) whose masked text differs from `b`'s (`digest`),
+    and its first changed line in words (`sides` names the two groups); (0, None) when none is
+    read."""
     for at, (x, y) in enumerate(zip(a, b, strict=False)):
-        texts = (read(x), read(y)) if x != y else (None, None)
+        texts = (read(x), read(y)) if digest(x) != digest(y) else (None, None)
         if texts[0] is None or texts[1] is None:
             continue
         lines = code_lines(texts[0]), code_lines(texts[1])
