@@ -105,6 +105,18 @@ def test_the_sentence_names_the_phases_that_grew_and_the_caches_it_missed() -> N
     assert why_slower(theirs, 4, mine) is None  # nothing took it longer
 
 
+def test_nested_phases_are_said_once_at_the_innermost_that_carries_the_excess() -> None:
+    """backend_compile holds inductor_compile, which holds code_gen: three names of one excess.
+    The sentence names code_gen, with the outermost's excess around it, then a phase elsewhere."""
+    nested = {"backend_compile": 8.0, "inductor_compile": 7.6, "code_gen": 6.0, "aot_trace_joint_graph": 1.0}
+    base = {"backend_compile": 2.0, "inductor_compile": 1.8, "code_gen": 0.5, "aot_trace_joint_graph": 0.2}
+    mine, theirs = [_entry("[0/0]", 9.0, nested, {})], [_entry("[0/0]", 2.5, base, {})]
+    assert why_slower(mine, 4, theirs) == (
+        "most in [0/0] step (train.py:3): 9.00 s against rank 4's 2.50 s, in code_gen (+5.50 s of "
+        "backend_compile's +6.00 s), aot_trace_joint_graph (+0.80 s)"
+    )
+
+
 def test_a_text_lists_ten_stragglers_and_counts_the_rest() -> None:
     from tlscope.analyse.ranks.stragglers import LISTED, find_stragglers, straggler_lines
 
