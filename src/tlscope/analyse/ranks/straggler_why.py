@@ -24,11 +24,13 @@ WRAPPERS = frozenset({"dynamo", "compile_attempt", "entire_frame_compile"})
 #: Phases a sentence names.
 PHASES = 2
 #: A phase carries a compile's excess when it holds at least this share of the largest phase
-#: excess. Phases nest (backend_compile > create_aot_dispatcher_function > inductor_compile >
-#: code_gen), so the phases that carry most of one excess are one chain: the sentence names its
-#: innermost (the fewest seconds), where the time went, with its outermost's excess around it
-#: (backend_compile (+59.30 s), create_aot_dispatcher_function (+58.83 s) said the same twice).
-CARRIES = 0.8
+#: excess (the whole compile's, `dynamo`'s, when logged). Two phases that do each hold more than
+#: half of one excess cannot be side by side: one holds the other (backend_compile >
+#: create_aot_dispatcher_function > inductor_compile > code_gen > compile_file). So they are one
+#: chain, and the sentence names its innermost (the fewest seconds), where the time went, with the
+#: outermost named phase's excess around it (`in backend_compile (+59.30 s),
+#: create_aot_dispatcher_function (+58.83 s)` said one excess twice).
+CARRIES = 0.5
 #: Stragglers explained (each reads two ranks' compiles.json); later ones keep `why` null.
 EXPLAINED = 5
 
@@ -81,20 +83,20 @@ def _by_function(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
 
 
 def _phases(entry: CompileEntry, other: CompileEntry) -> list[str]:
-    """The phases (wrappers left out) that grew most against `other`, at most PHASES, in words:
-    the innermost of the chain that carries the largest excess (`CARRIES`), `code_gen (+51.93 s of
-    backend_compile's +59.30 s)`, then the largest excess outside that chain."""
+    """Where the compile grew against `other`, at most PHASES phases in words: the innermost of the
+    chain that carries its excess (`CARRIES`), `compile_file (+41.83 s of inductor_compile's
+    +57.49 s)`, then the largest excess outside that chain; the wrappers never named."""
     mine, theirs = _phase_seconds(entry), _phase_seconds(other)
-    grew = [(name, seconds - theirs.get(name, 0.0)) for name, seconds in mine.items() if name not in WRAPPERS]
+    grew = [(name, seconds - theirs.get(name, 0.0)) for name, seconds in mine.items()]
     grew = [g for g in grew if g[1] >= 0.005]
     grew.sort(key=lambda g: (-g[1], g[0]))
-    if not grew:
+    named = [g for g in grew if g[0] not in WRAPPERS]
+    if not named:
         return []
-    outer = grew[0]
-    chain = [g for g in grew if g[1] >= CARRIES * outer[1]]
-    inner = min(chain, key=lambda g: (mine[g[0]], g[0]))
+    chain = [g for g in named if g[1] > CARRIES * grew[0][1]] or named[:1]
+    outer, inner = chain[0], min(chain, key=lambda g: (mine[g[0]], g[0]))
     said = f"{inner[0]} (+{inner[1]:.2f} s" + ("" if inner is outer else f" of {outer[0]}'s +{outer[1]:.2f} s") + ")"
-    rest = [f"{name} (+{seconds:.2f} s)" for name, seconds in grew if (name, seconds) not in chain]
+    rest = [f"{name} (+{seconds:.2f} s)" for name, seconds in named if (name, seconds) not in chain]
     return [said, *rest][:PHASES]
 
 
