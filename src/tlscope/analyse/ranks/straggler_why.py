@@ -49,9 +49,9 @@ def explain_stragglers(found: Stragglers, compiles_of: Callable[[int], Sequence[
 
 
 def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[CompileEntry]) -> str | None:
-    """`most in [4/0] forward (_ranks.py:40): 31.20 s against rank 12's 5.10 s, in inductor_compile
-    (+24.80 s), backend_compile (+25.90 s); its fx_graph cache missed where rank 12's hit`; None
-    when no compile of it took longer than the median rank's."""
+    """`most in [4/0] forward (_ranks.py:40): 31.20 s against rank 12's 5.10 s, in code_gen
+    (+20.10 s of backend_compile's +25.90 s), aot_trace_joint_graph (+1.20 s); its fx_graph cache
+    missed where rank 12's hit`; None when no compile of it took longer than the median rank's."""
     ours, others = _by_function(mine), _by_function(theirs)
     excess = {
         key: forward_time_s(entry) - (forward_time_s(others[key]) if key in others else 0.0)
