@@ -24,8 +24,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 CODEGEN = CORPUS / "ranks_codegen_2"
 SENTENCE = (
     "[0/0] step (ranks_codegen_2.py:19): ranks traced one graph, but Inductor generated different code for it: "
-    'output code 1, line 41 reads "for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(64L); …" '
-    'on rank 0, "#pragma GCC ivdep" on rank 1; tlscope diff JOB --ranks 0 1 shows the rest'
+    'output code 1, line 41 reads "…+=static_cast<int64_t>(16L))" on rank 0, line 42 "…+=static_cast<int64_t>(1L))" '
+    'on rank 1, after 1 line only rank 1 has ("#pragma GCC ivdep"); tlscope diff JOB --ranks 0 1 shows the rest'
 )
 
 
@@ -52,9 +52,12 @@ def test_a_codegen_setting_on_one_rank_is_said_with_its_first_changed_line(tmp_p
     page = (out / "index.html").read_text()
     assert f'<a href="{mismatch["groups"][1]["payload"]}">code on rank 1</a>' in page
     assert '<span class="graphs-differ">graphs differ</span>' in page
-    # What the sentence quotes is in the payloads, at that line.
+    # What the sentence quotes is in the payloads, at those lines: the vector width, 16 against 1.
     texts = [(out / g["payload"]).read_text().split("\n") for g in mismatch["groups"]]
-    assert texts[0][40].strip().startswith("for(int64_t x0=") and texts[1][40].strip() == "#pragma GCC ivdep"
+    assert texts[0][40].strip().endswith("x0+=static_cast<int64_t>(16L))")
+    assert texts[1][40].strip() == "#pragma GCC ivdep" and texts[1][41].strip().endswith(
+        "x0+=static_cast<int64_t>(1L))"
+    )
 
 
 def test_diff_of_the_two_ranks_shows_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +88,7 @@ def test_ranks_on_their_own_gpus_generate_one_code(tlparse_traces: Path, tmp_pat
     assert [g["id"] for g in codes] == ["[0/0]", "[0/1]"]
     assert all([g["ranks"] for g in m["groups"]] == [[0, 1, 2, 3, 4], [5, 6]] for m in codes)
     assert _output_code(out, 0, "[0/0]") != _output_code(out, 1, "[0/0]")  # other bytes, one code
-    assert "empty_strided_cpu_pinned" in codes[0]["sentence"]
+    assert 'output code 1, ranks 5, 6 have 1 more line at line 28: "empty_strided_cpu_pinned = ' in codes[0]["sentence"]
     order = parse_job(tlparse_traces / "graph_exec_order_tests", tmp_path / "order")[0]["divergence"]
     assert order["graphs"] == []
 
@@ -184,4 +187,22 @@ def test_diff_of_two_gpu_ranks_masks_their_own_devices(
     assert any(
         line.endswith("generated code differs (fx_graph_runnable, inductor_output_code)")
         for line in result.summary.other
+    )
+
+
+def test_the_first_change_pairs_the_lines_that_changed_least() -> None:
+    """Past the common head and tail, difflib's first changed stretch; in it, the closest pair."""
+    from tlscope.analyse.ranks.graph_divergence import _first_change
+
+    head = ["def call(args):", "    buf0 = empty()"]
+    tail = ["    return (buf0,)"]
+    a = [*head, "    for(x0=0; x0<64; x0+=16)", "        body(x0)", *tail]
+    b = [*head, "    #pragma GCC ivdep", "    for(x0=0; x0<64; x0+=1)", "        body(x0)", *tail]
+    assert _first_change(a, b, ("rank 0", "ranks 1, 2")) == (
+        'line 3 reads "for(x0=0; x0<64; x0+=16)" on rank 0, line 4 "for(x0=0; x0<64; x0+=1)" on ranks 1, 2, '
+        'after 1 line only ranks 1, 2 have ("#pragma GCC ivdep")'
+    )
+    assert _first_change(a, a, ("rank 0", "rank 1")) is None
+    assert _first_change([*head, *tail], [*head, "    check()", *tail], ("rank 0", "rank 1")) == (
+        'rank 1 has 1 more line at line 3: "check()"'
     )

@@ -38,6 +38,7 @@ import msgspec
 from tlscope.analyse.excerpt import around, differs_at
 from tlscope.analyse.ranks.frames import Numbering
 from tlscope.analyse.ranks.words import NAMED, who
+from tlscope.analyse.ranks.words import count as _count
 
 if TYPE_CHECKING:
     from tlscope.analyse.graph_diff import NodeChange
@@ -101,6 +102,10 @@ _RANK_MASKS = [
 #: How wide a changed line of code a sentence shows, and how much of it before the change.
 CODE_WIDTH = 72
 CODE_BEFORE = 24
+#: How far past the first difference two codes are aligned (difflib), and how many lines of the
+#: first changed stretch of each side are paired to find the two that changed least.
+WINDOW = 200
+PAIRED = 12
 
 
 class GraphPrint(msgspec.Struct, frozen=True, kw_only=True):
@@ -430,19 +435,51 @@ def _code_difference(
         texts = (read(x), read(y)) if digest(x) != digest(y) else (None, None)
         if texts[0] is None or texts[1] is None:
             continue
-        lines = code_lines(texts[0]), code_lines(texts[1])
-        line = next((n for n, (p, q) in enumerate(zip(*lines, strict=False)) if p != q), None)
-        if line is None:
-            if len(lines[0]) == len(lines[1]):
-                continue
-            line = min(len(lines[0]), len(lines[1]))
-        p, q = (side[line] if line < len(side) else "" for side in lines)
-        cut = differs_at(p, q)
-        said = f"{_shown(p, cut)} on {sides[0]}, {_shown(q, cut)} on {sides[1]}"
-        return at, f"output code {at + 1}, line {line + 1} reads {said}"
+        said = _first_change(code_lines(texts[0]), code_lines(texts[1]), sides)
+        if said is not None:
+            return at, f"output code {at + 1}, {said}"
     if len(a) != len(b):
         return 0, f"{sides[0]} logged {len(a)} output codes, {sides[1]} {len(b)}"
     return 0, None
+
+
+def _first_change(a: list[str], b: list[str], sides: tuple[str, str]) -> str | None:
+    """Where two masked codes first differ, in words: the two lines of the first changed stretch
+    that changed least (`line 41 reads "…(16L))" on rank 0, line 42 "…(1L))" on rank 1, after a
+    line only rank 1 has ("#pragma GCC ivdep")`), or the lines one side has more; None when equal.
+    The stretch is found by difflib within WINDOW lines of the first difference (the common head
+    and tail cut first), its lines paired within PAIRED of its start: bounded on any code."""
+    # Here, not at the top: only the job's fold words a code difference, never a rank's parse.
+    from difflib import SequenceMatcher
+
+    head = next((n for n, (p, q) in enumerate(zip(a, b, strict=False)) if p != q), min(len(a), len(b)))
+    end_a, end_b = len(a), len(b)
+    while end_a > head and end_b > head and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    if end_a == head and end_b == head:
+        return None
+    ops = SequenceMatcher(
+        None, a[head : min(end_a, head + WINDOW)], b[head : min(end_b, head + WINDOW)], autojunk=False
+    )
+    tag, i1, i2, j1, j2 = next(op for op in ops.get_opcodes() if op[0] != "equal")
+    i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+    if tag != "replace":
+        side, lines, at = (sides[1], b[j1:j2], j1) if tag == "insert" else (sides[0], a[i1:i2], i1)
+        return f"{side} {_has(side)} {_count(len(lines), 'more line')} at line {at + 1}: {_shown(lines[0], 0)}"
+    pairs = [(i, j) for i in range(i1, min(i2, i1 + PAIRED)) for j in range(j1, min(j2, j1 + PAIRED))]
+    i, j = max(pairs, key=lambda ij: (SequenceMatcher(None, a[ij[0]], b[ij[1]]).ratio(), -ij[0], -ij[1]))
+    cut = differs_at(a[i], b[j])
+    other = f"line {j + 1} " if j != i else ""
+    said = f"line {i + 1} reads {_shown(a[i], cut)} on {sides[0]}, {other}{_shown(b[j], cut)} on {sides[1]}"
+    if i > i1 or j > j1:  # lines before the pair that only one side has
+        side, first, n = (sides[1], b[j1], j - j1) if j - j1 >= i - i1 else (sides[0], a[i1], i - i1)
+        said += f", after {_count(n, 'line')} only {side} {_has(side)} ({_shown(first, 0)}{', …' if n > 1 else ''})"
+    return said
+
+
+def _has(side: str) -> str:
+    """The verb of `side`, as `who` names it: `rank 1 has`, `ranks 5, 6 have`."""
+    return "have" if side.startswith("ranks ") else "has"
 
 
 def _shown(line: str, cut: int) -> str:
