@@ -66,6 +66,29 @@ def test_ranks_json_says_which_compile_and_which_cache(tmp_path: Path) -> None:
     assert all("caches" not in rank["overview"] for rank in summary)
 
 
+def test_a_rank_whose_cache_was_cold_is_the_straggler_and_the_caches_say_why(tmp_path: Path) -> None:
+    """ranks_cold_2: rank 0 compiled from a cache a run before filled, rank 1 from an empty one.
+    Both looked up the same keys; rank 0's hit, rank 1's missed, and rank 1 is the straggler."""
+    found, stdout = parse_job(CORPUS / "ranks_cold_2", tmp_path / "out")
+    (mismatch,) = found["divergence"]["caches"]
+    assert mismatch["id"] == "[0/0]" and mismatch["caches"] == ["aotautograd", "fx_graph"]
+    assert [(g["ranks"], g["lookups"]) for g in mismatch["groups"]] == [
+        ([0], {"aotautograd": {"hit": 1}, "fx_graph": {"hit": 2}}),
+        ([1], {"aotautograd": {"miss": 1}, "fx_graph": {"miss": 2}}),
+    ]
+    assert mismatch["same_keys"] is True
+    assert mismatch["sentence"] == (
+        "[0/0] step (ranks_cold_2.py:21): caches answered differently on different ranks: aotautograd (rank 0: "
+        f"1 hit; rank 1: 1 miss), fx_graph (rank 0: 2 hits; rank 1: 2 misses); {WHY}; the same keys on rank 0 and "
+        f"rank 1: {KEYS_SAME}"
+    )
+    (straggler,) = found["stragglers"]["ranks"]
+    assert straggler["rank"] == 1 and straggler["why"].endswith(
+        "its aotautograd, fx_graph caches missed where rank 0's hit"
+    )
+    assert mismatch["sentence"] in stdout
+
+
 def test_summary_and_the_python_api_say_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["summary", str(SAME), "--width", "400"]) == 0
     out = capsys.readouterr().out
@@ -187,6 +210,12 @@ def test_the_keys_say_whether_a_cache_was_cold_or_the_compiles_differ() -> None:
     )
     unknown = divergence([_keyed(0, miss, ""), _keyed(1, hit, "fx_graph fk1")]).caches
     assert unknown[0].same_keys is None and unknown[0].sentence.endswith(WHY)
+    # A cache one side did not look up is no other key: an AOTAutograd hit looks up no FX graph.
+    cold = "aotautograd miss 1\nfx_graph miss 1"
+    warm = divergence(
+        [_keyed(0, "aotautograd hit 1", "aotautograd a1"), _keyed(1, cold, "aotautograd a1\nfx_graph f1")]
+    )
+    assert warm.caches[0].caches == ["aotautograd", "fx_graph"] and warm.caches[0].same_keys is True
     # Keys of a cache whose answers agree are not compared.
     both = "aotautograd hit 1\nfx_graph miss 1"
     keys = divergence([_keyed(0, both, "aotautograd a1\nfx_graph fk1"), _keyed(1, miss, "fx_graph fk1")]).caches

@@ -131,12 +131,14 @@ def _mismatch(cid: str, head: str, texts: dict[str, array[int]], keys: dict[str,
 
 
 def _same_keys(caches: list[str], a: str, b: str) -> bool | None:
-    """Whether two groups' lowest ranks looked up the same keys in `caches` (as multisets); None
-    when either logged no key there."""
-    mine, theirs = ([line for line in keys.split("\n") if line.split(" ", 1)[0] in caches] for keys in (a, b))
-    if not mine or not theirs:
+    """Whether two groups' lowest ranks looked up the same keys (as multisets) in those of
+    `caches` both logged a key of; None when there is none. A cache one side did not look up is
+    no other key: an AOTAutograd hit looks up no FX graph."""
+    mine, theirs = ([line.split(" ", 1) for line in keys.split("\n") if line] for keys in (a, b))
+    both = set(caches) & {cache for cache, _ in mine} & {cache for cache, _ in theirs}
+    if not both:
         return None
-    return sorted(mine) == sorted(theirs)
+    return sorted(k for c, k in mine if c in both) == sorted(k for c, k in theirs if c in both)
 
 
 def _said(outcomes: dict[str, int] | None) -> str:
