@@ -12,6 +12,8 @@ import pytest
 from helpers import REPO
 
 from tlscope.analyse.fold.recommend import recommended_failure
+from tlscope.analyse.ranks.divergence import RanksFile, read_ranks_file
+from tlscope.analyse.ranks.frames import FrameRef
 from tlscope.format import layout
 from tlscope.format.compiles import CompilesFile, GuardFailure
 from tlscope.format.folder import OutputFolder
@@ -93,3 +95,59 @@ def test_filters(tmp_path: Path) -> None:
         if set(f) <= {"kind", "cid"}:  # tlscope.load's events(kind=, compile_id=): the same rows
             found = OutputFolder(tmp_path).events(kind=wanted.kind, compile_id=wanted.compile_id)
             assert [e["log_line"] - 1 for e in found] == case["rows"], case
+
+
+def _ranks_read(found: RanksFile) -> dict[str, Any]:
+    """What a reader of ranks.json gives a view, as plain lists: the same projection as
+    tests/js/conformance.test.mjs's `ranksRead` of the JS client's `readRanks`. Defaults of
+    older files as FORMAT.md section 16 says: a mismatch without a kind is `graph`'s (1.34), a graph
+    group without an id has the mismatch's (1.31), a straggler without a why says none (1.35)."""
+    div = found.divergence
+    slow = found.stragglers
+    return {
+        "ranks": [msgspec.to_builtins(line) for line in sorted(found.ranks, key=lambda line: line.rank)],
+        "diverges": div.diverges,
+        "groups": [[g.ranks, g.only_here, g.missing, g.sentence] for g in div.groups],
+        "not_on_every_rank": [[p.id, p.ranks] for p in div.not_on_every_rank],
+        "rows": [[r.ranks, r.collectives, r.sentence, r.columns or {}] for r in div.rows if r.ranks],
+        "collectives": [[c.id, c.kind, c.sentence] for c in div.collectives],
+        "graphs": [
+            [m.id, m.kind, m.sentence, [[g.ranks, g.id or m.id, g.function, g.payload] for g in m.groups if g.ranks]]
+            for m in div.graphs
+        ],
+        "settings": [[s.ranks, s.than, s.sentence] for s in div.settings],
+        "frames": [[f.ranks, f.than, _refs(f.extra), _refs(f.missing), f.renumbered, f.sentence] for f in div.frames],
+        "caches": [[c.id, c.caches, c.sentence] for c in div.caches],
+        "stragglers": None
+        if slow is None
+        else [
+            slow.rule,
+            slow.factor,
+            slow.margin_s,
+            slow.median_compile_time_s,
+            slow.median_rank,
+            [[s.rank, s.compile_time_s, s.over_median_s, s.ratio, s.why or ""] for s in slow.ranks],
+        ],
+    }
+
+
+def _refs(refs: list[FrameRef]) -> list[list[str]]:
+    return [[r.id, r.function] for r in refs]
+
+
+@pytest.mark.parametrize("case", CASES["ranks_json"]["cases"], ids=lambda c: c["file"])
+def test_ranks_json_read(case: dict[str, Any]) -> None:
+    """Each ranks.json (real jobs' from the corpus, and files as older formats wrote them) read by
+    tlscope's one Python reader gives what the JS client's `readRanks` gives."""
+    data = (REPO / "tests" / "conformance" / case["file"]).read_bytes()
+    assert _ranks_read(read_ranks_file(data)) == case["read"]
+
+
+def test_ranks_json_cases_hold_every_list() -> None:
+    """The cases exercise every list a view shows, and every default an older file leaves out."""
+    reads = [case["read"] for case in CASES["ranks_json"]["cases"]]
+    for key in ("groups", "not_on_every_rank", "rows", "collectives", "graphs", "settings", "frames", "caches"):
+        assert any(read[key] for read in reads), key
+    assert any(read["stragglers"] and read["stragglers"][5] for read in reads)
+    assert any(any(row[3] for row in read["rows"]) for read in reads), "a row with columns (1.33)"
+    assert any(not read["rows"] for read in reads), "a file before rows (1.18)"

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import REPO, parse_job
 
-from tlscope.format.manifest import Manifest
+from tlscope.analyse.ranks.divergence import read_ranks_file
+from tlscope.format.manifest import FORMAT_MINOR, Manifest
 from tlscope.format.raw import RAW_ADDED_FIELDS
 from tlscope.model.events import EVENT_TYPES
 from tlscope.model.problems import ProblemKind
@@ -84,3 +87,16 @@ def test_every_top_level_output_file_is_documented(tmp_path: Path, tlparse_trace
         if entry.is_dir() and re.fullmatch(r"[-\d]+_[-\d]+_[-\d]+_[-\d]+|unknown_\d+", entry.name):
             continue  # compile-id folders: `<compile dir>/…` in the table
         assert f"`{name}" in table, f"{name} written by tlscope but not in FORMAT.md section 1"
+
+
+@pytest.mark.parametrize("job", ["ranks_shifted_4", "ranks_cold_2"])
+def test_ranks_json_is_exactly_its_schema_type(job: str, tmp_path: Path) -> None:
+    """A job's ranks.json, as tlscope writes it, is what docs/schema/ranks.schema.json describes:
+    read by the one reader (`read_ranks_file`, typed `RanksFile`) and written back, the same JSON,
+    no field outside the type."""
+    found, _ = parse_job(REPO / "corpus" / "traces" / job, tmp_path / "out")
+    typed = read_ranks_file((tmp_path / "out" / "ranks.json").read_bytes())
+    assert msgspec.to_builtins(typed) == found
+    assert found["format_minor"] == FORMAT_MINOR
+    documented = json.loads((DOCS / "schema" / "ranks.schema.json").read_text())
+    assert set(documented["$defs"]["RanksFile"]["properties"]) == set(found)

@@ -42,13 +42,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from tlscope.analyse.diff import TraceDiff, diff_traces, size_changes
 from tlscope.analyse.flame import FlameNode, flame_tree
 from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_graph
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
-from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview
+from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview, read_ranks_file
 from tlscope.analyse.ranks.graph_divergence import rank_masked, structure_digest
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
@@ -69,7 +67,6 @@ from tlscope.format.compiles import (
 )
 from tlscope.format.errors import FormatError
 from tlscope.format.folder import OutputFolder
-from tlscope.format.json_boundary import decode
 from tlscope.format.logsize import LogSize
 from tlscope.format.manifest import Manifest
 from tlscope.pipeline.classify import InputKind, classify
@@ -79,8 +76,6 @@ if TYPE_CHECKING:
 
 #: The format minor from which output folders hold graphs/ (FORMAT.md, "graphs/").
 _GRAPHS_MINOR = 11
-#: ranks.json, a job's folder's (someone else's file, maybe): decoded through the boundary.
-_JOB_VIEW = msgspec.json.Decoder(JobView)
 
 
 class TraceError(FormatError):
@@ -382,8 +377,7 @@ class Trace:
     def _job(self) -> JobView:
         written = self.root / layout.RANKS
         if written.is_file():
-            found: JobView = decode(written.read_bytes(), _JOB_VIEW)
-            return found
+            return read_ranks_file(written.read_bytes())
         overviews = []
         # By payload name: one job store, so a graph every rank logged is read once for all.
         known: dict[str, str | None] = {}

@@ -372,20 +372,15 @@ def _tell_divergence(out: Path) -> None:
     Read from the ranks.json the landing page just wrote (none: no rank had compiles to compare),
     not folded again from a list of every rank's overview (the job's summaries decoded once more).
     """
-    import msgspec
-
-    from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists
+    from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists, read_ranks_file
     from tlscope.analyse.ranks.stragglers import Stragglers, straggler_lines, straggler_title
-    from tlscope.format.json_boundary import decode
     from tlscope.format.layout import RANKS
 
-    # ranks.json's fields shown
-    written = msgspec.defstruct("Written", [("divergence", Divergence), ("stragglers", Stragglers | None, None)])
     try:
         data = (out / RANKS).read_bytes()
     except FileNotFoundError:
         return
-    read = decode(data, msgspec.json.Decoder(written))
+    read = read_ranks_file(data)
     found: Divergence = read.divergence
     slow: Stragglers | None = read.stragglers
     if slow is not None and slow.ranks:

@@ -13,6 +13,7 @@ from typing import Any, get_type_hints
 import msgspec
 
 from tlscope.analyse.fold.phases import PHASES
+from tlscope.analyse.ranks.divergence import RanksFile
 from tlscope.format.compiles import GUARD_KINDS, CompilesFile
 from tlscope.format.graph_file import GraphFile
 from tlscope.format.logsize import LogSize
@@ -76,6 +77,11 @@ def all_schemas() -> dict[str, dict[str, Any]]:
         ),
         "graph.schema.json": _document(
             "graph.schema.json", GraphFile, "graphs/<md5>.json: an FX graph payload as data (since 1.10)."
+        ),
+        "ranks.schema.json": _document(
+            "ranks.schema.json",
+            RanksFile,
+            "ranks.json: a multi-rank job's rank lines, how its ranks diverge and its stragglers (since 1.5).",
         ),
         "provenance.schema.json": _document(
             "provenance.schema.json",

@@ -13,6 +13,7 @@ runs where a rank is parsed (its result is small and picklable: it travels in `R
 
 from __future__ import annotations
 
+import functools
 import shlex
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -277,6 +278,31 @@ class JobView(msgspec.Struct, kw_only=True):
     divergence: Divergence
     #: The ranks markedly slower to compile than the median rank (analyse/ranks/stragglers.py).
     stragglers: Stragglers | None = None
+
+
+class RanksFile(JobView, kw_only=True):
+    """Top-level object of ranks.json: the job view under the format's header (the landing
+    writer's `ranks_json` writes it so); what docs/schema/ranks.schema.json describes."""
+
+    format: str = "tlscope"
+    format_version: int
+    format_minor: int
+
+
+def read_ranks_file(data: bytes) -> RanksFile:
+    """ranks.json's bytes as its typed object: the one Python reader of the file (`Trace.job_view`,
+    `tlscope JOB`'s closing lines; the JS client's `readRanks` answers the same conformance
+    cases). A job's folder may be someone else's: decoded through the JSON boundary's checks, a
+    field of the wrong shape a JsonError (format/json_boundary.py)."""
+    from tlscope.format.json_boundary import decode
+
+    found: RanksFile = decode(data, _ranks_decoder())
+    return found
+
+
+@functools.cache
+def _ranks_decoder() -> msgspec.json.Decoder[RanksFile]:
+    return msgspec.json.Decoder(RanksFile)
 
 
 def rank_overview(
