@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  InlineSource, STATUS_ORDER, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, recommendedFailure, sortCompileIds, statusFromMetrics,
+  InlineSource, STATUS_ORDER, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, readRanks, recommendedFailure, sortCompileIds, statusFromMetrics,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const CASES = JSON.parse(readFileSync(new URL('../conformance/cases.json', import.meta.url), 'utf8'));
@@ -93,4 +93,35 @@ test('event filters', async () => {
     for (let i = 0; i < trace.events.total; i += 1) rows.push(trace.events.row(i).log_line - 1);
     assert.deepEqual(rows, c.rows, JSON.stringify(c.filter));
   }
+});
+
+/**
+ * What `readRanks` gives a view, as the plain lists tests/test_conformance.py's `_ranks_read`
+ * makes of tlscope's Python reader.
+ */
+function ranksRead(read) {
+  const div = read.divergence;
+  const slow = read.stragglers;
+  return {
+    ranks: read.ranks,
+    diverges: div.diverges,
+    groups: div.groups.map((g) => [g.ranks, g.onlyHere, g.missing, g.sentence]),
+    not_on_every_rank: [...div.notOnEveryRank].map(([id, ranks]) => [id, ranks]),
+    rows: div.rows.map((r) => [r.ranks, r.collectives, r.sentence, Object.fromEntries(r.columns)]),
+    collectives: div.collectives.map((c) => [c.id, c.kind, c.sentence]),
+    graphs: div.graphs.map((m) => [m.id, m.kind, m.sentence, m.groups.map((g) => [g.ranks, g.id, g.function, g.payload])]),
+    settings: div.settings.map((s) => [s.ranks, s.than, s.sentence]),
+    frames: div.frames.map((f) => [f.ranks, f.than, f.extra.map((r) => [r.id, r.function]), f.missing.map((r) => [r.id, r.function]), f.renumbered, f.sentence]),
+    caches: div.caches.map((c) => [c.id, c.caches, c.sentence]),
+    stragglers: slow && [slow.rule, slow.factor, slow.margin_s, slow.median_compile_time_s, slow.median_rank, slow.ranks.map((s) => [s.rank, s.compile_time_s, s.over_median_s, s.ratio, s.why])],
+  };
+}
+
+test("ranks.json read as tlscope's Python reads it (real jobs' files, and older formats')", () => {
+  assert.ok(CASES.ranks_json.cases.length >= 7);
+  for (const { file, read } of CASES.ranks_json.cases) {
+    const json = JSON.parse(readFileSync(new URL(`../conformance/${file}`, import.meta.url), 'utf8'));
+    assert.deepEqual(ranksRead(readRanks(json)), read, file);
+  }
+  assert.equal(readRanks({ divergence: {} }), null, 'not a ranks.json: no rank lines');
 });

@@ -145,7 +145,8 @@ test("ranks.json's collective mismatches are read as written, untrusted parts dr
       collectives: [{ id: '[0/0]', groups: [], at: 0, sentence }, { id: 3, sentence: 'x' }, 'junk', { id: '[1/0]' }],
     },
   });
-  assert.deepEqual(div && div.collectives, [{ id: '[0/0]', sentence }]);
+  // Before format 1.34 a mismatch had no kind: read as `graph`, the Dynamo graphs' collectives.
+  assert.deepEqual(div && div.collectives, [{ id: '[0/0]', kind: 'graph', sentence }]);
   // A ranks.json written before format 1.17 has none.
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.collectives, []);
 });
@@ -156,16 +157,25 @@ test("ranks.json's graph and settings mismatches are read as written (format 1.3
   const div = readDivergence({
     divergence: {
       diverges: false, groups: [], not_on_every_rank: [], collectives: [],
-      graphs: [{ id: '[6/0]', kind: 'graph', groups: [], sentence }, { id: '[7/0]', sentence: 'no kind' }, { id: 3, sentence: 'x' }, null, { id: '[1/0]' }],
+      graphs: [
+        { id: '[6/0]', kind: 'graph', groups: [{ ranks: [0, 2], function: 'branchy_fn (_ranks.py:59)', payload: 'payloads/a.txt' }, { ranks: [1, 'x'], function: 'branchy_fn (_ranks.py:59)', id: '[7/0]' }, { ranks: [] }, 'junk'], sentence },
+        { id: '[7/0]', sentence: 'no kind' }, { id: 3, sentence: 'x' }, null, { id: '[1/0]' },
+      ],
     },
   });
-  assert.deepEqual(div && div.graphs, [{ id: '[6/0]', kind: 'graph', sentence }, { id: '[7/0]', kind: 'graph', sentence: 'no kind' }]);
+  // A group names its own compile id where its ranks number the function otherwise (1.31), else
+  // the mismatch's; one naming no rank is dropped.
+  const groups = [
+    { ranks: [0, 2], id: '[6/0]', function: 'branchy_fn (_ranks.py:59)', payload: 'payloads/a.txt' },
+    { ranks: [1], id: '[7/0]', function: 'branchy_fn (_ranks.py:59)', payload: null },
+  ];
+  assert.deepEqual(div && div.graphs, [{ id: '[6/0]', kind: 'graph', sentence, groups }, { id: '[7/0]', kind: 'graph', sentence: 'no kind', groups: [] }]);
   // A ranks.json written before format 1.30 has none.
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.graphs, []);
   const settings = readDivergence({
     divergence: { settings: [{ ranks: [5, 6], than: [0], changed: [], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }, { ranks: [1] }, 7] },
   });
-  assert.deepEqual(settings && settings.settings, [{ ranks: [5, 6], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }]);
+  assert.deepEqual(settings && settings.settings, [{ ranks: [5, 6], than: [0], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }]);
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.settings, []);
 });
 
@@ -189,9 +199,15 @@ test("ranks.json's frames are read as written (format 1.31), untrusted parts dro
   const { readDivergence } = await import('../../src/tlscope/viewers/lib/tlscope.js');
   const sentence = 'rank 0 compiled 1 function ranks 1, 2, 3 did not ([1/0] log_stats (ranks_shifted_4.py:22)); …';
   const div = readDivergence({
-    divergence: { frames: [{ ranks: [0, 'x'], than: [1, 2, 3], extra: [], missing: [], renumbered: [[2, 1]], sentence }, { ranks: [1] }, 'junk', null] },
+    divergence: {
+      frames: [
+        { ranks: [0, 'x'], than: [1, 2, 3], extra: [{ id: '[1/0]', function: 'log_stats (ranks_shifted_4.py:22)' }, { id: 1 }], missing: 'junk', renumbered: [[2, 1], [3, 2], [4], [5, 'x'], 'junk'], sentence },
+        { ranks: [1] }, 'junk', null,
+      ],
+    },
   });
-  assert.deepEqual(div && div.frames, [{ ranks: [0], sentence }]);
+  const frame = { ranks: [0], than: [1, 2, 3], sentence, extra: [{ id: '[1/0]', function: 'log_stats (ranks_shifted_4.py:22)' }], missing: [], renumbered: [[2, 1], [3, 2]] };
+  assert.deepEqual(div && div.frames, [frame]);
   // A ranks.json written before format 1.31 has none.
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.frames, []);
 });

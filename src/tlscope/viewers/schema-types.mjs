@@ -1,5 +1,5 @@
-// compiles.json's and manifest.json's types as JSDoc typedefs (lib/compiles-json.js,
-// lib/manifest-json.js), from their JSON Schemas (docs/schema/, written from the Python model):
+// The format files' types as JSDoc typedefs (lib/compiles-json.js, lib/manifest-json.js,
+// lib/ranks-json.js...), from their JSON Schemas (docs/schema/, written from the Python model):
 // the client and every viewer read the fields the format documents. Needs node alone (no npm
 // install), so a change to a schema is caught wherever node runs (tests/test_js_check.py):
 //
@@ -20,6 +20,7 @@ export const SCHEMA_MODULES = new Map([
   ['manifest-json.js', { schema: 'manifest.schema.json', doc: 'manifest.json (docs/FORMAT.md section 2)' }],
   ['graph-json.js', { schema: 'graph.schema.json', doc: 'graphs/<md5>.json (docs/FORMAT.md section 18)' }],
   ['provenance-json.js', { schema: 'provenance.schema.json', doc: 'provenance.json (docs/FORMAT.md section 19)' }],
+  ['ranks-json.js', { schema: 'ranks.schema.json', doc: 'ranks.json (docs/FORMAT.md section 16)' }],
 ]);
 
 /**

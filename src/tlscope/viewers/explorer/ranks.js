@@ -110,17 +110,18 @@ function compilesOf(page, rank) {
  */
 function drawHead(page, head) {
   const { file } = page;
+  const div = file.divergence;
   const s = file.stragglers;
   const parts = [`${file.ranks.length} ranks`];
   parts.push(s && s.ranks.length ? `${s.ranks.length} straggler(s): ${s.ranks.map((r) => r.rank).join(', ')} (${s.rule})` : 'no stragglers');
-  parts.push(file.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
-  if (file.collectives.length) parts.push(`collectives differ at ${file.collectives.length} compile id${file.collectives.length === 1 ? '' : 's'}`);
-  if (file.graphs.length) parts.push(`graphs differ at ${file.graphs.length} compile id${file.graphs.length === 1 ? '' : 's'}`);
-  if (file.settings.length) parts.push('settings differ');
-  if (file.frames.length) parts.push('functions differ');
-  if (file.caches.length) parts.push(`caches differ at ${file.caches.length} compile id${file.caches.length === 1 ? '' : 's'}`);
+  parts.push(div.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
+  if (div.collectives.length) parts.push(`collectives differ at ${div.collectives.length} compile id${div.collectives.length === 1 ? '' : 's'}`);
+  if (div.graphs.length) parts.push(`graphs differ at ${div.graphs.length} compile id${div.graphs.length === 1 ? '' : 's'}`);
+  if (div.settings.length) parts.push('settings differ');
+  if (div.frames.length) parts.push('functions differ');
+  if (div.caches.length) parts.push(`caches differ at ${div.caches.length} compile id${div.caches.length === 1 ? '' : 's'}`);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
-  if (file.diverges) {
+  if (div.diverges) {
     const list = el(document, 'ul', 'rk-groups');
     for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
     head.appendChild(list);
@@ -129,7 +130,7 @@ function drawHead(page, head) {
   // differently (format 1.31: what explains the groups), a desync the compile ids do not show
   // (format 1.17), the ranks whose first compile ran under other settings (format 1.30), the
   // compiles whose caches answered differently (format 1.36).
-  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', file.frames], ['rk-collectives', file.collectives], ['rk-settings', file.settings], ['rk-caches', file.caches]])) {
+  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', div.frames], ['rk-collectives', div.collectives], ['rk-settings', div.settings], ['rk-caches', div.caches]])) {
     if (!items.length) continue;
     const list = el(document, 'ul', cls);
     for (const item of items) list.appendChild(el(document, 'li', '', item.sentence));
@@ -137,13 +138,13 @@ function drawHead(page, head) {
   }
   // Ranks that compiled the same id from other code (format 1.30): as written.
   // Each with a link per group to its lowest rank's compile: the graphs, one click away.
-  if (file.graphs.length) {
+  if (div.graphs.length) {
     const list = el(document, 'ul', 'rk-graphs');
-    for (const g of file.graphs) {
+    for (const g of div.graphs) {
       const item = el(document, 'li', '');
       item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
-      for (const [n, rank] of g.ranks.slice(0, 5).entries()) {
-        const id = g.ids[n] ?? g.id;  // that rank's own number for the function (format 1.31)
+      // Each group's lowest rank, under its own number for the function (format 1.31).
+      for (const { ranks: [rank], id } of g.groups.slice(0, 5)) {
         const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${id} on rank ${rank}`));
         link.href = compileUrl(page.base, rank, id);
         link.addEventListener('click', (event) => {
@@ -239,14 +240,15 @@ function sortBy(page, ui, key) {
 async function drawMatrix(page, matrix) {
   const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0]), group.columns) })));
   const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
-  const partial = new Set(page.file.partial.map((p) => p.id));
-  const called = new Set(page.file.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
+  const div = page.file.divergence;
+  const partial = new Set(div.notOnEveryRank.keys());
+  const called = new Set(div.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
   // The ids whose graphs differ come next in the columns (matrixColumns), those not already before.
-  const graphs = new Set(page.file.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id)));
+  const graphs = new Set(div.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id)));
   // ... then those some rows draw from ids of their own (format 1.33: a function those ranks
   // number otherwise), those not before.
   const moved = renamedColumns(page.file).filter((id) => !partial.has(id) && !called.has(id) && !graphs.has(id)).length;
-  matrix.set(rows, columns, page.file.partial.length, called.size, graphs.size, moved);
+  matrix.set(rows, columns, partial.size, called.size, graphs.size, moved);
 }
 
 /**
@@ -257,7 +259,7 @@ async function drawMatrix(page, matrix) {
  */
 async function drawWhy(page, box, rank) {
   // ranks.json names the median rank (decided in Python: tlscope.analyse.ranks.stragglers).
-  const median = page.file.stragglers ? page.file.stragglers.medianRank : null;
+  const median = page.file.stragglers ? page.file.stragglers.median_rank : null;
   const line = page.file.ranks.find((l) => l.rank === rank);
   const other = page.file.ranks.find((l) => l.rank === median);
   if (median === null || !line || !other) return;
@@ -265,7 +267,7 @@ async function drawWhy(page, box, rank) {
   const [mine, theirs] = await Promise.all([compilesOf(page, rank), compilesOf(page, median)]);
   if (page.picked !== rank) return;
   // The same functions compared, whatever each rank numbered them (ranks.json's frames, 1.31).
-  const rows = comparePhases(mine, theirs, idsBetween(page.file.frames, rank, median));
+  const rows = comparePhases(mine, theirs, idsBetween(page.file.divergence.frames, rank, median));
   const diff = line.compile_time_s - other.compile_time_s;
   const title = `Why is rank ${rank} slow? ${line.compile_time_s.toFixed(2)} s of compiles against ${other.compile_time_s.toFixed(2)} s on rank ${median}, the median rank (${diff >= 0 ? '+' : ''}${diff.toFixed(2)} s). Its compile ids against rank ${median}'s of the same functions, phase by phase, the largest excess first:`;
   const table = el(document, 'table', 'rk-why-t');
@@ -370,6 +372,15 @@ async function readBoth(source) {
 }
 
 /**
+ * The test hook's sentences of each mismatch list, as ranks.json says them.
+ * @param {import('/lib/tlscope.js').Divergence} div
+ */
+function sentencesOf(div) {
+  const said = (/** @type {{ sentence: string }[]} */ items) => items.map((item) => item.sentence);
+  return { collectives: said(div.collectives), graphs: said(div.graphs), settings: said(div.settings), frames: said(div.frames), caches: said(div.caches) };
+}
+
+/**
  * Open the Ranks view of the job at `url` (or in `url`'s files: a packed job's).
  * @param {string | Source} url
  */
@@ -409,7 +420,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), collectives: file.collectives.map((c) => c.sentence), graphs: file.graphs.map((g) => g.sentence), settings: file.settings.map((s) => s.sentence), frames: file.frames.map((f) => f.sentence), caches: file.caches.map((c) => c.sentence) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), ...sentencesOf(file.divergence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();

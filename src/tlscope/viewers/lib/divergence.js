@@ -1,37 +1,66 @@
-// How the ranks of a multi-rank job diverge, as tlscope wrote it in the job's ranks.json
-// (docs/FORMAT.md section 16: `divergence`). Python decides which compile ids are not on every
-// rank and says each group in one sentence; this module only checks the untrusted JSON and hands
-// it to a view. It never compares ranks itself.
+// ranks.json (docs/FORMAT.md section 16, docs/schema/ranks.schema.json), read once for every view:
+// the rank lines, how the ranks diverge and the stragglers, as tlscope wrote them. Python decides
+// which compile ids are not on every rank, where collectives, graphs, settings, functions and
+// caches differ and who straggles, and says each in one sentence; this module only checks the
+// untrusted JSON (a part of the wrong shape is dropped, never guessed) and hands it to a view.
+// It never compares ranks itself. The explorer's banner, its sidebar and its Ranks view all read
+// the file here (tests/conformance/cases.json's `ranks_json`: Python reads the same cases).
 
 import { isObject } from './format.js';
 
 /**
- * A group of ranks with identical compile id sequences, said in one sentence.
- * @typedef {{ ranks: number[], sentence: string }} DivergenceGroup
+ * A rank's line, every figure present (0 where the file has none).
+ * @typedef {Required<import('./ranks-json.js').RankLine>} RankLine
  */
 
 /**
- * A compile id whose graphs call different collectives on different ranks, said in one sentence
- * (format 1.17).
- * @typedef {{ id: string, sentence: string }} CollectiveMismatch
+ * A group of ranks with identical compile id sequences, said in one sentence; `onlyHere` the ids
+ * no rank outside it has, `missing` those some rank outside it has and it lacks.
+ * @typedef {{ ranks: number[], sentence: string, onlyHere: string[], missing: string[] }} DivergenceGroup
  */
 
 /**
- * A compile id whose Dynamo graphs differ between ranks (the same id, other code), said in one
- * sentence (format 1.30).
- * @typedef {{ id: string, kind: string, sentence: string }} GraphMismatch
+ * A row of the rank x compile-id matrix (format 1.18): ranks of one group whose collectives agree;
+ * `collectives` the ids where they call other collectives than the most ranks; `columns` own
+ * compile id -> the column it is drawn in, where these ranks number functions otherwise (1.33).
+ * @typedef {{ ranks: number[], sentence: string, collectives: string[], columns: Map<string, string> }} MatrixRow
  */
 
 /**
- * A group of ranks whose first compile ran under other settings than the most ranks', said in one
- * sentence (format 1.30).
- * @typedef {{ ranks: number[], sentence: string }} SettingsMismatch
+ * A compile id whose graphs call (kind `graph`), or whose Inductor schedules run (`schedule`,
+ * format 1.34), different collectives on different ranks, said in one sentence (format 1.17).
+ * @typedef {{ id: string, kind: string, sentence: string }} CollectiveMismatch
  */
 
 /**
- * A group of ranks that compiled other functions than the most ranks, or the same ones under
- * other compile ids, said in one sentence (format 1.31).
- * @typedef {{ ranks: number[], sentence: string }} FrameShift
+ * A group of ranks of a graph mismatch: its ranks, its own compile id of the function (format
+ * 1.31: the mismatch's id where the file names none), the function and the lowest rank's graph.
+ * @typedef {{ ranks: number[], id: string, function: string, payload: string | null }} GraphGroup
+ */
+
+/**
+ * A compile id whose Dynamo graphs (kind `graph`), post-grad graphs (`post_grad`, 1.32) or output
+ * code (`output_code`, 1.37) differ between ranks, said in one sentence (format 1.30).
+ * @typedef {{ id: string, kind: string, sentence: string, groups: GraphGroup[] }} GraphMismatch
+ */
+
+/**
+ * A group of ranks whose first compile ran under other settings than the most ranks' (`than`),
+ * said in one sentence (format 1.30).
+ * @typedef {{ ranks: number[], than: number[], sentence: string }} SettingsMismatch
+ */
+
+/**
+ * A function a frame shift names: its `[f/0]` id and `name (file:line)`.
+ * @typedef {{ id: string, function: string }} FrameRef
+ */
+
+/**
+ * A group of ranks that compiled other functions than the reference ranks (`than`), or the same
+ * ones under other compile ids, said in one sentence (format 1.31): `extra` functions only these
+ * ranks compiled, `missing` the reference's they did not, `renumbered` [own frame, the
+ * reference's frame] of each function both compiled under other numbers.
+ * @typedef {{ ranks: number[], than: number[], sentence: string, extra: FrameRef[], missing: FrameRef[], renumbered: [number, number][] }} FrameShift
  */
 
 /**
@@ -47,6 +76,7 @@ import { isObject } from './format.js';
  * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
  * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order;
  *   where ranks number functions differently (format 1.33), the function's matrix column (`columnOf`)
+ * @property {MatrixRow[]} rows the matrix's rows as written (format 1.18), each naming a rank; empty before 1.18
  * @property {Map<number, Map<string, string>>} columns rank -> its compile ids drawn under another column
  *   (ranks.json's `rows[].columns`, format 1.33), for the ranks with any
  * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
@@ -54,6 +84,24 @@ import { isObject } from './format.js';
  * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
  * @property {FrameShift[]} frames groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
  * @property {CacheMismatch[]} caches compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
+ */
+
+/**
+ * A straggler: `why` where its time went beyond the median rank's, in one sentence (format 1.35;
+ * "" when not said).
+ * @typedef {{ rank: number, compile_time_s: number, over_median_s: number, ratio: number | null, why: string }} Straggler
+ */
+
+/**
+ * ranks.json's `stragglers` (format 1.6): the rule in words and figures, the median and the rank
+ * a slow rank is compared with (`median_rank`, 1.14; null when the file has none), the stragglers
+ * slowest first.
+ * @typedef {{ rule: string, factor: number, margin_s: number, median_compile_time_s: number, median_rank: number | null, ranks: Straggler[] }} Stragglers
+ */
+
+/**
+ * ranks.json as read: the rank lines (ascending), the divergence and the stragglers.
+ * @typedef {{ ranks: RankLine[], divergence: Divergence, stragglers: Stragglers | null }} RanksRead
  */
 
 /**
@@ -65,50 +113,161 @@ function rankList(value) {
 }
 
 /**
- * ranks.json's `divergence` checked, or null when `data` is not a ranks.json (or has none).
- * @param {unknown} data
- * @returns {Divergence | null}
+ * @param {unknown} value
+ * @returns {string[]}
  */
-export function readDivergence(data) {
-  const div = isObject(data) && isObject(data.divergence) ? data.divergence : null;
-  if (!div) return null;
-  const groups = (Array.isArray(div.groups) ? div.groups : []).flatMap((g) => {
-    if (!isObject(g) || typeof g.sentence !== 'string') return [];
-    return [{ ranks: rankList(g.ranks), sentence: g.sentence }];
+function stringList(value) {
+  return Array.isArray(value) ? value.filter((s) => typeof s === 'string') : [];
+}
+
+/**
+ * @param {unknown} value
+ * @returns {number}
+ */
+const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/**
+ * The objects of a list of ranks.json that carry a string `sentence` (and `id`, if `withId`):
+ * an item without one is not a mismatch a view can say.
+ * @param {unknown} value
+ * @param {boolean} withId
+ * @returns {Record<string, unknown>[]}
+ */
+function sayable(value, withId) {
+  return (Array.isArray(value) ? value : []).filter((item) => isObject(item) && typeof item.sentence === 'string' && (!withId || typeof item.id === 'string'));
+}
+
+/**
+ * @param {unknown} value
+ * @returns {FrameRef[]}
+ */
+function frameRefs(value) {
+  return (Array.isArray(value) ? value : []).flatMap((r) => (isObject(r) && typeof r.id === 'string' ? [{ id: r.id, function: typeof r.function === 'string' ? r.function : '' }] : []));
+}
+
+/**
+ * `renumbered`'s pairs of integers; anything else dropped.
+ * @param {unknown} value
+ * @returns {[number, number][]}
+ */
+function framePairs(value) {
+  return (Array.isArray(value) ? value : []).flatMap((p) => {
+    const pair = rankList(p);
+    return Array.isArray(p) && p.length === 2 && pair.length === 2 ? [/** @type {[number, number]} */ ([pair[0], pair[1]])] : [];
   });
+}
+
+/**
+ * A graph mismatch's groups, each with its own compile id (the mismatch's where it names none);
+ * a group naming no rank dropped.
+ * @param {unknown} value
+ * @param {string} id
+ * @returns {GraphGroup[]}
+ */
+function graphGroups(value, id) {
+  return (Array.isArray(value) ? value : []).filter(isObject).map((g) => ({
+    ranks: rankList(g.ranks), id: typeof g.id === 'string' && g.id ? g.id : id,
+    function: typeof g.function === 'string' ? g.function : '', payload: typeof g.payload === 'string' ? g.payload : null,
+  })).filter((g) => g.ranks.length);
+}
+
+/**
+ * The mismatch lists of a `divergence` object: collectives, graphs, settings, frames, caches.
+ * @param {Record<string, unknown>} div
+ * @returns {Pick<Divergence, 'collectives' | 'graphs' | 'settings' | 'frames' | 'caches'>}
+ */
+function mismatches(div) {
+  const kind = (/** @type {unknown} */ k, /** @type {string} */ fallback) => (typeof k === 'string' ? k : fallback);
+  return {
+    collectives: sayable(div.collectives, true).map((c) => ({ id: String(c.id), kind: kind(c.kind, 'graph'), sentence: String(c.sentence) })),
+    graphs: sayable(div.graphs, true).map((g) => ({ id: String(g.id), kind: kind(g.kind, 'graph'), sentence: String(g.sentence), groups: graphGroups(g.groups, String(g.id)) })),
+    settings: sayable(div.settings, false).map((s) => ({ ranks: rankList(s.ranks), than: rankList(s.than), sentence: String(s.sentence) })),
+    frames: sayable(div.frames, false).map((f) => ({
+      ranks: rankList(f.ranks), than: rankList(f.than), sentence: String(f.sentence), extra: frameRefs(f.extra), missing: frameRefs(f.missing), renumbered: framePairs(f.renumbered),
+    })),
+    caches: sayable(div.caches, true).map((c) => ({ id: String(c.id), caches: stringList(c.caches), sentence: String(c.sentence) })),
+  };
+}
+
+/**
+ * The matrix's rows as written, a row naming no rank dropped.
+ * @param {unknown} value
+ * @returns {MatrixRow[]}
+ */
+function matrixRows(value) {
+  return (Array.isArray(value) ? value : []).filter(isObject).map((r) => ({
+    ranks: rankList(r.ranks), sentence: typeof r.sentence === 'string' ? r.sentence : '', collectives: stringList(r.collectives), columns: columnsOf(r.columns),
+  })).filter((r) => r.ranks.length);
+}
+
+/**
+ * A `divergence` object checked (an absent or malformed one reads as a job that does not diverge).
+ * @param {unknown} value
+ * @returns {Divergence}
+ */
+function divergenceOf(value) {
+  const div = isObject(value) ? value : {};
+  const groups = sayable(div.groups, false).map((g) => ({ ranks: rankList(g.ranks), sentence: String(g.sentence), onlyHere: stringList(g.only_here), missing: stringList(g.missing) }));
   /** @type {Map<string, number[]>} */
   const notOnEveryRank = new Map();
   for (const item of Array.isArray(div.not_on_every_rank) ? div.not_on_every_rank : []) {
     if (isObject(item) && typeof item.id === 'string') notOnEveryRank.set(item.id, rankList(item.ranks));
   }
-  const collectives = (Array.isArray(div.collectives) ? div.collectives : []).flatMap((c) => {
-    if (!isObject(c) || typeof c.id !== 'string' || typeof c.sentence !== 'string') return [];
-    return [{ id: c.id, sentence: c.sentence }];
-  });
-  const graphs = (Array.isArray(div.graphs) ? div.graphs : []).flatMap((g) => {
-    if (!isObject(g) || typeof g.id !== 'string' || typeof g.sentence !== 'string') return [];
-    return [{ id: g.id, kind: typeof g.kind === 'string' ? g.kind : 'graph', sentence: g.sentence }];
-  });
-  const settings = (Array.isArray(div.settings) ? div.settings : []).flatMap((s) => {
-    if (!isObject(s) || typeof s.sentence !== 'string') return [];
-    return [{ ranks: rankList(s.ranks), sentence: s.sentence }];
-  });
-  const frames = (Array.isArray(div.frames) ? div.frames : []).flatMap((f) => {
-    if (!isObject(f) || typeof f.sentence !== 'string') return [];
-    return [{ ranks: rankList(f.ranks), sentence: f.sentence }];
-  });
-  const caches = (Array.isArray(div.caches) ? div.caches : []).flatMap((c) => {
-    if (!isObject(c) || typeof c.id !== 'string' || typeof c.sentence !== 'string') return [];
-    return [{ id: c.id, caches: Array.isArray(c.caches) ? c.caches.filter((n) => typeof n === 'string') : [], sentence: c.sentence }];
-  });
+  const rows = matrixRows(div.rows);
   /** @type {Map<number, Map<string, string>>} */
   const columns = new Map();
-  for (const row of Array.isArray(div.rows) ? div.rows : []) {
-    if (!isObject(row)) continue;
-    const own = columnsOf(row.columns);
-    if (own.size) for (const rank of rankList(row.ranks)) columns.set(rank, own);
-  }
-  return { diverges: div.diverges === true, groups, notOnEveryRank, collectives, graphs, settings, frames, caches, columns };
+  for (const row of rows) if (row.columns.size) for (const rank of row.ranks) columns.set(rank, row.columns);
+  return { diverges: div.diverges === true, groups, notOnEveryRank, rows, columns, ...mismatches(div) };
+}
+
+/**
+ * ranks.json's `divergence` checked, or null when `data` is not a ranks.json (or has none).
+ * @param {unknown} data
+ * @returns {Divergence | null}
+ */
+export function readDivergence(data) {
+  return isObject(data) && isObject(data.divergence) ? divergenceOf(data.divergence) : null;
+}
+
+/**
+ * @param {unknown} line
+ * @returns {RankLine}
+ */
+function rankLine(line) {
+  const o = isObject(line) ? line : {};
+  return {
+    rank: num(o.rank), compiles: num(o.compiles), compile_time_s: num(o.compile_time_s), graph_breaks: num(o.graph_breaks),
+    recompiles: num(o.recompiles), failures: num(o.failures), cache_hits: num(o.cache_hits), cache_misses: num(o.cache_misses),
+  };
+}
+
+/**
+ * @param {unknown} value
+ * @returns {Stragglers | null}
+ */
+function stragglersOf(value) {
+  if (!isObject(value)) return null;
+  const ranks = (Array.isArray(value.ranks) ? value.ranks : []).filter((s) => isObject(s) && Number.isInteger(s.rank)).map((s) => ({
+    rank: num(s.rank), compile_time_s: num(s.compile_time_s), over_median_s: num(s.over_median_s),
+    ratio: typeof s.ratio === 'number' ? s.ratio : null, why: typeof s.why === 'string' ? s.why : '',
+  }));
+  return {
+    rule: typeof value.rule === 'string' ? value.rule : '', factor: num(value.factor), margin_s: num(value.margin_s),
+    median_compile_time_s: num(value.median_compile_time_s), median_rank: Number.isInteger(value.median_rank) ? num(value.median_rank) : null, ranks,
+  };
+}
+
+/**
+ * ranks.json read whole: its rank lines (a line without an integer rank dropped; ascending), its
+ * divergence (a job that does not diverge when absent) and its stragglers (null when absent);
+ * null when `data` is not a ranks.json (no `ranks` list).
+ * @param {unknown} data
+ * @returns {RanksRead | null}
+ */
+export function readRanks(data) {
+  if (!isObject(data) || !Array.isArray(data.ranks)) return null;
+  const ranks = data.ranks.filter((l) => isObject(l) && Number.isInteger(l.rank)).map(rankLine).sort((a, b) => a.rank - b.rank);
+  return { ranks, divergence: divergenceOf(data.divergence), stragglers: stragglersOf(data.stragglers) };
 }
 
 /**

@@ -44,6 +44,18 @@
 /** @typedef {import('./divergence.js').Divergence} Divergence */
 /** @typedef {import('./divergence.js').DivergenceGroup} DivergenceGroup */
 /** @typedef {import('./divergence.js').CollectiveMismatch} CollectiveMismatch */
+/** @typedef {import('./divergence.js').GraphMismatch} GraphMismatch */
+/** @typedef {import('./divergence.js').GraphGroup} GraphGroup */
+/** @typedef {import('./divergence.js').SettingsMismatch} SettingsMismatch */
+/** @typedef {import('./divergence.js').FrameShift} FrameShift */
+/** @typedef {import('./divergence.js').FrameRef} FrameRef */
+/** @typedef {import('./divergence.js').CacheMismatch} CacheMismatch */
+/** @typedef {import('./divergence.js').MatrixRow} MatrixRow */
+/** @typedef {import('./divergence.js').RankLine} RankLine */
+/** @typedef {import('./divergence.js').Straggler} Straggler */
+/** @typedef {import('./divergence.js').Stragglers} Stragglers */
+/** @typedef {import('./divergence.js').RanksRead} RanksRead */
+/** @typedef {import('./ranks-json.js').RanksFile} RanksFile */
 /** @typedef {import('./exports.js').ExportCallView} ExportCallView */
 /** @typedef {import('./exports.js').ExportIssueView} ExportIssueView */
 /** @typedef {import('./exports.js').ExportFixView} ExportFixView */
@@ -92,6 +104,6 @@ export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.
 export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
 export { NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readDynamic, readSettings, readVllm, settingsText, recommendedFailure, topPhases } from './compiles.js';
-export { columnOf, columnsOf, ranksText, readDivergence } from './divergence.js';
+export { columnOf, columnsOf, ranksText, readDivergence, readRanks } from './divergence.js';
 export { readExports, readExportsNote } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';

@@ -6,6 +6,14 @@
  */
 export function readDivergence(data: unknown): Divergence | null;
 /**
+ * ranks.json read whole: its rank lines (a line without an integer rank dropped; ascending), its
+ * divergence (a job that does not diverge when absent) and its stragglers (null when absent);
+ * null when `data` is not a ranks.json (no `ranks` list).
+ * @param {unknown} data
+ * @returns {RanksRead | null}
+ */
+export function readRanks(data: unknown): RanksRead | null;
+/**
  * A matrix row's `columns` (ranks.json's `rows[].columns`, format 1.33: own compile id -> the
  * column it is drawn in), its non-string entries dropped; empty when absent.
  * @param {unknown} value
@@ -29,44 +37,88 @@ export function columnOf(div: Divergence, rank: number, id: string): string;
  */
 export function ranksText(ranks: number[]): string;
 /**
- * A group of ranks with identical compile id sequences, said in one sentence.
+ * A rank's line, every figure present (0 where the file has none).
+ */
+export type RankLine = Required<import("./ranks-json.js").RankLine>;
+/**
+ * A group of ranks with identical compile id sequences, said in one sentence; `onlyHere` the ids
+ * no rank outside it has, `missing` those some rank outside it has and it lacks.
  */
 export type DivergenceGroup = {
     ranks: number[];
     sentence: string;
+    onlyHere: string[];
+    missing: string[];
 };
 /**
- * A compile id whose graphs call different collectives on different ranks, said in one sentence
- * (format 1.17).
+ * A row of the rank x compile-id matrix (format 1.18): ranks of one group whose collectives agree;
+ * `collectives` the ids where they call other collectives than the most ranks; `columns` own
+ * compile id -> the column it is drawn in, where these ranks number functions otherwise (1.33).
+ */
+export type MatrixRow = {
+    ranks: number[];
+    sentence: string;
+    collectives: string[];
+    columns: Map<string, string>;
+};
+/**
+ * A compile id whose graphs call (kind `graph`), or whose Inductor schedules run (`schedule`,
+ * format 1.34), different collectives on different ranks, said in one sentence (format 1.17).
  */
 export type CollectiveMismatch = {
-    id: string;
-    sentence: string;
-};
-/**
- * A compile id whose Dynamo graphs differ between ranks (the same id, other code), said in one
- * sentence (format 1.30).
- */
-export type GraphMismatch = {
     id: string;
     kind: string;
     sentence: string;
 };
 /**
- * A group of ranks whose first compile ran under other settings than the most ranks', said in one
- * sentence (format 1.30).
+ * A group of ranks of a graph mismatch: its ranks, its own compile id of the function (format
+ * 1.31: the mismatch's id where the file names none), the function and the lowest rank's graph.
+ */
+export type GraphGroup = {
+    ranks: number[];
+    id: string;
+    function: string;
+    payload: string | null;
+};
+/**
+ * A compile id whose Dynamo graphs (kind `graph`), post-grad graphs (`post_grad`, 1.32) or output
+ * code (`output_code`, 1.37) differ between ranks, said in one sentence (format 1.30).
+ */
+export type GraphMismatch = {
+    id: string;
+    kind: string;
+    sentence: string;
+    groups: GraphGroup[];
+};
+/**
+ * A group of ranks whose first compile ran under other settings than the most ranks' (`than`),
+ * said in one sentence (format 1.30).
  */
 export type SettingsMismatch = {
     ranks: number[];
+    than: number[];
     sentence: string;
 };
 /**
- * A group of ranks that compiled other functions than the most ranks, or the same ones under
- * other compile ids, said in one sentence (format 1.31).
+ * A function a frame shift names: its `[f/0]` id and `name (file:line)`.
+ */
+export type FrameRef = {
+    id: string;
+    function: string;
+};
+/**
+ * A group of ranks that compiled other functions than the reference ranks (`than`), or the same
+ * ones under other compile ids, said in one sentence (format 1.31): `extra` functions only these
+ * ranks compiled, `missing` the reference's they did not, `renumbered` [own frame, the
+ * reference's frame] of each function both compiled under other numbers.
  */
 export type FrameShift = {
     ranks: number[];
+    than: number[];
     sentence: string;
+    extra: FrameRef[];
+    missing: FrameRef[];
+    renumbered: [number, number][];
 };
 /**
  * A compile whose cache lookups answered differently on different ranks (the caches that differ
@@ -92,6 +144,10 @@ export type Divergence = {
      */
     notOnEveryRank: Map<string, number[]>;
     /**
+     * the matrix's rows as written (format 1.18), each naming a rank; empty before 1.18
+     */
+    rows: MatrixRow[];
+    /**
      * rank -> its compile ids drawn under another column
      * (ranks.json's `rows[].columns`, format 1.33), for the ranks with any
      */
@@ -116,4 +172,36 @@ export type Divergence = {
      * compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
      */
     caches: CacheMismatch[];
+};
+/**
+ * A straggler: `why` where its time went beyond the median rank's, in one sentence (format 1.35;
+ * "" when not said).
+ */
+export type Straggler = {
+    rank: number;
+    compile_time_s: number;
+    over_median_s: number;
+    ratio: number | null;
+    why: string;
+};
+/**
+ * ranks.json's `stragglers` (format 1.6): the rule in words and figures, the median and the rank
+ * a slow rank is compared with (`median_rank`, 1.14; null when the file has none), the stragglers
+ * slowest first.
+ */
+export type Stragglers = {
+    rule: string;
+    factor: number;
+    margin_s: number;
+    median_compile_time_s: number;
+    median_rank: number | null;
+    ranks: Straggler[];
+};
+/**
+ * ranks.json as read: the rank lines (ascending), the divergence and the stragglers.
+ */
+export type RanksRead = {
+    ranks: RankLine[];
+    divergence: Divergence;
+    stragglers: Stragglers | null;
 };
