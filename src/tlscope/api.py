@@ -377,7 +377,9 @@ class Trace:
     def _job(self) -> JobView:
         written = self.root / layout.RANKS
         if written.is_file():
-            return read_ranks_file(written.read_bytes())
+            read = read_ranks_file(written.read_bytes())
+            # The view without the file's header: what a job folded here gives, `summary --json`'s.
+            return JobView(ranks=read.ranks, divergence=read.divergence, stragglers=read.stragglers)
         overviews = []
         # By payload name: one job store, so a graph every rank logged is read once for all.
         known: dict[str, str | None] = {}
