@@ -296,3 +296,13 @@ test('readExports: a strict call traced, its end not logged (1.28 status traced,
   assert.equal(older.traceId, null);
   assert.equal(odd.traceId, null);
 });
+
+test('readCompileEntries: compiles.json entries in order, an entry without a string id dropped; null for no compiles.json', async () => {
+  const { readCompileEntries } = await import('../../src/tlscope/viewers/lib/tlscope.js');
+  const entries = [{ id: '[1/0]', status: 'ok' }, { id: 3 }, 'junk', null, { id: '[0/0]', status: 'failed' }];
+  assert.deepEqual(readCompileEntries({ format_minor: 37, compiles: entries }), [entries[0], entries[4]]);
+  // The first folders held a bare list.
+  assert.deepEqual(readCompileEntries(entries)?.map((e) => e.id), ['[1/0]', '[0/0]']);
+  assert.equal(readCompileEntries({ compiles: 'x' }), null);
+  assert.equal(readCompileEntries(null), null);
+});

@@ -4,7 +4,7 @@
 // straggles and the divergence groups come from ranks.json, statuses and phase times from each
 // rank's compiles.json; here they are only arranged for drawing.
 
-import { isObject, readRanks } from '/lib/tlscope.js';
+import { readCompileEntries, readRanks } from '/lib/tlscope.js';
 
 /** @typedef {import('/lib/tlscope.js').CompileEntry} CompileEntry */
 /** @typedef {import('/lib/tlscope.js').RankLine} RankLine */
@@ -209,13 +209,12 @@ function phaseSeconds(entry) {
 }
 
 /**
- * compiles.json's entries, or none when the JSON is not one.
+ * compiles.json's entries (lib's `readCompileEntries`), or none when the JSON is not one.
  * @param {unknown} json
  * @returns {CompileEntry[]}
  */
 export function compileEntries(json) {
-  if (!isObject(json) || !Array.isArray(json.compiles)) return [];
-  return /** @type {CompileEntry[]} */ (json.compiles.filter((e) => isObject(e) && typeof e.id === 'string'));
+  return readCompileEntries(json) ?? [];
 }
 
 /**

@@ -8,6 +8,21 @@ import { isObject } from './format.js';
 
 /** @typedef {import('./format.js').JsonObject} JsonObject */
 
+/** @typedef {import('./compiles-json.js').CompileEntry} CompileEntry */
+
+/**
+ * compiles.json's entries in the file's order, an entry without a string `id` dropped; null when
+ * `data` is not a compiles.json (a bare list of entries, as the first folders held, is read as
+ * one). The one reader of the entries: a trace's index and the Ranks view's matrix and "why is
+ * rank K slow" read them here.
+ * @param {unknown} data
+ * @returns {CompileEntry[] | null}
+ */
+export function readCompileEntries(data) {
+  const entries = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.compiles) ? data.compiles : null;
+  return entries && /** @type {CompileEntry[]} */ (entries.filter((entry) => isObject(entry) && typeof entry.id === 'string'));
+}
+
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.
  * @typedef {{ kind: string, raw_line: number, log_line: number | null, payload_filename: string | null, name?: string | null }} PayloadRefView

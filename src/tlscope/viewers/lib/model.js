@@ -6,7 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
-import { readAotInductor, readDynamic, readSettings, readVllm } from './compiles.js';
+import { readAotInductor, readCompileEntries, readDynamic, readSettings, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -92,12 +92,8 @@ export async function findParts(source, layout = null) {
  * @returns {Map<string, CompileEntry> | null}
  */
 function compilesFromFile(data) {
-  const list = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.compiles) ? data.compiles : null;
-  if (!list) return null;
-  /** @type {Map<string, CompileEntry>} */
-  const out = new Map();
-  for (const entry of list) if (isObject(entry) && typeof entry.id === 'string') out.set(entry.id, /** @type {CompileEntry} */ (entry));
-  return out;
+  const entries = readCompileEntries(data);
+  return entries && new Map(entries.map((entry) => [entry.id, entry]));
 }
 
 /** Rows of a paged view searched for a payload reference's event. */
