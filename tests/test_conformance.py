@@ -115,7 +115,7 @@ def _ranks_read(found: RanksFile) -> dict[str, Any]:
             [m.id, m.kind, m.sentence, [[g.ranks, g.id or m.id, g.function, g.payload] for g in m.groups if g.ranks]]
             for m in div.graphs
         ],
-        "settings": [[s.ranks, s.than, s.sentence] for s in div.settings],
+        "settings": [[s.id or None, s.ranks, s.than, s.sentence] for s in div.settings],
         "frames": [[f.ranks, f.than, _refs(f.extra), _refs(f.missing), f.renumbered, f.sentence] for f in div.frames],
         "caches": [[c.id, c.caches, c.sentence] for c in div.caches],
         "stragglers": None

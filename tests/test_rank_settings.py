@@ -1,5 +1,6 @@
 """ranks.json's `divergence.settings` (format 1.30): the ranks whose first compile ran under other
-settings than the most ranks', with the settings.
+settings than the most ranks', with the settings; and (format 1.38) the compiles run under other
+settings on some of the ranks whose first compiles agree.
 
 tlparse's public multi_rank_runtime has such a job: its ranks 5 and 6 logged other Inductor and
 Dynamo configs (`graph_partition` on, keys the other ranks' torch does not have) and lack two
@@ -13,15 +14,24 @@ from typing import Any
 
 from helpers import parse_job
 
-from tlscope.analyse.ranks.settings_divergence import RankSettingsFold, settings_digest
+from tlscope.analyse.ranks.settings_divergence import (
+    MIDRUN,
+    CompileSettingsFold,
+    RankSettingsFold,
+    settings_changes,
+    settings_digest,
+)
 from tlscope.analyse.ranks.words import NAMED
+from tlscope.format.compiles import Setting, Settings, SettingsGroup
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 
 
 def _job(source: Path, out: Path) -> dict[str, Any]:
     found, stdout = parse_job(source, out)
-    assert ("Settings differ between ranks:" in stdout) == (source.name in ("multi_rank_runtime", "ranks_settings_2"))
+    assert ("Settings differ between ranks:" in stdout) == (
+        source.name in ("multi_rank_runtime", "ranks_settings_2", "ranks_patched_2")
+    )
     return found
 
 
@@ -95,3 +105,87 @@ def test_a_setting_changed_on_one_rank_is_said_with_the_graphs_it_changed(tmp_pa
         "[0/1] step (ranks_settings_2.py:18): ranks traced different graphs: input L_x_ is f32[s77, 16] on rank 0, "
         "f32[10, 16] on rank 1; rank 0 made it dynamic by recompiling ([0/1] dim 0: 8 -> 10); "
     )
+
+
+def test_a_compile_patched_on_one_rank_is_said_at_that_compile(tmp_path: Path) -> None:
+    """ranks_patched_2 (real torch): both ranks' first compiles ran under one settings; rank 1
+    compiled `step`, the second function, inside `torch._inductor.config.patch({"cpp.simdlen": 1})`.
+    The first compile's settings agree, so only the compile's own comparison says it, beside the
+    output code it changed; the compiles before and after it are alike."""
+    out = tmp_path / "out"
+    divergence = _job(CORPUS / "ranks_patched_2", out)["divergence"]
+    (group,) = divergence["settings"]
+    assert group["id"] == "[1/0]" and group["ranks"] == [1] and group["than"] == [0]
+    assert group["changed"] == [{"section": "inductor", "key": "cpp.simdlen", "a": "None", "b": "1"}]
+    assert group["sentence"] == (
+        "[1/0] step (ranks_patched_2.py:24): rank 1 compiled it under other settings than rank 0: "
+        f"inductor cpp.simdlen 1 (None on rank 0); {MIDRUN}"
+    )
+    assert [(g["id"], g["kind"]) for g in divergence["graphs"]] == [("[1/0]", "output_code")]
+    assert group["sentence"] in (out / "index.html").read_text()
+    # Folded again from each rank's compiles.json (a folder without ranks.json), the same.
+    import tlscope
+
+    (out / "ranks.json").unlink()
+    folded = tlscope.load(out).divergence
+    assert folded is not None and [s.sentence for s in folded.settings] == [group["sentence"]]
+
+
+def _changes(*groups: tuple[list[str], dict[str, tuple[str | None, str | None]]]) -> dict[str, str]:
+    """`settings_changes` of a rank whose compiles `ids` ran with `inductor` settings key -> (value, first)."""
+    made = [
+        SettingsGroup(
+            compile_ids=ids, settings=[Setting(section="inductor", key=k, value=v, first=f) for k, (v, f) in s.items()]
+        )
+        for ids, s in groups
+    ]
+    return settings_changes(Settings(first_compile="[0/0]", groups=made, sentence=""))
+
+
+def _fold(
+    changes: dict[int, dict[str, str]], having: dict[str, set[int]], reference: set[int] | None = None
+) -> list[Any]:
+    fold = CompileSettingsFold()
+    for rank, found in changes.items():
+        fold.add(rank, found, {})
+    return [m for _, m in fold.mismatches(reference, having.__getitem__, lambda name: (name, f"{name} f (x.py:1)"))]
+
+
+def test_a_change_every_rank_made_is_no_difference() -> None:
+    """`torch.compile(dynamic=False)` on every rank changes that function's settings alike."""
+    same = _changes((["[1/0]"], {"x": ("False", "True")}))
+    assert _fold({0: same, 1: same, 2: same}, {"[1/0]": {0, 1, 2}}) == []
+    assert settings_changes(None) == {}
+
+
+def test_a_rank_that_changed_nothing_is_a_group_and_values_come_from_the_first_compile() -> None:
+    """Ranks 0, 1 changed x for [1/0], rank 2 changed nothing, rank 3 changed y: rank 2 and rank 3
+    are each said against ranks 0, 1, a setting only one side changed read as its first value."""
+    found = _fold(
+        {
+            0: _changes((["[1/0]"], {"x": ("1", "None")})),
+            1: _changes((["[1/0]"], {"x": ("1", "None")})),
+            3: _changes((["[1/0]"], {"y": ("2", "4")})),
+        },
+        {"[1/0]": {0, 1, 2, 3}},
+    )
+    assert [(m.id, m.ranks, m.than) for m in found] == [("[1/0]", [2], [0, 1]), ("[1/0]", [3], [0, 1])]
+    assert [(c.key, c.a, c.b) for c in found[0].changed] == [("x", "1", "None")]
+    assert [(c.key, c.a, c.b) for c in found[1].changed] == [("x", "1", "None"), ("y", "4", "2")]
+    assert (
+        found[0].sentence == "[1/0] f (x.py:1): rank 2 compiled it under other settings than ranks 0, 1: "
+        f"inductor x None (1 on ranks 0, 1); {MIDRUN}"
+    )
+
+
+def test_ranks_whose_first_compile_differs_are_not_compared_again() -> None:
+    """A rank outside the largest group of first settings differs at every compile; said once, by
+    the first compile's group, not at each compile."""
+    odd = _changes((["[1/0]"], {"x": ("1", "None")}))
+    assert _fold({3: odd}, {"[1/0]": {0, 1, 2, 3}}, reference={0, 1, 2}) == []
+    (found,) = _fold({3: odd}, {"[1/0]": {0, 1, 2, 3}}, reference={0, 1, 2, 3})
+    assert found.ranks == [3] and found.than == [0, 1, 2]
+    fold = RankSettingsFold()
+    for rank, digest in ((0, "a"), (1, "b"), (2, "b"), (3, "")):
+        fold.add(rank, digest)
+    assert fold.reference() == {1, 2} and RankSettingsFold().reference() is None

@@ -476,6 +476,13 @@ _NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
 _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 
 
+def without_138_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.37 wrote it: 1.38 added ranks.json's settings mismatches of one compile
+    (`divergence.settings[].id`), said where a compile ran under other settings on some of the
+    ranks whose first compiles agree (not forgiven); nothing else."""
+    return _minor_back(rel, data, 38)[1]
+
+
 def without_137_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.36 wrote it: 1.37 added ranks.json's graph mismatch kind `output_code`,
     said where ranks' output code differs (not forgiven); nothing else."""
@@ -654,6 +661,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_138_additions,
     without_137_additions,
     without_136_additions,
     without_135_additions,

@@ -386,7 +386,9 @@ class Trace:
         for n in self.rank_numbers:
             trace = self if n == self.current_rank else self.rank(n)
             settings = settings_digest(trace.first_configs())
-            overviews.append(rank_overview(n, trace.compiles, _structures(trace, known), settings, trace.dynamic))
+            overviews.append(
+                rank_overview(n, trace.compiles, _structures(trace, known), settings, trace.dynamic, trace.settings)
+            )
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
         found = job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())
         if found.stragglers is not None and found.stragglers.ranks:

@@ -110,7 +110,7 @@ function ranksRead(read) {
     rows: div.rows.map((r) => [r.ranks, r.collectives, r.sentence, Object.fromEntries(r.columns)]),
     collectives: div.collectives.map((c) => [c.id, c.kind, c.sentence]),
     graphs: div.graphs.map((m) => [m.id, m.kind, m.sentence, m.groups.map((g) => [g.ranks, g.id, g.function, g.payload])]),
-    settings: div.settings.map((s) => [s.ranks, s.than, s.sentence]),
+    settings: div.settings.map((s) => [s.id, s.ranks, s.than, s.sentence]),
     frames: div.frames.map((f) => [f.ranks, f.than, f.extra.map((r) => [r.id, r.function]), f.missing.map((r) => [r.id, r.function]), f.renumbered, f.sentence]),
     caches: div.caches.map((c) => [c.id, c.caches, c.sentence]),
     stragglers: slow && [slow.rule, slow.factor, slow.margin_s, slow.median_compile_time_s, slow.median_rank, slow.ranks.map((s) => [s.rank, s.compile_time_s, s.over_median_s, s.ratio, s.why])],

@@ -175,7 +175,10 @@ test("ranks.json's graph and settings mismatches are read as written (format 1.3
   const settings = readDivergence({
     divergence: { settings: [{ ranks: [5, 6], than: [0], changed: [], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }, { ranks: [1] }, 7] },
   });
-  assert.deepEqual(settings && settings.settings, [{ ranks: [5, 6], than: [0], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }]);
+  assert.deepEqual(settings && settings.settings, [{ id: null, ranks: [5, 6], than: [0], sentence: 'ranks 5, 6 compiled under other settings than rank 0' }]);
+  // Format 1.38: a compile run under other settings on some ranks names its compile id.
+  const patched = readDivergence({ divergence: { settings: [{ id: '[1/0]', ranks: [1], than: [0], sentence: '[1/0] step: rank 1 compiled it under other settings than rank 0' }, { id: 7, ranks: [2], than: [0], sentence: 'x' }] } });
+  assert.deepEqual(patched && patched.settings.map((m) => m.id), ['[1/0]', null]);
   assert.deepEqual(readDivergence({ divergence: { diverges: false } })?.settings, []);
 });
 

@@ -17,6 +17,7 @@ import functools
 import shlex
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 import msgspec
 
@@ -32,13 +33,19 @@ from tlscope.analyse.ranks.graph_divergence import (
     dynamic_inputs,
     function_label,
 )
-from tlscope.analyse.ranks.settings_divergence import RankConfigs, RankSettingsFold, SettingsMismatch
+from tlscope.analyse.ranks.settings_divergence import (
+    CompileSettingsFold,
+    RankConfigs,
+    RankSettingsFold,
+    SettingsMismatch,
+    settings_changes,
+)
 from tlscope.analyse.ranks.stragglers import Stragglers, find_stragglers
 from tlscope.analyse.ranks.words import NAMED
 from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
-from tlscope.format.compiles import Collective, CompileEntry, Dynamic, PayloadRef
+from tlscope.format.compiles import Collective, CompileEntry, Dynamic, PayloadRef, Settings
 from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
@@ -65,6 +72,9 @@ ALIKE = frozenset(
         "broadcast_",
     }
 )
+
+
+T = TypeVar("T")
 
 
 class RankLine(msgspec.Struct, kw_only=True):
@@ -116,6 +126,9 @@ class RankOverview(msgspec.Struct, kw_only=True):
     caches: dict[str, str] = {}
     #: Compile id -> its cache keys (`cache_keys`), for the ids whose lookups logged one.
     cache_keys: dict[str, str] = {}
+    #: Compile id -> how it ran under other settings than the rank's first compile
+    #: (`settings_changes`), for the ids that did. Since 1.38.
+    changed_settings: dict[str, str] = {}
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -311,14 +324,22 @@ def rank_overview(
     digest_of: Callable[[str], str | None] | None = None,
     settings: str | None = None,
     dynamic: Dynamic | None = None,
+    changed: Settings | None = None,
 ) -> RankOverview:
     """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
     graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared;
-    `settings` its first configs' digest (`settings_digest`; "" or None: not compared) and
-    `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own."""
+    `settings` its first configs' digest (`settings_digest`; "" or None: not compared),
+    `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own, and
+    `changed` its compiles.json's `settings`, the compiles run under other settings than its first."""
     line = RankLine(rank=rank)
     frames = frame_functions(entries)  # `[-/-]`, the outside entry, is no frame
-    overview = RankOverview(line=line, settings=settings or None, dynamic=dynamic_inputs(dynamic), frames=frames)
+    overview = RankOverview(
+        line=line,
+        settings=settings or None,
+        dynamic=dynamic_inputs(dynamic),
+        frames=frames,
+        changed_settings=settings_changes(changed),
+    )
     for entry in entries:
         if entry.status == "outside":
             continue
@@ -443,6 +464,7 @@ class _Fold:
         self.settings = RankSettingsFold()
         self.frames = FrameFold()
         self.caches = CacheFold()
+        self.compile_settings = CompileSettingsFold()
         #: (compile ids, frames) -> the ids' names by function (`alignment_keys`).
         self.names: dict[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], dict[str, str]] = {}
 
@@ -467,6 +489,7 @@ class _Fold:
         self.graphs.add(rank, overview.graphs, overview.dynamic, names)
         self.settings.add(rank, overview.settings)
         self.caches.add(rank, overview.caches, overview.cache_keys, names)
+        self.compile_settings.add(rank, overview.changed_settings, names)
         known = self.keyed.get(key)
         if known is None:
             self.keyed[key] = (overview, array("q", [rank]))
@@ -495,7 +518,7 @@ class _Fold:
             not_on_every_rank=partial,
             collectives=calls,
             graphs=self.graphs.mismatches(at, read, self.numbering),
-            settings=self.settings.mismatches(configs),
+            settings=self.settings.mismatches(configs) + self._compile_settings(at),
             frames=shifts,
             caches=self._cache_mismatches(at),
         )
@@ -559,14 +582,23 @@ class _Fold:
 
     def _cache_mismatches(self, at: dict[str, int]) -> list[CacheMismatch]:
         """The compiles whose cache lookups differ between ranks, in compile order."""
-        numbering = self.numbering
+        return self._in_order(self.caches.mismatches(self._said_name), at)
 
-        def named(name: str) -> tuple[str, str]:
-            cid = numbering.usual(name)
-            return cid, _named(cid, name) + numbering.others(name)
+    def _compile_settings(self, at: dict[str, int]) -> list[SettingsMismatch]:
+        """The compiles run under other settings on some of the ranks whose first compiles agree,
+        in compile order."""
+        found = self.compile_settings.mismatches(self.settings.reference(), self.numbering.having, self._said_name)
+        return self._in_order(found, at)
 
-        found = self.caches.mismatches(named)
-        found.sort(key=lambda m: at[numbering.first(m[0])[1]])
+    def _said_name(self, name: str) -> tuple[str, str]:
+        """A compile's name by function as its compile id (the most ranks') and as a sentence says
+        it: `[4/0] forward (train.py:40)`, with the other ranks' ids where they number it otherwise."""
+        cid = self.numbering.usual(name)
+        return cid, _named(cid, name) + self.numbering.others(name)
+
+    def _in_order(self, found: list[tuple[str, T]], at: dict[str, int]) -> list[T]:
+        """(name, mismatch) pairs' mismatches in compile order (a stable sort: a compile's own order kept)."""
+        found.sort(key=lambda m: at[self.numbering.first(m[0])[1]])
         return [mismatch for _, mismatch in found]
 
     def _mismatch(self, name: str, kind: str = "graph") -> tuple[str, CollectiveMismatch] | None:

@@ -46,8 +46,9 @@ import { isObject } from './format.js';
 
 /**
  * A group of ranks whose first compile ran under other settings than the most ranks' (`than`),
- * said in one sentence (format 1.30).
- * @typedef {{ ranks: number[], than: number[], sentence: string }} SettingsMismatch
+ * said in one sentence (format 1.30); with `id` (format 1.38; null otherwise), a group that ran
+ * that one compile under other settings than the most ranks whose first compiles agree.
+ * @typedef {{ id: string | null, ranks: number[], than: number[], sentence: string }} SettingsMismatch
  */
 
 /**
@@ -181,7 +182,7 @@ function mismatches(div) {
   return {
     collectives: sayable(div.collectives, true).map((c) => ({ id: String(c.id), kind: kind(c.kind, 'graph'), sentence: String(c.sentence) })),
     graphs: sayable(div.graphs, true).map((g) => ({ id: String(g.id), kind: kind(g.kind, 'graph'), sentence: String(g.sentence), groups: graphGroups(g.groups, String(g.id)) })),
-    settings: sayable(div.settings, false).map((s) => ({ ranks: rankList(s.ranks), than: rankList(s.than), sentence: String(s.sentence) })),
+    settings: sayable(div.settings, false).map((s) => ({ id: typeof s.id === 'string' ? s.id : null, ranks: rankList(s.ranks), than: rankList(s.than), sentence: String(s.sentence) })),
     frames: sayable(div.frames, false).map((f) => ({
       ranks: rankList(f.ranks), than: rankList(f.than), sentence: String(f.sentence), extra: frameRefs(f.extra), missing: frameRefs(f.missing), renumbered: framePairs(f.renumbered),
     })),

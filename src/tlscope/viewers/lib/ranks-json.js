@@ -105,8 +105,10 @@
  */
 
 /**
- * A group of ranks whose first compile ran under other settings than the most ranks'.
+ * A group of ranks whose first compile ran under other settings than the most ranks', or
+    (with `id`) that ran one compile under other settings than the most ranks that compiled it.
  * @typedef {object} SettingsMismatch
+ * @property {string} [id]
  * @property {number[]} ranks
  * @property {number[]} than
  * @property {ConfigChange[]} [changed]

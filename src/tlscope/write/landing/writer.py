@@ -174,13 +174,13 @@ def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
     names it had when the page counted its own figures; kept so readers of the file do not break."""
     body: dict[str, Any] = msgspec.to_builtins(rank)
     # The digests of the rank's graphs and settings, the inputs it made dynamic, its frames'
-    # functions and its cache lookups are how ranks.json's `divergence.graphs`, `.settings`,
-    # `.frames` and `.caches` were decided, not facts of the page: a thousand ranks' worth of them
-    # would be noise in this file.
+    # functions, its cache lookups and its compiles' settings changes are how ranks.json's
+    # `divergence.graphs`, `.settings`, `.frames` and `.caches` were decided, not facts of the
+    # page: a thousand ranks' worth of them would be noise in this file.
     body.pop("settings", None)
     overview = body.get("overview")
     if isinstance(overview, dict):
-        for internal in ("graphs", "settings", "dynamic", "frames", "caches", "cache_keys"):
+        for internal in ("graphs", "settings", "dynamic", "frames", "caches", "cache_keys", "changed_settings"):
             overview.pop(internal, None)
     line = rank.line
     stats = {

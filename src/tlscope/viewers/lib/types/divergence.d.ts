@@ -92,9 +92,11 @@ export type GraphMismatch = {
 };
 /**
  * A group of ranks whose first compile ran under other settings than the most ranks' (`than`),
- * said in one sentence (format 1.30).
+ * said in one sentence (format 1.30); with `id` (format 1.38; null otherwise), a group that ran
+ * that one compile under other settings than the most ranks whose first compiles agree.
  */
 export type SettingsMismatch = {
+    id: string | null;
     ranks: number[];
     than: number[];
     sentence: string;

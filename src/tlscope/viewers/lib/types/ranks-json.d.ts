@@ -103,9 +103,11 @@ export type GraphGroup = {
     id?: string | undefined;
 };
 /**
- * A group of ranks whose first compile ran under other settings than the most ranks'.
+ * A group of ranks whose first compile ran under other settings than the most ranks', or
+ *  (with `id`) that ran one compile under other settings than the most ranks that compiled it.
  */
 export type SettingsMismatch = {
+    id?: string | undefined;
     ranks: number[];
     than: number[];
     changed?: ConfigChange[] | undefined;
