@@ -52,6 +52,7 @@ def test_ranks_under_other_settings_are_said_with_the_settings(tlparse_traces: P
     )
     page = (out / "index.html").read_text()
     assert 'id="rank-settings"' in page and "inductor graph_partition True (False)" in page
+    assert "settings-differ" not in page  # a first compile's settings mark no compile of the matrix
     # A folder without ranks.json folds the same from each rank's raw.jsonl (tlscope.load).
     import tlscope
 
@@ -122,7 +123,11 @@ def test_a_compile_patched_on_one_rank_is_said_at_that_compile(tmp_path: Path) -
         f"inductor cpp.simdlen 1 (None on rank 0); {MIDRUN}"
     )
     assert [(g["id"], g["kind"]) for g in divergence["graphs"]] == [("[1/0]", "output_code")]
-    assert group["sentence"] in (out / "index.html").read_text()
+    page = (out / "index.html").read_text()
+    # The landing page says it, and its matrix marks the compile's row (its first compile's is not).
+    assert group["sentence"] in page
+    assert '<td>[1/0] <span class="settings-differ">settings differ</span>' in page
+    assert page.count('class="settings-differ"') == 1
     # Folded again from each rank's compiles.json (a folder without ranks.json), the same.
     import tlscope
 

@@ -78,6 +78,9 @@ def write_landing(
     context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
     # ... and those whose cache lookups answered differently.
     context["cache_ids"] = {m.id for m in view.divergence.caches} if view is not None else set()
+    # ... and those some ranks compiled under other settings (format 1.38: a change after the first compile).
+    settings = view.divergence.settings if view is not None else []
+    context["settings_ids"] = {m.id for m in settings if isinstance(m.id, str)}
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
