@@ -33,6 +33,7 @@ import msgspec
 from tlscope.analyse.config_diff import ConfigChange, config_diff
 from tlscope.analyse.ranks.words import NAMED, who
 from tlscope.format.compiles import Settings
+from tlscope.format.json_boundary import decode
 
 #: Reads rank N's first metrics record's configs, by section (`configs_of`); {} when it cannot.
 RankConfigs = Callable[[int], "dict[str, dict[str, Any]]"]
@@ -209,5 +210,5 @@ def _changes(text: str) -> tuple[dict[tuple[str, str], tuple[str | None, str | N
     """A `settings_changes` text as (section, key) -> (value, first value), and how many more."""
     if not text:
         return {}, 0
-    settings, more = msgspec.json.decode(text)
+    settings, more = decode(text)  # our own text (`settings_changes`), through the boundary as every JSON
     return {(section, key): (value, first) for section, key, value, first in settings}, more
