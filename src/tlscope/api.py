@@ -410,7 +410,8 @@ class Trace:
         id sequence, `.not_on_every_rank`, `.collectives`, the compile ids whose collectives
         differ between ranks, `.graphs`, those whose Dynamo graphs differ (`.groups`, `.kind`,
         `.sentence`), `.settings`, the ranks that ran under other settings than the most
-        ranks (`.ranks`, `.than`, `.changed`, `.sentence`), `.frames`, the ranks that compiled
+        ranks (`.ranks`, `.than`, `.changed`, `.sentence`; with `.id`, a compile some ranks ran
+        under other settings after their first compile), `.frames`, the ranks that compiled
         other functions than the most ranks or numbered them differently (`.ranks`, `.than`,
         `.extra`, `.missing`, `.renumbered`, `.sentence`), and `.caches`, the compiles whose cache
         lookups answered differently on different ranks (`.id`, `.groups` with their `.lookups`,
