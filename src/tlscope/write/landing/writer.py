@@ -11,7 +11,7 @@ from jinja2 import Template
 from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
-from tlscope.analyse.ranks.divergence import JobView, job_view
+from tlscope.analyse.ranks.divergence import Divergence, JobView, job_view
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.ranks.straggler_why import explain_stragglers
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
@@ -72,15 +72,7 @@ def write_landing(
     context = _context(ranks, facts, notes, renamed)
     context["divergence"] = view.divergence if view is not None else None
     context["stragglers"] = view.stragglers if view is not None else None
-    # The matrix marks the compile ids whose collectives differ between ranks (ranks.json's).
-    context["collective_ids"] = {m.id for m in view.divergence.collectives} if view is not None else set()
-    # ... and those whose Dynamo graphs differ between ranks.
-    context["graph_ids"] = {m.id for m in view.divergence.graphs} if view is not None else set()
-    # ... and those whose cache lookups answered differently.
-    context["cache_ids"] = {m.id for m in view.divergence.caches} if view is not None else set()
-    # ... and those some ranks compiled under other settings (format 1.38: a change after the first compile).
-    settings = view.divergence.settings if view is not None else []
-    context["settings_ids"] = {m.id for m in settings if isinstance(m.id, str)}
+    context.update(_marked_ids(view.divergence if view is not None else None))
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
     context["has_chromium"] = bool(facts.chromium)
@@ -169,6 +161,20 @@ class _Facts:
             self.parsed.sort()
             self.chromium.sort()
             self.problems.sort(key=lambda p: p[0])
+
+
+def _marked_ids(divergence: Divergence | None) -> dict[str, set[str]]:
+    """The compile ids the matrix marks (ranks.json's): those whose collectives differ between
+    ranks, whose Dynamo graphs differ, whose cache lookups answered differently, and those some
+    ranks compiled under other settings (format 1.38: a change after the first compile)."""
+    if divergence is None:
+        return {name: set() for name in ("collective_ids", "graph_ids", "cache_ids", "settings_ids")}
+    return {
+        "collective_ids": {m.id for m in divergence.collectives},
+        "graph_ids": {m.id for m in divergence.graphs},
+        "cache_ids": {m.id for m in divergence.caches},
+        "settings_ids": {m.id for m in divergence.settings if isinstance(m.id, str)},
+    }
 
 
 def _behind_the_page(rank: RankSummary) -> dict[str, Any]:
