@@ -46,6 +46,7 @@ from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
 from tlscope.format.compiles import Collective, CompileEntry, Dynamic, PayloadRef, Settings
+from tlscope.format.json_boundary import decode
 from tlscope.format.layout import is_payload_name
 
 #: Events logged outside any compilation; not a compilation, so never a divergence.
@@ -307,8 +308,6 @@ def read_ranks_file(data: bytes) -> RanksFile:
     `tlscope JOB`'s closing lines; the JS client's `readRanks` answers the same conformance
     cases). A job's folder may be someone else's: decoded through the JSON boundary's checks, a
     field of the wrong shape a JsonError (format/json_boundary.py)."""
-    from tlscope.format.json_boundary import decode
-
     found: RanksFile = decode(data, _ranks_decoder())
     return found
 
