@@ -49,6 +49,7 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path
         "desync": (CORPUS / "ranks_desync_2", root / "desync"),
         "shifted": (CORPUS / "ranks_shifted_4", root / "shifted"),
         "same": (CORPUS / "ranks_same_4", root / "same"),
+        "patched": (CORPUS / "ranks_patched_2", root / "patched"),
     }
     if TLPARSE_TRACES.is_dir():  # tlparse's own 4-rank trace, where the shared traces are
         out["tlparse"] = (TLPARSE_TRACES / "inputs" / "multi_rank_logs", root / "tlparse")
@@ -163,6 +164,31 @@ def test_a_desync_the_compile_ids_do_not_show_has_a_row_of_its_own(
     assert len(graphs) == 1 and h["graphs"] == graphs
     assert page.locator(".rk-graphs li .rk-graph-sentence").all_text_contents() == graphs
     assert "graphs differ at 1 compile id" in (page.locator(".rk-head").text_content() or "")
+    assert page.errors == []
+    page.close()
+
+
+def test_a_compile_some_ranks_ran_under_other_settings_is_marked(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """ranks_patched_2 (format 1.38): rank 1 compiled [1/0] inside inductor's config.patch. The
+    header lists ranks.json's settings sentence; the matrix draws that compile first, marked as run
+    under other settings (the cause), not again as a graph that differs (its output code, the effect)."""
+    _, out = jobs["patched"]
+    data = ranks_json(out)["divergence"]
+    assert [m.get("id") for m in data["settings"]] == ["[1/0]"] and [g["id"] for g in data["graphs"]] == ["[1/0]"]
+    page = open_ranks(browser, site["patched"])
+    h = hook(page)
+    sentences = [m["sentence"] for m in data["settings"]]
+    assert h["settings"] == sentences == page.locator(".rk-settings li").all_text_contents()
+    assert h["matrix"]["columns"][0] == "[1/0]"
+    assert (h["matrix"]["divergent"], h["matrix"]["collectives"], h["matrix"]["settings"], h["matrix"]["graphs"]) == (
+        0,
+        0,
+        1,
+        0,
+    )
+    assert "settings differ" in (page.locator(".rk-head").text_content() or "")
     assert page.errors == []
     page.close()
 

@@ -73,8 +73,19 @@ export function sortRanks(lines, key, descending) {
 }
 
 /**
+ * The compile ids some ranks ran under other settings than the most ranks whose first compiles
+ * agree (ranks.json's `divergence.settings[].id`, format 1.38), in compile order, each once.
+ * @param {RanksFile} file
+ * @returns {string[]}
+ */
+export function settingsColumns(file) {
+  return [...new Set(file.divergence.settings.flatMap((m) => (m.id === null ? [] : [m.id])))];
+}
+
+/**
  * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
- * then those whose collectives differ between ranks, then those whose graphs differ, then those
+ * then those whose collectives differ between ranks, then those some ranks ran under other
+ * settings (format 1.38: the cause, before its effect), then those whose graphs differ, then those
  * some rows draw from ids of their own (`renamedColumns`, format 1.33),
  * then every other id of the groups' compile sequences in the order the groups list them.
  * @param {RanksFile} file
@@ -84,7 +95,7 @@ export function sortRanks(lines, key, descending) {
 export function matrixColumns(file, sequences) {
   // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
   const div = file.divergence;
-  const seen = new Set([...div.notOnEveryRank.keys(), ...div.collectives.map((c) => c.id), ...div.graphs.map((g) => g.id)]);
+  const seen = new Set([...div.notOnEveryRank.keys(), ...div.collectives.map((c) => c.id), ...settingsColumns(file), ...div.graphs.map((g) => g.id)]);
   const columns = [...seen];
   for (const id of renamedColumns(file)) {
     if (!seen.has(id)) {

@@ -25,6 +25,25 @@ const STATUS = /** @type {Record<string, string>} */ ({
 });
 
 /**
+ * How many columns, first and in this order, each kind of difference marks (ranks.json's; each
+ * column counted once, under the first kind that has it): the ids not on every rank, those whose
+ * collectives differ between ranks, those some ranks ran under other settings (format 1.38),
+ * those whose Dynamo graphs differ (1.30), those some rows draw from ids of their own (1.33).
+ * @typedef {{ divergent: number, calls: number, settings: number, graphs: number, moved: number }} MarkedCounts
+ */
+
+/** Each kind's bar colour above its columns, in the columns' order. */
+const MARKS = /** @type {const} */ ([
+  ['divergent', '#f0a040'], ['calls', '#9b59b6'], ['settings', '#c0392b'], ['graphs', '#16a085'], ['moved', '#2e86de'],
+]);
+
+/** How the header says each kind after the first. */
+const MARK_WORDS = /** @type {Record<keyof MarkedCounts, string>} */ ({
+  divergent: 'not on every rank', calls: 'whose collectives differ', settings: 'that some ranks ran under other settings',
+  graphs: 'whose graphs differ', moved: 'that some ranks number otherwise',
+});
+
+/**
  * @typedef {object} MatrixRow
  * @property {RankGroup} group
  * @property {Map<string, CompileEntry>} entries its first rank's compiles.json entries by column (`entriesById`)
@@ -92,13 +111,8 @@ export class RankMatrix {
     this.rows = [];
     /** @type {string[]} */
     this.columns = [];
-    this.divergent = 0;
-    /** columns after the divergent ones whose collectives differ between ranks (marked purple above) */
-    this.calls = 0;
-    /** columns after those whose Dynamo graphs differ between ranks (marked teal above; format 1.30) */
-    this.graphs = 0;
-    /** columns after those that some rows draw from ids of their own (marked blue above; format 1.33) */
-    this.moved = 0;
+    /** @type {MarkedCounts} */
+    this.counts = { divergent: 0, calls: 0, settings: 0, graphs: 0, moved: 0 };
     this.most = 0;
     /** @type {Set<number>} */
     this.expanded = new Set();
@@ -201,22 +215,17 @@ export class RankMatrix {
   /**
    * @param {MatrixRow[]} rows
    * @param {string[]} columns
-   * @param {number} divergent how many of the columns are ids not on every rank
-   * @param {number} [calls] how many columns follow them whose collectives differ between ranks (ranks.json's)
-   * @param {number} [graphs] how many columns follow those whose Dynamo graphs differ between ranks (ranks.json's)
-   * @param {number} [moved] how many columns follow those that some rows draw from ids of their own (ranks.json's rows' columns)
+   * @param {MarkedCounts} counts how many columns, in that order first, each kind of difference marks
    */
-  set(rows, columns, divergent, calls = 0, graphs = 0, moved = 0) {
+  set(rows, columns, counts) {
     this.rows = rows;
     this.columns = columns;
-    this.divergent = divergent;
-    this.calls = calls;
-    this.graphs = graphs;
-    this.moved = moved;
+    this.counts = counts;
     this.most = 0;
     for (const row of rows) for (const e of row.entries.values()) this.most = Math.max(this.most, secondsOf(e));
     this.shown = shownRows(rows, this.expanded);
-    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent, collectives: calls, graphs, moved } });
+    const { divergent, calls, settings, graphs, moved } = counts;
+    setTestHook({ matrix: { rows: rows.map((r) => ({ ranks: r.group.ranks.length, ids: r.entries.size })), columns, divergent, collectives: calls, settings, graphs, moved } });
     this.layout();
   }
 
@@ -247,22 +256,19 @@ export class RankMatrix {
   drawHead() {
     const ctx = /** @type {CanvasRenderingContext2D} */ (this.head.getContext('2d'));
     ctx.clearRect(0, 0, this.head.width, HEAD);
-    ctx.fillStyle = '#f0a040';
-    ctx.fillRect(LABEL, HEAD - 4, this.divergent * this.cell(), 3);
-    ctx.fillStyle = '#9b59b6';
-    ctx.fillRect(LABEL + this.divergent * this.cell(), HEAD - 4, this.calls * this.cell(), 3);
-    ctx.fillStyle = '#16a085';
-    ctx.fillRect(LABEL + (this.divergent + this.calls) * this.cell(), HEAD - 4, this.graphs * this.cell(), 3);
-    ctx.fillStyle = '#2e86de';
-    ctx.fillRect(LABEL + (this.divergent + this.calls + this.graphs) * this.cell(), HEAD - 4, this.moved * this.cell(), 3);
+    // A bar above each kind's columns, in the columns' order (matrixColumns).
+    let at = 0;
+    for (const [kind, colour] of MARKS) {
+      ctx.fillStyle = colour;
+      ctx.fillRect(LABEL + at * this.cell(), HEAD - 4, this.counts[kind] * this.cell(), 3);
+      at += this.counts[kind];
+    }
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = '#6a6f78';
     const n = this.rows.length;
-    const calls = this.calls ? ` · ${this.calls} whose collectives differ (next)` : '';
-    const graphs = this.graphs ? ` · ${this.graphs} whose graphs differ (next)` : '';
-    const moved = this.moved ? ` · ${this.moved} that some ranks number otherwise (next)` : '';
-    ctx.fillText(`${this.columns.length} compile ids · ${this.divergent} not on every rank (first)${calls}${graphs}${moved} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
+    const said = MARKS.slice(1).map(([kind]) => (this.counts[kind] ? ` · ${this.counts[kind]} ${MARK_WORDS[kind]} (next)` : '')).join('');
+    ctx.fillText(`${this.columns.length} compile ids · ${this.counts.divergent} not on every rank (first)${said} · ${n} group${n === 1 ? '' : 's'}`, 4, HEAD / 2 - 1);
   }
 
   /**

@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, renamedColumns, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, renamedColumns, settingsColumns, sortRanks } from './ranks-data.js';
 import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -243,12 +243,14 @@ async function drawMatrix(page, matrix) {
   const div = page.file.divergence;
   const partial = new Set(div.notOnEveryRank.keys());
   const called = new Set(div.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
-  // The ids whose graphs differ come next in the columns (matrixColumns), those not already before.
-  const graphs = new Set(div.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id)));
+  // Those some ranks ran under other settings next (format 1.38), then those whose graphs differ
+  // (matrixColumns), each counted where it is not already before.
+  const changed = new Set(settingsColumns(page.file).filter((id) => !partial.has(id) && !called.has(id)));
+  const graphs = new Set(div.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id) && !changed.has(id)));
   // ... then those some rows draw from ids of their own (format 1.33: a function those ranks
   // number otherwise), those not before.
-  const moved = renamedColumns(page.file).filter((id) => !partial.has(id) && !called.has(id) && !graphs.has(id)).length;
-  matrix.set(rows, columns, partial.size, called.size, graphs.size, moved);
+  const moved = renamedColumns(page.file).filter((id) => !partial.has(id) && !called.has(id) && !changed.has(id) && !graphs.has(id)).length;
+  matrix.set(rows, columns, { divergent: partial.size, calls: called.size, settings: changed.size, graphs: graphs.size, moved });
 }
 
 /**
