@@ -14,11 +14,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from helpers import CORPUS
 
 import tlscope
-from tlscope.analyse.ranks.straggler_why import why_slower
+from tlscope.analyse.config_diff import ConfigChange
+from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
+from tlscope.analyse.ranks.straggler_why import explain_stragglers, why_slower
+from tlscope.analyse.ranks.stragglers import Straggler, Stragglers
 from tlscope.cli import main as cli
 from tlscope.format.compiles import CacheOutcome, CompileEntry, MetricsRecord, PayloadRef, Phase, SourceLocation
 
@@ -115,6 +119,30 @@ def test_nested_phases_are_said_once_at_the_innermost_that_carries_the_excess() 
         "most in [0/0] step (train.py:3): 9.00 s against rank 4's 2.50 s, in code_gen (+5.50 s of "
         "backend_compile's +6.00 s), aot_trace_joint_graph (+0.80 s)"
     )
+
+
+def test_a_compile_run_under_other_settings_on_the_straggler_says_them() -> None:
+    """Rank 3 compiled [0/0] with max_autotune patched on (the job's settings mismatch of that
+    compile, format 1.38): its why names the setting; a mismatch the median rank shares, or of
+    another compile, is not said."""
+    mine = [_entry("[0/0]", 60.0, {"dynamo": 60.0, "autotune": 55.0}, {})]
+    theirs = [_entry("[0/0]", 4.0, {"dynamo": 4.0, "autotune": 0.0}, {})]
+    change = ConfigChange(section="inductor", key="max_autotune", a="False", b="True")
+    mismatch = SettingsMismatch(id="[0/0]", ranks=[3], than=[0, 1, 2], changed=[change], sentence="…")
+    found = Stragglers(rule="", factor=1.25, margin_s=1.0, median_compile_time_s=4.0, median_rank=1)
+    found.ranks = [Straggler(rank=3, compile_time_s=60.0, over_median_s=56.0, ratio=15.0)]
+    lookup = {3: mine, 1: theirs}
+    explain_stragglers(found, lookup.get, [mismatch])
+    assert found.ranks[0].why == (
+        "most in [0/0] step (train.py:3): 60.00 s against rank 1's 4.00 s, in autotune (+55.00 s); "
+        "it ran under other settings: inductor max_autotune True (False)"
+    )
+    for other in (msgspec.structs.replace(mismatch, ranks=[1, 3]), msgspec.structs.replace(mismatch, id="[1/0]")):
+        explain_stragglers(found, lookup.get, [other])
+        assert "other settings" not in (found.ranks[0].why or "")
+    # A first compile's settings group (no id) is said by the job's settings list, not here.
+    explain_stragglers(found, lookup.get, [msgspec.structs.replace(mismatch, id=msgspec.UNSET)])
+    assert "other settings" not in (found.ranks[0].why or "")
 
 
 def test_a_text_lists_ten_stragglers_and_counts_the_rest() -> None:

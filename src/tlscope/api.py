@@ -394,7 +394,7 @@ class Trace:
         if found.stragglers is not None and found.stragglers.ranks:
             from tlscope.analyse.ranks.straggler_why import explain_stragglers
 
-            explain_stragglers(found.stragglers, lambda n: self.rank(n).compiles)
+            explain_stragglers(found.stragglers, lambda n: self.rank(n).compiles, found.divergence.settings)
         return found
 
     @property

@@ -1,6 +1,7 @@
 """Why a straggler is slow, in one sentence: the compile that took it longest beyond the median
-rank's compile of the same function, the phases that grew most, and the caches it missed where
-the median rank hit.
+rank's compile of the same function, the phases that grew most, the caches it missed where
+the median rank hit, and the settings that compile ran under on it alone (the job's settings
+mismatches of one compile, format 1.38: `max_autotune` patched on one rank makes it straggle).
 
 Decided here, once, and written into ranks.json (`stragglers.ranks[].why`), so `tlscope JOB`,
 `summary`, the landing page and the explorer's Ranks view say the same; the explorer's "why is
@@ -11,11 +12,12 @@ and a compile's time is its forward compiles' (ranks.json's `compile_time_s` sum
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tlscope.analyse.ranks.divergence import forward_time_s, frame_functions
 from tlscope.analyse.ranks.frames import alignment_keys
 from tlscope.analyse.ranks.graph_divergence import function_label
+from tlscope.analyse.ranks.settings_divergence import SAID, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import CompileEntry
 
@@ -35,9 +37,14 @@ CARRIES = 0.5
 EXPLAINED = 5
 
 
-def explain_stragglers(found: Stragglers, compiles_of: Callable[[int], Sequence[CompileEntry] | None]) -> None:
+def explain_stragglers(
+    found: Stragglers,
+    compiles_of: Callable[[int], Sequence[CompileEntry] | None],
+    settings: Sequence[SettingsMismatch] = (),
+) -> None:
     """Set each straggler's `why` (the first EXPLAINED), reading its and the median rank's compiles
-    with `compiles_of` (None: unreadable, the straggler keeps no `why`)."""
+    with `compiles_of` (None: unreadable, the straggler keeps no `why`); `settings`, the job's
+    `divergence.settings`, says which compiles ran under other settings on which ranks."""
     median = found.median_rank
     theirs = compiles_of(median) if median is not None and found.ranks else None
     if median is None or theirs is None:
@@ -45,13 +52,27 @@ def explain_stragglers(found: Stragglers, compiles_of: Callable[[int], Sequence[
     for straggler in found.ranks[:EXPLAINED]:
         mine = compiles_of(straggler.rank)
         if mine is not None:
-            straggler.why = why_slower(mine, median, theirs)
+            straggler.why = why_slower(mine, median, theirs, _changed_on(settings, straggler.rank, median))
 
 
-def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[CompileEntry]) -> str | None:
+def _changed_on(settings: Sequence[SettingsMismatch], rank: int, median: int) -> dict[str, SettingsMismatch]:
+    """Compile id -> the job's settings mismatch (format 1.38: one compile's) that puts `rank` and
+    the median rank on different sides; the ids of both ranks' numbering (the mismatch's own)."""
+    return {m.id: m for m in settings if isinstance(m.id, str) and rank in m.ranks and median not in m.ranks}
+
+
+def why_slower(
+    mine: Sequence[CompileEntry],
+    median: int,
+    theirs: Sequence[CompileEntry],
+    changed: Mapping[str, SettingsMismatch] | None = None,
+) -> str | None:
     """`most in [4/0] forward (_ranks.py:40): 31.20 s against rank 12's 5.10 s, in code_gen
     (+20.10 s of backend_compile's +25.90 s), aot_trace_joint_graph (+1.20 s); its fx_graph cache
-    missed where rank 12's hit`; None when no compile of it took longer than the median rank's."""
+    missed where rank 12's hit`, and where the job's settings mismatches (`changed`: compile id ->
+    one naming this rank and not the median rank) say that compile ran under other settings on it,
+    `; it ran under other settings: inductor max_autotune True (False)`; None when no compile of it
+    took longer than the median rank's."""
     ours, others = _by_function(mine), _by_function(theirs)
     excess = {
         key: forward_time_s(entry) - (forward_time_s(others[key]) if key in others else 0.0)
@@ -72,6 +93,12 @@ def why_slower(mine: Sequence[CompileEntry], median: int, theirs: Sequence[Compi
     missed = sorted({c.cache for c in entry.cache if c.outcome == "miss"} & hits)
     if missed:
         said += f"; its {', '.join(missed)} cache{'s' if len(missed) > 1 else ''} missed where rank {median}'s hit"
+    other_settings = (changed or {}).get(other.id) or (changed or {}).get(entry.id)
+    if other_settings is not None and other_settings.changed:
+        shown = other_settings.changed[:SAID]
+        values = ", ".join(f"{c.section} {c.key} {c.b} ({c.a})" for c in shown)
+        more = len(other_settings.changed) - len(shown) + other_settings.more
+        said += f"; it ran under other settings: {values}" + (f", {more} more" if more > 0 else "")
     return said
 
 

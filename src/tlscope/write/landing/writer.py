@@ -64,7 +64,7 @@ def write_landing(
     view = job_view(overviews, _payloads(out), _configs(out)) if facts.overviews else None
     if view is not None:
         if view.stragglers is not None and view.stragglers.ranks:
-            explain_stragglers(view.stragglers, _compiles(out))
+            explain_stragglers(view.stragglers, _compiles(out), view.divergence.settings)
         _write_ranks_json(out, view)
     # Where ranks number functions differently, a matrix row is one function (ranks.json's columns).
     rows = view.divergence.rows if view is not None else []
