@@ -152,7 +152,7 @@ def _fold(
 ) -> list[Any]:
     fold = CompileSettingsFold()
     for rank, found in changes.items():
-        fold.add(rank, found, {})
+        fold.add(rank, found, {cid: cid for cid in having})  # each id its own name
     return [m for _, m in fold.mismatches(reference, having.__getitem__, lambda name: (name, f"{name} f (x.py:1)"))]
 
 
@@ -194,3 +194,10 @@ def test_ranks_whose_first_compile_differs_are_not_compared_again() -> None:
     for rank, digest in ((0, "a"), (1, "b"), (2, "b"), (3, "")):
         fold.add(rank, digest)
     assert fold.reference() == {1, 2} and RankSettingsFold().reference() is None
+
+
+def test_a_settings_group_naming_no_compile_of_the_rank_is_not_compared() -> None:
+    """compiles.json's settings group naming an id the rank's compile list lacks (a log someone
+    else wrote): nothing to compare it with, and no name to say it under."""
+    odd = _changes((["[9/0]"], {"x": ("1", "None")}))
+    assert _fold({1: odd}, {"[1/0]": {0, 1}}) == []

@@ -156,8 +156,11 @@ class CompileSettingsFold:
         self.texts: dict[str, dict[str, array[int]]] = {}
 
     def add(self, rank: int, changes: Mapping[str, str], names: Mapping[str, str]) -> None:
+        """`names`: the rank's compile ids' names by function; an id the rank's compile list lacks
+        (a settings group naming one, in a log someone else wrote) is no compile to compare."""
         for cid, text in changes.items():
-            self.texts.setdefault(names.get(cid, cid), {}).setdefault(text, array("q")).append(rank)
+            if cid in names:
+                self.texts.setdefault(names[cid], {}).setdefault(text, array("q")).append(rank)
 
     def mismatches(
         self,
