@@ -73,45 +73,46 @@ export function sortRanks(lines, key, descending) {
 }
 
 /**
- * The compile ids some ranks ran under other settings than the most ranks whose first compiles
- * agree (ranks.json's `divergence.settings[].id`, format 1.38), in compile order, each once.
+ * The matrix's marked columns, first and in this order, each id once under the first kind that
+ * has it (ranks.json's): the compile ids not on every rank (the divergence, in compile order),
+ * those whose collectives differ between ranks, those some ranks ran under other settings (format
+ * 1.38: the cause, before its effect), those whose graphs differ, those some rows draw from ids of
+ * their own (`renamedColumns`, format 1.33); with how many each kind marks (the header's bars).
  * @param {RanksFile} file
- * @returns {string[]}
+ * @returns {{ ids: string[], counts: import('./ranks-matrix.js').MarkedCounts }}
  */
-export function settingsColumns(file) {
-  return [...new Set(file.divergence.settings.flatMap((m) => (m.id === null ? [] : [m.id])))];
-}
-
-/**
- * The matrix's columns: the compile ids not on every rank first (the divergence, in compile order),
- * then those whose collectives differ between ranks, then those some ranks ran under other
- * settings (format 1.38: the cause, before its effect), then those whose graphs differ, then those
- * some rows draw from ids of their own (`renamedColumns`, format 1.33),
- * then every other id of the groups' compile sequences in the order the groups list them.
- * @param {RanksFile} file
- * @param {string[][]} sequences each row's columns (its first rank's compile ids, through the row's `columns`)
- * @returns {string[]}
- */
-export function matrixColumns(file, sequences) {
-  // The ids not on every rank first, then those whose collectives differ between ranks (ranks.json's).
+export function markedColumns(file) {
   const div = file.divergence;
-  const seen = new Set([...div.notOnEveryRank.keys(), ...div.collectives.map((c) => c.id), ...settingsColumns(file), ...div.graphs.map((g) => g.id)]);
-  const columns = [...seen];
-  for (const id of renamedColumns(file)) {
-    if (!seen.has(id)) {
-      seen.add(id);
-      columns.push(id);
-    }
-  }
-  for (const ids of sequences) {
+  const kinds = /** @type {const} */ ([
+    ['divergent', [...div.notOnEveryRank.keys()]],
+    ['calls', div.collectives.map((c) => c.id)],
+    ['settings', div.settings.flatMap((m) => (m.id === null ? [] : [m.id]))],
+    ['graphs', div.graphs.map((g) => g.id)],
+    ['moved', renamedColumns(file)],
+  ]);
+  /** @type {Set<string>} */
+  const seen = new Set();
+  const counts = { divergent: 0, calls: 0, settings: 0, graphs: 0, moved: 0 };
+  for (const [kind, ids] of kinds) {
     for (const id of ids) {
       if (!seen.has(id)) {
         seen.add(id);
-        columns.push(id);
+        counts[kind] += 1;
       }
     }
   }
-  return columns;
+  return { ids: [...seen], counts };
+}
+
+/**
+ * The matrix's columns: the marked ones (`markedColumns`) first, then every other id of the
+ * groups' compile sequences in the order the groups list them.
+ * @param {string[]} marked `markedColumns(file).ids`
+ * @param {string[][]} sequences each row's columns (its first rank's compile ids, through the row's `columns`)
+ * @returns {string[]}
+ */
+export function matrixColumns(marked, sequences) {
+  return [...new Set([...marked, ...sequences.flat()])];
 }
 
 /**

@@ -256,7 +256,7 @@ export class RankMatrix {
   drawHead() {
     const ctx = /** @type {CanvasRenderingContext2D} */ (this.head.getContext('2d'));
     ctx.clearRect(0, 0, this.head.width, HEAD);
-    // A bar above each kind's columns, in the columns' order (matrixColumns).
+    // A bar above each kind's columns, in the columns' order (markedColumns).
     let at = 0;
     for (const [kind, colour] of MARKS) {
       ctx.fillStyle = colour;

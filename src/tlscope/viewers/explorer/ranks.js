@@ -7,7 +7,7 @@
 
 import { HttpSource, VirtualList, decodeTimeline, formatState, setTestHook, waitServed } from '/lib/tlscope.js';
 import { byId, el, messageOf } from './dom.js';
-import { SORT_KEYS, compileEntries, comparePhases, idsBetween, matrixColumns, rankRanges, readRanksFile, renamedColumns, settingsColumns, sortRanks } from './ranks-data.js';
+import { SORT_KEYS, compileEntries, comparePhases, idsBetween, markedColumns, matrixColumns, rankRanges, readRanksFile, sortRanks } from './ranks-data.js';
 import { RankMatrix, entriesById } from './ranks-matrix.js';
 import { RankTimeline } from './ranks-timeline.js';
 import { wireTimeline } from './ranks-input.js';
@@ -239,18 +239,10 @@ function sortBy(page, ui, key) {
  */
 async function drawMatrix(page, matrix) {
   const rows = await Promise.all(page.file.rows.map(async (group) => ({ group, entries: entriesById(await compilesOf(page, group.ranks[0]), group.columns) })));
-  const columns = matrixColumns(page.file, rows.map((r) => [...r.entries.keys()]));
-  const div = page.file.divergence;
-  const partial = new Set(div.notOnEveryRank.keys());
-  const called = new Set(div.collectives.map((c) => c.id).filter((id) => !partial.has(id)));
-  // Those some ranks ran under other settings next (format 1.38), then those whose graphs differ
-  // (matrixColumns), each counted where it is not already before.
-  const changed = new Set(settingsColumns(page.file).filter((id) => !partial.has(id) && !called.has(id)));
-  const graphs = new Set(div.graphs.map((g) => g.id).filter((id) => !partial.has(id) && !called.has(id) && !changed.has(id)));
-  // ... then those some rows draw from ids of their own (format 1.33: a function those ranks
-  // number otherwise), those not before.
-  const moved = renamedColumns(page.file).filter((id) => !partial.has(id) && !called.has(id) && !changed.has(id) && !graphs.has(id)).length;
-  matrix.set(rows, columns, { divergent: partial.size, calls: called.size, settings: changed.size, graphs: graphs.size, moved });
+  // The marked columns first, each kind counted once (ranks.json's), then the groups' other ids.
+  const marked = markedColumns(page.file);
+  const columns = matrixColumns(marked.ids, rows.map((r) => [...r.entries.keys()]));
+  matrix.set(rows, columns, marked.counts);
 }
 
 /**
