@@ -56,9 +56,14 @@ def explain_stragglers(
 
 
 def _changed_on(settings: Sequence[SettingsMismatch], rank: int, median: int) -> dict[str, SettingsMismatch]:
-    """Compile id -> the job's settings mismatch (format 1.38: one compile's) that puts `rank` and
-    the median rank on different sides; the ids of both ranks' numbering (the mismatch's own)."""
-    return {m.id: m for m in settings if isinstance(m.id, str) and rank in m.ranks and median not in m.ranks}
+    """Compile id -> the job's settings mismatch (format 1.38: one compile's) that has `rank` in its
+    group and the median rank in the group it is compared with (`than`: its `changed[].a` are the
+    median rank's values; a median rank in a third group ran other values still, not said here)."""
+    return {
+        m.id: m
+        for m in settings
+        if isinstance(m.id, str) and rank in m.ranks and median in m.than and median not in m.ranks
+    }
 
 
 def why_slower(
