@@ -89,6 +89,22 @@ def test_a_directory_without_logs_is_an_error(tmp_path: Path, capsys: pytest.Cap
     assert not (tmp_path / "out").exists()
 
 
+def test_a_folder_of_runs_names_the_sub_folders_that_hold_logs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    for name in ("run2", "run1", "notes"):
+        (runs / name).mkdir(parents=True)
+    for name in ("run1", "run2"):
+        (runs / name / "dedicated_log_torch_trace_x.log").write_text("")
+    (runs / "notes" / "plot.png").write_bytes(b"")
+    assert tlscope(runs, "-o", tmp_path / "out") == 1
+    err = capsys.readouterr().err
+    assert f"No log files found in directory {runs}; its sub-folders run1, run2 hold logs" in err
+    assert str(runs / "run1") in err and "notes" not in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_gz_input_gives_the_same_raw_jsonl(tmp_path: Path) -> None:
     plain = require_shared() / "inputs" / "simple.log"
     packed = tmp_path / "simple.log.gz"

@@ -33,7 +33,7 @@ def resolve_input(path: Path, *, latest: bool) -> Path:
         raise InputError(f"{path} is neither a file nor a directory")
     logs = candidate_logs(path)
     if not logs:
-        raise InputError(f"No log files found in directory {path}")
+        raise InputError(f"No log files found in directory {path}{_subfolder_hint(path)}")
     if latest:
         # Newest by modification time; the name breaks ties so the choice is deterministic.
         return max(logs, key=lambda p: (p.stat().st_mtime, p.name))
@@ -41,6 +41,27 @@ def resolve_input(path: Path, *, latest: bool) -> Path:
         return logs[0]
     names = ", ".join(p.name for p in logs[:5]) + (", ..." if len(logs) > 5 else "")
     raise InputError(f"{path} holds {len(logs)} logs ({names}); pass --latest for the newest one, or name one file")
+
+
+def _subfolder_hint(directory: Path, *, look: int = 200) -> str:
+    """Where the logs are when they sit one folder down (a folder of runs, `run1/`, `run2/`).
+
+    The user passed the folder above their runs; naming the ones that hold logs saves them a
+    listing. Only the first `look` entries are looked at: a huge folder is not walked for a hint.
+    """
+    holding: list[str] = []
+    for n, sub in enumerate(sorted(directory.iterdir())):
+        if n >= look:
+            break
+        try:
+            if sub.is_dir() and any(looks_like_log(p) for p in sub.iterdir()):
+                holding.append(sub.name)
+        except OSError:
+            continue  # an unreadable sub-folder gives no hint, not an error
+    if not holding:
+        return ""
+    names = ", ".join(holding[:5]) + (", ..." if len(holding) > 5 else "")
+    return f"; its sub-folders {names} hold logs: pass one of them (for example {directory / holding[0]})"
 
 
 class RankLog(msgspec.Struct, frozen=True):
