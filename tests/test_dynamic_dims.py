@@ -399,6 +399,59 @@ def test_unbacked_symbols_made_again_stand_for_the_ones_the_code_made() -> None:
     shown = text[text.index("Dynamic dimensions") :]
     assert f"{len(again)} unbacked symbols made again by AOTAutograd and Inductor" in shown
     assert " u2 " not in shown and " u0 " in shown
+    assert "unbacked: item()" in shown and "unbacked: nonzero()" in shown
+
+
+def test_an_unbacked_symbol_says_the_operator_that_made_it() -> None:
+    """unbacked (format 1.39): each unbacked symbol's `op` is the data-dependent operator whose
+    output it is, read from the innermost frame of its log record's stack (torch's fake kernel,
+    `local_scalar_dense` for `.item()`), and its `why` `data_dependent`; a retrace says its
+    original's operator. A backed symbol has neither."""
+    trace = _trace("unbacked")
+    log = next((CORPUS / "unbacked").glob("*.log.gz"))
+    kernels: dict[str, str] = {}
+    for text in gzip.decompress(log.read_bytes()).decode().splitlines():
+        if '"create_unbacked_symbol"' in text:
+            event = json.loads(text[text.index("{") :])["create_unbacked_symbol"]
+            kernels[event["symbol"]] = event["stack"][-1]["name"]
+    words = {"local_scalar_dense": "item", "nonzero": "nonzero"}
+    assert set(kernels.values()) == set(words)
+    for s in trace.symbols:
+        assert (s.op, s.why) == (words[kernels[s.symbol]], "data_dependent"), s
+    by_name = {(s.compile_id, s.symbol): s for s in trace.symbols}
+    assert (by_name[("[0/0]", "u0")].op, by_name[("[0/0]", "u1")].op, by_name[("[1/0]", "zuf0")].op) == (
+        "item",
+        "nonzero",
+        "item",
+    )
+    for s in trace.symbols:
+        if s.retrace_of is not None:
+            assert by_name[(s.compile_id, s.retrace_of)].op == s.op
+    backed = _trace("recompiles_dynamic").symbols
+    assert backed and all(s.op is None and s.why != "data_dependent" for s in backed)
+
+
+def test_an_unbacked_symbol_no_fake_kernel_made_says_no_operator(tmp_path: Path) -> None:
+    """A create_unbacked_symbol whose innermost frame is not in torch's fake kernels (an input
+    marked unbacked, a loop's carried value) names no operator and no `why`; one whose kernel
+    tlscope has no word for keeps the kernel's own name."""
+    envelope = "V1127 23:16:09.851000 1 torch/fx/experimental/symbolic_shapes.py:5340] "
+    strings = [
+        '{"str": ["/x/torch/_subclasses/fake_impls.py", 0]}',
+        '{"str": ["/x/torch/fx/experimental/symbolic_shapes.py", 1]}',
+    ]
+    records = [
+        {"symbol": "u0", "vr": "[0, int_oo]", "stack": [{"line": 1, "name": "masked_select", "filename": 0}]},
+        {"symbol": "u1", "vr": "[0, int_oo]", "stack": [{"line": 2, "name": "create_symbol", "filename": 1}]},
+        {"symbol": "u2", "vr": "[0, int_oo]", "stack": [{"line": 3, "name": "_unique", "filename": 0}]},
+    ]
+    lines = [envelope + s for s in strings]
+    ids = {"frame_id": 0, "frame_compile_id": 0}
+    lines += [envelope + json.dumps({"create_unbacked_symbol": r, **ids}) for r in records]
+    log = tmp_path / "dedicated_log_torch_trace_x.log"
+    log.write_text("\n".join(lines) + "\n")
+    said = {s.symbol: (s.op, s.why) for s in tlscope.load(log).symbols}
+    assert said == {"u0": ("masked_select", "data_dependent"), "u1": (None, None), "u2": ("unique", "data_dependent")}
 
 
 def test_summary_says_no_in_one_line_when_no_size_changed() -> None:

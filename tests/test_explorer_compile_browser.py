@@ -301,7 +301,8 @@ def test_unbacked_symbols_made_again_are_said_as_the_ones_they_stand_for(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
     """unbacked (format 1.18): [0/0]'s rows are the symbols its code made (u0, u1); the ones
-    AOTAutograd and Inductor made again are one line, each with the symbol it stands for."""
+    AOTAutograd and Inductor made again are one line, each with the symbol it stands for; each row
+    names the operator that made it (format 1.39)."""
     data = json.loads((folders["unbacked"] / "compiles.json").read_text())
     mine = [s for s in data["symbols"] if s["compile_id"] == "[0/0]"]
     own = [s["symbol"] for s in mine if s["retrace_of"] is None]
@@ -312,6 +313,10 @@ def test_unbacked_symbols_made_again_are_said_as_the_ones_they_stand_for(
     assert c["symbols"] == [s["symbol"] for s in mine]
     sec = page.locator(".cp-sec", has_text="Dynamic dimensions")
     assert [sec.locator("tr").nth(i).locator("td").nth(0).text_content() for i in (1, 2)] == own
+    # format 1.39: the operator each was made by, as its source, and data-dependent as the why.
+    cells = [[sec.locator("tr").nth(i).locator("td").nth(c).text_content() for c in (1, 4)] for i in (1, 2)]
+    data_why = "the data (known only when the graph runs)"
+    assert cells == [["unbacked: item()", data_why], ["unbacked: nonzero()", data_why]]
     assert sec.locator("tr").count() == len(own) + 1
     said = f"Made again by AOTAutograd and Inductor, with no line of their own: {', '.join(again)}."
     assert sec.locator(".cp-retraces").text_content() == said

@@ -488,6 +488,18 @@ def test_only_the_format_version_is_forgiven(minor: int, name: str, text: bytes,
     assert without("index.html", text % (minor, unsaid)) == text % (minor, unsaid)
 
 
+def test_the_format_139_additions_are_forgiven_when_null() -> None:
+    """Against a 1.38 base: a symbol's `op` (its last field) is forgiven when null; an operator
+    said (with its `why`) is not, nor the field in another file."""
+    text = b'{"format":"tlscope","format_version":1,"format_minor":%d,"symbols":[\n{"why":%s%s}\n]}\n'
+    old = text % (38, b"null", b"")
+    assert identity.without_139_additions("compiles.json", text % (39, b"null", b',"op":null')) == old
+    assert identity.without_139_additions("rank_1/compiles.json", text % (39, b"null", b',"op":null')) == old
+    said = text % (39, b'"data_dependent"', b',"op":"item"')
+    assert identity.without_139_additions("compiles.json", said) != old
+    assert identity.without_139_additions("index.html", text % (39, b"null", b',"op":null')) != old
+
+
 def test_the_format_134_additions_are_forgiven() -> None:
     """Against a 1.33 base: a compile's `collective_schedules` and a collective mismatch's `kind`
     `graph` are forgiven; a `schedule` mismatch is not."""

@@ -476,6 +476,18 @@ _NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
 _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 
 
+#: A symbol's `op` when null, its last field (compiles.json is written compact).
+_NO_SYMBOL_OP = b',"op":null}'
+
+
+def without_139_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.38 wrote it: 1.39 added compiles.json's `symbols[].op` (last), forgiven
+    when null; an operator said, and the `why` `data_dependent` said with it, are new (not
+    forgiven)."""
+    name, data = _minor_back(rel, data, 39)
+    return data.replace(_NO_SYMBOL_OP, b"}") if name == "compiles.json" else data
+
+
 def without_138_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.37 wrote it: 1.38 added ranks.json's settings mismatches of one compile
     (`divergence.settings[].id`), said where a compile ran under other settings on some of the
@@ -661,6 +673,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_139_additions,
     without_138_additions,
     without_137_additions,
     without_136_additions,

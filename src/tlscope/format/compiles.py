@@ -477,9 +477,16 @@ class Symbol(msgspec.Struct, kw_only=True):
     #: (maybe_mark_dynamic, since 1.32), `dynamic_shapes` (a strict torch.export's dynamic_shapes,
     #: since 1.32), `configured` (TORCH_COMPILE_DYNAMIC_SOURCES),
     #: `all_dynamic` (dynamic=True, since 1.32), `automatic` (a call changed it in this run),
-    #: `profile` (a PGO profile read at the start); null when the log does not say (a stride, an
-    #: unbacked symbol). Since 1.29.
+    #: `profile` (a PGO profile read at the start), `data_dependent` (an unbacked symbol a
+    #: data-dependent operator made, `op`; since 1.39); null when the log does not say (a stride, an
+    #: unbacked symbol of another origin). Since 1.29.
     why: str | None = None
+    #: The data-dependent operator whose output an unbacked symbol is, as a user calls it: `item`
+    #: (a tensor's value: `.item()`, `.tolist()`, `int(t)`), `nonzero`, `unique`, `masked_select`,
+    #: `repeat_interleave`, `new_dynamic_size` (a custom op's fake kernel)..., torch's fake kernel's
+    #: own name when tlscope has no other; null for a backed symbol and when no fake kernel made it.
+    #: Since 1.39.
+    op: str | None = None
 
 
 class ShapeCell(msgspec.Struct, kw_only=True):

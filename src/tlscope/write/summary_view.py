@@ -18,7 +18,7 @@ from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.ranks.divergence import mismatch_lists
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
-from tlscope.format.compiles import Fix, ShapeCell, Vllm
+from tlscope.format.compiles import Fix, ShapeCell, Symbol, Vllm
 from tlscope.format.status import severity, status_words
 
 
@@ -351,9 +351,7 @@ def _symbols(summary: Summary) -> Table:
             at.append(f"\nguarded: {symbol.guards[0]}\n{_fix_text(symbol.fix)}", style="yellow")
         if symbol.why is not None:
             at.append(f"\ndynamic: {WHY_WORDS.get(symbol.why, symbol.why)}")
-        table.add_row(
-            symbol.compile_id or "", symbol.symbol, Text(symbol.source or symbol.kind), symbol.range or "", at
-        )
+        table.add_row(symbol.compile_id or "", symbol.symbol, Text(_symbol_source(symbol)), symbol.range or "", at)
     notes = []
     if len(shown) < len(own):
         notes.append(f"{len(own) - len(shown)} more in compiles.json symbols")
@@ -376,7 +374,15 @@ WHY_WORDS = {
     "configured": "TORCH_COMPILE_DYNAMIC_SOURCES",
     "automatic": "automatic",
     "profile": "the PGO profile read",
+    "data_dependent": "data-dependent",
 }
+
+
+def _symbol_source(symbol: Symbol) -> str:
+    """Dynamo's source of a backed symbol; an unbacked one's kind and the operator that made it."""
+    if symbol.source is not None:
+        return symbol.source
+    return f"{symbol.kind}: {symbol.op}()" if symbol.op is not None else symbol.kind
 
 
 def _dynamic(summary: Summary) -> Text:

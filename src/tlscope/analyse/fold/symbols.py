@@ -12,7 +12,7 @@ fold keeps, per (compile id, symbol), those facts, and nothing of the stacks but
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import SourceLocation, Specialization, Symbol
@@ -44,6 +44,24 @@ _NAME = re.compile(r"\b[su]\d+\b")
 #: `L['x'].size()[0]`, `L['x'].stride()[1]`, `L['x'].storage_offset()`: the input and dimension.
 _DIM_SOURCE = re.compile(r"^(?P<input>.+)\.(?P<what>size|stride)\(\)\[(?P<dim>\d+)\]$")
 _OFFSET_SOURCE = re.compile(r"^(?P<input>.+)\.storage_offset\(\)$")
+#: Where torch's fake kernels live, which make an unbacked symbol for an output that depends on the
+#: data: the innermost frame of `create_unbacked_symbol`'s stack is the kernel that asked for it.
+_KERNEL_FILES = ("/_subclasses/fake_impls.py", "/_library/fake_impl.py")
+#: Kernels under the name a user calls (`symbols[].op`); a kernel not listed keeps its own name.
+#: `.item()` (and `.tolist()`, `int(t)`) is `_local_scalar_dense`; `allocate_size` is what a custom
+#: op's fake kernel calls through `ctx.new_dynamic_size()`.
+_OPS = {
+    "local_scalar_dense": "item",
+    "nonzero_numpy": "nonzero",
+    "_unique": "unique",
+    "repeat_interleave_tensor": "repeat_interleave",
+    "meta_select": "select",
+    "slice_forward": "slice",
+    "_spdiags_dynamic_size": "spdiags",
+    "allocate_size": "new_dynamic_size",
+}
+#: `symbols[].why` of an unbacked symbol a data-dependent operator made (since 1.39).
+DATA_DEPENDENT = "data_dependent"
 
 
 def input_name(source: str) -> str:
@@ -100,6 +118,18 @@ def size_refs(text: str) -> list[tuple[str, int]]:
     return found
 
 
+def _kernel_op(record: Record, stack: Sequence[Frame] | None) -> str | None:
+    """The operator whose output an unbacked symbol is, when torch's fake kernel made it: the
+    stack's innermost frame is then in the kernels' file (else, e.g. `mark_unbacked` on an input
+    or a loop's carried value, the log does not say, and None)."""
+    if not stack or stack[-1].name is None:
+        return None
+    file = record.frame_filename(stack[-1]).replace("\\", "/")
+    if not file.endswith(_KERNEL_FILES):
+        return None
+    return _OPS.get(stack[-1].name, stack[-1].name)
+
+
 class SymbolFold:
     """Symbols per (compile id, name), in the order they were created."""
 
@@ -137,6 +167,9 @@ class SymbolFold:
             return  # a symbol created twice in one compile keeps its first record
         traced = self._frame(record, event.user_stack)
         symbol = Symbol(compile_id=cid, symbol=name, kind="unbacked", range=event.vr, traced_at=traced)
+        symbol.op = _kernel_op(record, event.stack)
+        if symbol.op is not None:
+            symbol.why = DATA_DEPENDENT
         op = (cid, name.rstrip("0123456789"), event.stack[-1].name if event.stack else None)
         originals = self._originals.setdefault(op, [])
         if traced is not None:

@@ -189,7 +189,9 @@ function symbolsSection(doc, symbols, dynamic) {
     const at = s.entered_at || s.traced_at || null;
     // format 1.29: why it is dynamic, decided by tlscope (null: the log does not say).
     const why = s.why ? WHY_WORDS[s.why] || s.why : '';
-    return [s.symbol, s.source || s.kind || '', s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), why, notes.join('; ')];
+    // format 1.39: an unbacked symbol's operator (`item`, `nonzero`), decided by tlscope.
+    const source = s.source || (s.op ? `${s.kind}: ${s.op}()` : s.kind || '');
+    return [s.symbol, source, s.range || '', frameCell(doc, frameText(at), at && at.code ? at.code : null), why, notes.join('; ')];
   });
   sec.appendChild(table(doc, ['symbol', 'source', 'range', 'passed at', 'dynamic by', 'constrained by'], rows));
   // compiles.json `dynamic` (format 1.29): the run's answer, with the setting that asks for it.
@@ -213,6 +215,7 @@ const WHY_WORDS = /** @type {Record<string, string>} */ ({
   configured: 'TORCH_COMPILE_DYNAMIC_SOURCES',
   automatic: 'automatic (a call changed it)',
   profile: 'the PGO profile read',
+  data_dependent: 'the data (known only when the graph runs)',
 });
 
 /**

@@ -291,6 +291,7 @@
  * @property {Fix | null} [fix]
  * @property {string | null} [retrace_of]
  * @property {string | null} [why]
+ * @property {string | null} [op]
  */
 
 /**

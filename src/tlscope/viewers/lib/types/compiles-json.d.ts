@@ -290,6 +290,7 @@ export type Symbol = {
     fix?: Fix | null | undefined;
     retrace_of?: string | null | undefined;
     why?: string | null | undefined;
+    op?: string | null | undefined;
 };
 /**
  * A `symbolic_shape_specialization` event: the symbol was replaced by a constant.
