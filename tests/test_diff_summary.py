@@ -136,3 +136,37 @@ def test_side_by_side_page_uses_the_width_and_has_contents(
     width = page.evaluate("document.querySelector('td.a').getBoundingClientRect().width")
     assert width > 550, width
     page.close()
+
+
+@pytest.mark.parametrize(
+    ("job", "pair", "said"),
+    [
+        ("ranks_desync_2", (0, 1), "the job's first difference: their collectives differ at [0/0]"),
+        ("ranks_diverge_4", (0, 3), "the job's first difference: they compiled different compile ids"),
+        ("ranks_patched_2", (0, 1), "the job's first difference: they compiled under other settings for [1/0]"),
+        ("ranks_cold_2", (0, 1), "the job's first difference: their caches answered differently for [0/0]"),
+        ("ranks_same_2", (0, 1), "the ranks compiled alike and none straggles"),
+    ],
+)
+def test_a_job_alone_is_diffed_on_the_pair_its_divergence_names_first(
+    job: str, pair: tuple[int, int], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tlscope diff JOB` without --ranks compares the two ranks ranks.json's divergence names
+    first (the reference group's lowest rank first), says which and why in its first line, then
+    prints what `--ranks A B` prints; --json carries the pair."""
+    status, out = out_of(capsys, str(CORPUS / job))
+    first, rest = out.split("\n", 1)
+    tail = f"(--ranks {pair[0]} {pair[1]}; give --ranks R1 R2 for another pair)."
+    assert first == f"Comparing rank {pair[0]} with rank {pair[1]}, {said} {tail}"
+    again, named = out_of(capsys, str(CORPUS / job), "--ranks", *map(str, pair))
+    assert (status, rest) == (again, "\n" + named)
+    _, text = out_of(capsys, str(CORPUS / job), "--json")
+    chosen = json.loads(text)["pair"]
+    assert chosen["ranks"] == list(pair) and chosen["kind"] == ("lowest" if job == "ranks_same_2" else "divergence")
+
+
+def test_a_single_trace_alone_is_not_a_diff(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert cli(["diff", str(CORPUS / "simple")]) == 2
+    assert "is a single-rank trace: give B (another trace) or --ids ID1 ID2" in capsys.readouterr().err
+    assert cli(["diff", str(CORPUS / "simple"), str(CORPUS / "simple"), "--ids", "0/0", "0/0"]) == 2

@@ -2,6 +2,7 @@
 
     tlscope diff A B                    two traces (logs, folders of logs or output folders)
     tlscope diff RUN --ranks 0 1        two ranks of one multi-rank trace
+    tlscope diff RUN                    the two ranks the job's divergence names first
     tlscope diff TRACE --ids 0/0 0/1    two compile ids of one trace (brackets optional)
 
 Compiles are matched by function and order, not by compile id (analyse/diff.py); graphs,
@@ -19,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
+from tlscope.analyse.ranks.pair import RankPair, pair_to_compare
 from tlscope.api import Trace, load
 from tlscope.terminal import json_text
 from tlscope.write.diffview import header, html, rank_groups, size_lines, unified
@@ -32,7 +34,14 @@ def _parser() -> argparse.ArgumentParser:
         "output code and compile metrics. Exit status: 0 equal, 1 different, 2 error.",
     )
     parser.add_argument("a", type=Path, metavar="A", help="a log, a folder of logs or an output folder")
-    parser.add_argument("b", type=Path, nargs="?", metavar="B", help="the other trace (not with --ranks or --ids)")
+    parser.add_argument(
+        "b",
+        type=Path,
+        nargs="?",
+        metavar="B",
+        help="the other trace (not with --ranks or --ids); without B, --ranks and --ids, A is a multi-rank "
+        "trace and its two ranks that differ first are compared",
+    )
     parser.add_argument("--ranks", type=int, nargs=2, metavar=("R1", "R2"), help="two ranks of multi-rank trace A")
     parser.add_argument("--ids", nargs=2, metavar=("ID1", "ID2"), help="two compile ids of trace A, e.g. 0/0 0/1")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON instead")
@@ -58,13 +67,16 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:  # argparse exits 2 on usage errors, which is diff(1)'s error too
         return int(exit_.code or 0)
     try:
+        chosen = _choose_pair(args)
         a, b, result, labels = _compare(args)
     except _Usage as err:
         print(f"tlscope diff: {err}", file=sys.stderr)
         return 2
+    if chosen is not None and not args.json:
+        print(_pair_line(chosen) + "\n")
     if args.ranks is not None:
         # The job's divergence groups first (ranks.json's, as `tlscope summary` says them).
-        _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json, folder=str(args.a))
+        _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json, folder=str(args.a), pair=chosen)
     if not (args.json and args.ranks is not None):
         _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
@@ -72,10 +84,37 @@ def main(argv: Sequence[str]) -> int:
     return 0 if result.equal else 1
 
 
-def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[str, str]]:
+def _pair_line(chosen: RankPair) -> str:
+    """`Comparing rank 0 with rank 3, the job's first difference: … (--ranks 0 3; …).`"""
+    first, second = chosen.ranks
+    said = f"the job's first difference: {chosen.why}" if chosen.kind == "divergence" else chosen.why
+    chosen_by = f"--ranks {first} {second}; give --ranks R1 R2 for another pair"
+    return f"Comparing rank {first} with rank {second}, {said} ({chosen_by})."
+
+
+def _choose_pair(args: argparse.Namespace) -> RankPair | None:
+    """With A alone: A's two ranks that differ first (ranks.json's divergence, decided where the
+    job was folded), set as `args.ranks`; None when B, --ranks or --ids was given."""
     modes = sum(x is not None for x in (args.b, args.ranks, args.ids))
-    if modes != 1:
+    if modes > 1:
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
+    if modes == 1:
+        return None
+    job = load(args.a, user_code=user_code_patterns(args.user_code), latest=args.latest)
+    if not job.rank_numbers:
+        raise _Usage(f"{args.a} is a single-rank trace: give B (another trace) or --ids ID1 ID2")
+    if len(job.rank_numbers) < 2:
+        raise _Usage(f"{args.a} holds one rank ({job.rank_numbers[0]}): give B (another trace) or --ids ID1 ID2")
+    chosen = pair_to_compare(job.job_view())
+    if chosen is None:
+        # Nothing stands out; the full diff may still show what the fold's bounded checks did not.
+        lowest = (job.rank_numbers[0], job.rank_numbers[1])
+        chosen = RankPair(ranks=lowest, kind="lowest", why="the ranks compiled alike and none straggles")
+    args.ranks = list(chosen.ranks)
+    return chosen
+
+
+def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[str, str]]:
     mine = user_code_patterns(args.user_code)
     if args.ids is not None:
         trace = load(args.a, user_code=mine, latest=args.latest)
@@ -111,11 +150,15 @@ def _sides(args: argparse.Namespace) -> tuple[str, str]:
     return ("in A", "in B")
 
 
-def _print_groups(job: Trace, ranks: tuple[int, int], result: TraceDiff, *, as_json: bool, folder: str) -> None:
+def _print_groups(
+    job: Trace, ranks: tuple[int, int], result: TraceDiff, *, as_json: bool, folder: str, pair: RankPair | None
+) -> None:
     divergence = job.job_view().divergence
     if as_json:
-        # One document: ranks.json's `divergence` first, then the diff's fields as without --ranks.
-        sys.stdout.write(json_text({"divergence": divergence, **msgspec.to_builtins(result)}) + "\n")
+        # One document: the pair chosen (without --ranks), ranks.json's `divergence`, then the
+        # diff's fields as without --ranks.
+        chosen = {} if pair is None else {"pair": pair}
+        sys.stdout.write(json_text({**chosen, "divergence": divergence, **msgspec.to_builtins(result)}) + "\n")
         return
     for line in rank_groups(divergence, ranks, len(job.rank_numbers), folder):
         sys.stdout.write(line + "\n")
