@@ -67,8 +67,8 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:  # argparse exits 2 on usage errors, which is diff(1)'s error too
         return int(exit_.code or 0)
     try:
-        chosen = _choose_pair(args)
-        a, b, result, labels = _compare(args)
+        chosen, job = _choose_pair(args)
+        a, b, result, labels = _compare(args, job)
     except _Usage as err:
         print(f"tlscope diff: {err}", file=sys.stderr)
         return 2
@@ -92,14 +92,15 @@ def _pair_line(chosen: RankPair) -> str:
     return f"Comparing rank {first} with rank {second}, {said} ({chosen_by})."
 
 
-def _choose_pair(args: argparse.Namespace) -> RankPair | None:
+def _choose_pair(args: argparse.Namespace) -> tuple[RankPair | None, Trace | None]:
     """With A alone: A's two ranks that differ first (ranks.json's divergence, decided where the
-    job was folded), set as `args.ranks`; None when B, --ranks or --ids was given."""
+    job was folded), set as `args.ranks`, and the job as loaded (a folder of logs is parsed once);
+    (None, None) when B, --ranks or --ids was given."""
     modes = sum(x is not None for x in (args.b, args.ranks, args.ids))
     if modes > 1:
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
     if modes == 1:
-        return None
+        return None, None
     job = load(args.a, user_code=user_code_patterns(args.user_code), latest=args.latest)
     if not job.rank_numbers:
         raise _Usage(f"{args.a} is a single-rank trace: give B (another trace) or --ids ID1 ID2")
@@ -111,10 +112,10 @@ def _choose_pair(args: argparse.Namespace) -> RankPair | None:
         lowest = (job.rank_numbers[0], job.rank_numbers[1])
         chosen = RankPair(ranks=lowest, kind="lowest", why="the ranks compiled alike and none straggles")
     args.ranks = list(chosen.ranks)
-    return chosen
+    return chosen, job
 
 
-def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[str, str]]:
+def _compare(args: argparse.Namespace, job: Trace | None) -> tuple[Trace, Trace, TraceDiff, tuple[str, str]]:
     mine = user_code_patterns(args.user_code)
     if args.ids is not None:
         trace = load(args.a, user_code=mine, latest=args.latest)
@@ -127,7 +128,10 @@ def _compare(args: argparse.Namespace) -> tuple[Trace, Trace, TraceDiff, tuple[s
             (f"{args.a} {first.id}", f"{args.a} {second.id}"),
         )
     if args.ranks is not None:
-        a = load(args.a, rank=args.ranks[0], user_code=mine, latest=args.latest)
+        if job is None:
+            a = load(args.a, rank=args.ranks[0], user_code=mine, latest=args.latest)
+        else:
+            a = job.rank(args.ranks[0])
         b = a.rank(args.ranks[1])
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
         # Each rank on its own GPU: the device indices are masked, not differences.
