@@ -153,12 +153,16 @@ def test_landing_matrix_calls_restarted_attempts_restarted(tmp_path: Path) -> No
 
 
 def test_parsing_a_job_says_how_its_ranks_diverge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`tlscope JOB` prints the divergence sentences (where the user looks first), and ranks that
-    agree say so."""
+    """`tlscope JOB` prints the divergence sentences (where the user looks first) and the diff of
+    the first two ranks that differ, and ranks that agree say so (and name no pair)."""
     capsys.readouterr()
     assert cli([str(CORPUS / "ranks_diverge_4"), "-o", str(tmp_path / "a"), "--no-browser"]) == 0
     out = capsys.readouterr().out
     assert "Ranks diverge:\n  rank 3: 1 compile no other rank has ([7/0] <lambda> (_ranks.py:85))\n" in out
     assert f"Every rank at a glance: tlscope summary {tmp_path / 'a'}" in out
+    # The pair `tlscope diff JOB` compares: rank 0 of the most ranks' group, and rank 3.
+    assert f"Rank 0 and rank 3 side by side (the first that differ): tlscope diff {tmp_path / 'a'}\n" in out
     assert cli([str(CORPUS / "ranks_same_2"), "-o", str(tmp_path / "b"), "--no-browser"]) == 0
-    assert "Every rank compiled the same compile ids." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Every rank compiled the same compile ids." in out
+    assert "side by side" not in out

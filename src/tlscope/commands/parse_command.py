@@ -373,6 +373,7 @@ def _tell_divergence(out: Path) -> None:
     not folded again from a list of every rank's overview (the job's summaries decoded once more).
     """
     from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists, read_ranks_file
+    from tlscope.analyse.ranks.pair import pair_to_compare
     from tlscope.analyse.ranks.stragglers import Stragglers, straggler_lines, straggler_title
     from tlscope.format.layout import RANKS
 
@@ -398,6 +399,11 @@ def _tell_divergence(out: Path) -> None:
         for sentence in sentences:
             print(f"  {sentence}")
     print(f"Every rank at a glance: tlscope summary {out}")
+    pair = pair_to_compare(read)
+    if pair is not None:
+        first, second = pair.ranks
+        which = "the first that differ" if pair.kind == "divergence" else "the slowest and the median rank"
+        print(f"Rank {first} and rank {second} side by side ({which}): tlscope diff {out}")
 
 
 def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest]) -> None:
