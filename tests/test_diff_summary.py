@@ -170,3 +170,48 @@ def test_a_single_trace_alone_is_not_a_diff(capsys: pytest.CaptureFixture[str]) 
     assert cli(["diff", str(CORPUS / "simple")]) == 2
     assert "is a single-rank trace: give B (another trace) or --ids ID1 ID2" in capsys.readouterr().err
     assert cli(["diff", str(CORPUS / "simple"), str(CORPUS / "simple"), "--ids", "0/0", "0/0"]) == 2
+
+
+def test_two_jobs_are_compared_by_their_ranks_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """diff JOB_A JOB_B says first what one rank's diff cannot: how many ranks, which rank of each
+    is compared, and each divergence list whose count differs, with the first sentence of the side
+    that has more (ranks.json's, its diff command naming that side's folder); --json carries it
+    as `jobs`, and the -o page lists it. Jobs whose ranks diverge differently are different (exit 1)."""
+    same, diverge = str(CORPUS / "ranks_same_2"), str(CORPUS / "ranks_diverge_2")
+    capsys.readouterr()
+    assert cli(["summary", diverge, "--json"]) == 0
+    divergence = json.loads(capsys.readouterr().out)["divergence"]
+    status, out = out_of(capsys, same, diverge)
+    assert status == 1
+    lines = out.split("\n\n", 1)[0].splitlines()
+    assert lines[0] == "Jobs: A and B have 2 ranks each; compared below: rank 0 of A with rank 0 of B."
+    assert lines[1] == "  ranks agree on their compile ids in A, diverge in 2 groups by compile id sequence in B"
+    assert lines[2] == f"    the first in B: {divergence['groups'][0]['sentence']}"
+    graphs = f"  compile ids whose graphs or code differ between ranks: 0 in A, {len(divergence['graphs'])} in B"
+    at = lines.index(graphs)
+    first = divergence["graphs"][0]["sentence"].replace("tlscope diff JOB ", f"tlscope diff {diverge} ")
+    assert lines[at + 1] == f"    the first in B: {first}"
+    assert lines[-1].startswith("  compile time a rank: median ") and lines[-1].endswith("(informative)")
+    assert "=== " in out and f"{diverge} rank 0" in out  # the details name each side's rank
+    _, text = out_of(capsys, same, diverge, "--json")
+    jobs = json.loads(text)["jobs"]
+    assert (jobs["a"], jobs["b"], jobs["differs"]) == ({"ranks": 2, "compared": 0}, {"ranks": 2, "compared": 0}, True)
+    assert jobs["lines"] == lines
+    # The side-by-side page lists them too, escaped (`<lambda>` is log text).
+    out_of(capsys, same, diverge, "-o", str(tmp_path / "diff.html"))
+    page = (tmp_path / "diff.html").read_text()
+    listed = page.split('<ul class="header" id="jobs">', 1)[1].split("</ul>", 1)[0]
+    assert f"<li>{lines[0]}</li>" in listed and "&lt;lambda&gt;" in listed and "<lambda>" not in listed
+    # --rank N compares rank N of each; the same job twice is alike.
+    status, out = out_of(capsys, diverge, diverge, "--rank", "1")
+    assert status == 0 and out.startswith(
+        "Jobs: A and B have 2 ranks each; compared below: rank 1 of A with rank 1 of B.\n"
+    )
+    assert "  the ranks' divergence (what differs between ranks, counted) and stragglers are alike in A and B\n" in out
+
+
+def test_a_job_against_one_trace_and_rank_without_b(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = out_of(capsys, str(CORPUS / "ranks_same_2"), str(CORPUS / "simple"))
+    assert status == 1 and out.startswith("Jobs: A has 2 ranks, B is one trace; compared below: rank 0 of A with B.\n")
+    assert cli(["diff", str(CORPUS / "ranks_same_2"), "--rank", "1"]) == 2
+    assert "--rank N compares rank N of two multi-rank traces: give B" in capsys.readouterr().err

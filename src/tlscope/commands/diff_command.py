@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from tlscope.analyse.diff import TraceDiff, compile_pair_diff
+from tlscope.analyse.ranks.job_diff import JobDiff, job_diff
 from tlscope.analyse.ranks.pair import RankPair, pair_to_compare
 from tlscope.api import Trace, load
 from tlscope.terminal import json_text
@@ -43,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
         "trace and its two ranks that differ first are compared",
     )
     parser.add_argument("--ranks", type=int, nargs=2, metavar=("R1", "R2"), help="two ranks of multi-rank trace A")
+    parser.add_argument(
+        "--rank",
+        type=int,
+        metavar="N",
+        help="A and B are multi-rank traces: compare rank N of each (default: the lowest of each)",
+    )
     parser.add_argument("--ids", nargs=2, metavar=("ID1", "ID2"), help="two compile ids of trace A, e.g. 0/0 0/1")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON instead")
     parser.add_argument("--latest", action="store_true", help="A and B are folders of logs: read the newest")
@@ -77,11 +84,18 @@ def main(argv: Sequence[str]) -> int:
     if args.ranks is not None:
         # The job's divergence groups first (ranks.json's, as `tlscope summary` says them).
         _print_groups(a, (args.ranks[0], args.ranks[1]), result, as_json=args.json, folder=str(args.a), pair=chosen)
-    if not (args.json and args.ranks is not None):
+    jobs = _jobs(args, a, b)
+    if jobs is not None and args.json:
+        # One document: the jobs' comparison first, then the diff's fields as for two traces.
+        sys.stdout.write(json_text({"jobs": jobs, **msgspec.to_builtins(result)}) + "\n")
+    elif not (args.json and args.ranks is not None):
+        for line in [*jobs.lines, ""] if jobs is not None else []:
+            sys.stdout.write(line + "\n")
         _print(result, a, b, labels, as_json=args.json, sides=_sides(args))
     if args.out is not None:
-        args.out.write_text(html(result, a.payload, b.payload, labels, _sides(args)), encoding="utf-8")
-    return 0 if result.equal else 1
+        page = html(result, a.payload, b.payload, labels, _sides(args), jobs.lines if jobs is not None else ())
+        args.out.write_text(page, encoding="utf-8")
+    return 0 if result.equal and not (jobs is not None and jobs.differs) else 1
 
 
 def _pair_line(chosen: RankPair) -> str:
@@ -99,6 +113,8 @@ def _choose_pair(args: argparse.Namespace) -> tuple[RankPair | None, Trace | Non
     modes = sum(x is not None for x in (args.b, args.ranks, args.ids))
     if modes > 1:
         raise _Usage("give either B, --ranks R1 R2 or --ids ID1 ID2")
+    if args.rank is not None and args.b is None:
+        raise _Usage("--rank N compares rank N of two multi-rank traces: give B")
     if modes == 1:
         return None, None
     job = load(args.a, user_code=user_code_patterns(args.user_code), latest=args.latest)
@@ -136,8 +152,22 @@ def _compare(args: argparse.Namespace, job: Trace | None) -> tuple[Trace, Trace,
         labels = (f"{args.a} rank {args.ranks[0]}", f"{args.a} rank {args.ranks[1]}")
         # Each rank on its own GPU: the device indices are masked, not differences.
         return a, b, a.diff(b, (f"rank {args.ranks[0]}", f"rank {args.ranks[1]}"), own_devices=True), labels
-    a, b = load(args.a, user_code=mine, latest=args.latest), load(args.b, user_code=mine, latest=args.latest)
-    return a, b, a.diff(b), (str(args.a), str(args.b))
+    a = load(args.a, rank=args.rank, user_code=mine, latest=args.latest)
+    b = load(args.b, rank=args.rank, user_code=mine, latest=args.latest)
+    return a, b, a.diff(b), (_labelled(args.a, a), _labelled(args.b, b))
+
+
+def _labelled(path: Path, trace: Trace) -> str:
+    """How a side is named in the details: its path, and its rank when it is a job's."""
+    return str(path) if trace.current_rank is None or not trace.rank_numbers else f"{path} rank {trace.current_rank}"
+
+
+def _jobs(args: argparse.Namespace, a: Trace, b: Trace) -> JobDiff | None:
+    """Two traces of which one at least is a job: their ranks compared first (A B mode only)."""
+    if args.b is None or not (a.rank_numbers or b.rank_numbers):
+        return None
+    views = (a.job_view() if a.rank_numbers else None, b.job_view() if b.rank_numbers else None)
+    return job_diff(*views, (a.current_rank, b.current_rank), (str(args.a), str(args.b)))
 
 
 def _display(text: str) -> str:

@@ -318,9 +318,12 @@ def html(
     read_b: PayloadReader,
     labels: tuple[str, str],
     sides: tuple[str, str] = ("in A", "in B"),
+    jobs: Sequence[str] = (),
 ) -> str:
-    """The side-by-side page (one self-contained file): what differs, contents, then each difference."""
+    """The side-by-side page (one self-contained file): the jobs' ranks compared (`jobs`, the lines
+    of `analyse/ranks/job_diff.py`, when A or B is a job), what differs, contents, then each difference."""
     env = templates.environment("tlscope.write.diffview", {})
     page = env.get_template("diff.html.jinja")
     head = list(header(result, sides))
-    return page.render(result=result, labels=labels, header=head, sections=list(sections(result, read_a, read_b)))
+    listed = list(sections(result, read_a, read_b))
+    return page.render(result=result, labels=labels, header=head, sections=listed, jobs=list(jobs))
