@@ -12,7 +12,7 @@ import pytest
 from helpers import REPO
 
 from tlscope.analyse.fold.recommend import recommended_failure
-from tlscope.analyse.ranks.divergence import RanksFile, read_ranks_file
+from tlscope.analyse.ranks.divergence import SAID, RanksFile, read_ranks_file
 from tlscope.analyse.ranks.frames import FrameRef
 from tlscope.format import layout
 from tlscope.format.compiles import CompilesFile, GuardFailure
@@ -101,7 +101,8 @@ def _ranks_read(found: RanksFile) -> dict[str, Any]:
     """What a reader of ranks.json gives a view, as plain lists: the same projection as
     tests/js/conformance.test.mjs's `ranksRead` of the JS client's `readRanks`. Defaults of
     older files as FORMAT.md section 16 says: a mismatch without a kind is `graph`'s (1.34), a graph
-    group without an id has the mismatch's (1.31), a straggler without a why says none (1.35)."""
+    group without an id has the mismatch's (1.31), a straggler without a why says none (1.35), a
+    file without `said` says its lists in `SAID`'s order (1.40)."""
     div = found.divergence
     slow = found.stragglers
     return {
@@ -118,6 +119,7 @@ def _ranks_read(found: RanksFile) -> dict[str, Any]:
         "settings": [[s.id or None, s.ranks, s.than, s.sentence] for s in div.settings],
         "frames": [[f.ranks, f.than, _refs(f.extra), _refs(f.missing), f.renumbered, f.sentence] for f in div.frames],
         "caches": [[c.id, c.caches, c.sentence] for c in div.caches],
+        "said": [[said.list, said.title] for said in div.said],
         "stragglers": None
         if slow is None
         else [
@@ -151,3 +153,7 @@ def test_ranks_json_cases_hold_every_list() -> None:
     assert any(read["stragglers"] and read["stragglers"][5] for read in reads)
     assert any(any(row[3] for row in read["rows"]) for read in reads), "a row with columns (1.33)"
     assert any(not read["rows"] for read in reads), "a file before rows (1.18)"
+    default = [name for name, _ in SAID]
+    orders = [[name for name, _ in read["said"]] for read in reads]
+    assert any(order and order != sorted(order, key=default.index) for order in orders), "a said of its own (1.40)"
+    assert all(read["said"] or not any(read[k] for k in default if k != "groups") for read in reads)

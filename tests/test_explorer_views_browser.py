@@ -304,12 +304,12 @@ def test_caches_that_answered_differently_are_said_last(
     page.close()
 
 
-def test_a_function_one_rank_compiled_alone_is_said_before_the_groups(
+def test_a_function_one_rank_compiled_alone_is_said_where_ranks_json_says(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
     """ranks_shifted_4 (format 1.31): rank 0 alone compiled log_stats, which renumbers its later
-    functions. The banner says ranks.json's frames sentence, as written, before the groups it
-    explains."""
+    functions. The banner says ranks.json's frames sentence, as written, in the order ranks.json's
+    `said` gives (format 1.40: after the groups it explains)."""
     divergence = json.loads((folders["shifted4"] / "ranks.json").read_text())["divergence"]
     frames = [f["sentence"] for f in divergence["frames"]]
     assert len(frames) == 1 and frames[0].startswith("rank 0 compiled 1 function ranks 1, 2, 3 did not")
@@ -317,8 +317,13 @@ def test_a_function_one_rank_compiled_alone_is_said_before_the_groups(
     h = wait_hook(page, lambda h: "frames" in h)
     assert h["frames"] == frames and h["divergence"] == [g["sentence"] for g in divergence["groups"]]
     assert page.locator("#divergence .dv-frame").all_text_contents() == frames
+    # Each list where ranks.json's `said` puts it (format 1.40: the groups, then the functions
+    # that explain them, then the graphs), under its title.
     text = page.locator("#divergence").text_content() or ""
-    assert text.index("Ranks compiled other functions") < text.index("Ranks diverge")
+    titles = [said["title"] for said in divergence["said"]]
+    assert titles == ["Ranks diverge", "Ranks compiled other functions", "Graphs differ between ranks"]
+    assert h["said"] == [said["list"] for said in divergence["said"]]
+    assert [text.index(f"{t}: ") for t in titles] == sorted(text.index(f"{t}: ") for t in titles)
     # The sidebar names each id's functions, each rank's (ranks ascending), then the picked rank's.
     fn = page.locator("#cids [data-cid='[1/0]'] .cid-fn")
     assert fn.text_content() == "log_stats / block"

@@ -488,6 +488,17 @@ def test_only_the_format_version_is_forgiven(minor: int, name: str, text: bytes,
     assert without("index.html", text % (minor, unsaid)) == text % (minor, unsaid)
 
 
+def test_the_format_140_addition_is_forgiven() -> None:
+    """Against a 1.39 base: ranks.json's `divergence.said` (the divergence's last field) is
+    forgiven, empty or not (it orders lists the file holds); nothing else, nor in another file."""
+    text = _RANKS_HEAD + b'  "divergence": {\n    "caches": []%s\n  },\n  "stragglers": null\n}\n'
+    said = b',\n    "said": [\n      {\n        "list": "groups",\n        "title": "Ranks diverge"\n      }\n    ]'
+    assert identity.without_140_additions("ranks.json", text % (40, said)) == text % (39, b"")
+    assert identity.without_140_additions("ranks.json", text % (40, b',\n    "said": []')) == text % (39, b"")
+    assert identity.without_140_additions("ranks.json", text % (40, b',\n    "saying": []')) != text % (39, b"")
+    assert identity.without_140_additions("manifest.json", text % (40, said)) != text % (39, b"")
+
+
 def test_the_format_139_additions_are_forgiven_when_null() -> None:
     """Against a 1.38 base: a symbol's `op` (its last field) is forgiven when null; an operator
     said (with its `why`) is not, nor the field in another file."""

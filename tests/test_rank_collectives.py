@@ -102,8 +102,10 @@ def test_every_face_says_it_first(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert json.loads(capsys.readouterr().out)["divergence"]["collectives"][0]["id"] == "[0/0]"
     cli(["diff", str(DESYNC), "--ranks", "0", "1"])
     head = capsys.readouterr().out.split("\n")
-    assert head[0] == "Collectives differ between ranks:"
-    assert head[1].startswith(f"  {sentence}") and head[1].endswith("<- rank 0 and rank 1 differ here")
+    # The first list (format 1.40: after the line saying the compile ids agree, as every text view).
+    assert head[0] == "All 2 ranks compiled the same compile ids (one group)."
+    assert head[2] == "Collectives differ between ranks:"
+    assert head[3].startswith(f"  {sentence}") and head[3].endswith("<- rank 0 and rank 1 differ here")
 
 
 @pytest.mark.parametrize("job", ["ranks_same_4", "ranks_diverge_4", "ranks_diverge_2"])

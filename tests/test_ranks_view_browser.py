@@ -343,7 +343,8 @@ def test_each_graph_mismatch_opens_its_ranks_compiles(
 def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
 ) -> None:
-    """ranks_shifted_4 (format 1.31): the header lists the frames sentence as written; head's
+    """ranks_shifted_4 (format 1.31): the header lists the frames sentence as written, each list
+    where ranks.json's `said` puts it (format 1.40); head's
     graphs differ on rank 3, and rank 0 numbers head [3/0] where ranks 1-3 say [2/0]: its group's
     link opens rank 0's [3/0], its own compile of head."""
     _, out = jobs["shifted"]
@@ -352,6 +353,9 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     h = hook(page)
     assert h["frames"] == [f["sentence"] for f in divergence["frames"]] != []
     assert page.locator(".rk-frames li").all_text_contents() == h["frames"]
+    # The header's lists in the order ranks.json's `said` gives them (format 1.40).
+    classes = page.locator(".rk-head > ul").evaluate_all("(lists) => lists.map((l) => l.className)")
+    assert classes == [f"rk-{said['list']}" for said in divergence["said"]] == ["rk-groups", "rk-frames", "rk-graphs"]
     # The matrix's columns are functions (format 1.33): log_stats, which rank 0 alone compiled,
     # first, in a column of its own (by id, [3/0] was "rank 0 only"); head, whose graphs differ,
     # in the others' [2/0]; block in their [1/0], which rank 0 draws from its [2/0] (marked blue).

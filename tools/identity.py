@@ -476,6 +476,17 @@ _NO_SCHEDULES = re.compile(rb',\n +"schedules": \{\}(?=\n +\})')
 _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 
 
+#: ranks.json's `divergence.said` (pretty-printed, the divergence's last field), empty or not.
+_SAID = re.compile(rb',\n    "said": \[(?:\]|\n.*?\n    \])(?=\n  \})', re.S)
+
+
+def without_140_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.39 wrote it: 1.40 added ranks.json's `divergence.said` (last), forgiven
+    whatever it says: the order and titles of lists the file already holds, not a new fact."""
+    name, data = _minor_back(rel, data, 40)
+    return _SAID.sub(b"", data, count=1) if name == "ranks.json" else data
+
+
 #: A symbol's `op` when null, its last field (compiles.json is written compact).
 _NO_SYMBOL_OP = b',"op":null}'
 
@@ -673,6 +684,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_140_additions,
     without_139_additions,
     without_138_additions,
     without_137_additions,

@@ -113,6 +113,7 @@ function ranksRead(read) {
     settings: div.settings.map((s) => [s.id, s.ranks, s.than, s.sentence]),
     frames: div.frames.map((f) => [f.ranks, f.than, f.extra.map((r) => [r.id, r.function]), f.missing.map((r) => [r.id, r.function]), f.renumbered, f.sentence]),
     caches: div.caches.map((c) => [c.id, c.caches, c.sentence]),
+    said: div.said.map((s) => [s.list, s.title]),
     stragglers: slow && [slow.rule, slow.factor, slow.margin_s, slow.median_compile_time_s, slow.median_rank, slow.ranks.map((s) => [s.rank, s.compile_time_s, s.over_median_s, s.ratio, s.why])],
   };
 }

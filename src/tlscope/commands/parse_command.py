@@ -372,7 +372,7 @@ def _tell_divergence(out: Path) -> None:
     Read from the ranks.json the landing page just wrote (none: no rank had compiles to compare),
     not folded again from a list of every rank's overview (the job's summaries decoded once more).
     """
-    from tlscope.analyse.ranks.divergence import Divergence, mismatch_lists, read_ranks_file
+    from tlscope.analyse.ranks.divergence import Divergence, read_ranks_file, said_sentences
     from tlscope.analyse.ranks.pair import pair_to_compare
     from tlscope.analyse.ranks.stragglers import Stragglers, straggler_lines, straggler_title
     from tlscope.format.layout import RANKS
@@ -388,14 +388,10 @@ def _tell_divergence(out: Path) -> None:
         print(straggler_title(slow))
         for line in straggler_lines(slow):
             print(f"  {line}")
-    if found.diverges:
-        print("Ranks diverge:")
-        for group in found.groups:
-            print(f"  {group.sentence}")
-    else:
+    if not found.diverges:
         print("Every rank compiled the same compile ids.")
-    for title, sentences in mismatch_lists(found, str(out)):
-        print(title)
+    for listed, sentences in said_sentences(found, str(out)):
+        print(f"{listed.title}:")
         for sentence in sentences:
             print(f"  {sentence}")
     print(f"Every rank at a glance: tlscope summary {out}")

@@ -15,7 +15,7 @@ from tlscope import terminal
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.fold.vllm import vllm_line
-from tlscope.analyse.ranks.divergence import mismatch_lists
+from tlscope.analyse.ranks.divergence import said_sentences
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell, Symbol, Vllm
@@ -88,19 +88,14 @@ def _print_ranks(summary: Summary, console: Console, job: str) -> None:
     console.print(table)
     _print_stragglers(summary, console)
     divergence = summary.divergence
-    mismatches = mismatch_lists(divergence, job) if divergence is not None else []
+    said = said_sentences(divergence, job) if divergence is not None else []
     if divergence is None or not divergence.diverges:
         # "Agree" only when nothing below says otherwise (their collectives may still differ).
-        agree = "Ranks agree: every" if not mismatches else "Every"
+        agree = "Ranks agree: every" if not said else "Every"
         console.print(Text(f"{agree} rank compiled the same compile ids.\n"))
-    else:
-        text = Text("Ranks diverge:\n", style="bold yellow")
-        for group in divergence.groups:
-            text.append("  " + group.sentence + "\n", style="")
-        console.print(text)
-    for title, sentences in mismatches:
+    for listed, sentences in said:
         # A collective that differs fails or hangs the job: red; the rest explain.
-        text = Text(title + "\n", style="bold red" if title.startswith("Collectives") else "bold yellow")
+        text = Text(listed.title + ":\n", style="bold red" if listed.list == "collectives" else "bold yellow")
         for sentence in sentences:
             text.append("  " + sentence + "\n", style="")
         console.print(text)

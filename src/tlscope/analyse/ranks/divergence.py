@@ -194,6 +194,29 @@ class MatrixRowGroup(msgspec.Struct, kw_only=True):
     columns: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
 
 
+class SaidList(msgspec.Struct, kw_only=True):
+    """One list of the divergence as every view says it: which, and its title."""
+
+    #: `groups`, `frames`, `collectives`, `settings`, `graphs` or `caches`: the list of `divergence`.
+    list: str
+    #: Its title, e.g. `Collectives differ between ranks`.
+    title: str
+
+
+#: The order every view says a divergence's lists in, with their titles: the compile-id groups
+#: (the job's shape) and the functions some ranks compiled alone (what explains them), then the
+#: collectives (they fail or hang a job), the settings (a cause), the graphs and output code (its
+#: effect), the caches (why a rank compiled longer).
+SAID = (
+    ("groups", "Ranks diverge"),
+    ("frames", "Ranks compiled other functions"),
+    ("collectives", "Collectives differ between ranks"),
+    ("settings", "Settings differ between ranks"),
+    ("graphs", "Graphs differ between ranks"),
+    ("caches", "Caches answered differently on different ranks"),
+)
+
+
 class Divergence(msgspec.Struct, kw_only=True):
     """How the ranks' compiles differ; `diverges` false when every rank compiled the same ids."""
 
@@ -222,22 +245,29 @@ class Divergence(msgspec.Struct, kw_only=True):
     #: The compiles whose cache lookups answered differently on different ranks, in compile
     #: order (analyse/ranks/cache_divergence.py). Since 1.36.
     caches: list[CacheMismatch] = []
+    #: The lists above that say something, in the order and with the titles every view says them
+    #: (`SAID`: the groups only when `diverges`). Since 1.40.
+    said: list[SaidList] = []
 
 
-def mismatch_lists(divergence: Divergence, job: str | None = None) -> list[tuple[str, list[str]]]:
-    """What differs between ranks beyond the compile ids, as every text view says it: (title,
-    sentences) for the functions some ranks compiled alone (what explains the compile ids'
-    groups), the collectives (they hang a job), the settings (a cause), the graphs;
-    a list without sentences left out. `job`, the folder the user named: the graphs' `tlscope
-    diff JOB --ranks A B` names it, a command to paste."""
-    lists = [
-        ("Ranks compiled other functions:", [m.sentence for m in divergence.frames]),
-        ("Collectives differ between ranks:", [m.sentence for m in divergence.collectives]),
-        ("Settings differ between ranks:", [m.sentence for m in divergence.settings]),
-        ("Graphs differ between ranks:", [with_job(m.sentence, job) for m in divergence.graphs]),
-        ("Caches answered differently on different ranks:", [with_job(m.sentence, job) for m in divergence.caches]),
+def said_lists(divergence: Divergence) -> list[SaidList]:
+    """The divergence's lists that say something, in `SAID`'s order: ranks.json's `said`, and
+    what every text view iterates (an older ranks.json, without `said`, is read as this)."""
+    return [
+        SaidList(list=name, title=title)
+        for name, title in SAID
+        if getattr(divergence, name) and (name != "groups" or divergence.diverges)
     ]
-    return [(title, sentences) for title, sentences in lists if sentences]
+
+
+def said_sentences(divergence: Divergence, job: str | None = None) -> list[tuple[SaidList, list[str]]]:
+    """Each list `said_lists` names, with its sentences as a text view prints them; `job`, the
+    folder the user named, which the graphs' and caches' `tlscope diff JOB --ranks A B` names (a
+    command to paste)."""
+    return [
+        (said, [with_job(item.sentence, job) for item in getattr(divergence, said.list)])
+        for said in said_lists(divergence)
+    ]
 
 
 def with_job(sentence: str, job: str | None) -> str:
@@ -309,6 +339,11 @@ def read_ranks_file(data: bytes) -> RanksFile:
     cases). A job's folder may be someone else's: decoded through the JSON boundary's checks, a
     field of the wrong shape a JsonError (format/json_boundary.py)."""
     found: RanksFile = decode(data, _ranks_decoder())
+    # `said` as written where it names lists that say something; else (written before 1.40, or
+    # by another writer) the lists in the order every view says them. As the JS client's `saidOf`.
+    saying = said_lists(found.divergence)
+    names = {said.list for said in saying}
+    found.divergence.said = [said for said in found.divergence.said if said.list in names] or saying
     return found
 
 
@@ -524,6 +559,7 @@ class _Fold:
         if not found.diverges:
             every = sorted(r for _, ranks in self.keyed.values() for r in ranks)
             found.rows = _rows([(every, None)], calls, renamed)
+            found.said = said_lists(found)
             return found
         if shifts:
             groups = [self._named_group(first, sorted(ranks), at) for first, ranks in self.keyed.values()]
@@ -533,6 +569,7 @@ class _Fold:
         groups.sort(key=lambda g: (not g.only_here, g.ranks[0]))
         found.groups = groups
         found.rows = _rows([(g.ranks, g) for g in groups], calls, renamed)
+        found.said = said_lists(found)
         return found
 
     def _partial(self, columns: dict[str, str], count: int) -> list[PartialId]:

@@ -51,7 +51,7 @@ _LINE = re.compile(r'^[ \t]+[A-Za-z_][\w, ]*+(?:[ \t]*:[ \t]*"(?P<type>[^"\n]*)"
 #: A literal of a node's call (a string, a number): each rank's own constants are not structure.
 _LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|(?<![\w.])-?\d++(?:\.\d++)?(?:e-?\d++)?(?![\w.])")
 #: How a graph sentence names the command that shows the rest: JOB stands for the job's folder,
-#: which ranks.json cannot know (it moves); a text view that does names it (`mismatch_lists`).
+#: which ranks.json cannot know (it moves); a text view that does names it (`said_sentences`).
 GRAPH_DIFF = "tlscope diff JOB --ranks "
 #: Compile ids whose difference is worded (two graphs read each); the rest are listed.
 WORDED = 20

@@ -2,10 +2,10 @@
 
 A user with a job of hundreds of ranks does not know which pair shows the problem. The job's
 divergence (ranks.json's, decided once in the fold) already says which ranks differ and how; the
-pair is the first thing it says, in the order every text view says it (`diffview.rank_groups`):
-the collectives (they hang a job), the compile-id groups, the functions some ranks compiled alone,
-the settings (a cause), the graphs and the output code (its effect), the caches; then, where
-nothing differs, the slowest straggler against the median rank. Each pair is a rank of the most
+pair is the first thing it says, in the order every view says its lists (`said_lists`): the
+compile-id groups, the functions some ranks compiled alone, the collectives, the settings (a
+cause), the graphs and the output code (its effect), the caches; then, where nothing differs, the
+slowest straggler against the median rank. Each pair is a rank of the most
 ranks' side first (the reference, the lowest of its group) and the lowest rank of the other side.
 """
 
@@ -15,7 +15,11 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from tlscope.analyse.ranks.divergence import Divergence, JobView
+from tlscope.analyse.ranks.cache_divergence import CacheMismatch
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, JobView, said_lists
+from tlscope.analyse.ranks.frames import FrameShift
+from tlscope.analyse.ranks.graph_divergence import GraphMismatch
+from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
 
 
 class RankPair(msgspec.Struct, kw_only=True):
@@ -46,24 +50,33 @@ def pair_to_compare(view: JobView) -> RankPair | None:
 
 
 def _divergent(divergence: Divergence) -> Iterator[RankPair | None]:
-    """Each pair the divergence names, in the order the text views say its lists (None for an
-    item without two sides: a ranks.json another writer made)."""
-    for call in divergence.collectives:
-        yield _two([g.ranks for g in call.groups], f"their collectives differ at {call.id}")
-    if divergence.diverges:
-        # The groups are said in their own order; the reference is the most ranks' sequence.
-        groups = sorted((g.ranks for g in divergence.groups if g.ranks), key=lambda r: (-len(r), min(r)))
-        yield _two(groups, "they compiled different compile ids")
-    for shift in divergence.frames:
-        yield _two([shift.than, shift.ranks], "they compiled other functions")
-    for setting in divergence.settings:
-        at = f" for {setting.id}" if isinstance(setting.id, str) else ""
-        yield _two([setting.than, setting.ranks], f"they compiled under other settings{at}")
-    for graph in divergence.graphs:
-        what = "generated different code" if graph.kind == "output_code" else "traced different graphs"
-        yield _two([g.ranks for g in graph.groups], f"they {what} for {graph.id}")
-    for cache in divergence.caches:
-        yield _two([g.ranks for g in cache.groups], f"their caches answered differently for {cache.id}")
+    """Each pair the divergence names, in the order every view says its lists (`said_lists`); None
+    for an item without two sides (a ranks.json another writer made)."""
+    for said in said_lists(divergence):
+        if said.list == "groups":
+            # The groups are said in their own order; the reference is the most ranks' sequence.
+            groups = sorted((g.ranks for g in divergence.groups if g.ranks), key=lambda r: (-len(r), min(r)))
+            yield _two(groups, "they compiled different compile ids")
+        for item in getattr(divergence, said.list) if said.list != "groups" else ():
+            yield _item_pair(item)
+
+
+def _item_pair(
+    item: CollectiveMismatch | FrameShift | SettingsMismatch | GraphMismatch | CacheMismatch,
+) -> RankPair | None:
+    """The pair one item of a divergence list names, and why, in one clause."""
+    if isinstance(item, FrameShift):
+        return _two([item.than, item.ranks], "they compiled other functions")
+    if isinstance(item, SettingsMismatch):
+        at = f" for {item.id}" if isinstance(item.id, str) else ""
+        return _two([item.than, item.ranks], f"they compiled under other settings{at}")
+    sides = [g.ranks for g in item.groups]
+    if isinstance(item, CollectiveMismatch):
+        return _two(sides, f"their collectives differ at {item.id}")
+    if isinstance(item, GraphMismatch):
+        what = "generated different code" if item.kind == "output_code" else "traced different graphs"
+        return _two(sides, f"they {what} for {item.id}")
+    return _two(sides, f"their caches answered differently for {item.id}")
 
 
 def _two(sides: Sequence[Sequence[int]], why: str) -> RankPair | None:

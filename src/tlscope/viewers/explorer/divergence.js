@@ -30,35 +30,37 @@ function sentenceList(banner, title, item, sentences) {
  * compile ids, sorted, the sentences, and the collective and graph mismatches' sentences.
  * @param {HTMLElement} banner
  * @param {OpenedTrace} trace
- * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[], frames: string[], caches: string[] }}
+ * @returns {{ divergent: string[], divergence: string[], collectives: string[], graphs: string[], settings: string[], frames: string[], caches: string[], said: string[] }}
  */
 export function drawDivergence(banner, trace) {
   const doc = banner.ownerDocument;
   const div = trace.divergence;
-  const sentences = div && div.diverges ? div.groups.map((g) => g.sentence) : [];
-  // A collective that differs between ranks fails or hangs the job: said first, even when the
-  // ranks compiled the same ids.
-  const collectives = div ? div.collectives.map((c) => c.sentence) : [];
-  // Ranks that compiled the same id from other code (format 1.30): said after the collectives.
-  const graphs = div ? div.graphs.map((g) => g.sentence) : [];
-  // Ranks whose first compile ran under other settings (format 1.30): a cause, said before the graphs.
-  const settings = div ? div.settings.map((s) => s.sentence) : [];
-  // Ranks that compiled other functions, or numbered them differently (format 1.31): what
-  // explains the groups, said just before them.
-  const frames = div ? div.frames.map((f) => f.sentence) : [];
-  // Compiles whose caches answered differently on different ranks (format 1.36): why a rank
-  // compiled slower, said last.
-  const caches = div ? div.caches.map((c) => c.sentence) : [];
+  /** @type {Record<string, string[]>} each list's sentences, as ranks.json writes them */
+  const said = {};
+  // Each list in the order and with the title tlscope says it (ranks.json's `said`, format 1.40):
+  // the groups (only when the ranks diverge), the functions some ranks compiled alone, the
+  // collectives (they fail or hang a job), the settings, the graphs, the caches.
+  for (const { list } of div ? div.said : []) said[list] = div ? div[list].map((item) => item.sentence) : [];
   banner.replaceChildren();
-  banner.hidden = ![sentences, collectives, graphs, settings, frames, caches].some((list) => list.length);
-  sentenceList(banner, 'Collectives differ between ranks: ', 'dv-collective', collectives);
-  sentenceList(banner, 'Settings differ between ranks: ', 'dv-setting', settings);
-  sentenceList(banner, 'Graphs differ between ranks: ', 'dv-graph', graphs);
-  sentenceList(banner, 'Ranks compiled other functions: ', 'dv-frame', frames);
-  sentenceList(banner, 'Ranks diverge: ', 'dv-group', sentences);
-  sentenceList(banner, 'Caches answered differently on different ranks: ', 'dv-cache', caches);
-  if (sentences.length) {
-    banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
+  banner.hidden = !(div && div.said.length);
+  for (const { list, title } of div ? div.said : []) {
+    sentenceList(banner, `${title}: `, LIST_CLASS[list], said[list]);
+    if (list === 'groups') banner.appendChild(el(doc, 'span', 'muted dv-note', 'compile ids not on every rank are marked "only rN" in the sidebar; pick a rank to see its own'));
   }
-  return { divergent: div ? [...div.notOnEveryRank.keys()].sort() : [], divergence: sentences, collectives, graphs, settings, frames, caches };
+  const sentences = (/** @type {string} */ list) => said[list] || [];
+  return {
+    divergent: div ? [...div.notOnEveryRank.keys()].sort() : [],
+    divergence: sentences('groups'),
+    collectives: sentences('collectives'),
+    graphs: sentences('graphs'),
+    settings: sentences('settings'),
+    frames: sentences('frames'),
+    caches: sentences('caches'),
+    said: div ? div.said.map((s) => s.list) : [],
+  };
 }
+
+/** The class of each list's items in the banner (`ul.<class>s` of `li.<class>`). */
+const LIST_CLASS = /** @type {Record<string, string>} */ ({
+  groups: 'dv-group', frames: 'dv-frame', collectives: 'dv-collective', settings: 'dv-setting', graphs: 'dv-graph', caches: 'dv-cache',
+});

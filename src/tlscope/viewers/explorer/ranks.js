@@ -121,42 +121,40 @@ function drawHead(page, head) {
   if (div.frames.length) parts.push('functions differ');
   if (div.caches.length) parts.push(`caches differ at ${div.caches.length} compile id${div.caches.length === 1 ? '' : 's'}`);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
-  if (div.diverges) {
-    const list = el(document, 'ul', 'rk-groups');
-    for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
+  // ranks.json's sentences, as written, each list in the order tlscope says it (`said`, format
+  // 1.40): the groups, the ranks that compiled other functions or numbered them differently
+  // (format 1.31: what explains the groups), a desync the compile ids do not show (format 1.17),
+  // the ranks that ran under other settings (format 1.30), the graphs (format 1.30, with links),
+  // the compiles whose caches answered differently (format 1.36).
+  for (const { list: name } of div.said) {
+    const list = el(document, 'ul', `rk-${name}`);
+    if (name === 'groups') for (const g of file.groups) list.appendChild(el(document, 'li', '', groupLine(g)));
+    else if (name === 'graphs') for (const g of div.graphs) list.appendChild(graphItem(page, g));
+    else for (const item of div[name]) list.appendChild(el(document, 'li', '', item.sentence));
     head.appendChild(list);
   }
-  // ranks.json's sentences, as written: the ranks that compiled other functions or numbered them
-  // differently (format 1.31: what explains the groups), a desync the compile ids do not show
-  // (format 1.17), the ranks whose first compile ran under other settings (format 1.30), the
-  // compiles whose caches answered differently (format 1.36).
-  for (const [cls, items] of /** @type {[string, { sentence: string }[]][]} */ ([['rk-frames', div.frames], ['rk-collectives', div.collectives], ['rk-settings', div.settings], ['rk-caches', div.caches]])) {
-    if (!items.length) continue;
-    const list = el(document, 'ul', cls);
-    for (const item of items) list.appendChild(el(document, 'li', '', item.sentence));
-    head.appendChild(list);
+}
+
+/**
+ * A graph mismatch's sentence, as written, with a link per group to its lowest rank's compile (the
+ * graphs one click away), each under its own number for the function (format 1.31).
+ * @param {RanksPage} page
+ * @param {import('/lib/divergence.js').GraphMismatch} g
+ * @returns {HTMLElement}
+ */
+function graphItem(page, g) {
+  const item = el(document, 'li', '');
+  item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
+  for (const { ranks: [rank], id } of g.groups.slice(0, 5)) {
+    const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${id} on rank ${rank}`));
+    link.href = compileUrl(page.base, rank, id);
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      openCompile(page, rank, id);
+    });
+    item.append(' · ', link);
   }
-  // Ranks that compiled the same id from other code (format 1.30): as written.
-  // Each with a link per group to its lowest rank's compile: the graphs, one click away.
-  if (div.graphs.length) {
-    const list = el(document, 'ul', 'rk-graphs');
-    for (const g of div.graphs) {
-      const item = el(document, 'li', '');
-      item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
-      // Each group's lowest rank, under its own number for the function (format 1.31).
-      for (const { ranks: [rank], id } of g.groups.slice(0, 5)) {
-        const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${id} on rank ${rank}`));
-        link.href = compileUrl(page.base, rank, id);
-        link.addEventListener('click', (event) => {
-          event.preventDefault();
-          openCompile(page, rank, id);
-        });
-        item.append(' · ', link);
-      }
-      list.appendChild(item);
-    }
-    head.appendChild(list);
-  }
+  return item;
 }
 
 /**

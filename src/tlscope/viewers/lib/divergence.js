@@ -85,7 +85,31 @@ import { isObject } from './format.js';
  * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
  * @property {FrameShift[]} frames groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
  * @property {CacheMismatch[]} caches compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
+ * @property {SaidList[]} said the lists above that say something, in the order and with the titles every view says them
+ *   (format 1.40; a file written before is read as `SAID_BEFORE_140` orders them)
  */
+
+/**
+ * One list of the divergence as tlscope says it (ranks.json's `said`, format 1.40): `list` names
+ * a list of Divergence (`groups`, `frames`, `collectives`, `settings`, `graphs`, `caches`).
+ * @typedef {{ list: SaidName, title: string }} SaidList
+ */
+
+/** @typedef {'groups' | 'frames' | 'collectives' | 'settings' | 'graphs' | 'caches'} SaidName */
+
+/**
+ * How a ranks.json written before format 1.40, which has no `said`, is read: its lists in this
+ * order, with these titles (FORMAT.md section 16; tlscope's `said_lists` wrote them so since).
+ * @type {ReadonlyArray<SaidList>}
+ */
+export const SAID_BEFORE_140 = [
+  { list: 'groups', title: 'Ranks diverge' },
+  { list: 'frames', title: 'Ranks compiled other functions' },
+  { list: 'collectives', title: 'Collectives differ between ranks' },
+  { list: 'settings', title: 'Settings differ between ranks' },
+  { list: 'graphs', title: 'Graphs differ between ranks' },
+  { list: 'caches', title: 'Caches answered differently on different ranks' },
+];
 
 /**
  * A straggler: `why` where its time went beyond the median rank's, in one sentence (format 1.35;
@@ -218,7 +242,25 @@ function divergenceOf(value) {
   /** @type {Map<number, Map<string, string>>} */
   const columns = new Map();
   for (const row of rows) if (row.columns.size) for (const rank of row.ranks) columns.set(rank, row.columns);
-  return { diverges: div.diverges === true, groups, notOnEveryRank, rows, columns, ...mismatches(div) };
+  const read = { diverges: div.diverges === true, groups, notOnEveryRank, rows, columns, ...mismatches(div) };
+  return { ...read, said: saidOf(div.said, read) };
+}
+
+/**
+ * ranks.json's `said` (format 1.40): each item naming a list of the divergence that has items, with
+ * its title; a file without one (or none valid) is read as `SAID_BEFORE_140` orders its lists.
+ * @param {unknown} value
+ * @param {Omit<Divergence, 'said'>} div
+ * @returns {SaidList[]}
+ */
+function saidOf(value, div) {
+  const says = (/** @type {SaidName} */ name) => div[name].length > 0 && (name !== 'groups' || div.diverges);
+  const known = new Set(SAID_BEFORE_140.map((s) => s.list));
+  const written = (Array.isArray(value) ? value : [])
+    .filter((s) => isObject(s) && typeof s.title === 'string' && typeof s.list === 'string' && known.has(/** @type {SaidName} */ (s.list)))
+    .map((s) => ({ list: /** @type {SaidName} */ (s.list), title: String(s.title) }))
+    .filter((s) => says(s.list));
+  return written.length ? written : SAID_BEFORE_140.filter((s) => says(s.list)).map((s) => ({ ...s }));
 }
 
 /**

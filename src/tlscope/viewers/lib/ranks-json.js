@@ -38,6 +38,7 @@
  * @property {SettingsMismatch[]} [settings]
  * @property {FrameShift[]} [frames]
  * @property {CacheMismatch[]} [caches]
+ * @property {SaidList[]} [said]
  */
 
 /**
@@ -158,6 +159,13 @@
  * @typedef {object} CacheGroup
  * @property {number[]} ranks
  * @property {Record<string, Record<string, number>>} lookups
+ */
+
+/**
+ * One list of the divergence as every view says it: which, and its title.
+ * @typedef {object} SaidList
+ * @property {string} list
+ * @property {string} title
  */
 
 /**

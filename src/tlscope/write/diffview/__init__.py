@@ -14,7 +14,7 @@ import msgspec
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
 from tlscope.analyse.ranks.cache_divergence import CacheMismatch
-from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, with_job
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, said_lists, with_job
 from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
@@ -191,22 +191,26 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int, job:
     """Where the two ranks of `diff --ranks` stand in the job, first: the job's divergence groups,
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff.
-    The collectives that differ come before them (they hang a job), then the functions some ranks
-    compiled alone (what explains the groups), the settings, the graphs and the caches after; `job`,
-    the folder the user named, is the one the graphs' diff commands name."""
-    yield from _mismatches("Collectives differ between ranks:", divergence.collectives, ranks)
-    yield from _groups(divergence, ranks, total)
-    yield from _rank_sets("Ranks compiled other functions:", divergence.frames, ranks)
-    yield from _rank_sets("Settings differ between ranks:", divergence.settings, ranks)
-    yield from _mismatches("Graphs differ between ranks:", divergence.graphs, ranks, job)
-    yield from _mismatches("Caches answered differently on different ranks:", divergence.caches, ranks, job)
+    Then the divergence's other lists, in the order and with the titles every view says them
+    (`said_lists`), each sentence marked where the two ranks are on different sides; `job`, the
+    folder the user named, is the one the graphs' diff commands name."""
+    said_here = said_lists(divergence)
+    if not divergence.diverges:
+        # "Agree" only when no list below says otherwise (their collectives may still differ).
+        agree = "Ranks agree: all" if not said_here else "All"
+        yield f"{agree} {total} ranks compiled the same compile ids (one group)."
+        yield f"Rank {ranks[0]} and rank {ranks[1]} are in it."
+    for said in said_here:
+        items = getattr(divergence, said.list)
+        if said.list == "groups":
+            yield from _groups(divergence, ranks, total)
+        elif said.list in ("frames", "settings"):
+            yield from _rank_sets(f"{said.title}:", items, ranks)
+        else:
+            yield from _mismatches(f"{said.title}:", items, ranks, job)
 
 
 def _groups(divergence: Divergence, ranks: tuple[int, int], total: int) -> Iterator[str]:
-    if not divergence.diverges:
-        yield f"Ranks agree: all {total} ranks compiled the same compile ids (one group)."
-        yield f"Rank {ranks[0]} and rank {ranks[1]} are in it."
-        return
     yield f"Ranks diverge: {total} ranks in {len(divergence.groups)} groups by compile id sequence:"
     where: dict[int, int] = {}
     for number, group in enumerate(divergence.groups, 1):

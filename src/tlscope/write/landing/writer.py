@@ -72,6 +72,7 @@ def write_landing(
     context = _context(ranks, facts, notes, renamed)
     context["divergence"] = view.divergence if view is not None else None
     context["stragglers"] = view.stragglers if view is not None else None
+    context["said_why"] = SAID_WHY
     context.update(_marked_ids(view.divergence if view is not None else None))
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
     # Their links keep the page's chromium link working from disk, where no server combines them.
@@ -161,6 +162,23 @@ class _Facts:
             self.parsed.sort()
             self.chromium.sort()
             self.problems.sort(key=lambda p: p[0])
+
+
+#: What each divergence list means, said beside its title on the landing page (the lists, their
+#: order and titles are ranks.json's `said`). Our own text, not the log's: Markup, so the page
+#: keeps it as written (an apostrophe, not `&#39;`).
+_SAID_WHY = {
+    "frames": "a compile id numbers a function in the order its rank first compiled it: one more function early "
+    "renumbers every later one; compared by function",
+    "collectives": "a collective that differs fails or hangs when it runs",
+    "settings": "each rank's first compile's configs, then each compile's own where some ranks changed a setting "
+    "after their first; a setting changed on some ranks, or another torch version",
+    "graphs": "ranks that compiled the same compile id traced other code: a branch on the rank or on data, or inputs "
+    "of other sizes; or Inductor's passes made other post-grad graphs of one graph, or other code from one graph",
+    "caches": "a compile's FX graph or AOTAutograd cache hit on some ranks and missed on others: a rank that missed "
+    "compiles again what the others loaded, or its graph or settings differ in what the cache key sees",
+}
+SAID_WHY = {name: Markup(text) for name, text in _SAID_WHY.items()}
 
 
 def _marked_ids(divergence: Divergence | None) -> dict[str, set[str]]:

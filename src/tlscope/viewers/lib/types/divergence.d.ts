@@ -38,6 +38,120 @@ export function columnOf(div: Divergence, rank: number, id: string): string;
 export function ranksText(ranks: number[]): string;
 /**
  * A rank's line, every figure present (0 where the file has none).
+ * @typedef {Required<import('./ranks-json.js').RankLine>} RankLine
+ */
+/**
+ * A group of ranks with identical compile id sequences, said in one sentence; `onlyHere` the ids
+ * no rank outside it has, `missing` those some rank outside it has and it lacks.
+ * @typedef {{ ranks: number[], sentence: string, onlyHere: string[], missing: string[] }} DivergenceGroup
+ */
+/**
+ * A row of the rank x compile-id matrix (format 1.18): ranks of one group whose collectives agree;
+ * `collectives` the ids where they call other collectives than the most ranks; `columns` own
+ * compile id -> the column it is drawn in, where these ranks number functions otherwise (1.33).
+ * @typedef {{ ranks: number[], sentence: string, collectives: string[], columns: Map<string, string> }} MatrixRow
+ */
+/**
+ * A compile id whose graphs call (kind `graph`), or whose Inductor schedules run (`schedule`,
+ * format 1.34), different collectives on different ranks, said in one sentence (format 1.17).
+ * @typedef {{ id: string, kind: string, sentence: string }} CollectiveMismatch
+ */
+/**
+ * A group of ranks of a graph mismatch: its ranks, its own compile id of the function (format
+ * 1.31: the mismatch's id where the file names none), the function and the lowest rank's graph.
+ * @typedef {{ ranks: number[], id: string, function: string, payload: string | null }} GraphGroup
+ */
+/**
+ * A compile id whose Dynamo graphs (kind `graph`), post-grad graphs (`post_grad`, 1.32) or output
+ * code (`output_code`, 1.37) differ between ranks, said in one sentence (format 1.30).
+ * @typedef {{ id: string, kind: string, sentence: string, groups: GraphGroup[] }} GraphMismatch
+ */
+/**
+ * A group of ranks whose first compile ran under other settings than the most ranks' (`than`),
+ * said in one sentence (format 1.30); with `id` (format 1.38; null otherwise), a group that ran
+ * that one compile under other settings than the most ranks whose first compiles agree.
+ * @typedef {{ id: string | null, ranks: number[], than: number[], sentence: string }} SettingsMismatch
+ */
+/**
+ * A function a frame shift names: its `[f/0]` id and `name (file:line)`.
+ * @typedef {{ id: string, function: string }} FrameRef
+ */
+/**
+ * A group of ranks that compiled other functions than the reference ranks (`than`), or the same
+ * ones under other compile ids, said in one sentence (format 1.31): `extra` functions only these
+ * ranks compiled, `missing` the reference's they did not, `renumbered` [own frame, the
+ * reference's frame] of each function both compiled under other numbers.
+ * @typedef {{ ranks: number[], than: number[], sentence: string, extra: FrameRef[], missing: FrameRef[], renumbered: [number, number][] }} FrameShift
+ */
+/**
+ * A compile whose cache lookups answered differently on different ranks (the caches that differ
+ * named), said in one sentence (format 1.36).
+ * @typedef {{ id: string, caches: string[], sentence: string }} CacheMismatch
+ */
+/**
+ * What a view shows of ranks.json's `divergence`.
+ * @typedef {object} Divergence
+ * @property {boolean} diverges
+ * @property {DivergenceGroup[]} groups in ranks.json's order (the groups holding ids of their own first)
+ * @property {Map<string, number[]>} notOnEveryRank display compile id -> the ranks that have it, in compile order;
+ *   where ranks number functions differently (format 1.33), the function's matrix column (`columnOf`)
+ * @property {MatrixRow[]} rows the matrix's rows as written (format 1.18), each naming a rank; empty before 1.18
+ * @property {Map<number, Map<string, string>>} columns rank -> its compile ids drawn under another column
+ *   (ranks.json's `rows[].columns`, format 1.33), for the ranks with any
+ * @property {CollectiveMismatch[]} collectives compile ids whose collectives differ between ranks, in compile order
+ * @property {GraphMismatch[]} graphs compile ids whose Dynamo graphs differ between ranks, in compile order (empty before 1.30)
+ * @property {SettingsMismatch[]} settings groups of ranks that compiled under other settings than the most ranks (empty before 1.30)
+ * @property {FrameShift[]} frames groups of ranks that compiled other functions than the most ranks, or under other ids (empty before 1.31)
+ * @property {CacheMismatch[]} caches compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
+ * @property {SaidList[]} said the lists above that say something, in the order and with the titles every view says them
+ *   (format 1.40; a file written before is read as `SAID_BEFORE_140` orders them)
+ */
+/**
+ * One list of the divergence as tlscope says it (ranks.json's `said`, format 1.40): `list` names
+ * a list of Divergence (`groups`, `frames`, `collectives`, `settings`, `graphs`, `caches`).
+ * @typedef {{ list: SaidName, title: string }} SaidList
+ */
+/** @typedef {'groups' | 'frames' | 'collectives' | 'settings' | 'graphs' | 'caches'} SaidName */
+/**
+ * How a ranks.json written before format 1.40, which has no `said`, is read: its lists in this
+ * order, with these titles (FORMAT.md section 16; tlscope's `said_lists` wrote them so since).
+ * @type {ReadonlyArray<SaidList>}
+ */
+export const SAID_BEFORE_140: ReadonlyArray<SaidList>;
+/**
+ * A straggler: `why` where its time went beyond the median rank's, in one sentence (format 1.35;
+ * "" when not said).
+ */
+export type Straggler = {
+    rank: number;
+    compile_time_s: number;
+    over_median_s: number;
+    ratio: number | null;
+    why: string;
+};
+/**
+ * ranks.json's `stragglers` (format 1.6): the rule in words and figures, the median and the rank
+ * a slow rank is compared with (`median_rank`, 1.14; null when the file has none), the stragglers
+ * slowest first.
+ */
+export type Stragglers = {
+    rule: string;
+    factor: number;
+    margin_s: number;
+    median_compile_time_s: number;
+    median_rank: number | null;
+    ranks: Straggler[];
+};
+/**
+ * ranks.json as read: the rank lines (ascending), the divergence and the stragglers.
+ */
+export type RanksRead = {
+    ranks: RankLine[];
+    divergence: Divergence;
+    stragglers: Stragglers | null;
+};
+/**
+ * A rank's line, every figure present (0 where the file has none).
  */
 export type RankLine = Required<import("./ranks-json.js").RankLine>;
 /**
@@ -174,36 +288,18 @@ export type Divergence = {
      * compiles whose cache lookups answered differently on different ranks, in compile order (empty before 1.36)
      */
     caches: CacheMismatch[];
+    /**
+     * the lists above that say something, in the order and with the titles every view says them
+     * (format 1.40; a file written before is read as `SAID_BEFORE_140` orders them)
+     */
+    said: SaidList[];
 };
 /**
- * A straggler: `why` where its time went beyond the median rank's, in one sentence (format 1.35;
- * "" when not said).
+ * One list of the divergence as tlscope says it (ranks.json's `said`, format 1.40): `list` names
+ * a list of Divergence (`groups`, `frames`, `collectives`, `settings`, `graphs`, `caches`).
  */
-export type Straggler = {
-    rank: number;
-    compile_time_s: number;
-    over_median_s: number;
-    ratio: number | null;
-    why: string;
+export type SaidList = {
+    list: SaidName;
+    title: string;
 };
-/**
- * ranks.json's `stragglers` (format 1.6): the rule in words and figures, the median and the rank
- * a slow rank is compared with (`median_rank`, 1.14; null when the file has none), the stragglers
- * slowest first.
- */
-export type Stragglers = {
-    rule: string;
-    factor: number;
-    margin_s: number;
-    median_compile_time_s: number;
-    median_rank: number | null;
-    ranks: Straggler[];
-};
-/**
- * ranks.json as read: the rank lines (ascending), the divergence and the stragglers.
- */
-export type RanksRead = {
-    ranks: RankLine[];
-    divergence: Divergence;
-    stragglers: Stragglers | null;
-};
+export type SaidName = "groups" | "frames" | "collectives" | "settings" | "graphs" | "caches";

@@ -37,6 +37,7 @@ export type Divergence = {
     settings?: SettingsMismatch[] | undefined;
     frames?: FrameShift[] | undefined;
     caches?: CacheMismatch[] | undefined;
+    said?: SaidList[] | undefined;
 };
 /**
  * Ranks whose compile id sequences are identical.
@@ -157,6 +158,13 @@ export type CacheMismatch = {
 export type CacheGroup = {
     ranks: number[];
     lookups: Record<string, Record<string, number>>;
+};
+/**
+ * One list of the divergence as every view says it: which, and its title.
+ */
+export type SaidList = {
+    list: string;
+    title: string;
 };
 /**
  * The rule, the median it was applied to and the ranks it picked (slowest first).
