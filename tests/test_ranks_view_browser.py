@@ -356,6 +356,9 @@ def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     # The header's lists in the order ranks.json's `said` gives them (format 1.40).
     classes = page.locator(".rk-head > ul").evaluate_all("(lists) => lists.map((l) => l.className)")
     assert classes == [f"rk-{said['list']}" for said in divergence["said"]] == ["rk-groups", "rk-frames", "rk-graphs"]
+    # And the header's words for them, in the same order.
+    words = page.locator(".rk-head > span.muted").text_content() or ""
+    assert words.index("diverge in 2 groups") < words.index("functions differ") < words.index("graphs differ at 1")
     # The matrix's columns are functions (format 1.33): log_stats, which rank 0 alone compiled,
     # first, in a column of its own (by id, [3/0] was "rank 0 only"); head, whose graphs differ,
     # in the others' [2/0]; block in their [1/0], which rank 0 draws from its [2/0] (marked blue).

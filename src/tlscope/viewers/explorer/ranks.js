@@ -114,12 +114,15 @@ function drawHead(page, head) {
   const s = file.stragglers;
   const parts = [`${file.ranks.length} ranks`];
   parts.push(s && s.ranks.length ? `${s.ranks.length} straggler(s): ${s.ranks.map((r) => r.rank).join(', ')} (${s.rule})` : 'no stragglers');
-  parts.push(div.diverges ? `diverge in ${file.groups.length} groups` : 'every rank compiled the same compile ids');
-  if (div.collectives.length) parts.push(`collectives differ at ${div.collectives.length} compile id${div.collectives.length === 1 ? '' : 's'}`);
-  if (div.graphs.length) parts.push(`graphs differ at ${div.graphs.length} compile id${div.graphs.length === 1 ? '' : 's'}`);
-  if (div.settings.length) parts.push('settings differ');
-  if (div.frames.length) parts.push('functions differ');
-  if (div.caches.length) parts.push(`caches differ at ${div.caches.length} compile id${div.caches.length === 1 ? '' : 's'}`);
+  if (!div.diverges) parts.push('every rank compiled the same compile ids');
+  // Each list in a few words, in ranks.json's `said` order (format 1.40), as the lists below.
+  const ids = (/** @type {number} */ n) => `${n} compile id${n === 1 ? '' : 's'}`;
+  /** @type {Record<string, string>} */
+  const words = {
+    groups: `diverge in ${file.groups.length} groups`, frames: 'functions differ', settings: 'settings differ',
+    collectives: `collectives differ at ${ids(div.collectives.length)}`, graphs: `graphs differ at ${ids(div.graphs.length)}`, caches: `caches differ at ${ids(div.caches.length)}`,
+  };
+  for (const { list } of div.said) parts.push(words[list]);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
   // ranks.json's sentences, as written, each list in the order tlscope says it (`said`, format
   // 1.40): the groups, the ranks that compiled other functions or numbered them differently
