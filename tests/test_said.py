@@ -44,3 +44,21 @@ def test_every_text_view_says_the_lists_in_ranks_json_order(
         # "Ranks diverge: 4 ranks in 2 groups…" in diff --ranks: the title starts its line there too.
         at = [text.index(f"\n{t}:") if f"\n{t}:" in text else text.index(f"{t}: ") for t in titles]
         assert at == sorted(at), (titles, text)
+
+
+def test_a_text_view_follows_the_order_ranks_json_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A job's folder whose ranks.json says its lists in another order (another writer's, or a
+    later tlscope's) is said in that order by `summary`, as by the explorer: the file decides."""
+    out = tmp_path / "out"
+    assert cli([str(CORPUS / "ranks_shifted_4"), "-o", str(out), "--no-browser"]) == 0
+    path = out / "ranks.json"
+    data = json.loads(path.read_text())
+    data["divergence"]["said"].reverse()
+    titles = [s["title"] for s in data["divergence"]["said"]]
+    assert titles == ["Graphs differ between ranks", "Ranks compiled other functions", "Ranks diverge"]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    capsys.readouterr()
+    assert cli(["summary", str(out), "--width", "250"]) == 0
+    text = capsys.readouterr().out
+    at = [text.index(f"\n{t}:") for t in titles]
+    assert at == sorted(at)

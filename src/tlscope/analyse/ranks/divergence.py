@@ -260,13 +260,20 @@ def said_lists(divergence: Divergence) -> list[SaidList]:
     ]
 
 
+def said_of(divergence: Divergence) -> list[SaidList]:
+    """The lists a view says, in order: the divergence's `said` as folded or read (ranks.json's,
+    `read_ranks_file` keeping the items that name a list with items); `said_lists` for one built
+    without it."""
+    return divergence.said or said_lists(divergence)
+
+
 def said_sentences(divergence: Divergence, job: str | None = None) -> list[tuple[SaidList, list[str]]]:
-    """Each list `said_lists` names, with its sentences as a text view prints them; `job`, the
+    """Each list `said_of` names, with its sentences as a text view prints them; `job`, the
     folder the user named, which the graphs' and caches' `tlscope diff JOB --ranks A B` names (a
     command to paste)."""
     return [
         (said, [with_job(item.sentence, job) for item in getattr(divergence, said.list)])
-        for said in said_lists(divergence)
+        for said in said_of(divergence)
     ]
 
 

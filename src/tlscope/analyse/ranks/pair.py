@@ -2,7 +2,7 @@
 
 A user with a job of hundreds of ranks does not know which pair shows the problem. The job's
 divergence (ranks.json's, decided once in the fold) already says which ranks differ and how; the
-pair is the first thing it says, in the order every view says its lists (`said_lists`): the
+pair is the first thing it says, in the order every view says its lists (`said_of`): the
 compile-id groups, the functions some ranks compiled alone, the collectives, the settings (a
 cause), the graphs and the output code (its effect), the caches; then, where nothing differs, the
 slowest straggler against the median rank. Each pair is a rank of the most
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 import msgspec
 
 from tlscope.analyse.ranks.cache_divergence import CacheMismatch
-from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, JobView, said_lists
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, JobView, said_of
 from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
@@ -50,9 +50,9 @@ def pair_to_compare(view: JobView) -> RankPair | None:
 
 
 def _divergent(divergence: Divergence) -> Iterator[RankPair | None]:
-    """Each pair the divergence names, in the order every view says its lists (`said_lists`); None
+    """Each pair the divergence names, in the order every view says its lists (`said_of`); None
     for an item without two sides (a ranks.json another writer made)."""
-    for said in said_lists(divergence):
+    for said in said_of(divergence):
         if said.list == "groups":
             # The groups are said in their own order; the reference is the most ranks' sequence.
             groups = sorted((g.ranks for g in divergence.groups if g.ranks), key=lambda r: (-len(r), min(r)))

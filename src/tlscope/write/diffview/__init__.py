@@ -14,7 +14,7 @@ import msgspec
 from tlscope.analyse.diff import Difference, PayloadReader, TraceDiff, by_kind, normalised
 from tlscope.analyse.graph_diff import DEVICE_KINDS, NodeChange, StageDiff
 from tlscope.analyse.ranks.cache_divergence import CacheMismatch
-from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, said_lists, with_job
+from tlscope.analyse.ranks.divergence import CollectiveMismatch, Divergence, said_of, with_job
 from tlscope.analyse.ranks.frames import FrameShift
 from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
@@ -192,9 +192,9 @@ def rank_groups(divergence: Divergence, ranks: tuple[int, int], total: int, job:
     the very ones of ranks.json and `tlscope summary` (one sentence each), and which group each
     rank is in; so the reader sees whether the pair is representative before reading its diff.
     Then the divergence's other lists, in the order and with the titles every view says them
-    (`said_lists`), each sentence marked where the two ranks are on different sides; `job`, the
+    (`said_of`), each sentence marked where the two ranks are on different sides; `job`, the
     folder the user named, is the one the graphs' diff commands name."""
-    said_here = said_lists(divergence)
+    said_here = said_of(divergence)
     if not divergence.diverges:
         # "Agree" only when no list below says otherwise (their collectives may still differ).
         agree = "Ranks agree: all" if not said_here else "All"
