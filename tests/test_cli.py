@@ -381,3 +381,44 @@ def test_a_reader_that_stops_reading_gets_no_error_message() -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 2
     assert first.startswith(b"Ranks diverge") and err == b""
+
+
+@pytest.mark.parametrize("scenario", ["failures", "recompiles", "graph_breaks", "specialized", "simple"])
+def test_the_run_says_its_first_answers_under_the_counts(
+    scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under the counts, the first answers at the user's own line, each compiles.json's: the first
+    failed compile (type, reason, line), the distinct graph break met most often, the first
+    recompile's reason in words and its fix (a line to change for a specialisation)."""
+    (log,) = sorted((REPO / "corpus" / "traces" / scenario).glob("*.log.gz"))
+    out = tmp_path / "out"
+    assert tlscope(log, "-o", out) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    said = lines[2 : next(i for i, line in enumerate(lines) if line.startswith("Explore it:"))]
+    data = json.loads((out / "compiles.json").read_text())
+    entries = data["compiles"]
+    failed = next((e for e in entries if e["status"] == "failed"), None)
+    recompiled = next((e for e in entries if e["recompile"] is not None), None)
+    breaks = data["graph_breaks"]
+    expected = []
+    if failed is not None:
+        f = failed["failure"]
+        where = f"{f['user_frame']['file'].rsplit('/', 1)[-1]}:{f['user_frame']['line']}"
+        expected.append(f"  first failure: {failed['id']} {failed['function']['name']} failed at {where} (")
+    if breaks:
+        top = max(breaks, key=lambda b: b["count"])
+        expected.append(f"  most frequent graph break ({top['count']} time")
+    if recompiled is not None:
+        fix = recompiled["recompile"]["fix"]
+        head = f"  first recompile: {recompiled['id']} {recompiled['function']['name']}: size of x on dim 0 changed"
+        change = "; fix: change the line specialized.py:" if fix["kind"] == "change_code" else f"; fix: {fix['code']}"
+        expected.append(head)
+        assert change in said[-1]
+    assert len(said) == len(expected) and all(line.startswith(e) for line, e in zip(said, expected, strict=True))
+    assert (scenario == "simple") == (said == [])
+    if scenario == "failures":
+        assert said[0].endswith(": Unsupported: Failed to trace builtin operator")
+    if scenario == "graph_breaks":
+        assert said[0].endswith(
+            "Attempted to copy.deepcopy a tensor at graph_breaks.py:18 (`return copy.deepcopy(t) + 1`)"
+        )

@@ -168,6 +168,8 @@ def main(argv: Sequence[str]) -> int:
     manifest = parsed.manifests[0]
     print(summary(manifest, args.out))
     _tell_answers(parsed.statuses, parsed.recompiles, args.out)
+    for line in parsed.headline:
+        print(f"  {line}")
     _tell_exports(parsed.exports, args.out, parsed.exports_note)
     _tell_aot_inductor(parsed.aot_inductor)
     if parsed.vllm:

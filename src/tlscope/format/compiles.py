@@ -857,3 +857,6 @@ class Answers(msgspec.Struct, kw_only=True):
     statuses: dict[str, int] = {}
     #: How many entries explain a recompile (`recompile` set), counted the same way.
     recompiles: int = 0
+    #: The first answers in a line each (analyse/headline.py): the first failure, the most frequent
+    #: graph break, the first recompile; what a parse says under its counts.
+    headline: list[str] = []

@@ -60,6 +60,8 @@ class Parsed(msgspec.Struct, kw_only=True):
     #: compiles.json has them (the command says them); empty for a job.
     statuses: dict[str, int] = {}
     recompiles: int = 0
+    #: One log: its first answers in a line each (Answers `headline`); empty for a job.
+    headline: list[str] = []
     exports: list[ExportCall] = []
     exports_note: str | None = None
     aot_inductor: list[AotInductorCompile] = []
@@ -161,6 +163,7 @@ def parse_log(
         manifests=[manifest],
         statuses=found.statuses,
         recompiles=found.recompiles,
+        headline=found.headline,
         exports=found.exports,
         exports_note=found.exports_note,
         aot_inductor=found.aot_inductor,

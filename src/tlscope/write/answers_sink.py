@@ -31,6 +31,7 @@ from tlscope.analyse.fold.graphbreaks import BreakGroups
 from tlscope.analyse.fold.shapes import input_shapes
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.fxgraph.model import TensorMeta
+from tlscope.analyse.headline import headline
 from tlscope.analyse.logsize_fold import LogSizeFold
 from tlscope.format.compiles import (
     Answers,
@@ -142,6 +143,9 @@ class _Gathered:
         #: Compile ids per status, `outside` left out, and the recompiles (Answers `statuses`, `recompiles`).
         self.statuses: dict[str, int] = {}
         self.recompiles = 0
+        #: The first failed entry and the first recompile, for the run's headline (one each).
+        self.first_failed: CompileEntry | None = None
+        self.first_recompile: CompileEntry | None = None
         self.spooling = spooling
         self.spool: IO[bytes] | None = None
         self.spooled: list[int] = []
@@ -153,6 +157,10 @@ class _Gathered:
             if entry.status != "outside":
                 self.statuses[entry.status] = self.statuses.get(entry.status, 0) + 1
             self.recompiles += entry.recompile is not None
+            if entry.status == "failed" and self.first_failed is None:
+                self.first_failed = entry
+            if entry.recompile is not None and self.first_recompile is None:
+                self.first_recompile = entry
         tables = input_shapes(found, self._metas)
         if not self.spooling:
             self.shapes.extend(tables)
@@ -244,9 +252,10 @@ class AnswersSink:
             compressed=bool(source and source.compressed),
             version=(FORMAT_VERSION, FORMAT_MINOR),
         )
+        breaks = gathered.breaks.result()
         return Answers(
             compiles=found,
-            graph_breaks=gathered.breaks.result(),
+            graph_breaks=breaks,
             log_size=size,
             symbols=self.compiles.symbols.result(),
             input_shapes=gathered.shapes if shapes is None else shapes,
@@ -258,6 +267,7 @@ class AnswersSink:
             settings=settings,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
+            headline=headline(gathered.first_failed, breaks, gathered.first_recompile),
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:

@@ -1,0 +1,74 @@
+"""The trace's first answers in a line each, said where the user looks first: under the counts
+`tlscope LOG` prints as it ends.
+
+The counts ("2 failed, 1 ok; 4 recompiles") say that something needs a look; these lines say
+what, at the user's own line, so a first reading needs no second command: the first failure (its
+type and reason, where), the graph break met most often, and the first recompile's reason in plain
+words with its fix. Each is compiles.json's own (the entry's failure, the distinct break, the
+recompile's `explanation` and `fix`), not worded again; `tlscope summary` says the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tlscope.analyse.fold.export_words import where_text
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, SourceLocation
+
+#: Characters of a reason or a line of code kept in a headline (the log's text can be long).
+CUT = 120
+
+
+def headline(
+    failed: CompileEntry | None, breaks: Sequence[DistinctGraphBreak], recompiled: CompileEntry | None
+) -> list[str]:
+    """Up to three lines: the first failed compile, the most frequent distinct graph break, the
+    first recompile; each only when the trace has one."""
+    lines = []
+    if failed is not None and failed.failure is not None:
+        failure = failed.failure
+        where = _at(failure.user_frame)
+        lines.append(f"first failure: {_compile(failed)} failed{where}: {failure.type}: {_cut(failure.reason)}")
+    if breaks:
+        top = max(breaks, key=lambda b: b.count)  # the first met among equals: max keeps the first
+        ids = len(top.compile_ids)
+        times = f"{top.count} time{'s' if top.count != 1 else ''} in {ids} compile{'s' if ids != 1 else ''}"
+        lines.append(f"most frequent graph break ({times}): {_cut(top.reason)}{_at(top.user_frame)}")
+    if recompiled is not None and recompiled.recompile is not None:
+        why = recompiled.recompile.explanation()
+        fix = recompiled.recompile.fix
+        change = f"; {_fix(fix)}" if fix is not None else ""
+        lines.append(f"first recompile: {_compile(recompiled)}: {_cut(why or 'no reason logged')}{change}")
+    return lines
+
+
+def _fix(fix: Fix) -> str:
+    """A recompile's fix in one clause, as `summary` words it: a line to change (`change_code`,
+    `code` being that line), the setting at the call (`dynamic_false`), else a line to add before
+    the call that passed the input."""
+    where = where_text(fix.where) if fix.where is not None else None
+    if fix.kind == "change_code":
+        return (
+            f"fix: change the line {where} (`{_cut(fix.code, 60)}`)" if where else f"fix: change `{_cut(fix.code, 60)}`"
+        )
+    at = "at" if fix.kind == "dynamic_false" else "before"
+    return f"fix: {_cut(fix.code)}" + (f" {at} {where}" if where else "")
+
+
+def _compile(entry: CompileEntry) -> str:
+    """`[0/0] fn`: the compile id and its function's name."""
+    name = entry.function.name if entry.function is not None and entry.function.name else None
+    return f"{entry.id} {name}" if name else entry.id
+
+
+def _at(frame: SourceLocation | None) -> str:
+    """` at file.py:17 (`print(x)`)`, or nothing without a frame."""
+    if frame is None:
+        return ""
+    code = f" (`{_cut(frame.code.strip(), 60)}`)" if frame.code and frame.code.strip() else ""
+    return f" at {where_text(frame)}{code}"
+
+
+def _cut(text: str, at: int = CUT) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= at else first[: at - 1] + "…"
