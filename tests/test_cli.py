@@ -7,6 +7,7 @@ runs pass --no-browser.
 from __future__ import annotations
 
 import gzip
+import html
 import json
 import os
 import re
@@ -389,7 +390,8 @@ def test_the_run_says_its_first_answers_under_the_counts(
 ) -> None:
     """Under the counts, the first answers at the user's own line, each compiles.json's: the first
     failed compile (type, reason, line), the distinct graph break met most often, the first
-    recompile's reason in words and its fix (a line to change for a specialisation)."""
+    recompile's reason in words and its fix (a line to change for a specialisation); the report's
+    index lists the same lines."""
     (log,) = sorted((REPO / "corpus" / "traces" / scenario).glob("*.log.gz"))
     out = tmp_path / "out"
     assert tlscope(log, "-o", out) == 0
@@ -416,6 +418,12 @@ def test_the_run_says_its_first_answers_under_the_counts(
         assert change in said[-1]
     assert len(said) == len(expected) and all(line.startswith(e) for line, e in zip(said, expected, strict=True))
     assert (scenario == "simple") == (said == [])
+    # The report's index says them too, in its Compiles section, escaped (log text).
+    page = (out / "index.html").read_text()
+    listed = (
+        re.findall(r"<li>(.*?)</li>", page.split('<ul id="first-answers">', 1)[1].split("</ul>", 1)[0]) if said else []
+    )
+    assert [html.unescape(item) for item in listed] == [line.strip() for line in said]
     if scenario == "failures":
         assert said[0].endswith(": Unsupported: Failed to trace builtin operator")
     if scenario == "graph_breaks":

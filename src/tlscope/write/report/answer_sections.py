@@ -117,6 +117,8 @@ def sections(
     return {
         "answers_source": source,
         "answers_statuses": _statuses(found),
+        # The first answers in a line each (analyse/headline.py), as `tlscope LOG` prints them.
+        "answers_headline": answers.headline,
         "answers_recovered": [r.id for r in found if r.recovered],
         # An id said above as recovered is said here only when it held other functions too.
         "answers_held": [(r.id, r.held) for r in found if r.held and (not r.recovered or len(set(r.held)) > 1)],
