@@ -391,7 +391,7 @@ def test_the_run_says_its_first_answers_under_the_counts(
     """Under the counts, the first answers at the user's own line, each compiles.json's: the first
     failed compile (type, reason, line), the distinct graph break met most often, the first
     recompile's reason in words and its fix (a line to change for a specialisation); the report's
-    index lists the same lines."""
+    index and `summary` (its --json `headline`) say the same lines."""
     (log,) = sorted((REPO / "corpus" / "traces" / scenario).glob("*.log.gz"))
     out = tmp_path / "out"
     assert tlscope(log, "-o", out) == 0
@@ -424,6 +424,10 @@ def test_the_run_says_its_first_answers_under_the_counts(
         re.findall(r"<li>(.*?)</li>", page.split('<ul id="first-answers">', 1)[1].split("</ul>", 1)[0]) if said else []
     )
     assert [html.unescape(item) for item in listed] == [line.strip() for line in said]
+    # And `summary` says them (from compiles.json, read back), its --json as `headline`.
+    capsys.readouterr()
+    assert main(["summary", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["headline"] == [line.strip() for line in said]
     if scenario == "failures":
         assert said[0].endswith(": Unsupported: Failed to trace builtin operator")
     if scenario == "graph_breaks":

@@ -10,13 +10,33 @@ recompile's `explanation` and `fix`), not worded again; `tlscope summary` says t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, SourceLocation
 
 #: Characters of a reason or a line of code kept in a headline (the log's text can be long).
 CUT = 120
+
+
+class FirstAnswers:
+    """The entries a headline names, met in compile order, one kept of each (a parse meets its
+    entries a frame at a time and keeps none of them: this keeps two)."""
+
+    def __init__(self, entries: Iterable[CompileEntry] = ()) -> None:
+        self.failed: CompileEntry | None = None
+        self.recompiled: CompileEntry | None = None
+        for entry in entries:
+            self.add(entry)
+
+    def add(self, entry: CompileEntry) -> None:
+        if entry.status == "failed" and self.failed is None:
+            self.failed = entry
+        if entry.recompile is not None and self.recompiled is None:
+            self.recompiled = entry
+
+    def lines(self, breaks: Sequence[DistinctGraphBreak]) -> list[str]:
+        return headline(self.failed, breaks, self.recompiled)
 
 
 def headline(

@@ -14,6 +14,7 @@ import msgspec
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
+from tlscope.analyse.headline import FirstAnswers
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -183,6 +184,9 @@ class Summary(msgspec.Struct, kw_only=True):
     dynamic: Dynamic | None = None
     #: The compiles that ran under other settings than the first (compiles.json `settings`, since 1.29).
     settings: Settings | None = None
+    #: The first answers in a line each (analyse/headline.py): what `tlscope LOG` says under its
+    #: counts, the first failure, the most frequent graph break, the first recompile and its fix.
+    headline: list[str] = []
 
 
 #: The problem kinds summary leaves out (model/problems.py's OUTPUT_KINDS), by name as manifest.json counts them.
@@ -240,6 +244,7 @@ def summarise_trace(
         vllm=list(vllm),
         dynamic=dynamic,
         settings=settings,
+        headline=FirstAnswers(real).lines(breaks),
     )
 
 

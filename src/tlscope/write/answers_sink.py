@@ -31,7 +31,7 @@ from tlscope.analyse.fold.graphbreaks import BreakGroups
 from tlscope.analyse.fold.shapes import input_shapes
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.analyse.fxgraph.model import TensorMeta
-from tlscope.analyse.headline import headline
+from tlscope.analyse.headline import FirstAnswers
 from tlscope.analyse.logsize_fold import LogSizeFold
 from tlscope.format.compiles import (
     Answers,
@@ -144,8 +144,7 @@ class _Gathered:
         self.statuses: dict[str, int] = {}
         self.recompiles = 0
         #: The first failed entry and the first recompile, for the run's headline (one each).
-        self.first_failed: CompileEntry | None = None
-        self.first_recompile: CompileEntry | None = None
+        self.first = FirstAnswers()
         self.spooling = spooling
         self.spool: IO[bytes] | None = None
         self.spooled: list[int] = []
@@ -157,10 +156,7 @@ class _Gathered:
             if entry.status != "outside":
                 self.statuses[entry.status] = self.statuses.get(entry.status, 0) + 1
             self.recompiles += entry.recompile is not None
-            if entry.status == "failed" and self.first_failed is None:
-                self.first_failed = entry
-            if entry.recompile is not None and self.first_recompile is None:
-                self.first_recompile = entry
+            self.first.add(entry)
         tables = input_shapes(found, self._metas)
         if not self.spooling:
             self.shapes.extend(tables)
@@ -267,7 +263,7 @@ class AnswersSink:
             settings=settings,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
-            headline=headline(gathered.first_failed, breaks, gathered.first_recompile),
+            headline=gathered.first.lines(breaks),
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:

@@ -46,6 +46,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         lines.append(vllm_line(summary.vllm))
     if summary.compiles or not lines:
         lines.append(f"{len(summary.compiles)} compiles: {statuses}")
+    # The first answers (analyse/headline.py), as `tlscope LOG` says them under its counts.
+    lines += [f"  {line}" for line in summary.headline]
     head.append("\n".join(lines))
     console.print(head)
     if summary.exports:
