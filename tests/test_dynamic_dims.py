@@ -360,6 +360,18 @@ def test_a_marked_dimension_the_code_specialises_says_change_the_line_not_dynami
     assert f"fix: change the line marked_dynamic.py:{branch}" in text
 
 
+def _unbacked_kernels() -> dict[str, str]:
+    """Each unbacked symbol of corpus `unbacked`'s log -> the innermost frame of its creation's
+    stack (torch's fake kernel that made it), read from the log itself."""
+    log = next((CORPUS / "unbacked").glob("*.log.gz"))
+    kernels: dict[str, str] = {}
+    for text in gzip.decompress(log.read_bytes()).decode().splitlines():
+        if '"create_unbacked_symbol"' in text:
+            event = json.loads(text[text.index("{") :])["create_unbacked_symbol"]
+            kernels[event["symbol"]] = event["stack"][-1]["name"]
+    return kernels
+
+
 def test_unbacked_symbols_made_again_stand_for_the_ones_the_code_made() -> None:
     """unbacked: Dynamo makes u0 (`.item()`) and u1 (`nonzero()`) at the scenario's lines; the
     symbols AOTAutograd and Inductor make again (no user line) each stand for the one its operator
@@ -372,11 +384,7 @@ def test_unbacked_symbols_made_again_stand_for_the_ones_the_code_made() -> None:
         for text in ("n = x.sum()", "nz = x.nonzero()", "return x.sum().item()")
     }
     log = next((CORPUS / "unbacked").glob("*.log.gz"))
-    ops: dict[str, str] = {}
-    for text in gzip.decompress(log.read_bytes()).decode().splitlines():
-        if '"create_unbacked_symbol"' in text:
-            event = json.loads(text[text.index("{") :])["create_unbacked_symbol"]
-            ops[event["symbol"]] = event["stack"][-1]["name"]
+    ops = _unbacked_kernels()
     symbols = {(s.compile_id, s.symbol): s for s in trace.symbols}
     assert set(ops) == {name for _, name in symbols}
     own = {k: s for k, s in symbols.items() if s.retrace_of is None}
@@ -408,12 +416,7 @@ def test_an_unbacked_symbol_says_the_operator_that_made_it() -> None:
     `local_scalar_dense` for `.item()`), and its `why` `data_dependent`; a retrace says its
     original's operator. A backed symbol has neither."""
     trace = _trace("unbacked")
-    log = next((CORPUS / "unbacked").glob("*.log.gz"))
-    kernels: dict[str, str] = {}
-    for text in gzip.decompress(log.read_bytes()).decode().splitlines():
-        if '"create_unbacked_symbol"' in text:
-            event = json.loads(text[text.index("{") :])["create_unbacked_symbol"]
-            kernels[event["symbol"]] = event["stack"][-1]["name"]
+    kernels = _unbacked_kernels()
     words = {"local_scalar_dense": "item", "nonzero": "nonzero"}
     assert set(kernels.values()) == set(words)
     for s in trace.symbols:
