@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from tlscope.analyse.ranks.divergence import Divergence, JobView, with_job
+from tlscope.analyse.ranks.divergence import SAID, Divergence, JobView, with_job
 from tlscope.analyse.ranks.words import who
 
 
@@ -36,14 +36,15 @@ class JobDiff(msgspec.Struct, kw_only=True):
     lines: list[str]
 
 
-#: Each divergence list as the lines say it: (attribute, what its items are, in words).
-_KINDS = (
-    ("collectives", "compile ids whose collectives differ between ranks"),
-    ("frames", "groups of ranks that compiled other functions"),
-    ("settings", "groups of ranks that compiled under other settings"),
-    ("graphs", "compile ids whose graphs or code differ between ranks"),
-    ("caches", "compiles whose caches answered differently on different ranks"),
-)
+#: What each divergence list's items are, in words, for the counts (the lists said in `SAID`'s
+#: order; the groups are said on their own, `_groups`).
+_NOUNS = {
+    "frames": "groups of ranks that compiled other functions",
+    "collectives": "compile ids whose collectives differ between ranks",
+    "settings": "groups of ranks that compiled under other settings",
+    "graphs": "compile ids whose graphs or code differ between ranks",
+    "caches": "compiles whose caches answered differently on different ranks",
+}
 
 
 def job_diff(
@@ -118,7 +119,7 @@ def _lists(both: _Both) -> list[str]:
     """Each divergence list whose length differs: the counts, and the first sentence of the side
     that has more (what a user reads to see what appeared or went away)."""
     said: list[str] = []
-    for attribute, noun in _KINDS:
+    for attribute, noun in ((name, _NOUNS[name]) for name, _ in SAID if name in _NOUNS):
         count_a, count_b = len(getattr(both.a, attribute)), len(getattr(both.b, attribute))
         if count_a != count_b:
             said.append(f"  {noun}: {count_a} in A, {count_b} in B")
