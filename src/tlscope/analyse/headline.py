@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, SourceLocation
 
-#: Characters of a reason or a line of code kept in a headline (the log's text can be long).
-CUT = 120
+#: Characters of a reason or a line of code kept in a headline: its first line whole, as
+#: `summary` says it, up to a bound that only a hostile or broken log's text reaches.
+CUT = 400
 
 
 class FirstAnswers:
@@ -68,9 +69,7 @@ def _fix(fix: Fix) -> str:
     the call that passed the input."""
     where = where_text(fix.where) if fix.where is not None else None
     if fix.kind == "change_code":
-        return (
-            f"fix: change the line {where} (`{_cut(fix.code, 60)}`)" if where else f"fix: change `{_cut(fix.code, 60)}`"
-        )
+        return f"fix: change the line {where} (`{_cut(fix.code)}`)" if where else f"fix: change `{_cut(fix.code)}`"
     at = "at" if fix.kind == "dynamic_false" else "before"
     return f"fix: {_cut(fix.code)}" + (f" {at} {where}" if where else "")
 
@@ -85,7 +84,7 @@ def _at(frame: SourceLocation | None) -> str:
     """` at file.py:17 (`print(x)`)`, or nothing without a frame."""
     if frame is None:
         return ""
-    code = f" (`{_cut(frame.code.strip(), 60)}`)" if frame.code and frame.code.strip() else ""
+    code = f" (`{_cut(frame.code.strip())}`)" if frame.code and frame.code.strip() else ""
     return f" at {where_text(frame)}{code}"
 
 
