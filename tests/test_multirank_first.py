@@ -166,3 +166,9 @@ def test_parsing_a_job_says_how_its_ranks_diverge(tmp_path: Path, capsys: pytest
     out = capsys.readouterr().out
     assert "Every rank compiled the same compile ids." in out
     assert "side by side" not in out
+    # A folder a shell would split is quoted in the commands to paste.
+    spaced = tmp_path / "a b"
+    assert cli([str(CORPUS / "ranks_diverge_4"), "-o", str(spaced), "--no-browser"]) == 0
+    out = capsys.readouterr().out
+    assert f"Every rank at a glance: tlscope summary '{spaced}'\n" in out
+    assert f"(the first that differ): tlscope diff '{spaced}'\n" in out

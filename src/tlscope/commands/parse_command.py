@@ -396,12 +396,13 @@ def _tell_divergence(out: Path) -> None:
         print(f"{listed.title}:")
         for sentence in sentences:
             print(f"  {sentence}")
-    print(f"Every rank at a glance: tlscope summary {out}")
+    # Commands to paste: the folder quoted for a shell, as the single log's lines quote it.
+    print(f"Every rank at a glance: tlscope summary {_quote(out)}")
     pair = pair_to_compare(read)
     if pair is not None:
         first, second = pair.ranks
         which = "the first that differ" if pair.kind == "divergence" else "the slowest and the median rank"
-        print(f"Rank {first} and rank {second} side by side ({which}): tlscope diff {out}")
+        print(f"Rank {first} and rank {second} side by side ({which}): tlscope diff {_quote(out)}")
 
 
 def _tell_rank_troubles(summaries: Sequence[RankSummary], manifests: Sequence[Manifest]) -> None:
