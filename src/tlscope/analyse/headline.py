@@ -88,6 +88,7 @@ def _at(frame: SourceLocation | None) -> str:
     return f" at {where_text(frame)}{code}"
 
 
-def _cut(text: str, at: int = CUT) -> str:
+def _cut(text: str) -> str:
+    """The text's first line, up to CUT characters."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    return first if len(first) <= at else first[: at - 1] + "…"
+    return first if len(first) <= CUT else first[: CUT - 1] + "…"
