@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from helpers import REPO, require_shared
 
+from tlscope import load
 from tlscope.cli import main
 
 LOGS = ["comp_metrics.log", "comp_failure.log", "artifacts.log"]
@@ -428,6 +429,23 @@ def test_the_run_says_its_first_answers_under_the_counts(
     capsys.readouterr()
     assert main(["summary", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["headline"] == [line.strip() for line in said]
+    # compiles.json carries them (1.41), each with its kind and the compile it is about, for the
+    # explorer to show; `tlscope.load` reads them, and finds them again in a folder before 1.41.
+    answers = data["first_answers"]
+    assert [a["text"] for a in answers] == [line.strip() for line in said]
+    has = {"failure": failed is not None, "graph_break": bool(breaks), "recompile": recompiled is not None}
+    kinds = [kind for kind, here in has.items() if here]
+    assert [a["kind"] for a in answers] == kinds
+    ids = {"failure": failed and failed["id"], "recompile": recompiled and recompiled["id"]}
+    ids["graph_break"] = max(breaks, key=lambda b: b["count"])["compile_ids"][0] if breaks else None
+    assert [a["compile_id"] for a in answers] == [ids[k] for k in kinds]
+    assert [(a.kind, a.compile_id, a.text) for a in load(out).first_answers] == [
+        (a["kind"], a["compile_id"], a["text"]) for a in answers
+    ]
+    older = dict(data, format_minor=40)
+    del older["first_answers"]
+    (out / "compiles.json").write_text(json.dumps(older))
+    assert [a.text for a in load(out).first_answers] == [line.strip() for line in said]
     if scenario == "failures":
         assert said[0].endswith(": Unsupported: Failed to trace builtin operator")
     if scenario == "graph_breaks":

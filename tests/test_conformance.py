@@ -12,10 +12,11 @@ import pytest
 from helpers import REPO
 
 from tlscope.analyse.fold.recommend import recommended_failure
+from tlscope.analyse.headline import read_first_answers
 from tlscope.analyse.ranks.divergence import SAID, RanksFile, read_ranks_file
 from tlscope.analyse.ranks.frames import FrameRef
 from tlscope.format import layout
-from tlscope.format.compiles import CompilesFile, GuardFailure
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, CompilesFile, GuardFailure
 from tlscope.format.folder import OutputFolder
 from tlscope.format.raw import display_compile_id, event_key
 from tlscope.format.status import FROM_TLPARSE, STATUS_ORDER, STATUSES, status_from_metrics
@@ -157,3 +158,18 @@ def test_ranks_json_cases_hold_every_list() -> None:
     orders = [[name for name, _ in read["said"]] for read in reads]
     assert any(order and order != sorted(order, key=default.index) for order in orders), "a said of its own (1.40)"
     assert all(read["said"] or not any(read[k] for k in default if k != "groups") for read in reads)
+
+
+@pytest.mark.parametrize("case", CASES["first_answers"]["cases"], ids=lambda c: c["name"])
+def test_first_answers_read(case: dict[str, Any]) -> None:
+    """compiles.json's `first_answers` (1.41) read by tlscope's Python reader as the JS client's
+    `readFirstAnswers` reads them (tests/js/conformance.test.mjs)."""
+    found = read_first_answers(msgspec.convert(case["file"], CompilesFile))
+    assert [[a.kind, a.compile_id, a.text] for a in found] == case["read"]
+
+
+def test_first_answers_cases_hold_every_kind() -> None:
+    kinds = {item[0] for case in CASES["first_answers"]["cases"] for item in case["read"]}
+    assert kinds == set(FIRST_ANSWER_KINDS)
+    written = [a for case in CASES["first_answers"]["cases"] for a in case["file"].get("first_answers", [])]
+    assert any(a["kind"] not in FIRST_ANSWER_KINDS for a in written), "a kind no reader knows"

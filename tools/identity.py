@@ -480,6 +480,18 @@ _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 _SAID = re.compile(rb',\n    "said": \[(?:\]|\n.*?\n    \])(?=\n  \})', re.S)
 
 
+#: compiles.json's `first_answers`, its last field, whatever it holds (one item a line).
+_FIRST_ANSWERS = re.compile(rb',"first_answers":\[(?:,?\n\{.*?\})*\n\]\}\n\Z', re.S)
+
+
+def without_141_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.40 wrote it: 1.41 added compiles.json's `first_answers` (last),
+    forgiven whatever it says: the lines the run prints under its counts (stdout and the report's
+    index, compared as they are), with the compile each is about."""
+    name, data = _minor_back(rel, data, 41)
+    return _FIRST_ANSWERS.sub(b"}\n", data, count=1) if name == "compiles.json" else data
+
+
 def without_140_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.39 wrote it: 1.40 added ranks.json's `divergence.said` (last), forgiven
     whatever it says: the order and titles of lists the file already holds, not a new fact."""
@@ -684,6 +696,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_141_additions,
     without_140_additions,
     without_139_additions,
     without_138_additions,

@@ -60,6 +60,7 @@ from tlscope.format.compiles import (
     DistinctGraphBreak,
     Dynamic,
     ExportCall,
+    FirstAnswer,
     FrameShapes,
     Settings,
     Symbol,
@@ -175,6 +176,7 @@ def _summary(answers: Answers, manifest: Manifest, *, rank: int | None = None, j
         vllm=answers.vllm,
         dynamic=answers.dynamic,
         settings=answers.settings,
+        first_answers=answers.first_answers,
     )
 
 
@@ -341,6 +343,16 @@ class Trace:
         `settings`): `.groups` (each with its `.compile_ids` and `.settings`), `.sentence`."""
         return self._compiles_file.settings
 
+    @cached_property
+    def first_answers(self) -> list[FirstAnswer]:
+        """The run's first answers (compiles.json `first_answers`): the first failure, the most
+        frequent graph break and the first recompile, each a `.kind`, the `.compile_id` it is
+        about and the `.text` `tlscope LOG` printed; found from the entries in a folder written
+        before format 1.41, which does not hold them."""
+        from tlscope.analyse.headline import read_first_answers
+
+        return read_first_answers(self._compiles_file)
+
     @property
     def recompiles(self) -> list[CompileEntry]:
         """The entries that explain a recompile (`entry.recompile` is set)."""
@@ -365,6 +377,7 @@ class Trace:
             vllm=self.vllm,
             dynamic=self.dynamic,
             settings=self.settings,
+            first_answers=self.first_answers,
         )
         return _summary(answers, self.manifest, rank=self.current_rank, job=job)
 

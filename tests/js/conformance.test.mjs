@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  InlineSource, STATUS_ORDER, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, readRanks, recommendedFailure, sortCompileIds, statusFromMetrics,
+  InlineSource, STATUS_ORDER, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, readFirstAnswers, readRanks, recommendedFailure, sortCompileIds, statusFromMetrics,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const CASES = JSON.parse(readFileSync(new URL('../conformance/cases.json', import.meta.url), 'utf8'));
@@ -125,4 +125,14 @@ test("ranks.json read as tlscope's Python reads it (real jobs' files, and older 
     assert.deepEqual(ranksRead(readRanks(json)), read, file);
   }
   assert.equal(readRanks({ divergence: {} }), null, 'not a ranks.json: no rank lines');
+});
+
+test("compiles.json's first answers read as tlscope's Python reads them", () => {
+  assert.ok(CASES.first_answers.cases.length >= 3);
+  for (const { name, file, read } of CASES.first_answers.cases) {
+    assert.deepEqual(readFirstAnswers(file, 3).map((a) => [a.kind, a.compileId, a.text]), read, name);
+    assert.ok(readFirstAnswers(file, 3).every((a) => a.rank === 3), name);
+  }
+  assert.deepEqual(readFirstAnswers({ first_answers: [{ kind: 'failure', compile_id: '[0/0]' }, 'x', null] }), [], 'no text: dropped');
+  assert.deepEqual(readFirstAnswers(null), []);
 });

@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tlscope.analyse.fold.export_words import where_text
-from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, SourceLocation
+from tlscope.format.compiles import (
+    FIRST_ANSWER_KINDS,
+    CompileEntry,
+    CompilesFile,
+    DistinctGraphBreak,
+    FirstAnswer,
+    Fix,
+    SourceLocation,
+)
 
 #: Characters of a reason or a line of code kept in a headline: its first line whole, as
 #: `summary` says it, up to a bound that only a hostile or broken log's text reaches.
@@ -36,31 +44,43 @@ class FirstAnswers:
         if entry.recompile is not None and self.recompiled is None:
             self.recompiled = entry
 
-    def lines(self, breaks: Sequence[DistinctGraphBreak]) -> list[str]:
-        return headline(self.failed, breaks, self.recompiled)
+    def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
+        return first_answers(self.failed, breaks, self.recompiled)
 
 
-def headline(
+def read_first_answers(file: CompilesFile) -> list[FirstAnswer]:
+    """A compiles.json's first answers as the file says them, a kind this reader does not know
+    dropped (the JS client's `readFirstAnswers` reads the same; tests/conformance); found again from
+    the entries in a file written before 1.41, which does not hold them."""
+    if file.format_minor >= 41:
+        return [answer for answer in file.first_answers if answer.kind in FIRST_ANSWER_KINDS]
+    return FirstAnswers(c for c in file.compiles if c.status != "outside").answers(file.graph_breaks)
+
+
+def first_answers(
     failed: CompileEntry | None, breaks: Sequence[DistinctGraphBreak], recompiled: CompileEntry | None
-) -> list[str]:
-    """Up to three lines: the first failed compile, the most frequent distinct graph break, the
-    first recompile; each only when the trace has one."""
-    lines = []
+) -> list[FirstAnswer]:
+    """Up to three answers (compiles.json `first_answers`): the first failed compile, the most
+    frequent distinct graph break, the first recompile; each only when the trace has one."""
+    found = []
     if failed is not None and failed.failure is not None:
         failure = failed.failure
         where = _at(failure.user_frame)
-        lines.append(f"first failure: {_compile(failed)} failed{where}: {failure.type}: {_cut(failure.reason)}")
+        text = f"first failure: {_compile(failed)} failed{where}: {failure.type}: {_cut(failure.reason)}"
+        found.append(FirstAnswer(kind="failure", compile_id=failed.id, text=text))
     if breaks:
         top = max(breaks, key=lambda b: b.count)  # the first met among equals: max keeps the first
         ids = len(top.compile_ids)
         times = f"{top.count} time{'s' if top.count != 1 else ''} in {ids} compile{'s' if ids != 1 else ''}"
-        lines.append(f"most frequent graph break ({times}): {_cut(top.reason)}{_at(top.user_frame)}")
+        text = f"most frequent graph break ({times}): {_cut(top.reason)}{_at(top.user_frame)}"
+        found.append(FirstAnswer(kind="graph_break", compile_id=next(iter(top.compile_ids), None), text=text))
     if recompiled is not None and recompiled.recompile is not None:
         why = recompiled.recompile.explanation()
         fix = recompiled.recompile.fix
         change = f"; {_fix(fix)}" if fix is not None else ""
-        lines.append(f"first recompile: {_compile(recompiled)}: {_cut(why or 'no reason logged')}{change}")
-    return lines
+        text = f"first recompile: {_compile(recompiled)}: {_cut(why or 'no reason logged')}{change}"
+        found.append(FirstAnswer(kind="recompile", compile_id=recompiled.id, text=text))
+    return found
 
 
 def _fix(fix: Fix) -> str:

@@ -14,7 +14,6 @@ import msgspec
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
-from tlscope.analyse.headline import FirstAnswers
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
@@ -23,6 +22,7 @@ from tlscope.format.compiles import (
     DistinctGraphBreak,
     Dynamic,
     ExportCall,
+    FirstAnswer,
     Fix,
     FrameShapes,
     GuardFailure,
@@ -209,6 +209,7 @@ def summarise_trace(
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
     settings: Settings | None = None,
+    first_answers: Sequence[FirstAnswer] = (),
 ) -> Summary:
     real = [c for c in compiles if c.status != "outside"]
     problems = manifest.problems.counts
@@ -244,7 +245,7 @@ def summarise_trace(
         vllm=list(vllm),
         dynamic=dynamic,
         settings=settings,
-        headline=FirstAnswers(real).lines(breaks),
+        headline=[answer.text for answer in first_answers],
     )
 
 

@@ -800,6 +800,27 @@ class Settings(msgspec.Struct, kw_only=True):
     sentence: str
 
 
+#: What each first answer is about (`FirstAnswer.kind`), in the order a run says them.
+FIRST_ANSWER_KINDS: dict[str, str] = {
+    "failure": "the first compile that failed: its type and reason, where in the user's code",
+    "graph_break": "the distinct graph break met most often: its reason, where, how often",
+    "recompile": "the first recompile: why, in plain words, and the line that stops it",
+}
+
+
+class FirstAnswer(msgspec.Struct, kw_only=True):
+    """One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
+    under its counts, and the compile it is about. Since 1.41."""
+
+    #: One of FIRST_ANSWER_KINDS.
+    kind: str
+    #: The compile to open for it: the failed compile, the first compile the break stopped, the
+    #: compile that recompiled.
+    compile_id: str | None = None
+    #: The whole line, e.g. `first failure: [0/0] fn failed at a.py:17 (`x.item()`): Unsupported: …`.
+    text: str
+
+
 class CompilesFile(msgspec.Struct, kw_only=True):
     """Top-level object of compiles.json."""
 
@@ -831,6 +852,8 @@ class CompilesFile(msgspec.Struct, kw_only=True):
     dynamic: Dynamic | None = None
     #: The compiles that ran under other settings than the first; null when none did. Since 1.29.
     settings: Settings | None = None
+    #: The run's first answers, in FIRST_ANSWER_KINDS order, each only when the run has one. Since 1.41.
+    first_answers: list[FirstAnswer] = []
 
 
 class Answers(msgspec.Struct, kw_only=True):
@@ -857,6 +880,11 @@ class Answers(msgspec.Struct, kw_only=True):
     statuses: dict[str, int] = {}
     #: How many entries explain a recompile (`recompile` set), counted the same way.
     recompiles: int = 0
-    #: The first answers in a line each (analyse/headline.py): the first failure, the most frequent
-    #: graph break, the first recompile; what a parse says under its counts.
-    headline: list[str] = []
+    #: The first answers (analyse/headline.py): the first failure, the most frequent graph break,
+    #: the first recompile; what a parse says under its counts (their `text`).
+    first_answers: list[FirstAnswer] = []
+
+    @property
+    def headline(self) -> list[str]:
+        """The first answers' lines."""
+        return [answer.text for answer in self.first_answers]

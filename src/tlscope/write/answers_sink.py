@@ -41,6 +41,7 @@ from tlscope.format.compiles import (
     DistinctGraphBreak,
     Dynamic,
     ExportCall,
+    FirstAnswer,
     FrameShapes,
     Settings,
     Symbol,
@@ -263,7 +264,7 @@ class AnswersSink:
             settings=settings,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
-            headline=gathered.first.lines(breaks),
+            first_answers=gathered.first.answers(breaks),
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
@@ -293,6 +294,7 @@ class AnswersSink:
                 self._aoti,
                 self._vllm,
                 *run,
+                gathered.first.answers(breaks),
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes, run)
@@ -353,13 +355,14 @@ def write_compiles(
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
     settings: Settings | None = None,
+    first_answers: Sequence[FirstAnswer] = (),
 ) -> None:
     """compiles.json with one compile entry a line (a viewer can show the head of a big file);
     then the distinct breaks, the symbols, the input shapes and the export calls, one item a line too."""
     write_head(f)
     for i, entry in enumerate(compiles):
         write_entry(f, entry, first=i == 0)
-    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm, dynamic, settings)
+    write_tail(f, breaks, symbols, shapes, (), exports, exports_note, aoti, vllm, dynamic, settings, first_answers)
 
 
 def write_head(f: IO[bytes]) -> None:
@@ -370,7 +373,7 @@ def write_head(f: IO[bytes]) -> None:
     f.write(
         _ENCODER.encode(head)[:-1].replace(
             b',"compiles":[],"graph_breaks":[],"symbols":[],"input_shapes":[],"exports":[],"exports_note":null,'
-            b'"aot_inductor":[],"vllm":[],"dynamic":null,"settings":null',
+            b'"aot_inductor":[],"vllm":[],"dynamic":null,"settings":null,"first_answers":[]',
             b"",
         )
     )
@@ -398,10 +401,12 @@ def write_tail(
     vllm: Sequence[Vllm] = (),
     dynamic: Dynamic | None = None,
     settings: Settings | None = None,
+    first_answers: Sequence[FirstAnswer] = (),
 ) -> list[tuple[int, int]]:
     """compiles.json after its last entry: the distinct breaks, the symbols, the input shapes
     (`shapes`, then those already encoded), the export calls and their note, the AOT Inductor and
-    vLLM compiles, what made inputs dynamic; each input-shape table's (offset, length)."""
+    vLLM compiles, what made inputs dynamic, the compiles under other settings and the run's first
+    answers; each input-shape table's (offset, length)."""
     _write_items(f, b'\n],"graph_breaks":[', breaks)
     _write_items(f, b'\n],"symbols":[', symbols)
     f.write(b'\n],"input_shapes":[')
@@ -413,7 +418,9 @@ def write_tail(
     _write_items(f, b'\n],"exports":[', exports)
     _write_items(f, b'\n],"exports_note":' + _ENCODER.encode(exports_note) + b',"aot_inductor":[', aoti)
     _write_items(f, b'\n],"vllm":[', vllm)
-    f.write(b'\n],"dynamic":' + _ENCODER.encode(dynamic) + b',"settings":' + _ENCODER.encode(settings) + b"}\n")
+    f.write(b'\n],"dynamic":' + _ENCODER.encode(dynamic) + b',"settings":' + _ENCODER.encode(settings))
+    _write_items(f, b',"first_answers":[', first_answers)
+    f.write(b"\n]}\n")
     return spans
 
 

@@ -19,6 +19,7 @@
  * @property {Vllm[]} [vllm]
  * @property {Dynamic | null} [dynamic]
  * @property {Settings | null} [settings]
+ * @property {FirstAnswer[]} [first_answers]
  */
 
 /**
@@ -511,6 +512,15 @@
  * @property {string} key
  * @property {string | null} value
  * @property {string | null} first
+ */
+
+/**
+ * One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
+    under its counts, and the compile it is about. Since 1.41.
+ * @typedef {object} FirstAnswer
+ * @property {string} kind
+ * @property {string | null} [compile_id]
+ * @property {string} text
  */
 
 export {};

@@ -493,6 +493,33 @@ export function readSettings(data, rank = null) {
   return { firstCompile: text(found.first_compile), groups, sentence: found.sentence, rank };
 }
 
+/** The kinds of compiles.json's `first_answers` (format 1.41), in the order a run says them. */
+export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile'];
+
+/**
+ * One of the run's first answers (compiles.json `first_answers`, format 1.41), as tlscope decided
+ * it: `text` is the whole line `tlscope LOG` printed (plain, untrusted text), `compileId` the
+ * compile it is about.
+ * @typedef {object} FirstAnswerView
+ * @property {string} kind one of FIRST_ANSWER_KINDS
+ * @property {string | null} compileId
+ * @property {string} text
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+
+/**
+ * compiles.json's `first_answers` checked, in the file's order: an item of a kind this reader
+ * does not know, or without a string `text`, dropped; none in a file written before 1.41 (a
+ * viewer does not find them again: tlscope decides them).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {FirstAnswerView[]}
+ */
+export function readFirstAnswers(data, rank = null) {
+  return list(isObject(data) ? data.first_answers : null).flatMap((a) => (typeof a.kind === 'string' && FIRST_ANSWER_KINDS.includes(a.kind) && typeof a.text === 'string'
+    ? [{ kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank }] : []));
+}
+
 /**
  * What a compile's settings group says of it, in a line: `dynamo recompile_limit 2 (8 in [0/0])`;
  * null when the compile ran under the first compile's settings.

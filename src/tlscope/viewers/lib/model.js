@@ -6,7 +6,7 @@ import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestC
 import { LocalEvents } from './store.js';
 import { readDivergence } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
-import { readAotInductor, readCompileEntries, readDynamic, readSettings, readVllm } from './compiles.js';
+import { readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
 
 /** @typedef {import('./format.js').Manifest} Manifest */
@@ -156,6 +156,8 @@ export class Trace {
     this.dynamic = [];
     /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
     this.settings = [];
+    /** @type {import('./compiles.js').FirstAnswerView[]} compiles.json's `first_answers` (format 1.41) of every part, in rank order */
+    this.firstAnswers = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
@@ -276,6 +278,7 @@ export class Trace {
     this.vllm = this.parts.flatMap((part, i) => readVllm(files[i], part.rank));
     this.dynamic = this.parts.flatMap((part, i) => readDynamic(files[i], part.rank) ?? []);
     this.settings = this.parts.flatMap((part, i) => readSettings(files[i], part.rank) ?? []);
+    this.firstAnswers = this.parts.flatMap((part, i) => readFirstAnswers(files[i], part.rank));
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

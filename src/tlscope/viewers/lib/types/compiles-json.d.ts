@@ -18,6 +18,7 @@ export type CompilesFile = {
     vllm?: Vllm[] | undefined;
     dynamic?: Dynamic | null | undefined;
     settings?: Settings | null | undefined;
+    first_answers?: FirstAnswer[] | undefined;
 };
 /**
  * One compile id: did it work, and what did it produce.
@@ -508,4 +509,13 @@ export type Setting = {
     key: string;
     value: string | null;
     first: string | null;
+};
+/**
+ * One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
+ *  under its counts, and the compile it is about. Since 1.41.
+ */
+export type FirstAnswer = {
+    kind: string;
+    compile_id?: string | null | undefined;
+    text: string;
 };

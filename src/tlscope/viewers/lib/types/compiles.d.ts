@@ -146,6 +146,25 @@ export function readDynamic(data: unknown, rank?: number | null): DynamicView | 
  */
 export function readSettings(data: unknown, rank?: number | null): SettingsView | null;
 /**
+ * One of the run's first answers (compiles.json `first_answers`, format 1.41), as tlscope decided
+ * it: `text` is the whole line `tlscope LOG` printed (plain, untrusted text), `compileId` the
+ * compile it is about.
+ * @typedef {object} FirstAnswerView
+ * @property {string} kind one of FIRST_ANSWER_KINDS
+ * @property {string | null} compileId
+ * @property {string} text
+ * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ */
+/**
+ * compiles.json's `first_answers` checked, in the file's order: an item of a kind this reader
+ * does not know, or without a string `text`, dropped; none in a file written before 1.41 (a
+ * viewer does not find them again: tlscope decides them).
+ * @param {unknown} data a compiles.json
+ * @param {number | null} [rank]
+ * @returns {FirstAnswerView[]}
+ */
+export function readFirstAnswers(data: unknown, rank?: number | null): FirstAnswerView[];
+/**
  * What a compile's settings group says of it, in a line: `dynamo recompile_limit 2 (8 in [0/0])`;
  * null when the compile ran under the first compile's settings.
  * @param {SettingsView | null} settings
@@ -216,6 +235,8 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
+/** The kinds of compiles.json's `first_answers` (format 1.41), in the order a run says them. */
+export const FIRST_ANSWER_KINDS: string[];
 export type JsonObject = import("./format.js").JsonObject;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
 /**
@@ -314,6 +335,23 @@ export type SettingsView = {
         more: number;
     }>;
     sentence: string;
+    /**
+     * the rank whose log says it (a multi-rank job), else null
+     */
+    rank: number | null;
+};
+/**
+ * One of the run's first answers (compiles.json `first_answers`, format 1.41), as tlscope decided
+ * it: `text` is the whole line `tlscope LOG` printed (plain, untrusted text), `compileId` the
+ * compile it is about.
+ */
+export type FirstAnswerView = {
+    /**
+     * one of FIRST_ANSWER_KINDS
+     */
+    kind: string;
+    compileId: string | null;
+    text: string;
     /**
      * the rank whose log says it (a multi-rank job), else null
      */

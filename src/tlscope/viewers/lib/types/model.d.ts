@@ -105,6 +105,8 @@ export class Trace {
     dynamic: import("./compiles.js").DynamicView[];
     /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
     settings: import("./compiles.js").SettingsView[];
+    /** @type {import('./compiles.js').FirstAnswerView[]} compiles.json's `first_answers` (format 1.41) of every part, in rank order */
+    firstAnswers: import("./compiles.js").FirstAnswerView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
     /** @type {Promise<void>} openTrace: resolves once compiles.json is read; rejects if it is unreadable */
