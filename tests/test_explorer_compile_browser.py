@@ -61,6 +61,7 @@ def _hostile_copy(src: Path, dest: Path) -> None:
             change.update(input=HOSTILE, what=HOSTILE, before=HOSTILE, after=HOSTILE)
         entry["function"] = {"file": HOSTILE, "line": 3, "name": HOSTILE, "code": None}
         entry["restart_reasons"] = [HOSTILE]
+    data["first_answers"] = [{"kind": "failure", "compile_id": "[0/2]", "text": HOSTILE}]
     (dest / "compiles.json").write_text(json.dumps(data))
 
 
@@ -452,7 +453,71 @@ def test_log_strings_are_shown_as_text(browser: Any, site: ExplorerSite, folders
     pane = page.locator("#detail-body")
     assert HOSTILE in pane.text_content()
     assert pane.locator("img").count() == 0
+    # The run's first answers, shown while no event is selected: text too.
+    show_answers(page)
+    assert page.locator("#first-answers .fa-text").all_text_contents() == [HOSTILE]
+    assert pane.locator("img").count() == 0
     assert page.evaluate("() => window.__pwned === undefined") is True
+    assert page.errors == []
+    page.close()
+
+
+def show_answers(page: Any) -> None:
+    """Every compile id, no event selected and the Event tab: the pane says the first answers."""
+    page.click("#cids [data-cid='']")
+    wait_hook(page, lambda h: h["filter"]["cid"] is None)
+    page.click(".tabs button[data-tab='event']")
+    page.wait_for_selector("#first-answers")
+
+
+def _first_answers(folder: Path) -> list[dict[str, Any]]:
+    """compiles.json's first answers as the hook shows them (rank None: a single log)."""
+    said = json.loads((folder / "compiles.json").read_text())["first_answers"]
+    return [{"kind": a["kind"], "compileId": a["compile_id"], "rank": None, "text": a["text"]} for a in said]
+
+
+def test_the_first_answers_show_until_an_event_is_picked(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """recompiles_dynamic: while no event is selected, the detail pane says the run's first answers
+    (compiles.json's, as `tlscope LOG` printed them: its first failure and first recompile), each a
+    button that opens its compile's Compile tab; picking an event shows the event instead."""
+    expected = _first_answers(folders["dynamic"])
+    assert [a["kind"] for a in expected] == ["failure", "recompile"]
+    page = open_page(browser, site.explorer("dynamic"))
+    assert wait_hook(page, lambda h: "firstAnswers" in h)["firstAnswers"] == expected
+    page.wait_for_selector("#first-answers")
+    assert page.locator("#first-answers .fa-text").all_text_contents() == [a["text"] for a in expected]
+    assert page.locator("#first-answers li").first.get_attribute("class") == "fa-failure"
+    recompile = expected[1]
+    page.locator("#first-answers .fa-recompile .fa-open").click()
+    h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == recompile["compileId"])
+    assert h["opened"] == {"cid": recompile["compileId"], "rank": None} and h["filter"]["cid"] == recompile["compileId"]
+    assert page.locator(".tabs button.on").get_attribute("data-tab") == "compile"
+    # Back to all compile ids and another tab: the answers again, until a row is picked.
+    show_answers(page)
+    page.click("#table .row >> nth=2")
+    page.wait_for_selector("#detail-body pre.json")
+    assert page.locator("#first-answers").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_a_jobs_ranks_saying_one_answer_say_it_once(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """ranks_diverge_2: both ranks' most frequent break is the same line: said once, for rank 0
+    and 1 more; its button opens the compile on rank 0."""
+    said = [json.loads((folders["ranks"] / f"rank_{r}" / "compiles.json").read_text())["first_answers"] for r in (0, 1)]
+    assert said[0] and said[0] == said[1]
+    page = open_page(browser, site.explorer("ranks"))
+    h = wait_hook(page, lambda h: "firstAnswers" in h)
+    assert [(a["rank"], a["text"]) for a in h["firstAnswers"]] == [(r, a["text"]) for r in (0, 1) for a in said[r]]
+    page.wait_for_selector("#first-answers")
+    assert page.locator("#first-answers .fa-text").all_text_contents() == [a["text"] for a in said[0]]
+    assert page.locator("#first-answers .fa-rank").first.text_content() == "rank 0 (and 1 more)"
+    page.locator("#first-answers .fa-open").first.click()
+    cid = said[0][0]["compile_id"]
+    h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == cid)
+    assert h["opened"] == {"cid": cid, "rank": 0} and h["filter"]["rank"] == 0
     assert page.errors == []
     page.close()
 

@@ -267,15 +267,27 @@ async function drawPayload(body, trace, event, state, token, onPayload) {
 }
 
 /**
+ * The pane while no event is selected: what `idle` draws (the run's first answers), else a hint.
+ * @param {HTMLElement} body
+ * @param {HTMLElement} title
+ * @param {((body: HTMLElement) => boolean) | undefined} idle
+ */
+function drawIdle(body, title, idle) {
+  title.textContent = '';
+  if (!idle || !idle(body)) body.replaceChildren(note(body.ownerDocument, 'Select an event.'));
+}
+
+/**
  * The detail pane; `show(event, part, tab)` fills it. Resolves once the tab is drawn. The
  * Compile tab is drawn by `compile(body, title)` (explorer/compile.js, through app.js), which
  * knows the compile id it shows; `redraw(tab)` draws the pane again, on `tab` if given.
  * @param {HTMLElement} root
  * @param {OpenedTrace} trace
- * `onPayload(body, event, text, part)` after a payload is drawn (the Graph view's link).
- * @param {{ onTab?: (tab: string) => void, compile?: (body: HTMLElement, title: HTMLElement) => void, onPayload?: PayloadHook }} [handlers]
+ * `onPayload(body, event, text, part)` after a payload is drawn (the Graph view's link); `idle(body)`
+ * draws the pane while no event is selected (false: it drew nothing).
+ * @param {{ onTab?: (tab: string) => void, compile?: (body: HTMLElement, title: HTMLElement) => void, onPayload?: PayloadHook, idle?: (body: HTMLElement) => boolean }} [handlers]
  */
-export function createDetail(root, trace, { onTab, compile, onPayload } = {}) {
+export function createDetail(root, trace, { onTab, compile, onPayload, idle } = {}) {
   const doc = root.ownerDocument;
   const body = /** @type {HTMLElement} */ (root.querySelector('#detail-body')); // index.html's
   const title = /** @type {HTMLElement} */ (root.querySelector('#detail-title'));
@@ -301,7 +313,7 @@ export function createDetail(root, trace, { onTab, compile, onPayload } = {}) {
       if (compile) compile(body, title);
       return undefined;
     }
-    if (!event) return body.replaceChildren(note(doc, 'Select an event.'));
+    if (!event) return drawIdle(body, title, idle);
     title.textContent = `${compileIdOf(event)} ${eventKey(event)} · log line ${event.log_line ?? '?'}`;
     if (state.tab === 'event') {
       const pre = el(doc, 'pre', 'json', JSON.stringify(event, null, 2));

@@ -8,6 +8,7 @@ import {
 } from '/lib/tlscope.js';
 import { createEventTable, formatCount } from './table.js';
 import { createDetail } from './detail.js';
+import { drawFirstAnswers } from './answers.js';
 import { breakFilter, breaksForHook, drawBreaks } from './breaks.js';
 import { drawRecompiles, recompileRows } from './recompiles.js';
 import { drawDivergence } from './divergence.js';
@@ -164,6 +165,10 @@ function drawIndexes(app) {
   app.views.redraw();
   setTestHook({ graphBreaks: breaksForHook(app.trace), exports: exportsForHook(app.trace) });
   if (app.trace.indexesRead) setTestHook(drawDivergence(byId('divergence'), app.trace));
+  if (!app.trace.indexesRead) return;
+  setTestHook({ firstAnswers: app.trace.firstAnswers.map((a) => ({ kind: a.kind, compileId: a.compileId, rank: a.rank, text: a.text })) });
+  // The pane drawn before compiles.json was read said "Select an event.": its answers now.
+  if (app.detail.state.tab !== 'compile' && !app.detail.state.event) app.detail.redraw();
 }
 
 /** Once compiles.json is read (after the first rows: it can be megabytes), statuses and graph
@@ -245,6 +250,19 @@ async function pickCompileId(app, cid) {
   await applyFilter(app, { cid: cid || null });
   if (cid) await app.detail.redraw('compile');
   else if (app.detail.state.tab === 'compile') await app.detail.redraw();
+  saveState(app);
+}
+
+/**
+ * A first answer's compile opened: the table filtered to it (on its rank, in a job), its Compile tab shown.
+ * @param {App} app
+ * @param {string} cid
+ * @param {number | null} rank
+ */
+async function openAnswer(app, cid, rank) {
+  setTestHook({ opened: { rank, cid } });
+  await applyFilter(app, app.trace.multiRank ? { cid, rank } : { cid });
+  await app.detail.redraw('compile');
   saveState(app);
 }
 
@@ -388,7 +406,7 @@ function createPage(trace, packed = null, release = () => {}) {
     pendingRow: -1,
     notes: [],
     table: createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) }),
-    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part) }),
+    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part), idle: (body) => drawFirstAnswers(body, trace.firstAnswers, (cid, rank) => openAnswer(app, cid, rank)) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
     views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
     graph: createGraphView(trace, graphEventFromUrl, sourceLinkFromUrl(packed), release),
