@@ -207,7 +207,7 @@ def test_two_jobs_are_compared_by_their_ranks_first(tmp_path: Path, capsys: pyte
     assert status == 0 and out.startswith(
         "Jobs: A and B have 2 ranks each; compared below: rank 1 of A with rank 1 of B.\n"
     )
-    assert "  the ranks' divergence (what differs between ranks, counted) and stragglers are alike in A and B\n" in out
+    assert "  the ranks' divergence, item by item, and stragglers are alike in A and B\n" in out
 
 
 def test_a_job_against_one_trace_and_rank_without_b(capsys: pytest.CaptureFixture[str]) -> None:

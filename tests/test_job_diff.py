@@ -1,9 +1,16 @@
 """Two jobs' ranks compared (analyse/ranks/job_diff.py): from each side's ranks.json view, the
-lists whose counts differ and the stragglers; the compile time a rank is informative only."""
+lists whose items differ and the stragglers; the compile time a rank is informative only."""
 
 from __future__ import annotations
 
-from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
+from tlscope.analyse.ranks.divergence import (
+    CollectiveGroup,
+    CollectiveMismatch,
+    Divergence,
+    JobView,
+    RankGroup,
+    RankLine,
+)
 from tlscope.analyse.ranks.job_diff import JobSide, job_diff
 from tlscope.analyse.ranks.stragglers import Straggler, Stragglers
 
@@ -28,10 +35,7 @@ def test_a_rank_that_started_to_straggle_is_a_difference_and_the_times_are_infor
     # Slower ranks alone, with the same stragglers (none), do not make two jobs different.
     same = job_diff(_view([2.0, 2.0], []), _view([5.0, 5.0], []), (1, 1))
     assert same is not None and not same.differs
-    assert (
-        same.lines[1]
-        == "  the ranks' divergence (what differs between ranks, counted) and stragglers are alike in A and B"
-    )
+    assert same.lines[1] == "  the ranks' divergence, item by item, and stragglers are alike in A and B"
     assert (same.a, same.b) == (JobSide(ranks=2, compared=1), JobSide(ranks=2, compared=1))
 
 
@@ -40,3 +44,47 @@ def test_one_side_a_single_trace_and_neither_a_job() -> None:
     assert found is not None and found.differs
     assert found.lines == ["Jobs: A is one trace, B has 2 ranks; compared below: A with rank 0 of B."]
     assert job_diff(None, None, (None, None)) is None
+
+
+def _mismatch(cid: str, what: str) -> CollectiveMismatch:
+    groups = [CollectiveGroup(ranks=[0], collectives=[what]), CollectiveGroup(ranks=[1])]
+    return CollectiveMismatch(id=cid, groups=groups, at=0, sentence=f"{cid}: ranks call different collectives: {what}")
+
+
+def _diverging(collectives: list[CollectiveMismatch], groups: list[str]) -> JobView:
+    found = [RankGroup(ranks=[n], sentence=s) for n, s in enumerate(groups)]
+    divergence = Divergence(diverges=len(groups) > 1, groups=found, collectives=collectives)
+    return JobView(
+        ranks=[RankLine(rank=0, compile_time_s=1.0), RankLine(rank=1, compile_time_s=1.0)], divergence=divergence
+    )
+
+
+def test_lists_of_one_length_that_say_other_items_differ() -> None:
+    """Run A and run B each have one compile whose collectives differ, not the same one, and
+    their ranks diverge in two groups each, not the same two: the counts alone would call them
+    alike; each item is matched by its sentence."""
+    groups_a = ["rank 0: 1 compile no other rank has ([3/0] f (a.py:1))", "rank 1: lacks [3/0]"]
+    groups_b = ["rank 0: 1 compile no other rank has ([4/0] g (a.py:9))", "rank 1: lacks [3/0]"]
+    a = _diverging([_mismatch("[0/0]", "all_reduce")], groups_a)
+    b = _diverging([_mismatch("[1/0]", "all_gather")], groups_b)
+    found = job_diff(a, b, (0, 0), ("runA", "runB"))
+    assert found is not None and found.differs
+    assert found.lines[1:-1] == [
+        "  ranks diverge in 2 groups by compile id sequence in A and in B, not the same groups (1 only in A, "
+        "1 only in B)",
+        f"    the first only in A: {groups_a[0]}",
+        f"    the first only in B: {groups_b[0]}",
+        "  compile ids whose collectives differ between ranks: 1 in A, 1 in B (1 only in A, 1 only in B)",
+        "    the first only in A: [0/0]: ranks call different collectives: all_reduce",
+        "    the first only in B: [1/0]: ranks call different collectives: all_gather",
+    ]
+    # B saying A's item and one more: only the new one is said, as B's.
+    b = _diverging([_mismatch("[0/0]", "all_reduce"), _mismatch("[1/0]", "all_gather")], groups_a)
+    found = job_diff(a, b, (0, 0))
+    assert found is not None and found.lines[1:-1] == [
+        "  compile ids whose collectives differ between ranks: 1 in A, 2 in B (1 only in B)",
+        "    the first only in B: [1/0]: ranks call different collectives: all_gather",
+    ]
+    # The same items in both: alike.
+    same = job_diff(a, _diverging([_mismatch("[0/0]", "all_reduce")], groups_a), (0, 0))
+    assert same is not None and not same.differs

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import msgspec
 
 from tlscope.analyse.ranks.divergence import SAID, Divergence, JobView, with_job
 from tlscope.analyse.ranks.words import who
+
+
+class Divergent(Protocol):
+    """An item of a divergence list: each says itself in a sentence."""
+
+    @property
+    def sentence(self) -> str: ...
 
 
 class JobSide(msgspec.Struct, kw_only=True):
@@ -68,9 +75,7 @@ def job_diff(
     both = _Both(a.divergence, b.divergence, paths)
     said = [*_groups(both), *_lists(both), *_stragglers(a, b)]
     differs = sides[0].ranks != sides[1].ranks or bool(said)
-    lines += said or [
-        "  the ranks' divergence (what differs between ranks, counted) and stragglers are alike in A and B"
-    ]
+    lines += said or ["  the ranks' divergence, item by item, and stragglers are alike in A and B"]
     lines += _times(a, b)
     return JobDiff(a=sides[0], b=sides[1], differs=differs, lines=lines)
 
@@ -94,37 +99,71 @@ class _Both(NamedTuple):
     b: Divergence
     paths: tuple[str, str] | None
 
-    def first(self, side: str, attribute: str) -> list[str]:
-        """The first sentence of one side's list, its diff command naming that side's folder."""
-        items = getattr(self.b if side == "B" else self.a, attribute)
-        if not items:
+    def first(self, side: str, sentences: Sequence[str], label: str = "the first in") -> list[str]:
+        """The first of one side's sentences, its diff command naming that side's folder."""
+        if not sentences:
             return []
         path = None if self.paths is None else self.paths[side == "B"]
-        return [f"    the first in {side}: {with_job(items[0].sentence, path)}"]
+        return [f"    {label} {side}: {with_job(sentences[0], path)}"]
+
+    def compared(self, attribute: str) -> tuple[list[str], list[str], list[str], list[str]]:
+        """One list's sentences on each side, and those only one side says (an item is the same
+        divergence in both runs when its sentence is: it names the ranks, compile ids, functions
+        and lines, not times or folders)."""
+        said_a, said_b = ([item.sentence for item in _items(d, attribute)] for d in (self.a, self.b))
+        return said_a, said_b, [s for s in said_a if s not in said_b], [s for s in said_b if s not in said_a]
+
+    def apart(self, said: tuple[list[str], list[str], list[str], list[str]]) -> list[str]:
+        """The first sentence only each side says: `the first in B` when A says nothing of the
+        kind, `the first only in B` beside A's own."""
+        said_a, said_b, only_a, only_b = said
+        return [
+            *self.first("A", only_a, "the first in" if not said_b else "the first only in"),
+            *self.first("B", only_b, "the first in" if not said_a else "the first only in"),
+        ]
+
+
+def _items(divergence: Divergence, attribute: str) -> Sequence[Divergent]:
+    """One divergence list's items; a job whose ranks agree has no groups to compare."""
+    if attribute == "groups" and not divergence.diverges:
+        return []
+    items: Sequence[Divergent] = getattr(divergence, attribute)
+    return items
+
+
+def _only(said: tuple[list[str], list[str], list[str], list[str]]) -> str:
+    """` (1 only in A, 2 only in B)` where both sides say some, else nothing."""
+    said_a, said_b, only_a, only_b = said
+    parts = [f"{len(only)} only in {side}" for side, only in (("A", only_a), ("B", only_b)) if only]
+    return f" ({', '.join(parts)})" if said_a and said_b and parts else ""
 
 
 def _groups(both: _Both) -> list[str]:
-    """Whether the ranks compiled the same compile ids on each side, where that differs."""
+    """Whether the ranks compiled the same compile ids on each side, and in the same groups,
+    where that differs."""
     count_a, count_b = (len(d.groups) if d.diverges else 1 for d in (both.a, both.b))
-    if count_a == count_b:
+    said = both.compared("groups")
+    if count_a == count_b and (count_a == 1 or not (said[2] or said[3])):
         return []
     words = [
         f"diverge in {n} groups by compile id sequence" if n > 1 else "agree on their compile ids"
         for n in (count_a, count_b)
     ]
-    return [f"  ranks {words[0]} in A, {words[1]} in B", *both.first("B" if count_b > count_a else "A", "groups")]
+    if count_a == count_b:
+        return [f"  ranks {words[0]} in A and in B, not the same groups{_only(said)}", *both.apart(said)]
+    return [f"  ranks {words[0]} in A, {words[1]} in B{_only(said)}", *both.apart(said)]
 
 
 def _lists(both: _Both) -> list[str]:
-    """Each divergence list whose length differs: the counts, and the first sentence of the side
-    that has more (what a user reads to see what appeared or went away)."""
-    said: list[str] = []
+    """Each divergence list whose items differ: the counts (and how many only one side says),
+    and the first sentence only each side says (what appeared or went away)."""
+    lines: list[str] = []
     for attribute, noun in ((name, _NOUNS[name]) for name, _ in SAID if name in _NOUNS):
-        count_a, count_b = len(getattr(both.a, attribute)), len(getattr(both.b, attribute))
-        if count_a != count_b:
-            said.append(f"  {noun}: {count_a} in A, {count_b} in B")
-            said += both.first("B" if count_b > count_a else "A", attribute)
-    return said
+        said = both.compared(attribute)
+        if said[2] or said[3]:
+            lines.append(f"  {noun}: {len(said[0])} in A, {len(said[1])} in B{_only(said)}")
+            lines += both.apart(said)
+    return lines
 
 
 def _stragglers(a: JobView, b: JobView) -> list[str]:
