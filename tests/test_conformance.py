@@ -103,7 +103,8 @@ def _ranks_read(found: RanksFile) -> dict[str, Any]:
     tests/js/conformance.test.mjs's `ranksRead` of the JS client's `readRanks`. Defaults of
     older files as FORMAT.md section 16 says: a mismatch without a kind is `graph`'s (1.34), a graph
     group without an id has the mismatch's (1.31), a straggler without a why says none (1.35), a
-    file without `said` says its lists in `SAID`'s order (1.40)."""
+    file without `said` says its lists in `SAID`'s order (1.40), a file without `first_answers`
+    says none (1.42)."""
     div = found.divergence
     slow = found.stragglers
     return {
@@ -121,6 +122,12 @@ def _ranks_read(found: RanksFile) -> dict[str, Any]:
         "frames": [[f.ranks, f.than, _refs(f.extra), _refs(f.missing), f.renumbered, f.sentence] for f in div.frames],
         "caches": [[c.id, c.caches, c.sentence] for c in div.caches],
         "said": [[said.list, said.title] for said in div.said],
+        "first_answers": None
+        if found.first_answers is None
+        else [
+            [[a.kind, a.compile_id, a.text, a.ranks, a.who] for a in found.first_answers.lines],
+            found.first_answers.more,
+        ],
         "stragglers": None
         if slow is None
         else [
@@ -154,6 +161,7 @@ def test_ranks_json_cases_hold_every_list() -> None:
     assert any(read["stragglers"] and read["stragglers"][5] for read in reads)
     assert any(any(row[3] for row in read["rows"]) for read in reads), "a row with columns (1.33)"
     assert any(not read["rows"] for read in reads), "a file before rows (1.18)"
+    assert any(read["first_answers"] for read in reads) and any(read["first_answers"] is None for read in reads)
     default = [name for name, _ in SAID]
     orders = [[name for name, _ in read["said"]] for read in reads]
     assert any(order and order != sorted(order, key=default.index) for order in orders), "a said of its own (1.40)"

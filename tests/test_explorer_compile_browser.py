@@ -473,7 +473,9 @@ def show_answers(page: Any) -> None:
 def _first_answers(folder: Path) -> list[dict[str, Any]]:
     """compiles.json's first answers as the hook shows them (rank None: a single log)."""
     said = json.loads((folder / "compiles.json").read_text())["first_answers"]
-    return [{"kind": a["kind"], "compileId": a["compile_id"], "rank": None, "text": a["text"]} for a in said]
+    return [
+        {"kind": a["kind"], "compileId": a["compile_id"], "rank": None, "text": a["text"], "who": None} for a in said
+    ]
 
 
 def test_the_first_answers_show_until_an_event_is_picked(
@@ -504,18 +506,23 @@ def test_the_first_answers_show_until_an_event_is_picked(
 
 
 def test_a_jobs_ranks_saying_one_answer_say_it_once(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
-    """ranks_diverge_2: both ranks' most frequent break is the same line: said once, for rank 0
-    and 1 more; its button opens the compile on rank 0."""
-    said = [json.loads((folders["ranks"] / f"rank_{r}" / "compiles.json").read_text())["first_answers"] for r in (0, 1)]
-    assert said[0] and said[0] == said[1]
+    """ranks_diverge_2: a job's first answers are ranks.json's (1.42): both ranks' most frequent
+    break is one line, said once for every rank; its button opens the compile on rank 0."""
+    said = json.loads((folders["ranks"] / "ranks.json").read_text())["first_answers"]["lines"]
+    assert said and said[0]["ranks"] == [0, 1] and said[0]["who"] == "every rank"
     page = open_page(browser, site.explorer("ranks"))
     h = wait_hook(page, lambda h: "firstAnswers" in h)
-    assert [(a["rank"], a["text"]) for a in h["firstAnswers"]] == [(r, a["text"]) for r in (0, 1) for a in said[r]]
+    assert h["firstAnswers"] == [
+        {"kind": a["kind"], "compileId": a["compile_id"], "rank": a["ranks"][0], "text": a["text"], "who": a["who"]}
+        for a in said
+    ]
     page.wait_for_selector("#first-answers")
-    assert page.locator("#first-answers .fa-text").all_text_contents() == [a["text"] for a in said[0]]
-    assert page.locator("#first-answers .fa-rank").first.text_content() == "rank 0 (and 1 more)"
-    page.locator("#first-answers .fa-open").first.click()
-    cid = said[0][0]["compile_id"]
+    assert page.locator("#first-answers .fa-text").all_text_contents() == [a["text"] for a in said]
+    assert page.locator("#first-answers .fa-rank").first.text_content() == "every rank:"
+    cid = said[0]["compile_id"]
+    button = page.locator("#first-answers .fa-open").first
+    assert button.text_content() == f"open {cid} on rank 0"
+    button.click()
     h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == cid)
     assert h["opened"] == {"cid": cid, "rank": 0} and h["filter"]["rank"] == 0
     assert page.errors == []

@@ -480,6 +480,17 @@ _NO_STRAGGLER_WHY = re.compile(rb',\n +"why": null(?=\n +\})')
 _SAID = re.compile(rb',\n    "said": \[(?:\]|\n.*?\n    \])(?=\n  \})', re.S)
 
 
+#: ranks.json's `first_answers`, its last field (pretty-printed), whatever it holds.
+_RANK_ANSWERS = re.compile(rb',\n  "first_answers": (?:null|\{\n.*?\n  \})(?=\n\}\n?\Z)', re.S)
+
+
+def without_142_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.41 wrote it: 1.42 added ranks.json's `first_answers` (last), forgiven
+    whatever it says: each rank's compiles.json `first_answers` (compared as they are), grouped."""
+    name, data = _minor_back(rel, data, 42)
+    return _RANK_ANSWERS.sub(b"", data, count=1) if name == "ranks.json" else data
+
+
 #: compiles.json's `first_answers`, its last field, whatever it holds (one item a line).
 _FIRST_ANSWERS = re.compile(rb',"first_answers":\[(?:,?\n\{.*?\})*\n\]\}\n\Z', re.S)
 
@@ -696,6 +707,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_142_additions,
     without_141_additions,
     without_140_additions,
     without_139_additions,

@@ -392,7 +392,12 @@ class Trace:
         if written.is_file():
             read = read_ranks_file(written.read_bytes())
             # The view without the file's header: what a job folded here gives, `summary --json`'s.
-            return JobView(ranks=read.ranks, divergence=read.divergence, stragglers=read.stragglers)
+            return JobView(
+                ranks=read.ranks,
+                divergence=read.divergence,
+                stragglers=read.stragglers,
+                first_answers=read.first_answers,
+            )
         overviews = []
         # By payload name: one job store, so a graph every rank logged is read once for all.
         known: dict[str, str | None] = {}
@@ -400,7 +405,15 @@ class Trace:
             trace = self if n == self.current_rank else self.rank(n)
             settings = settings_digest(trace.first_configs())
             overviews.append(
-                rank_overview(n, trace.compiles, _structures(trace, known), settings, trace.dynamic, trace.settings)
+                rank_overview(
+                    n,
+                    trace.compiles,
+                    _structures(trace, known),
+                    settings,
+                    trace.dynamic,
+                    trace.settings,
+                    trace.first_answers,
+                )
             )
         # A job's ranks share one payload store: any rank's folder reads the others' graphs.
         found = job_view(overviews, _payload_reader(self), lambda n: self.rank(n).first_configs())

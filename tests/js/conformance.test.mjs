@@ -114,6 +114,7 @@ function ranksRead(read) {
     frames: div.frames.map((f) => [f.ranks, f.than, f.extra.map((r) => [r.id, r.function]), f.missing.map((r) => [r.id, r.function]), f.renumbered, f.sentence]),
     caches: div.caches.map((c) => [c.id, c.caches, c.sentence]),
     said: div.said.map((s) => [s.list, s.title]),
+    first_answers: read.firstAnswers && [read.firstAnswers.lines.map((a) => [a.kind, a.compileId, a.text, a.ranks, a.who]), read.firstAnswers.more],
     stragglers: slow && [slow.rule, slow.factor, slow.margin_s, slow.median_compile_time_s, slow.median_rank, slow.ranks.map((s) => [s.rank, s.compile_time_s, s.over_median_s, s.ratio, s.why])],
   };
 }

@@ -15,6 +15,7 @@ from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_tim
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
+from tlscope.analyse.ranks.job_answers import JobAnswers
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import (
     AotInductorCompile,
@@ -146,6 +147,9 @@ class Summary(msgspec.Struct, kw_only=True):
     divergence: Divergence | None = None
     #: A job's stragglers (the rule, the median, the ranks it picked); null for one rank.
     stragglers: Stragglers | None = None
+    #: A job's first answers, each line once with the ranks that say it (ranks.json's
+    #: `first_answers`); null for one rank, or a job folder written before format 1.42.
+    rank_answers: JobAnswers | None = None
     #: Compile ids per status.
     statuses: dict[str, int]
     #: The compiles' wall time (each one's `time.duration_s`: the dynamo span where logged); a rank's
@@ -219,6 +223,7 @@ def summarise_trace(
         ranks=job.ranks if job is not None else [],
         divergence=job.divergence if job is not None else None,
         stragglers=job.stragglers if job is not None else None,
+        rank_answers=job.first_answers if job is not None else None,
         statuses=dict(Counter(c.status for c in real).most_common()),
         compile_time_s=round(_seconds([c.time for c in real]) + _seconds([c.time for c in aot_inductor]), 6),
         compiles=[_compile_row(c) for c in real],

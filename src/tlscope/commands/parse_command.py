@@ -386,6 +386,12 @@ def _tell_divergence(out: Path) -> None:
     read = read_ranks_file(data)
     found: Divergence = read.divergence
     slow: Stragglers | None = read.stragglers
+    if read.first_answers is not None and read.first_answers.lines:
+        from tlscope.analyse.ranks.job_answers import answer_lines
+
+        print("First answers, all ranks:")
+        for line in answer_lines(read.first_answers):
+            print(f"  {line}")
     if slow is not None and slow.ranks:
         print(straggler_title(slow))
         for line in straggler_lines(slow):

@@ -99,7 +99,9 @@ class RankFacts:
     def finish(self, ctx: RunContext, answers: Answers) -> None:
         """Fold the answers, the directory and the kept artifacts (after the report: `_AfterReport`)."""
         summary = self.summary
-        facts.note_compiles(answers.compiles, summary, self._structures.get, answers.dynamic, answers.settings)
+        facts.note_compiles(
+            answers.compiles, summary, self._structures.get, answers.dynamic, answers.settings, answers.first_answers
+        )
         if self._directory is None:
             summary.errors.append("compile_directory.json is missing")
         else:

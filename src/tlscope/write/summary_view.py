@@ -16,6 +16,7 @@ from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.symbols import input_name
 from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.ranks.divergence import said_sentences
+from tlscope.analyse.ranks.job_answers import answer_lines
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
 from tlscope.format.compiles import Fix, ShapeCell, Symbol, Vllm
@@ -88,6 +89,7 @@ def _print_ranks(summary: Summary, console: Console, job: str) -> None:
         cells = (line.compiles, f"{line.compile_time_s:.2f}", line.graph_breaks, line.recompiles)
         table.add_row(str(line.rank), *map(str, cells), failures, str(line.cache_hits))
     console.print(table)
+    _print_rank_answers(summary, console)
     _print_stragglers(summary, console)
     divergence = summary.divergence
     said = said_sentences(divergence, job) if divergence is not None else []
@@ -101,6 +103,17 @@ def _print_ranks(summary: Summary, console: Console, job: str) -> None:
         for sentence in sentences:
             text.append("  " + sentence + "\n", style="")
         console.print(text)
+
+
+def _print_rank_answers(summary: Summary, console: Console) -> None:
+    """The ranks' first answers, each line once with the ranks that say it (ranks.json's)."""
+    answers = summary.rank_answers
+    if answers is None or not answers.lines:
+        return
+    text = Text("First answers, all ranks:\n", style="bold")
+    for line in answer_lines(answers):
+        text.append(f"  {line}\n", style="")
+    console.print(text)
 
 
 def _print_stragglers(summary: Summary, console: Console) -> None:

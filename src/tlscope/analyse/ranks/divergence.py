@@ -33,6 +33,7 @@ from tlscope.analyse.ranks.graph_divergence import (
     dynamic_inputs,
     function_label,
 )
+from tlscope.analyse.ranks.job_answers import AnswersFold, JobAnswers
 from tlscope.analyse.ranks.settings_divergence import (
     CompileSettingsFold,
     RankConfigs,
@@ -45,7 +46,15 @@ from tlscope.analyse.ranks.words import NAMED
 from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
-from tlscope.format.compiles import Collective, CompileEntry, Dynamic, PayloadRef, Settings
+from tlscope.format.compiles import (
+    FIRST_ANSWER_KINDS,
+    Collective,
+    CompileEntry,
+    Dynamic,
+    FirstAnswer,
+    PayloadRef,
+    Settings,
+)
 from tlscope.format.json_boundary import decode
 from tlscope.format.layout import is_payload_name
 
@@ -130,6 +139,8 @@ class RankOverview(msgspec.Struct, kw_only=True):
     #: Compile id -> how it ran under other settings than the rank's first compile
     #: (`settings_changes`), for the ids that did. Since 1.38.
     changed_settings: dict[str, str] = {}
+    #: The rank's first answers (its compiles.json `first_answers`). Since 1.42.
+    first_answers: list[FirstAnswer] = []
 
 
 class PartialId(msgspec.Struct, kw_only=True):
@@ -329,6 +340,9 @@ class JobView(msgspec.Struct, kw_only=True):
     divergence: Divergence
     #: The ranks markedly slower to compile than the median rank (analyse/ranks/stragglers.py).
     stragglers: Stragglers | None = None
+    #: The ranks' first answers, each line once with the ranks that say it (analyse/ranks/
+    #: job_answers.py); null in a ranks.json written before 1.42. Since 1.42.
+    first_answers: JobAnswers | None = None
 
 
 class RanksFile(JobView, kw_only=True):
@@ -351,6 +365,10 @@ def read_ranks_file(data: bytes) -> RanksFile:
     saying = said_lists(found.divergence)
     names = {said.list for said in saying}
     found.divergence.said = [said for said in found.divergence.said if said.list in names] or saying
+    # The first answers' lines a reader knows the kind of, said by some rank (as `readRanks`).
+    if found.first_answers is not None:
+        lines = found.first_answers.lines
+        found.first_answers.lines = [a for a in lines if a.kind in FIRST_ANSWER_KINDS and a.ranks]
     return found
 
 
@@ -366,12 +384,14 @@ def rank_overview(
     settings: str | None = None,
     dynamic: Dynamic | None = None,
     changed: Settings | None = None,
+    first_answers: Sequence[FirstAnswer] = (),
 ) -> RankOverview:
     """One rank's line and compile ids from its compiles.json entries; `digest_of` gives a Dynamo
     graph's structure from its payload (`payloads/<md5>.txt`), when the graphs are compared;
     `settings` its first configs' digest (`settings_digest`; "" or None: not compared),
     `dynamic` its compiles.json's answer, which inputs the rank made dynamic on its own, and
-    `changed` its compiles.json's `settings`, the compiles run under other settings than its first."""
+    `changed` its compiles.json's `settings`, the compiles run under other settings than its first;
+    `first_answers` its compiles.json's."""
     line = RankLine(rank=rank)
     frames = frame_functions(entries)  # `[-/-]`, the outside entry, is no frame
     overview = RankOverview(
@@ -380,6 +400,7 @@ def rank_overview(
         dynamic=dynamic_inputs(dynamic),
         frames=frames,
         changed_settings=settings_changes(changed),
+        first_answers=list(first_answers),
     )
     for entry in entries:
         if entry.status == "outside":
@@ -467,7 +488,8 @@ def job_view(
         fold.add(overview)
     lines = sorted(fold.lines, key=lambda line: line.rank)
     slow = find_stragglers([(line.rank, line.compile_time_s) for line in lines])
-    return JobView(ranks=lines, divergence=fold.divergence(read, configs), stragglers=slow)
+    found = fold.divergence(read, configs)
+    return JobView(ranks=lines, divergence=found, stragglers=slow, first_answers=fold.answers.result())
 
 
 def divergence(
@@ -506,6 +528,7 @@ class _Fold:
         self.frames = FrameFold()
         self.caches = CacheFold()
         self.compile_settings = CompileSettingsFold()
+        self.answers = AnswersFold()
         #: (compile ids, frames) -> the ids' names by function (`alignment_keys`).
         self.names: dict[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], dict[str, str]] = {}
 
@@ -531,6 +554,7 @@ class _Fold:
         self.settings.add(rank, overview.settings)
         self.caches.add(rank, overview.caches, overview.cache_keys, names)
         self.compile_settings.add(rank, overview.changed_settings, names)
+        self.answers.add(rank, overview.first_answers)
         known = self.keyed.get(key)
         if known is None:
             self.keyed[key] = (overview, array("q", [rank]))

@@ -20,7 +20,7 @@ from tlscope.analyse.ranks import parity
 from tlscope.analyse.ranks.divergence import rank_overview
 from tlscope.analyse.ranks.rank_summary import CompileInfo, GraphOps, GraphRuntime, ParityGraph, RankSummary
 from tlscope.analyse.ranks.settings_divergence import settings_digest
-from tlscope.format.compiles import CompileEntry, Dynamic, Settings
+from tlscope.format.compiles import CompileEntry, Dynamic, FirstAnswer, Settings
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.format.status import status_from_metrics
 from tlscope.model.compile_id import CompileId
@@ -198,13 +198,17 @@ def note_compiles(
     digest_of: Callable[[str], str | None] | None = None,
     dynamic: Dynamic | None = None,
     changed: Settings | None = None,
+    first_answers: Sequence[FirstAnswer] = (),
 ) -> None:
     """The rank's compiles.json: its overview (ranks.json; `digest_of` gives its Dynamo graphs'
     structure by payload file, `rank_overview`), and every compile id's status in the matrix in
     compiles.json's vocabulary (a restarted attempt is `restarted`, not missing). `dynamic`, its
     compiles.json's answer, says which inputs the rank made dynamic on its own; `changed`, its
-    `settings`, which compiles ran under other settings than its first."""
-    summary.overview = rank_overview(summary.rank, entries, digest_of, summary.settings, dynamic, changed)
+    `settings`, which compiles ran under other settings than its first; `first_answers`, its first
+    answers (the job's are folded from them)."""
+    summary.overview = rank_overview(
+        summary.rank, entries, digest_of, summary.settings, dynamic, changed, first_answers
+    )
     for entry in entries:
         if entry.status == "outside":
             continue

@@ -166,7 +166,7 @@ function drawIndexes(app) {
   setTestHook({ graphBreaks: breaksForHook(app.trace), exports: exportsForHook(app.trace) });
   if (app.trace.indexesRead) setTestHook(drawDivergence(byId('divergence'), app.trace));
   if (!app.trace.indexesRead) return;
-  setTestHook({ firstAnswers: app.trace.firstAnswers.map((a) => ({ kind: a.kind, compileId: a.compileId, rank: a.rank, text: a.text })) });
+  setTestHook({ firstAnswers: app.trace.firstAnswers.map((a) => ({ kind: a.kind, compileId: a.compileId, rank: a.rank, text: a.text, who: a.who ?? null })) });
   // The pane drawn before compiles.json was read said "Select an event.": its answers now.
   if (app.detail.state.tab !== 'compile' && !app.detail.state.event) app.detail.redraw();
 }
@@ -406,7 +406,7 @@ function createPage(trace, packed = null, release = () => {}) {
     pendingRow: -1,
     notes: [],
     table: createEventTable(byId('table'), { onSelect: (row, event) => onSelect(app, row, event) }),
-    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part), idle: (body) => drawFirstAnswers(body, trace.firstAnswers, (cid, rank) => openAnswer(app, cid, rank)) }),
+    detail: createDetail(byId('detail'), trace, { onTab: () => saveState(app), compile: (body, title) => drawCompileTab(app, body, title), onPayload: (body, event, text, part) => graphLink(app, body, event, text, part), idle: (body) => drawFirstAnswers(body, trace.firstAnswers, trace.firstAnswersMore ?? 0, (cid, rank) => openAnswer(app, cid, rank)) }),
     sidebar: createSidebar(byId('cids'), { selected: () => app.filter.cid || '' }),
     views: /** @type {ReturnType<typeof createViews>} */ (/** @type {unknown} */ (null)), // just below
     graph: createGraphView(trace, graphEventFromUrl, sourceLinkFromUrl(packed), release),

@@ -504,7 +504,9 @@ export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile'];
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
- * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
+ *   those that say it, in ranks.json's `first_answers`), else null
+ * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
  */
 
 /**

@@ -7,6 +7,7 @@
 // the file here (tests/conformance/cases.json's `ranks_json`: Python reads the same cases).
 
 import { isObject } from './format.js';
+import { FIRST_ANSWER_KINDS } from './compiles.js';
 
 /**
  * A rank's line, every figure present (0 where the file has none).
@@ -126,7 +127,7 @@ export const SAID_BEFORE_140 = [
 
 /**
  * ranks.json as read: the rank lines (ascending), the divergence and the stragglers.
- * @typedef {{ ranks: RankLine[], divergence: Divergence, stragglers: Stragglers | null }} RanksRead
+ * @typedef {{ ranks: RankLine[], divergence: Divergence, stragglers: Stragglers | null, firstAnswers: JobAnswersView | null }} RanksRead
  */
 
 /**
@@ -301,6 +302,40 @@ function stragglersOf(value) {
 }
 
 /**
+ * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
+ * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
+ * of them; `more`, the lines left out.
+ * @typedef {{ lines: Array<FirstAnswerView & { ranks: number[] }>, more: number }} JobAnswersView
+ * @typedef {import('./compiles.js').FirstAnswerView} FirstAnswerView
+ */
+
+/**
+ * @param {unknown} value
+ * @returns {JobAnswersView | null}
+ */
+function jobAnswersOf(value) {
+  if (!isObject(value)) return null;
+  const lines = (Array.isArray(value.lines) ? value.lines : []).flatMap((a) => {
+    if (!isObject(a) || typeof a.kind !== 'string' || !FIRST_ANSWER_KINDS.includes(a.kind) || typeof a.text !== 'string') return [];
+    const ranks = (Array.isArray(a.ranks) ? a.ranks : []).filter((r) => Number.isInteger(r));
+    if (!ranks.length) return [];
+    const who = typeof a.who === 'string' ? a.who : ranksText(ranks);
+    return [{ kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank: ranks[0], who, ranks }];
+  });
+  return { lines, more: Number.isInteger(value.more) ? num(value.more) : 0 };
+}
+
+/**
+ * ranks.json's `first_answers` alone (the explorer's detail pane), null when the file has none
+ * (written before 1.42, or not a ranks.json).
+ * @param {unknown} data
+ * @returns {JobAnswersView | null}
+ */
+export function readJobAnswers(data) {
+  return isObject(data) ? jobAnswersOf(data.first_answers) : null;
+}
+
+/**
  * ranks.json read whole: its rank lines (a line without an integer rank dropped; ascending), its
  * divergence (a job that does not diverge when absent) and its stragglers (null when absent);
  * null when `data` is not a ranks.json (no `ranks` list).
@@ -310,7 +345,7 @@ function stragglersOf(value) {
 export function readRanks(data) {
   if (!isObject(data) || !Array.isArray(data.ranks)) return null;
   const ranks = data.ranks.filter((l) => isObject(l) && Number.isInteger(l.rank)).map(rankLine).sort((a, b) => a.rank - b.rank);
-  return { ranks, divergence: divergenceOf(data.divergence), stragglers: stragglersOf(data.stragglers) };
+  return { ranks, divergence: divergenceOf(data.divergence), stragglers: stragglersOf(data.stragglers), firstAnswers: jobAnswersOf(data.first_answers) };
 }
 
 /**

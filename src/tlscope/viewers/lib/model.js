@@ -4,7 +4,7 @@
 
 import { compileIdOf, eventKey, graphNameOf, isObject, isSafeRelative, manifestCompileIds, sortCompileIds } from './format.js';
 import { LocalEvents } from './store.js';
-import { readDivergence } from './divergence.js';
+import { readDivergence, readJobAnswers } from './divergence.js';
 import { readExports, readExportsNote } from './exports.js';
 import { readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm } from './compiles.js';
 import { METRICS_KEYS, STATUS_ORDER, SUMMARY_STATUS, listedRanks, mergeGraphBreaks, nextAttempt, resolveFrames, severity, statusFromMetrics, statusOrderOf } from './rules.js';
@@ -156,7 +156,7 @@ export class Trace {
     this.dynamic = [];
     /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
     this.settings = [];
-    /** @type {import('./compiles.js').FirstAnswerView[]} compiles.json's `first_answers` (format 1.41) of every part, in rank order */
+    /** @type {import('./compiles.js').FirstAnswerView[]} the first answers: a log's compiles.json's (format 1.41), a job's ranks.json's (1.42) */
     this.firstAnswers = [];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     this.indexesRead = false;
@@ -278,7 +278,11 @@ export class Trace {
     this.vllm = this.parts.flatMap((part, i) => readVllm(files[i], part.rank));
     this.dynamic = this.parts.flatMap((part, i) => readDynamic(files[i], part.rank) ?? []);
     this.settings = this.parts.flatMap((part, i) => readSettings(files[i], part.rank) ?? []);
-    this.firstAnswers = this.parts.flatMap((part, i) => readFirstAnswers(files[i], part.rank));
+    // A job's: ranks.json's, each line once with its ranks (decided in Python); a log's: its compiles.json's.
+    const job = this.multiRank ? readJobAnswers(this.ranksFile) : null;
+    this.firstAnswers = this.multiRank ? (job ? job.lines : []) : this.parts.flatMap((part, i) => readFirstAnswers(files[i], part.rank));
+    /** lines of ranks.json's `first_answers` left out (format 1.42) */
+    this.firstAnswersMore = job ? job.more : 0;
     this.parts.forEach((part, i) => {
       const file = files[i];
       const compiles = compilesFromFile(file);

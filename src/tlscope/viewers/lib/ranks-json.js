@@ -8,6 +8,7 @@
  * @property {RankLine[]} ranks
  * @property {Divergence} divergence
  * @property {Stragglers | null} [stragglers]
+ * @property {JobAnswers | null} [first_answers]
  * @property {string} [format]
  * @property {number} format_version
  * @property {number} format_minor
@@ -186,6 +187,25 @@
  * @property {number} over_median_s
  * @property {number | null} ratio
  * @property {string | null} [why]
+ */
+
+/**
+ * ranks.json's `first_answers`: the lines, in kind order, then the most ranks' first (the
+    lower ranks first among equals); `more`, the distinct lines left out (SHOWN a kind).
+ * @typedef {object} JobAnswers
+ * @property {JobAnswer[]} [lines]
+ * @property {number} [more]
+ */
+
+/**
+ * One line of the job's first answers: the rank line (compiles.json's `text`) and the ranks
+    that said it. Since 1.42.
+ * @typedef {object} JobAnswer
+ * @property {string} kind
+ * @property {string | null} [compile_id]
+ * @property {string} text
+ * @property {number[]} ranks
+ * @property {string} who
  */
 
 export {};

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from tlscope.analyse.ranks import compare, table
 from tlscope.analyse.ranks.divergence import Divergence, JobView, job_view
+from tlscope.analyse.ranks.job_answers import answer_lines
 from tlscope.analyse.ranks.rank_summary import RankSummary
 from tlscope.analyse.ranks.straggler_why import explain_stragglers
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
@@ -72,6 +73,7 @@ def write_landing(
     context = _context(ranks, facts, notes, renamed)
     context["divergence"] = view.divergence if view is not None else None
     context["stragglers"] = view.stragglers if view is not None else None
+    context["first_answers"] = view.first_answers if view is not None else None
     context["said_why"] = SAID_WHY
     context.update(_marked_ids(view.divergence if view is not None else None))
     # No OUT/chromium_events.json: the ranks' files hold the events (tlscope serve combines them).
@@ -348,5 +350,6 @@ def _template() -> Template:
         "rank_list": _rank_list,
         "straggler_title": straggler_title,
         "straggler_lines": straggler_lines,
+        "answer_lines": answer_lines,
     }
     return templates.environment("tlscope.write.landing", filters).get_template("landing.html.jinja")

@@ -153,7 +153,9 @@ export function readSettings(data: unknown, rank?: number | null): SettingsView 
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
- * @property {number | null} rank the rank whose log says it (a multi-rank job), else null
+ * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
+ *   those that say it, in ranks.json's `first_answers`), else null
+ * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
  */
 /**
  * compiles.json's `first_answers` checked, in the file's order: an item of a kind this reader
@@ -353,9 +355,14 @@ export type FirstAnswerView = {
     compileId: string | null;
     text: string;
     /**
-     * the rank whose log says it (a multi-rank job), else null
+     * the rank whose log says it (a multi-rank job; the lowest of
+     * those that say it, in ranks.json's `first_answers`), else null
      */
     rank: number | null;
+    /**
+     * the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
+     */
+    who?: string | null | undefined;
 };
 /**
  * A payload reference of compiles.json, checked: the event is raw.jsonl line `raw_line`.

@@ -6,6 +6,13 @@
  */
 export function readDivergence(data: unknown): Divergence | null;
 /**
+ * ranks.json's `first_answers` alone (the explorer's detail pane), null when the file has none
+ * (written before 1.42, or not a ranks.json).
+ * @param {unknown} data
+ * @returns {JobAnswersView | null}
+ */
+export function readJobAnswers(data: unknown): JobAnswersView | null;
+/**
  * ranks.json read whole: its rank lines (a line without an integer rank dropped; ascending), its
  * divergence (a job that does not diverge when absent) and its stragglers (null when absent);
  * null when `data` is not a ranks.json (no `ranks` list).
@@ -149,7 +156,25 @@ export type RanksRead = {
     ranks: RankLine[];
     divergence: Divergence;
     stragglers: Stragglers | null;
+    firstAnswers: JobAnswersView | null;
 };
+/**
+ * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
+ * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
+ * of them; `more`, the lines left out.
+ */
+export type JobAnswersView = {
+    lines: Array<FirstAnswerView & {
+        ranks: number[];
+    }>;
+    more: number;
+};
+/**
+ * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
+ * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
+ * of them; `more`, the lines left out.
+ */
+export type FirstAnswerView = import("./compiles.js").FirstAnswerView;
 /**
  * A rank's line, every figure present (0 where the file has none).
  */

@@ -105,7 +105,7 @@ export class Trace {
     dynamic: import("./compiles.js").DynamicView[];
     /** @type {import('./compiles.js').SettingsView[]} compiles.json's `settings` (format 1.29) of each part that has one */
     settings: import("./compiles.js").SettingsView[];
-    /** @type {import('./compiles.js').FirstAnswerView[]} compiles.json's `first_answers` (format 1.41) of every part, in rank order */
+    /** @type {import('./compiles.js').FirstAnswerView[]} the first answers: a log's compiles.json's (format 1.41), a job's ranks.json's (1.42) */
     firstAnswers: import("./compiles.js").FirstAnswerView[];
     /** compiles.json asked for and answered (found, absent or unreadable) */
     indexesRead: boolean;
@@ -143,6 +143,8 @@ export class Trace {
      * @returns {number}
      */
     severity(status: string | null | undefined): number;
+    /** lines of ranks.json's `first_answers` left out (format 1.42) */
+    firstAnswersMore: number | undefined;
     /**
      * compile_directory.json of a part (the report's pages per compile id), read when first asked.
      * @param {number} [part]

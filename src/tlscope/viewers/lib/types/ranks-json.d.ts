@@ -7,6 +7,7 @@ export type RanksFile = {
     ranks: RankLine[];
     divergence: Divergence;
     stragglers?: Stragglers | null | undefined;
+    first_answers?: JobAnswers | null | undefined;
     format?: string | undefined;
     format_version: number;
     format_minor: number;
@@ -183,4 +184,23 @@ export type Straggler = {
     over_median_s: number;
     ratio: number | null;
     why?: string | null | undefined;
+};
+/**
+ * ranks.json's `first_answers`: the lines, in kind order, then the most ranks' first (the
+ *  lower ranks first among equals); `more`, the distinct lines left out (SHOWN a kind).
+ */
+export type JobAnswers = {
+    lines?: JobAnswer[] | undefined;
+    more?: number | undefined;
+};
+/**
+ * One line of the job's first answers: the rank line (compiles.json's `text`) and the ranks
+ *  that said it. Since 1.42.
+ */
+export type JobAnswer = {
+    kind: string;
+    compile_id?: string | null | undefined;
+    text: string;
+    ranks: number[];
+    who: string;
 };

@@ -1,0 +1,93 @@
+"""A job's first answers, all ranks first: each rank's first failure, most frequent graph break
+and first recompile (compiles.json `first_answers`), the ranks that say the same line said once,
+with their ranks: ranks.json's `first_answers`.
+
+At a thousand ranks a failure every rank met is one line `ranks 0-999: first failure: …`, and a
+rank that failed alone stands out beside it; decided here once, for `tlscope JOB`, `summary JOB`,
+the landing page and the explorer alike.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+
+import msgspec
+
+from tlscope.analyse.ranks.words import who
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, FirstAnswer
+
+#: Lines kept a kind: the most ranks' first; the rest are counted (`more`).
+SHOWN = 5
+#: Distinct lines a kind is folded with: past it, a line no rank said yet is only counted, so the
+#: parent's memory stays bounded when every rank fails its own way.
+KEPT = 200
+
+
+class JobAnswer(msgspec.Struct, kw_only=True):
+    """One line of the job's first answers: the rank line (compiles.json's `text`) and the ranks
+    that said it. Since 1.42."""
+
+    #: One of compiles.json's first answer kinds (`failure`, `graph_break`, `recompile`).
+    kind: str
+    #: The compile it is about, on the lowest of `ranks`.
+    compile_id: str | None = None
+    text: str
+    #: The ranks whose compiles.json says this line, ascending.
+    ranks: list[int]
+    #: The ranks in words: `every rank`, `rank 3`, `ranks 0-6`.
+    who: str
+
+
+class JobAnswers(msgspec.Struct, kw_only=True):
+    """ranks.json's `first_answers`: the lines, in kind order, then the most ranks' first (the
+    lower ranks first among equals); `more`, the distinct lines left out (SHOWN a kind)."""
+
+    lines: list[JobAnswer] = []
+    more: int = 0
+
+
+class AnswersFold:
+    """The ranks' first answers, folded a rank at a time."""
+
+    def __init__(self) -> None:
+        #: kind -> (compile id, text) -> the ranks saying it.
+        self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {k: {} for k in FIRST_ANSWER_KINDS}
+        self.ranks = 0
+        self.unkept = 0
+
+    def add(self, rank: int, answers: Iterable[FirstAnswer]) -> None:
+        self.ranks += 1
+        for answer in answers:
+            lines = self.said.get(answer.kind)
+            if lines is None:
+                continue
+            key = (answer.compile_id, answer.text)
+            ranks = lines.get(key)
+            if ranks is None:
+                if len(lines) >= KEPT:
+                    self.unkept += 1
+                    continue
+                ranks = lines[key] = array("q")
+            ranks.append(rank)
+
+    def result(self) -> JobAnswers:
+        found = JobAnswers(more=self.unkept)
+        for kind, lines in self.said.items():
+            ordered = sorted(lines.items(), key=lambda item: (-len(item[1]), min(item[1])))
+            for (cid, text), ranks in ordered[:SHOWN]:
+                mine = sorted(ranks)
+                found.lines.append(JobAnswer(kind=kind, compile_id=cid, text=text, ranks=mine, who=self._who(mine)))
+            found.more += max(0, len(ordered) - SHOWN)
+        return found
+
+    def _who(self, ranks: list[int]) -> str:
+        return "every rank" if len(ranks) == self.ranks and self.ranks > 1 else who(ranks)
+
+
+def answer_lines(answers: JobAnswers) -> list[str]:
+    """The job's first answers as text views print them: `ranks 0-7: first failure: …`."""
+    lines = [f"{line.who}: {line.text}" for line in answers.lines]
+    if answers.more:
+        lines.append(f"and {answers.more} more line{'s' if answers.more != 1 else ''} on some ranks (--rank N)")
+    return lines

@@ -1,0 +1,78 @@
+"""A job's first answers (analyse/ranks/job_answers.py): each rank's line once, with the ranks
+that say it, the most ranks' first; bounded a kind; and said by `tlscope JOB`, `summary JOB`
+and the landing page as ranks.json holds them."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from helpers import REPO
+
+from tlscope.analyse.ranks import job_answers
+from tlscope.analyse.ranks.job_answers import AnswersFold, answer_lines
+from tlscope.cli import main
+from tlscope.format.compiles import FirstAnswer
+
+
+def _failure(cid: str, why: str) -> FirstAnswer:
+    return FirstAnswer(kind="failure", compile_id=cid, text=f"first failure: {cid} f failed: {why}")
+
+
+def test_each_line_once_with_its_ranks_the_most_ranks_first() -> None:
+    fold = AnswersFold()
+    brk = FirstAnswer(kind="graph_break", compile_id="[1/0]", text="most frequent graph break (1 time in 1 compile): x")
+    for rank in range(8):
+        said = [brk]
+        if rank in (3, 5):
+            said.insert(0, _failure("[2/0]", "RuntimeError: rank 3 and 5"))
+        if rank == 6:
+            said.insert(0, _failure("[0/0]", "Unsupported: rank 6 alone"))
+        said.append(FirstAnswer(kind="later_kind", text="a kind this reader does not know"))
+        fold.add(rank, said)
+    found = fold.result()
+    assert [(line.kind, line.ranks, line.who) for line in found.lines] == [
+        ("failure", [3, 5], "ranks 3, 5"),
+        ("failure", [6], "rank 6"),
+        ("graph_break", list(range(8)), "every rank"),
+    ]
+    assert found.more == 0
+    assert answer_lines(found)[2] == f"every rank: {brk.text}"
+
+
+def test_lines_beyond_the_bounds_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SHOWN lines a kind, the rest counted; past KEPT distinct lines a kind, a new line is only
+    counted (a thousand ranks each failing its own way keep the parent's memory bounded)."""
+    monkeypatch.setattr(job_answers, "KEPT", 6)
+    fold = AnswersFold()
+    for rank in range(10):
+        fold.add(rank, [_failure(f"[{rank}/0]", "own")])
+    found = fold.result()
+    assert [line.ranks for line in found.lines] == [[0], [1], [2], [3], [4]]
+    assert found.more == 1 + 4  # one kept but not shown, four never kept
+    assert answer_lines(found)[-1] == "and 5 more lines on some ranks (--rank N)"
+
+
+def test_the_job_says_its_ranks_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ranks_diverge_2: both ranks break their graphs at one line: ranks.json says it once for
+    every rank; `tlscope JOB` and `summary JOB` print it so, `summary --json` as `rank_answers`."""
+    out = tmp_path / "out"
+    assert main([str(REPO / "corpus" / "traces" / "ranks_diverge_2"), "-o", str(out), "--no-browser"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    data = json.loads((out / "ranks.json").read_text())["first_answers"]
+    mine = [json.loads((out / f"rank_{r}" / "compiles.json").read_text())["first_answers"] for r in (0, 1)]
+    assert mine[0] == mine[1] and mine[0]
+    assert data["lines"] == [{**a, "ranks": [0, 1], "who": "every rank"} for a in mine[0]]
+    at = printed.index("First answers, all ranks:")
+    assert printed[at + 1 : at + 1 + len(mine[0])] == [f"  every rank: {a['text']}" for a in mine[0]]
+    # The landing page lists them too (escaped: log text).
+    page = (out / "index.html").read_text()
+    listed = re.findall(r"<li>(.*?)</li>", page.split('<ul id="rank-first-answers">', 1)[1].split("</ul>", 1)[0])
+    assert [html.unescape(item) for item in listed] == [f"every rank: {a['text']}" for a in mine[0]]
+    assert main(["summary", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rank_answers"] == data
+    assert main(["summary", str(out)]) == 0
+    assert "First answers, all ranks:" in capsys.readouterr().out
