@@ -33,7 +33,7 @@ from tlscope.analyse.ranks.graph_divergence import (
     dynamic_inputs,
     function_label,
 )
-from tlscope.analyse.ranks.job_answers import AnswersFold, JobAnswers
+from tlscope.analyse.ranks.job_answers import AnswersFold, JobAnswers, read_job_answers
 from tlscope.analyse.ranks.settings_divergence import (
     CompileSettingsFold,
     RankConfigs,
@@ -47,7 +47,6 @@ from tlscope.analyse.ranks.words import count as _count
 from tlscope.analyse.ranks.words import ids as _ids
 from tlscope.analyse.ranks.words import who as _who
 from tlscope.format.compiles import (
-    FIRST_ANSWER_KINDS,
     Collective,
     CompileEntry,
     Dynamic,
@@ -365,10 +364,8 @@ def read_ranks_file(data: bytes) -> RanksFile:
     saying = said_lists(found.divergence)
     names = {said.list for said in saying}
     found.divergence.said = [said for said in found.divergence.said if said.list in names] or saying
-    # The first answers' lines a reader knows the kind of, said by some rank (as `readRanks`).
     if found.first_answers is not None:
-        lines = found.first_answers.lines
-        found.first_answers.lines = [a for a in lines if a.kind in FIRST_ANSWER_KINDS and a.ranks]
+        found.first_answers = read_job_answers(found.first_answers)
     return found
 
 

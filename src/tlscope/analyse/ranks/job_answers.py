@@ -85,6 +85,19 @@ class AnswersFold:
         return "every rank" if len(ranks) == self.ranks and self.ranks > 1 else who(ranks)
 
 
+def read_job_answers(found: JobAnswers) -> JobAnswers:
+    """ranks.json's `first_answers` as a reader keeps them (the JS client's `readRanks` alike;
+    tests/conformance): the lines of a kind it knows that some rank says, SHOWN a kind at most
+    (a file may be someone else's), those beyond counted in `more`."""
+    kept: list[JobAnswer] = []
+    more = found.more
+    for kind in FIRST_ANSWER_KINDS:
+        lines = [line for line in found.lines if line.kind == kind and line.ranks]
+        kept += lines[:SHOWN]
+        more += max(0, len(lines) - SHOWN)
+    return JobAnswers(lines=kept, more=more)
+
+
 def answer_lines(answers: JobAnswers) -> list[str]:
     """The job's first answers as text views print them: `ranks 0-7: first failure: …`."""
     lines = [f"{line.who}: {line.text}" for line in answers.lines]

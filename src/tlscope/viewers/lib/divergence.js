@@ -309,6 +309,9 @@ function stragglersOf(value) {
  * @typedef {import('./compiles.js').FirstAnswerView} FirstAnswerView
  */
 
+/** Lines of a kind a job's first answers hold at most (FORMAT.md section 16; Python's SHOWN). */
+const ANSWERS_SHOWN = 5;
+
 /**
  * @param {unknown} value
  * @returns {JobAnswersView | null}
@@ -322,7 +325,14 @@ function jobAnswersOf(value) {
     const who = typeof a.who === 'string' ? a.who : ranksText(ranks);
     return [{ kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank: ranks[0], who, ranks }];
   });
-  return { lines, more: Number.isInteger(value.more) ? num(value.more) : 0 };
+  // In the kinds' order, SHOWN a kind at most (a file may be someone else's), the rest counted.
+  let more = Number.isInteger(value.more) ? num(value.more) : 0;
+  const kept = FIRST_ANSWER_KINDS.flatMap((kind) => {
+    const mine = lines.filter((a) => a.kind === kind);
+    more += Math.max(0, mine.length - ANSWERS_SHOWN);
+    return mine.slice(0, ANSWERS_SHOWN);
+  });
+  return { lines: kept, more };
 }
 
 /**
