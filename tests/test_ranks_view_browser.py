@@ -340,6 +340,31 @@ def test_each_graph_mismatch_opens_its_ranks_compiles(
     page.close()
 
 
+def test_the_ranks_first_answers_head_the_view_and_open_their_compile(
+    browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
+) -> None:
+    """ranks_diverge_4 (format 1.42): ranks.json's first answers under the header, each line after
+    the ranks that say it, linked to its compile on the lowest of them; a click opens it there."""
+    _, out = jobs["real"]
+    answers = ranks_json(out)["first_answers"]["lines"]
+    assert answers
+    page = open_ranks(browser, site["real"])
+    said = [f"{a['who']}: {a['text']}" for a in answers]
+    assert hook(page)["rankAnswers"] == said
+    items = page.locator(".rk-answers li")
+    assert [t.split(" · ")[0] for t in items.all_text_contents()] == said
+    first = answers[0]
+    link = items.first.locator("a.rk-answer-open")
+    assert link.text_content() == f"{first['compile_id']} on rank {first['ranks'][0]}"
+    link.click()
+    page.wait_for_url(lambda url: f"rank_{first['ranks'][0]}/" in unquote(url), timeout=30_000)
+    page.wait_for_load_state()
+    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == first["compile_id"], timeout=60)
+    assert "tab=compile" in page.url and opened["compile"]["id"] == first["compile_id"]
+    assert page.errors == []
+    page.close()
+
+
 def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(
     browser: Any, site: dict[str, str], jobs: dict[str, tuple[Path, Path]]
 ) -> None:

@@ -124,6 +124,7 @@ function drawHead(page, head) {
   };
   for (const { list } of div.said) parts.push(words[list]);
   head.replaceChildren(el(document, 'strong', '', 'Ranks'), el(document, 'span', 'muted', parts.join(' · ')));
+  if (file.firstAnswers && file.firstAnswers.lines.length) head.appendChild(answersList(page, file.firstAnswers));
   // ranks.json's sentences, as written, each list in the order tlscope says it (`said`, format
   // 1.40): the groups, the ranks that compiled other functions or numbered them differently
   // (format 1.31: what explains the groups), a desync the compile ids do not show (format 1.17),
@@ -136,6 +137,32 @@ function drawHead(page, head) {
     else for (const item of div[name]) list.appendChild(el(document, 'li', '', item.sentence));
     head.appendChild(list);
   }
+}
+
+/**
+ * The ranks' first answers (ranks.json's `first_answers`, format 1.42), each line after the
+ * ranks that say it, with a link to its compile on the lowest of them.
+ * @param {RanksPage} page
+ * @param {import('/lib/divergence.js').JobAnswersView} answers
+ * @returns {HTMLElement}
+ */
+function answersList(page, answers) {
+  const list = el(document, 'ul', 'rk-answers');
+  for (const { who, text, compileId, rank } of answers.lines) {
+    const item = el(document, 'li', '', `${who}: ${text}`);
+    if (compileId !== null && rank !== null) {
+      const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-answer-open', `${compileId} on rank ${rank}`));
+      link.href = compileUrl(page.base, rank, compileId);
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        openCompile(page, rank, compileId);
+      });
+      item.append(' · ', link);
+    }
+    list.appendChild(item);
+  }
+  if (answers.more) list.appendChild(el(document, 'li', 'muted', `and ${answers.more} more line${answers.more === 1 ? '' : 's'} on some ranks`));
+  return list;
 }
 
 /**
@@ -415,7 +442,7 @@ export async function startRanks(url) {
   }
   fit(page, ui, matrix);
   byId('status').textContent = '';
-  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), ...sentencesOf(file.divergence) });
+  setTestHook({ view: 'ranks', ranks: file.ranks.length, timelineEvents: timeline.count, stragglers: [...page.slow], groups: file.groups.map((g) => g.ranks.length), rows: file.rows.map((g) => g.ranks.length), rankAnswers: (file.firstAnswers ? file.firstAnswers.lines : []).map((a) => `${a.who}: ${a.text}`), ...sentencesOf(file.divergence) });
   // ms after navigation start: this script's start, both files read and decoded, the view drawn
   // (bench/ranks_view.py); ranksPaintedAt is the frame after it.
   const drawnAt = performance.now();

@@ -159,23 +159,6 @@ export type RanksRead = {
     firstAnswers: JobAnswersView | null;
 };
 /**
- * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
- * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
- * of them; `more`, the lines left out.
- */
-export type JobAnswersView = {
-    lines: Array<FirstAnswerView & {
-        ranks: number[];
-    }>;
-    more: number;
-};
-/**
- * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
- * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
- * of them; `more`, the lines left out.
- */
-export type FirstAnswerView = import("./compiles.js").FirstAnswerView;
-/**
  * A rank's line, every figure present (0 where the file has none).
  */
 export type RankLine = Required<import("./ranks-json.js").RankLine>;
@@ -328,3 +311,20 @@ export type SaidList = {
     title: string;
 };
 export type SaidName = "groups" | "frames" | "collectives" | "settings" | "graphs" | "caches";
+/**
+ * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
+ * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
+ * of them; `more`, the lines left out.
+ */
+export type JobAnswersView = {
+    lines: Array<FirstAnswerView & {
+        ranks: number[];
+    }>;
+    more: number;
+};
+/**
+ * A job's first answers (ranks.json `first_answers`, format 1.42), as tlscope decided them: each
+ * line once, with the ranks that say it (`who` in words) and the compile it is about on the lowest
+ * of them; `more`, the lines left out.
+ */
+export type FirstAnswerView = import("./compiles.js").FirstAnswerView;
