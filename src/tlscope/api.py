@@ -505,6 +505,7 @@ class Trace:
         (`cuda:…`), not differences."""
         from tlscope.analyse.config_diff import config_diff
         from tlscope.analyse.dynamic_diff import dynamic_lines
+        from tlscope.analyse.headline import answer_changes
 
         read_a: Callable[[str], str | None] = self.payload
         read_b: Callable[[str], str | None] = other.payload
@@ -514,6 +515,7 @@ class Trace:
         result.sizes = size_changes(self.log_size, other.log_size)
         result.summary.dynamic = dynamic_lines(self.dynamic, other.dynamic, sides)
         result.summary.config = config_diff(self.first_configs(), other.first_configs())
+        result.summary.first_answers = answer_changes(self.first_answers, other.first_answers, sides)
         return result
 
     def first_configs(self) -> dict[str, dict[str, Any]]:

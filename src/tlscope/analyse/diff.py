@@ -118,6 +118,10 @@ class DiffSummary(msgspec.Struct, kw_only=True):
     #: Why the sides' inputs are dynamic differently (analyse/dynamic_diff.py), one line each:
     #: informative, it explains graph differences listed above. Since 1.29.
     dynamic: list[str] = []
+    #: How the two runs' first answers differ (compiles.json `first_answers`: the first failure,
+    #: the most frequent graph break, the first recompile), a line a kind (analyse/headline.py
+    #: `answer_changes`). Informative: what a user reads first, said by what differs below it.
+    first_answers: list[str] = []
     #: The settings whose values differ between the two runs' first metrics records (dynamo,
     #: compiler, functorch, inductor configs: analyse/config_diff.py); null when none does.
     #: Informative, as `dynamic`: the cause of differences listed above, never one itself.

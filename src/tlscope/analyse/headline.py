@@ -112,3 +112,28 @@ def _cut(text: str) -> str:
     """The text's first line, up to CUT characters."""
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first if len(first) <= CUT else first[: CUT - 1] + "…"
+
+
+#: What each kind's line starts with (`first_answers`' texts): how a diff names it.
+_KIND_WORDS = {"failure": "first failure", "graph_break": "most frequent graph break", "recompile": "first recompile"}
+
+
+def answer_changes(
+    a: Sequence[FirstAnswer], b: Sequence[FirstAnswer], sides: tuple[str, str] = ("A", "B")
+) -> list[str]:
+    """How two runs' first answers differ, a line a kind (`tlscope diff`'s first lines: a failure
+    fixed, a break that moved, a recompile that appeared), [] when they say the same; `sides` name
+    the two (`A`, `rank 1`)."""
+    lines = []
+    where = [f"on {side}" if side.startswith("rank ") else f"in {side}" for side in sides]
+    for kind, word in _KIND_WORDS.items():
+        said = [next((x.text for x in side if x.kind == kind), None) for side in (a, b)]
+        if said[0] == said[1]:
+            continue
+        rest = [text[len(word) :] if text is not None and text.startswith(word) else f": {text}" for text in said]
+        if said[0] is None or said[1] is None:
+            one = 0 if said[1] is None else 1
+            lines.append(f"{word} only {where[one]}{rest[one]}")
+        else:
+            lines.append(f"{word} differs: {where[0]}{rest[0]}; {where[1]}{rest[1]}")
+    return lines

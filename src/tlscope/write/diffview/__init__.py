@@ -63,7 +63,9 @@ def header(result: TraceDiff, sides: tuple[str, str] = ("in A", "in B")) -> Iter
         yield from time_lines(result, sides)
         return
     yield "What differs:"
-    # The causes first: a setting someone changed, a profile one side read.
+    # What a run says first (its failure, its break, its recompile), then the causes: a setting
+    # someone changed, a profile one side read.
+    yield from (f"  {line}" for line in summary.first_answers)
     yield from dynamic_said(result)
     for side, found in ((sides[0], summary.only_a), (sides[1], summary.only_b)):
         if found:
