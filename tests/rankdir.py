@@ -155,7 +155,9 @@ def _from_compiles(path: Path, summary: RankSummary) -> None:
     except (JsonError, msgspec.ValidationError) as err:
         summary.errors.append(f"compiles.json: {err}")
         return
-    facts.note_compiles(found.compiles, summary, _structures(path.parent), found.dynamic)
+    facts.note_compiles(
+        found.compiles, summary, _structures(path.parent), found.dynamic, found.settings, found.first_answers
+    )
 
 
 def _structures(folder: Path) -> Callable[[str], str | None]:
