@@ -9,9 +9,11 @@ import json
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from helpers import REPO
 
+from tlscope import load
 from tlscope.analyse.ranks import job_answers
 from tlscope.analyse.ranks.job_answers import AnswersFold, answer_lines
 from tlscope.cli import main
@@ -74,5 +76,12 @@ def test_the_job_says_its_ranks_answers(tmp_path: Path, capsys: pytest.CaptureFi
     assert [html.unescape(item) for item in listed] == [f"every rank: {a['text']}" for a in mine[0]]
     assert main(["summary", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rank_answers"] == data
+    # tlscope.load's job says them too, read from ranks.json and folded again without it.
+    found = load(out).rank_answers
+    assert found is not None and msgspec.to_builtins(found) == data
+    (out / "ranks.json").unlink()
+    found = load(out).rank_answers
+    assert found is not None and msgspec.to_builtins(found) == data
+    assert load(out / "rank_0").rank_answers is None
     assert main(["summary", str(out)]) == 0
     assert "First answers, all ranks:" in capsys.readouterr().out

@@ -48,6 +48,7 @@ from tlscope.analyse.fxgraph import FxGraph, FxGraphFailure, from_stored, parse_
 from tlscope.analyse.fxgraph.graph_parser import NO_CLASS
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine, job_view, rank_overview, read_ranks_file
 from tlscope.analyse.ranks.graph_divergence import rank_masked, structure_digest
+from tlscope.analyse.ranks.job_answers import JobAnswers
 from tlscope.analyse.ranks.settings_divergence import settings_digest
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.analyse.trace_summary import Summary, summarise_trace
@@ -448,6 +449,13 @@ class Trace:
     def stragglers(self) -> Stragglers | None:
         """The ranks markedly slower to compile than the median rank, with the rule; None for a single log."""
         return self._job.stragglers if self.rank_numbers else None
+
+    @property
+    def rank_answers(self) -> JobAnswers | None:
+        """A job's first answers (ranks.json's `first_answers`): each rank's first failure, most
+        frequent graph break and first recompile, `.lines` each once with its `.ranks` and `.who`;
+        None for a single log (its own are `first_answers`)."""
+        return self._job.first_answers if self.rank_numbers else None
 
     def flame_graph(self) -> FlameNode:
         """The stack trie weighted by compile time, AOT Inductor compiles included (what
