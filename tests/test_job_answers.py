@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import REPO
+from helpers import REPO, TLPARSE_TRACES, require_shared
 
 from tlscope import load
 from tlscope.analyse.ranks import job_answers
@@ -85,3 +85,27 @@ def test_the_job_says_its_ranks_answers(tmp_path: Path, capsys: pytest.CaptureFi
     assert load(out / "rank_0").rank_answers is None
     assert main(["summary", str(out)]) == 0
     assert "First answers, all ranks:" in capsys.readouterr().out
+
+
+def test_diff_job_compares_a_rank_that_failed_with_one_that_did_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tlparse's multi_rank_logs: ranks 0 and 2 failed [0/0] in the broken backend, ranks 1 and 3
+    did not (they recompiled). `tlscope JOB` and `diff JOB` pick a healthy rank and a failed one,
+    the failure said, before the divergence the job also has."""
+    require_shared()
+    out = tmp_path / "out"
+    assert main([str(TLPARSE_TRACES / "inputs" / "multi_rank_logs"), "-o", str(out), "--no-browser"]) == 0
+    printed = capsys.readouterr().out
+    lines = json.loads((out / "ranks.json").read_text())["first_answers"]["lines"]
+    failure = next(line for line in lines if line["kind"] == "failure")
+    assert failure["ranks"] == [0, 2]
+    assert f"Rank 1 and rank 0 side by side (one that failed otherwise): tlscope diff {out}" in printed
+    assert main(["diff", str(out)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"Comparing rank 1 with rank 0, rank 0 failed where rank 1 did not ({failure['text']}) "
+        "(--ranks 1 0; give --ranks R1 R2 for another pair)."
+    )
+    assert main(["diff", str(out), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["pair"]["kind"] == "failure"

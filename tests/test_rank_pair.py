@@ -4,7 +4,8 @@ median rank; an item without two sides (a ranks.json another writer made) is pas
 
 from __future__ import annotations
 
-from tlscope.analyse.ranks.divergence import Divergence, JobView, RankGroup
+from tlscope.analyse.ranks.divergence import Divergence, JobView, RankGroup, RankLine
+from tlscope.analyse.ranks.job_answers import JobAnswer, JobAnswers
 from tlscope.analyse.ranks.pair import RankPair, pair_to_compare
 from tlscope.analyse.ranks.settings_divergence import SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Straggler, Stragglers
@@ -47,3 +48,44 @@ def test_the_most_ranks_group_is_the_reference_and_one_sided_items_are_passed_ov
     )
     lone.than = [0, 3]
     assert pair_to_compare(view) == RankPair(ranks=(0, 4), kind="divergence", why="they compiled under other settings")
+
+
+def _failing(lines: list[tuple[list[int], str]], ranks: int, groups: list[RankGroup] | None = None) -> JobView:
+    said = [
+        JobAnswer(kind="failure", compile_id="[2/0]", text=f"first failure: {text}", ranks=r, who="w")
+        for r, text in lines
+    ]
+    said.append(
+        JobAnswer(kind="graph_break", compile_id="[1/0]", text="most frequent graph break: b", ranks=[0], who="w")
+    )
+    divergence = Divergence(diverges=bool(groups), groups=groups or [])
+    lines_ = [RankLine(rank=n) for n in range(ranks)]
+    return JobView(ranks=lines_, divergence=divergence, first_answers=JobAnswers(lines=said))
+
+
+def test_ranks_that_failed_otherwise_than_the_most_ranks_come_first() -> None:
+    """ranks.json's first answers: a rank that failed where the rest did not is compared with the
+    lowest of the rest, before the divergence the failure caused; ranks failing two ways, the
+    most ranks' failure against the next; every rank failing alike says no pair of its own."""
+    groups = [RankGroup(ranks=[5], sentence="rank 5: lacks 3 compiles"), RankGroup(ranks=[0, 1, 2, 3, 4], sentence="x")]
+    found = pair_to_compare(_failing([([5], "[2/0] f failed: RuntimeError: oom")], 6, groups))
+    assert found == RankPair(
+        ranks=(0, 5),
+        kind="failure",
+        why="rank 5 failed where rank 0 did not (first failure: [2/0] f failed: RuntimeError: oom)",
+    )
+    found = pair_to_compare(_failing([([0, 1, 2], "a"), ([3], "b")], 4))
+    assert found == RankPair(
+        ranks=(0, 3),
+        kind="failure",
+        why="they failed differently (first failure: a on rank 0; first failure: b on rank 3)",
+    )
+    found = pair_to_compare(_failing([([0, 1, 2], "a")], 6))
+    assert found == RankPair(ranks=(3, 0), kind="failure", why="rank 0 failed where rank 3 did not (first failure: a)")
+    # Every rank failed alike: the divergence, here its groups, says the pair.
+    found = pair_to_compare(
+        _failing(
+            [([0, 1, 2, 3], "a")], 4, [RankGroup(ranks=[1], sentence="s"), RankGroup(ranks=[0, 2, 3], sentence="t")]
+        )
+    )
+    assert found is not None and found.kind == "divergence" and found.ranks == (0, 1)

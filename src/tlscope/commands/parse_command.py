@@ -407,7 +407,9 @@ def _tell_divergence(out: Path) -> None:
     pair = pair_to_compare(read)
     if pair is not None:
         first, second = pair.ranks
-        which = "the first that differ" if pair.kind == "divergence" else "the slowest and the median rank"
+        which = {"divergence": "the first that differ", "failure": "one that failed otherwise"}.get(
+            pair.kind, "the slowest and the median rank"
+        )
         print(f"Rank {first} and rank {second} side by side ({which}): tlscope diff {_quote(out)}")
 
 
