@@ -11,6 +11,7 @@ from tlscope.analyse.ranks.divergence import (
     RankGroup,
     RankLine,
 )
+from tlscope.analyse.ranks.job_answers import JobAnswer, JobAnswers
 from tlscope.analyse.ranks.job_diff import JobSide, job_diff
 from tlscope.analyse.ranks.stragglers import Straggler, Stragglers
 
@@ -87,4 +88,23 @@ def test_lists_of_one_length_that_say_other_items_differ() -> None:
     ]
     # The same items in both: alike.
     same = job_diff(a, _diverging([_mismatch("[0/0]", "all_reduce")], groups_a), (0, 0))
+    assert same is not None and not same.differs
+
+
+def test_a_failure_that_went_away_or_moved_to_other_ranks_is_said_first() -> None:
+    """ranks.json's first answers (1.42): a line only one run says, or said by other ranks."""
+
+    def answered(*lines: tuple[str, list[int]]) -> JobView:
+        view = _diverging([], [])
+        said = [JobAnswer(kind=k, compile_id=None, text=f"{k}: x", ranks=r, who=f"ranks {r}") for k, r in lines]
+        view.first_answers = JobAnswers(lines=said)
+        return view
+
+    found = job_diff(answered(("failure", [0, 2]), ("recompile", [1])), answered(("recompile", [0, 1])), (0, 0))
+    assert found is not None and found.differs
+    assert found.lines[1:3] == [
+        "  first answer only in A: ranks [0, 2]: failure: x",
+        "  first answer said by other ranks: recompile: x (ranks [1] in A, ranks [0, 1] in B)",
+    ]
+    same = job_diff(answered(("failure", [3])), answered(("failure", [3])), (0, 0))
     assert same is not None and not same.differs

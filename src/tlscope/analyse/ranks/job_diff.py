@@ -2,9 +2,10 @@
 each is compared compile by compile.
 
 Comparing run A of a job with run B, a user asks first what a single rank's diff cannot say: did
-the ranks stop agreeing (compile ids, collectives, settings, graphs, caches), did a rank start to
-straggle, did the ranks as a whole get slower to compile. Each side's answer is its ranks.json,
-decided once where the job was folded; this compares those answers, it does not fold again.
+a rank start (or stop) failing, did the ranks stop agreeing (compile ids, collectives, settings,
+graphs, caches), did a rank start to straggle, did the ranks as a whole get slower to compile.
+Each side's answer is its ranks.json, decided once where the job was folded; this compares
+those answers, it does not fold again.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def job_diff(
     if a is None or b is None:
         return JobDiff(a=sides[0], b=sides[1], differs=True, lines=lines)
     both = _Both(a.divergence, b.divergence, paths)
-    said = [*_groups(both), *_lists(both), *_stragglers(a, b)]
+    said = [*_answers(a, b), *_groups(both), *_lists(both), *_stragglers(a, b)]
     differs = sides[0].ranks != sides[1].ranks or bool(said)
     lines += said or ["  the ranks' divergence, item by item, and stragglers are alike in A and B"]
     lines += _times(a, b)
@@ -163,6 +164,24 @@ def _lists(both: _Both) -> list[str]:
         if said[2] or said[3]:
             lines.append(f"  {noun}: {len(said[0])} in A, {len(said[1])} in B{_only(said)}")
             lines += both.apart(said)
+    return lines
+
+
+def _answers(a: JobView, b: JobView) -> list[str]:
+    """The ranks' first answers (ranks.json's, format 1.42) one side says and the other not, or
+    says of other ranks: a failure that appeared or went away, first (what a user looks for)."""
+    said = [
+        {(line.kind, line.text): line for line in (v.first_answers.lines if v.first_answers else [])} for v in (a, b)
+    ]
+    lines: list[str] = []
+    for side, (mine, theirs) in (("A", said), ("B", said[::-1])):
+        for key, line in mine.items():
+            if key not in theirs:
+                lines.append(f"  first answer only in {side}: {line.who}: {line.text}")
+            elif side == "A" and theirs[key].ranks != line.ranks:
+                lines.append(
+                    f"  first answer said by other ranks: {line.text} ({line.who} in A, {theirs[key].who} in B)"
+                )
     return lines
 
 

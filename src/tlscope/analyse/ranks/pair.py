@@ -2,12 +2,13 @@
 
 A user with a job of hundreds of ranks does not know which pair shows the problem. Ranks whose
 first failures differ (ranks.json's first answers) come first: a rank that failed where the rest
-did not, against one of the rest. Then the job's divergence (ranks.json's, decided once in the fold) already says which ranks differ and how; the
-pair is the first thing it says, in the order every view says its lists (`said_of`): the
-compile-id groups, the functions some ranks compiled alone, the collectives, the settings (a
-cause), the graphs and the output code (its effect), the caches; then, where nothing differs, the
-slowest straggler against the median rank. Each pair is a rank of the most
-ranks' side first (the reference, the lowest of its group) and the lowest rank of the other side.
+did not, against one of the rest. Then the job's divergence (ranks.json's, decided once in the
+fold), which already says which ranks differ and how; the pair is the first thing it says, in the
+order every view says its lists (`said_of`): the compile-id groups, the functions some ranks
+compiled alone, the collectives, the settings (a cause), the graphs and the output code (its
+effect), the caches; then, where nothing differs, the slowest straggler against the median rank.
+Each pair is a rank of the most ranks' side first (the reference, the lowest of its group) and the
+lowest rank of the other side.
 """
 
 from __future__ import annotations
