@@ -81,6 +81,16 @@ def open_ranks(browser: Any, url: str, height: int = 900) -> Any:
     return page
 
 
+def assert_opened(page: Any, rank: int, cid: str) -> None:
+    """The page went to rank `rank`'s folder and its Compile tab shows `cid`; then it is closed."""
+    page.wait_for_url(lambda url: f"rank_{rank}/" in unquote(url), timeout=30_000)
+    page.wait_for_load_state()
+    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == cid, timeout=60)
+    assert "tab=compile" in page.url and opened["compile"]["id"] == cid
+    assert page.errors == []
+    page.close()
+
+
 def rank_logs(logs: Path) -> list[int]:
     return sorted(int(RANK_LOG.search(p.name).group(1)) for p in logs.iterdir() if RANK_LOG.search(p.name))  # type: ignore[union-attr]
 
@@ -307,12 +317,7 @@ def test_zoom_expands_lanes_and_a_click_opens_the_slices_compile(
     _, out = jobs[name]
     page = open_ranks(browser, site[name], height=400 if name == "scaled" else 900)
     pick, hovered = zoom_and_click_a_slice(page, out, scaled=name == "scaled")
-    page.wait_for_url(lambda url: f"rank_{pick.rank}/" in unquote(url), timeout=30_000)
-    page.wait_for_load_state()
-    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == hovered["compile_id"], timeout=60)
-    assert "tab=compile" in page.url and opened["compile"]["id"] == hovered["compile_id"]
-    assert page.errors == []
-    page.close()
+    assert_opened(page, pick.rank, hovered["compile_id"])
 
 
 def test_each_graph_mismatch_opens_its_ranks_compiles(
@@ -332,12 +337,7 @@ def test_each_graph_mismatch_opens_its_ranks_compiles(
         assert links.all_text_contents() == [f"{mismatch['id']} on rank {r}" for r in firsts]
     branch = next(n for n, g in enumerate(graphs) if g["id"] == "[6/0]")
     items.nth(branch).locator("a.rk-graph-open").nth(1).click()  # ranks 1, 3's group: rank 1
-    page.wait_for_url(lambda url: "rank_1/" in unquote(url), timeout=30_000)
-    page.wait_for_load_state()
-    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == "[6/0]", timeout=60)
-    assert "tab=compile" in page.url and opened["compile"]["id"] == "[6/0]"
-    assert page.errors == []
-    page.close()
+    assert_opened(page, 1, "[6/0]")
 
 
 def test_the_ranks_first_answers_head_the_view_and_open_their_compile(
@@ -357,12 +357,7 @@ def test_the_ranks_first_answers_head_the_view_and_open_their_compile(
     link = items.first.locator("a.rk-answer-open")
     assert link.text_content() == f"{first['compile_id']} on rank {first['ranks'][0]}"
     link.click()
-    page.wait_for_url(lambda url: f"rank_{first['ranks'][0]}/" in unquote(url), timeout=30_000)
-    page.wait_for_load_state()
-    opened = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == first["compile_id"], timeout=60)
-    assert "tab=compile" in page.url and opened["compile"]["id"] == first["compile_id"]
-    assert page.errors == []
-    page.close()
+    assert_opened(page, first["ranks"][0], first["compile_id"])
 
 
 def test_a_rank_that_numbers_a_function_differently_opens_its_own_compile(

@@ -150,15 +150,7 @@ function answersList(page, answers) {
   const list = el(document, 'ul', 'rk-answers');
   for (const { who, text, compileId, rank } of answers.lines) {
     const item = el(document, 'li', '', `${who}: ${text}`);
-    if (compileId !== null && rank !== null) {
-      const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-answer-open', `${compileId} on rank ${rank}`));
-      link.href = compileUrl(page.base, rank, compileId);
-      link.addEventListener('click', (event) => {
-        event.preventDefault();
-        openCompile(page, rank, compileId);
-      });
-      item.append(' · ', link);
-    }
+    if (compileId !== null && rank !== null) item.append(' · ', compileLink(page, 'rk-answer-open', rank, compileId));
     list.appendChild(item);
   }
   if (answers.more) list.appendChild(el(document, 'li', 'muted', `and ${answers.more} more line${answers.more === 1 ? '' : 's'} on some ranks`));
@@ -175,16 +167,26 @@ function answersList(page, answers) {
 function graphItem(page, g) {
   const item = el(document, 'li', '');
   item.appendChild(el(document, 'span', 'rk-graph-sentence', g.sentence));
-  for (const { ranks: [rank], id } of g.groups.slice(0, 5)) {
-    const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', 'rk-graph-open', `${id} on rank ${rank}`));
-    link.href = compileUrl(page.base, rank, id);
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      openCompile(page, rank, id);
-    });
-    item.append(' · ', link);
-  }
+  for (const { ranks: [rank], id } of g.groups.slice(0, 5)) item.append(' · ', compileLink(page, 'rk-graph-open', rank, id));
   return item;
+}
+
+/**
+ * A link `[6/0] on rank 1` to compile `cid` of `rank`, opened by `openCompile` (the hook says which).
+ * @param {RanksPage} page
+ * @param {string} cls
+ * @param {number} rank
+ * @param {string} cid
+ * @returns {HTMLAnchorElement}
+ */
+function compileLink(page, cls, rank, cid) {
+  const link = /** @type {HTMLAnchorElement} */ (el(document, 'a', cls, `${cid} on rank ${rank}`));
+  link.href = compileUrl(page.base, rank, cid);
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    openCompile(page, rank, cid);
+  });
+  return link;
 }
 
 /**
