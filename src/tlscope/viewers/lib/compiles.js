@@ -518,8 +518,19 @@ export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile'];
  * @returns {FirstAnswerView[]}
  */
 export function readFirstAnswers(data, rank = null) {
-  return list(isObject(data) ? data.first_answers : null).flatMap((a) => (typeof a.kind === 'string' && FIRST_ANSWER_KINDS.includes(a.kind) && typeof a.text === 'string'
-    ? [{ kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank }] : []));
+  return list(isObject(data) ? data.first_answers : null).flatMap((a) => firstAnswerOf(a, rank) ?? []);
+}
+
+/**
+ * One first answer checked (compiles.json's, or a line of ranks.json's): null when its kind is
+ * one this reader does not know or its `text` is no string.
+ * @param {unknown} a
+ * @param {number | null} rank
+ * @returns {FirstAnswerView | null}
+ */
+export function firstAnswerOf(a, rank) {
+  if (!isObject(a) || typeof a.kind !== 'string' || !FIRST_ANSWER_KINDS.includes(a.kind) || typeof a.text !== 'string') return null;
+  return { kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank };
 }
 
 /**

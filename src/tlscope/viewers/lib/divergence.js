@@ -7,7 +7,7 @@
 // the file here (tests/conformance/cases.json's `ranks_json`: Python reads the same cases).
 
 import { isObject } from './format.js';
-import { FIRST_ANSWER_KINDS } from './compiles.js';
+import { FIRST_ANSWER_KINDS, firstAnswerOf } from './compiles.js';
 
 /**
  * A rank's line, every figure present (0 where the file has none).
@@ -319,11 +319,10 @@ const ANSWERS_SHOWN = 5;
 function jobAnswersOf(value) {
   if (!isObject(value)) return null;
   const lines = (Array.isArray(value.lines) ? value.lines : []).flatMap((a) => {
-    if (!isObject(a) || typeof a.kind !== 'string' || !FIRST_ANSWER_KINDS.includes(a.kind) || typeof a.text !== 'string') return [];
-    const ranks = (Array.isArray(a.ranks) ? a.ranks : []).filter((r) => Number.isInteger(r));
-    if (!ranks.length) return [];
-    const who = typeof a.who === 'string' ? a.who : ranksText(ranks);
-    return [{ kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank: ranks[0], who, ranks }];
+    const ranks = (isObject(a) && Array.isArray(a.ranks) ? a.ranks : []).filter((r) => Number.isInteger(r));
+    const line = ranks.length ? firstAnswerOf(a, ranks[0]) : null;
+    if (!line || !isObject(a)) return [];
+    return [{ ...line, who: typeof a.who === 'string' ? a.who : ranksText(ranks), ranks }];
   });
   // In the kinds' order, SHOWN a kind at most (a file may be someone else's), the rest counted.
   let more = Number.isInteger(value.more) ? num(value.more) : 0;

@@ -167,6 +167,14 @@ export function readSettings(data: unknown, rank?: number | null): SettingsView 
  */
 export function readFirstAnswers(data: unknown, rank?: number | null): FirstAnswerView[];
 /**
+ * One first answer checked (compiles.json's, or a line of ranks.json's): null when its kind is
+ * one this reader does not know or its `text` is no string.
+ * @param {unknown} a
+ * @param {number | null} rank
+ * @returns {FirstAnswerView | null}
+ */
+export function firstAnswerOf(a: unknown, rank: number | null): FirstAnswerView | null;
+/**
  * What a compile's settings group says of it, in a line: `dynamo recompile_limit 2 (8 in [0/0])`;
  * null when the compile ran under the first compile's settings.
  * @param {SettingsView | null} settings
