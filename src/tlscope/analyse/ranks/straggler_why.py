@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from tlscope.analyse.phase_words import phase_seconds, where_it_went
 from tlscope.analyse.ranks.divergence import forward_time_s, frame_functions
 from tlscope.analyse.ranks.frames import alignment_keys
 from tlscope.analyse.ranks.graph_divergence import function_label
@@ -21,18 +22,8 @@ from tlscope.analyse.ranks.settings_divergence import SAID, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import CompileEntry
 
-#: Phases that wrap the whole compile (their excess is the compile's): not named as where it went.
-WRAPPERS = frozenset({"dynamo", "compile_attempt", "entire_frame_compile"})
 #: Phases a sentence names.
 PHASES = 2
-#: A phase carries a compile's excess when it holds at least this share of the largest phase
-#: excess (the whole compile's, `dynamo`'s, when logged). Two phases that do each hold more than
-#: half of one excess cannot be side by side: one holds the other (backend_compile >
-#: create_aot_dispatcher_function > inductor_compile > code_gen > compile_file). So they are one
-#: chain, and the sentence names its innermost (the fewest seconds), where the time went, with the
-#: outermost named phase's excess around it (`in backend_compile (+59.30 s),
-#: create_aot_dispatcher_function (+58.83 s)` said one excess twice).
-CARRIES = 0.5
 #: Stragglers explained (each reads two ranks' compiles.json); later ones keep `why` null.
 EXPLAINED = 5
 
@@ -115,26 +106,9 @@ def _by_function(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
 
 
 def _phases(entry: CompileEntry, other: CompileEntry) -> list[str]:
-    """Where the compile grew against `other`, at most PHASES phases in words: the innermost of the
-    chain that carries its excess (`CARRIES`), `compile_file (+41.83 s of inductor_compile's
-    +57.49 s)`, then the largest excess outside that chain; the wrappers never named."""
-    mine, theirs = _phase_seconds(entry), _phase_seconds(other)
+    """Where the compile grew against `other`, at most PHASES phases in words (`where_it_went`:
+    `compile_file (+41.83 s of inductor_compile's +57.49 s)`, then the largest excess outside that
+    chain); the wrappers never named."""
+    mine, theirs = phase_seconds(entry), phase_seconds(other)
     grew = [(name, seconds - theirs.get(name, 0.0)) for name, seconds in mine.items()]
-    grew = [g for g in grew if g[1] >= 0.005]
-    grew.sort(key=lambda g: (-g[1], g[0]))
-    named = [g for g in grew if g[0] not in WRAPPERS]
-    if not named:
-        return []
-    chain = [g for g in named if g[1] > CARRIES * grew[0][1]] or named[:1]
-    outer, inner = chain[0], min(chain, key=lambda g: (mine[g[0]], g[0]))
-    said = f"{inner[0]} (+{inner[1]:.2f} s" + ("" if inner is outer else f" of {outer[0]}'s +{outer[1]:.2f} s") + ")"
-    rest = [f"{name} (+{seconds:.2f} s)" for name, seconds in named if (name, seconds) not in chain]
-    return [said, *rest][:PHASES]
-
-
-def _phase_seconds(entry: CompileEntry) -> dict[str, float]:
-    """Seconds by phase name (a phase logged several times summed)."""
-    found: dict[str, float] = {}
-    for phase in entry.phases:
-        found[phase.name] = found.get(phase.name, 0.0) + phase.seconds
-    return found
+    return where_it_went([g for g in grew if g[1] >= 0.005], "+")[:PHASES]
