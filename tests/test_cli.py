@@ -171,8 +171,11 @@ def test_summary_paragraph_of_a_clean_log(tmp_path: Path, capsys: pytest.Capture
     log = require_shared() / "inputs" / "simple.log"
     assert tlscope(log, "-o", tmp_path / "out") == 0
     # One paragraph, the compiles' statuses, then how to open the folder in the explorer (issue 20, finding 7).
-    text, compiles, explore = capsys.readouterr().out.strip().split("\n")
+    text, compiles, *answers, explore = capsys.readouterr().out.strip().split("\n")
     assert compiles == "Compiles: 1 ok."
+    # A clean log's only first answer is its compile, which took over a second (format 1.43).
+    (slow,) = answers
+    assert slow.startswith("  most compile time: [0/0] ") and "the run's only timed compile" in slow
     assert explore.startswith(f"Explore it: tlscope serve {tmp_path / 'out'} ")
     m = manifest(tmp_path / "out")
     events = sum(v["count"] for v in m["events"].values())
@@ -385,6 +388,11 @@ def test_a_reader_that_stops_reading_gets_no_error_message() -> None:
     assert first.startswith(b"Ranks diverge") and err == b""
 
 
+def _backward_s(entry: dict[str, Any]) -> float:
+    """The seconds of a compile's backward compiles (its `bwd_compilation_metrics` records)."""
+    return sum(r["time_s"] or 0.0 for r in entry["metrics_records"] if r["kind"] == "bwd_compilation_metrics")
+
+
 @pytest.mark.parametrize("scenario", ["failures", "recompiles", "graph_breaks", "specialized", "simple"])
 def test_the_run_says_its_first_answers_under_the_counts(
     scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -416,9 +424,13 @@ def test_the_run_says_its_first_answers_under_the_counts(
         head = f"  first recompile: {recompiled['id']} {recompiled['function']['name']}: size of x on dim 0 changed"
         change = "; fix: change the line specialized.py:" if fix["kind"] == "change_code" else f"; fix: {fix['code']}"
         expected.append(head)
-        assert change in said[-1]
+        assert change in said[len(expected) - 1]
+    timed = [(e["time"]["duration_s"] + _backward_s(e), e) for e in entries if e["time"] and e["status"] != "outside"]
+    seconds, slowest = max(timed, key=lambda t: t[0])  # the first among equals
+    if seconds >= 1.0:
+        expected.append(f"  most compile time: {slowest['id']} {slowest['function']['name']} took {seconds:.2f} s")
     assert len(said) == len(expected) and all(line.startswith(e) for line, e in zip(said, expected, strict=True))
-    assert (scenario == "simple") == (said == [])
+    assert (scenario == "simple") == all(line.startswith("  most compile time: ") for line in said)
     # The report's index says them too, in its Compiles section, escaped (log text).
     page = (out / "index.html").read_text()
     listed = (
@@ -434,13 +446,20 @@ def test_the_run_says_its_first_answers_under_the_counts(
     answers = data["first_answers"]
     assert [a["text"] for a in answers] == [line.strip() for line in said]
     has = {"failure": failed is not None, "graph_break": bool(breaks), "recompile": recompiled is not None}
+    has["slow_compile"] = seconds >= 1.0
     kinds = [kind for kind, here in has.items() if here]
     assert [a["kind"] for a in answers] == kinds
-    ids = {"failure": failed and failed["id"], "recompile": recompiled and recompiled["id"]}
+    ids = {
+        "failure": failed and failed["id"],
+        "recompile": recompiled and recompiled["id"],
+        "slow_compile": slowest["id"],
+    }
     ids["graph_break"] = max(breaks, key=lambda b: b["count"])["compile_ids"][0] if breaks else None
     assert [a["compile_id"] for a in answers] == [ids[k] for k in kinds]
-    assert [(a.kind, a.compile_id, a.text) for a in load(out).first_answers] == [
-        (a["kind"], a["compile_id"], a["text"]) for a in answers
+    # Only the slowest compile's says its seconds (1.43), which a diff compares.
+    assert [a.get("seconds") for a in answers] == [round(seconds, 6) if k == "slow_compile" else None for k in kinds]
+    assert [(a.kind, a.compile_id, a.text, a.seconds) for a in load(out).first_answers] == [
+        (a["kind"], a["compile_id"], a["text"], a.get("seconds")) for a in answers
     ]
     older = dict(data, format_minor=40)
     del older["first_answers"]

@@ -482,10 +482,11 @@ def test_the_first_answers_show_until_an_event_is_picked(
     browser: Any, site: ExplorerSite, folders: dict[str, Path]
 ) -> None:
     """recompiles_dynamic: while no event is selected, the detail pane says the run's first answers
-    (compiles.json's, as `tlscope LOG` printed them: its first failure and first recompile), each a
-    button that opens its compile's Compile tab; picking an event shows the event instead."""
+    (compiles.json's, as `tlscope LOG` printed them: its first failure, first recompile and slowest
+    compile), each a button that opens its compile's Compile tab; picking an event shows the event
+    instead."""
     expected = _first_answers(folders["dynamic"])
-    assert [a["kind"] for a in expected] == ["failure", "recompile"]
+    assert [a["kind"] for a in expected] == ["failure", "recompile", "slow_compile"]
     page = open_page(browser, site.explorer("dynamic"))
     assert wait_hook(page, lambda h: "firstAnswers" in h)["firstAnswers"] == expected
     page.wait_for_selector("#first-answers")
@@ -496,7 +497,13 @@ def test_the_first_answers_show_until_an_event_is_picked(
     h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == recompile["compileId"])
     assert h["opened"] == {"cid": recompile["compileId"], "rank": None} and h["filter"]["cid"] == recompile["compileId"]
     assert page.locator(".tabs button.on").get_attribute("data-tab") == "compile"
-    # Back to all compile ids and another tab: the answers again, until a row is picked.
+    # Back to all compile ids and another tab: the answers again; the slowest compile's opens it.
+    show_answers(page)
+    slow = expected[2]
+    page.locator("#first-answers .fa-slow_compile .fa-open").click()
+    h = wait_hook(page, lambda h: (h.get("compile") or {}).get("id") == slow["compileId"])
+    assert h["opened"] == {"cid": slow["compileId"], "rank": None}
+    # Again, until a row is picked.
     show_answers(page)
     page.click("#table .row >> nth=2")
     page.wait_for_selector("#detail-body pre.json")

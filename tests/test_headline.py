@@ -9,16 +9,21 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
-from tlscope.analyse.headline import CUT, answer_changes, first_answers
+from tlscope.analyse.headline import ALIKE_RATIO, CUT, SLOW_S, FirstAnswers, answer_changes, first_answers
 from tlscope.cli import main
 from tlscope.format.compiles import (
+    CacheOutcome,
     CompileEntry,
     DistinctGraphBreak,
     Failure,
     FirstAnswer,
     Fix,
+    MetricsRecord,
+    PayloadRef,
+    Phase,
     Recompile,
     SourceLocation,
+    Timing,
 )
 
 
@@ -29,6 +34,10 @@ def headline(
     found = first_answers(failed, breaks, recompiled)
     assert all(isinstance(a, FirstAnswer) for a in found)
     return [a.text for a in found]
+
+
+def _ref() -> PayloadRef:
+    return PayloadRef(kind="artifact", log_line=1)
 
 
 def _entry(cid: str, **fields: object) -> CompileEntry:
@@ -109,5 +118,91 @@ def test_the_diff_says_the_runs_first_answers_first(tmp_path: Path, capsys: pyte
     assert lines[1] == f"  first failure differs: in A{failure[0]}; in B{failure[1]}"
     recompile = next(a["text"] for a in said[1] if a["kind"] == "recompile")
     assert lines[2] == f"  first recompile only in B{recompile.removeprefix('first recompile')}"
+    # The slowest compiles are other compiles of other functions: said to differ, each side's line.
+    slow = [next(a for a in side if a["kind"] == "slow_compile") for side in said]
+    assert slow[0]["compile_id"] != slow[1]["compile_id"]
+    words = [a["text"].removeprefix("most compile time") for a in slow]
+    assert lines[3] == f"  most compile time differs: in A{words[0]}; in B{words[1]}"
     assert main(["diff", str(outs[0]), str(outs[1]), "--json"]) == 1
-    assert [f"  {x}" for x in json.loads(capsys.readouterr().out)["summary"]["first_answers"]] == lines[1:3]
+    assert [f"  {x}" for x in json.loads(capsys.readouterr().out)["summary"]["first_answers"]] == lines[1:4]
+
+
+def _timed(cid: str, seconds: float, *, backward: float = 0.0, **fields: object) -> CompileEntry:
+    """A compile whose `dynamo` span took `seconds`, its backward `backward` more."""
+    records = [MetricsRecord(kind="bwd_compilation_metrics", log_line=1, status="ok", time_s=backward)]
+    return _entry(
+        cid,
+        function=SourceLocation(name="fn"),
+        time=Timing(duration_s=seconds),
+        metrics_records=records if backward else [],
+        **fields,
+    )
+
+
+def test_the_slowest_compile_from_a_second_on_the_first_among_equals() -> None:
+    """A compile is an answer from SLOW_S on; the first of two equally slow ones; the run's
+    other compiles are what it is said against."""
+    quick = FirstAnswers([_timed("[0/0]", SLOW_S - 0.01), _timed("[1/0]", 0.5)])
+    assert quick.answers([]) == []
+    runs = FirstAnswers([_timed("[0/0]", 0.5), _timed("[1/0]", 2.0), _timed("[2/0]", 2.0)])
+    (answer,) = runs.answers([])
+    assert (answer.kind, answer.compile_id, answer.seconds) == ("slow_compile", "[1/0]", 2.0)
+    assert answer.text == "most compile time: [1/0] fn took 2.00 s of 4.50 s in 3 compiles (44 %)"
+    (alone,) = FirstAnswers([_timed("[0/0]", 3.0)]).answers([])
+    assert alone.text == "most compile time: [0/0] fn took 3.00 s, the run's only timed compile"
+
+
+def test_the_slowest_compile_counts_its_backward_and_says_where_its_time_went() -> None:
+    """The backward, compiled after the span, is the compile's time too; the phases' chain is
+    named innermost in the pipeline's order though the backward made code_gen outgrow
+    create_aot_dispatcher_function (which holds it in the forward); a cache that missed or
+    was bypassed is said."""
+    phases = {
+        "dynamo": 10.0,
+        "backend_compile": 9.8,
+        "create_aot_dispatcher_function": 9.7,
+        "inductor_compile": 12.0,
+        "code_gen": 11.0,
+        "compile_file": 4.0,
+        "bytecode_tracing": 0.1,
+    }
+    cache = [
+        CacheOutcome(cache="fx_graph", outcome="miss", event=_ref()),
+        CacheOutcome(cache="aotautograd", outcome="bypass", reason="Won't cache\nsecond line", event=_ref()),
+        CacheOutcome(cache="fx_graph", outcome="miss", event=_ref()),
+    ]
+    entry = _timed(
+        "[0/0]",
+        10.0,
+        backward=2.5,
+        phases=[Phase(name=n, seconds=s, count=1) for n, s in phases.items()],
+        cache=cache,
+    )
+    (answer,) = FirstAnswers([entry, _timed("[1/0]", 1.5)]).answers([])
+    assert answer.seconds == 12.5
+    assert answer.text == (
+        "most compile time: [0/0] fn took 12.50 s (2.50 s of it its backward) of 14.00 s in 2 compiles (89 %), "
+        "in code_gen (11.00 s of inductor_compile's 12.00 s), Inductor code generation; "
+        "its fx_graph cache missed; its aotautograd cache was bypassed: Won't cache"
+    )
+
+
+def test_two_runs_slowest_compiles_alike_within_half_again() -> None:
+    """Times differ from run to run: the same compile within ALIKE_RATIO is not a difference; a
+    compile that took twice as long, or another compile, is."""
+
+    def slow(cid: str, seconds: float) -> list[FirstAnswer]:
+        return [
+            FirstAnswer(
+                kind="slow_compile", compile_id=cid, text=f"most compile time: {cid} {seconds}", seconds=seconds
+            )
+        ]
+
+    assert answer_changes(slow("[0/0]", 10.0), slow("[0/0]", 10.0 * ALIKE_RATIO)) == []
+    assert answer_changes(slow("[0/0]", 10.0), slow("[0/0]", 20.0)) == [
+        "most compile time differs: in A: [0/0] 10.0; in B: [0/0] 20.0"
+    ]
+    assert answer_changes(slow("[0/0]", 10.0), slow("[1/0]", 10.0)) == [
+        "most compile time differs: in A: [0/0] 10.0; in B: [1/0] 10.0"
+    ]
+    assert answer_changes(slow("[0/0]", 10.0), []) == ["most compile time only in A: [0/0] 10.0"]

@@ -554,3 +554,35 @@ def test_a_ranks_json_field_is_forgiven_when_it_says_nothing(
     without = getattr(identity, f"without_{100 + minor}_additions")
     assert without("ranks.json", text % (minor, unsaid)) == text % (minor - 1, b"")
     assert without("ranks.json", text % (minor, said)) != text % (minor - 1, b"")
+
+
+def test_the_format_143_addition_is_forgiven() -> None:
+    """The slowest compile's first answer (1.43), wherever a run says it: compiles.json's last
+    item, a rank overview's, the report's index (its list gone when it was alone), stdout."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[],"first_answers":[%s\n]}\n'
+    failure = b'\n{"kind":"failure","compile_id":"[0/0]","text":"first failure: x"}'
+    slow = (
+        b'\n{"kind":"slow_compile","compile_id":"[0/0]","text":"most compile time: [0/0] f took 2.00 s","seconds":2.0}'
+    )
+    assert identity.without_143_additions("compiles.json", head % (43, failure + b"," + slow)) == head % (42, failure)
+    assert identity.without_143_additions("compiles.json", head % (43, slow)) == head % (42, b"")
+    other = slow.replace(b"slow_compile", b"recompile")
+    assert identity.without_143_additions("compiles.json", head % (43, failure + b"," + other)) != head % (42, failure)
+    overview = b'{\n  "ranks": [\n    {\n      "first_answers": [%s\n      ]\n    }\n  ]\n}\n'
+    item = b'\n        {\n          "kind": "%s",\n          "compile_id": "[4/0]",\n          "text": "t"%s\n        }'
+    kept, said = item % (b"graph_break", b""), item % (b"slow_compile", b',\n          "seconds": 3.5')
+    rel = "multi_rank_summary.json"
+    assert identity.without_143_additions(rel, overview % (kept + b"," + said)) == overview % kept
+    assert (
+        identity.without_143_additions(rel, overview % said)
+        == b'{\n  "ranks": [\n    {\n      "first_answers": []\n    }\n  ]\n}\n'
+    )
+    page = b'<p>x</p>\n<ul id="first-answers">\n%s</ul>\n<p id="cache-times">y</p>\n'
+    line = b"<li>most compile time: [0/0] f took 2.00 s</li>\n"
+    assert identity.without_143_additions("index.html", page % (b"<li>first failure: x</li>\n" + line)) == page % (
+        b"<li>first failure: x</li>\n"
+    )
+    assert identity.without_143_additions("index.html", page % line) == b'<p>x</p>\n<p id="cache-times">y</p>\n'
+    out = b"Compiles: 1 ok.\nExplore it: ...\n"
+    assert identity._stdout_same(out, out.replace(b"\nExplore", b"\n  most compile time: [0/0] f took 2.00 s\nExplore"))
+    assert not identity._stdout_same(out, out.replace(b"\nExplore", b"\n  first failure: x\nExplore"))

@@ -3,16 +3,21 @@
 
 The counts ("2 failed, 1 ok; 4 recompiles") say that something needs a look; these lines say
 what, at the user's own line, so a first reading needs no second command: the first failure (its
-type and reason, where), the graph break met most often, and the first recompile's reason in plain
-words with its fix. Each is compiles.json's own (the entry's failure, the distinct break, the
-recompile's `explanation` and `fix`), not worded again; `tlscope summary` says the rest.
+type and reason, where), the graph break met most often, the first recompile's reason in plain
+words with its fix, and the compile that took longest (where its time went, a cache it missed).
+Each is compiles.json's own (the entry's failure, the distinct break, the recompile's
+`explanation` and `fix`, the entry's time and phases), not worded again; `tlscope summary` says
+the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from tlscope.analyse.fold.export_words import where_text
+from tlscope.analyse.fold.phases import PHASES
+from tlscope.analyse.phase_words import phase_seconds, where_it_went
 from tlscope.format.compiles import (
     FIRST_ANSWER_KINDS,
     CompileEntry,
@@ -26,15 +31,34 @@ from tlscope.format.compiles import (
 #: Characters of a reason or a line of code kept in a headline: its first line whole, as
 #: `summary` says it, up to a bound that only a hostile or broken log's text reaches.
 CUT = 400
+#: A compile is a first answer (`slow_compile`) when it took at least this long: a second is
+#: long for one compile (Dynamo alone takes tens of milliseconds, Inductor's CPU kernels seconds).
+SLOW_S = 1.0
+#: Two runs' slowest compiles are said alike by a diff when they are the same compile and the
+#: longer took at most this many times the shorter (a run's compile times vary by a few tens of
+#: per cent from one run to the next; a warm cache or a new setting changes them far more).
+ALIKE_RATIO = 1.5
+
+
+class CompileTime(NamedTuple):
+    """The run's slowest compile and what it is compared with: the seconds and the number of
+    the compiles whose time is logged."""
+
+    slowest: CompileEntry
+    total_s: float
+    compiles: int
 
 
 class FirstAnswers:
     """The entries a headline names, met in compile order, one kept of each (a parse meets its
-    entries a frame at a time and keeps none of them: this keeps two)."""
+    entries a frame at a time and keeps none of them: this keeps three)."""
 
     def __init__(self, entries: Iterable[CompileEntry] = ()) -> None:
         self.failed: CompileEntry | None = None
         self.recompiled: CompileEntry | None = None
+        self.slowest: CompileEntry | None = None
+        self.total_s = 0.0
+        self.timed = 0
         for entry in entries:
             self.add(entry)
 
@@ -43,25 +67,37 @@ class FirstAnswers:
             self.failed = entry
         if entry.recompile is not None and self.recompiled is None:
             self.recompiled = entry
+        seconds = _seconds(entry)
+        if seconds is not None and entry.status != "outside":
+            self.total_s += seconds
+            self.timed += 1
+            if self.slowest is None or seconds > (_seconds(self.slowest) or 0.0):
+                self.slowest = entry  # the first met among equals
 
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
-        return first_answers(self.failed, breaks, self.recompiled)
+        timed = CompileTime(self.slowest, self.total_s, self.timed) if self.slowest is not None else None
+        return first_answers(self.failed, breaks, self.recompiled, timed)
 
 
 def read_first_answers(file: CompilesFile) -> list[FirstAnswer]:
     """A compiles.json's first answers as the file says them, a kind this reader does not know
     dropped (the JS client's `readFirstAnswers` reads the same; tests/conformance); found again from
-    the entries in a file written before 1.41, which does not hold them."""
+    the entries in a file written before 1.41, which does not hold them (one written by 1.41 or
+    1.42 says no slowest compile, as the JS client reads it)."""
     if file.format_minor >= 41:
         return [answer for answer in file.first_answers if answer.kind in FIRST_ANSWER_KINDS]
     return FirstAnswers(c for c in file.compiles if c.status != "outside").answers(file.graph_breaks)
 
 
 def first_answers(
-    failed: CompileEntry | None, breaks: Sequence[DistinctGraphBreak], recompiled: CompileEntry | None
+    failed: CompileEntry | None,
+    breaks: Sequence[DistinctGraphBreak],
+    recompiled: CompileEntry | None,
+    timed: CompileTime | None = None,
 ) -> list[FirstAnswer]:
-    """Up to three answers (compiles.json `first_answers`): the first failed compile, the most
-    frequent distinct graph break, the first recompile; each only when the trace has one."""
+    """Up to four answers (compiles.json `first_answers`): the first failed compile, the most
+    frequent distinct graph break, the first recompile, the slowest compile (`timed`, said when it
+    took SLOW_S or more); each only when the trace has one."""
     found = []
     if failed is not None and failed.failure is not None:
         failure = failed.failure
@@ -80,7 +116,58 @@ def first_answers(
         change = f"; {_fix(fix)}" if fix is not None else ""
         text = f"first recompile: {_compile(recompiled)}: {_cut(why or 'no reason logged')}{change}"
         found.append(FirstAnswer(kind="recompile", compile_id=recompiled.id, text=text))
+    seconds = _seconds(timed.slowest) if timed is not None else None
+    if timed is not None and seconds is not None and seconds >= SLOW_S:
+        text = f"most compile time: {_compile(timed.slowest)} took {_slow_text(timed, seconds)}"
+        cid, seconds = timed.slowest.id, round(seconds, 6)
+        found.append(FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=seconds))
     return found
+
+
+def _seconds(entry: CompileEntry) -> float | None:
+    """A compile's time: its `dynamo` span's, as `summary` lists it, and its backward's, which
+    AOTAutograd compiles at the first backward call, after the span (`bwd_compilation_metrics`)."""
+    if entry.time is None or entry.time.duration_s is None:
+        return None
+    return entry.time.duration_s + _backward_s(entry)
+
+
+def _backward_s(entry: CompileEntry) -> float:
+    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics")
+
+
+def _slow_text(timed: CompileTime, seconds: float) -> str:
+    """`38.23 s of 64.10 s in 15 compiles (60 %), in compile_file (27.90 s of backend_compile's
+    37.97 s), compiling generated C++; its fx_graph cache missed`: the compile's time against the
+    run's, where it went (phase_words' chain), the caches it missed or that were bypassed."""
+    backward = _backward_s(timed.slowest)
+    said = f"{seconds:.2f} s" + (f" ({backward:.2f} s of it its backward)" if backward >= 0.005 else "")
+    if timed.compiles > 1:
+        share = round(100 * seconds / timed.total_s) if timed.total_s > 0 else 100
+        said += f" of {timed.total_s:.2f} s in {timed.compiles} compiles ({share} %)"
+    else:
+        said += ", the run's only timed compile"
+    own = phase_seconds(timed.slowest)
+    went = where_it_went([(n, s) for n, s in own.items() if s >= 0.005])
+    if went:
+        name = went[0].split(" ", 1)[0]
+        said += f", in {went[0]}" + (f", {PHASES[name]}" if name in PHASES else "")
+    return said + _caches(timed.slowest)
+
+
+def _caches(entry: CompileEntry) -> str:
+    """`; its fx_graph and aotautograd caches missed`, `; its fx_graph cache was bypassed: reason`,
+    or nothing: where a warm or usable cache would have saved the compile's time."""
+    missed = sorted({c.cache for c in entry.cache if c.outcome == "miss"})
+    bypassed = next((c for c in entry.cache if c.outcome == "bypass"), None)
+    said = ""
+    if missed:
+        plural = "s" if len(missed) > 1 else ""
+        said += f"; its {' and '.join(missed)} cache{plural} missed"
+    if bypassed is not None:
+        why = f": {_cut(bypassed.reason)}" if bypassed.reason and bypassed.reason.strip() else ""
+        said += f"; its {bypassed.cache} cache was bypassed{why}"
+    return said
 
 
 def _fix(fix: Fix) -> str:
@@ -115,7 +202,12 @@ def _cut(text: str) -> str:
 
 
 #: What each kind's line starts with (`first_answers`' texts): how a diff names it.
-_KIND_WORDS = {"failure": "first failure", "graph_break": "most frequent graph break", "recompile": "first recompile"}
+_KIND_WORDS = {
+    "failure": "first failure",
+    "graph_break": "most frequent graph break",
+    "recompile": "first recompile",
+    "slow_compile": "most compile time",
+}
 
 
 def answer_changes(
@@ -127,9 +219,10 @@ def answer_changes(
     lines = []
     where = [f"on {side}" if side.startswith("rank ") else f"in {side}" for side in sides]
     for kind, word in _KIND_WORDS.items():
-        said = [next((x.text for x in side if x.kind == kind), None) for side in (a, b)]
-        if said[0] == said[1]:
+        both = [next((x for x in side if x.kind == kind), None) for side in (a, b)]
+        if _alike(both[0], both[1]):
             continue
+        said = [x.text if x is not None else None for x in both]
         rest = [text[len(word) :] if text is not None and text.startswith(word) else f": {text}" for text in said]
         if said[0] is None or said[1] is None:
             one = 0 if said[1] is None else 1
@@ -137,3 +230,13 @@ def answer_changes(
         else:
             lines.append(f"{word} differs: {where[0]}{rest[0]}; {where[1]}{rest[1]}")
     return lines
+
+
+def _alike(a: FirstAnswer | None, b: FirstAnswer | None) -> bool:
+    """Two runs say the same answer: the same line, or for the slowest compile the same compile
+    with times within ALIKE_RATIO of each other (no two runs' times are equal)."""
+    if a is None or b is None or a.text == b.text:
+        return a is b or (a is not None and b is not None)
+    if a.kind != "slow_compile" or a.compile_id != b.compile_id or not a.seconds or not b.seconds:
+        return False
+    return max(a.seconds, b.seconds) <= ALIKE_RATIO * min(a.seconds, b.seconds)

@@ -1,6 +1,8 @@
 """A job's first answers, all ranks first: each rank's first failure, most frequent graph break
 and first recompile (compiles.json `first_answers`), the ranks that say the same line said once,
-with their ranks: ranks.json's `first_answers`.
+with their ranks: ranks.json's `first_answers`. A rank's slowest compile is not folded (its time
+differs from rank to rank: every rank would be a line of its own); the job's `stragglers` say
+which ranks compiled slowest and why.
 
 At a thousand ranks a failure every rank met is one line `ranks 0-999: first failure: …`, and a
 rank that failed alone stands out beside it; decided here once, for `tlscope JOB`, `summary JOB`,
@@ -15,7 +17,7 @@ from collections.abc import Iterable
 import msgspec
 
 from tlscope.analyse.ranks.words import who
-from tlscope.format.compiles import FIRST_ANSWER_KINDS, FirstAnswer
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, JOB_ANSWER_KINDS, FirstAnswer
 
 #: Lines kept a kind: the most ranks' first; the rest are counted (`more`).
 SHOWN = 5
@@ -52,7 +54,7 @@ class AnswersFold:
 
     def __init__(self) -> None:
         #: kind -> (compile id, text) -> the ranks saying it.
-        self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {k: {} for k in FIRST_ANSWER_KINDS}
+        self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {k: {} for k in JOB_ANSWER_KINDS}
         self.ranks = 0
         self.unkept = 0
 

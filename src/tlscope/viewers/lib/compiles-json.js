@@ -521,6 +521,7 @@
  * @property {string} kind
  * @property {string | null} [compile_id]
  * @property {string} text
+ * @property {number | null} [seconds]
  */
 
 export {};

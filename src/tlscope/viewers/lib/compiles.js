@@ -493,8 +493,11 @@ export function readSettings(data, rank = null) {
   return { firstCompile: text(found.first_compile), groups, sentence: found.sentence, rank };
 }
 
-/** The kinds of compiles.json's `first_answers` (format 1.41), in the order a run says them. */
-export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile'];
+/**
+ * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43), in the
+ * order a run says them.
+ */
+export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile', 'slow_compile'];
 
 /**
  * One of the run's first answers (compiles.json `first_answers`, format 1.41), as tlscope decided
@@ -504,6 +507,7 @@ export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile'];
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
+ * @property {number | null} seconds `slow_compile`'s compile time (format 1.43), else null
  * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
  *   those that say it, in ranks.json's `first_answers`), else null
  * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
@@ -530,7 +534,8 @@ export function readFirstAnswers(data, rank = null) {
  */
 export function firstAnswerOf(a, rank) {
   if (!isObject(a) || typeof a.kind !== 'string' || !FIRST_ANSWER_KINDS.includes(a.kind) || typeof a.text !== 'string') return null;
-  return { kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank };
+  const seconds = typeof a.seconds === 'number' && Number.isFinite(a.seconds) ? a.seconds : null;
+  return { kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, seconds, rank };
 }
 
 /**

@@ -518,4 +518,5 @@ export type FirstAnswer = {
     kind: string;
     compile_id?: string | null | undefined;
     text: string;
+    seconds?: number | null | undefined;
 };

@@ -153,6 +153,7 @@ export function readSettings(data: unknown, rank?: number | null): SettingsView 
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
+ * @property {number | null} seconds `slow_compile`'s compile time (format 1.43), else null
  * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
  *   those that say it, in ranks.json's `first_answers`), else null
  * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
@@ -245,7 +246,10 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
-/** The kinds of compiles.json's `first_answers` (format 1.41), in the order a run says them. */
+/**
+ * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43), in the
+ * order a run says them.
+ */
 export const FIRST_ANSWER_KINDS: string[];
 export type JsonObject = import("./format.js").JsonObject;
 export type CompileEntry = import("./compiles-json.js").CompileEntry;
@@ -362,6 +366,10 @@ export type FirstAnswerView = {
     kind: string;
     compileId: string | null;
     text: string;
+    /**
+     * `slow_compile`'s compile time (format 1.43), else null
+     */
+    seconds: number | null;
     /**
      * the rank whose log says it (a multi-rank job; the lowest of
      * those that say it, in ranks.json's `first_answers`), else null
