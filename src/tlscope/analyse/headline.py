@@ -34,10 +34,6 @@ CUT = 400
 #: A compile is a first answer (`slow_compile`) when it took at least this long: a second is
 #: long for one compile (Dynamo alone takes tens of milliseconds, Inductor's CPU kernels seconds).
 SLOW_S = 1.0
-#: Two runs' slowest compiles are said alike by a diff when they are the same compile and the
-#: longer took at most this many times the shorter (a run's compile times vary by a few tens of
-#: per cent from one run to the next; a warm cache or a new setting changes them far more).
-ALIKE_RATIO = 1.5
 
 
 class CompileTime(NamedTuple):
@@ -119,8 +115,7 @@ def first_answers(
     seconds = _seconds(timed.slowest) if timed is not None else None
     if timed is not None and seconds is not None and seconds >= SLOW_S:
         text = f"most compile time: {_compile(timed.slowest)} took {_slow_text(timed, seconds)}"
-        cid, seconds = timed.slowest.id, round(seconds, 6)
-        found.append(FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=seconds))
+        found.append(FirstAnswer(kind="slow_compile", compile_id=timed.slowest.id, text=text))
     return found
 
 
@@ -201,13 +196,10 @@ def _cut(text: str) -> str:
     return first if len(first) <= CUT else first[: CUT - 1] + "…"
 
 
-#: What each kind's line starts with (`first_answers`' texts): how a diff names it.
-_KIND_WORDS = {
-    "failure": "first failure",
-    "graph_break": "most frequent graph break",
-    "recompile": "first recompile",
-    "slow_compile": "most compile time",
-}
+#: What each kind's line starts with (`first_answers`' texts): how a diff names it. Not the
+#: slowest compile: no two runs take the same time, and a diff compares the runs' compile times
+#: compile by compile in its own section (time_diff.py).
+_KIND_WORDS = {"failure": "first failure", "graph_break": "most frequent graph break", "recompile": "first recompile"}
 
 
 def answer_changes(
@@ -219,10 +211,9 @@ def answer_changes(
     lines = []
     where = [f"on {side}" if side.startswith("rank ") else f"in {side}" for side in sides]
     for kind, word in _KIND_WORDS.items():
-        both = [next((x for x in side if x.kind == kind), None) for side in (a, b)]
-        if _alike(both[0], both[1]):
+        said = [next((x.text for x in side if x.kind == kind), None) for side in (a, b)]
+        if said[0] == said[1]:
             continue
-        said = [x.text if x is not None else None for x in both]
         rest = [text[len(word) :] if text is not None and text.startswith(word) else f": {text}" for text in said]
         if said[0] is None or said[1] is None:
             one = 0 if said[1] is None else 1
@@ -230,13 +221,3 @@ def answer_changes(
         else:
             lines.append(f"{word} differs: {where[0]}{rest[0]}; {where[1]}{rest[1]}")
     return lines
-
-
-def _alike(a: FirstAnswer | None, b: FirstAnswer | None) -> bool:
-    """Two runs say the same answer: the same line, or for the slowest compile the same compile
-    with times within ALIKE_RATIO of each other (no two runs' times are equal)."""
-    if a is None or b is None or a.text == b.text:
-        return a is b or (a is not None and b is not None)
-    if a.kind != "slow_compile" or a.compile_id != b.compile_id or not a.seconds or not b.seconds:
-        return False
-    return max(a.seconds, b.seconds) <= ALIKE_RATIO * min(a.seconds, b.seconds)

@@ -813,7 +813,7 @@ FIRST_ANSWER_KINDS: dict[str, str] = {
 JOB_ANSWER_KINDS = ("failure", "graph_break", "recompile")
 
 
-class FirstAnswer(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FirstAnswer(msgspec.Struct, kw_only=True):
     """One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
     under its counts, and the compile it is about. Since 1.41."""
 
@@ -824,9 +824,6 @@ class FirstAnswer(msgspec.Struct, kw_only=True, omit_defaults=True):
     compile_id: str | None = None
     #: The whole line, e.g. `first failure: [0/0] fn failed at a.py:17 (`x.item()`): Unsupported: …`.
     text: str
-    #: `slow_compile`'s compile time in seconds, which a diff compares; absent for the other
-    #: kinds. Since 1.43.
-    seconds: float | None = None
 
 
 class CompilesFile(msgspec.Struct, kw_only=True):

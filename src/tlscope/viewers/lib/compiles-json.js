@@ -521,7 +521,6 @@
  * @property {string} kind
  * @property {string | null} [compile_id]
  * @property {string} text
- * @property {number | null} [seconds]
  */
 
 export {};

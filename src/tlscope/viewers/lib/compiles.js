@@ -507,7 +507,6 @@ export const FIRST_ANSWER_KINDS = ['failure', 'graph_break', 'recompile', 'slow_
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
- * @property {number | null} seconds `slow_compile`'s compile time (format 1.43), else null
  * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
  *   those that say it, in ranks.json's `first_answers`), else null
  * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
@@ -534,8 +533,7 @@ export function readFirstAnswers(data, rank = null) {
  */
 export function firstAnswerOf(a, rank) {
   if (!isObject(a) || typeof a.kind !== 'string' || !FIRST_ANSWER_KINDS.includes(a.kind) || typeof a.text !== 'string') return null;
-  const seconds = typeof a.seconds === 'number' && Number.isFinite(a.seconds) ? a.seconds : null;
-  return { kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, seconds, rank };
+  return { kind: a.kind, compileId: typeof a.compile_id === 'string' ? a.compile_id : null, text: a.text, rank };
 }
 
 /**

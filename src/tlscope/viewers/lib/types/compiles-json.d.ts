@@ -518,5 +518,4 @@ export type FirstAnswer = {
     kind: string;
     compile_id?: string | null | undefined;
     text: string;
-    seconds?: number | null | undefined;
 };

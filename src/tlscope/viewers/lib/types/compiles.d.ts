@@ -153,7 +153,6 @@ export function readSettings(data: unknown, rank?: number | null): SettingsView 
  * @property {string} kind one of FIRST_ANSWER_KINDS
  * @property {string | null} compileId
  * @property {string} text
- * @property {number | null} seconds `slow_compile`'s compile time (format 1.43), else null
  * @property {number | null} rank the rank whose log says it (a multi-rank job; the lowest of
  *   those that say it, in ranks.json's `first_answers`), else null
  * @property {string | null} [who] the ranks that say it in words (`every rank`, `ranks 0-6`), in a job
@@ -366,10 +365,6 @@ export type FirstAnswerView = {
     kind: string;
     compileId: string | null;
     text: string;
-    /**
-     * `slow_compile`'s compile time (format 1.43), else null
-     */
-    seconds: number | null;
     /**
      * the rank whose log says it (a multi-rank job; the lowest of
      * those that say it, in ranks.json's `first_answers`), else null
