@@ -11,6 +11,7 @@ from tlscope.analyse.ranks.divergence import (
     RankGroup,
     RankLine,
 )
+from tlscope.analyse.ranks.graph_divergence import GraphMismatch
 from tlscope.analyse.ranks.job_answers import JobAnswer, JobAnswers
 from tlscope.analyse.ranks.job_diff import JobSide, job_diff
 from tlscope.analyse.ranks.stragglers import Straggler, Stragglers
@@ -50,6 +51,10 @@ def test_one_side_a_single_trace_and_neither_a_job() -> None:
 def _mismatch(cid: str, what: str) -> CollectiveMismatch:
     groups = [CollectiveGroup(ranks=[0], collectives=[what]), CollectiveGroup(ranks=[1])]
     return CollectiveMismatch(id=cid, groups=groups, at=0, sentence=f"{cid}: ranks call different collectives: {what}")
+
+
+def _graphs(sentence: str) -> GraphMismatch:
+    return GraphMismatch(id=sentence.split(" ", 1)[0], kind="graph", groups=[], sentence=sentence)
 
 
 def _diverging(collectives: list[CollectiveMismatch], groups: list[str]) -> JobView:
@@ -108,3 +113,39 @@ def test_a_failure_that_went_away_or_moved_to_other_ranks_is_said_first() -> Non
     ]
     same = job_diff(answered(("failure", [3])), answered(("failure", [3])), (0, 0))
     assert same is not None and not same.differs
+
+
+def test_a_run_that_numbers_its_compiles_otherwise_says_the_same_divergence() -> None:
+    """Run B compiled one more function first, so each later compile id is one higher: the same
+    desync of the same functions, said under other ids, is alike (items matched with their compile
+    ids masked, not their shapes); a second such item only one side has is still said."""
+    graph = "{} forward (_ranks.py:40): ranks traced different graphs: input L_x_ is f32[8, 32] on rank 0, "
+    graph += "f32[9, 32] on rank 1"
+    group = "rank 3: 1 compile no other rank has ({} <lambda> (_ranks.py:85))"
+    a = _diverging([_mismatch("[0/0]", "all_reduce f32[8]")], [group.format("[7/0]"), "rank 1: lacks [7/0]"])
+    b = _diverging([_mismatch("[1/0]", "all_reduce f32[8]")], [group.format("[8/0]"), "rank 1: lacks [8/0]"])
+    a.divergence.graphs, b.divergence.graphs = [_graphs(graph.format("[4/0]"))], [_graphs(graph.format("[5/0]"))]
+    found = job_diff(a, b, (0, 0))
+    assert found is not None and not found.differs
+    assert found.lines[1] == "  the ranks' divergence, item by item, and stragglers are alike in A and B"
+    # Two items alike but for their ids in B, one in A: one only in B.
+    b.divergence.graphs.append(_graphs(graph.format("[6/0]")))
+    found = job_diff(a, b, (0, 0))
+    assert found is not None and found.differs
+    assert found.lines[1:3] == [
+        "  compile ids whose graphs or code differ between ranks: 1 in A, 2 in B (1 only in B)",
+        f"    the first only in B: {graph.format('[6/0]')}",
+    ]
+    # A shape is not a compile id: another shape is another divergence.
+    b.divergence.graphs = [_graphs(graph.format("[5/0]").replace("f32[9, 32]", "f32[10, 32]"))]
+    found = job_diff(a, b, (0, 0))
+    assert found is not None and found.differs
+
+
+def test_first_answers_under_other_compile_ids_are_alike() -> None:
+    view_a, view_b = _diverging([], []), _diverging([], [])
+    for view, cid in ((view_a, "[0/0]"), (view_b, "[2/0]")):
+        text = f"first failure: {cid} fn failed at a.py:3: Unsupported: x"
+        view.first_answers = JobAnswers(lines=[JobAnswer(kind="failure", text=text, ranks=[0, 1], who="every rank")])
+    found = job_diff(view_a, view_b, (0, 0))
+    assert found is not None and not found.differs

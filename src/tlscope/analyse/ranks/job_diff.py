@@ -10,13 +10,16 @@ those answers, it does not fold again.
 
 from __future__ import annotations
 
+import re
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
 import msgspec
 
 from tlscope.analyse.ranks.divergence import SAID, Divergence, JobView, with_job
+from tlscope.analyse.ranks.job_answers import JobAnswer
 from tlscope.analyse.ranks.words import who
 
 
@@ -42,6 +45,31 @@ class JobDiff(msgspec.Struct, kw_only=True):
     b: JobSide
     differs: bool
     lines: list[str]
+
+
+#: A compile id as the sentences say it (`[4/0]`, `[0/0_1]`, `[-/-]`; not a shape, `f32[8, 32]`).
+_CID = re.compile(r"\[(?:\d+|-)/(?:\d+|-)(?:_\d+)*\]")
+
+
+def matching_key(sentence: str) -> str:
+    """What two runs' sentences are matched by: the sentence with its compile ids masked. A run
+    that compiled one more function first numbers every later compile one higher, and says the
+    same divergence of the same functions (named beside their ids: `[4/0] forward (_ranks.py:40)`)
+    under other ids: it is not a new one."""
+    return _CID.sub("[…]", sentence)
+
+
+def unmatched(mine: Sequence[str], theirs: Sequence[str]) -> list[str]:
+    """`mine` less those `theirs` says too, by `matching_key`, each of theirs matching once."""
+    left = Counter(matching_key(s) for s in theirs)
+    found = []
+    for sentence in mine:
+        key = matching_key(sentence)
+        if left[key]:
+            left[key] -= 1
+        else:
+            found.append(sentence)
+    return found
 
 
 #: What each divergence list's items are, in words, for the counts (the lists said in `SAID`'s
@@ -109,10 +137,10 @@ class _Both(NamedTuple):
 
     def compared(self, attribute: str) -> tuple[list[str], list[str], list[str], list[str]]:
         """One list's sentences on each side, and those only one side says (an item is the same
-        divergence in both runs when its sentence is: it names the ranks, compile ids, functions
-        and lines, not times or folders)."""
+        divergence in both runs when its sentence is but for its compile ids, `matching_key`: it
+        names the ranks, functions and lines, not times or folders)."""
         said_a, said_b = ([item.sentence for item in _items(d, attribute)] for d in (self.a, self.b))
-        return said_a, said_b, [s for s in said_a if s not in said_b], [s for s in said_b if s not in said_a]
+        return said_a, said_b, unmatched(said_a, said_b), unmatched(said_b, said_a)
 
     def apart(self, said: tuple[list[str], list[str], list[str], list[str]]) -> list[str]:
         """The first sentence only each side says: `the first in B` when A says nothing of the
@@ -169,10 +197,12 @@ def _lists(both: _Both) -> list[str]:
 
 def _answers(a: JobView, b: JobView) -> list[str]:
     """The ranks' first answers (ranks.json's, format 1.42) one side says and the other not, or
-    says of other ranks: a failure that appeared or went away, first (what a user looks for)."""
-    said = [
-        {(line.kind, line.text): line for line in (v.first_answers.lines if v.first_answers else [])} for v in (a, b)
-    ]
+    says of other ranks: a failure that appeared or went away, first (what a user looks for);
+    matched as the divergence's items are, compile ids masked."""
+    said: list[dict[tuple[str, str], JobAnswer]] = [{}, {}]
+    for mine, view in zip(said, (a, b), strict=True):
+        for line in view.first_answers.lines if view.first_answers else []:
+            mine.setdefault((line.kind, matching_key(line.text)), line)
     lines: list[str] = []
     for side, (mine, theirs) in (("A", said), ("B", said[::-1])):
         for key, line in mine.items():
