@@ -575,6 +575,16 @@ def test_the_format_143_addition_is_forgiven() -> None:
         identity.without_143_additions(rel, overview % said)
         == b'{\n  "ranks": [\n    {\n      "first_answers": []\n    }\n  ]\n}\n'
     )
+    job = b'{\n  "format_minor": %d,\n  "first_answers": {\n    "lines": [%s\n    ],\n    "more": 0\n  }\n}\n'
+    job = job.replace(b'"format_minor"', b'"format": "tlscope",\n  "format_version": 1,\n  "format_minor"')
+    line = (
+        b'\n      {\n        "kind": "%s",\n        "text": "t",\n        "ranks": [\n          0\n        ]\n      }'
+    )
+    brk, slow_line = line % b"graph_break", line % b"slow_compile"
+    assert identity.without_143_additions("ranks.json", job % (43, brk + b"," + slow_line)) == job % (42, brk)
+    assert identity.without_143_additions("ranks.json", job % (43, slow_line)) == (job % (42, b"")).replace(
+        b"[\n    ]", b"[]"
+    )
     page = b'<p>x</p>\n<ul id="first-answers">\n%s</ul>\n<p id="cache-times">y</p>\n'
     line = b"<li>most compile time: [0/0] f took 2.00 s</li>\n"
     assert identity.without_143_additions("index.html", page % (b"<li>first failure: x</li>\n" + line)) == page % (

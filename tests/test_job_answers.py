@@ -45,6 +45,30 @@ def test_each_line_once_with_its_ranks_the_most_ranks_first() -> None:
     assert answer_lines(found)[2] == f"every rank: {brk.text}"
 
 
+def _slow(cid: str, fn: str, seconds: float, phase: str | None = "code_gen") -> FirstAnswer:
+    text = f"most compile time: {cid} {fn} took {seconds:.2f} s of 99.00 s in 3 compiles (50 %)"
+    return FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=seconds, phase=phase)
+
+
+def test_the_slowest_compiles_folded_by_compile_and_phase_with_their_range() -> None:
+    """Each rank's slowest compile took its own time: ranks whose slowest is the same compile,
+    its time gone to the same phase, are one line with the range and median of their seconds; a
+    line not as tlscope writes it (no ` took `, no seconds) is not folded."""
+    fold = AnswersFold()
+    for rank, seconds in enumerate([30.0, 31.5, 59.3, 29.0]):
+        fold.add(rank, [_slow("[4/0]", "forward", seconds)])
+    fold.add(4, [_slow("[4/0]", "forward", 12.0, phase="compile_file")])
+    fold.add(5, [_slow("[7/0]", "<lambda>", 5.1, phase=None)])
+    fold.add(6, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: odd", seconds=1.0)])
+    fold.add(7, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: [0/0] f took 2 s")])
+    found = fold.result()
+    assert [(line.text, line.who) for line in found.lines] == [
+        ("most compile time: [4/0] forward took 29.00 to 59.30 s a rank (median 30.75 s), in code_gen", "ranks 0-3"),
+        ("most compile time: [4/0] forward took 12.00 s, in compile_file", "rank 4"),
+        ("most compile time: [7/0] <lambda> took 5.10 s", "rank 5"),
+    ]
+
+
 def test_lines_beyond_the_bounds_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     """SHOWN lines a kind, the rest counted; past KEPT distinct lines a kind, a new line is only
     counted (a thousand ranks each failing its own way keep the parent's memory bounded)."""
@@ -66,18 +90,22 @@ def test_the_job_says_its_ranks_answers(tmp_path: Path, capsys: pytest.CaptureFi
     printed = capsys.readouterr().out.splitlines()
     data = json.loads((out / "ranks.json").read_text())["first_answers"]
     mine = [json.loads((out / f"rank_{r}" / "compiles.json").read_text())["first_answers"] for r in (0, 1)]
-    # Each rank's slowest compile took its own time: not folded (the stragglers say slow ranks).
-    slow = [[a for a in answers if a["kind"] == "slow_compile"] for answers in mine]
-    assert all(len(s) == 1 for s in slow) and slow[0][0]["text"] != slow[1][0]["text"]
+    # Each rank's slowest compile took its own time: one line, said with both ranks' seconds.
+    slow = [next(a for a in answers if a["kind"] == "slow_compile") for answers in mine]
+    assert slow[0]["text"] != slow[1]["text"] and slow[0]["compile_id"] == slow[1]["compile_id"]
+    low, high = sorted(a["seconds"] for a in slow)
+    cid, phase = slow[0]["compile_id"], slow[0]["phase"]
+    folded = f"most compile time: {cid} forward took {low:.2f} to {high:.2f} s a rank, in {phase}"
     mine = [[a for a in answers if a["kind"] != "slow_compile"] for answers in mine]
     assert mine[0] == mine[1] and mine[0]
-    assert data["lines"] == [{**a, "ranks": [0, 1], "who": "every rank"} for a in mine[0]]
+    said = [*mine[0], {"kind": "slow_compile", "compile_id": cid, "text": folded}]
+    assert data["lines"] == [{**a, "ranks": [0, 1], "who": "every rank"} for a in said]
     at = printed.index("First answers, all ranks:")
-    assert printed[at + 1 : at + 1 + len(mine[0])] == [f"  every rank: {a['text']}" for a in mine[0]]
+    assert printed[at + 1 : at + 1 + len(said)] == [f"  every rank: {a['text']}" for a in said]
     # The landing page lists them too (escaped: log text).
     page = (out / "index.html").read_text()
     listed = re.findall(r"<li>(.*?)</li>", page.split('<ul id="rank-first-answers">', 1)[1].split("</ul>", 1)[0])
-    assert [html.unescape(item) for item in listed] == [f"every rank: {a['text']}" for a in mine[0]]
+    assert [html.unescape(item) for item in listed] == [f"every rank: {a['text']}" for a in said]
     assert main(["summary", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rank_answers"] == data
     # tlscope.load's job says them too, read from ranks.json and folded again without it.

@@ -485,6 +485,9 @@ _SLOW_ANSWER = re.compile(rb',?\n\{"kind":"slow_compile",[^\n]*\}(?=\n\]\}\n\Z)'
 #: The same in a rank overview of multi_rank_summary.json (pretty-printed), the last of its list.
 _SLOW_OVERVIEW = re.compile(rb',?\n +\{\n +"kind": "slow_compile",\n(?: +"[a-z_]+": [^\n]*\n)+? +\}(?=\n +\])')
 _EMPTIED = re.compile(rb'"first_answers": \[\n +\]')
+#: ranks.json's `first_answers` lines of that kind (pretty-printed, each ends a line of 6 spaces).
+_SLOW_JOB_LINE = re.compile(rb',?\n      \{\n        "kind": "slow_compile",\n.*?\n      \}', re.S)
+_NO_JOB_LINES = re.compile(rb'"lines": \[\n    \]')
 #: The report's index line of it (its Compiles section's list), and the list when it was alone.
 _SLOW_ITEM = re.compile(rb"<li>most compile time: [^\n]*</li>\n")
 _NO_ITEMS = b'<ul id="first-answers">\n</ul>\n'
@@ -494,11 +497,14 @@ _SLOW_LINE = re.compile(rb"(?m)^  most compile time: [^\n]*\n")
 
 def without_143_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.42 wrote it: 1.43 added the first answer `slow_compile` (the slowest
-    compile, where its time went), forgiven whatever it says: in compiles.json, each rank's
-    overview in multi_rank_summary.json and the report's index (the run's stdout: `_stdout_same`)."""
+    compile, where its time went), forgiven whatever it says: in compiles.json, ranks.json's lines
+    of it, each rank's overview in multi_rank_summary.json and the report's index (the run's
+    stdout: `_stdout_same`)."""
     name, data = _minor_back(rel, data, 43)
     if name == "compiles.json":
         return _SLOW_ANSWER.sub(b"", data, count=1)
+    if name == "ranks.json":
+        return _NO_JOB_LINES.sub(b'"lines": []', _SLOW_JOB_LINE.sub(b"", data))
     base = rel.rsplit("/", 1)[-1]
     if base == "multi_rank_summary.json":
         return _EMPTIED.sub(b'"first_answers": []', _SLOW_OVERVIEW.sub(b"", data))

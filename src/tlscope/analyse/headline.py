@@ -34,6 +34,8 @@ CUT = 400
 #: A compile is a first answer (`slow_compile`) when it took at least this long: a second is
 #: long for one compile (Dynamo alone takes tens of milliseconds, Inductor's CPU kernels seconds).
 SLOW_S = 1.0
+#: How a `slow_compile` line starts, before the compile (`[0/0] fn`) and ` took `.
+SLOW_WORDS = "most compile time:"
 
 
 class CompileTime(NamedTuple):
@@ -114,9 +116,22 @@ def first_answers(
         found.append(FirstAnswer(kind="recompile", compile_id=recompiled.id, text=text))
     seconds = _seconds(timed.slowest) if timed is not None else None
     if timed is not None and seconds is not None and seconds >= SLOW_S:
-        text = f"most compile time: {_compile(timed.slowest)} took {_slow_text(timed, seconds)}"
-        found.append(FirstAnswer(kind="slow_compile", compile_id=timed.slowest.id, text=text))
+        went = where_it_went([(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005])
+        phase = went[0].split(" ", 1)[0] if went else None
+        text = f"{SLOW_WORDS} {_compile(timed.slowest)} took {_slow_text(timed, seconds, went)}"
+        cid = timed.slowest.id
+        found.append(
+            FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
+        )
     return found
+
+
+def slow_label(answer: FirstAnswer) -> str | None:
+    """The compile a `slow_compile` line names (`[4/0] forward`), as its text says it before
+    ` took ` (a compiled function's name has no space); None for a text not written so."""
+    head = f"{SLOW_WORDS} "
+    end = answer.text.find(" took ", len(head))
+    return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
 
 
 def _seconds(entry: CompileEntry) -> float | None:
@@ -131,7 +146,7 @@ def _backward_s(entry: CompileEntry) -> float:
     return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics")
 
 
-def _slow_text(timed: CompileTime, seconds: float) -> str:
+def _slow_text(timed: CompileTime, seconds: float, went: list[str]) -> str:
     """`38.23 s of 64.10 s in 15 compiles (60 %), in compile_file (27.90 s of backend_compile's
     37.97 s), compiling generated C++; its fx_graph cache missed`: the compile's time against the
     run's, where it went (phase_words' chain), the caches it missed or that were bypassed."""
@@ -142,8 +157,6 @@ def _slow_text(timed: CompileTime, seconds: float) -> str:
         said += f" of {timed.total_s:.2f} s in {timed.compiles} compiles ({share} %)"
     else:
         said += ", the run's only timed compile"
-    own = phase_seconds(timed.slowest)
-    went = where_it_went([(n, s) for n, s in own.items() if s >= 0.005])
     if went:
         name = went[0].split(" ", 1)[0]
         said += f", in {went[0]}" + (f", {PHASES[name]}" if name in PHASES else "")

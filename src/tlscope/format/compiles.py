@@ -808,12 +808,9 @@ FIRST_ANSWER_KINDS: dict[str, str] = {
     "slow_compile": "the compile that took longest, when it took a second or more: its time against the "
     "run's, the phase it went to, a cache it missed (since 1.43)",
 }
-#: The kinds a job's ranks.json `first_answers` folds across ranks: a compile's time differs from
-#: rank to rank, and a job says its slow ranks in `stragglers`.
-JOB_ANSWER_KINDS = ("failure", "graph_break", "recompile")
 
 
-class FirstAnswer(msgspec.Struct, kw_only=True):
+class FirstAnswer(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
     under its counts, and the compile it is about. Since 1.41."""
 
@@ -824,6 +821,11 @@ class FirstAnswer(msgspec.Struct, kw_only=True):
     compile_id: str | None = None
     #: The whole line, e.g. `first failure: [0/0] fn failed at a.py:17 (`x.item()`): Unsupported: …`.
     text: str
+    #: `slow_compile`'s compile time in seconds and the phase its time went to (the one its text
+    #: names; null when no phase was timed), which a job folds across ranks; absent for the
+    #: other kinds. Since 1.43.
+    seconds: float | None = None
+    phase: str | None = None
 
 
 class CompilesFile(msgspec.Struct, kw_only=True):

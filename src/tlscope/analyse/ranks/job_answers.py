@@ -1,8 +1,9 @@
 """A job's first answers, all ranks first: each rank's first failure, most frequent graph break
 and first recompile (compiles.json `first_answers`), the ranks that say the same line said once,
-with their ranks: ranks.json's `first_answers`. A rank's slowest compile is not folded (its time
-differs from rank to rank: every rank would be a line of its own); the job's `stragglers` say
-which ranks compiled slowest and why.
+with their ranks: ranks.json's `first_answers`. A rank's slowest compile took its own time, so
+its line is folded by the compile it names and the phase its time went to, and said with the
+ranks' range of seconds: `every rank: most compile time: [4/0] forward took 25.12 to 59.30 s a rank
+(median 29.20 s), in code_gen` (the job's `stragglers` say which ranks are slow beside it).
 
 At a thousand ranks a failure every rank met is one line `ranks 0-999: first failure: …`, and a
 rank that failed alone stands out beside it; decided here once, for `tlscope JOB`, `summary JOB`,
@@ -11,13 +12,15 @@ the landing page and the explorer alike.
 
 from __future__ import annotations
 
+import statistics
 from array import array
 from collections.abc import Iterable
 
 import msgspec
 
+from tlscope.analyse.headline import SLOW_WORDS, slow_label
 from tlscope.analyse.ranks.words import who
-from tlscope.format.compiles import FIRST_ANSWER_KINDS, JOB_ANSWER_KINDS, FirstAnswer
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, FirstAnswer
 
 #: Lines kept a kind: the most ranks' first; the rest are counted (`more`).
 SHOWN = 5
@@ -54,13 +57,21 @@ class AnswersFold:
 
     def __init__(self) -> None:
         #: kind -> (compile id, text) -> the ranks saying it.
-        self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {k: {} for k in JOB_ANSWER_KINDS}
+        self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {
+            k: {} for k in FIRST_ANSWER_KINDS if k != "slow_compile"
+        }
+        #: The slowest compiles: (compile id, the compile as the line names it, phase) -> the
+        #: ranks and each one's seconds.
+        self.slow: dict[tuple[str | None, str, str | None], tuple[array[int], array[float]]] = {}
         self.ranks = 0
         self.unkept = 0
 
     def add(self, rank: int, answers: Iterable[FirstAnswer]) -> None:
         self.ranks += 1
         for answer in answers:
+            if answer.kind == "slow_compile":
+                self._add_slow(rank, answer)
+                continue
             lines = self.said.get(answer.kind)
             if lines is None:
                 continue
@@ -73,6 +84,20 @@ class AnswersFold:
                 ranks = lines[key] = array("q")
             ranks.append(rank)
 
+    def _add_slow(self, rank: int, answer: FirstAnswer) -> None:
+        label = slow_label(answer)
+        if label is None or answer.seconds is None:
+            return  # not as tlscope writes it: no compile or time to fold by
+        key = (answer.compile_id, label, answer.phase)
+        found = self.slow.get(key)
+        if found is None:
+            if len(self.slow) >= KEPT:
+                self.unkept += 1
+                return
+            found = self.slow[key] = (array("q"), array("d"))
+        found[0].append(rank)
+        found[1].append(answer.seconds)
+
     def result(self) -> JobAnswers:
         found = JobAnswers(more=self.unkept)
         for kind, lines in self.said.items():
@@ -81,10 +106,28 @@ class AnswersFold:
                 mine = sorted(ranks)
                 found.lines.append(JobAnswer(kind=kind, compile_id=cid, text=text, ranks=mine, who=self._who(mine)))
             found.more += max(0, len(ordered) - SHOWN)
+        slow = sorted(self.slow.items(), key=lambda item: (-len(item[1][0]), min(item[1][0])))
+        for (cid, label, phase), (ranks, seconds) in slow[:SHOWN]:
+            mine = sorted(ranks)
+            text = _slow_text(label, phase, seconds)
+            found.lines.append(
+                JobAnswer(kind="slow_compile", compile_id=cid, text=text, ranks=mine, who=self._who(mine))
+            )
+        found.more += max(0, len(slow) - SHOWN)
         return found
 
     def _who(self, ranks: list[int]) -> str:
         return "every rank" if len(ranks) == self.ranks and self.ranks > 1 else who(ranks)
+
+
+def _slow_text(label: str, phase: str | None, seconds: array[float]) -> str:
+    """`most compile time: [4/0] forward took 25.12 to 59.30 s a rank (median 29.20 s), in code_gen`;
+    `took 5.10 s` said by one rank, or by ranks that took the same."""
+    low, high = min(seconds), max(seconds)
+    took = f"{low:.2f} s" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f} s a rank"
+    if len(seconds) > 2 and took.endswith("a rank"):
+        took += f" (median {statistics.median(seconds):.2f} s)"
+    return f"{SLOW_WORDS} {label} took {took}" + (f", in {phase}" if phase else "")
 
 
 def read_job_answers(found: JobAnswers) -> JobAnswers:

@@ -198,11 +198,13 @@ def _lists(both: _Both) -> list[str]:
 def _answers(a: JobView, b: JobView) -> list[str]:
     """The ranks' first answers (ranks.json's, format 1.42) one side says and the other not, or
     says of other ranks: a failure that appeared or went away, first (what a user looks for);
-    matched as the divergence's items are, compile ids masked."""
+    matched as the divergence's items are, compile ids masked. Not the slowest compiles: no two
+    runs take the same time (`_times` compares the ranks' compile time, informative)."""
     said: list[dict[tuple[str, str], JobAnswer]] = [{}, {}]
     for mine, view in zip(said, (a, b), strict=True):
         for line in view.first_answers.lines if view.first_answers else []:
-            mine.setdefault((line.kind, matching_key(line.text)), line)
+            if line.kind != "slow_compile":
+                mine.setdefault((line.kind, matching_key(line.text)), line)
     lines: list[str] = []
     for side, (mine, theirs) in (("A", said), ("B", said[::-1])):
         for key, line in mine.items():

@@ -521,6 +521,8 @@
  * @property {string} kind
  * @property {string | null} [compile_id]
  * @property {string} text
+ * @property {number | null} [seconds]
+ * @property {string | null} [phase]
  */
 
 export {};

@@ -518,4 +518,6 @@ export type FirstAnswer = {
     kind: string;
     compile_id?: string | null | undefined;
     text: string;
+    seconds?: number | null | undefined;
+    phase?: string | null | undefined;
 };
