@@ -217,6 +217,9 @@ def test_divergence_marked(browser: Any, site: ExplorerSite, folders: dict[str, 
         page.locator("#divergence .dv-group").all_text_contents() == sentences
         and page.locator("#divergence").is_visible()
     )
+    # The note under the groups is a line of its own: the next list's title starts below it.
+    note, title = (page.locator(f"#divergence {s}").bounding_box() for s in (".dv-note", "strong >> nth=1"))
+    assert note is not None and title is not None and title["y"] >= note["y"] + note["height"]
     for cid in divergent:
         on = sorted(r for r, ids in by_rank.items() if cid in ids)
         marker = page.locator(f"#cids [data-cid='{cid}'] .cid-only")
