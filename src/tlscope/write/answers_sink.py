@@ -150,6 +150,15 @@ class _Gathered:
         self.spool: IO[bytes] | None = None
         self.spooled: list[int] = []
         self._metas: dict[str, TensorMeta] = {}
+        self._results: tuple[list[DistinctGraphBreak], list[FirstAnswer]] | None = None
+
+    def results(self) -> tuple[list[DistinctGraphBreak], list[FirstAnswer]]:
+        """The distinct breaks and the run's first answers, made once every entry was added:
+        compiles.json's tail writes them, then the answers hand them to the other sinks."""
+        if self._results is None:
+            breaks = self.breaks.result()
+            self._results = (breaks, self.first.answers(breaks))
+        return self._results
 
     def add(self, found: list[CompileEntry]) -> None:
         for entry in found:
@@ -249,7 +258,7 @@ class AnswersSink:
             compressed=bool(source and source.compressed),
             version=(FORMAT_VERSION, FORMAT_MINOR),
         )
-        breaks = gathered.breaks.result()
+        breaks, first = gathered.results()
         return Answers(
             compiles=found,
             graph_breaks=breaks,
@@ -264,7 +273,7 @@ class AnswersSink:
             settings=settings,
             statuses={k: gathered.statuses[k] for k in STATUS_ORDER if k in gathered.statuses},
             recompiles=gathered.recompiles,
-            first_answers=gathered.first.answers(breaks),
+            first_answers=first,
         )
 
     def finish(self, out: OutputDir, reader: LogReader) -> Answers:
@@ -280,7 +289,7 @@ class AnswersSink:
                 for entry in frame:
                     spans.append(write_entry(f, entry, first=not spans))
             self._store.close()
-            breaks, symbols = gathered.breaks.result(), self.compiles.symbols.result()
+            (breaks, first), symbols = gathered.results(), self.compiles.symbols.result()
             exports = self.compiles.exports
             run = self._run_answers()
             shape_spans = write_tail(
@@ -294,7 +303,7 @@ class AnswersSink:
                 self._aoti,
                 self._vllm,
                 *run,
-                gathered.first.answers(breaks),
+                first,
             )
         shapes = WrittenItems(path, shape_spans, _shape_tables)
         answers = self._answers(WrittenItems(path, spans, _entries), gathered, reader, shapes, run)
