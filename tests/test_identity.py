@@ -591,6 +591,23 @@ def test_the_format_143_addition_is_forgiven() -> None:
         b"<li>first failure: x</li>\n"
     )
     assert identity.without_143_additions("index.html", page % line) == b'<p>x</p>\n<p id="cache-times">y</p>\n'
+    landing = b"<table></table>\n%s<p>next</p>\n"
+    title = b"<p><strong>First answers, all ranks</strong> (each rank's first failure, most frequent graph break"
+    lists = title + b'%s said once for the ranks that say it):</p>\n<ul id="rank-first-answers">\n%s</ul>\n'
+    said = (b" and first recompile,", b", first recompile and slowest compile,")
+    brk, slow = (
+        b"<li>rank 1: most frequent graph break: x</li>\n",
+        b"<li>every rank: most compile time: [0/0] f took 2 s</li>\n",
+    )
+    assert identity.without_143_additions("index.html", landing % (lists % (said[1], brk + slow))) == landing % (
+        lists % (said[0], brk)
+    )
+    assert identity.without_143_additions("index.html", landing % (lists % (said[1], slow))) == landing % b""
+    job = b"Multi-rank report generated\nFirst answers, all ranks:\n%sRanks diverge:\n"
+    said_job = b"  rank 0: most compile time: [0/0] f took 2.00 s, in code_gen\n"
+    assert identity._stdout_same(job % b"", job % said_job)
+    assert identity._stdout_same(job % b"  every rank: x\n", job % (b"  every rank: x\n" + said_job))
+    assert not identity._stdout_same(job % b"", job % b"  every rank: first failure: x\n")
     out = b"Compiles: 1 ok.\nExplore it: ...\n"
     assert identity._stdout_same(out, out.replace(b"\nExplore", b"\n  most compile time: [0/0] f took 2.00 s\nExplore"))
     assert not identity._stdout_same(out, out.replace(b"\nExplore", b"\n  first failure: x\nExplore"))
