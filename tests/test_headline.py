@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
-from tlscope.analyse.headline import CUT, SLOW_S, FirstAnswers, answer_changes, first_answers
+from tlscope.analyse.headline import CUT, SLOW_S, FirstAnswers, answer_changes, first_answers, slow_label
 from tlscope.cli import main
 from tlscope.format.compiles import (
     CacheOutcome,
@@ -129,9 +129,9 @@ def test_the_diff_says_the_runs_first_answers_first(tmp_path: Path, capsys: pyte
 def _timed(cid: str, seconds: float, *, backward: float = 0.0, **fields: object) -> CompileEntry:
     """A compile whose `dynamo` span took `seconds`, its backward `backward` more."""
     records = [MetricsRecord(kind="bwd_compilation_metrics", log_line=1, status="ok", time_s=backward)]
+    fields.setdefault("function", SourceLocation(name="fn"))
     return _entry(
         cid,
-        function=SourceLocation(name="fn"),
         time=Timing(duration_s=seconds),
         metrics_records=records if backward else [],
         **fields,
@@ -191,3 +191,17 @@ def test_a_diff_leaves_the_slowest_compiles_to_its_compile_times() -> None:
     a = [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: [0/0] f took 2.00 s")]
     b = [FirstAnswer(kind="slow_compile", compile_id="[1/0]", text="most compile time: [1/0] g took 9.00 s")]
     assert answer_changes(a, b) == [] and answer_changes(a, []) == []
+
+
+def test_the_slowest_compile_at_the_users_line() -> None:
+    """Its function where the user's code defines it; a torch wrapper (another file than the
+    user's line that reached it) said by that line instead: `called from`."""
+    own = SourceLocation(name="step", file="/p/train.py", line=12)
+    entry = _timed("[0/0]", 2.0, function=own, user_frame=SourceLocation(name="main", file="/p/train.py", line=30))
+    (answer,) = FirstAnswers([entry]).answers([])
+    assert answer.text.startswith("most compile time: [0/0] step (train.py:12) took 2.00 s")
+    wrapper = SourceLocation(name="inner", file="/torch/_dynamo/external_utils.py", line=67)
+    entry = _timed("[0/0]", 2.0, function=wrapper, user_frame=SourceLocation(name="main", file="/p/train.py", line=30))
+    (answer,) = FirstAnswers([entry]).answers([])
+    assert answer.text.startswith("most compile time: [0/0] inner (called from train.py:30) took 2.00 s")
+    assert slow_label(answer) == "[0/0] inner (called from train.py:30)"

@@ -118,7 +118,7 @@ def first_answers(
     if timed is not None and seconds is not None and seconds >= SLOW_S:
         went = where_it_went([(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005])
         phase = went[0].split(" ", 1)[0] if went else None
-        text = f"{SLOW_WORDS} {_compile(timed.slowest)} took {_slow_text(timed, seconds, went)}"
+        text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went)}"
         cid = timed.slowest.id
         found.append(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
@@ -127,8 +127,9 @@ def first_answers(
 
 
 def slow_label(answer: FirstAnswer) -> str | None:
-    """The compile a `slow_compile` line names (`[4/0] forward`), as its text says it before
-    ` took ` (a compiled function's name has no space); None for a text not written so."""
+    """The compile a `slow_compile` line names (`[4/0] forward (_ranks.py:40)`), as its text says
+    it before ` took ` (a compiled function's name has no space, nor does a file's base name in
+    practice); None for a text not written so."""
     head = f"{SLOW_WORDS} "
     end = answer.text.find(" took ", len(head))
     return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
@@ -193,6 +194,19 @@ def _compile(entry: CompileEntry) -> str:
     """`[0/0] fn`: the compile id and its function's name."""
     name = entry.function.name if entry.function is not None and entry.function.name else None
     return f"{entry.id} {name}" if name else entry.id
+
+
+def _compile_at(entry: CompileEntry) -> str:
+    """`[0/0] fn (train.py:12)`: the compile id, its function's name and where the user's code
+    defines it, as the ranks' sentences name a compiled function; `[0/0] inner (called from
+    train.py:30)` where the function is not the user's own (a torch wrapper): the user's line
+    that reached it (`user_frame`). No code: a job folds these lines by what precedes ` took `."""
+    fn, user = entry.function, entry.user_frame
+    if fn is not None and user is not None and user.line is not None and user.file != fn.file:
+        return f"{_compile(entry)} (called from {where_text(user)})"
+    if fn is None or fn.line is None or fn.file in (None, "(unknown)"):
+        return _compile(entry)
+    return f"{_compile(entry)} ({where_text(fn)})"
 
 
 def _at(frame: SourceLocation | None) -> str:

@@ -1,9 +1,9 @@
-"""A job's first answers, all ranks first: each rank's first failure, most frequent graph break
-and first recompile (compiles.json `first_answers`), the ranks that say the same line said once,
-with their ranks: ranks.json's `first_answers`. A rank's slowest compile took its own time, so
-its line is folded by the compile it names and the phase its time went to, and said with the
-ranks' range of seconds: `every rank: most compile time: [4/0] forward took 25.12 to 59.30 s a rank
-(median 29.20 s), in code_gen` (the job's `stragglers` say which ranks are slow beside it).
+"""A job's first answers, all ranks first: each rank's first failure, most frequent graph break,
+first recompile and slowest compile (compiles.json `first_answers`), the ranks that say the same
+line said once, with their ranks: ranks.json's `first_answers`. A rank's slowest compile took its
+own time, so its line is folded by the compile it names and the phase its time went to, and said
+with the ranks' range of seconds: `every rank: most compile time: [4/0] forward (_ranks.py:40)
+took 25.12 to 59.30 s a rank (median 29.20 s), in code_gen` (the stragglers say slow ranks).
 
 At a thousand ranks a failure every rank met is one line `ranks 0-999: first failure: …`, and a
 rank that failed alone stands out beside it; decided here once, for `tlscope JOB`, `summary JOB`,
@@ -121,7 +121,8 @@ class AnswersFold:
 
 
 def _slow_text(label: str, phase: str | None, seconds: array[float]) -> str:
-    """`most compile time: [4/0] forward took 25.12 to 59.30 s a rank (median 29.20 s), in code_gen`;
+    """`most compile time: [4/0] forward (_ranks.py:40) took 25.12 to 59.30 s a rank (median
+    29.20 s), in code_gen`;
     `took 5.10 s` said by one rank, or by ranks that took the same."""
     low, high = min(seconds), max(seconds)
     took = f"{low:.2f} s" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f} s a rank"
