@@ -117,8 +117,8 @@ def first_answers(
     seconds = _seconds(timed.slowest) if timed is not None else None
     if timed is not None and seconds is not None and seconds >= SLOW_S:
         went = where_it_went([(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005])
-        phase = went[0].split(" ", 1)[0] if went else None
-        text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went)}"
+        phase = went[0].split(" ", 1)[0] if went else None  # the words start with the phase's name
+        text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went[:1], phase)}"
         cid = timed.slowest.id
         found.append(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
@@ -147,7 +147,7 @@ def _backward_s(entry: CompileEntry) -> float:
     return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics")
 
 
-def _slow_text(timed: CompileTime, seconds: float, went: list[str]) -> str:
+def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str | None) -> str:
     """`38.23 s of 64.10 s in 15 compiles (60 %), in compile_file (27.90 s of backend_compile's
     37.97 s), compiling generated C++; its fx_graph cache missed`: the compile's time against the
     run's, where it went (phase_words' chain), the caches it missed or that were bypassed."""
@@ -158,9 +158,8 @@ def _slow_text(timed: CompileTime, seconds: float, went: list[str]) -> str:
         said += f" of {timed.total_s:.2f} s in {timed.compiles} compiles ({share} %)"
     else:
         said += ", the run's only timed compile"
-    if went:
-        name = went[0].split(" ", 1)[0]
-        said += f", in {went[0]}" + (f", {PHASES[name]}" if name in PHASES else "")
+    if went and phase is not None:
+        said += f", in {went[0]}" + (f", {PHASES[phase]}" if phase in PHASES else "")
     return said + _caches(timed.slowest)
 
 

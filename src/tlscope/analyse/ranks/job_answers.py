@@ -122,8 +122,7 @@ class AnswersFold:
 
 def _slow_text(label: str, phase: str | None, seconds: array[float]) -> str:
     """`most compile time: [4/0] forward (_ranks.py:40) took 25.12 to 59.30 s a rank (median
-    29.20 s), in code_gen`;
-    `took 5.10 s` said by one rank, or by ranks that took the same."""
+    29.20 s), in code_gen`; `took 5.10 s` said by one rank, or by ranks that took the same."""
     low, high = min(seconds), max(seconds)
     took = f"{low:.2f} s" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f} s a rank"
     if len(seconds) > 2 and took.endswith("a rank"):
