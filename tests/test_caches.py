@@ -392,6 +392,15 @@ def test_a_time_change_is_said_only_when_marked() -> None:
     assert change.sentence == "2.00 s -> 8.00 s (4.00x); most in c, 0.00 s -> 6.50 s; B loaded it from a cache"
     zero = time_change("k", entry(0.0, {}), entry(3.0, {}))
     assert zero is not None and zero.sentence == "0.00 s -> 3.00 s" and zero.phase is None
+    # Where the time moved, as the slowest compile and a straggler say where time went: the
+    # innermost of the chain that carries the change, never a wrapper (corpus cache_changed's
+    # branchy said `most in compile_attempt`, the whole compile).
+    cold = {"compile_attempt": 1.33, "backend_compile": 1.0, "code_gen": 0.95, "async_compile.wait": 0.9}
+    warm = {"compile_attempt": 0.19, "backend_compile": 0.1, "code_gen": 0.05}
+    moved = time_change("k", entry(1.36, cold), entry(0.22, warm))
+    assert moved is not None and (moved.phase, moved.phase_a_s, moved.phase_b_s) == ("async_compile.wait", 0.9, 0.0)
+    wrapped = time_change("k", entry(1.36, {"compile_attempt": 1.33}), entry(0.22, {"compile_attempt": 0.19}))
+    assert wrapped is not None and wrapped.phase is None and "most in" not in wrapped.sentence
 
 
 #: What compiles.json writes of every payload reference and every graph, null or empty when unset

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.phases import PHASES
-from tlscope.analyse.phase_words import phase_seconds, where_it_went
+from tlscope.analyse.phase_words import innermost, phase_seconds, where_it_went
 from tlscope.format.compiles import (
     FIRST_ANSWER_KINDS,
     CompileEntry,
@@ -116,8 +116,8 @@ def first_answers(
         found.append(FirstAnswer(kind="recompile", compile_id=recompiled.id, text=text))
     seconds = _seconds(timed.slowest) if timed is not None else None
     if timed is not None and seconds is not None and seconds >= SLOW_S:
-        went = where_it_went([(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005])
-        phase = went[0].split(" ", 1)[0] if went else None  # the words start with the phase's name
+        own = [(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005]
+        went, phase = where_it_went(own), innermost(own)
         text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went[:1], phase)}"
         cid = timed.slowest.id
         found.append(

@@ -7,7 +7,8 @@ said with the chain's largest phase around it: `compile_file (30.12 s of inducto
 35.20 s)`. Not the fewest seconds: a compile's backward, compiled after its `dynamo` span, adds
 to inductor_compile and code_gen but not to create_aot_dispatcher_function, which holds them in
 the forward. One rule, said by a straggler's sentence about its excess over the median rank
-(ranks/straggler_why.py) and by a run's first answer about its slowest compile (headline.py).
+(ranks/straggler_why.py), by a run's first answer about its slowest compile (headline.py) and by
+a diff's compile times, where a compile's time moved (time_diff.py).
 """
 
 from __future__ import annotations
@@ -35,16 +36,34 @@ def phase_seconds(entry: CompileEntry) -> dict[str, float]:
     return found
 
 
-def where_it_went(times: Sequence[tuple[str, float]], sign: str = "") -> list[str]:
-    """`times` (phase, seconds: a compile's own or its excess over another's, at least 5 ms each)
-    in words, biggest first: the innermost of the chain that carries the largest (`CARRIES`),
-    `compile_file (+41.83 s of inductor_compile's +57.49 s)` with `sign` `+`, then each other
-    named phase; [] when only the wrappers are timed."""
+Times = Sequence[tuple[str, float]]
+
+
+def _chain(times: Times) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """The named phases, biggest first, and the chain that carries the largest time (`CARRIES`;
+    the wrappers count for the largest, never in the chain); ([], []) when only wrappers are timed."""
     ordered = sorted(times, key=lambda g: (-g[1], g[0]))
     named = [g for g in ordered if g[0] not in WRAPPERS]
     if not named:
+        return [], []
+    return named, [g for g in named if g[1] > CARRIES * ordered[0][1]] or named[:1]
+
+
+def innermost(times: Times) -> str | None:
+    """Where the time went: the innermost phase of the chain that carries it (the last in the
+    pipeline's order), None when only the wrappers are timed."""
+    _, chain = _chain(times)
+    return max(chain, key=lambda g: (_ORDER.get(g[0], -1), g[0]))[0] if chain else None
+
+
+def where_it_went(times: Times, sign: str = "") -> list[str]:
+    """`times` (phase, seconds: a compile's own or its excess over another's, at least 5 ms each)
+    in words, biggest first: the innermost of the chain that carries the largest,
+    `compile_file (+41.83 s of inductor_compile's +57.49 s)` with `sign` `+`, then each other
+    named phase; [] when only the wrappers are timed."""
+    named, chain = _chain(times)
+    if not chain:
         return []
-    chain = [g for g in named if g[1] > CARRIES * ordered[0][1]] or named[:1]
     outer, inner = chain[0], max(chain, key=lambda g: (_ORDER.get(g[0], -1), g[0]))
     around = "" if inner is outer else f" of {outer[0]}'s {sign}{outer[1]:.2f} s"
     said = f"{inner[0]} ({sign}{inner[1]:.2f} s{around})"

@@ -1,5 +1,5 @@
 """Compile time on the two sides of a diff: each side's total, and the matched compiles whose time
-changed markedly, each with the phase that moved most and whether one side loaded its compile
+changed markedly, each with where its time moved (phase_words' chain) and whether one side loaded its compile
 from a cache. Two runs never take the same time, so none of this makes two traces differ: the
 diff's header says it as information, as it says the log's size by event key.
 """
@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.phase_words import innermost, phase_seconds
 from tlscope.format.compiles import CompileEntry
 
 #: A matched compile's change worth saying: at least this many seconds, and this ratio either way.
@@ -26,8 +27,10 @@ class TimeChange(msgspec.Struct, kw_only=True):
     key: str
     a_s: float
     b_s: float
-    #: The phase whose time moved most (`dynamo`, the whole, left out), with its time on each
-    #: side (0 on a side that did not log it); null when neither side logged phases.
+    #: Where the time moved: the innermost phase of the chain that carries the change
+    #: (analyse/phase_words.py, as a straggler's `why` and the slowest compile say where time
+    #: went; the wrappers `dynamo` and `compile_attempt` never named), with its time on each side
+    #: (0 on a side that did not log it); null when only the wrappers or no phase were logged.
     phase: str | None = None
     phase_a_s: float | None = None
     phase_b_s: float | None = None
@@ -64,9 +67,10 @@ def time_change(key: str, a: CompileEntry, b: CompileEntry) -> TimeChange | None
         return None
     ratio = f" ({y / x:.2f}x)" if x else ""
     change = TimeChange(key=key, a_s=x, b_s=y, sentence=f"{x:.2f} s -> {y:.2f} s{ratio}")
-    mine, theirs = _phases(a), _phases(b)
-    if mine or theirs:
-        name = max([*mine, *(n for n in theirs if n not in mine)], key=lambda n: abs(theirs.get(n, 0) - mine.get(n, 0)))
+    mine, theirs = phase_seconds(a), phase_seconds(b)
+    moved = [(n, abs(theirs.get(n, 0.0) - mine.get(n, 0.0))) for n in [*mine, *(n for n in theirs if n not in mine)]]
+    name = innermost([m for m in moved if m[1] >= 0.005])
+    if name is not None:
         change.phase, change.phase_a_s, change.phase_b_s = name, mine.get(name, 0.0), theirs.get(name, 0.0)
         change.sentence += f"; most in {name}, {change.phase_a_s:.2f} s -> {change.phase_b_s:.2f} s"
     hits = (hit_a_cache(a), hit_a_cache(b))
@@ -81,10 +85,6 @@ def _seconds(entry: CompileEntry) -> float | None:
 
 def _total(entries: Sequence[CompileEntry]) -> float:
     return round(sum(s for e in entries if (s := _seconds(e)) is not None), 6)
-
-
-def _phases(entry: CompileEntry) -> dict[str, float]:
-    return {p.name: p.seconds for p in entry.phases if p.name != "dynamo"}
 
 
 def hit_a_cache(entry: CompileEntry) -> bool:
