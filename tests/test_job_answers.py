@@ -50,23 +50,35 @@ def _slow(cid: str, fn: str, seconds: float, phase: str | None = "code_gen") -> 
     return FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=seconds, phase=phase)
 
 
-def test_the_slowest_compiles_folded_by_compile_and_phase_with_their_range() -> None:
-    """Each rank's slowest compile took its own time: ranks whose slowest is the same compile,
-    its time gone to the same phase, are one line with the range and median of their seconds; a
-    line not as tlscope writes it (no ` took `, no seconds) is not folded."""
+def test_the_slowest_compiles_folded_by_compile_with_their_range_and_phases() -> None:
+    """Each rank's slowest compile took its own time: ranks whose slowest is the same compile are
+    one line with the range and median of their seconds and the phases their time went to (one
+    named alone; split, each with its ranks, the most ranks' first, two named and the rest
+    counted); a line not as tlscope writes it (no ` took `, no seconds) is not folded."""
     fold = AnswersFold()
     for rank, seconds in enumerate([30.0, 31.5, 59.3, 29.0]):
         fold.add(rank, [_slow("[4/0]", "forward", seconds)])
     fold.add(4, [_slow("[4/0]", "forward", 12.0, phase="compile_file")])
     fold.add(5, [_slow("[7/0]", "<lambda>", 5.1, phase=None)])
-    fold.add(6, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: odd", seconds=1.0)])
-    fold.add(7, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: [0/0] f took 2 s")])
+    fold.add(6, [_slow("[8/0]", "tail", 3.0)])
+    fold.add(7, [_slow("[8/0]", "tail", 2.0)])
+    fold.add(8, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: odd", seconds=1.0)])
+    fold.add(9, [FirstAnswer(kind="slow_compile", compile_id="[0/0]", text="most compile time: [0/0] f took 2 s")])
     found = fold.result()
     assert [(line.text, line.who) for line in found.lines] == [
-        ("most compile time: [4/0] forward took 29.00 to 59.30 s a rank (median 30.75 s), in code_gen", "ranks 0-3"),
-        ("most compile time: [4/0] forward took 12.00 s, in compile_file", "rank 4"),
+        (
+            "most compile time: [4/0] forward took 12.00 to 59.30 s a rank (median 30.00 s), in code_gen on 4 ranks, "
+            "compile_file on 1",
+            "ranks 0-4",
+        ),
+        ("most compile time: [8/0] tail took 2.00 to 3.00 s a rank, in code_gen", "ranks 6, 7"),
         ("most compile time: [7/0] <lambda> took 5.10 s", "rank 5"),
     ]
+    fold = AnswersFold()
+    for rank, phase in enumerate(["code_gen", "code_gen", "compile_file", "async_compile.wait", None]):
+        fold.add(rank, [_slow("[4/0]", "forward", 10.0, phase=phase)])
+    (line,) = fold.result().lines
+    assert line.text.endswith("took 10.00 s, in code_gen on 2 ranks, async_compile.wait on 1, other phases on 1")
 
 
 def test_lines_beyond_the_bounds_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,10 @@
 """A job's first answers, all ranks first: each rank's first failure, most frequent graph break,
 first recompile and slowest compile (compiles.json `first_answers`), the ranks that say the same
 line said once, with their ranks: ranks.json's `first_answers`. A rank's slowest compile took its
-own time, so its line is folded by the compile it names and the phase its time went to, and said
-with the ranks' range of seconds: `every rank: most compile time: [4/0] forward (_ranks.py:40)
-took 25.12 to 59.30 s a rank (median 29.20 s), in code_gen` (the stragglers say slow ranks).
+own time, so its line is folded by the compile it names, and said with the ranks' range of
+seconds and the phases their time went to: `every rank: most compile time: [4/0] forward
+(_ranks.py:40) took 25.12 to 59.30 s a rank (median 29.20 s), in code_gen on 700 ranks,
+compile_file on 300` (the stragglers say slow ranks).
 
 At a thousand ranks a failure every rank met is one line `ranks 0-999: first failure: …`, and a
 rank that failed alone stands out beside it; decided here once, for `tlscope JOB`, `summary JOB`,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 from array import array
+from collections import Counter
 from collections.abc import Iterable
 
 import msgspec
@@ -24,6 +26,8 @@ from tlscope.format.compiles import FIRST_ANSWER_KINDS, FirstAnswer
 
 #: Lines kept a kind: the most ranks' first; the rest are counted (`more`).
 SHOWN = 5
+#: Phases a slowest-compile line names where its ranks' time went to several.
+PHASES_SAID = 2
 #: Distinct lines a kind is folded with: past it, a line no rank said yet is only counted, so the
 #: parent's memory stays bounded when every rank fails its own way.
 KEPT = 200
@@ -60,9 +64,9 @@ class AnswersFold:
         self.said: dict[str, dict[tuple[str | None, str], array[int]]] = {
             k: {} for k in FIRST_ANSWER_KINDS if k != "slow_compile"
         }
-        #: The slowest compiles: (compile id, the compile as the line names it, phase) -> the
-        #: ranks and each one's seconds.
-        self.slow: dict[tuple[str | None, str, str | None], tuple[array[int], array[float]]] = {}
+        #: The slowest compiles: (compile id, the compile as the line names it) -> the ranks, each
+        #: one's seconds, and how many ranks' time went to each phase (a handful of names).
+        self.slow: dict[tuple[str | None, str], tuple[array[int], array[float], Counter[str | None]]] = {}
         self.ranks = 0
         self.unkept = 0
 
@@ -88,15 +92,16 @@ class AnswersFold:
         label = slow_label(answer)
         if label is None or answer.seconds is None:
             return  # not as tlscope writes it: no compile or time to fold by
-        key = (answer.compile_id, label, answer.phase)
+        key = (answer.compile_id, label)
         found = self.slow.get(key)
         if found is None:
             if len(self.slow) >= KEPT:
                 self.unkept += 1
                 return
-            found = self.slow[key] = (array("q"), array("d"))
+            found = self.slow[key] = (array("q"), array("d"), Counter())
         found[0].append(rank)
         found[1].append(answer.seconds)
+        found[2][answer.phase] += 1
 
     def result(self) -> JobAnswers:
         found = JobAnswers(more=self.unkept)
@@ -107,9 +112,9 @@ class AnswersFold:
                 found.lines.append(JobAnswer(kind=kind, compile_id=cid, text=text, ranks=mine, who=self._who(mine)))
             found.more += max(0, len(ordered) - SHOWN)
         slow = sorted(self.slow.items(), key=lambda item: (-len(item[1][0]), min(item[1][0])))
-        for (cid, label, phase), (ranks, seconds) in slow[:SHOWN]:
+        for (cid, label), (ranks, seconds, phases) in slow[:SHOWN]:
             mine = sorted(ranks)
-            text = _slow_text(label, phase, seconds)
+            text = _slow_text(label, phases, seconds)
             found.lines.append(
                 JobAnswer(kind="slow_compile", compile_id=cid, text=text, ranks=mine, who=self._who(mine))
             )
@@ -120,14 +125,29 @@ class AnswersFold:
         return "every rank" if len(ranks) == self.ranks and self.ranks > 1 else who(ranks)
 
 
-def _slow_text(label: str, phase: str | None, seconds: array[float]) -> str:
+def _slow_text(label: str, phases: Counter[str | None], seconds: array[float]) -> str:
     """`most compile time: [4/0] forward (_ranks.py:40) took 25.12 to 59.30 s a rank (median
     29.20 s), in code_gen`; `took 5.10 s` said by one rank, or by ranks that took the same."""
     low, high = min(seconds), max(seconds)
     took = f"{low:.2f} s" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f} s a rank"
     if len(seconds) > 2 and took.endswith("a rank"):
         took += f" (median {statistics.median(seconds):.2f} s)"
-    return f"{SLOW_WORDS} {label} took {took}" + (f", in {phase}" if phase else "")
+    return f"{SLOW_WORDS} {label} took {took}{_phases(phases)}"
+
+
+def _phases(phases: Counter[str | None]) -> str:
+    """`, in code_gen` where the ranks' time went to one phase; `, in code_gen on 3 ranks,
+    compile_file on 1` where it split (a rank's innermost phase is code_gen or the compile_file
+    inside it by how much compile_file took), the most ranks' first, PHASES_SAID of them."""
+    named = sorted(((n, c) for n, c in phases.items() if n is not None), key=lambda nc: (-nc[1], nc[0]))
+    if not named:
+        return ""
+    if len(named) == 1:
+        return f", in {named[0][0]}"
+    said = [f"{name} on {count} rank{'s' if count != 1 else ''}" for name, count in named[:PHASES_SAID]]
+    said[1:] = [s.removesuffix(" ranks").removesuffix(" rank") for s in said[1:]]
+    rest = sum(c for _, c in named[PHASES_SAID:])
+    return ", in " + ", ".join(said) + (f", other phases on {rest}" if rest else "")
 
 
 def read_job_answers(found: JobAnswers) -> JobAnswers:
