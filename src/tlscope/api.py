@@ -347,7 +347,7 @@ class Trace:
     @cached_property
     def first_answers(self) -> list[FirstAnswer]:
         """The run's first answers (compiles.json `first_answers`): the first failure, the most
-        frequent graph break and the first recompile, each a `.kind`, the `.compile_id` it is
+        frequent graph break, the first recompile and the slowest compile, each a `.kind`, the `.compile_id` it is
         about and the `.text` `tlscope LOG` printed; found from the entries in a folder written
         before format 1.41, which does not hold them."""
         from tlscope.analyse.headline import read_first_answers
@@ -453,7 +453,7 @@ class Trace:
     @property
     def rank_answers(self) -> JobAnswers | None:
         """A job's first answers (ranks.json's `first_answers`): each rank's first failure, most
-        frequent graph break and first recompile, `.lines` each once with its `.ranks` and `.who`;
+        frequent graph break, first recompile and slowest compile, `.lines` each once with its `.ranks` and `.who`;
         None for a single log (its own are `first_answers`)."""
         return self._job.first_answers if self.rank_numbers else None
 

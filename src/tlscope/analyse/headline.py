@@ -226,6 +226,8 @@ def _cut(text: str) -> str:
 #: slowest compile: no two runs take the same time, and a diff compares the runs' compile times
 #: compile by compile in its own section (time_diff.py).
 _KIND_WORDS = {"failure": "first failure", "graph_break": "most frequent graph break", "recompile": "first recompile"}
+#: The first answer kinds two runs are compared by (`answer_changes`, and a job diff's ranks' lines).
+COMPARED_KINDS = frozenset(_KIND_WORDS)
 
 
 def answer_changes(

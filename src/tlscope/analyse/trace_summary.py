@@ -189,7 +189,8 @@ class Summary(msgspec.Struct, kw_only=True):
     #: The compiles that ran under other settings than the first (compiles.json `settings`, since 1.29).
     settings: Settings | None = None
     #: The first answers in a line each (analyse/headline.py): what `tlscope LOG` says under its
-    #: counts, the first failure, the most frequent graph break, the first recompile and its fix.
+    #: counts, the first failure, the most frequent graph break, the first recompile and its fix,
+    #: the slowest compile.
     headline: list[str] = []
 
 

@@ -888,7 +888,7 @@ class Answers(msgspec.Struct, kw_only=True):
     #: How many entries explain a recompile (`recompile` set), counted the same way.
     recompiles: int = 0
     #: The first answers (analyse/headline.py): the first failure, the most frequent graph break,
-    #: the first recompile; what a parse says under its counts (their `text`).
+    #: the first recompile, the slowest compile; what a parse says under its counts (their `text`).
     first_answers: list[FirstAnswer] = []
 
     @property

@@ -18,6 +18,7 @@ from typing import NamedTuple, Protocol
 
 import msgspec
 
+from tlscope.analyse.headline import COMPARED_KINDS
 from tlscope.analyse.ranks.divergence import SAID, Divergence, JobView, with_job
 from tlscope.analyse.ranks.job_answers import JobAnswer
 from tlscope.analyse.ranks.words import who
@@ -203,7 +204,7 @@ def _answers(a: JobView, b: JobView) -> list[str]:
     said: list[dict[tuple[str, str], JobAnswer]] = [{}, {}]
     for mine, view in zip(said, (a, b), strict=True):
         for line in view.first_answers.lines if view.first_answers else []:
-            if line.kind != "slow_compile":
+            if line.kind in COMPARED_KINDS:
                 mine.setdefault((line.kind, matching_key(line.text)), line)
     lines: list[str] = []
     for side, (mine, theirs) in (("A", said), ("B", said[::-1])):

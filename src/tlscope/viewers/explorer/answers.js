@@ -1,5 +1,5 @@
 // The run's first answers (the first failure, the most frequent graph break, the first
-// recompile), shown in the detail pane while no event is selected: what `tlscope LOG` printed
+// recompile, the slowest compile), shown in the detail pane while no event is selected: what `tlscope LOG` printed
 // under its counts, each a button to its compile. A log's are its compiles.json's
 // `first_answers` (format 1.41); a job's, ranks.json's (1.42), each line once with the ranks that
 // say it. tlscope decided them; this only lays them out.
