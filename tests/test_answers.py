@@ -266,6 +266,9 @@ def test_compile_failure_keeps_both_compiles_of_0_0(tmp_path: Path) -> None:
     entry = next(c for c in corpus_compiles("compile_failure", tmp_path)["compiles"] if c["id"] == "[0/0]")
     assert [(r["status"], r["time_s"]) for r in entry["metrics_records"]] == [("failed", 0.1049), ("ok", 14.010961)]
     assert entry["metrics_records"][0]["failure"]["type"] == "BackendCompilerFailed"
+    # fail_reason is "backend='flaky_backend' raised:\nRuntimeError: ...": the error is its 2nd line.
+    said = "backend='flaky_backend' raised: RuntimeError: corpus: deliberate backend failure on first compile"
+    assert entry["failure"]["reason"] == said
     assert entry["status"] == "ok"
     assert entry["failure"]["type"] == "BackendCompilerFailed"
     assert entry["metrics"]["entire_frame_compile_time_s"] == 14.010961

@@ -98,3 +98,19 @@ def test_hints_of_a_failed_compile(tmp_path: Path) -> None:
     # tlscope summary shows them under the failure, as it does a break's (they were only in the file).
     failures = summary_of(out, "--width", "400").split("Failures", 1)[1]
     assert f"hint: {want[0]}" in failures and url.group(1) in failures
+
+
+def test_a_failure_that_announces_its_error_says_the_error() -> None:
+    """BackendCompilerFailed's fail_reason is `backend='inductor' raised:` and the error on the
+    next line: the first line alone said nothing of what failed, so the error is joined to it;
+    a first line that is the error itself stays alone, as it was logged."""
+    from tlscope.analyse.fold.compileacc import failure_headline
+
+    raised = "backend='inductor' raised:\n\nInductorError: LoweringException: boom\n  target: aten.x"
+    assert failure_headline(raised.splitlines()) == "backend='inductor' raised: InductorError: LoweringException: boom"
+    assert failure_headline(["Dynamo recompile limit exceeded", "  Explanation: ..."]) == (
+        "Dynamo recompile limit exceeded"
+    )
+    assert failure_headline(["backend='b' raised:"]) == "backend='b' raised:"
+    assert failure_headline(["Observed exception  ", "x:"]) == "Observed exception  "
+    assert failure_headline([]) == ""

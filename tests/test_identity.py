@@ -611,3 +611,20 @@ def test_the_format_143_addition_is_forgiven() -> None:
     out = b"Compiles: 1 ok.\nExplore it: ...\n"
     assert identity._stdout_same(out, out.replace(b"\nExplore", b"\n  most compile time: [0/0] f took 2.00 s\nExplore"))
     assert not identity._stdout_same(out, out.replace(b"\nExplore", b"\n  first failure: x\nExplore"))
+
+
+def test_the_format_144_change_is_forgiven() -> None:
+    """A failure's announced error joined to `backend='b' raised:` (1.44), forgiven in JSON, HTML
+    and stdout; any other change of the reason is not."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[{"reason":"%s"}]}\n'
+    joined = b"backend='b' raised: RuntimeError: corpus: boom"
+    assert identity.without_144_changes("compiles.json", head % (44, joined)) == head % (43, b"backend='b' raised:")
+    assert identity.without_144_changes("compiles.json", head % (44, b"raised: something")) != head % (
+        43,
+        b"raised:",
+    )
+    page = b"<td>backend=&#39;b&#39; raised: InductorError: LoweringException: x</td>"
+    assert identity.without_144_changes("failures.html", page) == b"<td>backend=&#39;b&#39; raised:</td>"
+    out = b"  first failure: [0/0] f failed: BackendCompilerFailed: backend='b' raised:\nExplore\n"
+    assert identity._stdout_same(out, out.replace(b"raised:\n", b"raised: RuntimeError: boom\n"))
+    assert not identity._stdout_same(out, out.replace(b"raised:\n", b"raised:, now\n"))

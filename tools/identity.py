@@ -526,8 +526,21 @@ def without_143_additions(rel: str, data: bytes) -> bytes:
 
 def _stdout_same(old: bytes, new: bytes) -> bool:
     """The run's stdout alike but for the 1.43 `slow_compile` lines (a job's after the ranks that
-    say them, its first answers' title gone with them when they were all it said)."""
-    return old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
+    say them, its first answers' title gone with them when they were all it said) and the 1.44
+    failure reason's announced error."""
+    return old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", _ANNOUNCED.sub(rb"\g<1>", new)))
+
+
+#: A failure's announced error joined to its announcement (1.44), e.g. `backend='b' raised:
+#: RuntimeError: boom`, in JSON (to the string's end), HTML (to the tag) or text (to the line's end).
+_ANNOUNCED = re.compile(rb"(raised:) [A-Za-z_][\w.]*(?:Error|Exception|Failed|Failure)\b[^\"<\n]*")
+
+
+def without_144_changes(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.43 wrote it: 1.44's failure `reason` joins the error to a first line
+    that only announces it (`backend='b' raised:`); forgiven in every file that says the reason."""
+    _, data = _minor_back(rel, data, 44)
+    return _ANNOUNCED.sub(rb"\g<1>", data)
 
 
 #: ranks.json's `first_answers`, its last field (pretty-printed), whatever it holds.
@@ -757,6 +770,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_144_changes,
     without_143_additions,
     without_142_additions,
     without_141_additions,

@@ -257,7 +257,8 @@ class Failure(msgspec.Struct, kw_only=True):
     """Why a compilation failed (compilation_metrics `fail_*` fields)."""
 
     type: str
-    #: The first line of `fail_reason` (the whole text is in the metrics event).
+    #: The first line of `fail_reason` (the whole text is in the metrics event); since 1.44, a
+    #: first line ending in a colon (`backend='inductor' raised:`) has the error, its next line, joined.
     reason: str
     user_frame: SourceLocation | None = None
     #: The `dynamo_error` artifact (its payload is the traceback), when logged.

@@ -164,7 +164,20 @@ def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetr
         frame = SourceLocation(file=metrics.fail_user_frame_filename, line=metrics.fail_user_frame_lineno)
     reason = (fail_reason or "").strip().splitlines()
     hints, docs_url = fix_hints(reason)
-    return Failure(type=fail_type, reason=reason[0] if reason else "", user_frame=frame, hints=hints, docs_url=docs_url)
+    return Failure(type=fail_type, reason=failure_headline(reason), user_frame=frame, hints=hints, docs_url=docs_url)
+
+
+def failure_headline(lines: list[str]) -> str:
+    """A failure's first line; when it only announces what follows (`backend='inductor' raised:`,
+    a line ending in a colon), the next line is the error itself and is joined to it, since
+    the announcement alone tells nobody what failed."""
+    if not lines:
+        return ""
+    first = lines[0]
+    if not first.rstrip().endswith(":"):
+        return first
+    following = next((line.strip() for line in lines[1:] if line.strip()), "")
+    return f"{first.rstrip()} {following}" if following else first
 
 
 def record_status(metrics: CompilationMetrics, forward: bool) -> str:
