@@ -201,3 +201,28 @@ def test_a_settings_group_naming_no_compile_of_the_rank_is_not_compared() -> Non
     else wrote): nothing to compare it with, and no name to say it under."""
     odd = _changes((["[9/0]"], {"x": ("1", "None")}))
     assert _fold({1: odd}, {"[1/0]": {0, 1}}) == []
+
+
+def test_a_set_logged_in_another_order_is_one_setting(tlparse_traces: Path, tmp_path: Path) -> None:
+    """tlparse's multi_rank_logs: ranks 0 and 2 (an older torch) logged Dynamo's set
+    `allowed_functions_module_string_ignorelist` in their hash order, ranks 1 and 3 sorted: one
+    set, so not a setting that differs (its other differences, another torch's, still are). A
+    list that is not a set differs by its order; a set that differs by a member differs."""
+    from tlscope.analyse.config_diff import config_diff
+
+    found, _ = parse_job(tlparse_traces / "inputs" / "multi_rank_logs", tmp_path / "out")
+    (group,) = found["divergence"]["settings"]
+    assert group["ranks"] == [1, 3] and group["changed"]
+    assert "allowed_functions_module_string_ignorelist" not in group["sentence"]
+    assert all(c["key"] != "allowed_functions_module_string_ignorelist" for c in group["changed"])
+    key = "allowed_functions_module_string_ignorelist"
+    a = {"dynamo": {key: ["torch._prims", "torch.testing", "torch._refs"], "passes": ["x", "y"]}}
+    b = {"dynamo": {key: ["torch._prims", "torch._refs", "torch.testing"], "passes": ["x", "y"]}}
+    assert config_diff(a, b) is None and settings_digest(a) == settings_digest(b)
+    c = {"dynamo": {key: ["torch._prims", "torch._refs"], "passes": ["x", "y"]}}
+    changed = config_diff(a, c)
+    assert changed is not None and [x.key for x in changed.changed] == [key]
+    d = {"dynamo": {key: ["torch._prims", "torch._refs", "torch.testing"], "passes": ["y", "x"]}}
+    changed = config_diff(a, d)
+    assert changed is not None and [x.key for x in changed.changed] == ["passes"]
+    assert settings_digest(a) != settings_digest(d)

@@ -30,6 +30,21 @@ SECTIONS = {
 MAX_CHANGES = 20
 #: Characters of a value shown (a list of ops, a dict of options), cut where the two differ.
 VALUE_WIDTH = 80
+#: Settings torch's config declares as sets (torch._dynamo.config; torch 2.13 has none elsewhere),
+#: logged as JSON lists. Older torch wrote them in the process's string hash order (2.13 sorts
+#: them), which differs between processes (tlparse's multi_rank_logs: ranks 0 and 2 against 1
+#: and 3), so their order says nothing and is not a setting that differs.
+SET_VALUED = frozenset(
+    ("dynamo", key)
+    for key in (
+        "allowed_functions_module_string_ignorelist",
+        "traceable_tensor_subclasses",
+        "nontraceable_tensor_subclasses",
+        "reorderable_logging_functions",
+        "ignore_logging_functions",
+        "_save_config_ignore",
+    )
+)
 
 
 class ConfigChange(msgspec.Struct, kw_only=True):
@@ -77,16 +92,33 @@ def first_configs(events: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
     return configs_of(metrics if isinstance(metrics, Mapping) else None)
 
 
+def comparable(section: str, key: str, value: Any) -> Any:
+    """A setting's value as compared: a set's list in one order (`SET_VALUED`), others as logged."""
+    if (section, key) in SET_VALUED and isinstance(value, list):
+        return sorted(value, key=repr)
+    return value
+
+
+def comparable_configs(configs: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """`configs` with each set's list in one order (a section copied only when it holds one)."""
+    found = dict(configs)
+    for section, key in SET_VALUED:
+        values = found.get(section)
+        if values is not None and isinstance(values.get(key), list):
+            found[section] = {**values, key: comparable(section, key, values[key])}
+    return found
+
+
 def config_diff(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> ConfigDiff | None:
     """The settings whose values differ, in the sections both sides logged; None when none does
-    (or a side logged no config)."""
+    (or a side logged no config). A set's members in another order are the same setting."""
     changed: list[ConfigChange] = []
     for section in SECTIONS.values():
         x, y = a.get(section), b.get(section)
         if x is None or y is None:
             continue
         for key in sorted(x.keys() | y.keys()):
-            if key in x and key in y and x[key] == y[key]:
+            if key in x and key in y and comparable(section, key, x[key]) == comparable(section, key, y[key]):
                 continue
             changed.append(ConfigChange(section=section, key=key, a=_shown(x, key, y), b=_shown(y, key, x)))
     if not changed:

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.config_diff import ConfigChange, config_diff
+from tlscope.analyse.config_diff import ConfigChange, comparable_configs, config_diff
 from tlscope.analyse.ranks.words import NAMED, who
 from tlscope.format.compiles import Settings
 from tlscope.format.json_boundary import decode
@@ -67,7 +67,7 @@ def settings_digest(configs: Mapping[str, dict[str, Any]]) -> str:
     """The configs of a rank's first metrics record, as compared between ranks; "" without any."""
     if not configs:
         return ""
-    text = msgspec.json.encode(dict(configs), order="sorted")
+    text = msgspec.json.encode(comparable_configs(configs), order="sorted")
     return hashlib.md5(text, usedforsecurity=False).hexdigest()[:16]
 
 
