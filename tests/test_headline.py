@@ -41,15 +41,36 @@ def _ref() -> PayloadRef:
 
 
 def _entry(cid: str, **fields: object) -> CompileEntry:
-    return CompileEntry(id=cid, dir="d", status="ok", frame_compile=cid, **fields)  # type: ignore[arg-type]
+    fields.setdefault("status", "ok")
+    return CompileEntry(id=cid, dir="d", frame_compile=cid, **fields)  # type: ignore[arg-type]
 
 
 def test_a_long_reason_is_cut_to_its_first_line_and_a_missing_frame_says_no_place() -> None:
     reason = "x" * (CUT + 40) + "\nsecond line"
-    failed = _entry("[1/0]", failure=Failure(type="RuntimeError", reason=reason))
+    failed = _entry("[1/0]", status="failed", failure=Failure(type="RuntimeError", reason=reason))
     (line,) = headline(failed, [], None)
     assert line == f"first failure: [1/0] failed: RuntimeError: {'x' * (CUT - 1)}…"
     assert [(a.kind, a.compile_id) for a in first_answers(failed, [], None)] == [("failure", "[1/0]")]
+
+
+def test_a_failure_a_later_compile_of_its_id_got_past_is_still_the_first_failure() -> None:
+    """After torch._dynamo.reset() an id can hold a failed compile and then a good one: the entry's
+    status is the good one's and its failure the first's (corpus compile_failure's [0/0], whose
+    backend failed once: with suppress_errors the frame ran in eager until then). The failure is
+    still the run's first, said with what the later compile did; a run whose entries hold no
+    failure says none."""
+    recovered = _entry("[0/0]", status="graph_break", failure=Failure(type="BackendCompilerFailed", reason="boom"))
+    failed = _entry("[1/0]", status="failed", failure=Failure(type="RuntimeError", reason="late"))
+    found = FirstAnswers([recovered, failed]).answers([])
+    assert [(a.kind, a.compile_id, a.text) for a in found] == [
+        (
+            "failure",
+            "[0/0]",
+            "first failure: [0/0] failed: BackendCompilerFailed: boom; a later compile numbered [0/0] "
+            "ended with a graph break (ids are numbered again after torch._dynamo.reset())",
+        )
+    ]
+    assert FirstAnswers([_entry("[0/0]"), _entry("[1/0]", status="failed")]).answers([]) == []
 
 
 def test_the_break_met_most_often_the_first_among_equals() -> None:

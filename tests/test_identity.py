@@ -628,3 +628,23 @@ def test_the_format_144_change_is_forgiven() -> None:
     out = b"  first failure: [0/0] f failed: BackendCompilerFailed: backend='b' raised:\nExplore\n"
     assert identity._stdout_same(out, out.replace(b"raised:\n", b"raised: RuntimeError: boom\n"))
     assert not identity._stdout_same(out, out.replace(b"raised:\n", b"raised:, now\n"))
+
+
+def test_the_format_144_first_failure_got_past_is_forgiven() -> None:
+    """1.44's first failure of an id a later compile got past (not said before), in compiles.json,
+    the report's index and stdout; a first failure said before 1.44 too is not forgiven."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[],"first_answers":[%s\n]}\n'
+    text = b"first failure: [0/0] f failed: BackendCompilerFailed: backend='b' raised: RuntimeError: x"
+    got_past = b'\n{"kind":"failure","compile_id":"[0/0]","text":"%s; a later compile numbered [0/0] ended ok (y)"}'
+    brk = b'\n{"kind":"graph_break","compile_id":"[1/0]","text":"most frequent graph break: z"}'
+    assert identity.without_144_changes("compiles.json", head % (44, got_past % text + b"," + brk)) == head % (43, brk)
+    assert identity.without_144_changes("compiles.json", head % (44, got_past % text)) == head % (43, b"")
+    failed = b'\n{"kind":"failure","compile_id":"[0/0]","text":"first failure: [0/0] f failed: E: x"}'
+    assert identity.without_144_changes("compiles.json", head % (44, failed)) == head % (43, failed)
+    page = b'<p>x</p>\n<ul id="first-answers">\n%s</ul>\n<p>y</p>\n'
+    item = b"<li>first failure: [0/0] f failed: E: x; a later compile numbered [0/0] ended ok (y)</li>\n"
+    assert identity.without_144_changes("index.html", page % item) == b"<p>x</p>\n<p>y</p>\n"
+    out = b"Compiles: 2 ok.\nExplore it\n"
+    said = out.replace(b"\nExplore", b"\n  " + text + b"; a later compile numbered [0/0] ended ok (y)\nExplore")
+    assert identity._stdout_same(out, said)
+    assert not identity._stdout_same(out, out.replace(b"\nExplore", b"\n  first failure: [0/0] f failed: E\nExplore"))

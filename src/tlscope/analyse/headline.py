@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.phases import PHASES
 from tlscope.analyse.phase_words import innermost, phase_seconds, where_it_went
@@ -27,6 +28,7 @@ from tlscope.format.compiles import (
     Fix,
     SourceLocation,
 )
+from tlscope.format.status import status_words
 
 #: Characters of a reason or a line of code kept in a headline: its first line whole, as
 #: `summary` says it, up to a bound that only a hostile or broken log's text reaches.
@@ -61,7 +63,9 @@ class FirstAnswers:
             self.add(entry)
 
     def add(self, entry: CompileEntry) -> None:
-        if entry.status == "failed" and self.failed is None:
+        # A failed compile followed by a good one of the same id (after torch._dynamo.reset())
+        # leaves the entry's status the later one's and its failure set: still the run's failure.
+        if entry.failure is not None and self.failed is None:
             self.failed = entry
         if entry.recompile is not None and self.recompiled is None:
             self.recompiled = entry
@@ -101,6 +105,9 @@ def first_answers(
         failure = failed.failure
         where = _at(failure.user_frame)
         text = f"first failure: {_compile(failed)} failed{where}: {failure.type}: {_cut(failure.reason)}"
+        if failed.status != "failed":
+            renumbered = renumbered_why(failed.capture)
+            text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
         found.append(FirstAnswer(kind="failure", compile_id=failed.id, text=text))
     if breaks:
         top = max(breaks, key=lambda b: b.count)  # the first met among equals: max keeps the first
