@@ -114,3 +114,32 @@ def test_a_failure_that_announces_its_error_says_the_error() -> None:
     assert failure_headline(["backend='b' raised:"]) == "backend='b' raised:"
     assert failure_headline(["Observed exception  ", "x:"]) == "Observed exception  "
     assert failure_headline([]) == ""
+    # A constraint violation lists what was violated: its first item is joined.
+    violated = ["Constraints violated (L['x'].size()[0])!", "  - You marked it dynamic (4).", "  - Not all values."]
+    assert failure_headline(violated) == "Constraints violated (L['x'].size()[0])! You marked it dynamic (4)."
+    assert failure_headline(["Lists:", "  -  "]) == "Lists: -"
+
+
+def test_a_constraint_violation_says_what_was_violated_and_where(tmp_path: Path) -> None:
+    """corpus marked_dynamic: mark_dynamic(x, 0), then `if x.shape[0] == 4:` specialised it.
+    fail_reason's first line says only `Constraints violated (L['x'].size()[0])!`; its list says
+    what (and the fix), its `User stack:` block where. The dynamo_error traceback is torch's own
+    (the error is raised producing guards), so the user's line comes from the reason: compiles.json
+    and the first answer say both."""
+    out = tmp_path / "out"
+    assert main([str(CORPUS / "marked_dynamic"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    (failed,) = [c for c in compiles["compiles"] if c["failure"]]
+    failure = failed["failure"]
+    assert failure["type"] == "ConstraintViolationError"
+    assert failure["reason"].startswith("Constraints violated (L['x'].size()[0])! ")
+    assert (
+        "You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (4)"
+        in (failure["reason"])
+    )
+    frame = failure["user_frame"]
+    assert frame["file"].endswith("marked_dynamic.py") and frame["line"] == 14
+    assert frame["code"].strip().startswith("if x.shape[0] == 4:")
+    (said,) = [a["text"] for a in compiles["first_answers"] if a["kind"] == "failure"]
+    assert said.startswith("first failure: [0/0] branchy failed at marked_dynamic.py:14 (`if x.shape[0] == 4:")
+    assert "You marked" in said

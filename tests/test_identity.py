@@ -648,3 +648,30 @@ def test_the_format_144_first_failure_got_past_is_forgiven() -> None:
     said = out.replace(b"\nExplore", b"\n  " + text + b"; a later compile numbered [0/0] ended ok (y)\nExplore")
     assert identity._stdout_same(out, said)
     assert not identity._stdout_same(out, out.replace(b"\nExplore", b"\n  first failure: [0/0] f failed: E\nExplore"))
+
+
+def test_the_format_144_constraint_violation_is_forgiven() -> None:
+    """1.44's constraint violation: its list's first item joined to the reason, and its user line
+    (from the reason's `User stack:`) in the entry's failure and its first answer, forgiven in
+    JSON, HTML and stdout; another change of the failure is not."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[{"failure":%s}]}\n'
+    reason = b'"reason":"Constraints violated (x)! For more information, run with TORCH_LOGS=\\"+dynamic\\".'
+    old = b'{"type":"ConstraintViolationError",' + reason + b'","user_frame":null,"traceback":null}'
+    new = old.replace(b'.","user', b'. You marked x as dynamic (4).","user').replace(
+        b"null,", b'{"file":"/p/m.py","line":14,"code":"if x:"},', 1
+    )
+    assert identity.without_144_changes("compiles.json", head % (44, new)) == head % (43, old)
+    # A base that said another line (the metrics' own) is not this change.
+    said_before = old.replace(b"null,", b'{"file":"/p/m.py","line":15,"code":"y"},', 1)
+    assert identity.without_144_changes("compiles.json", head % (44, new)) != head % (43, said_before)
+    page = b"<li>first failure: [0/0] f failed: ConstraintViolationError: Constraints violated (x)! "
+    page += b"TORCH_LOGS=&#34;+dynamic&#34;.</li>"
+    said = page.replace(b" failed:", b" failed at m.py:14 (`if x:`):").replace(b".</li>", b". You marked x.</li>")
+    assert identity.without_144_changes("index.html", said) == page
+    line = (
+        b'  first failure: [0/0] f failed: ConstraintViolationError: Constraints violated (x)! TORCH_LOGS="+dynamic".\n'
+    )
+    out = b"Compiles: 1 failed.\n" + line
+    said_out = out.replace(b" failed:", b" failed at m.py:14 (`if x:`):").replace(b'".\n', b'". You marked x.\n')
+    assert identity._stdout_same(out, said_out)
+    assert not identity._stdout_same(out, out.replace(b"(x)", b"(y)"))

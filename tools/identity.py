@@ -529,6 +529,7 @@ def _stdout_same(old: bytes, new: bytes) -> bool:
     say them, its first answers' title gone with them when they were all it said) and the 1.44
     failure reason's announced error and first failure of an id a later compile got past."""
     new = _ANNOUNCED.sub(rb"\g<1>", _GOT_PAST_LINE.sub(b"", new))
+    new = _VIOLATED.sub(rb"\g<1>", _VIOLATION_AT.sub(rb"\g<1>\g<2>", new))
     return old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
 
 
@@ -545,6 +546,16 @@ _GOT_PAST_ITEM = re.compile(rb"<li>" + _GOT_PAST + rb"</li>\n")
 _GOT_PAST_LINE = re.compile(rb"(?m)^  " + _GOT_PAST + rb"\n")
 
 
+#: 1.44's constraint violation: the list's first item joined to the reason's first line (whose
+#: end, TORCH_LOGS="+dynamic"., is written in JSON, HTML or text), the user's line from the
+#: reason's `User stack:` in the entry's failure and its first answer (null and unsaid before).
+_VIOLATED = re.compile(rb'(TORCH_LOGS=(?:\\"|&#34;|&quot;|")\+dynamic(?:\\"|&#34;|&quot;|")\.) [^"<\n]*')
+_VIOLATION_FRAME = re.compile(
+    rb'("type":"ConstraintViolationError","reason":"(?:[^"\\]|\\.)*","user_frame":)\{[^{}]*\}'
+)
+_VIOLATION_AT = re.compile(rb"(first failure: [^\n\"<]*? failed) at [^\n\"<]*?(: ConstraintViolationError: )")
+
+
 def without_144_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.43 wrote it: 1.44's failure `reason` joins the error to a first line
     that only announces it (`backend='b' raised:`), forgiven in every file that says the reason;
@@ -555,7 +566,8 @@ def without_144_changes(rel: str, data: bytes) -> bytes:
         data = _GOT_PAST_ANSWER.sub(b"", data, count=1)
     elif rel.rsplit("/", 1)[-1] == "index.html":
         data = _GOT_PAST_ITEM.sub(b"", data, count=1).replace(_NO_ITEMS, b"", 1)
-    return _ANNOUNCED.sub(rb"\g<1>", data)
+    data = _VIOLATION_AT.sub(rb"\g<1>\g<2>", _VIOLATION_FRAME.sub(rb"\g<1>null", data))
+    return _VIOLATED.sub(rb"\g<1>", _ANNOUNCED.sub(rb"\g<1>", data))
 
 
 #: ranks.json's `first_answers`, its last field (pretty-printed), whatever it holds.

@@ -258,7 +258,8 @@ class Failure(msgspec.Struct, kw_only=True):
 
     type: str
     #: The first line of `fail_reason` (the whole text is in the metrics event); since 1.44, a
-    #: first line ending in a colon (`backend='inductor' raised:`) has the error, its next line, joined.
+    #: first line ending in a colon (`backend='inductor' raised:`) has the error, its next line, joined,
+    #: and one followed by a list (a constraint violation's) that list's first item.
     reason: str
     user_frame: SourceLocation | None = None
     #: The `dynamo_error` artifact (its payload is the traceback), when logged.

@@ -192,6 +192,10 @@ class CompileFold:
             self._artifact(acc, record, event, raw_line)
         elif isinstance(event, CompilationMetrics):
             acc.add_metrics(record, event)
+            if event.fail_reason is not None and acc.error_frame is None:
+                # No user line in the dynamo_error traceback (a constraint violation is raised
+                # in torch's guard code): the reason's `User stack:` block names it.
+                acc.error_frame = dynamo_error_frame(event.fail_reason, self.user)
             self.dynamic.metrics(event.compiler_config, event.dynamo_config, acc.cid.display)
             self.settings.feed(acc.cid.display, event)
         elif isinstance(event, AotAutogradBackwardCompilationMetrics):

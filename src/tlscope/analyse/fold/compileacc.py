@@ -170,13 +170,17 @@ def failure_of(fail_type: str, fail_reason: str | None, metrics: CompilationMetr
 def failure_headline(lines: list[str]) -> str:
     """A failure's first line; when it only announces what follows (`backend='inductor' raised:`,
     a line ending in a colon), the next line is the error itself and is joined to it, since
-    the announcement alone tells nobody what failed."""
+    the announcement alone tells nobody what failed; when a list follows it (a constraint
+    violation's `  - You marked L['x'].size()[0] as dynamic but your code specialized it`), its
+    first item is what was violated and how to fix it, joined too."""
     if not lines:
         return ""
     first = lines[0]
+    following = next((line.strip() for line in lines[1:] if line.strip()), "")
+    if following.startswith("- ") and following[2:].strip():
+        return f"{first.rstrip()} {following[2:].strip()}"
     if not first.rstrip().endswith(":"):
         return first
-    following = next((line.strip() for line in lines[1:] if line.strip()), "")
     return f"{first.rstrip()} {following}" if following else first
 
 
