@@ -628,3 +628,24 @@ def test_an_id_numbered_again_tells_each_functions_compile_time(tmp_path: Path) 
     under = {child.name: [g.name for g in child.children] for child in root.children}
     assert under["(no stack)"] == ["gate"] and "scale" not in under["(no stack)"]
     assert root.seconds == pytest.approx(sum(sum(t) for t in expected.values()), abs=1e-5)
+
+
+def test_a_stack_logged_from_inside_dynamo_names_the_compiled_function(tlparse_traces: Path, tmp_path: Path) -> None:
+    """tlparse's artifacts.log (an older torch) logged dynamo_start's stack from inside Dynamo:
+    its innermost frames are convert_frame.py's `catch_errors` and `_convert_frame`, which is not
+    what was compiled. The function is then the code object the metrics name (`fn`, defined at
+    test_codecache.py:439), as the compiles table and the first answers say it; the stack and the
+    user's line (the test's call, line 448) stay as logged."""
+    log = tlparse_traces / "inputs" / "artifacts.log"
+    metrics = next(json.loads(line[line.index("{") :]) for line in log.open() if '"compilation_metrics"' in line)
+    named = metrics["compilation_metrics"]
+    entry = next(c for c in load(parsed(log, tmp_path), "compiles.json")["compiles"] if c["id"] == "[0/0]")
+    assert entry["stack"][-1]["name"] == "_convert_frame"
+    assert (entry["function"]["name"], entry["function"]["file"], entry["function"]["line"]) == (
+        named["co_name"],
+        named["co_filename"],
+        named["co_firstlineno"],
+    )
+    assert entry["user_frame"]["line"] == 448
+    answers = load(parsed(log, tmp_path / "again"), "compiles.json")["first_answers"]
+    assert answers[0]["text"].startswith("most compile time: [0/0] fn (test_codecache.py:439) took ")

@@ -257,7 +257,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         frame_compile=attempt0.display if acc.cid.frame_compile_id is not None else acc.cid.display,
         restarted_as=restarted_as,
         is_recompile=bool(acc.cid.frame_compile_id),
-        function=acc.function or _shared_function(acc, frames),
+        function=_function(acc) or _shared_function(acc, frames),
         stack=stack,
         user_frame=frames.fold.user.innermost(stack),
         time=frames.timing(acc) if holder else None,
@@ -339,6 +339,24 @@ def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
     if found is None and acc.cid.frame_id is not None:
         found = frames.function
     return found
+
+
+#: Where Dynamo's own frame evaluation lives: never the function it compiles (external_utils.py,
+#: also Dynamo's, holds `inner`, the wrapper it does compile for a module's forward).
+_DYNAMO_OWN = ("torch/_dynamo/convert_frame.py", "torch/_dynamo/eval_frame.py")
+
+
+def _function(acc: CompileAcc) -> SourceLocation | None:
+    """The compiled function: the stack's innermost frame, unless that frame is Dynamo's own (an
+    older torch logged `dynamo_start`'s stack from inside convert_frame.py, which tlparse's
+    artifacts.log shows as `_convert_frame`): then the code object its metrics name."""
+    found = acc.function
+    if found is None or found.file is None or not found.file.replace("\\", "/").endswith(_DYNAMO_OWN):
+        return found
+    named = next((r for r in acc.records if r.co_name), None)
+    if named is None:
+        return found
+    return SourceLocation(file=named.co_filename, line=named.co_firstlineno, name=named.co_name)
 
 
 def _shared_stack(acc: CompileAcc, frames: _Frames) -> list[SourceLocation]:
