@@ -675,3 +675,14 @@ def test_the_format_144_constraint_violation_is_forgiven() -> None:
     said_out = out.replace(b" failed:", b" failed at m.py:14 (`if x:`):").replace(b'".\n', b'". You marked x.\n')
     assert identity._stdout_same(out, said_out)
     assert not identity._stdout_same(out, out.replace(b"(x)", b"(y)"))
+
+
+def test_stdout_of_a_base_that_said_143_lines_keeps_them() -> None:
+    """A base at 1.43 printed the slowest compile's line too: only 1.44's changes are forgiven."""
+    slow = b"  most compile time: [0/0] f took 2.00 s\n"
+    old = b"Compiles: 2 ok.\n" + slow
+    new = (
+        b"Compiles: 2 ok.\n  first failure: [0/0] f failed: E: x; a later compile numbered [0/0] ended ok (y)\n" + slow
+    )
+    assert identity._stdout_same(old, new)
+    assert not identity._stdout_same(old, new.replace(slow, b""))

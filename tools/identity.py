@@ -528,9 +528,10 @@ def _stdout_same(old: bytes, new: bytes) -> bool:
     """The run's stdout alike but for the 1.43 `slow_compile` lines (a job's after the ranks that
     say them, its first answers' title gone with them when they were all it said) and the 1.44
     failure reason's announced error and first failure of an id a later compile got past."""
+    # Newest first, compared after each, as `_same` does: a base that said 1.43's lines keeps them.
     new = _ANNOUNCED.sub(rb"\g<1>", _GOT_PAST_LINE.sub(b"", new))
     new = _VIOLATED.sub(rb"\g<1>", _VIOLATION_AT.sub(rb"\g<1>\g<2>", new))
-    return old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
+    return old == new or old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
 
 
 #: A failure's announced error joined to its announcement (1.44), e.g. `backend='b' raised:
