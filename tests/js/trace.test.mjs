@@ -1,13 +1,23 @@
 // openTrace against folders on disk through a fetch that reads them (no server), and against a
 // fake events API. TLSCOPE_JS_TRACES (set by tests/test_js.py) names real output folders made
 // from the corpus: `single` and `multi`.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openTrace, InlineSource, FileSource, compileIdOf, eventKey, mergeGraphBreaks } from '../../src/tlscope/viewers/lib/tlscope.js';
+
+// Every folder a test makes is removed when the file's tests end (they were left in the temp
+// folder, 18 a run).
+const made = [];
+after(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  made.push(dir);
+  return dir;
+}
 
 const ranges = [];
 
@@ -33,7 +43,7 @@ function folderFetch(root, { api, encoded = false } = {}) {
 }
 
 function synthetic() {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const events = [];
   for (let i = 0; i < 50; i += 1) {
     const ev = { timestamp: `t${i}`, frame_id: i % 3, frame_compile_id: 0, attempt: 0, log_line: i + 1, process: 7 };
@@ -124,7 +134,7 @@ test('above the limit, a served trace is paged through the events API', async ()
       return Response.json({ total: list.length, offset, events: list.slice(offset, offset + limit) });
     },
   };
-  const root = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const root = tempDir();
   mkdirSync(join(root, 'traces'));
   const { renameSync } = await import('node:fs');
   renameSync(join(dir, 'tr'), join(root, 'traces', 'tr'));
@@ -168,7 +178,7 @@ test('real corpus traces: totals and compile ids match the manifests', { skip: !
 });
 
 test('past keepBytes the bytes are dropped and rows read again by range', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const lines = [JSON.stringify({ string_table: [] })];
   for (let i = 0; i < 3000; i += 1) lines.push(JSON.stringify({ timestamp: 't', frame_id: i % 7, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
   mkdirSync(join(dir, 'tr'));
@@ -196,7 +206,7 @@ test('past keepBytes the bytes are dropped and rows read again by range', async 
 });
 
 test('compiles.json statuses across ranks: the worst shows, each rank remembered, meanings kept', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const statuses = { failed: 'it raised', graph_break: 'stopped at a break', ok: 'fine' };
   const perRank = [
     [{ id: '[0/0]', status: 'ok' }, { id: '[1/0]', status: 'graph_break' }],
@@ -224,7 +234,7 @@ test('compiles.json statuses across ranks: the worst shows, each rank remembered
 });
 
 test('bytes dropped while the file streams in; a text filter set mid-load still finds every line', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const lines = [JSON.stringify({ string_table: [] })];
   for (let i = 0; i < 4000; i += 1) lines.push(JSON.stringify({ frame_id: i % 5, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
   mkdirSync(join(dir, 'tr'));
@@ -277,7 +287,7 @@ test('bytes dropped while the file streams in; a text filter set mid-load still 
 });
 
 test('whole files sent gzip-encoded (as tlscope serve does) still drop bytes and read ranges', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const lines = [JSON.stringify({ string_table: [] })];
   for (let i = 0; i < 2000; i += 1) lines.push(JSON.stringify({ frame_id: 0, frame_compile_id: 0, log_line: i + 1, artifact: { name: `n${i}` } }));
   mkdirSync(join(dir, 'tr'));
@@ -304,7 +314,7 @@ test('remote mode: the first rows come from raw.jsonl before the events API answ
       return Response.json({ total: events.length, offset, events: events.slice(offset, offset + Number(params.get('limit'))) });
     },
   };
-  const root = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const root = tempDir();
   mkdirSync(join(root, 'traces'));
   const { renameSync } = await import('node:fs');
   renameSync(join(dir, 'tr'), join(root, 'traces', 'tr'));
@@ -332,7 +342,7 @@ test('remote mode: the first rows come from raw.jsonl before the events API answ
 });
 
 test('statuses without compiles.json: restarted attempts, missing metrics, tlparse words mapped', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const ev = (cid, extra) => ({ frame_id: cid[0], frame_compile_id: cid[1], ...(cid[2] ? { attempt: cid[2] } : {}), ...extra });
   const raw = [
     { string_table: [] },
@@ -378,7 +388,7 @@ test('prefetched answers are used once, and their Content-Length spares the HEAD
 });
 
 test('the first rows are out before the rest of a big first chunk is indexed', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tlscope-js-'));
+  const dir = tempDir();
   const n = 5000;
   const lines = [JSON.stringify({ string_table: [] })];
   for (let i = 0; i < n; i += 1) lines.push(JSON.stringify({ frame_id: 0, frame_compile_id: 0, attempt: 0, log_line: i + 1, dynamo_start: { i } }));
