@@ -73,6 +73,20 @@ def test_a_failure_a_later_compile_of_its_id_got_past_is_still_the_first_failure
     assert FirstAnswers([_entry("[0/0]"), _entry("[1/0]", status="failed")]).answers([]) == []
 
 
+def test_a_failure_with_no_line_of_the_user_names_where_its_function_is() -> None:
+    """A backend's failure (InductorError, BackendCompilerFailed) logs no user line: the line says
+    where the failed function is defined, as the slowest compile's does; with a line, that line."""
+    fn = SourceLocation(file="/p/train.py", line=4, name="step")
+    failure = Failure(type="InductorError", reason="InvalidCxxCompiler: no compiler")
+    failed = _entry("[0/0]", status="failed", function=fn, failure=failure)
+    (line,) = headline(failed, [], None)
+    assert line == "first failure: [0/0] step (train.py:4) failed: InductorError: InvalidCxxCompiler: no compiler"
+    at = SourceLocation(file="/p/train.py", line=9, name="step", code="y = x.item()")
+    failure = Failure(type="Unsupported", reason="boom", user_frame=at)
+    (line,) = headline(_entry("[0/0]", status="failed", function=fn, failure=failure), [], None)
+    assert line == "first failure: [0/0] step failed at train.py:9 (`y = x.item()`): Unsupported: boom"
+
+
 def test_the_break_met_most_often_the_first_among_equals() -> None:
     at = SourceLocation(file="/p/train.py", line=9, name="step", code="  print(x)  ")
     breaks = [

@@ -7,6 +7,7 @@ would see a difference, and masks nothing but the split folder's random name.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -686,3 +687,19 @@ def test_stdout_of_a_base_that_said_143_lines_keeps_them() -> None:
     )
     assert identity._stdout_same(old, new)
     assert not identity._stdout_same(old, new.replace(slow, b""))
+
+
+def test_the_format_144_failed_function_place_is_forgiven() -> None:
+    """1.44's first failure with no user line names its function's place, forgiven as written in
+    JSON, HTML and stdout (a job's ranks first); a failure said at its user line is not touched."""
+    for said in (
+        b'{"text":"first failure: [3/2] limited (r.py:30) failed: Unsupported: x"}',
+        b"<li>ranks 0, 2: first failure: [0/0] fn (test_misc.py:10755) failed: E: x</li>",
+        b"<li>first failure: [0/0] inner (called from simple.py:13) failed: E: x</li>",
+    ):
+        before = re.sub(rb" \([^()]*:\d+\) failed", b" failed", said)
+        assert identity.without_144_changes("index.html", said) == before
+    at = b"<li>first failure: [0/0] f failed at a.py:9 (`x`): E: x</li>"
+    assert identity.without_144_changes("index.html", at) == at
+    out = b"First answers, all ranks:\n  ranks 0, 2: first failure: [0/0] fn failed: E: x\n"
+    assert identity._stdout_same(out, out.replace(b"fn failed", b"fn (a.py:4) failed"))

@@ -530,7 +530,7 @@ def _stdout_same(old: bytes, new: bytes) -> bool:
     failure reason's announced error and first failure of an id a later compile got past."""
     # Newest first, compared after each, as `_same` does: a base that said 1.43's lines keeps them.
     new = _ANNOUNCED.sub(rb"\g<1>", _GOT_PAST_LINE.sub(b"", new))
-    new = _VIOLATED.sub(rb"\g<1>", _VIOLATION_AT.sub(rb"\g<1>\g<2>", new))
+    new = _VIOLATED.sub(rb"\g<1>", _VIOLATION_AT.sub(rb"\g<1>\g<2>", _FAILED_FN_AT.sub(rb"\g<1>\g<2>", new)))
     return old == new or old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
 
 
@@ -555,6 +555,10 @@ _VIOLATION_FRAME = re.compile(
     rb'("type":"ConstraintViolationError","reason":"(?:[^"\\]|\\.)*","user_frame":)\{[^{}]*\}'
 )
 _VIOLATION_AT = re.compile(rb"(first failure: [^\n\"<]*? failed) at [^\n\"<]*?(: ConstraintViolationError: )")
+#: 1.44's first failure with no user line names where its function is: `[0/0] f (a.py:4) failed:`.
+_FAILED_FN_AT = re.compile(
+    rb"(first failure: \[[^\]\n]*\](?: [^ \n\"<]+)?) \((?:called from )?[^()\n\"<]*:\d+\)( failed: )"
+)
 
 
 def without_144_changes(rel: str, data: bytes) -> bytes:
@@ -568,6 +572,7 @@ def without_144_changes(rel: str, data: bytes) -> bytes:
     elif rel.rsplit("/", 1)[-1] == "index.html":
         data = _GOT_PAST_ITEM.sub(b"", data, count=1).replace(_NO_ITEMS, b"", 1)
     data = _VIOLATION_AT.sub(rb"\g<1>\g<2>", _VIOLATION_FRAME.sub(rb"\g<1>null", data))
+    data = _FAILED_FN_AT.sub(rb"\g<1>\g<2>", data)
     return _VIOLATED.sub(rb"\g<1>", _ANNOUNCED.sub(rb"\g<1>", data))
 
 

@@ -104,7 +104,9 @@ def first_answers(
     if failed is not None and failed.failure is not None:
         failure = failed.failure
         where = _at(failure.user_frame)
-        text = f"first failure: {_compile(failed)} failed{where}: {failure.type}: {_cut(failure.reason)}"
+        # No line of the user's where it failed (a backend's failure): where its function is.
+        named = _compile(failed) if where else _compile_at(failed)
+        text = f"first failure: {named} failed{where}: {failure.type}: {_cut(failure.reason)}"
         if failed.status != "failed":
             renumbered = renumbered_why(failed.capture)
             text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
