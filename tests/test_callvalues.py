@@ -58,7 +58,8 @@ def test_a_global_gets_its_new_value_from_the_new_entrys_guards(entries: dict[st
     found = failures(entries["[1/2]"])
     assert found["[1/1]"] == ("global", "False", "True", "global SCALE_UP changed: False -> True")
     assert found["[1/0]"][:3] == ("value", "2", "3")  # k was 3 in this call too (its create_symbol)
-    # `changes` compares with the newest entry only: [1/1] was dynamic in k, so k is no change there.
+    # `changes` compares with the recommended entry only ([1/1], the newest): it was dynamic in k,
+    # so k is no change there.
     assert value_changes(entries["[1/2]"]) == {("G['SCALE_UP']", "value", "False", "True")}
 
 

@@ -16,7 +16,7 @@ from tlscope.analyse.headline import read_first_answers
 from tlscope.analyse.ranks.divergence import SAID, RanksFile, read_ranks_file
 from tlscope.analyse.ranks.frames import FrameRef
 from tlscope.format import layout
-from tlscope.format.compiles import FIRST_ANSWER_KINDS, CompilesFile, GuardFailure
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, CompilesFile, GuardFailure, TensorInput
 from tlscope.format.folder import OutputFolder
 from tlscope.format.raw import display_compile_id, event_key
 from tlscope.format.status import FROM_TLPARSE, STATUS_ORDER, STATUSES, status_from_metrics
@@ -39,16 +39,37 @@ def test_status_from_metrics(case: dict[str, Any]) -> None:
     assert status_from_metrics(msgspec.convert(case["metrics"], CompilationMetrics)) == case["status"]
 
 
-def _failures(kinds: list[str]) -> list[GuardFailure]:
-    n = len(kinds)
+def _failures(failures: list[dict[str, str]]) -> list[GuardFailure]:
+    """A case's failures, newest entry first (`[0/N-1]` ... `[0/0]`), each of input `x` when its
+    guard is given."""
+    n = len(failures)
     return [
-        GuardFailure(cache_entry=f"[0/{n - 1 - i}]", guard="g", kind=k, explanation="e") for i, k in enumerate(kinds)
+        GuardFailure(
+            cache_entry=f"[0/{n - 1 - i}]",
+            guard=f.get("guard", "g"),
+            kind=f["kind"],
+            explanation="e",
+            subject="x" if "guard" in f else None,
+        )
+        for i, f in enumerate(failures)
     ]
 
 
-@pytest.mark.parametrize("case", CASES["recommended_failure"], ids=lambda c: ",".join(c["kinds"]) or "none")
+def _tensor(fields: dict[str, Any]) -> TensorInput:
+    return msgspec.convert({"source": "L['x']", **fields}, TensorInput)
+
+
+def _kinds(case: dict[str, Any]) -> str:
+    return ",".join(f["kind"] for f in case["failures"]) or "none"
+
+
+@pytest.mark.parametrize("case", CASES["recommended_failure"], ids=_kinds)
 def test_recommended_failure(case: dict[str, Any]) -> None:
-    found = recommended_failure(_failures(case["kinds"]))
+    """compiles.json's `recommended` from the failures, each entry's tensor input `x` and the
+    call's (FORMAT.md "Which failure is the cause"); the JS client reads what it says."""
+    entries = {entry: [_tensor(fields)] for entry, fields in case.get("entries", {}).items()}
+    call = [_tensor(case["call"])] if "call" in case else []
+    found = recommended_failure(_failures(case["failures"]), entries, call)
     assert (found.index if found else None, found.why if found else None) == (case["index"], case["why"])
 
 

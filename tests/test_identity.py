@@ -703,3 +703,18 @@ def test_the_format_144_failed_function_place_is_forgiven() -> None:
     assert identity.without_144_changes("index.html", at) == at
     out = b"First answers, all ranks:\n  ranks 0, 2: first failure: [0/0] fn failed: E: x\n"
     assert identity._stdout_same(out, out.replace(b"fn failed", b"fn (a.py:4) failed"))
+
+
+def test_the_format_144_recommendation_words_are_forgiven_its_choice_is_not() -> None:
+    """1.44 says why a guard failure explains a recompile in other words: masked on both sides;
+    a choice that changed still differs where it is said (`compared_with`)."""
+    head = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[{"recommended":%s,'
+    head += b'"compared_with":"%s"}]}\n'
+    old = head % (43, b'{"index":0,"why":"the newest cache entry, which failed on something other"}', b"[0/1]")
+    new = head % (44, b'{"index":0,"why":"the newest cache entry, which Dynamo tries first"}', b"[0/1]")
+    assert identity._same("compiles.json", old, new)
+    moved = head % (44, b'{"index":1,"why":"[0/0] is the newest entry whose failure \\"x\\""}', b"[0/0]")
+    assert not identity._same("compiles.json", old, moved)
+    page = b'<p class="answers-why">Why: <strong>dtype of x changed</strong> <small>(%s)</small></p>\n'
+    assert identity._same("index.html", page % b"old words", page % b"new words")
+    assert not identity._same("index.html", page % b"old words", page.replace(b"dtype", b"size") % b"new words")

@@ -104,3 +104,44 @@ def test_the_reports_recompiles_say_the_same_reason_and_the_fix_beside_it(name: 
             assert escape(fix.why) in block
     if name == "recompiles":
         assert fixes >= 1  # [0/1]: torch._dynamo.mark_dynamic(x, 0)
+
+
+def test_a_failure_another_entry_explains_is_not_the_cause() -> None:
+    """recompiles_dynamic's [0/4], a transposed 2-D call: the newest entry [0/3] (compiled for a
+    3-D x) failed on the rank, which [0/2] was compiled for; [0/2] failed on the stride, the
+    call's change (the rule before, which put shape failures last, said the rank). [0/5]: the
+    transposed [0/4]'s stride is [0/2]'s too, so mark_dynamic stays the cause. `compared_with` is
+    the recommended entry, and `changes` against it."""
+    (entries,) = _entries("recompiles_dynamic")
+    by_id = {e.id: e for e in entries}
+    four, five = by_id["[0/4]"].recompile, by_id["[0/5]"].recompile
+    assert four is not None and four.recommended is not None and five is not None and five.recommended is not None
+    chosen = four.guard_failures[four.recommended.index]
+    assert (chosen.cache_entry, chosen.kind) == ("[0/2]", "stride")
+    assert four.guard_failures[0].kind == "rank" and "[0/2] was compiled for the call's rank" in four.recommended.why
+    assert four.compared_with == "[0/2]"
+    assert {(c.what, c.before, c.after) for c in four.changes} >= {("stride", "[9, 1]", "[1, 6]")}
+    chosen = five.guard_failures[five.recommended.index]
+    assert (chosen.cache_entry, chosen.kind) == ("[0/2]", "dim_marking") and five.compared_with == "[0/2]"
+
+
+def test_a_call_of_a_new_rank_after_an_int_went_dynamic_blames_the_rank() -> None:
+    """The newest entry is the most general one (automatic dynamic): a call with a new rank, after
+    an int went dynamic, fails it on the rank and the older entries on the int's old value. The
+    rank is the cause (the rule before, which put shape failures last, said the int)."""
+    from tlscope.analyse.fold.recommend import recommended_failure
+    from tlscope.format.compiles import GuardFailure, TensorInput
+
+    failures = [
+        GuardFailure(cache_entry="[0/1]", guard="tensor 'x' rank mismatch. expected 1, actual 2", kind="rank",
+                     explanation="x has 2 dimensions", subject="x", expected="1", actual="2"),
+        GuardFailure(cache_entry="[0/0]", guard="k == 3", kind="value", explanation="k changed: 3 -> 4",
+                     subject="k", expected="3", actual="4"),
+    ]  # fmt: skip
+    one_d = [TensorInput(source="L['x']", size=[4], stride=[1])]
+    call = [TensorInput(source="L['x']", size=[2, 2], stride=[2, 1])]
+    found = recommended_failure(failures, {"[0/1]": one_d, "[0/0]": one_d}, call)
+    assert found is not None and found.index == 0
+    # Had an entry been compiled for a 2-D x, the rank would say nothing of the call.
+    found = recommended_failure(failures, {"[0/1]": one_d, "[0/0]": call}, call)
+    assert found is not None and found.index == 1

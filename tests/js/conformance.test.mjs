@@ -43,8 +43,8 @@ test('status from one compilation_metrics record', () => {
 
 test('the recommended guard failure is the one compiles.json records', () => {
   for (const c of CASES.recommended_failure) {
-    const n = c.kinds.length;
-    const failures = c.kinds.map((kind, i) => ({ cache_entry: `[0/${n - 1 - i}]`, kind, guard: 'g', explanation: `e${i}` }));
+    const n = c.failures.length;
+    const failures = c.failures.map((f, i) => ({ cache_entry: `[0/${n - 1 - i}]`, kind: f.kind, guard: f.guard ?? 'g', explanation: `e${i}` }));
     const recompile = { guard_failures: failures, recommended: c.index === null ? null : { index: c.index, why: c.why } };
     const found = recommendedFailure(recompile);
     assert.deepEqual(found && [found.index, found.why], c.index === null ? null : [c.index, c.why]);

@@ -130,8 +130,8 @@ def _tensor_dim(subject: str, inputs: list[TensorInput]) -> str | None:
 
 
 def value_changes(failures: list[GuardFailure], values: Values) -> list[InputChange]:
-    """`changes` entries for the Python values whose both sides the log holds: the newest entry's
-    failed guard (expected) and the new compile's value (actual)."""
+    """`changes` entries for the Python values whose both sides the log holds: the first failure's
+    guard (the entry compared with: expected) and the new compile's value (actual)."""
     changes = []
     for failure in failures[:1]:
         want = wanted_of(failure)

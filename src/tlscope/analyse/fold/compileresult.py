@@ -11,7 +11,7 @@ and forgotten before the next frame's are made.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -29,6 +29,7 @@ from tlscope.format.compiles import (
     AotInductorCompile,
     CompileEntry,
     Failure,
+    GuardFailure,
     InputChange,
     Recompile,
     SourceLocation,
@@ -144,22 +145,30 @@ class _Frames:
         reason = next((a.recompile_reason for a in reversed(accs) if a.recompile_reason is not None), None)
         if not failures and event is None and reason is None:
             return None
-        compared = failures[0].cache_entry if failures else _entry_of(reason)
+        after = self.inputs(frame_of(acc.cid))
+        recommended = recommended_failure(failures, self._entry_inputs(failures), after)
+        # What the call is compared with: the entry of the failure that explains it, the closest.
+        chosen = failures[recommended.index : recommended.index + 1] if recommended is not None else []
+        compared = chosen[0].cache_entry if chosen else _entry_of(reason)
         found = Recompile(
-            reason=reason,
-            guard_failures=failures,
-            recommended=recommended_failure(failures),
-            compared_with=compared,
-            event=event,
+            reason=reason, guard_failures=failures, recommended=recommended, compared_with=compared, event=event
         )
         earlier = _frame_key(compared)
-        after = self.inputs(frame_of(acc.cid))
         before = self.inputs(earlier) if earlier is not None else []
         if before and after:  # a compile that failed before describing its inputs has nothing to compare
             found.changes = input_changes(before, after)
         values = {want: value for a in accs for want, value in a.call_values.items()}
         fill_actuals(failures, values, after)
-        found.changes += value_changes(failures, values)
+        found.changes += value_changes(chosen, values)
+        return found
+
+    def _entry_inputs(self, failures: Sequence[GuardFailure]) -> dict[str, list[TensorInput]]:
+        """Each failed cache entry's tensor inputs, by its compile id (which failures name)."""
+        found: dict[str, list[TensorInput]] = {}
+        for failure in failures:
+            key = _frame_key(failure.cache_entry)
+            if key is not None and failure.cache_entry not in found:
+                found[failure.cache_entry] = self.inputs(key)
         return found
 
 

@@ -1,57 +1,115 @@
 """Which guard failure of a recompile explains it best: FORMAT.md "Which failure is the cause".
 
 Every earlier cache entry rejected the call, each on the first of its own guards that failed, so
-every failure is true; the one to show first is the entry that came closest to matching. An entry
-that failed on a size, stride or rank of a tensor it had specialised says little (it would have
-failed on any other shape too); a guard tlscope does not classify says little more. Decided here
-once and written into compiles.json (`recompile.recommended`): `tlscope summary`, the explorer
-and every viewer show that choice instead of making their own.
+every failure is true; the one to show first is the entry that came closest to matching. A
+failure on a tensor property (size, stride, rank, dtype, requires_grad, device) says nothing of
+the call when another entry was compiled for the call's value of that property: the call is like
+that entry there, and differs from it elsewhere (recompiles_dynamic's `[0/4]`: the 3-D entry
+`[0/3]` failing on the rank of a 2-D call, which `[0/2]` has, says less than `[0/2]`'s failure on a
+stride). Of the others, the newest entry's failure is the cause: Dynamo tries the newest entry
+first, and automatic dynamic makes each newer entry more general than the ones before it (a call
+with a new rank, after an int made dynamic, fails the newest entry on the rank and the older ones
+on the int). A guard tlscope does not classify (`other`) says least. Decided here once and
+written into compiles.json (`recompile.recommended`): `tlscope summary`, the explorer and every
+viewer show that choice instead of making their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
-from tlscope.format.compiles import GuardFailure, RecommendedFailure
+from tlscope.analyse.fold.callvalues import value_key
+from tlscope.format.compiles import GuardFailure, RecommendedFailure, TensorInput
 
-#: Guard kinds about a tensor's shape, which an entry fails when it had specialised that shape.
-SHAPE_KINDS = frozenset({"size", "stride", "rank"})
-
-
-def _distance(failure: GuardFailure) -> int:
-    """How far an entry was from matching: 0 (not a specialised shape), 1 (`other`), 2 (a shape)."""
-    if failure.kind in SHAPE_KINDS:
-        return 2
-    return 1 if failure.kind == "other" else 0
+#: Guard kinds about a tensor property, which another entry's inputs can show it was compiled for.
+TENSOR_KINDS = frozenset({"size", "stride", "rank", "dtype", "requires_grad", "device"})
+#: The dimension a size or stride guard names.
+_INDEX = re.compile(r" at index (\d+)\.")
 
 
-def recommended_failure(failures: Sequence[GuardFailure]) -> RecommendedFailure | None:
-    """The newest entry with the smallest distance, and why; None without guard failures."""
+def recommended_failure(
+    failures: Sequence[GuardFailure],
+    entry_inputs: Mapping[str, Sequence[TensorInput]] | None = None,
+    call: Sequence[TensorInput] = (),
+) -> RecommendedFailure | None:
+    """The newest failure that no other entry explains away (`entry_inputs`: each cache entry's
+    tensor inputs by compile id; `call`: the recompiling call's), classified before `other`; and
+    why. None without guard failures."""
     if not failures:
         return None
-    best = min(range(len(failures)), key=lambda i: (_distance(failures[i]), i))
-    return RecommendedFailure(index=best, why=_why(failures, best))
+    inputs = entry_inputs or {}
+    away = [explained_away(f, failures, inputs, call) for f in failures]
+    best = min(range(len(failures)), key=lambda i: (away[i] is not None, failures[i].kind == "other", i))
+    return RecommendedFailure(index=best, why=_why(failures, best, away))
 
 
-def _why(failures: Sequence[GuardFailure], best: int) -> str:
-    chosen, newest = failures[best], failures[0]
+def explained_away(
+    failure: GuardFailure,
+    failures: Sequence[GuardFailure],
+    entry_inputs: Mapping[str, Sequence[TensorInput]],
+    call: Sequence[TensorInput],
+) -> str | None:
+    """Another cache entry compiled for the call's value of the tensor property `failure` failed
+    on (that entry's id), or None."""
+    if failure.kind not in TENSOR_KINDS or failure.subject is None:
+        return None
+    now = _tensor(call, failure.subject)
+    if now is None:
+        return None
+    for other in failures:
+        if other.cache_entry == failure.cache_entry:
+            continue
+        then = _tensor(entry_inputs.get(other.cache_entry, ()), failure.subject)
+        if then is not None and _agrees(failure, then, now):
+            return other.cache_entry
+    return None
+
+
+def _tensor(inputs: Sequence[TensorInput], subject: str) -> TensorInput | None:
+    key = value_key(subject)
+    return next((t for t in inputs if value_key(t.source) == key), None)
+
+
+def _agrees(failure: GuardFailure, then: TensorInput, now: TensorInput) -> bool:
+    """Whether an entry compiled for `then` accepts `now` on the property `failure` names."""
+    kind = failure.kind
+    if kind in ("dtype", "requires_grad", "device"):
+        mine, theirs = getattr(then, kind), getattr(now, kind)
+        return mine is not None and mine == theirs
+    if then.size is None or now.size is None or len(then.size) != len(now.size):
+        return False
+    if kind == "rank":
+        return True
+    match = _INDEX.search(failure.guard)
+    index = int(match[1]) if match else -1
+    if not 0 <= index < len(now.size):
+        return False
+    if kind == "size":
+        return index in then.dynamic_dims or then.size[index] == now.size[index]
+    # A stride: symbolic where a later dimension is dynamic (a contiguous tensor's stride is the
+    # product of the sizes after it), else the entry's own.
+    if any(d > index for d in then.dynamic_dims):
+        return True
+    return then.stride is not None and now.stride is not None and then.stride[index] == now.stride[index]
+
+
+def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]) -> str:
+    chosen = failures[best]
     if len(failures) == 1:
         return "the only cache entry of this frame"
-    if best > 0:
-        what = (
-            f"a {newest.kind} guard of a tensor it had specialised"
-            if _distance(newest) == 2
-            else "a guard tlscope does not classify"
+    if best == 0:
+        return "the newest cache entry, which Dynamo tries first"
+    skipped = [i for i in range(best) if away[i] is not None]
+    unclassified = [i for i in range(best) if away[i] is None]
+    parts = []
+    if skipped:
+        first = failures[skipped[0]]
+        more = f" ({len(skipped) - 1} more such)" if len(skipped) > 1 else ""
+        parts.append(
+            f"{first.cache_entry} failed on the {first.kind} of {first.subject}, but {away[skipped[0]]} was "
+            f"compiled for the call's {first.kind}{more}"
         )
-        return (
-            f"the newest entry {newest.cache_entry} failed on {what}; "
-            f"{chosen.cache_entry} came closest: it failed only on {chosen.kind}"
-        )
-    if _distance(chosen) == 0:
-        return "the newest cache entry, which failed on something other than a specialised tensor shape"
-    if _distance(chosen) == 1:
-        return (
-            "the newest cache entry; no other entry came closer (each failed on a guard tlscope "
-            "does not classify, or on a specialised tensor shape)"
-        )
-    return "the newest cache entry; every other entry failed on a specialised tensor shape too"
+    if unclassified:
+        parts.append(f"{failures[unclassified[0]].cache_entry} failed on a guard tlscope does not classify")
+    return f"{chosen.cache_entry} is the newest entry whose failure the others do not explain: {'; '.join(parts)}"

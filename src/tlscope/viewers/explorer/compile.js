@@ -477,7 +477,7 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     ['function', view.function || NOT_LOGGED],
     ['captured by', captureText(view)],
     ['time', timeText(view)],
-    ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (newest entry ${view.recompile.comparedWith})` : ''}` : 'no: the first compile of this frame'],
+    ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (compared with ${view.recompile.comparedWith}, the closest entry)` : ''}` : 'no: the first compile of this frame'],
     ['restart reasons', view.restartReasons.join('; ')],
     ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],
     // format 1.29: settings unlike the run's first compile's (a config changed, dynamic=False).
