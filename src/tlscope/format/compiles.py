@@ -31,6 +31,8 @@ GUARD_KINDS: dict[str, str] = {
     "which are always specialised)",
     "dim_marking": "an input was marked dynamic (mark_dynamic) after the entry was compiled, or the reverse",
     "value": "a Python value the code depends on (an int, a string, a bool…) differs",
+    "value_range": "a dynamic Python value (an int or float Dynamo made a symbol) is outside a condition "
+    "the entry's code tested on it (`if z > 0:`): the guard `___stack0 <= 0.0`. Since 1.44 (before, `other`)",
     "global": "a global variable the code reads differs",
     "length": "the length of a list, tuple or dict differs",
     "identity": "a different object (or function, or module) is passed where the entry saw another",

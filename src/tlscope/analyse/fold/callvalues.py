@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 
+from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.guards import patterns, subject_name
 from tlscope.analyse.fold.linear import comment_start
 from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
 
 #: Guard kinds whose new value the new compile's guards or symbols can hold.
-VALUE_KINDS = frozenset({"value", "global", "length"})
+VALUE_KINDS = frozenset({"value", "global", "length", "value_range"})
 #: (what, key): what is `value` or `length`; key is the source with a local's `L['name']` as `name`.
 Wanted = tuple[str, str]
 #: Wanted -> (the source as the new compile logged it, the call's value as Dynamo printed it).
@@ -46,6 +47,8 @@ def wanted_of(failure: GuardFailure) -> Wanted | None:
     """What a guard failure's new value would be found under, for the kinds that have one."""
     if failure.kind not in VALUE_KINDS:
         return None
+    if failure.kind == "value_range":
+        return ("value", value_key(failure.subject)) if failure.subject else None
     found = patterns()
     pattern = found.length_guard if failure.kind == "length" else found.value_guard
     match = pattern.match(failure.guard)
@@ -113,10 +116,22 @@ def fill_actuals(failures: list[GuardFailure], values: Values, inputs: list[Tens
 
 def _explained(failure: GuardFailure) -> str:
     name = subject_name(failure.subject or "")
+    if failure.kind == "value_range":
+        return f"{name} is {failure.actual} in this call, outside `{failure.guard}`, {_tested(failure)}"
     if failure.kind == "length":
         return f"length of {name} changed: {failure.expected} -> {failure.actual}"
     lead = "global " if failure.kind == "global" else ""
     return f"{lead}{name} changed: {failure.expected} -> {failure.actual}"
+
+
+def _tested(failure: GuardFailure) -> str:
+    """Where the entry's code tested the condition a `value_range` guard holds: the guard's user
+    line (`if z > 0:` at a.py:16), else in words."""
+    at = failure.user_frame
+    code = (at.code or "").split("  #", 1)[0].strip() if at is not None else ""
+    if at is None or at.line is None or not code:
+        return "a condition the entry's code tested on it (an if on its value)"
+    return f"a condition the entry's code tested on it (`{code}` at {where_text(at)})"
 
 
 def _tensor_dim(subject: str, inputs: list[TensorInput]) -> str | None:

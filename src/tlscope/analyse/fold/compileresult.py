@@ -11,6 +11,7 @@ and forgotten before the next frame's are made.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
@@ -18,6 +19,7 @@ import msgspec
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
+from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.fixes import attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
@@ -159,6 +161,7 @@ class _Frames:
             found.changes = input_changes(before, after)
         values = {want: value for a in accs for want, value in a.call_values.items()}
         fill_actuals(failures, values, after)
+        name_stack_values(failures, acc.function)
         found.changes += value_changes(chosen, values)
         return found
 
@@ -170,6 +173,28 @@ class _Frames:
             if key is not None and failure.cache_entry not in found:
                 found[failure.cache_entry] = self.inputs(key)
         return found
+
+
+#: A resume function's name: the rest of `fn` after its graph break at `line`.
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+#: Dynamo's name for a value on the stack at a resume function's start (a local of it).
+_STACK = re.compile(r"^(?:L\['(___stack\d+)'\]|(___stack\d+))$")
+
+
+def name_stack_values(failures: Sequence[GuardFailure], function: SourceLocation | None) -> None:
+    """Say what `___stack0` is where a resume function's guard names it: the value the graph
+    break left on the stack (the result of the call that broke the graph, e.g. `x.sum().item()`),
+    which the resume function takes as an input."""
+    match = _RESUME.match(function.name or "") if function is not None else None
+    if match is None or function is None:
+        return
+    at = where_text(SourceLocation(file=function.file, line=int(match["line"])))
+    for failure in failures:
+        stack = _STACK.match(failure.subject or "")
+        if stack is not None:
+            name = stack[1] or stack[2]
+            said = f"the value the graph break at {at} left on the stack ({name})"
+            failure.explanation = failure.explanation.replace(name, said, 1)
 
 
 def _entry_of(reason: str | None) -> str | None:

@@ -254,6 +254,24 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("value", guard, text, subject=source, expected=expected)
 
 
+#: The constant a guard compares with: an int or a float as Python prints it.
+_NUMBER = r"-?\d[\d.]*(?:e[+-]?\d+)?"
+#: A comparison read with its source on the left: `2 < k` is `k > 2`.
+_FLIPPED = {"<=": ">=", ">=": "<=", "<": ">", ">": "<"}
+
+
+def _value_range(m: re.Match[str], guard: str) -> GuardFailure:
+    """`___stack0 <= 0.0`: the entry's code tested a condition on a dynamic value, and the call's
+    value is outside it; `expected` is the condition with the source on the left (`<= 0.0`)."""
+    if m["s1"] is not None:
+        source, condition = m["s1"], f"{_FLIPPED[m['op1']]} {m['a']}"
+    else:
+        source, condition = m["s2"], f"{m['op2']} {m['b']}"
+    name = subject_name(source)
+    text = f"{name} is outside `{guard}`, a condition the entry's code tested on it (an if on its value)"
+    return _failure("value_range", guard, text, subject=source, expected=condition)
+
+
 _TENSOR = r"tensor '(?P<s>[^']*)'"
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
@@ -280,6 +298,10 @@ class _Patterns:
         #: Python value, in a recompile reason and in an entry's own guards alike (callvalues.py).
         self.length_guard = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
         self.value_guard = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
+        #: `<source> <= 0.0` or `2 < <source>`: a condition on a dynamic Python value (a branch on it).
+        left = rf"(?P<a>{_NUMBER}) (?P<op1><=|>=|<|>) (?P<s1>[^\s<>=!]+)"
+        right = rf"(?P<s2>[^\s<>=!]+) (?P<op2><=|>=|<|>) (?P<b>{_NUMBER})"
+        self.value_range = re.compile(rf"^(?:{left}|{right})$")
         self.rules: list[Rule] = [*_tensor_rules(), *self._other_rules()]
 
     def _other_rules(self) -> list[Rule]:
@@ -291,6 +313,7 @@ class _Patterns:
             (self.comma_ended[1], _identity("type")),
             (self.size_or_symbol, _dynamic_range),
             (self.value_guard, _value),
+            (self.value_range, _value_range),
         ]
 
 
