@@ -212,7 +212,8 @@ class Fix(msgspec.Struct, kw_only=True):
     source: str
     #: The tensor dimension concerned.
     dim: int
-    #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`.
+    #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`; since
+    #: 1.44 the input named as `where`'s line passes it, when certain (`batch` for `args[0]`).
     code: str
     #: The user's line to put it before: the call that entered the input (null when the log
     #: does not give that call's stack).
@@ -230,7 +231,8 @@ class Recompile(msgspec.Struct, kw_only=True):
     guard_failures: list[GuardFailure] = []
     #: The guard failure to show first, and why (null with no guard failures). Since 1.9.
     recommended: RecommendedFailure | None = None
-    #: The cache entry this compile is compared with (the newest one), display form.
+    #: The cache entry this compile is compared with, display form: the `recommended` failure's
+    #: (the closest; since 1.44, before always the newest).
     compared_with: str | None = None
     #: How this compile's inputs differ from that entry's (from describe_tensor and the graphs' inputs).
     changes: list[InputChange] = []

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
+from tlscope.analyse.fold.caller import caller_argument
 from tlscope.analyse.fold.symbols import input_name, size_refs
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 from tlscope.model.compile_id import CompileId
@@ -89,17 +90,33 @@ def attach_fixes(
             continue
         _link_failures(entry, frames)
         index = recompile.recommended.index if recompile.recommended is not None else 0
-        recompile.fix = fix_for(entry, recompile.guard_failures[index], frames)
+        recompile.fix = as_the_caller_says(fix_for(entry, recompile.guard_failures[index], frames))
     by_id = {c.id: c for c in compiles}
     for symbol in symbols:
         if symbol.input is None or symbol.input_source is None or symbol.dim is None or symbol.what != "size":
             continue
         owner = by_id.get(symbol.compile_id or "")
         for spec in symbol.specializations:
-            spec.fix = specialisation_fix(symbol, spec, frames, owner, symbol.compile_id in exported)
+            spec.fix = as_the_caller_says(
+                specialisation_fix(symbol, spec, frames, owner, symbol.compile_id in exported)
+            )
         guarded = (guard_frames or {}).get((symbol.compile_id, symbol.symbol))
         if not symbol.specializations and guarded is not None:
-            symbol.fix = guard_fix(symbol, *guarded)
+            symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded))
+
+
+def as_the_caller_says(fix: Fix | None) -> Fix | None:
+    """`fix` with its code naming the input as the line it goes before does (`batch`, where the
+    compiled function says `args[0]`), when that line leaves no doubt (analyse/fold/caller.py)."""
+    if fix is None or fix.where is None:
+        return fix
+    said = caller_argument(fix.where.code, fix.input)
+    head = f"({fix.input}, "
+    if said is None or said == fix.input or head not in fix.code:
+        return fix
+    fix.code = fix.code.replace(head, f"({said}, ", 1)
+    fix.why += f" (the line before which it goes passes it as {said})"
+    return fix
 
 
 def _link_failures(entry: CompileEntry, frames: _Frame) -> None:
