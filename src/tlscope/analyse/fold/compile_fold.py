@@ -191,13 +191,7 @@ class CompileFold:
         elif isinstance(event, Artifact):
             self._artifact(acc, record, event, raw_line)
         elif isinstance(event, CompilationMetrics):
-            acc.add_metrics(record, event)
-            if event.fail_reason is not None and acc.error_frame is None:
-                # No user line in the dynamo_error traceback (a constraint violation is raised
-                # in torch's guard code): the reason's `User stack:` block names it.
-                acc.error_frame = dynamo_error_frame(event.fail_reason, self.user)
-            self.dynamic.metrics(event.compiler_config, event.dynamo_config, acc.cid.display)
-            self.settings.feed(acc.cid.display, event)
+            self._metrics(acc, record, event)
         elif isinstance(event, AotAutogradBackwardCompilationMetrics):
             if event.fail_type is not None and acc.failure is None:
                 acc.failure = failure_of(event.fail_type, event.fail_reason, None)
@@ -207,6 +201,15 @@ class CompileFold:
             self._symbol(acc, event)
         else:
             self._payload_event(acc, record, raw_line)
+
+    def _metrics(self, acc: CompileAcc, record: Record, event: CompilationMetrics) -> None:
+        acc.add_metrics(record, event)
+        if event.fail_reason is not None and acc.error_frame is None:
+            # No user line in the dynamo_error traceback (a constraint violation is raised in
+            # torch's guard code): the reason's `User stack:` block names it.
+            acc.error_frame = dynamo_error_frame(event.fail_reason, self.user)
+        self.dynamic.metrics(event.compiler_config, event.dynamo_config, acc.cid.display)
+        self.settings.feed(acc.cid.display, event)
 
     def _outside(self, record: Record) -> CompileAcc | None:
         """Where a record outside any compile id is folded: the accumulator of the capture or AOT

@@ -264,9 +264,9 @@ def _value_range(m: re.Match[str], guard: str) -> GuardFailure:
     """`___stack0 <= 0.0`: the entry's code tested a condition on a dynamic value, and the call's
     value is outside it; `expected` is the condition with the source on the left (`<= 0.0`)."""
     if m["s1"] is not None:
-        source, condition = m["s1"], f"{_FLIPPED[m['op1']]} {m['a']}"
+        source, condition = m["s1"], f"{_FLIPPED[m['op1']]} {m['n1']}"
     else:
-        source, condition = m["s2"], f"{m['op2']} {m['b']}"
+        source, condition = m["s2"], f"{m['op2']} {m['n2']}"
     name = subject_name(source)
     text = f"{name} is outside `{guard}`, a condition the entry's code tested on it (an if on its value)"
     return _failure("value_range", guard, text, subject=source, expected=condition)
@@ -299,8 +299,8 @@ class _Patterns:
         self.length_guard = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
         self.value_guard = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
         #: `<source> <= 0.0` or `2 < <source>`: a condition on a dynamic Python value (a branch on it).
-        left = rf"(?P<a>{_NUMBER}) (?P<op1><=|>=|<|>) (?P<s1>[^\s<>=!]+)"
-        right = rf"(?P<s2>[^\s<>=!]+) (?P<op2><=|>=|<|>) (?P<b>{_NUMBER})"
+        left = rf"(?P<n1>{_NUMBER}) (?P<op1><=|>=|<|>) (?P<s1>[^\s<>=!]+)"
+        right = rf"(?P<s2>[^\s<>=!]+) (?P<op2><=|>=|<|>) (?P<n2>{_NUMBER})"
         self.value_range = re.compile(rf"^(?:{left}|{right})$")
         self.rules: list[Rule] = [*_tensor_rules(), *self._other_rules()]
 
