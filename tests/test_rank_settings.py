@@ -214,6 +214,14 @@ def test_a_set_logged_in_another_order_is_one_setting(tlparse_traces: Path, tmp_
     (group,) = found["divergence"]["settings"]
     assert group["ranks"] == [1, 3] and group["changed"]
     assert "allowed_functions_module_string_ignorelist" not in group["sentence"]
+    # Three values differ and 33 keys only one side logs: the sentence counts each kind over all
+    # of them (it said "16 more, 18 settings only one side logs" from the first 20, in key order).
+    assert group["sentence"].endswith(
+        "dynamo automatic_dynamic_local_pgo True (False on ranks 0, 2), dynamo automatic_dynamic_shapes False "
+        "(True), dynamo suppress_errors False (True), 33 settings only one side logs (another torch version?)"
+    )
+    assert len(group["changed"]) == 20 and group["more"] == 16
+    assert [c["a"] is None or c["b"] is None for c in group["changed"]] == [False] * 3 + [True] * 17
     assert all(c["key"] != "allowed_functions_module_string_ignorelist" for c in group["changed"])
     key = "allowed_functions_module_string_ignorelist"
     a = {"dynamo": {key: ["torch._prims", "torch.testing", "torch._refs"], "passes": ["x", "y"]}}

@@ -110,8 +110,17 @@ def comparable_configs(configs: Mapping[str, dict[str, Any]]) -> dict[str, dict[
 
 
 def config_diff(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> ConfigDiff | None:
-    """The settings whose values differ, in the sections both sides logged; None when none does
-    (or a side logged no config). A set's members in another order are the same setting."""
+    """The settings whose values differ, in the sections both sides logged, at most MAX_CHANGES
+    and how many more; None when none does (or a side logged no config)."""
+    changed = config_changes(a, b)
+    if not changed:
+        return None
+    return ConfigDiff(changed=changed[:MAX_CHANGES], more=max(len(changed) - MAX_CHANGES, 0))
+
+
+def config_changes(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> list[ConfigChange]:
+    """Every setting whose value differs (or that one side lacks), in section then key order. A
+    set's members in another order are the same setting."""
     changed: list[ConfigChange] = []
     for section in SECTIONS.values():
         x, y = a.get(section), b.get(section)
@@ -121,9 +130,7 @@ def config_diff(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]
             if key in x and key in y and comparable(section, key, x[key]) == comparable(section, key, y[key]):
                 continue
             changed.append(ConfigChange(section=section, key=key, a=_shown(x, key, y), b=_shown(y, key, x)))
-    if not changed:
-        return None
-    return ConfigDiff(changed=changed[:MAX_CHANGES], more=max(len(changed) - MAX_CHANGES, 0))
+    return changed
 
 
 def _shown(mine: dict[str, Any], key: str, other: dict[str, Any]) -> str | None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from tlscope.analyse.config_diff import ConfigChange, comparable_configs, config_diff
+from tlscope.analyse.config_diff import MAX_CHANGES, ConfigChange, comparable_configs, config_changes
 from tlscope.analyse.ranks.words import NAMED, who
 from tlscope.format.compiles import Settings
 from tlscope.format.json_boundary import decode
@@ -104,23 +104,25 @@ def _mismatch(
     ranks: list[int], than: list[int], base: dict[str, dict[str, Any]], read: RankConfigs | None
 ) -> SettingsMismatch:
     mine = read(ranks[0]) if read is not None and base else {}
-    found = config_diff(base, mine) if mine else None
+    found = config_changes(base, mine) if mine else []
     head = f"{who(ranks)} compiled under other settings than {who(than)}"
-    if found is None:
+    if not found:
         return SettingsMismatch(ranks=ranks, than=than, sentence=head)
-    changed = sorted(found.changed, key=lambda c: c.a is None or c.b is None)  # values first
+    # Values first, then the keys one side lacks; the sentence counts each kind over all of them.
+    changed = sorted(found, key=lambda c: c.a is None or c.b is None)
     return SettingsMismatch(
         ranks=ranks,
         than=than,
-        changed=changed,
-        more=found.more,
-        sentence=f"{head}: {_words(changed, found.more, than)}",
+        changed=changed[:MAX_CHANGES],
+        more=max(len(changed) - MAX_CHANGES, 0),
+        sentence=f"{head}: {_words(changed, 0, than)}",
     )
 
 
 def _words(changed: list[ConfigChange], more: int, than: list[int]) -> str:
     """The settings that differ in words, values first: `inductor graph_partition True (False on
-    ranks 0-4), inductor … None (False), 7 settings only one side logs (another torch version?)`."""
+    ranks 0-4), inductor … None (False), 7 settings only one side logs (another torch version?)`;
+    `more` counts settings beyond `changed`, said as more values."""
     values = [c for c in changed if c.a is not None and c.b is not None]
     # The other side named once, at the first value.
     said = [f"{c.section} {c.key} {c.b} ({c.a}{'' if n else f' on {who(than)}'})" for n, c in enumerate(values[:SAID])]
