@@ -718,3 +718,14 @@ def test_the_format_144_recommendation_words_are_forgiven_its_choice_is_not() ->
     page = b'<p class="answers-why">Why: <strong>dtype of x changed</strong> <small>(%s)</small></p>\n'
     assert identity._same("index.html", page % b"old words", page % b"new words")
     assert not identity._same("index.html", page % b"old words", page.replace(b"dtype", b"size") % b"new words")
+
+
+def test_the_format_144_stack_value_name_is_forgiven() -> None:
+    """1.44 names a resume function's `___stack0` by the graph break that left it: forgiven."""
+    said = b"<strong>the value the graph break at a.py:27 left on the stack (___stack0) has 2 dimensions</strong>"
+    assert identity.without_144_changes("index.html", said) == b"<strong>___stack0 has 2 dimensions</strong>"
+    out = b"  first recompile: [1/1] r: ___stack0 changed: 1 -> 2\n"
+    named = out.replace(
+        b"___stack0 changed", b"the value the graph break at a.py:9 left on the stack (___stack0) changed"
+    )
+    assert identity._stdout_same(out, named)
