@@ -15,8 +15,9 @@ from __future__ import annotations
 import ast
 import re
 
-_ARGS = re.compile(r"args\[(\d+)\]")
-_NAME = re.compile(r"[A-Za-z_]\w*")
+#: Compiled by `re` on first use: a log without a fix never pays for them.
+_ARGS = r"args\[(\d+)\]"
+_NAME = r"[A-Za-z_]\w*"
 
 
 def caller_argument(code: str | None, name: str) -> str | None:
@@ -24,12 +25,12 @@ def caller_argument(code: str | None, name: str) -> str | None:
     calls = _calls(code)
     if not calls:
         return None
-    positional = _ARGS.fullmatch(name)
+    positional = re.fullmatch(_ARGS, name)
     found: list[ast.expr] = []
     if positional is not None:
         index = int(positional[1])
         found = [c.args[index] for c in calls if _plain_args(c) > index]
-    elif _NAME.fullmatch(name):
+    elif re.fullmatch(_NAME, name):
         keyword = [k.value for c in calls for k in c.keywords if k.arg == name]
         found = keyword or [c.args[0] for c in calls if _plain_args(c) == 1 and not c.keywords]
     if len(found) != 1 or not _is_plain(found[0]):

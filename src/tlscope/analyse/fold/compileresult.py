@@ -175,22 +175,23 @@ class _Frames:
         return found
 
 
-#: A resume function's name: the rest of `fn` after its graph break at `line`.
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+#: A resume function's name: the rest of `fn` after its graph break at `line` (this and `_STACK`
+#: compiled by `re` on first use: a log without recompiles never pays for them).
+_RESUME = r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$"
 #: Dynamo's name for a value on the stack at a resume function's start (a local of it).
-_STACK = re.compile(r"^(?:L\['(___stack\d+)'\]|(___stack\d+))$")
+_STACK = r"^(?:L\['(___stack\d+)'\]|(___stack\d+))$"
 
 
 def name_stack_values(failures: Sequence[GuardFailure], function: SourceLocation | None) -> None:
     """Say what `___stack0` is where a resume function's guard names it: the value the graph
     break left on the stack (the result of the call that broke the graph, e.g. `x.sum().item()`),
     which the resume function takes as an input."""
-    match = _RESUME.match(function.name or "") if function is not None else None
+    match = re.match(_RESUME, function.name or "") if function is not None else None
     if match is None or function is None:
         return
     at = where_text(SourceLocation(file=function.file, line=int(match["line"])))
     for failure in failures:
-        stack = _STACK.match(failure.subject or "")
+        stack = re.match(_STACK, failure.subject or "")
         if stack is not None:
             name = stack[1] or stack[2]
             said = f"the value the graph break at {at} left on the stack ({name})"

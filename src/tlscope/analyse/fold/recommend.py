@@ -24,8 +24,9 @@ from tlscope.format.compiles import GuardFailure, RecommendedFailure, TensorInpu
 
 #: Guard kinds about a tensor property, which another entry's inputs can show it was compiled for.
 TENSOR_KINDS = frozenset({"size", "stride", "rank", "dtype", "requires_grad", "device"})
-#: The dimension a size or stride guard names.
-_INDEX = re.compile(r" at index (\d+)\.")
+#: The dimension a size or stride guard names (compiled by `re` on first use: a log without
+#: recompiles never pays for it).
+_INDEX = r" at index (\d+)\."
 
 
 def recommended_failure(
@@ -81,7 +82,7 @@ def _agrees(failure: GuardFailure, then: TensorInput, now: TensorInput) -> bool:
         return False
     if kind == "rank":
         return True
-    match = _INDEX.search(failure.guard)
+    match = re.search(_INDEX, failure.guard)
     index = int(match[1]) if match else -1
     if not 0 <= index < len(now.size):
         return False
