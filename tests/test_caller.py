@@ -30,11 +30,21 @@ from tlscope.cli import main
         ("for i in range(3):", "args[0]", None),
         ("not python (", "x", None),
         (None, "x", None),
+        ("a+" * 600 + "f(b)", "x", None),  # over MAX_LINE: not parsed
+        ("(" * 300 + "f(b)" + ")" * 300, "x", None),  # nested past the parser's limit
     ],
 )
 def test_the_callers_argument_when_certain_and_plain(code: str | None, name: str, said: str | None) -> None:
     found = caller_argument(code, name)
     assert found == said
+
+
+def test_a_hostile_line_is_not_parsed() -> None:
+    """A log's line can be anything: one that would make Python's parser recurse past its limit
+    says nothing (it raised RecursionError from the fold)."""
+    for code in ("a+" * 100_000 + "f(b)", "f(" * 5000 + "b" + ")" * 5000):
+        assert caller_argument(code, "x") is None
+    assert caller_argument("y = " + "a+" * 300 + "f(b)", "x") == "b"
 
 
 def test_last_batch_is_marked_by_the_callers_name(tmp_path: Path) -> None:

@@ -38,13 +38,20 @@ def caller_argument(code: str | None, name: str) -> str | None:
     return ast.unparse(found[0])
 
 
+#: Characters of a line parsed at most: a source line is short; a log's can be anything.
+MAX_LINE = 1000
+
+
 def _calls(code: str | None) -> list[ast.Call]:
-    """The calls of one source line; a line that opens a block (`if f(x):`) is closed first."""
+    """The calls of one source line; a line that opens a block (`if f(x):`) is closed first. The
+    line comes from the log: a long or deeply nested one is not parsed (Python's parser recurses)."""
     text = (code or "").strip()
+    if len(text) > MAX_LINE:
+        return []
     for attempt in (text, f"{text}\n    pass"):
         try:
             tree = ast.parse(attempt)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     return []
