@@ -42,7 +42,8 @@ def _ref() -> PayloadRef:
 
 def _entry(cid: str, **fields: object) -> CompileEntry:
     fields.setdefault("status", "ok")
-    return CompileEntry(id=cid, dir="d", frame_compile=cid, **fields)  # type: ignore[arg-type]
+    fields.setdefault("frame_compile", cid)
+    return CompileEntry(id=cid, dir="d", **fields)  # type: ignore[arg-type]
 
 
 def test_a_long_reason_is_cut_to_its_first_line_and_a_missing_frame_says_no_place() -> None:
@@ -85,6 +86,39 @@ def test_a_failure_with_no_line_of_the_user_names_where_its_function_is() -> Non
     failure = Failure(type="Unsupported", reason="boom", user_frame=at)
     (line,) = headline(_entry("[0/0]", status="failed", function=fn, failure=failure), [], None)
     assert line == "first failure: [0/0] step failed at train.py:9 (`y = x.item()`): Unsupported: boom"
+
+
+def test_a_failure_at_the_recompile_limit_says_what_filled_it() -> None:
+    """A frame that recompiled on every call (a module's int counter) fails at the recompile
+    limit: the failure says how many times it compiled and why it recompiled, the causes ranked
+    (the refused compile and restarted attempts are not compiles; other frames not counted)."""
+    from tlscope.format.compiles import GuardFailure, RecommendedFailure
+
+    def recompiled(cid: str, why: str) -> CompileEntry:
+        failure = GuardFailure(cache_entry="[0/0]", guard="g", kind="value", explanation=why)
+        recommended = RecommendedFailure(index=0, why="w")
+        return _entry(cid, recompile=Recompile(guard_failures=[failure], recommended=recommended))
+
+    fn = SourceLocation(file="/p/m.py", line=8, name="forward")
+    limit = Failure(type="Unsupported", reason="Dynamo recompile limit exceeded")
+    entries = [
+        _entry("[0/0]", function=fn),
+        *(recompiled(f"[0/{n}]", f"self.step changed: {n - 1} -> {n}") for n in range(1, 6)),
+        recompiled("[0/6]", "x has 2 dimensions; the entry was compiled for 1"),
+        recompiled("[0/7]", "dtype of x changed: Float -> Double"),
+        _entry("[0/7_1]", frame_compile="[0/7]"),
+        recompiled("[1/1]", "y changed: 1 -> 2"),
+        _entry("[0/8]", status="failed", function=fn, failure=limit),
+    ]
+    (failure,) = [a for a in FirstAnswers(entries).answers([]) if a.kind == "failure"]
+    assert failure.text == (
+        "first failure: [0/8] forward (m.py:8) failed: Unsupported: Dynamo recompile limit exceeded; forward had "
+        "compiled 8 times: 5 recompiles because self.step changed, 1 because x has 2 dimensions, 1 for other reasons"
+    )
+    # Another failure says nothing of the frame's recompiles.
+    other = _entry("[0/8]", status="failed", function=fn, failure=Failure(type="E", reason="boom"))
+    (failure,) = [a for a in FirstAnswers([*entries[:-1], other]).answers([]) if a.kind == "failure"]
+    assert failure.text == "first failure: [0/8] forward (m.py:8) failed: E: boom"
 
 
 def test_the_break_met_most_often_the_first_among_equals() -> None:

@@ -729,3 +729,12 @@ def test_the_format_144_stack_value_name_is_forgiven() -> None:
         b"___stack0 changed", b"the value the graph break at a.py:9 left on the stack (___stack0) changed"
     )
     assert identity._stdout_same(out, named)
+
+
+def test_the_format_144_recompile_limit_causes_are_forgiven() -> None:
+    """1.44's failure at the recompile limit says what filled it: forgiven in HTML and stdout."""
+    said = b"<li>first failure: [3/2] f failed: Unsupported: Dynamo recompile limit exceeded</li>"
+    more = said.replace(b"exceeded<", b"exceeded; f had compiled 2 times: 1 recompile because mode changed<")
+    assert identity.without_144_changes("index.html", more) == said
+    out = b"  first failure: [3/2] f failed: Unsupported: Dynamo recompile limit exceeded\n"
+    assert identity._stdout_same(out, out.replace(b"exceeded\n", b"exceeded; f had compiled 2 times: 1 x\n"))

@@ -531,7 +531,7 @@ def _stdout_same(old: bytes, new: bytes) -> bool:
     # Newest first, compared after each, as `_same` does: a base that said 1.43's lines keeps them.
     new = _ANNOUNCED.sub(rb"\g<1>", _GOT_PAST_LINE.sub(b"", new))
     new = _VIOLATED.sub(rb"\g<1>", _VIOLATION_AT.sub(rb"\g<1>\g<2>", _FAILED_FN_AT.sub(rb"\g<1>\g<2>", new)))
-    new = _STACK_NAMED.sub(rb"\g<1>", new)
+    new = _STACK_NAMED.sub(rb"\g<1>", _FILLED.sub(rb"\g<1>", new))
     return old == new or old == _NO_JOB_LINES_SAID.sub(b"", _SLOW_LINE.sub(b"", new))
 
 
@@ -556,6 +556,8 @@ _VIOLATION_FRAME = re.compile(
     rb'("type":"ConstraintViolationError","reason":"(?:[^"\\]|\\.)*","user_frame":)\{[^{}]*\}'
 )
 _VIOLATION_AT = re.compile(rb"(first failure: [^\n\"<]*? failed) at [^\n\"<]*?(: ConstraintViolationError: )")
+#: 1.44's failure at the recompile limit says what filled it.
+_FILLED = re.compile(rb"(recompile limit exceeded); \S+ had compiled \d+ times: [^\n\"<]*")
 #: 1.44 names a resume function's `___stackN` by the graph break that left it.
 _STACK_NAMED = re.compile(rb"the value the graph break at [^ \n\"<]+ left on the stack \((___stack\d+)\)")
 #: 1.44's first failure with no user line names where its function is: `[0/0] f (a.py:4) failed:`.
@@ -575,7 +577,7 @@ def without_144_changes(rel: str, data: bytes) -> bytes:
     elif rel.rsplit("/", 1)[-1] == "index.html":
         data = _GOT_PAST_ITEM.sub(b"", data, count=1).replace(_NO_ITEMS, b"", 1)
     data = _VIOLATION_AT.sub(rb"\g<1>\g<2>", _VIOLATION_FRAME.sub(rb"\g<1>null", data))
-    data = _STACK_NAMED.sub(rb"\g<1>", _FAILED_FN_AT.sub(rb"\g<1>\g<2>", data))
+    data = _STACK_NAMED.sub(rb"\g<1>", _FAILED_FN_AT.sub(rb"\g<1>\g<2>", _FILLED.sub(rb"\g<1>", data)))
     return _VIOLATED.sub(rb"\g<1>", _ANNOUNCED.sub(rb"\g<1>", data))
 
 

@@ -12,6 +12,8 @@ the rest.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -59,10 +61,13 @@ class FirstAnswers:
         self.slowest: CompileEntry | None = None
         self.total_s = 0.0
         self.timed = 0
+        self.history = FrameHistory()
         for entry in entries:
             self.add(entry)
 
     def add(self, entry: CompileEntry) -> None:
+        if self.failed is None:
+            self.history.add(entry)
         # A failed compile followed by a good one of the same id (after torch._dynamo.reset())
         # leaves the entry's status the later one's and its failure set: still the run's failure.
         if entry.failure is not None and self.failed is None:
@@ -78,7 +83,51 @@ class FirstAnswers:
 
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
         timed = CompileTime(self.slowest, self.total_s, self.timed) if self.slowest is not None else None
-        return first_answers(self.failed, breaks, self.recompiled, timed)
+        filled = self.history.filled(self.failed) if self.failed is not None else ""
+        return first_answers(self.failed, breaks, self.recompiled, timed, filled)
+
+
+#: A failure at the recompile limit (torch 2.13's words, and older torch's cache_size_limit);
+#: compiled by `re` when a run fails, not at import.
+_AT_LIMIT = r"(?i)recompile[_ ]limit|cache[_ ]size[_ ]limit"
+#: Causes a limit's line names, the rest counted.
+CAUSES_SAID = 2
+
+
+class FrameHistory:
+    """Per frame, how many times it compiled and why it recompiled (each recompile's explanation
+    cut to its cause: `self.step changed`), until the run's first failure: a failure at the
+    recompile limit then says what filled it. A few counters a frame that recompiled."""
+
+    def __init__(self) -> None:
+        self.compiles: Counter[str] = Counter()
+        self.causes: dict[str, Counter[str]] = {}
+
+    def add(self, entry: CompileEntry) -> None:
+        if entry.status in ("outside", "failed") or entry.id != entry.frame_compile:
+            return  # attempts after a restart are one compile; a refused compile filled nothing
+        frame = entry.id.rsplit("/", 1)[0]
+        self.compiles[frame] += 1
+        why = entry.recompile.explanation() if entry.recompile is not None else None
+        if why:
+            cause = re.split(r": |; ", why, maxsplit=1)[0]
+            self.causes.setdefault(frame, Counter())[cause] += 1
+
+    def filled(self, failed: CompileEntry) -> str:
+        """`; forward had compiled 8 times: 7 recompiles because self.step changed`, for a failure
+        at the recompile limit whose frame recompiled; else nothing."""
+        failure, frame = failed.failure, failed.id.rsplit("/", 1)[0]
+        causes = self.causes.get(frame)
+        if failure is None or not causes or re.search(_AT_LIMIT, failure.reason) is None:
+            return ""
+        name = failed.function.name if failed.function is not None and failed.function.name else frame + "]"
+        (top, count), *others = causes.most_common()
+        said = [f"{count} recompile{'s' if count != 1 else ''} because {top}"]
+        said += [f"{n} because {cause}" for cause, n in others[: CAUSES_SAID - 1]]
+        rest = sum(n for _, n in others[CAUSES_SAID - 1 :])
+        if rest:
+            said.append(f"{rest} for other reasons")
+        return f"; {name} had compiled {self.compiles[frame]} times: {', '.join(said)}"
 
 
 def read_first_answers(file: CompilesFile) -> list[FirstAnswer]:
@@ -96,17 +145,19 @@ def first_answers(
     breaks: Sequence[DistinctGraphBreak],
     recompiled: CompileEntry | None,
     timed: CompileTime | None = None,
+    filled: str = "",
 ) -> list[FirstAnswer]:
-    """Up to four answers (compiles.json `first_answers`): the first failed compile, the most
-    frequent distinct graph break, the first recompile, the slowest compile (`timed`, said when it
-    took SLOW_S or more); each only when the trace has one."""
+    """Up to four answers (compiles.json `first_answers`): the first failed compile (with
+    `filled`, what filled the recompile limit it failed at: FrameHistory), the most frequent
+    distinct graph break, the first recompile, the slowest compile (`timed`, said when it took
+    SLOW_S or more); each only when the trace has one."""
     found = []
     if failed is not None and failed.failure is not None:
         failure = failed.failure
         where = _at(failure.user_frame)
         # No line of the user's where it failed (a backend's failure): where its function is.
         named = _compile(failed) if where else _compile_at(failed)
-        text = f"first failure: {named} failed{where}: {failure.type}: {_cut(failure.reason)}"
+        text = f"first failure: {named} failed{where}: {failure.type}: {_cut(failure.reason)}{filled}"
         if failed.status != "failed":
             renumbered = renumbered_why(failed.capture)
             text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
