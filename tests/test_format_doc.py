@@ -100,3 +100,15 @@ def test_ranks_json_is_exactly_its_schema_type(job: str, tmp_path: Path) -> None
     assert found["format_minor"] == FORMAT_MINOR
     documented = json.loads((DOCS / "schema" / "ranks.schema.json").read_text())
     assert set(documented["$defs"]["RanksFile"]["properties"]) == set(found)
+
+
+def test_the_manifest_table_names_the_current_minor_and_each_minor_once() -> None:
+    """manifest.json's `format_minor` row gives the current number and lists every minor's
+    addition up to it (it said 42 two minors on)."""
+    import re
+
+    row = next(line for line in FORMAT.read_text().splitlines() if line.startswith("| `format_minor` |"))
+    current = re.search(r"\| `(\d+)`: additions since 1\.0", row)
+    assert current is not None and int(current[1]) == FORMAT_MINOR
+    listed = [int(n) for n in re.findall(r"(?:\(|; )(\d+): ", row)]
+    assert listed == list(range(1, FORMAT_MINOR + 1))
