@@ -97,6 +97,9 @@ class _Frames:
         self.attempts = _attempts(state)
         #: The first compiled function seen in the frame (one code object), by first record.
         self.function = next((a.function for a in state.accs.values() if a.function is not None), None)
+        #: `inputs` by frame compile: each recompile compares the call with every earlier entry
+        #: (up to the recompile limit), so a frame's inputs are asked for again and again.
+        self._inputs: dict[CompileId, list[TensorInput]] = {}
 
     def _attempts_of(self, frame: CompileId) -> list[CompileAcc]:
         """A frame compile's attempts; another frame's (a cache entry of another frame id, which
@@ -121,6 +124,12 @@ class _Frames:
 
     def inputs(self, frame: CompileId) -> list[TensorInput]:
         """The frame's tensor inputs (first description wins), with dynamic dims from Dynamo's graph."""
+        found = self._inputs.get(frame)
+        if found is None:
+            found = self._inputs[frame] = self._merged_inputs(frame)
+        return list(found)
+
+    def _merged_inputs(self, frame: CompileId) -> list[TensorInput]:
         merged: dict[str, TensorInput] = {}
         graph_types: dict[str, str | None] = {}
         for acc in self._attempts_of(frame):
