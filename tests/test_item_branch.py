@@ -101,3 +101,17 @@ def test_stack_values_are_named_only_in_a_resume_function() -> None:
     name_stack_values([failure], SourceLocation(file="/p/a.py", line=3, name="torch_dynamo_resume_in_f_at_9"))
     assert failure.explanation.startswith("the value the graph break at a.py:9 left on the stack (___stack0) ")
     assert re.search(r"\(___stack0\).*___stack0 == 1\.5", failure.explanation)
+
+
+def test_a_value_range_without_a_line_says_the_condition_in_words() -> None:
+    """A guard logged without its user line (an older torch): the condition in words, no line."""
+    from tlscope.analyse.fold.callvalues import fill_actuals
+
+    failure = guard_failure("0/0: ___stack0 <= 0.0")
+    failure.user_frame = None
+    fill_actuals([failure], {("value", "___stack0"): ("L['___stack0']", "1.5")}, [])
+    assert failure.actual == "1.5"
+    assert failure.explanation == (
+        "___stack0 is 1.5 in this call, outside `___stack0 <= 0.0`, a condition the entry's code tested on it "
+        "(an if on its value)"
+    )

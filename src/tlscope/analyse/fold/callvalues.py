@@ -128,7 +128,8 @@ def _tested(failure: GuardFailure) -> str:
     """Where the entry's code tested the condition a `value_range` guard holds: the guard's user
     line (`if z > 0:` at a.py:16), else in words."""
     at = failure.user_frame
-    code = (at.code or "").split("  #", 1)[0].strip() if at is not None else ""
+    line = (at.code or "") if at is not None else ""
+    code = line[: comment_start(line)].strip()  # its comment, as a guard's, cut where Dynamo's are
     if at is None or at.line is None or not code:
         return "a condition the entry's code tested on it (an if on its value)"
     return f"a condition the entry's code tested on it (`{code}` at {where_text(at)})"
