@@ -202,16 +202,17 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
 
 
 class Fix(msgspec.Struct, kw_only=True):
-    """The one change to the user's code that avoids a recompile (or a specialisation) caused by a size."""
+    """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+    size, or (since 1.44) by a module's int attribute."""
 
-    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false` or
-    #: (a symbol's) `size_guard` (FORMAT.md "What to change").
+    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
+    #: (a symbol's) `size_guard`, or `unspec_int_on_nn_module` (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
     input: str
     source: str
-    #: The tensor dimension concerned.
-    dim: int
+    #: The tensor dimension concerned; null for a value's fix (`unspec_int_on_nn_module`, 1.44).
+    dim: int | None = None
     #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`; since
     #: 1.44 the input named as `where`'s line passes it, when certain (`batch` for `args[0]`).
     code: str
@@ -239,7 +240,8 @@ class Recompile(msgspec.Struct, kw_only=True):
     #: The `recompile_reasons` artifact, when logged.
     event: PayloadRef | None = None
     #: When the recompile is caused by a size (the recommended failure's kind is `size`,
-    #: `dynamic_range` or `dim_marking`): the one change that avoids it. Since 1.10.
+    #: `dynamic_range` or `dim_marking`): the one change that avoids it. Since 1.10; since 1.44
+    #: also when a module's int attribute recompiled its frame again and again.
     fix: Fix | None = None
 
     def shown_failure(self) -> GuardFailure | None:

@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from tlscope.analyse.fold.caller import caller_argument
 from tlscope.analyse.fold.symbols import input_name, size_refs
+from tlscope.analyse.fold.value_fixes import module_int_fixes
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 from tlscope.model.compile_id import CompileId
 
@@ -84,6 +85,7 @@ def attach_fixes(
     `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids);
     `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it)."""
     frames = _Frame(compiles, symbols, knows_sources)
+    attribute_fixes = module_int_fixes(compiles)
     for entry in compiles:
         recompile = entry.recompile
         if recompile is None or not recompile.guard_failures:
@@ -91,6 +93,9 @@ def attach_fixes(
         _link_failures(entry, frames)
         index = recompile.recommended.index if recompile.recommended is not None else 0
         recompile.fix = as_the_caller_says(fix_for(entry, recompile.guard_failures[index], frames))
+    for entry in compiles:  # not a size: a module's int attribute, again and again
+        if entry.recompile is not None and entry.recompile.fix is None:
+            entry.recompile.fix = attribute_fixes.get(entry.id)
     by_id = {c.id: c for c in compiles}
     for symbol in symbols:
         if symbol.input is None or symbol.input_source is None or symbol.dim is None or symbol.what != "size":

@@ -145,12 +145,13 @@
  */
 
 /**
- * The one change to the user's code that avoids a recompile (or a specialisation) caused by a size.
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+    size, or (since 1.44) by a module's int attribute.
  * @typedef {object} Fix
  * @property {string} kind
  * @property {string} input
  * @property {string} source
- * @property {number} dim
+ * @property {number | null} [dim]
  * @property {string} code
  * @property {SourceLocation | null} [where]
  * @property {string} why

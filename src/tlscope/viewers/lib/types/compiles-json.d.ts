@@ -143,13 +143,14 @@ export type InputChange = {
     after: string | null;
 };
 /**
- * The one change to the user's code that avoids a recompile (or a specialisation) caused by a size.
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+ *  size, or (since 1.44) by a module's int attribute.
  */
 export type Fix = {
     kind: string;
     input: string;
     source: string;
-    dim: number;
+    dim?: number | null | undefined;
     code: string;
     where?: SourceLocation | null | undefined;
     why: string;

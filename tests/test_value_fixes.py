@@ -1,0 +1,65 @@
+"""A module's int attribute that recompiles its frame again and again (corpus module_counter:
+`self.step += 1` in forward, the recompile limit set to 4): the recompiles get the fix that
+makes such an attribute dynamic, `torch._dynamo.config.allow_unspec_int_on_nn_module = True`
+(compiles.json `recompile.fix`, kind `unspec_int_on_nn_module`, format 1.44), and the failure at
+the limit says what filled it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.value_fixes import CODE, KIND, module_int_fixes
+from tlscope.cli import main
+from tlscope.format.compiles import CompileEntry, GuardFailure, RecommendedFailure, Recompile
+
+
+@pytest.fixture(scope="module")
+def compiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("module_counter") / "out"
+    assert main([str(CORPUS / "module_counter"), "-o", str(out), "--no-browser"]) == 0
+    found: dict[str, Any] = json.loads((out / "compiles.json").read_text("utf-8"))
+    return found
+
+
+def test_each_recompile_by_the_counter_gets_the_setting(compiles: dict[str, Any]) -> None:
+    recompiles = [c for c in compiles["compiles"] if c["recompile"]]
+    assert [c["id"] for c in recompiles] == ["[0/1]", "[0/2]", "[0/3]", "[0/4]"]
+    for entry in recompiles:
+        failure = entry["recompile"]["guard_failures"][entry["recompile"]["recommended"]["index"]]
+        assert (failure["kind"], failure["subject"]) == ("value", "self.step")
+        fix = entry["recompile"]["fix"]
+        assert (fix["kind"], fix["input"], fix["source"], fix["dim"], fix["code"]) == (
+            KIND,
+            "self.step",
+            "L['self'].step",
+            None,
+            CODE,
+        )
+        assert fix["why"].startswith("self.step, an int attribute of the module, explains 3 recompiles of forward")
+    said = {a["kind"]: a["text"] for a in compiles["first_answers"]}
+    assert said["recompile"] == f"first recompile: [0/1] forward: self.step changed: 0 -> 1; fix: {CODE}"
+    assert said["failure"].endswith(
+        "Dynamo recompile limit exceeded; forward had compiled 4 times: 3 recompiles because self.step changed"
+    )
+
+
+def _recompiled(cid: str, subject: str, expected: str) -> CompileEntry:
+    failure = GuardFailure(cache_entry="[0/0]", guard="g", kind="value", explanation="e", subject=subject)
+    failure.expected = expected
+    recompile = Recompile(guard_failures=[failure], recommended=RecommendedFailure(index=0, why="w"))
+    return CompileEntry(id=cid, dir="d", status="ok", frame_compile=cid, recompile=recompile)
+
+
+def test_only_an_int_attribute_of_self_that_recompiled_twice() -> None:
+    """One recompile is automatic dynamic at work (the attribute was made dynamic after it);
+    a string, a local or another object's attribute is not this fix's."""
+    assert module_int_fixes([_recompiled("[0/1]", "self.step", "0")]) == {}
+    two = [_recompiled("[0/1]", "L['self'].n", "0"), _recompiled("[0/2]", "self.n", "1")]
+    assert sorted(module_int_fixes(two)) == ["[0/1]", "[0/2]"]
+    for subject, expected in (("self.mode", "'a'"), ("k", "1"), ("other.step", "1"), ("self.flag", "True")):
+        entries = [_recompiled("[0/1]", subject, expected), _recompiled("[0/2]", subject, expected)]
+        assert module_int_fixes(entries) == {}, subject
