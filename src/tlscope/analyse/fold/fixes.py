@@ -27,9 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from tlscope.analyse.fold.caller import caller_argument
 from tlscope.analyse.fold.symbols import input_name, size_refs
-from tlscope.analyse.fold.value_fixes import module_int_fixes
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 from tlscope.model.compile_id import CompileId
 
@@ -85,7 +83,7 @@ def attach_fixes(
     `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids);
     `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it)."""
     frames = _Frame(compiles, symbols, knows_sources)
-    attribute_fixes = module_int_fixes(compiles)
+    attribute_fixes = _attribute_fixes(compiles)
     for entry in compiles:
         recompile = entry.recompile
         if recompile is None or not recompile.guard_failures:
@@ -110,11 +108,22 @@ def attach_fixes(
             symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded))
 
 
+def _attribute_fixes(compiles: Sequence[CompileEntry]) -> dict[str, Fix]:
+    """value_fixes.py's fixes of a frame that recompiled (imported then: most logs never do)."""
+    if not any(entry.recompile is not None for entry in compiles):
+        return {}
+    from tlscope.analyse.fold.value_fixes import module_int_fixes
+
+    return module_int_fixes(compiles)
+
+
 def as_the_caller_says(fix: Fix | None) -> Fix | None:
     """`fix` with its code naming the input as the line it goes before does (`batch`, where the
     compiled function says `args[0]`), when that line leaves no doubt (analyse/fold/caller.py)."""
     if fix is None or fix.where is None:
         return fix
+    from tlscope.analyse.fold.caller import caller_argument  # a log with a fix: few do
+
     said = caller_argument(fix.where.code, fix.input)
     head = f"({fix.input}, "
     if said is None or said == fix.input or head not in fix.code:
