@@ -41,7 +41,7 @@ def test_status_from_metrics(case: dict[str, Any]) -> None:
 
 def _failures(failures: list[dict[str, str]]) -> list[GuardFailure]:
     """A case's failures, newest entry first (`[0/N-1]` ... `[0/0]`), each of input `x` when its
-    guard is given."""
+    guard is given, or of the `subject` given (a global-state failure's parts)."""
     n = len(failures)
     return [
         GuardFailure(
@@ -49,7 +49,7 @@ def _failures(failures: list[dict[str, str]]) -> list[GuardFailure]:
             guard=f.get("guard", "g"),
             kind=f["kind"],
             explanation="e",
-            subject="x" if "guard" in f else None,
+            subject=f.get("subject", "x" if "guard" in f else None),
         )
         for i, f in enumerate(failures)
     ]

@@ -25,8 +25,11 @@ GUARD_KINDS: dict[str, str] = {
     "device": "a tensor's device differs",
     "requires_grad": "a tensor's requires_grad differs",
     "dispatch_keys": "a tensor's dispatch keys differ (device, autograd, autocast, subclass…)",
-    "grad_mode": "grad mode differs (torch.no_grad / torch.enable_grad around the call)",
-    "global_state": "other global torch state differs (deterministic algorithms, autocast…)",
+    "grad_mode": "grad mode differs (torch.no_grad / torch.enable_grad around the call), and nothing else of "
+    "torch's global state",
+    "global_state": "other global torch state differs, or grad mode with more (autocast, deterministic algorithms, "
+    "the number of threads…): `subject` lists the parts as torch names them. Since 1.45 (before, `grad_mode` "
+    "when grad mode was one of them)",
     "dynamic_range": "a dynamic size is outside the range the graph was compiled for (e.g. 0 or 1, "
     "which are always specialised)",
     "dim_marking": "an input was marked dynamic (mark_dynamic) after the entry was compiled, or the reverse",

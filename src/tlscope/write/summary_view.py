@@ -13,7 +13,7 @@ from rich.text import Text
 
 from tlscope import terminal
 from tlscope.analyse.fold.export_words import where_text
-from tlscope.analyse.fold.symbols import input_name
+from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.vllm import vllm_line
 from tlscope.analyse.ranks.divergence import said_sentences
 from tlscope.analyse.ranks.job_answers import answer_lines

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from tlscope.analyse.fold.export_words import where_text
-from tlscope.analyse.fold.guards import patterns, subject_name
+from tlscope.analyse.fold.guards import input_name, patterns
 from tlscope.analyse.fold.linear import comment_start
 from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
@@ -115,13 +115,22 @@ def fill_actuals(failures: list[GuardFailure], values: Values, inputs: list[Tens
 
 
 def _explained(failure: GuardFailure) -> str:
-    name = subject_name(failure.subject or "")
+    name = input_name(failure.subject or "")
     if failure.kind == "value_range":
         return f"{name} is {failure.actual} in this call, outside `{failure.guard}`, {_tested(failure)}"
     if failure.kind == "length":
         return f"length of {name} changed: {failure.expected} -> {failure.actual}"
     lead = "global " if failure.kind == "global" else ""
-    return f"{lead}{name} changed: {failure.expected} -> {failure.actual}"
+    return f"{lead}{name} changed: {failure.expected} -> {failure.actual}{_mode_switch(name, failure.actual)}"
+
+
+def _mode_switch(name: str, actual: str | None) -> str:
+    """What a module's `training` flag changing means: `.eval()` or `.train()` was called between
+    the calls, and Dynamo compiles each mode once (dropout and batch norm trace differently)."""
+    if not (name == "training" or name.endswith(".training")) or actual not in ("True", "False"):
+        return ""
+    call = "eval()" if actual == "False" else "train()"
+    return f" (.{call} was called on the module since; train and eval mode each compile once)"
 
 
 def _tested(failure: GuardFailure) -> str:

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.refs import payload_ref
-from tlscope.analyse.fold.symbols import input_name
 from tlscope.format.compiles import CompileEntry, Dynamic, DynamicSource, PgoProfile, SourceLocation, Symbol
 from tlscope.format.json_boundary import JsonError, decode
 from tlscope.model.record import Record

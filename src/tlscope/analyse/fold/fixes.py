@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from tlscope.analyse.fold.symbols import input_name, size_refs
+from tlscope.analyse.fold.guards import input_name
+from tlscope.analyse.fold.symbols import size_refs
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 from tlscope.model.compile_id import CompileId
 

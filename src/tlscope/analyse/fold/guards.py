@@ -169,9 +169,20 @@ def _failure(
 
 
 def subject_name(source: str) -> str:
-    """`L['x']` -> `x`, `G['FLAG']` -> `FLAG` (global), anything else as it is."""
+    """`L['x']` -> `x`, `G['FLAG']` -> `FLAG` (global), anything else as it is: a failure's `subject`."""
     match = re.fullmatch(r"[LG]\['([^']+)'\]", source.strip())
     return match[1] if match else source.strip()
+
+
+def input_name(source: str) -> str:
+    """The name the compiled function gives a source: `L['x']` -> `x`, `L['self']._modules['fc']`
+    -> `self.fc`, `L['xs'][2]` -> `xs[2]`, `G['W']` -> `W`. Dynamo's sources name an nn.Module's
+    dicts of submodules, parameters and buffers (`self._modules['drop'].training`); the user's
+    code names attributes (`self.drop.training`)."""
+    text = re.sub(r"^[LG]\['([^']+)'\]", r"\1", source.strip())
+    if "._" not in text:
+        return text
+    return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
 
 
 def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
@@ -196,14 +207,48 @@ def _requires_grad(m: re.Match[str], guard: str) -> GuardFailure:
 
 
 def _global_state(m: re.Match[str], guard: str) -> GuardFailure:
-    what = m["what"].strip()
-    if "grad_mode" in what:
+    """`GLOBAL_STATE changed: grad_mode autocast(cpu)_enabled`: the parts of torch's global state
+    the call differs in from the entry (torch's GlobalStateGuard names each, space-separated);
+    `subject` lists them as torch does, which `recommend.py` compares between entries."""
+    parts = m["what"].split()
+    if parts == ["grad_mode"]:
         text = (
             "grad mode changed: gradients were enabled for one call and disabled (torch.no_grad, "
             "torch.inference_mode) for the other; each mode needs its own compile"
         )
         return _failure("grad_mode", guard, text, subject="grad_mode")
-    return _failure("global_state", guard, f"global torch state changed: {what or 'unspecified'}", subject=what or None)
+    if not parts:
+        return _failure("global_state", guard, "global torch state changed: unspecified")
+    text = f"global torch state changed: {state_words(parts)}; each state needs its own compile"
+    return _failure("global_state", guard, text, subject=" ".join(parts))
+
+
+#: The parts of torch's global state a GLOBAL_STATE guard names, in words (torch 2.13's
+#: GlobalStateGuard; `autocast(<device>)_enabled` is read apart, any other part said as it is).
+_STATE_WORDS = {
+    "grad_mode": "grad mode (torch.no_grad, torch.inference_mode)",
+    "torch_function": "torch function handling (torch._C.DisableTorchFunction)",
+    "torch_function_all_disabled": "torch function handling (torch._C.DisableTorchFunction)",
+    "deterministic_algorithms": "deterministic algorithms (torch.use_deterministic_algorithms)",
+    "deterministic_algorithms_warn_only": "deterministic algorithms' warn_only",
+    "allow_tf32": "TF32 matmuls (torch.backends.cuda.matmul.allow_tf32)",
+    "allow_fp16_reduce": "reduced-precision fp16 reductions (torch.backends.cuda.matmul)",
+    "allow_bf16_reduce": "reduced-precision bf16 reductions (torch.backends.cuda.matmul)",
+    "num_threads": "number of threads (torch.set_num_threads)",
+    "default_dtype": "default dtype (torch.set_default_dtype)",
+    "autocast_cache_enabled": "autocast's weight cache (torch.autocast(cache_enabled=...))",
+}
+
+
+def state_words(parts: list[str]) -> str:
+    """`grad_mode autocast(cpu)_enabled` as `grad mode (...) and autocast on cpu (torch.autocast)`."""
+    said = []
+    for part in parts:
+        if part.startswith("autocast(") and part.endswith(")_enabled"):
+            said.append(f"autocast on {part[9:-9]} (torch.autocast)")
+        else:
+            said.append(_STATE_WORDS.get(part, part))
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
 
 
 def _dim_marking(m: re.Match[str], guard: str) -> GuardFailure:
@@ -223,17 +268,17 @@ def _dynamic_range(m: re.Match[str], guard: str) -> GuardFailure:
 
 
 def _length(m: re.Match[str], guard: str) -> GuardFailure:
-    name = subject_name(m["s"])
+    name, said = subject_name(m["s"]), input_name(m["s"])
     return _failure(
-        "length", guard, f"length of {name} changed: the entry was compiled for {m['e']}", subject=name, expected=m["e"]
+        "length", guard, f"length of {said} changed: the entry was compiled for {m['e']}", subject=name, expected=m["e"]
     )
 
 
 def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
-        name = subject_name(m["s"])
         what = "is a different object" if kind == "identity" else "has a different type"
-        return _failure(kind, guard, f"{name} {what} than when the entry was compiled", subject=name)
+        text = f"{input_name(m['s'])} {what} than when the entry was compiled"
+        return _failure(kind, guard, text, subject=subject_name(m["s"]))
 
     return build
 
@@ -249,7 +294,7 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
             subject=source,
             expected=expected,
         )
-    name = subject_name(source)
+    name = input_name(source)
     text = f"{name} changed: the entry was compiled for {name} == {expected}"
     return _failure("value", guard, text, subject=source, expected=expected)
 

@@ -20,10 +20,13 @@ import re
 from collections.abc import Mapping, Sequence
 
 from tlscope.analyse.fold.callvalues import value_key
+from tlscope.analyse.fold.guards import state_words
 from tlscope.format.compiles import GuardFailure, RecommendedFailure, TensorInput
 
 #: Guard kinds about a tensor property, which another entry's inputs can show it was compiled for.
 TENSOR_KINDS = frozenset({"size", "stride", "rank", "dtype", "requires_grad", "device"})
+#: Guard kinds about torch's global state, whose `subject` lists the parts that differ.
+STATE_KINDS = frozenset({"grad_mode", "global_state"})
 #: The dimension a size or stride guard names (compiled by `re` on first use: a log without
 #: recompiles never pays for it).
 _INDEX = r" at index (\d+)\."
@@ -51,8 +54,10 @@ def explained_away(
     entry_inputs: Mapping[str, Sequence[TensorInput]],
     call: Sequence[TensorInput],
 ) -> str | None:
-    """Another cache entry compiled for the call's value of the tensor property `failure` failed
-    on (that entry's id), or None."""
+    """Another cache entry compiled for the call's value of the tensor property, or of the part of
+    torch's global state, `failure` failed on (that entry's id), or None."""
+    if failure.kind in STATE_KINDS:
+        return _state_explained(failure, failures)
     if failure.kind not in TENSOR_KINDS or failure.subject is None:
         return None
     now = _tensor(call, failure.subject)
@@ -65,6 +70,25 @@ def explained_away(
         if then is not None and _agrees(failure, then, now):
             return other.cache_entry
     return None
+
+
+def _state_explained(failure: GuardFailure, failures: Sequence[GuardFailure]) -> str | None:
+    """An entry whose global-state failure names only some of the parts `failure` names: that entry
+    was compiled under the call's value of the others (train_eval's autocast call: the no_grad
+    entry fails on grad mode and autocast, the entries before it on autocast alone)."""
+    mine = state_parts(failure)
+    for other in failures:
+        theirs = state_parts(other)
+        if theirs and theirs < mine:
+            return other.cache_entry
+    return None
+
+
+def state_parts(failure: GuardFailure) -> frozenset[str]:
+    """The parts of torch's global state a GLOBAL_STATE failure names (empty for any other)."""
+    if failure.kind not in STATE_KINDS or failure.subject is None:
+        return frozenset()
+    return frozenset(failure.subject.split())
 
 
 def _tensor(inputs: Sequence[TensorInput], subject: str) -> TensorInput | None:
@@ -105,12 +129,21 @@ def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]
     unclassified = [i for i in range(best) if away[i] is None]
     parts = []
     if skipped:
-        first = failures[skipped[0]]
         more = f" ({len(skipped) - 1} more such)" if len(skipped) > 1 else ""
-        parts.append(
-            f"{first.cache_entry} failed on the {first.kind} of {first.subject}, but {away[skipped[0]]} was "
-            f"compiled for the call's {first.kind}{more}"
-        )
+        parts.append(_explained_text(failures, failures[skipped[0]], away[skipped[0]] or "") + more)
     if unclassified:
         parts.append(f"{failures[unclassified[0]].cache_entry} failed on a guard tlscope does not classify")
     return f"{chosen.cache_entry} is the newest entry whose failure the others do not explain: {'; '.join(parts)}"
+
+
+def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: str) -> str:
+    """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
+    if first.kind not in STATE_KINDS:
+        lead = f"{first.cache_entry} failed on the {first.kind} of {first.subject}"
+        return f"{lead}, but {by} was compiled for the call's {first.kind}"
+    theirs = next(state_parts(f) for f in failures if f.cache_entry == by)
+    mine = (first.subject or "").split()  # in torch's order
+    agreed = [part for part in mine if part not in theirs]
+    return (
+        f"{first.cache_entry} failed on {state_words(mine)}, but {by} was compiled for the call's {state_words(agreed)}"
+    )

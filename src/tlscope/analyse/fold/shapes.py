@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 
 from tlscope.analyse.fold.graphs import placeholder_name
-from tlscope.analyse.fold.symbols import input_name, size_refs
+from tlscope.analyse.fold.guards import input_name
+from tlscope.analyse.fold.symbols import size_refs
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.analyse.fxgraph.model import TensorMeta
 from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell

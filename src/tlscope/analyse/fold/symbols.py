@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import SourceLocation, Specialization, Symbol
 from tlscope.model.events import (
@@ -62,14 +63,6 @@ _OPS = {
 }
 #: `symbols[].why` of an unbacked symbol a data-dependent operator made (since 1.39).
 DATA_DEPENDENT = "data_dependent"
-
-
-def input_name(source: str) -> str:
-    """The name the compiled function gives a source: `L['x']` -> `x`, `L['self']._modules['fc']`
-    -> `self.fc`, `L['xs'][2]` -> `xs[2]`, `G['W']` -> `W`."""
-    text = re.sub(r"^[LG]\['([^']+)'\]", r"\1", source.strip())
-    text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
-    return text
 
 
 def split_source(source: str | None) -> tuple[str | None, int | None, str | None]:
