@@ -62,12 +62,14 @@ class FirstAnswers:
         self.total_s = 0.0
         self.timed = 0
         self.history = FrameHistory()
+        self.nothing = NothingCompiled()
         for entry in entries:
             self.add(entry)
 
     def add(self, entry: CompileEntry) -> None:
         if self.failed is None:
             self.history.add(entry)
+        self.nothing.add(entry)
         # A failed compile followed by a good one of the same id (after torch._dynamo.reset())
         # leaves the entry's status the later one's and its failure set: still the run's failure.
         if entry.failure is not None and self.failed is None:
@@ -84,7 +86,41 @@ class FirstAnswers:
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
         timed = CompileTime(self.slowest, self.total_s, self.timed) if self.slowest is not None else None
         filled = self.history.filled(self.failed) if self.failed is not None else ""
-        return first_answers(self.failed, breaks, self.recompiled, timed, filled)
+        return first_answers(self.failed, breaks, self.recompiled, timed, filled, self.nothing.answer())
+
+
+#: The statuses of a compile that made no graph: a restarted attempt (the next one holds what the
+#: compile made), a graph break (with a graph only when it logged one) and an empty graph.
+NO_GRAPH_STATUSES = ("restarted", "graph_break", "empty")
+
+
+class NothingCompiled:
+    """Whether no compile of the run made a graph, so every compiled function ran in eager (a
+    DDP wrapper whose forward breaks before the model, a function that breaks at its first line):
+    the counts say "7 compiles", which reads as work done. A failed compile, one loaded from a
+    cache or one without metrics says nothing of it (a failure is its own answer)."""
+
+    def __init__(self) -> None:
+        self.first: str | None = None
+        self.graphed = False
+
+    def add(self, entry: CompileEntry) -> None:
+        if entry.status == "outside":
+            return
+        self.first = self.first or entry.id
+        ops = entry.metrics.graph_op_count if entry.metrics is not None else None
+        if entry.status not in NO_GRAPH_STATUSES or entry.graphs or (ops or 0) > 0:
+            self.graphed = True
+
+    def answer(self) -> FirstAnswer | None:
+        if self.graphed or self.first is None:
+            return None
+        # The counts are the line above's; without them ranks that made nothing say it alike.
+        text = (
+            "nothing compiled: no compile made a graph (each restarted, broke before its first op or was "
+            "empty), so every compiled function ran in eager"
+        )
+        return FirstAnswer(kind="no_graph", compile_id=self.first, text=text)
 
 
 #: A failure at the recompile limit (torch 2.13's words, and older torch's cache_size_limit);
@@ -146,11 +182,13 @@ def first_answers(
     recompiled: CompileEntry | None,
     timed: CompileTime | None = None,
     filled: str = "",
+    nothing: FirstAnswer | None = None,
 ) -> list[FirstAnswer]:
-    """Up to four answers (compiles.json `first_answers`): the first failed compile (with
-    `filled`, what filled the recompile limit it failed at: FrameHistory), the most frequent
-    distinct graph break, the first recompile, the slowest compile (`timed`, said when it took
-    SLOW_S or more); each only when the trace has one."""
+    """Up to five answers (compiles.json `first_answers`): the first failed compile (with
+    `filled`, what filled the recompile limit it failed at: FrameHistory), that nothing compiled
+    (`nothing`: NothingCompiled), the most frequent distinct graph break, the first recompile,
+    the slowest compile (`timed`, said when it took SLOW_S or more); each only when the trace has
+    one."""
     found = []
     if failed is not None and failed.failure is not None:
         failure = failed.failure
@@ -162,6 +200,8 @@ def first_answers(
             renumbered = renumbered_why(failed.capture)
             text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
         found.append(FirstAnswer(kind="failure", compile_id=failed.id, text=text))
+    if nothing is not None:
+        found.append(nothing)
     if breaks:
         top = max(breaks, key=lambda b: b.count)  # the first met among equals: max keeps the first
         ids = len(top.compile_ids)

@@ -814,6 +814,9 @@ class Settings(msgspec.Struct, kw_only=True):
 #: What each first answer is about (`FirstAnswer.kind`), in the order a run says them.
 FIRST_ANSWER_KINDS: dict[str, str] = {
     "failure": "the first compile that failed: its type and reason, where in the user's code",
+    "no_graph": "no compile made a graph (each restarted, broke before any op or was empty), so every "
+    "compiled function ran in eager; said only when no compile failed, was loaded from a cache or lacks "
+    "metrics (since 1.45)",
     "graph_break": "the distinct graph break met most often: its reason, where, how often",
     "recompile": "the first recompile: why, in plain words, and the line that stops it",
     "slow_compile": "the compile that took longest, when it took a second or more: its time against the "
