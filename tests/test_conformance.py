@@ -50,6 +50,8 @@ def _failures(failures: list[dict[str, str]]) -> list[GuardFailure]:
             kind=f["kind"],
             explanation="e",
             subject=f.get("subject", "x" if "guard" in f else None),
+            expected=f.get("expected"),
+            actual=f.get("actual"),
         )
         for i, f in enumerate(failures)
     ]
@@ -66,10 +68,11 @@ def _kinds(case: dict[str, Any]) -> str:
 @pytest.mark.parametrize("case", CASES["recommended_failure"], ids=_kinds)
 def test_recommended_failure(case: dict[str, Any]) -> None:
     """compiles.json's `recommended` from the failures, each entry's tensor input `x` and the
-    call's (FORMAT.md "Which failure is the cause"); the JS client reads what it says."""
+    call's, and what earlier recompiles said of the entries (`known`) (FORMAT.md "Which failure
+    is the cause"); the JS client reads what it says."""
     entries = {entry: [_tensor(fields)] for entry, fields in case.get("entries", {}).items()}
     call = [_tensor(case["call"])] if "call" in case else []
-    found = recommended_failure(_failures(case["failures"]), entries, call)
+    found = recommended_failure(_failures(case["failures"]), entries, call, case.get("known"))
     assert (found.index if found else None, found.why if found else None) == (case["index"], case["why"])
 
 

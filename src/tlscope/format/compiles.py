@@ -39,6 +39,9 @@ GUARD_KINDS: dict[str, str] = {
     "global": "a global variable the code reads differs",
     "length": "the length of a list, tuple or dict differs",
     "identity": "a different object (or function, or module) is passed where the entry saw another",
+    "dict_key": "a dict has a key the entry was compiled without, or lacks one it was compiled with "
+    "(the guard `___dict_contains('y', d)`, from code such as `if \"y\" in d:`); `expected` and `actual` "
+    "say `absent` or `present`. Since 1.45 (before, `other`)",
     "type": "an input's type differs",
     "other": "a guard tlscope does not classify; `guard` holds its text",
 }

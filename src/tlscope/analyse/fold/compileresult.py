@@ -25,7 +25,7 @@ from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.phases import FrameTime
-from tlscope.analyse.fold.recommend import recommended_failure
+from tlscope.analyse.fold.recommend import expected_of, recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     AotInductorCompile,
@@ -157,7 +157,8 @@ class _Frames:
         if not failures and event is None and reason is None:
             return None
         after = self.inputs(frame_of(acc.cid))
-        recommended = recommended_failure(failures, self._entry_inputs(failures), after)
+        known = self._expected(frame_of(acc.cid))
+        recommended = recommended_failure(failures, self._entry_inputs(failures), after, known)
         # What the call is compared with: the entry of the failure that explains it, the closest.
         chosen = failures[recommended.index : recommended.index + 1] if recommended is not None else []
         compared = chosen[0].cache_entry if chosen else _entry_of(reason)
@@ -172,6 +173,20 @@ class _Frames:
         fill_actuals(failures, values, after)
         name_stack_values(failures, acc.function)
         found.changes += value_changes(chosen, values)
+        return found
+
+    def _expected(self, frame: CompileId) -> dict[str, dict[str, str]]:
+        """What the frame's earlier recompiles said each cache entry was compiled for (a dict key
+        present or absent: recommend.KNOWN_KINDS), by the entry's compile id."""
+        found: dict[str, dict[str, str]] = {}
+        for earlier, accs in self.attempts.items():
+            if (earlier.frame_compile_id or 0) >= (frame.frame_compile_id or 0):
+                continue
+            failures = next((a.guard_failures for a in accs if a.guard_failures), [])
+            for failure in failures:
+                about = expected_of(failure)
+                if about is not None:
+                    found.setdefault(failure.cache_entry, {})[about[0]] = about[1]
         return found
 
     def _entry_inputs(self, failures: Sequence[GuardFailure]) -> dict[str, list[TensorInput]]:

@@ -277,10 +277,24 @@ def _length(m: re.Match[str], guard: str) -> GuardFailure:
 def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
         what = "is a different object" if kind == "identity" else "has a different type"
+        # `___check_obj_id(mode, 1402…), type=<class '__main__.Mode'>`: say which kind of object.
+        typed = re.search(r", type=<class '(?:[\w.]*\.)?(\w+)'>", guard) if kind == "identity" else None
+        if typed is not None:
+            what = f"is a different {typed[1]} object"
         text = f"{input_name(m['s'])} {what} than when the entry was compiled"
         return _failure(kind, guard, text, subject=subject_name(m["s"]))
 
     return build
+
+
+def _dict_key(m: re.Match[str], guard: str) -> GuardFailure:
+    """`not ___dict_contains('y', d)`: the entry was compiled for a `d` without the key `'y'`
+    (the code tested `"y" in d`), and the call's has it; without `not`, the other way round."""
+    present = m["neg"] is not None
+    expected, actual = ("absent", "present") if present else ("present", "absent")
+    name = input_name(m["s"])
+    text = f"key {m['k']} of {name} changed: {expected} -> {actual} (the code tests whether {name} has it)"
+    return _failure("dict_key", guard, text, subject=subject_name(m["s"]), expected=expected, actual=actual)
 
 
 def _value(m: re.Match[str], guard: str) -> GuardFailure:
@@ -323,7 +337,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 19 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 20 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -353,6 +367,7 @@ class _Patterns:
         return [
             (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
             (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
+            (re.compile(r"^(?P<neg>not )?___dict_contains\((?P<k>.*), (?P<s>[^,]+)\)$"), _dict_key),
             (self.length_guard, _length),
             (self.comma_ended[0], _identity("identity")),
             (self.comma_ended[1], _identity("type")),

@@ -36,14 +36,17 @@ def recommended_failure(
     failures: Sequence[GuardFailure],
     entry_inputs: Mapping[str, Sequence[TensorInput]] | None = None,
     call: Sequence[TensorInput] = (),
+    entry_expected: Mapping[str, Mapping[str, str]] | None = None,
 ) -> RecommendedFailure | None:
     """The newest failure that no other entry explains away (`entry_inputs`: each cache entry's
-    tensor inputs by compile id; `call`: the recompiling call's), classified before `other`; and
-    why. None without guard failures."""
+    tensor inputs by compile id; `call`: the recompiling call's; `entry_expected`: what earlier
+    recompiles of the frame said each entry was compiled for, `expected_of`), classified before
+    `other`; and why. None without guard failures."""
     if not failures:
         return None
     inputs = entry_inputs or {}
-    away = [explained_away(f, failures, inputs, call) for f in failures]
+    expected = entry_expected or {}
+    away = [explained_away(f, failures, inputs, call) or _known_away(f, failures, expected) for f in failures]
     best = min(range(len(failures)), key=lambda i: (away[i] is not None, failures[i].kind == "other", i))
     return RecommendedFailure(index=best, why=_why(failures, best, away))
 
@@ -68,6 +71,40 @@ def explained_away(
             continue
         then = _tensor(entry_inputs.get(other.cache_entry, ()), failure.subject)
         if then is not None and _agrees(failure, then, now):
+            return other.cache_entry
+    return None
+
+
+#: Guard kinds whose `expected` an earlier recompile's failure may have said of another entry
+#: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`).
+KNOWN_KINDS = frozenset({"dict_key"})
+
+
+def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
+    """(what it is about, the value its entry was compiled for) of a failure of KNOWN_KINDS, as
+    `entry_expected` keeps it: `("dict_key d 'y'", "absent")`."""
+    if failure.kind not in KNOWN_KINDS or failure.expected is None or failure.subject is None:
+        return None
+    return f"{failure.kind} {failure.subject} {_key(failure)}", failure.expected
+
+
+def _key(failure: GuardFailure) -> str:
+    """The key a `dict_key` guard tests: `'y'` of `not ___dict_contains('y', d)`."""
+    return failure.guard.removeprefix("not ").removeprefix("___dict_contains(").rsplit(", ", 1)[0]
+
+
+def _known_away(
+    failure: GuardFailure, failures: Sequence[GuardFailure], entry_expected: Mapping[str, Mapping[str, str]]
+) -> str | None:
+    """Another entry an earlier recompile of the frame said was compiled for the call's value of
+    what `failure` failed on (corpus dict_keys `[0/2]`: the entry with the key `'y'` fails a call
+    without it, but `[0/0]`, which an earlier reason said lacks it, failed on `mode`)."""
+    about = expected_of(failure)
+    if about is None or failure.actual is None:
+        return None
+    for other in failures:
+        known = entry_expected.get(other.cache_entry, {})
+        if other.cache_entry != failure.cache_entry and known.get(about[0]) == failure.actual:
             return other.cache_entry
     return None
 
@@ -138,6 +175,10 @@ def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]
 
 def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: str) -> str:
     """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
+    if first.kind in KNOWN_KINDS:
+        has = "with" if first.actual == "present" else "without"
+        lead = f"{first.cache_entry} failed on key {_key(first)} of {first.subject}"
+        return f"{lead}, but {by} was compiled for a {first.subject} {has} it, as the call's"
     if first.kind not in STATE_KINDS:
         lead = f"{first.cache_entry} failed on the {first.kind} of {first.subject}"
         return f"{lead}, but {by} was compiled for the call's {first.kind}"

@@ -1,0 +1,80 @@
+"""A dict's key, an enum member and an int attribute that recompile one function (corpus
+dict_keys): the key's presence is the guard kind `dict_key` (format 1.45), an object's identity
+names its class, and a failure on the key is explained away by an entry an earlier recompile
+said lacks it, as the call does (FORMAT.md "Which failure is the cause")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.guards import guard_failure
+from tlscope.analyse.fold.recommend import expected_of, recommended_failure
+from tlscope.cli import main
+
+
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("dict_keys") / "out"
+    assert main([str(CORPUS / "dict_keys"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+
+
+def _chosen(recompile: dict[str, Any]) -> dict[str, Any]:
+    failure: dict[str, Any] = recompile["guard_failures"][recompile["recommended"]["index"]]
+    return failure
+
+
+def test_a_new_key_is_said(recompiles: dict[str, Any]) -> None:
+    failure = _chosen(recompiles["[0/1]"])
+    assert (failure["kind"], failure["subject"], failure["expected"], failure["actual"]) == (
+        "dict_key",
+        "d",
+        "absent",
+        "present",
+    )
+    assert failure["explanation"] == "key 'y' of d changed: absent -> present (the code tests whether d has it)"
+
+
+def test_the_enum_call_is_blamed_on_the_enum(recompiles: dict[str, Any]) -> None:
+    recompile = recompiles["[0/2]"]
+    assert [(f["cache_entry"], f["kind"]) for f in recompile["guard_failures"]] == [
+        ("[0/1]", "dict_key"),
+        ("[0/0]", "identity"),
+    ]
+    assert recompile["recommended"]["index"] == 1
+    assert recompile["recommended"]["why"].endswith(
+        "[0/1] failed on key 'y' of d, but [0/0] was compiled for a d without it, as the call's"
+    )
+    assert _chosen(recompile)["explanation"] == "mode is a different Mode object than when the entry was compiled"
+    assert recompile["compared_with"] == "[0/0]"
+
+
+def test_the_int_attribute_is_the_newest_entrys(recompiles: dict[str, Any]) -> None:
+    assert _chosen(recompiles["[0/3]"])["explanation"] == "cfg.scale changed: 2 -> 3"
+
+
+def test_dict_key_guards_read_as_written() -> None:
+    lacks = guard_failure("0/0: ___dict_contains('a, b', L['d'])  # if 'a, b' in d:  # f.py:3 in f")
+    assert (lacks.kind, lacks.subject, lacks.expected, lacks.actual) == ("dict_key", "d", "present", "absent")
+    assert lacks.explanation.startswith("key 'a, b' of d changed: present -> absent")
+    assert expected_of(lacks) == ("dict_key d 'a, b'", "present")
+    assert guard_failure("0/0: ___dict_contains(1)").kind == "other"
+    plain = guard_failure("0/0: ___check_obj_id(fn, 140225641337040)")
+    assert plain.explanation == "fn is a different object than when the entry was compiled"
+
+
+def test_nothing_known_explains_nothing_away() -> None:
+    failures = [
+        guard_failure("0/1: ___dict_contains('y', d)"),
+        guard_failure("0/0: ___check_obj_id(mode, 1), type=<class 'Mode'>"),
+    ]
+    failures[0].actual = "absent"
+    found = recommended_failure(failures)
+    assert found is not None and found.index == 0
+    found = recommended_failure(failures, entry_expected={"[0/0]": {"dict_key d 'y'": "absent"}})
+    assert found is not None and found.index == 1
