@@ -151,6 +151,9 @@ _HANG_CASES: dict[str, str] = {
     "guard identity": "guards.guard_failure('0/0: ' + '___check_obj_id(' * 100_000)",
     "guard value": "guards.guard_failure('0/0: ' + 'a' * 1_000_000 + ' == b')",
     "guard device": "guards.guard_failure('0/0: ' + \"tensor 'x' device mismatch. expected \" * 100_000)",
+    "guard tensor name": "guards.guard_failure('0/0: ' + \"tensor 'G['a']'\" * 100_000 + ' dtype mismatch.')",
+    "guard empty": "guards.guard_failure('0/0: not ' + '(' * 1_000_000)",
+    "guard dict key": "guards.guard_failure('0/0: ___dict_contains(' + 'a, ' * 300_000 + 'b)x')",
     # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
     "graph print names": "graph_divergence.structure_digest("
     "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",

@@ -50,8 +50,10 @@ def wanted_of(failure: GuardFailure) -> Wanted | None:
     if failure.kind == "value_range":
         return ("value", value_key(failure.subject)) if failure.subject else None
     found = patterns()
-    pattern = found.length_guard if failure.kind == "length" else found.value_guard
-    match = pattern.match(failure.guard)
+    if failure.kind == "length":
+        match = found.length_guard.match(failure.guard) or found.empty_guard.match(failure.guard)
+    else:
+        match = found.value_guard.match(failure.guard)
     if match is None:
         return None
     return ("length" if failure.kind == "length" else "value", value_key(match["s"]))
@@ -68,7 +70,7 @@ def guard_codes(key: str, payload: bytes) -> list[str]:
         return [code for code in codes if isinstance(code, str)]
     found = []
     for line in payload.decode("utf-8", "replace").splitlines():
-        lead = _TREE_LINE.match(line) if "==" in line else None
+        lead = _TREE_LINE.match(line) if "==" in line or "LENGTH_CHECK: not " in line else None
         if lead is not None:
             cut = comment_start(line)
             found.append(line[lead.end() : cut].strip())
@@ -81,11 +83,12 @@ def guard_values(codes: list[str], wanted: set[Wanted]) -> Values:
     found = patterns()
     for code in codes:
         length = found.length_guard.match(code)
-        match = length or found.value_guard.match(code)
+        empty = None if length else found.empty_guard.match(code)  # `not L['rest']`: length 0
+        match = length or empty or found.value_guard.match(code)
         if match is None:
             continue
-        want = ("length" if length else "value", value_key(match["s"]))
-        value = match["e"].strip()
+        want = ("length" if length or empty else "value", value_key(match["s"]))
+        value = "0" if empty else match["e"].strip()
         if want in wanted and _whole(value):
             values.setdefault(want, (match["s"].strip(), value))
     return values

@@ -187,7 +187,7 @@ def input_name(source: str) -> str:
 
 def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
-        name, expected, actual = m["s"], m["e"], m.groupdict().get("act")
+        name, expected, actual = input_name(m["s"]), m["e"], m.groupdict().get("act")
         dim = m.groupdict().get("i")
         where = f" on dim {dim}" if dim is not None else ""
         text = f"{what} of {name}{where} changed: {expected} -> {actual}"
@@ -195,14 +195,14 @@ def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure
             text = f"{name} has {actual} dimensions; the entry was compiled for {expected}"
         elif kind == "stride":
             text += " (a transposed, sliced or otherwise non-contiguous tensor)"
-        return _failure(kind, guard, text, subject=name, expected=expected, actual=actual)
+        return _failure(kind, guard, text, subject=m["s"], expected=expected, actual=actual)
 
     return build
 
 
 def _requires_grad(m: re.Match[str], guard: str) -> GuardFailure:
     expected = m["e"] == "1"
-    text = f"requires_grad of {m['s']} changed: {expected} -> {not expected}"
+    text = f"requires_grad of {input_name(m['s'])} changed: {expected} -> {not expected}"
     return _failure("requires_grad", guard, text, subject=m["s"], expected=str(expected), actual=str(not expected))
 
 
@@ -274,14 +274,24 @@ def _length(m: re.Match[str], guard: str) -> GuardFailure:
     )
 
 
+def _empty(m: re.Match[str], guard: str) -> GuardFailure:
+    """`not L['rest']`: Dynamo's length check of an empty list, tuple or dict (`*rest` passed
+    nothing when the entry was compiled)."""
+    name = subject_name(m["s"])
+    text = f"length of {input_name(m['s'])} changed: the entry was compiled for 0 (empty)"
+    return _failure("length", guard, text, subject=name, expected="0")
+
+
 def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
-        what = "is a different object" if kind == "identity" else "has a different type"
-        # `___check_obj_id(mode, 1402…), type=<class '__main__.Mode'>`: say which kind of object.
-        typed = re.search(r", type=<class '(?:[\w.]*\.)?(\w+)'>", guard) if kind == "identity" else None
-        if typed is not None:
-            what = f"is a different {typed[1]} object"
-        text = f"{input_name(m['s'])} {what} than when the entry was compiled"
+        # `___check_obj_id(mode, 1402…), type=<class '__main__.Mode'>`: the entry's object's class.
+        typed = re.search(r", type=<class '(?:[\w.]*\.)?(\w+)'>", guard)
+        if kind == "identity":
+            what = f"is a different {typed[1]} object" if typed else "is a different object"
+            text = f"{input_name(m['s'])} {what} than when the entry was compiled"
+        else:
+            was = f" (it was a {typed[1]})" if typed else ""
+            text = f"{input_name(m['s'])} has a different type than when the entry was compiled{was}"
         return _failure(kind, guard, text, subject=subject_name(m["s"]))
 
     return build
@@ -331,13 +341,15 @@ def _value_range(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("value_range", guard, text, subject=source, expected=condition)
 
 
-_TENSOR = r"tensor '(?P<s>[^']*)'"
+#: A tensor mismatch's name: `x`, or a source with quotes of its own, `G['buf']` (no blank in
+#: either, so an attempt ends at the first blank: linear on hostile text).
+_TENSOR = r"tensor '(?P<s>\S*?)'"
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 20 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 21 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -356,6 +368,8 @@ class _Patterns:
         #: `len(<source>) == <n>` and `<source> == <value>`: Dynamo's guards on a length and on a
         #: Python value, in a recompile reason and in an entry's own guards alike (callvalues.py).
         self.length_guard = re.compile(r"^len\((?P<s>.+)\) == (?P<e>\d+)$")
+        #: `not L['rest']`: the length check of an empty container.
+        self.empty_guard = re.compile(r"^not (?P<s>[^\s()]+)$")
         self.value_guard = re.compile(r"^(?P<s>[^=<>!]+?) == (?P<e>.+)$")
         #: `<source> <= 0.0` or `2 < <source>`: a condition on a dynamic Python value (a branch on it).
         left = rf"(?P<n1>{_NUMBER}) (?P<op1><=|>=|<|>) (?P<s1>[^\s<>=!]+)"
@@ -369,6 +383,7 @@ class _Patterns:
             (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
             (re.compile(r"^(?P<neg>not )?___dict_contains\((?P<k>.*), (?P<s>[^,]+)\)$"), _dict_key),
             (self.length_guard, _length),
+            (self.empty_guard, _empty),
             (self.comma_ended[0], _identity("identity")),
             (self.comma_ended[1], _identity("type")),
             (self.size_or_symbol, _dynamic_range),

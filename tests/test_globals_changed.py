@@ -1,0 +1,67 @@
+"""A global tensor, a global module, `*rest` and a float keyword that recompile one function
+(corpus globals_changed): each said in words (format 1.45), where before a global tensor's
+mismatch, whose name holds quotes (`tensor 'G['buf']' dtype mismatch`), and an empty `*rest`
+(`not rest`) were guards tlscope did not classify."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.callvalues import guard_codes, guard_values
+from tlscope.analyse.fold.guards import guard_failure
+from tlscope.cli import main
+
+
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("globals_changed") / "out"
+    assert main([str(CORPUS / "globals_changed"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+
+
+def _said(recompile: dict[str, Any]) -> tuple[str, str | None, str]:
+    failure = recompile["guard_failures"][recompile["recommended"]["index"]]
+    return failure["kind"], failure["subject"], failure["explanation"]
+
+
+def test_each_recompile_in_words(recompiles: dict[str, Any]) -> None:
+    assert {cid: _said(r) for cid, r in recompiles.items()} == {
+        "[0/1]": ("dtype", "G['buf']", "dtype of buf changed: Float -> Double"),
+        "[0/2]": ("type", "act", "act has a different type than when the entry was compiled (it was a ReLU)"),
+        "[0/3]": ("length", "rest", "length of rest changed: 0 -> 1"),
+        "[0/4]": ("value", "lr", "lr changed: 0.1 -> 0.2"),
+    }
+    change = {"input": "L['rest']", "what": "length", "before": "0", "after": "1"}
+    assert change in recompiles["[0/3]"]["changes"]
+
+
+def test_a_quoted_tensor_name_and_an_empty_container() -> None:
+    size = guard_failure(
+        "0/0: tensor 'L['self']._modules['lin']._parameters['weight']' size mismatch at index 0. expected 4, actual 8"
+    )
+    assert (size.kind, size.subject, size.explanation) == (
+        "size",
+        "L['self']._modules['lin']._parameters['weight']",
+        "size of self.lin.weight on dim 0 changed: 4 -> 8",
+    )
+    empty = guard_failure("0/0: not L['xs']  # for t in xs:  # a.py:3 in f")
+    assert (empty.kind, empty.subject, empty.expected) == ("length", "xs", "0")
+    assert guard_failure("0/0: not (a or b)").kind == "other"
+
+
+def test_an_empty_container_is_the_calls_value_too() -> None:
+    tree = (
+        "TREE_GUARD_MANAGER:\n"
+        "+- RootGuardManager\n"
+        "| +- LENGTH_CHECK: not L['rest']                                 # for r in rest:  # a.py:9 in f\n"
+        "| +- LENGTH_CHECK: len(L['xs']) == 2                             # for t in xs:  # a.py:8 in f\n"
+    )
+    codes = guard_codes("dynamo_cpp_guards_str", tree.encode())
+    assert codes == ["not L['rest']", "len(L['xs']) == 2"]
+    values = guard_values(codes, {("length", "rest"), ("length", "xs")})
+    assert values == {("length", "rest"): ("L['rest']", "0"), ("length", "xs"): ("L['xs']", "2")}
