@@ -179,9 +179,30 @@ def failure_headline(lines: list[str]) -> str:
     following = next((line.strip() for line in lines[1:] if line.strip()), "")
     if following.startswith("- ") and following[2:].strip():
         return f"{first.rstrip()} {following[2:].strip()}"
+    raised = _node_error(following)
+    if raised:
+        return f"{first.rstrip()}: {raised}"
     if not first.rstrip().endswith(":"):
         return first
     return f"{first.rstrip()} {following}" if following else first
+
+
+def _node_error(explanation: str) -> str:
+    """The error of an FX node Dynamo ran on fake tensors, as its explanation gives it
+    (`Explanation: Dynamo failed to run FX node with fake tensors: call_function f(...): got
+    RuntimeError('a and b must have same reduction dim...')`) and said as raised
+    (`RuntimeError: a and b must ...`); "" for any other line. The failure's first line says only
+    `RuntimeError when making fake tensor call`: a shape mismatch in the user's code, a custom op
+    without a fake kernel."""
+    if not explanation.startswith("Explanation: "):
+        return ""
+    _, found, error = explanation.partition("): got ")
+    name, paren, rest = error.partition("(")
+    quote = rest[:1]
+    if not found or not paren or not name.isidentifier() or quote not in ("'", '"'):
+        return ""
+    message = rest[1:].rstrip(".").removesuffix(")").removesuffix(quote)
+    return f"{name}: {message}" if message else ""
 
 
 def record_status(metrics: CompilationMetrics, forward: bool) -> str:
