@@ -96,3 +96,25 @@ def test_train_is_said_too() -> None:
         "self.training changed: False -> True (.train() was called on the module since; "
         "train and eval mode each compile once)"
     )
+
+
+def test_function_modes_are_global_state() -> None:
+    """`torch.set_default_device` pushes a torch function mode: Dynamo's guard on the mode stack
+    fails, which is global state as grad mode is, and compared as such (a real torch 2.13 run:
+    set_num_threads, then set_default_device, then use_deterministic_algorithms)."""
+    modes = guard_failure("0/1: ___check_torch_function_mode_stack()")
+    assert (modes.kind, modes.subject) == ("global_state", "torch_function_mode_stack")
+    assert modes.explanation == (
+        "global torch state changed: torch function modes (torch.set_default_device, a TorchFunctionMode); "
+        "each state needs its own compile"
+    )
+    third = [
+        guard_failure("0/2: GLOBAL_STATE changed: deterministic_algorithms "),
+        guard_failure("0/1: GLOBAL_STATE changed: deterministic_algorithms "),
+        guard_failure("0/0: GLOBAL_STATE changed: deterministic_algorithms num_threads "),
+    ]
+    found = recommended_failure(third)
+    assert found is not None and found.index == 0
+    second = [modes, guard_failure("0/0: GLOBAL_STATE changed: num_threads ")]
+    found = recommended_failure(second)
+    assert found is not None and found.index == 0

@@ -223,6 +223,16 @@ def _global_state(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("global_state", guard, text, subject=" ".join(parts))
 
 
+#: The `subject` of a failed `___check_torch_function_mode_stack()`: the torch function modes in
+#: force differ (torch.set_default_device pushes one), global state as grad mode is.
+FUNCTION_MODES = "torch_function_mode_stack"
+
+
+def _function_modes(m: re.Match[str], guard: str) -> GuardFailure:
+    text = f"global torch state changed: {state_words([FUNCTION_MODES])}; each state needs its own compile"
+    return _failure("global_state", guard, text, subject=FUNCTION_MODES)
+
+
 #: The parts of torch's global state a GLOBAL_STATE guard names, in words (torch 2.13's
 #: GlobalStateGuard; `autocast(<device>)_enabled` is read apart, any other part said as it is).
 _STATE_WORDS = {
@@ -237,6 +247,8 @@ _STATE_WORDS = {
     "num_threads": "number of threads (torch.set_num_threads)",
     "default_dtype": "default dtype (torch.set_default_dtype)",
     "autocast_cache_enabled": "autocast's weight cache (torch.autocast(cache_enabled=...))",
+    # Not a GLOBAL_STATE part: the guard `___check_torch_function_mode_stack()`, said as one.
+    FUNCTION_MODES: "torch function modes (torch.set_default_device, a TorchFunctionMode)",
 }
 
 
@@ -349,7 +361,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 21 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 22 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -380,6 +392,7 @@ class _Patterns:
     def _other_rules(self) -> list[Rule]:
         return [
             (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
+            (re.compile(r"^___check_torch_function_mode_stack\(\)$"), _function_modes),
             (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
             (re.compile(r"^(?P<neg>not )?___dict_contains\((?P<k>.*), (?P<s>[^,]+)\)$"), _dict_key),
             (self.length_guard, _length),
