@@ -6,12 +6,16 @@ failure on a tensor property (size, stride, rank, dtype, requires_grad, device) 
 the call when another entry was compiled for the call's value of that property: the call is like
 that entry there, and differs from it elsewhere (recompiles_dynamic's `[0/4]`: the 3-D entry
 `[0/3]` failing on the rank of a 2-D call, which `[0/2]` has, says less than `[0/2]`'s failure on a
-stride). Of the others, the newest entry's failure is the cause: Dynamo tries the newest entry
-first, and automatic dynamic makes each newer entry more general than the ones before it (a call
-with a new rank, after an int made dynamic, fails the newest entry on the rank and the older ones
-on the int). A guard tlscope does not classify (`other`) says least. Decided here once and
-written into compiles.json (`recompile.recommended`): `tlscope summary`, the explorer and every
-viewer show that choice instead of making their own.
+stride). Likewise a failure on torch's global state says nothing of the parts another entry's
+global-state failure does not name (train_eval's autocast call: the no_grad entry fails on grad
+mode and autocast, the older entries on autocast alone), and a failure on a dict's key nothing
+when an earlier recompile of the frame said another entry was compiled for the call's presence
+or absence of the key (dict_keys). Of the others, the newest entry's failure is the cause:
+Dynamo tries the newest entry first, and automatic dynamic makes each newer entry more general
+than the ones before it (a call with a new rank, after an int made dynamic, fails the newest
+entry on the rank and the older ones on the int). A guard tlscope does not classify (`other`)
+says least. Decided here once and written into compiles.json (`recompile.recommended`): `tlscope
+summary`, the explorer and every viewer show that choice instead of making their own.
 """
 
 from __future__ import annotations
