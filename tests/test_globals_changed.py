@@ -65,3 +65,37 @@ def test_an_empty_container_is_the_calls_value_too() -> None:
     assert codes == ["not L['rest']", "len(L['xs']) == 2"]
     values = guard_values(codes, {("length", "rest"), ("length", "xs")})
     assert values == {("length", "rest"): ("L['rest']", "0"), ("length", "xs"): ("L['xs']", "2")}
+
+
+def test_a_parameters_mismatch_and_torchs_note_after_it() -> None:
+    """torch 2.13 goes on after a parameter's mismatch (a layer frozen, a weight swapped)."""
+    note = " Guard failed on a parameter, consider using torch._dynamo.config.force_parameter_static_shapes = False"
+    dtype = guard_failure(
+        "0/1: tensor 'self._modules['a']._parameters['weight']' dtype mismatch. expected Float, actual Double." + note
+    )
+    assert (dtype.kind, dtype.expected, dtype.actual) == ("dtype", "Float", "Double")
+    assert dtype.explanation == "dtype of self.a.weight changed: Float -> Double"
+    frozen = guard_failure(
+        "0/0: tensor 'self._modules['a']._parameters['bias']' requires_grad mismatch. expected requires_grad=1." + note
+    )
+    assert frozen.explanation == "requires_grad of self.a.bias changed: True -> False"
+
+
+def test_frozen_layer(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Corpus frozen_layer: a layer frozen, then its weight swapped for a float64 one."""
+    out = tmp_path_factory.mktemp("frozen_layer") / "out"
+    assert main([str(CORPUS / "frozen_layer"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    said = {c["id"]: _said(c["recompile"]) for c in compiles["compiles"] if c["recompile"]}
+    assert said == {
+        "[0/1]": (
+            "requires_grad",
+            "self._modules['a']._parameters['bias']",
+            "requires_grad of self.a.bias changed: True -> False",
+        ),
+        "[0/2_1]": (
+            "dtype",
+            "self._modules['a']._parameters['weight']",
+            "dtype of self.a.weight changed: Float -> Double",
+        ),
+    }

@@ -188,6 +188,8 @@ def input_name(source: str) -> str:
 def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
         name, expected, actual = input_name(m["s"]), m["e"], m.groupdict().get("act")
+        # A parameter's mismatch goes on: `actual Double. Guard failed on a parameter, consider…`.
+        actual = actual.removesuffix(".") if actual is not None else None
         dim = m.groupdict().get("i")
         where = f" on dim {dim}" if dim is not None else ""
         text = f"{what} of {name}{where} changed: {expected} -> {actual}"
