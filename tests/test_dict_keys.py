@@ -78,3 +78,35 @@ def test_nothing_known_explains_nothing_away() -> None:
     assert found is not None and found.index == 0
     found = recommended_failure(failures, entry_expected={"[0/0]": {"dict_key d 'y'": "absent"}})
     assert found is not None and found.index == 1
+
+
+def test_an_attribute_and_a_backend(recompiles: dict[str, Any]) -> None:
+    attribute = _chosen(recompiles["[0/4]"])
+    assert (attribute["kind"], attribute["subject"], attribute["expected"], attribute["actual"]) == (
+        "attribute",
+        "cfg",
+        "absent",
+        "present",
+    )
+    assert attribute["explanation"] == (
+        "attribute 'bias' of cfg changed: absent -> present (the code tests whether cfg has it)"
+    )
+    backend = _chosen(recompiles["[0/5]"])
+    assert (backend["kind"], backend["expected"], backend["actual"]) == ("backend", "eager", "aot_eager")
+    assert backend["explanation"].startswith("torch.compile backend changed: eager -> aot_eager")
+
+
+def test_attribute_and_backend_guards_read_as_written() -> None:
+    has = guard_failure("0/0: hasattr(L['o'], 'w')")
+    assert (has.kind, has.subject, has.expected, has.actual) == ("attribute", "o", "present", "absent")
+    assert expected_of(has) == ("attribute o 'w'", "present")
+    other = guard_failure("0/0: BACKEND_MATCH failure: Cached backend: <function f at 0x1> (id=0x1). New backend: g")
+    assert (other.kind, other.expected, other.actual) == ("backend", "<function f at 0x1>", "g")
+    blank = guard_failure("0/0: BACKEND_MATCH failure: something else")
+    assert (blank.kind, blank.expected, blank.actual) == ("backend", None, None)
+    failures = [guard_failure("0/1: hasattr(o, 'w')"), guard_failure("0/0: ___check_obj_id(m, 1)")]
+    found = recommended_failure(failures, entry_expected={"[0/0]": {"attribute o 'w'": "absent"}})
+    assert found is not None and found.index == 1
+    assert found.why.endswith(
+        "[0/1] failed on attribute 'w' of o, but [0/0] was compiled for a o without it, as the call's"
+    )

@@ -42,6 +42,11 @@ GUARD_KINDS: dict[str, str] = {
     "dict_key": "a dict has a key the entry was compiled without, or lacks one it was compiled with "
     "(the guard `___dict_contains('y', d)`, from code such as `if \"y\" in d:`); `expected` and `actual` "
     "say `absent` or `present`. Since 1.45 (before, `other`)",
+    "attribute": "an object has an attribute the entry was compiled without, or lacks one it was compiled with "
+    "(the guard `hasattr(o, 'bias')`); `expected` and `actual` say `absent` or `present`. Since 1.45 (before, `other`)",
+    "backend": "the function was compiled again by another torch.compile backend (`BACKEND_MATCH`; a new backend "
+    "object on each call recompiles each time); `expected` and `actual` name them (`eager`, `aot_eager`). Since 1.45 "
+    "(before, `other`)",
     "type": "an input's type differs",
     "other": "a guard tlscope does not classify; `guard` holds its text",
 }

@@ -311,14 +311,39 @@ def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
     return build
 
 
-def _dict_key(m: re.Match[str], guard: str) -> GuardFailure:
+def _presence(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
     """`not ___dict_contains('y', d)`: the entry was compiled for a `d` without the key `'y'`
-    (the code tested `"y" in d`), and the call's has it; without `not`, the other way round."""
-    present = m["neg"] is not None
-    expected, actual = ("absent", "present") if present else ("present", "absent")
-    name = input_name(m["s"])
-    text = f"key {m['k']} of {name} changed: {expected} -> {actual} (the code tests whether {name} has it)"
-    return _failure("dict_key", guard, text, subject=subject_name(m["s"]), expected=expected, actual=actual)
+    (the code tested `"y" in d`), and the call's has it; without `not`, the other way round.
+    `not hasattr(o, 'bias')` likewise, of an attribute (kind `attribute`)."""
+
+    def build(m: re.Match[str], guard: str) -> GuardFailure:
+        present = m["neg"] is not None
+        expected, actual = ("absent", "present") if present else ("present", "absent")
+        name = input_name(m["s"])
+        text = f"{what} {m['k']} of {name} changed: {expected} -> {actual} (the code tests whether {name} has it)"
+        return _failure(kind, guard, text, subject=subject_name(m["s"]), expected=expected, actual=actual)
+
+    return build
+
+
+def _backend(m: re.Match[str], guard: str) -> GuardFailure:
+    """`BACKEND_MATCH failure: … Cached backend: _TorchCompileWrapper(compiler='eager', …) (id=…).
+    New backend: …`: the function was compiled again by another torch.compile backend (read
+    with `partition`, linear on hostile text)."""
+    cached = guard.partition("Cached backend: ")[2]
+    new = cached.partition("New backend: ")[2]
+    expected, actual = (_backend_name(text.partition(" (id=")[0]) for text in (cached, new))
+    text = (
+        f"torch.compile backend changed: {expected} -> {actual} (another backend compiles its own entry; "
+        "a new backend object on each call recompiles each time: reuse one)"
+    )
+    return _failure("backend", guard, text, expected=expected or None, actual=actual or None)
+
+
+def _backend_name(wrapper: str) -> str:
+    """`_TorchCompileWrapper(compiler='eager', dynamic=None)` -> `eager`; another callable as printed."""
+    named = re.search(r"compiler='([^']*)'", wrapper)
+    return named[1] if named else wrapper.strip()
 
 
 def _value(m: re.Match[str], guard: str) -> GuardFailure:
@@ -363,7 +388,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 22 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 24 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -396,7 +421,15 @@ class _Patterns:
             (re.compile(r"GLOBAL_STATE changed:(?P<what>.*)"), _global_state),
             (re.compile(r"^___check_torch_function_mode_stack\(\)$"), _function_modes),
             (re.compile(r"_has_dynamo_dim_marking"), _dim_marking),
-            (re.compile(r"^(?P<neg>not )?___dict_contains\((?P<k>.*), (?P<s>[^,]+)\)$"), _dict_key),
+            (
+                re.compile(r"^(?P<neg>not )?___dict_contains\((?P<k>.*), (?P<s>[^,]+)\)$"),
+                _presence("dict_key", "key"),
+            ),
+            (
+                re.compile(r"^(?P<neg>not )?hasattr\((?P<s>[^,]+), (?P<k>'[^']*')\)$"),
+                _presence("attribute", "attribute"),
+            ),
+            (re.compile(r"^BACKEND_MATCH failure: "), _backend),
             (self.length_guard, _length),
             (self.empty_guard, _empty),
             (self.comma_ended[0], _identity("identity")),

@@ -81,7 +81,7 @@ def explained_away(
 
 #: Guard kinds whose `expected` an earlier recompile's failure may have said of another entry
 #: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`).
-KNOWN_KINDS = frozenset({"dict_key"})
+KNOWN_KINDS = frozenset({"dict_key", "attribute"})
 
 
 def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
@@ -93,8 +93,12 @@ def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
 
 
 def _key(failure: GuardFailure) -> str:
-    """The key a `dict_key` guard tests: `'y'` of `not ___dict_contains('y', d)`."""
-    return failure.guard.removeprefix("not ").removeprefix("___dict_contains(").rsplit(", ", 1)[0]
+    """The key a `dict_key` guard tests (`'y'` of `not ___dict_contains('y', d)`), the attribute
+    an `attribute` guard does (`'bias'` of `hasattr(o, 'bias')`)."""
+    guard = failure.guard.removeprefix("not ")
+    if failure.kind == "attribute":
+        return guard.rpartition(", ")[2].removesuffix(")")
+    return guard.removeprefix("___dict_contains(").rpartition(", ")[0]
 
 
 def _known_away(
@@ -181,7 +185,8 @@ def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: s
     """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
     if first.kind in KNOWN_KINDS:
         has = "with" if first.actual == "present" else "without"
-        lead = f"{first.cache_entry} failed on key {_key(first)} of {first.subject}"
+        what = "key" if first.kind == "dict_key" else "attribute"
+        lead = f"{first.cache_entry} failed on {what} {_key(first)} of {first.subject}"
         return f"{lead}, but {by} was compiled for a {first.subject} {has} it, as the call's"
     if first.kind not in STATE_KINDS:
         lead = f"{first.cache_entry} failed on the {first.kind} of {first.subject}"
