@@ -44,6 +44,10 @@ GUARD_KINDS: dict[str, str] = {
     "say `absent` or `present`. Since 1.45 (before, `other`)",
     "attribute": "an object has an attribute the entry was compiled without, or lacks one it was compiled with "
     "(the guard `hasattr(o, 'bias')`); `expected` and `actual` say `absent` or `present`. Since 1.45 (before, `other`)",
+    "none": "an argument is None where the entry saw a value, or the reverse (the guards `mask is None`, "
+    "`mask is not None`, and a tensor's `expected type of 'mask' to be a tensor type, ' but found <class "
+    "'NoneType'>`): an optional argument; `expected` and `actual` say `None` or `not None`. Since 1.45 (before, "
+    "`other`)",
     "backend": "the function was compiled again by another torch.compile backend (`BACKEND_MATCH`; a new backend "
     "object on each call recompiles each time); `expected` and `actual` name them (`eager`, `aot_eager`). Since 1.45 "
     "(before, `other`)",

@@ -326,6 +326,27 @@ def _presence(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailu
     return build
 
 
+def _none(m: re.Match[str], guard: str) -> GuardFailure:
+    """`mask is None`: the entry was compiled for `mask` None and the call passes something (an
+    optional argument); `mask is not None` the reverse. `expected` and `actual` say `None` or
+    `not None`."""
+    expected, actual = ("not None", "None") if m["not"] else ("None", "not None")
+    name = input_name(m["s"])
+    text = f"{name} changed: {expected} -> {actual} (the entry was compiled for {name} {expected})"
+    return _failure("none", guard, text, subject=subject_name(m["s"]), expected=expected, actual=actual)
+
+
+def _not_a_tensor(m: re.Match[str], guard: str) -> GuardFailure:
+    """`expected type of 'mask' to be a tensor type, ' but found <class 'NoneType'>`: the entry was
+    compiled for a tensor; the call passes None (kind `none`) or another type (kind `type`)."""
+    name, found = input_name(m["s"]), m["t"].rpartition(".")[2]
+    if found == "NoneType":
+        text = f"{name} changed: a tensor -> None (the entry was compiled for a tensor {name})"
+        return _failure("none", guard, text, subject=subject_name(m["s"]), expected="not None", actual="None")
+    text = f"{name} is a {found} now; the entry was compiled for a tensor"
+    return _failure("type", guard, text, subject=subject_name(m["s"]), expected="Tensor", actual=found)
+
+
 def _backend(m: re.Match[str], guard: str) -> GuardFailure:
     """`BACKEND_MATCH failure: … Cached backend: _TorchCompileWrapper(compiler='eager', …) (id=…).
     New backend: …`: the function was compiled again by another torch.compile backend (read
@@ -388,7 +409,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 24 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 26 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -430,6 +451,11 @@ class _Patterns:
                 _presence("attribute", "attribute"),
             ),
             (re.compile(r"^BACKEND_MATCH failure: "), _backend),
+            (re.compile(r"^(?P<s>[^\s()]+) is (?P<not>not )?None$"), _none),
+            (
+                re.compile(r"^expected type of '(?P<s>[^']+)' to be a tensor type, ' but found <class '(?P<t>[^']+)'>"),
+                _not_a_tensor,
+            ),
             (self.length_guard, _length),
             (self.empty_guard, _empty),
             (self.comma_ended[0], _identity("identity")),

@@ -80,8 +80,9 @@ def explained_away(
 
 
 #: Guard kinds whose `expected` an earlier recompile's failure may have said of another entry
-#: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`).
-KNOWN_KINDS = frozenset({"dict_key", "attribute"})
+#: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`; an
+#: attribute's; an optional argument's None: `mask is None`).
+KNOWN_KINDS = frozenset({"dict_key", "attribute", "none"})
 
 
 def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
@@ -89,6 +90,8 @@ def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
     `entry_expected` keeps it: `("dict_key d 'y'", "absent")`."""
     if failure.kind not in KNOWN_KINDS or failure.expected is None or failure.subject is None:
         return None
+    if failure.kind == "none":
+        return f"none {failure.subject}", failure.expected
     return f"{failure.kind} {failure.subject} {_key(failure)}", failure.expected
 
 
@@ -183,6 +186,9 @@ def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]
 
 def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: str) -> str:
     """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
+    if first.kind == "none":
+        lead = f"{first.cache_entry} failed on {first.subject} being {first.expected}"
+        return f"{lead}, but {by} was compiled for {first.subject} {first.actual}, as the call's"
     if first.kind in KNOWN_KINDS:
         has = "with" if first.actual == "present" else "without"
         what = "key" if first.kind == "dict_key" else "attribute"

@@ -1,0 +1,50 @@
+"""Optional arguments that recompile (corpus optional_args): `mask is None` and a tensor guard
+that finds None are the guard kind `none` (format 1.45), and the call with a scale is blamed on
+the scale, not on the mask entry Dynamo tried first (FORMAT.md "Which failure is the cause")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.guards import guard_failure
+from tlscope.cli import main
+
+
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("optional_args") / "out"
+    assert main([str(CORPUS / "optional_args"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+
+
+def test_a_mask_passed_then_a_scale(recompiles: dict[str, Any]) -> None:
+    first = recompiles["[0/1]"]["guard_failures"][0]
+    assert (first["kind"], first["subject"], first["expected"], first["actual"]) == ("none", "mask", "None", "not None")
+    assert first["explanation"] == "mask changed: None -> not None (the entry was compiled for mask None)"
+    second = recompiles["[0/2]"]
+    assert [(f["cache_entry"], f["kind"], f["subject"]) for f in second["guard_failures"]] == [
+        ("[0/1]", "none", "mask"),
+        ("[0/0]", "none", "scale"),
+    ]
+    assert second["guard_failures"][0]["explanation"] == (
+        "mask changed: a tensor -> None (the entry was compiled for a tensor mask)"
+    )
+    assert second["recommended"] == {
+        "index": 1,
+        "why": "[0/0] is the newest entry whose failure the others do not explain: [0/1] failed on mask being "
+        "not None, but [0/0] was compiled for mask None, as the call's",
+    }
+
+
+def test_none_guards_read_as_written() -> None:
+    passed = guard_failure("0/0: L['bias'] is not None")
+    assert (passed.kind, passed.subject, passed.expected, passed.actual) == ("none", "bias", "not None", "None")
+    number = guard_failure("0/0: expected type of 'x' to be a tensor type, ' but found <class 'int'>")
+    assert (number.kind, number.expected, number.actual) == ("type", "Tensor", "int")
+    assert number.explanation == "x is a int now; the entry was compiled for a tensor"
+    assert guard_failure("0/0: f(x) is None").kind == "other"
