@@ -19,14 +19,18 @@ from __future__ import annotations
 import re
 
 from tlscope.analyse.fold.export_words import where_text
-from tlscope.analyse.fold.guards import input_name, patterns
+from tlscope.analyse.fold.guards import patterns, said_name
 from tlscope.analyse.fold.linear import comment_start
 from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
 
 #: Guard kinds whose new value the new compile's guards or symbols can hold.
 VALUE_KINDS = frozenset({"value", "global", "length", "value_range"})
-#: (what, key): what is `value` or `length`; key is the source with a local's `L['name']` as `name`.
+#: An object's id in an `identity` guard (`___check_obj_id(fn.__code__, 1399…)`): the new
+#: compile's guard holds the call's; never said (an id means nothing outside the process), only
+#: compared with the ids earlier entries were compiled for (recommend.py).
+_OBJ_ID = r"^___check_obj_id\((?P<s>.+), (?P<e>\d+)\)"
+#: (what, key): what is `value`, `length` or `identity`; key is the source with a local's `L['name']` as `name`.
 Wanted = tuple[str, str]
 #: Wanted -> (the source as the new compile logged it, the call's value as Dynamo printed it).
 Values = dict[Wanted, tuple[str, str]]
@@ -45,6 +49,9 @@ def value_key(source: str) -> str:
 
 def wanted_of(failure: GuardFailure) -> Wanted | None:
     """What a guard failure's new value would be found under, for the kinds that have one."""
+    if failure.kind == "identity":
+        found_id = re.match(_OBJ_ID, failure.guard)
+        return ("identity", value_key(found_id["s"])) if found_id else None
     if failure.kind not in VALUE_KINDS:
         return None
     if failure.kind == "value_range":
@@ -70,7 +77,8 @@ def guard_codes(key: str, payload: bytes) -> list[str]:
         return [code for code in codes if isinstance(code, str)]
     found = []
     for line in payload.decode("utf-8", "replace").splitlines():
-        lead = _TREE_LINE.match(line) if "==" in line or "LENGTH_CHECK: not " in line else None
+        kept = "==" in line or "LENGTH_CHECK: not " in line or "ID_MATCH: ___check_obj_id(" in line
+        lead = _TREE_LINE.match(line) if kept else None
         if lead is not None:
             cut = comment_start(line)
             found.append(line[lead.end() : cut].strip())
@@ -84,10 +92,12 @@ def guard_values(codes: list[str], wanted: set[Wanted]) -> Values:
     for code in codes:
         length = found.length_guard.match(code)
         empty = None if length else found.empty_guard.match(code)  # `not L['rest']`: length 0
-        match = length or empty or found.value_guard.match(code)
+        ident = None if length or empty else re.match(_OBJ_ID, code)
+        match = length or empty or ident or found.value_guard.match(code)
         if match is None:
             continue
-        want = ("length" if length or empty else "value", value_key(match["s"]))
+        what = "length" if length or empty else "identity" if ident else "value"
+        want = (what, value_key(match["s"]))
         value = "0" if empty else match["e"].strip()
         if want in wanted and _whole(value):
             values.setdefault(want, (match["s"].strip(), value))
@@ -102,7 +112,7 @@ def _whole(value: str) -> bool:
 def fill_actuals(failures: list[GuardFailure], values: Values, inputs: list[TensorInput]) -> None:
     """Set `actual` (and say it in `explanation`) where the new compile logged the call's value."""
     for failure in failures:
-        if failure.actual is not None:
+        if failure.actual is not None or failure.kind == "identity":
             continue
         want = wanted_of(failure)
         if want is not None and want in values:
@@ -118,7 +128,7 @@ def fill_actuals(failures: list[GuardFailure], values: Values, inputs: list[Tens
 
 
 def _explained(failure: GuardFailure) -> str:
-    name = input_name(failure.subject or "")
+    name = said_name(failure.subject or "")
     if failure.kind == "value_range":
         return f"{name} is {failure.actual} in this call, outside `{failure.guard}`, {_tested(failure)}"
     if failure.kind == "length":

@@ -158,7 +158,9 @@ class _Frames:
             return None
         after = self.inputs(frame_of(acc.cid))
         known = self._expected(frame_of(acc.cid))
-        recommended = recommended_failure(failures, self._entry_inputs(failures), after, known)
+        values = {want: value for a in accs for want, value in a.call_values.items()}
+        ids = {f"identity {key}": value for (what, key), (_, value) in values.items() if what == "identity"}
+        recommended = recommended_failure(failures, self._entry_inputs(failures), after, known, ids)
         # What the call is compared with: the entry of the failure that explains it, the closest.
         chosen = failures[recommended.index : recommended.index + 1] if recommended is not None else []
         compared = chosen[0].cache_entry if chosen else _entry_of(reason)
@@ -169,7 +171,6 @@ class _Frames:
         before = self.inputs(earlier) if earlier is not None else []
         if before and after:  # a compile that failed before describing its inputs has nothing to compare
             found.changes = input_changes(before, after)
-        values = {want: value for a in accs for want, value in a.call_values.items()}
         fill_actuals(failures, values, after)
         name_stack_values(failures, acc.function)
         found.changes += value_changes(chosen, values)

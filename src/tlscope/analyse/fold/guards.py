@@ -185,6 +185,14 @@ def input_name(source: str) -> str:
     return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
 
 
+def said_name(source: str) -> str:
+    """`input_name`, and a function's closure cell in words: `fn.__closure__[0].cell_contents`
+    -> `the value fn captured (closure cell 0)`, what a guard on a closure variable names."""
+    name = input_name(source)
+    cell = re.fullmatch(r"(.+)\.__closure__\[(\d+)\]\.cell_contents", name) if "__closure__" in name else None
+    return f"the value {cell[1]} captured (closure cell {cell[2]})" if cell else name
+
+
 def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
         name, expected, actual = input_name(m["s"]), m["e"], m.groupdict().get("act")
@@ -300,12 +308,15 @@ def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
     def build(m: re.Match[str], guard: str) -> GuardFailure:
         # `___check_obj_id(mode, 1402…), type=<class '__main__.Mode'>`: the entry's object's class.
         typed = re.search(r", type=<class '(?:[\w.]*\.)?(\w+)'>", guard)
-        if kind == "identity":
+        name = input_name(m["s"])
+        if kind == "identity" and name.endswith(".__code__"):  # a function passed in: its code
+            text = f"{name.removesuffix('.__code__')} is a different function than when the entry was compiled"
+        elif kind == "identity":
             what = f"is a different {typed[1]} object" if typed else "is a different object"
-            text = f"{input_name(m['s'])} {what} than when the entry was compiled"
+            text = f"{name} {what} than when the entry was compiled"
         else:
             was = f" (it was a {typed[1]})" if typed else ""
-            text = f"{input_name(m['s'])} has a different type than when the entry was compiled{was}"
+            text = f"{name} has a different type than when the entry was compiled{was}"
         return _failure(kind, guard, text, subject=subject_name(m["s"]))
 
     return build
@@ -378,7 +389,7 @@ def _value(m: re.Match[str], guard: str) -> GuardFailure:
             subject=source,
             expected=expected,
         )
-    name = input_name(source)
+    name = said_name(source)
     text = f"{name} changed: the entry was compiled for {name} == {expected}"
     return _failure("value", guard, text, subject=source, expected=expected)
 

@@ -41,16 +41,18 @@ def recommended_failure(
     entry_inputs: Mapping[str, Sequence[TensorInput]] | None = None,
     call: Sequence[TensorInput] = (),
     entry_expected: Mapping[str, Mapping[str, str]] | None = None,
+    call_ids: Mapping[str, str] | None = None,
 ) -> RecommendedFailure | None:
     """The newest failure that no other entry explains away (`entry_inputs`: each cache entry's
     tensor inputs by compile id; `call`: the recompiling call's; `entry_expected`: what earlier
-    recompiles of the frame said each entry was compiled for, `expected_of`), classified before
-    `other`; and why. None without guard failures."""
+    recompiles of the frame said each entry was compiled for, `expected_of`; `call_ids`: the ids
+    the new compile's identity guards hold, by what they are about), classified before `other`;
+    and why. None without guard failures."""
     if not failures:
         return None
     inputs = entry_inputs or {}
-    expected = entry_expected or {}
-    away = [explained_away(f, failures, inputs, call) or _known_away(f, failures, expected) for f in failures]
+    known = (entry_expected or {}, call_ids or {})
+    away = [explained_away(f, failures, inputs, call) or _known_away(f, failures, *known) for f in failures]
     best = min(range(len(failures)), key=lambda i: (away[i] is not None, failures[i].kind == "other", i))
     return RecommendedFailure(index=best, why=_why(failures, best, away))
 
@@ -82,17 +84,27 @@ def explained_away(
 #: Guard kinds whose `expected` an earlier recompile's failure may have said of another entry
 #: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`; an
 #: attribute's; an optional argument's None: `mask is None`).
-KNOWN_KINDS = frozenset({"dict_key", "attribute", "none"})
+KNOWN_KINDS = frozenset({"dict_key", "attribute", "none", "identity"})
+#: The object id an `identity` guard holds: `___check_obj_id(fn.__code__, 1399…)`.
+_OBJ_ID = r", (\d+)\)(?:, type=<[^>]*>)?$"
 
 
 def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
     """(what it is about, the value its entry was compiled for) of a failure of KNOWN_KINDS, as
     `entry_expected` keeps it: `("dict_key d 'y'", "absent")`."""
+    if failure.kind == "identity":
+        return _identity_of(failure)
     if failure.kind not in KNOWN_KINDS or failure.expected is None or failure.subject is None:
         return None
     if failure.kind == "none":
         return f"none {failure.subject}", failure.expected
     return f"{failure.kind} {failure.subject} {_key(failure)}", failure.expected
+
+
+def _identity_of(failure: GuardFailure) -> tuple[str, str] | None:
+    """(what it is about, the object id its entry was compiled for) of an `identity` failure."""
+    found = re.search(_OBJ_ID, failure.guard) if failure.subject is not None else None
+    return (f"identity {failure.subject}", found[1]) if found else None
 
 
 def _key(failure: GuardFailure) -> str:
@@ -105,17 +117,22 @@ def _key(failure: GuardFailure) -> str:
 
 
 def _known_away(
-    failure: GuardFailure, failures: Sequence[GuardFailure], entry_expected: Mapping[str, Mapping[str, str]]
+    failure: GuardFailure,
+    failures: Sequence[GuardFailure],
+    entry_expected: Mapping[str, Mapping[str, str]],
+    call_ids: Mapping[str, str],
 ) -> str | None:
     """Another entry an earlier recompile of the frame said was compiled for the call's value of
     what `failure` failed on (corpus dict_keys `[0/2]`: the entry with the key `'y'` fails a call
-    without it, but `[0/0]`, which an earlier reason said lacks it, failed on `mode`)."""
+    without it, but `[0/0]`, which an earlier reason said lacks it, failed on `mode`; an object's
+    id, the call's from the new compile's guards: functions passed in turn)."""
     about = expected_of(failure)
-    if about is None or failure.actual is None:
+    now = failure.actual if failure.kind != "identity" else call_ids.get(about[0]) if about else None
+    if about is None or now is None:
         return None
     for other in failures:
         known = entry_expected.get(other.cache_entry, {})
-        if other.cache_entry != failure.cache_entry and known.get(about[0]) == failure.actual:
+        if other.cache_entry != failure.cache_entry and known.get(about[0]) == now:
             return other.cache_entry
     return None
 
@@ -186,6 +203,8 @@ def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]
 
 def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: str) -> str:
     """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
+    if first.kind == "identity":
+        return f"{first.cache_entry} failed on which object {first.subject} is, but {by} was compiled for the call's"
     if first.kind == "none":
         lead = f"{first.cache_entry} failed on {first.subject} being {first.expected}"
         return f"{lead}, but {by} was compiled for {first.subject} {first.actual}, as the call's"

@@ -1,0 +1,62 @@
+"""Functions passed to a compiled function (corpus functions_passed): a function argument's
+code object and a closure's captured value, said in words (format 1.45), and the call of the
+first function with a new shape blamed on the shape: the new compile's guards hold the call's
+function's id, which an earlier recompile said the first entry was compiled for."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.callvalues import guard_codes, guard_values
+from tlscope.analyse.fold.guards import guard_failure
+from tlscope.analyse.fold.recommend import expected_of, recommended_failure
+from tlscope.cli import main
+
+
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("functions_passed") / "out"
+    assert main([str(CORPUS / "functions_passed"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
+    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+
+
+def _said(recompile: dict[str, Any]) -> str:
+    failure: dict[str, Any] = recompile["guard_failures"][recompile["recommended"]["index"]]
+    return str(failure["explanation"])
+
+
+def test_each_recompile_in_words(recompiles: dict[str, Any]) -> None:
+    assert {cid: _said(r) for cid, r in recompiles.items()} == {
+        "[0/1]": "fn is a different function than when the entry was compiled",
+        "[0/2]": "shape[0] changed: 2 -> 4",
+        "[0/3]": "fn is a different function than when the entry was compiled",
+        "[0/4]": "the value fn captured (closure cell 0) changed: 2 -> 3",
+    }
+    assert recompiles["[0/2]"]["recommended"]["why"].endswith(
+        "[0/1] failed on which object fn.__code__ is, but [0/0] was compiled for the call's"
+    )
+    # An id means nothing outside the process: never said, only compared.
+    identity = recompiles["[0/2]"]["guard_failures"][0]
+    assert (identity["kind"], identity["actual"]) == ("identity", None)
+
+
+def test_the_calls_id_is_read_from_the_new_compiles_guards() -> None:
+    tree = "| +- ID_MATCH: ___check_obj_id(L['fn'].__code__, 140)                # return fn(x)  # a.py:3 in f\n"
+    codes = guard_codes("dynamo_cpp_guards_str", tree.encode())
+    assert codes == ["___check_obj_id(L['fn'].__code__, 140)"]
+    assert guard_values(codes, {("identity", "fn.__code__")}) == {
+        ("identity", "fn.__code__"): ("L['fn'].__code__", "140")
+    }
+    newest = guard_failure("0/1: ___check_obj_id(fn.__code__, 150), type=<class 'code'>")
+    assert expected_of(newest) == ("identity fn.__code__", "150")
+    failures = [newest, guard_failure("0/0: shape[0] == 2")]
+    known = {"[0/0]": {"identity fn.__code__": "140"}}
+    found = recommended_failure(failures, entry_expected=known, call_ids={"identity fn.__code__": "140"})
+    assert found is not None and found.index == 1
+    found = recommended_failure(failures, entry_expected=known, call_ids={"identity fn.__code__": "160"})
+    assert found is not None and found.index == 0
