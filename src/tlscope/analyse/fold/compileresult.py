@@ -100,6 +100,8 @@ class _Frames:
         #: `inputs` by frame compile: each recompile compares the call with every earlier entry
         #: (up to the recompile limit), so a frame's inputs are asked for again and again.
         self._inputs: dict[CompileId, list[TensorInput]] = {}
+        #: `_expected`, read on the frame's first recompile.
+        self._known: dict[str, dict[str, str]] | None = None
 
     def _attempts_of(self, frame: CompileId) -> list[CompileAcc]:
         """A frame compile's attempts; another frame's (a cache entry of another frame id, which
@@ -157,7 +159,7 @@ class _Frames:
         if not failures and event is None and reason is None:
             return None
         after = self.inputs(frame_of(acc.cid))
-        known = self._expected(frame_of(acc.cid))
+        known = self._expected()
         values = {want: value for a in accs for want, value in a.call_values.items()}
         ids = {f"identity {key}": value for (what, key), (_, value) in values.items() if what == "identity"}
         recommended = recommended_failure(failures, self._entry_inputs(failures), after, known, ids)
@@ -176,19 +178,20 @@ class _Frames:
         found.changes += value_changes(chosen, values)
         return found
 
-    def _expected(self, frame: CompileId) -> dict[str, dict[str, str]]:
-        """What the frame's earlier recompiles said each cache entry was compiled for (a dict key
-        present or absent: recommend.KNOWN_KINDS), by the entry's compile id."""
-        found: dict[str, dict[str, str]] = {}
-        for earlier, accs in self.attempts.items():
-            if (earlier.frame_compile_id or 0) >= (frame.frame_compile_id or 0):
-                continue
-            failures = next((a.guard_failures for a in accs if a.guard_failures), [])
-            for failure in failures:
-                about = expected_of(failure)
-                if about is not None:
-                    found.setdefault(failure.cache_entry, {})[about[0]] = about[1]
-        return found
+    def _expected(self) -> dict[str, dict[str, str]]:
+        """What the frame's recompiles said each cache entry was compiled for (a dict key present
+        or absent, an object's id: recommend.KNOWN_KINDS), by the entry's compile id. A fact of
+        the entry whichever recompile said it, so read once a frame: each recompile lists every
+        earlier entry, and a log may hold thousands."""
+        if self._known is None:
+            self._known = {}
+            for accs in self.attempts.values():
+                failures = next((a.guard_failures for a in accs if a.guard_failures), [])
+                for failure in failures:
+                    about = expected_of(failure)
+                    if about is not None:
+                        self._known.setdefault(failure.cache_entry, {})[about[0]] = about[1]
+        return self._known
 
     def _entry_inputs(self, failures: Sequence[GuardFailure]) -> dict[str, list[TensorInput]]:
         """Each failed cache entry's tensor inputs, by its compile id (which failures name)."""
