@@ -99,3 +99,13 @@ def test_frozen_layer(tmp_path_factory: pytest.TempPathFactory) -> None:
             "dtype of self.a.weight changed: Float -> Double",
         ),
     }
+
+
+def test_the_same_tensor_twice() -> None:
+    """torch 2.13's reason when a call passes one tensor as two inputs (`add(x, x)` after
+    `add(x, y)`): its NO_TENSOR_ALIASING guard."""
+    twice = guard_failure('0/0: Duplicate tensors found: ["a", "b"]')
+    assert (twice.kind, twice.subject) == ("aliasing", "a b")
+    assert twice.explanation == "a and b are the same tensor in this call; the entry was compiled for distinct tensors"
+    three = guard_failure("""0/0: Duplicate tensors found: ["G['x']", 'y', "z"]""")
+    assert three.explanation.startswith("x, y and z are the same tensor")

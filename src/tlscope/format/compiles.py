@@ -48,6 +48,8 @@ GUARD_KINDS: dict[str, str] = {
     "`mask is not None`, and a tensor's `expected type of 'mask' to be a tensor type, ' but found <class "
     "'NoneType'>`): an optional argument; `expected` and `actual` say `None` or `not None`. Since 1.45 (before, "
     "`other`)",
+    "aliasing": "the call passes one tensor as several inputs the entry was compiled for as distinct tensors "
+    '(`Duplicate tensors found: ["a", "b"]`); `subject` lists them. Since 1.45 (before, `other`)',
     "backend": "the function was compiled again by another torch.compile backend (`BACKEND_MATCH`; a new backend "
     "object on each call recompiles each time); `expected` and `actual` name them (`eager`, `aot_eager`). Since 1.45 "
     "(before, `other`)",

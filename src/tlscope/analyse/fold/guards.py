@@ -358,6 +358,16 @@ def _not_a_tensor(m: re.Match[str], guard: str) -> GuardFailure:
     return _failure("type", guard, text, subject=subject_name(m["s"]), expected="Tensor", actual=found)
 
 
+def _aliasing(m: re.Match[str], guard: str) -> GuardFailure:
+    """`Duplicate tensors found: ["a", "b"]`: the call passes one tensor as several inputs the
+    entry was compiled for as distinct tensors (Dynamo's NO_TENSOR_ALIASING guard)."""
+    # A Python list's repr: a source with quotes of its own is double-quoted (`["G['x']", "y"]`).
+    names = [input_name(a or b) for a, b in re.findall(r"\"([^\"]+)\"|'([^']+)'", m["g"])]
+    said = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "two inputs"
+    text = f"{said} are the same tensor in this call; the entry was compiled for distinct tensors"
+    return _failure("aliasing", guard, text, subject=" ".join(names) or None)
+
+
 def _backend(m: re.Match[str], guard: str) -> GuardFailure:
     """`BACKEND_MATCH failure: … Cached backend: _TorchCompileWrapper(compiler='eager', …) (id=…).
     New backend: …`: the function was compiled again by another torch.compile backend (read
@@ -420,7 +430,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], GuardFailure]]
 
 class _Patterns:
     """The regexes of recompile reasons and their rules, compiled when the first reason is read
-    (`patterns`): a log that recompiles nothing never needs these 26 (~6M instructions, 1 % of a
+    (`patterns`): a log that recompiles nothing never needs these 27 (~6M instructions, 1 % of a
     small log's run: bench/README.md, session 9)."""
 
     def __init__(self) -> None:
@@ -462,6 +472,7 @@ class _Patterns:
                 _presence("attribute", "attribute"),
             ),
             (re.compile(r"^BACKEND_MATCH failure: "), _backend),
+            (re.compile(r"^Duplicate tensors found: (?P<g>.*)$"), _aliasing),
             (re.compile(r"^(?P<s>[^\s()]+) is (?P<not>not )?None$"), _none),
             (
                 re.compile(r"^expected type of '(?P<s>[^']+)' to be a tensor type, ' but found <class '(?P<t>[^']+)'>"),
