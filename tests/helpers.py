@@ -38,6 +38,28 @@ TLPARSE_VERSION = "0.4.3"
 CORPUS = REPO / "corpus" / "traces"
 
 
+def corpus_compiles(scenario: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """compiles.json of `tlscope corpus/traces/<scenario>` (a module fixture's, parsed once)."""
+    from tlscope.cli import main
+
+    out = tmp_path_factory.mktemp(scenario) / "out"
+    assert main([str(CORPUS / scenario), "-o", str(out), "--no-browser"]) == 0
+    found: dict[str, Any] = json.loads((out / "compiles.json").read_text("utf-8"))
+    return found
+
+
+def corpus_recompiles(scenario: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Each recompile of a corpus scenario's compiles.json, by its compile id."""
+    compiles = corpus_compiles(scenario, tmp_path_factory)["compiles"]
+    return {c["id"]: c["recompile"] for c in compiles if c["recompile"]}
+
+
+def chosen_failure(recompile: dict[str, Any]) -> dict[str, Any]:
+    """A recompile's recommended guard failure (compiles.json `recompile.recommended`)."""
+    failure: dict[str, Any] = recompile["guard_failures"][recompile["recommended"]["index"]]
+    return failure
+
+
 def require_shared() -> Path:
     """../shared/traces/tlparse, or skip the calling test with the reason."""
     if not TLPARSE_TRACES.is_dir():

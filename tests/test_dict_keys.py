@@ -5,32 +5,22 @@ said lacks it, as the call does (FORMAT.md "Which failure is the cause")."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import chosen_failure, corpus_recompiles
 
 from tlscope.analyse.fold.guards import guard_failure
 from tlscope.analyse.fold.recommend import expected_of, recommended_failure
-from tlscope.cli import main
 
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("dict_keys") / "out"
-    assert main([str(CORPUS / "dict_keys"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
-
-
-def _chosen(recompile: dict[str, Any]) -> dict[str, Any]:
-    failure: dict[str, Any] = recompile["guard_failures"][recompile["recommended"]["index"]]
-    return failure
+    return corpus_recompiles("dict_keys", tmp_path_factory)
 
 
 def test_a_new_key_is_said(recompiles: dict[str, Any]) -> None:
-    failure = _chosen(recompiles["[0/1]"])
+    failure = chosen_failure(recompiles["[0/1]"])
     assert (failure["kind"], failure["subject"], failure["expected"], failure["actual"]) == (
         "dict_key",
         "d",
@@ -50,12 +40,14 @@ def test_the_enum_call_is_blamed_on_the_enum(recompiles: dict[str, Any]) -> None
     assert recompile["recommended"]["why"].endswith(
         "[0/1] failed on key 'y' of d, but [0/0] was compiled for a d without it, as the call's"
     )
-    assert _chosen(recompile)["explanation"] == "mode is a different Mode object than when the entry was compiled"
+    assert (
+        chosen_failure(recompile)["explanation"] == "mode is a different Mode object than when the entry was compiled"
+    )
     assert recompile["compared_with"] == "[0/0]"
 
 
 def test_the_int_attribute_is_the_newest_entrys(recompiles: dict[str, Any]) -> None:
-    assert _chosen(recompiles["[0/3]"])["explanation"] == "cfg.scale changed: 2 -> 3"
+    assert chosen_failure(recompiles["[0/3]"])["explanation"] == "cfg.scale changed: 2 -> 3"
 
 
 def test_dict_key_guards_read_as_written() -> None:
@@ -81,7 +73,7 @@ def test_nothing_known_explains_nothing_away() -> None:
 
 
 def test_an_attribute_and_a_backend(recompiles: dict[str, Any]) -> None:
-    attribute = _chosen(recompiles["[0/4]"])
+    attribute = chosen_failure(recompiles["[0/4]"])
     assert (attribute["kind"], attribute["subject"], attribute["expected"], attribute["actual"]) == (
         "attribute",
         "cfg",
@@ -91,7 +83,7 @@ def test_an_attribute_and_a_backend(recompiles: dict[str, Any]) -> None:
     assert attribute["explanation"] == (
         "attribute 'bias' of cfg changed: absent -> present (the code tests whether cfg has it)"
     )
-    backend = _chosen(recompiles["[0/5]"])
+    backend = chosen_failure(recompiles["[0/5]"])
     assert (backend["kind"], backend["expected"], backend["actual"]) == ("backend", "eager", "aot_eager")
     assert backend["explanation"].startswith("torch.compile backend changed: eager -> aot_eager")
 

@@ -5,24 +5,19 @@ a fake kernel."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import corpus_compiles
 
 from tlscope.analyse.fold.compileacc import failure_headline
-from tlscope.cli import main
 
 LEAD = "RuntimeError when making fake tensor call: RuntimeError: "
 
 
 @pytest.fixture(scope="module")
 def compiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("fake_errors") / "out"
-    assert main([str(CORPUS / "fake_errors"), "-o", str(out), "--no-browser"]) == 0
-    found: dict[str, Any] = json.loads((out / "compiles.json").read_text("utf-8"))
-    return found
+    return corpus_compiles("fake_errors", tmp_path_factory)
 
 
 def test_each_failure_says_its_error(compiles: dict[str, Any]) -> None:

@@ -5,24 +5,19 @@ function's id, which an earlier recompile said the first entry was compiled for.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import corpus_recompiles
 
 from tlscope.analyse.fold.callvalues import guard_codes, guard_values
 from tlscope.analyse.fold.guards import guard_failure
 from tlscope.analyse.fold.recommend import expected_of, recommended_failure
-from tlscope.cli import main
 
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("functions_passed") / "out"
-    assert main([str(CORPUS / "functions_passed"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+    return corpus_recompiles("functions_passed", tmp_path_factory)
 
 
 def _said(recompile: dict[str, Any]) -> str:

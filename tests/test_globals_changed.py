@@ -5,23 +5,18 @@ mismatch, whose name holds quotes (`tensor 'G['buf']' dtype mismatch`), and an e
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import corpus_recompiles
 
 from tlscope.analyse.fold.callvalues import guard_codes, guard_values
 from tlscope.analyse.fold.guards import guard_failure
-from tlscope.cli import main
 
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("globals_changed") / "out"
-    assert main([str(CORPUS / "globals_changed"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+    return corpus_recompiles("globals_changed", tmp_path_factory)
 
 
 def _said(recompile: dict[str, Any]) -> tuple[str, str | None, str]:
@@ -83,10 +78,7 @@ def test_a_parameters_mismatch_and_torchs_note_after_it() -> None:
 
 def test_frozen_layer(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Corpus frozen_layer: a layer frozen, then its weight swapped for a float64 one."""
-    out = tmp_path_factory.mktemp("frozen_layer") / "out"
-    assert main([str(CORPUS / "frozen_layer"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    said = {c["id"]: _said(c["recompile"]) for c in compiles["compiles"] if c["recompile"]}
+    said = {cid: _said(r) for cid, r in corpus_recompiles("frozen_layer", tmp_path_factory).items()}
     assert said == {
         "[0/1]": (
             "requires_grad",

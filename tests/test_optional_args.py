@@ -4,22 +4,17 @@ the scale, not on the mask entry Dynamo tried first (FORMAT.md "Which failure is
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import corpus_recompiles
 
 from tlscope.analyse.fold.guards import guard_failure
-from tlscope.cli import main
 
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("optional_args") / "out"
-    assert main([str(CORPUS / "optional_args"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
+    return corpus_recompiles("optional_args", tmp_path_factory)
 
 
 def test_a_mask_passed_then_a_scale(recompiles: dict[str, Any]) -> None:

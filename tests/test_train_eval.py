@@ -5,32 +5,22 @@ autocast call is blamed on autocast, not on the grad mode of the no_grad entry D
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from helpers import CORPUS
+from helpers import chosen_failure, corpus_recompiles
 
 from tlscope.analyse.fold.guards import guard_failure, state_words
 from tlscope.analyse.fold.recommend import recommended_failure
-from tlscope.cli import main
 
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("train_eval") / "out"
-    assert main([str(CORPUS / "train_eval"), "-o", str(out), "--no-browser"]) == 0
-    compiles = json.loads((out / "compiles.json").read_text("utf-8"))
-    return {c["id"]: c["recompile"] for c in compiles["compiles"] if c["recompile"]}
-
-
-def _chosen(recompile: dict[str, Any]) -> dict[str, Any]:
-    failure: dict[str, Any] = recompile["guard_failures"][recompile["recommended"]["index"]]
-    return failure
+    return corpus_recompiles("train_eval", tmp_path_factory)
 
 
 def test_eval_names_the_submodule_as_the_code_does(recompiles: dict[str, Any]) -> None:
-    failure = _chosen(recompiles["[0/1]"])
+    failure = chosen_failure(recompiles["[0/1]"])
     assert (failure["kind"], failure["subject"]) == ("value", "self._modules['drop'].training")
     assert failure["explanation"] == (
         "self.drop.training changed: True -> False (.eval() was called on the module since; "
@@ -56,7 +46,7 @@ def test_autocast_call_is_blamed_on_autocast(recompiles: dict[str, Any]) -> None
         "(torch.no_grad, torch.inference_mode) and autocast on cpu (torch.autocast), but [0/1] was compiled "
         "for the call's grad mode (torch.no_grad, torch.inference_mode)",
     }
-    assert _chosen(recompile)["explanation"] == (
+    assert chosen_failure(recompile)["explanation"] == (
         "global torch state changed: autocast on cpu (torch.autocast); each state needs its own compile"
     )
 
