@@ -29,7 +29,7 @@ VALUE_KINDS = frozenset({"value", "global", "length", "value_range"})
 #: An object's id in an `identity` guard (`___check_obj_id(fn.__code__, 1399…)`): the new
 #: compile's guard holds the call's; never said (an id means nothing outside the process), only
 #: compared with the ids earlier entries were compiled for (recommend.py).
-_OBJ_ID = r"^___check_obj_id\((?P<s>.+), (?P<e>\d+)\)"
+OBJ_ID = r"^___check_obj_id\((?P<s>.+), (?P<e>\d+)\)"
 #: (what, key): what is `value`, `length` or `identity`; key is the source with a local's `L['name']` as `name`.
 Wanted = tuple[str, str]
 #: Wanted -> (the source as the new compile logged it, the call's value as Dynamo printed it).
@@ -50,7 +50,7 @@ def value_key(source: str) -> str:
 def wanted_of(failure: GuardFailure) -> Wanted | None:
     """What a guard failure's new value would be found under, for the kinds that have one."""
     if failure.kind == "identity":
-        found_id = re.match(_OBJ_ID, failure.guard)
+        found_id = re.match(OBJ_ID, failure.guard)
         return ("identity", value_key(found_id["s"])) if found_id else None
     if failure.kind not in VALUE_KINDS:
         return None
@@ -92,7 +92,7 @@ def guard_values(codes: list[str], wanted: set[Wanted]) -> Values:
     for code in codes:
         length = found.length_guard.match(code)
         empty = None if length else found.empty_guard.match(code)  # `not L['rest']`: length 0
-        ident = None if length or empty else re.match(_OBJ_ID, code)
+        ident = None if length or empty else re.match(OBJ_ID, code)
         match = length or empty or ident or found.value_guard.match(code)
         if match is None:
             continue

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from tlscope.analyse.fold.callvalues import value_key
+from tlscope.analyse.fold.callvalues import OBJ_ID, value_key
 from tlscope.analyse.fold.guards import state_words
 from tlscope.format.compiles import GuardFailure, RecommendedFailure, TensorInput
 
@@ -85,8 +85,6 @@ def explained_away(
 #: (a dict key's presence: `not ___dict_contains('y', d)` tells that the entry lacks `'y'`; an
 #: attribute's; an optional argument's None: `mask is None`).
 KNOWN_KINDS = frozenset({"dict_key", "attribute", "none", "identity"})
-#: The object id an `identity` guard holds: `___check_obj_id(fn.__code__, 1399…)`.
-_OBJ_ID = r", (\d+)\)(?:, type=<[^>]*>)?$"
 
 
 def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
@@ -103,8 +101,8 @@ def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
 
 def _identity_of(failure: GuardFailure) -> tuple[str, str] | None:
     """(what it is about, the object id its entry was compiled for) of an `identity` failure."""
-    found = re.search(_OBJ_ID, failure.guard) if failure.subject is not None else None
-    return (f"identity {failure.subject}", found[1]) if found else None
+    found = re.match(OBJ_ID, failure.guard) if failure.subject is not None else None
+    return (f"identity {failure.subject}", found["e"]) if found else None
 
 
 def _key(failure: GuardFailure) -> str:
