@@ -6,6 +6,7 @@ the model and docs/FORMAT.md disagree. The generated tables in FORMAT.md come fr
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -27,8 +28,23 @@ from tlscope.model.problems import NOTE_DOCS, PROBLEM_DOCS, ProblemKind
 _ID_BASE = "https://tlscope.invalid/schema/v{version}/"
 
 
+def _cleaned(value: Any) -> Any:
+    """`value` with every `description` dedented as `inspect.cleandoc` does: msgspec 0.23 dedents a
+    struct's docstring and 0.22 kept its indentation, so the committed schemas would depend on the
+    msgspec a machine has."""
+    if isinstance(value, dict):
+        return {
+            k: inspect.cleandoc(v) if k == "description" and isinstance(v, str) else _cleaned(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    return value
+
+
 def _document(title: str, root: type, description: str) -> dict[str, Any]:
     (schema,), components = msgspec.json.schema_components([root], ref_template="#/$defs/{name}")
+    schema, components = _cleaned(schema), _cleaned(components)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": _ID_BASE.format(version=FORMAT_VERSION) + title,
@@ -43,6 +59,7 @@ def events_schema() -> dict[str, Any]:
     """One schema per event key's metadata, plus the Frame used by every stack."""
     types = list(EVENT_TYPES.values())
     schemas, components = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
+    schemas, components = _cleaned(list(schemas)), _cleaned(components)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": _ID_BASE.format(version=FORMAT_VERSION) + "events.schema.json",

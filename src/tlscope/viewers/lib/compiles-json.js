@@ -146,7 +146,7 @@
 
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-    size, or (since 1.44) by a module's int attribute.
+size, or (since 1.44) by a module's int attribute.
  * @typedef {object} Fix
  * @property {string} kind
  * @property {string} input
@@ -203,8 +203,8 @@
 /**
  * One metrics record of a compile id: one compilation PyTorch measured, forward or backward.
 
-    A compile id holds several when torch._dynamo.reset() made PyTorch number compiles from
-    `[0/0]` again, and when AOTAutograd compiled the backward (`bwd_compilation_metrics`).
+A compile id holds several when torch._dynamo.reset() made PyTorch number compiles from
+`[0/0]` again, and when AOTAutograd compiled the backward (`bwd_compilation_metrics`).
  * @typedef {object} MetricsRecord
  * @property {string} kind
  * @property {number} log_line
@@ -272,7 +272,7 @@
 
 /**
  * A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it
-    comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
+comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
  * @typedef {object} Symbol
  * @property {string | null} [compile_id]
  * @property {string} symbol
@@ -392,7 +392,7 @@
 
 /**
  * One AOT Inductor compile (`torch._inductor.aoti_compile_and_package`, `aot_compile`): a
-    `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
+`compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
  * @typedef {object} AotInductorCompile
  * @property {number} index
  * @property {string} status
@@ -435,7 +435,7 @@
 
 /**
  * One piece of vLLM's split graph compiled for one compile range (its
-    `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
+`vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
  * @typedef {object} VllmPiecewise
  * @property {number | null} [index]
  * @property {string | null} [submod]
@@ -451,7 +451,7 @@
 
 /**
  * What made inputs dynamic that no line of the user's code marked, and the one setting that
-    makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
+makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
  * @typedef {object} Dynamic
  * @property {DynamicSource[]} [sources]
  * @property {string | null} [recommended]
@@ -463,7 +463,7 @@
 
 /**
  * An input torch made dynamic on its own: after a call changed it, or from a PGO profile.
-    Since 1.29.
+Since 1.29.
  * @typedef {object} DynamicSource
  * @property {string} source
  * @property {string} input
@@ -490,8 +490,8 @@
 
 /**
  * Compiles of the run that ran under other settings than its first (a config changed
-    mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
-    dynamic shapes off for that function). Since 1.29.
+mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
+dynamic shapes off for that function). Since 1.29.
  * @typedef {object} Settings
  * @property {string | null} [first_compile]
  * @property {SettingsGroup[]} [groups]
@@ -517,7 +517,7 @@
 
 /**
  * One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
-    under its counts, and the compile it is about. Since 1.41.
+under its counts, and the compile it is about. Since 1.41.
  * @typedef {object} FirstAnswer
  * @property {string} kind
  * @property {string | null} [compile_id]

@@ -3,7 +3,7 @@
 
 /**
  * Top-level object of ranks.json: the job view under the format's header (the landing
-    writer's `ranks_json` writes it so); what docs/schema/ranks.schema.json describes.
+writer's `ranks_json` writes it so); what docs/schema/ranks.schema.json describes.
  * @typedef {object} RanksFile
  * @property {RankLine[]} ranks
  * @property {Divergence} divergence
@@ -53,8 +53,8 @@
 
 /**
  * A compile id that not every rank has, and the ranks that have it. When ranks number
-    functions differently (`Divergence.frames`), a function not every rank compiled, under its
-    column of the matrix (`Numbering.columns`, since 1.33).
+functions differently (`Divergence.frames`), a function not every rank compiled, under its
+column of the matrix (`Numbering.columns`, since 1.33).
  * @typedef {object} PartialId
  * @property {string} id
  * @property {number[]} ranks
@@ -62,7 +62,7 @@
 
 /**
  * A compile id whose Dynamo graphs call different collectives on different ranks, or (kind
-    `schedule`) whose Inductor schedules run different ones.
+`schedule`) whose Inductor schedules run different ones.
  * @typedef {object} CollectiveMismatch
  * @property {string} id
  * @property {CollectiveGroup[]} groups
@@ -80,7 +80,7 @@
 
 /**
  * A row of the job's rank x compile-id matrix: ranks with identical compile id sequences
-    whose graphs also call the same collectives.
+whose graphs also call the same collectives.
  * @typedef {object} MatrixRowGroup
  * @property {number[]} ranks
  * @property {string[]} [collectives]
@@ -108,7 +108,7 @@
 
 /**
  * A group of ranks whose first compile ran under other settings than the most ranks', or
-    (with `id`) that ran one compile under other settings than the most ranks that compiled it.
+(with `id`) that ran one compile under other settings than the most ranks that compiled it.
  * @typedef {object} SettingsMismatch
  * @property {string} [id]
  * @property {number[]} ranks
@@ -191,7 +191,7 @@
 
 /**
  * ranks.json's `first_answers`: the lines, in kind order, then the most ranks' first (the
-    lower ranks first among equals); `more`, the distinct lines left out (SHOWN a kind).
+lower ranks first among equals); `more`, the distinct lines left out (SHOWN a kind).
  * @typedef {object} JobAnswers
  * @property {JobAnswer[]} [lines]
  * @property {number} [more]
@@ -199,7 +199,7 @@
 
 /**
  * One line of the job's first answers: the rank line (compiles.json's `text`) and the ranks
-    that said it. Since 1.42.
+that said it. Since 1.42.
  * @typedef {object} JobAnswer
  * @property {string} kind
  * @property {string | null} [compile_id]

@@ -144,7 +144,7 @@ export type InputChange = {
 };
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
- *  size, or (since 1.44) by a module's int attribute.
+ * size, or (since 1.44) by a module's int attribute.
  */
 export type Fix = {
     kind: string;
@@ -201,8 +201,8 @@ export type Metrics = {
 /**
  * One metrics record of a compile id: one compilation PyTorch measured, forward or backward.
  *
- *  A compile id holds several when torch._dynamo.reset() made PyTorch number compiles from
- *  `[0/0]` again, and when AOTAutograd compiled the backward (`bwd_compilation_metrics`).
+ * A compile id holds several when torch._dynamo.reset() made PyTorch number compiles from
+ * `[0/0]` again, and when AOTAutograd compiled the backward (`bwd_compilation_metrics`).
  */
 export type MetricsRecord = {
     kind: string;
@@ -270,7 +270,7 @@ export type DistinctGraphBreak = {
 };
 /**
  * A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it
- *  comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
+ * comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes from").
  */
 export type Symbol = {
     compile_id?: string | null | undefined;
@@ -388,7 +388,7 @@ export type ExportFix = {
 };
 /**
  * One AOT Inductor compile (`torch._inductor.aoti_compile_and_package`, `aot_compile`): a
- *  `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
+ * `compile_fx_aot` span, logged with no compile id (FORMAT.md "AOT Inductor compiles"). Since 1.21.
  */
 export type AotInductorCompile = {
     index: number;
@@ -431,7 +431,7 @@ export type VllmRange = {
 };
 /**
  * One piece of vLLM's split graph compiled for one compile range (its
- *  `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
+ * `vllm_piecewise_compile_start` artifact's fields, as logged). Since 1.22.
  */
 export type VllmPiecewise = {
     index?: number | null | undefined;
@@ -447,7 +447,7 @@ export type VllmPiecewise = {
 };
 /**
  * What made inputs dynamic that no line of the user's code marked, and the one setting that
- *  makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
+ * makes them dynamic from the first compile (FORMAT.md "Dynamic without being asked"). Since 1.29.
  */
 export type Dynamic = {
     sources?: DynamicSource[] | undefined;
@@ -459,7 +459,7 @@ export type Dynamic = {
 };
 /**
  * An input torch made dynamic on its own: after a call changed it, or from a PGO profile.
- *  Since 1.29.
+ * Since 1.29.
  */
 export type DynamicSource = {
     source: string;
@@ -486,8 +486,8 @@ export type PgoProfile = {
 };
 /**
  * Compiles of the run that ran under other settings than its first (a config changed
- *  mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
- *  dynamic shapes off for that function). Since 1.29.
+ * mid-run, `torch._dynamo.config.patch`, `torch.compile(dynamic=False)`, which turns automatic
+ * dynamic shapes off for that function). Since 1.29.
  */
 export type Settings = {
     first_compile?: string | null | undefined;
@@ -513,7 +513,7 @@ export type Setting = {
 };
 /**
  * One of the run's first answers (analyse/headline.py): a line, as `tlscope LOG` prints it
- *  under its counts, and the compile it is about. Since 1.41.
+ * under its counts, and the compile it is about. Since 1.41.
  */
 export type FirstAnswer = {
     kind: string;
