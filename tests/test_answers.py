@@ -134,6 +134,10 @@ def break_key(payload: str) -> tuple[str, str | None, int | None]:
             raised = re.search(r"Developer debug context: raised exception (.+)", payload)
             if reason == "Observed exception" and raised:
                 reason = f"{reason}: {raised[1].strip()}"
+            # A skipped function is named only in the debug context, before the traceback.
+            skipped = re.search(r"debug context: module: [^\n]*?, qualname: ([\w.<>]+)", payload.split("Traceback")[0])
+            if reason == "Attempted to call function marked as skipped" and skipped:
+                reason = f"{reason}: {skipped[1]}"
             break
     frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
     where = (at[1], int(at[2])) if at is not None else (frames[-1][0], int(frames[-1][1])) if frames else (None, None)

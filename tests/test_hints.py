@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import CORPUS
+import pytest
+from helpers import CORPUS, corpus_compiles
 
+from tlscope.analyse.fold.graphbreaks import parse_graph_break
 from tlscope.cli import main
 
 TRACE = CORPUS / "graph_breaks_repeated"
@@ -143,3 +145,29 @@ def test_a_constraint_violation_says_what_was_violated_and_where(tmp_path: Path)
     (said,) = [a["text"] for a in compiles["first_answers"] if a["kind"] == "failure"]
     assert said.startswith("first failure: [0/0] branchy failed at marked_dynamic.py:14 (`if x.shape[0] == 4:")
     assert "You marked" in said
+
+
+def test_a_skipped_function_is_named(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """torch 2.13 names the function a break skipped only in its debug context: `random.random()`
+    (a C builtin) and DDP's `_inside_ddp_forward` (corpus ddp_sequential)."""
+    text = "\n".join(
+        [
+            "Graph break in user code at /w/gbs.py:19",
+            "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
+            "",
+            "Attempted to call function marked as skipped",
+            "  Explanation: Dynamo does not know how to trace the builtin `<unknown module>.Random.random.`",
+            "  Hint: If it is a Python builtin, please file an issue on GitHub so the PyTorch team can add support.",
+            "",
+            "  Developer debug context: module: <unknown module>, qualname: Random.random, skip reason: builtin",
+            "",
+            "User code traceback:",
+            '  File "/w/gbs.py", line 19, in f3',
+            "    return x * random.random()",
+        ]
+    )
+    assert parse_graph_break(text).reason == "Attempted to call function marked as skipped: Random.random"
+    no_context = text.replace("Developer debug context", "Context")
+    assert parse_graph_break(no_context).reason == "Attempted to call function marked as skipped"
+    breaks = {b["reason"] for b in corpus_compiles("ddp_sequential", tmp_path_factory)["graph_breaks"]}
+    assert "Attempted to call function marked as skipped: DistributedDataParallel._inside_ddp_forward" in breaks

@@ -158,6 +158,9 @@ _HANG_CASES: dict[str, str] = {
     "guard none": "guards.guard_failure('0/0: ' + 'a' * 1_000_000 + ' is  None')",
     "guard tensor type": "guards.guard_failure(\"0/0: expected type of '\" + 'a' * 1_000_000)",
     "guard aliasing": "guards.guard_failure('0/0: Duplicate tensors found: ' + '\"a' * 500_000)",
+    "skipped function": "graphbreaks.parse_graph_break('Graph Break Reason: Encountered graph break when attempting "
+    "to trace x\\nAttempted to call function marked as skipped\\n' + ', qualname: ' + "
+    "'Developer debug context: module: ' * 200_000)",
     "guard backend": "guards.guard_failure('0/0: BACKEND_MATCH failure: ' + 'Cached backend:  (id=' * 200_000)",
     # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
     "graph print names": "graph_divergence.structure_digest("

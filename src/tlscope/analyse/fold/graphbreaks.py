@@ -40,6 +40,10 @@ _ENCOUNTERED = ("Encountered graph break when attempting to trace", "Failed to h
 #: context (`Observed exception` ... `Developer debug context: raised exception KeyError('k')`).
 OBSERVED = "Observed exception"
 _RAISED = "Developer debug context: raised exception "
+#: A call of a function Dynamo skips: torch names the function only in the debug context
+#: (`Developer debug context: module: <unknown module>, qualname: Random.random, skip reason: …`).
+_SKIPPED = "Attempted to call function marked as skipped"
+_CONTEXT = "Developer debug context: module: "
 #: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
 _HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
 #: Hints that fix nothing in the user's program.
@@ -117,10 +121,25 @@ def _headline(lines: list[str]) -> str:
         if following == OBSERVED:
             raised = next((t.strip()[len(_RAISED) :] for t in lines[at + 1 :] if t.strip().startswith(_RAISED)), "")
             return f"{following}: {raised}" if raised else following
+        if following == _SKIPPED:
+            return _skipped(lines[at + 1 :])
         return following or rest or "(no reason given)"
     # No `Graph Break Reason:` line: the first line that is not the location.
     body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
     return body[0] if body else "(no reason given)"
+
+
+def _skipped(lines: list[str]) -> str:
+    """`Attempted to call function marked as skipped: Random.random`: the function, from the debug
+    context of the break's own text (up to its traceback), where torch names it."""
+    for text in lines:
+        if text.strip().startswith(("User code traceback", "Traceback")):
+            break
+        _, context, after = text.partition(_CONTEXT)
+        name = re.match(r"[\w.<>]+", after.partition(", qualname: ")[2]) if context else None
+        if name is not None:
+            return f"{_SKIPPED}: {name[0]}"
+    return _SKIPPED
 
 
 def _user_traceback(lines: list[str]) -> list[SourceLocation]:
