@@ -25,7 +25,7 @@ from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.phases import FrameTime
-from tlscope.analyse.fold.recommend import expected_of, recommended_failure
+from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     AotInductorCompile,
@@ -161,7 +161,7 @@ class _Frames:
         after = self.inputs(frame_of(acc.cid))
         known = self._expected()
         values = {want: value for a in accs for want, value in a.call_values.items()}
-        ids = {f"identity {key}": value for (what, key), (_, value) in values.items() if what == "identity"}
+        ids = {identity_about(key): value for (what, key), (_, value) in values.items() if what == "identity"}
         recommended = recommended_failure(failures, self._entry_inputs(failures), after, known, ids)
         # What the call is compared with: the entry of the failure that explains it, the closest.
         chosen = failures[recommended.index : recommended.index + 1] if recommended is not None else []

@@ -102,7 +102,12 @@ def expected_of(failure: GuardFailure) -> tuple[str, str] | None:
 def _identity_of(failure: GuardFailure) -> tuple[str, str] | None:
     """(what it is about, the object id its entry was compiled for) of an `identity` failure."""
     found = re.match(OBJ_ID, failure.guard) if failure.subject is not None else None
-    return (f"identity {failure.subject}", found["e"]) if found else None
+    return (identity_about(failure.subject or ""), found["e"]) if found else None
+
+
+def identity_about(source: str) -> str:
+    """What an `identity` fact is about, as `entry_expected` and `call_ids` key it."""
+    return f"identity {source}"
 
 
 def _key(failure: GuardFailure) -> str:
@@ -125,8 +130,10 @@ def _known_away(
     without it, but `[0/0]`, which an earlier reason said lacks it, failed on `mode`; an object's
     id, the call's from the new compile's guards: functions passed in turn)."""
     about = expected_of(failure)
-    now = failure.actual if failure.kind != "identity" else call_ids.get(about[0]) if about else None
-    if about is None or now is None:
+    if about is None:
+        return None
+    now = call_ids.get(about[0]) if failure.kind == "identity" else failure.actual
+    if now is None:
         return None
     for other in failures:
         known = entry_expected.get(other.cache_entry, {})
