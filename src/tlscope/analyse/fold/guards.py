@@ -229,6 +229,10 @@ def _global_state(m: re.Match[str], guard: str) -> GuardFailure:
         return _failure("grad_mode", guard, text, subject="grad_mode")
     if not parts:
         return _failure("global_state", guard, "global torch state changed: unspecified")
+    return _state_failure(guard, parts)
+
+
+def _state_failure(guard: str, parts: list[str]) -> GuardFailure:
     text = f"global torch state changed: {state_words(parts)}; each state needs its own compile"
     return _failure("global_state", guard, text, subject=" ".join(parts))
 
@@ -239,8 +243,7 @@ FUNCTION_MODES = "torch_function_mode_stack"
 
 
 def _function_modes(m: re.Match[str], guard: str) -> GuardFailure:
-    text = f"global torch state changed: {state_words([FUNCTION_MODES])}; each state needs its own compile"
-    return _failure("global_state", guard, text, subject=FUNCTION_MODES)
+    return _state_failure(guard, [FUNCTION_MODES])
 
 
 #: The parts of torch's global state a GLOBAL_STATE guard names, in words (torch 2.13's
