@@ -38,7 +38,7 @@ def test_the_enum_call_is_blamed_on_the_enum(recompiles: dict[str, Any]) -> None
     ]
     assert recompile["recommended"]["index"] == 1
     assert recompile["recommended"]["why"].endswith(
-        "[0/1] failed on key 'y' of d, but [0/0] was compiled for a d without it, as the call's"
+        "[0/1] failed on key 'y' of d, but [0/0] was compiled for d without it, as the call's"
     )
     assert (
         chosen_failure(recompile)["explanation"] == "mode is a different Mode object than when the entry was compiled"
@@ -100,5 +100,5 @@ def test_attribute_and_backend_guards_read_as_written() -> None:
     found = recommended_failure(failures, entry_expected={"[0/0]": {"attribute o 'w'": "absent"}})
     assert found is not None and found.index == 1
     assert found.why.endswith(
-        "[0/1] failed on attribute 'w' of o, but [0/0] was compiled for a o without it, as the call's"
+        "[0/1] failed on attribute 'w' of o, but [0/0] was compiled for o without it, as the call's"
     )

@@ -33,7 +33,7 @@ def test_each_recompile_in_words(recompiles: dict[str, Any]) -> None:
         "[0/4]": "the value fn captured (closure cell 0) changed: 2 -> 3",
     }
     assert recompiles["[0/2]"]["recommended"]["why"].endswith(
-        "[0/1] failed on which object fn.__code__ is, but [0/0] was compiled for the call's"
+        "[0/1] failed on which function fn is, but [0/0] was compiled for the call's"
     )
     # An id means nothing outside the process: never said, only compared.
     identity = recompiles["[0/2]"]["guard_failures"][0]
@@ -55,3 +55,16 @@ def test_the_calls_id_is_read_from_the_new_compiles_guards() -> None:
     assert found is not None and found.index == 1
     found = recommended_failure(failures, entry_expected=known, call_ids={"identity fn.__code__": "160"})
     assert found is not None and found.index == 0
+
+
+def test_a_global_function_is_named_as_the_code_names_it() -> None:
+    """A global function swapped and swapped back (`ACT = gelu`, then `ACT = relu` with a new scale):
+    the identity key of the newest entry's failure matches the id the call's guards hold, and the
+    why names `ACT` as the code does, not Dynamo's `G['ACT'].__code__`."""
+    newest = guard_failure("0/1: ___check_obj_id(G['ACT'].__code__, 150), type=<class 'code'>")
+    failures = [newest, guard_failure("0/0: G['SCALE'] == 2")]
+    about = expected_of(newest)
+    assert about == ("identity G['ACT'].__code__", "150")
+    found = recommended_failure(failures, entry_expected={"[0/0]": {about[0]: "140"}}, call_ids={about[0]: "140"})
+    assert found is not None and found.index == 1
+    assert found.why.endswith("[0/1] failed on which function ACT is, but [0/0] was compiled for the call's")

@@ -41,5 +41,5 @@ def test_none_guards_read_as_written() -> None:
     assert (passed.kind, passed.subject, passed.expected, passed.actual) == ("none", "bias", "not None", "None")
     number = guard_failure("0/0: expected type of 'x' to be a tensor type, ' but found <class 'int'>")
     assert (number.kind, number.expected, number.actual) == ("type", "Tensor", "int")
-    assert number.explanation == "x is a int now; the entry was compiled for a tensor"
+    assert number.explanation == "x is an int now; the entry was compiled for a tensor"
     assert guard_failure("0/0: f(x) is None").kind == "other"

@@ -318,7 +318,7 @@ def _identity(kind: str) -> Callable[[re.Match[str], str], GuardFailure]:
             what = f"is a different {typed[1]} object" if typed else "is a different object"
             text = f"{name} {what} than when the entry was compiled"
         else:
-            was = f" (it was a {typed[1]})" if typed else ""
+            was = f" (it was {_a(typed[1])})" if typed else ""
             text = f"{name} has a different type than when the entry was compiled{was}"
         return _failure(kind, guard, text, subject=subject_name(m["s"]))
 
@@ -357,8 +357,13 @@ def _not_a_tensor(m: re.Match[str], guard: str) -> GuardFailure:
     if found == "NoneType":
         text = f"{name} changed: a tensor -> None (the entry was compiled for a tensor {name})"
         return _failure("none", guard, text, subject=subject_name(m["s"]), expected="not None", actual="None")
-    text = f"{name} is a {found} now; the entry was compiled for a tensor"
+    text = f"{name} is {_a(found)} now; the entry was compiled for a tensor"
     return _failure("type", guard, text, subject=subject_name(m["s"]), expected="Tensor", actual=found)
+
+
+def _a(word: str) -> str:
+    """`a ReLU`, `an int`: a class name with its article, as said before a vowel letter."""
+    return f"an {word}" if word[:1].lower() in {"a", "e", "i", "o", "u"} else f"a {word}"
 
 
 def _aliasing(m: re.Match[str], guard: str) -> GuardFailure:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from tlscope.analyse.fold.callvalues import OBJ_ID, value_key
-from tlscope.analyse.fold.guards import state_words
+from tlscope.analyse.fold.guards import said_name, state_words
 from tlscope.format.compiles import GuardFailure, RecommendedFailure, TensorInput
 
 #: Guard kinds about a tensor property, which another entry's inputs can show it was compiled for.
@@ -208,18 +208,20 @@ def _why(failures: Sequence[GuardFailure], best: int, away: Sequence[str | None]
 
 def _explained_text(failures: Sequence[GuardFailure], first: GuardFailure, by: str) -> str:
     """`[0/3] failed on the rank of x, but [0/2] was compiled for the call's rank`."""
+    name = said_name(first.subject or "")  # as the code names it: `ACT`, not `G['ACT'].__code__`
     if first.kind == "identity":
-        return f"{first.cache_entry} failed on which object {first.subject} is, but {by} was compiled for the call's"
+        which = f"function {name.removesuffix('.__code__')}" if name.endswith(".__code__") else f"object {name}"
+        return f"{first.cache_entry} failed on which {which} is, but {by} was compiled for the call's"
     if first.kind == "none":
-        lead = f"{first.cache_entry} failed on {first.subject} being {first.expected}"
-        return f"{lead}, but {by} was compiled for {first.subject} {first.actual}, as the call's"
+        lead = f"{first.cache_entry} failed on {name} being {first.expected}"
+        return f"{lead}, but {by} was compiled for {name} {first.actual}, as the call's"
     if first.kind in KNOWN_KINDS:
         has = "with" if first.actual == "present" else "without"
         what = "key" if first.kind == "dict_key" else "attribute"
-        lead = f"{first.cache_entry} failed on {what} {_key(first)} of {first.subject}"
-        return f"{lead}, but {by} was compiled for a {first.subject} {has} it, as the call's"
+        lead = f"{first.cache_entry} failed on {what} {_key(first)} of {name}"
+        return f"{lead}, but {by} was compiled for {name} {has} it, as the call's"
     if first.kind not in STATE_KINDS:
-        lead = f"{first.cache_entry} failed on the {first.kind} of {first.subject}"
+        lead = f"{first.cache_entry} failed on the {first.kind} of {name}"
         return f"{lead}, but {by} was compiled for the call's {first.kind}"
     theirs = next(state_parts(f) for f in failures if f.cache_entry == by)
     mine = (first.subject or "").split()  # in torch's order
