@@ -738,3 +738,19 @@ def test_the_format_144_recompile_limit_causes_are_forgiven() -> None:
     assert identity.without_144_changes("index.html", more) == said
     out = b"  first failure: [3/2] f failed: Unsupported: Dynamo recompile limit exceeded\n"
     assert identity._stdout_same(out, out.replace(b"exceeded\n", b"exceeded; f had compiled 2 times: 1 x\n"))
+
+
+def test_only_the_format_146_module_is_forgiven() -> None:
+    """Against a 1.45 base: 1.46 added a compile entry's `module` (its last field) where torch's
+    wrapper `inner` compiled a module; a `module` key inside another value stays."""
+    entry = b'{"id":"[0/0]","function":{"name":"inner"}%s}'
+    compiles = b'{"format":"tlscope","format_version":1,"format_minor":%d,"compiles":[\n%s\n]}\n'
+    old = compiles % (45, entry % b"")
+    new = compiles % (46, entry % b',"module":"Sequential"')
+    assert identity.without_146_additions("compiles.json", new) == old
+    assert identity.without_146_additions("index.html", new) == new
+    kept = compiles % (46, b'{"settings":{"module":"x","n":1}}')
+    assert identity.without_146_additions("compiles.json", kept) == compiles % (
+        45,
+        b'{"settings":{"module":"x","n":1}}',
+    )

@@ -566,6 +566,17 @@ _FAILED_FN_AT = re.compile(
 )
 
 
+#: A compile entry's `module` (1.46), its last field, as written.
+_MODULE = re.compile(rb',"module":"(?:[^"\\]|\\.)*"(?=\})')
+
+
+def without_146_additions(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.45 wrote it: 1.46 added a compile entry's `module` (last), the class
+    torch's wrapper `inner` compiled (not forgiven: the sentences naming it `Sequential.forward`)."""
+    name, data = _minor_back(rel, data, 46)
+    return _MODULE.sub(b"", data) if name == "compiles.json" else data
+
+
 def without_145_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.44 wrote it but for what 1.45 says anew (not forgiven: the first answer
     `no_graph`, a global-state failure's parts in words, module attributes named as the code does)."""
@@ -814,6 +825,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_146_additions,
     without_145_changes,
     without_144_changes,
     without_143_additions,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, topPhases,
+  NOT_LOGGED, compiledFunctionName, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, topPhases,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const gf = (cache_entry, kind, extra = {}) => ({ cache_entry, kind, explanation: `${kind} of ${cache_entry}`, guard: 'g', subject: 'x', expected: '1', actual: '2', user_frame: null, ...extra });
@@ -248,4 +248,14 @@ test("describeCompile: the collectives a compile's graphs call and Inductor sche
   assert.deepEqual(view.collectives, ["all_reduce f32[8, 16][16, 1]cpu 'sum' '0' 7", 'broadcast']);
   assert.deepEqual(view.scheduled, [['torch.ops._c10d_functional.all_reduce_.default', 'torch.ops._c10d_functional.wait_tensor.default'], []]);
   assert.deepEqual([describeCompile({ id: '[0/1]' }).collectives, describeCompile({ id: '[0/1]' }).scheduled], [[], []]);
+});
+
+test("a module compiled through torch's wrapper is named by its class (format 1.46 module)", () => {
+  // corpus simple: torch.compile(nn.Sequential(...)) compiles torch/_dynamo/external_utils.py's inner.
+  const fn = { name: 'inner', file: '/v/torch/_dynamo/external_utils.py', line: 67 };
+  assert.equal(compiledFunctionName({ function: fn, module: 'Sequential' }), 'Sequential.forward');
+  assert.equal(describeCompile({ id: '[0/0]', function: fn, module: 'Sequential' }).function, 'Sequential.forward at /v/torch/_dynamo/external_utils.py:67');
+  assert.equal(compiledFunctionName({ function: fn }), 'inner');
+  assert.equal(compiledFunctionName({ function: fn, module: 7 }), 'inner'); // someone else's file: not a name
+  assert.equal(compiledFunctionName(null), '');
 });

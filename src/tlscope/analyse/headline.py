@@ -79,7 +79,8 @@ class FirstAnswers:
         seconds = _seconds(entry)
         if seconds is not None and entry.status != "outside":
             self.total_s += seconds
-            self.timed += 1
+            # An id numbered again after torch._dynamo.reset() holds each compile's metrics record.
+            self.timed += max(1, sum(r.kind == "compilation_metrics" for r in entry.metrics_records))
             if self.slowest is None or seconds > (_seconds(self.slowest) or 0.0):
                 self.slowest = entry  # the first met among equals
 
@@ -291,7 +292,7 @@ def _fix(fix: Fix) -> str:
 
 def _compile(entry: CompileEntry) -> str:
     """`[0/0] fn`: the compile id and its function's name."""
-    name = entry.function.name if entry.function is not None and entry.function.name else None
+    name = entry.function_name()
     return f"{entry.id} {name}" if name else entry.id
 
 

@@ -263,7 +263,7 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
     return CompileRow(
         id=entry.id,
         status=entry.status,
-        function=entry.function.name if entry.function else None,
+        function=entry.function_name(),
         called_from=_called_from(entry),
         duration_s=entry.time.duration_s if entry.time else None,
         graph_breaks=len(entry.graph_breaks),
@@ -287,7 +287,7 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
         chosen = None  # a hand-edited or damaged file: fall back to the newest entry
     return RecompileRow(
         id=entry.id,
-        function=entry.function.name if entry.function else None,
+        function=entry.function_name(),
         reason=recompile.reason,
         reasons=failures,
         recommended=chosen,

@@ -423,6 +423,19 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: a JSON list of op names, in order: what its compiled code runs), in log order; absent when
     #: it logged none (msgspec.UNSET: a compile without one is written as before). Since 1.34.
     collective_schedules: list[list[str]] | msgspec.UnsetType = msgspec.UNSET
+    #: The nn.Module class whose forward this compile traced when `function` is torch's wrapper
+    #: `inner` (torch/_dynamo/external_utils.py): torch.compile of a torch.nn built-in module
+    #: (`nn.Sequential`) compiles that wrapper, as of an FSDP-managed module or under
+    #: `wrap_top_frame`; read from the guards on the wrapper's `fn`. The class's name, not its
+    #: module path (`Sequential`); absent otherwise. Since 1.46.
+    module: str | msgspec.UnsetType = msgspec.UNSET
+
+    def function_name(self) -> str | None:
+        """The compiled function as said: `Sequential.forward` for a module compiled through
+        torch's wrapper, else `function.name`."""
+        if isinstance(self.module, str):
+            return f"{self.module}.forward"
+        return self.function.name if self.function is not None and self.function.name else None
 
 
 class DistinctGraphBreak(msgspec.Struct, kw_only=True):

@@ -21,7 +21,7 @@ import re
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.guards import patterns, said_name
 from tlscope.analyse.fold.linear import comment_start
-from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
+from tlscope.format.compiles import GuardFailure, InputChange, SourceLocation, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
 
 #: Guard kinds whose new value the new compile's guards or symbols can hold.
@@ -178,3 +178,30 @@ def value_changes(failures: list[GuardFailure], values: Values) -> list[InputCha
                 InputChange(input=values[want][0], what=want[0], before=failure.expected, after=failure.actual)
             )
     return changes
+
+
+#: The frame torch compiles for a module's forward it would not otherwise see (external_utils.py's
+#: `wrap_inline`): a torch.nn built-in module (`nn.Sequential`), an FSDP-managed one.
+_WRAPPER_FILE = "torch/_dynamo/external_utils.py"
+#: The class a guard tree line's manager holds (`type=<class 'torch.nn.modules.container.Sequential'>`).
+_CLASS = r"type=<class '(?P<c>[\w.]+)'>"
+
+
+def is_module_wrapper(function: SourceLocation | None) -> bool:
+    """Whether a compiled function is torch's wrapper `inner`, which names no module."""
+    if function is None or function.name != "inner" or function.file is None:
+        return False
+    return function.file.replace("\\", "/").endswith(_WRAPPER_FILE)
+
+
+def wrapped_module(payload: bytes) -> str | None:
+    """The class of the module the wrapper compiled, from the C++ guard tree's manager of its `fn`
+    (`Sequential` of `type=<class 'torch.nn.modules.container.Sequential'>`); None for a function
+    (`<class 'function'>`: no module path) or guards that do not say."""
+    for line in payload.decode("utf-8", "replace").splitlines():
+        if "source=L['fn']," in line:
+            found = re.search(_CLASS, line)
+            if found is None or "." not in found["c"]:
+                return None
+            return found["c"].rpartition(".")[2]
+    return None

@@ -16,7 +16,15 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from tlscope.analyse.fold.callvalues import Wanted, guard_codes, guard_values, value_key, wanted_of
+from tlscope.analyse.fold.callvalues import (
+    Wanted,
+    guard_codes,
+    guard_values,
+    is_module_wrapper,
+    value_key,
+    wanted_of,
+    wrapped_module,
+)
 from tlscope.analyse.fold.capture import AotiSpans, Captures
 from tlscope.analyse.fold.compileacc import CompileAcc, failure_of
 from tlscope.analyse.fold.dynamic import CHROMIUM_NAMES as DYNAMIC_NAMES
@@ -279,6 +287,8 @@ class CompileFold:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
             acc.guards = payload_ref(record, record.key, raw_line)
+            if acc.module is None and is_module_wrapper(acc.function) and record.payload is not None:
+                acc.module = wrapped_module(record.payload)
             self.dynamic.guards(record.payload_text, acc.cid.display)
             wanted = self._wanted(acc).get(_frame(acc.cid))
             if wanted and record.payload is not None:

@@ -41,6 +41,8 @@ class CompileAcc:
         self.log_last: int | None = None
         self.stack: list[SourceLocation] = []
         self.function: SourceLocation | None = None
+        #: The module class torch's wrapper `inner` compiled (CompileEntry.module), from its guards.
+        self.module: str | None = None
         self.graph_breaks: list[GraphBreak] = []
         self.restart_reasons: list[str] = []
         self.recompile_reason: str | None = None

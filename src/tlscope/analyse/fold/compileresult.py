@@ -341,6 +341,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         log_lines=acc.log_lines,
         capture=acc.capture,
         collective_schedules=acc.schedules or msgspec.UNSET,
+        module=_module(acc, frames) or msgspec.UNSET,
     )
 
 
@@ -393,6 +394,12 @@ def _failure(acc: CompileAcc, user: UserCode) -> Failure | None:
         # The metrics say only that the user's code raised; the compile's break names what.
         failure.reason = next((g.reason for g in acc.graph_breaks if g.reason.startswith(f"{OBSERVED}: ")), OBSERVED)
     return failure
+
+
+def _module(acc: CompileAcc, frames: _Frames) -> str | None:
+    """The module class the wrapper compiled, from any attempt's guards (a restarted attempt
+    logs none)."""
+    return acc.module or next((a.module for a in frames.attempts.get(frame_of(acc.cid), ()) if a.module), None)
 
 
 def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:

@@ -7,7 +7,7 @@
 // limit) with its fix hints, and those of its graph breaks. Picking a row opens that compile.
 // Everything shown is compiles.json's (docs/FORMAT.md section 14); text goes in with textContent.
 
-import { describeCompile, frameText, isObject } from '/lib/tlscope.js';
+import { compiledFunctionName, describeCompile, frameText, isObject } from '/lib/tlscope.js';
 import { el } from './dom.js';
 
 /** @typedef {import('/lib/tlscope.js').OpenedTrace} OpenedTrace */
@@ -65,8 +65,7 @@ function fixOf(entry) {
 function rowOf(entry, rank) {
   const view = describeCompile(entry);
   if (!view.recompile) return null;
-  const fn = isObject(entry.function) ? entry.function : null;
-  const name = fn && typeof fn.name === 'string' && fn.name ? fn.name : '?';
+  const name = compiledFunctionName(entry) || '?';
   const where = view.function && view.function.startsWith(`${name} at `) ? view.function.slice(name.length + 4) : null;
   return { id: view.id, rank, fn: name, where, recompile: view.recompile, failure: view.failure, hints: hintsOf(entry), fix: fixOf(entry) };
 }

@@ -5,7 +5,7 @@
 // elements, not 40,000 (the layout objects of a full list were ~90 MB of the tab at a million
 // events, rebuilt when loading ended). Text goes in with textContent.
 
-import { VirtualList, columnOf, isObject, ranksText } from '/lib/tlscope.js';
+import { VirtualList, columnOf, compiledFunctionName, ranksText } from '/lib/tlscope.js';
 
 const ROW_HEIGHT = 22;
 
@@ -45,7 +45,7 @@ function functionName(trace, id, rank) {
   const merged = trace.compiles.get(id);
   const ranks = merged && merged.byRank ? Object.keys(merged.byRank).map(Number).sort((a, b) => a - b) : [];
   const entries = rank !== null || !merged || !ranks.length ? [trace.compileEntry(id, rank)] : ranks.map((r) => merged.byRank[r]);
-  const names = entries.map((e) => (e && isObject(e.function) && typeof e.function.name === 'string' ? e.function.name : ''));
+  const names = entries.map((e) => compiledFunctionName(e));
   return [...new Set(names.filter((n) => n))].join(' / ');
 }
 

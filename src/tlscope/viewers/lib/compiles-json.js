@@ -52,6 +52,7 @@
  * @property {number[]} [log_lines]
  * @property {string | null} [capture]
  * @property {string[][]} [collective_schedules]
+ * @property {string} [module]
  */
 
 /**

@@ -245,12 +245,26 @@ export function topPhases(phases, n = PHASES_SHOWN) {
 }
 
 /**
+ * The compiled function as compiles.json names it: `Sequential.forward` when torch compiled a
+ * module through its wrapper `inner` (format 1.46 `module`), else `function.name`; '' when unknown.
+ * @param {unknown} entry a compiles.json entry
+ * @returns {string}
+ */
+export function compiledFunctionName(entry) {
+  const e = isObject(entry) ? entry : {};
+  if (typeof e.module === 'string' && e.module) return `${e.module}.forward`;
+  const fn = isObject(e.function) ? e.function : {};
+  return typeof fn.name === 'string' ? fn.name : '';
+}
+
+/**
  * @param {unknown} fn
+ * @param {unknown} [module] format 1.46 `module`: the class torch's wrapper compiled
  * @returns {string | null}
  */
-function describeFunction(fn) {
+function describeFunction(fn, module) {
   if (!isObject(fn)) return null;
-  const name = typeof fn.name === 'string' && fn.name ? fn.name : '?';
+  const name = compiledFunctionName({ function: fn, module }) || '?';
   const where = frameText({ file: fn.file, line: fn.line });
   return where ? `${name} at ${where}` : name;
 }
@@ -322,7 +336,7 @@ export function describeCompile(entry, merged = {}) {
     id: text(e.id) || '',
     status: merged.status ?? text(e.status),
     ranks: merged.ranks && typeof merged.ranks === 'object' ? merged.ranks : {},
-    function: describeFunction(e.function),
+    function: describeFunction(e.function, e.module),
     durationS: typeof time.duration_s === 'number' && Number.isFinite(time.duration_s) ? time.duration_s : null,
     phases: topPhases(e.phases),
     restartReasons: (Array.isArray(e.restart_reasons) ? e.restart_reasons : []).flatMap((r) => text(r) ?? []),

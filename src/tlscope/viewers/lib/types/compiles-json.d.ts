@@ -51,6 +51,7 @@ export type CompileEntry = {
     log_lines?: number[] | undefined;
     capture?: string | null | undefined;
     collective_schedules?: string[][] | undefined;
+    module?: string | undefined;
 };
 /**
  * A place in user code.

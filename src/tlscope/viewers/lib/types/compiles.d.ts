@@ -57,6 +57,13 @@ export function formatChange(change: unknown): ChangeView;
  */
 export function topPhases(phases: unknown, n?: number): PhaseView[];
 /**
+ * The compiled function as compiles.json names it: `Sequential.forward` when torch compiled a
+ * module through its wrapper `inner` (format 1.46 `module`), else `function.name`; '' when unknown.
+ * @param {unknown} entry a compiles.json entry
+ * @returns {string}
+ */
+export function compiledFunctionName(entry: unknown): string;
+/**
  * What a view shows of one compiles.json entry, as plain data (CompileView).
  * `status` and `ranks` are the merged ones of a multi-rank folder when given.
  * @param {unknown} entry

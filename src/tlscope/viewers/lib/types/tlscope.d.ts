@@ -90,7 +90,7 @@ export { PERFETTO_ORIGIN, openInPerfetto, perfettoUrl } from "./perfetto.js";
 export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from "./highlight.js";
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from "./virtual.js";
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from "./served.js";
-export { FIRST_ANSWER_KINDS, NOT_LOGGED, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm, settingsText, recommendedFailure, topPhases } from "./compiles.js";
+export { FIRST_ANSWER_KINDS, NOT_LOGGED, compiledFunctionName, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm, settingsText, recommendedFailure, topPhases } from "./compiles.js";
 export { columnOf, columnsOf, ranksText, readDivergence, readJobAnswers, readRanks } from "./divergence.js";
 export { readExports, readExportsNote } from "./exports.js";
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from "./timeline.js";

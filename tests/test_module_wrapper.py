@@ -1,0 +1,64 @@
+"""A torch.nn built-in module passed to torch.compile (`nn.Sequential`): torch compiles its
+wrapper `inner` (torch/_dynamo/external_utils.py), so the log names no model. Format 1.46 reads
+the module's class from the wrapper's guards (`module`) and every sentence names the compile
+`Sequential.forward` (corpus simple, last_batch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers import corpus_compiles
+
+from tlscope.analyse.fold.callvalues import is_module_wrapper, wrapped_module
+from tlscope.format.compiles import CompileEntry, SourceLocation
+
+_TREE = (
+    "TREE_GUARD_MANAGER:\n"
+    "+- RootGuardManager\n"
+    "| +- GuardManager: source=L['fn'], accessed_by=FrameLocalsGuardAccessor(key='fn', framelocals_idx=2),"
+    " type=<class 'torch.nn.modules.container.Sequential'>, tag_safe=(False, False)\n"
+    "| | +- TYPE_MATCH: ___check_type_id(L['fn'], 94385247303040),"
+    " type=<class 'torch.nn.modules.container.Sequential'>\n"
+)
+
+
+def test_the_wrapped_class_is_read_from_the_guard_tree() -> None:
+    assert wrapped_module(_TREE.encode()) == "Sequential"
+    # A function passed through the wrapper (`torch.compile(torch.exp)`): no class to name.
+    function = _TREE.replace("torch.nn.modules.container.Sequential", "function")
+    assert wrapped_module(function.encode()) is None
+    assert wrapped_module(b"| +- GuardManager: source=L['x'], type=<class 'torch.Tensor'>\n") is None
+
+
+def test_only_torchs_wrapper_is_one() -> None:
+    wrapper = SourceLocation(
+        name="inner", file="/v/lib/python3.11/site-packages/torch/_dynamo/external_utils.py", line=67
+    )
+    assert is_module_wrapper(wrapper)
+    assert not is_module_wrapper(SourceLocation(name="inner", file="/p/train.py", line=3))
+    assert not is_module_wrapper(SourceLocation(name="forward", file=wrapper.file, line=67))
+    assert not is_module_wrapper(None)
+
+
+def test_the_compile_is_named_by_its_module() -> None:
+    entry = CompileEntry(id="[0/0]", dir="0_0_0_0", status="ok", frame_compile="[0/0]")
+    assert entry.function_name() is None
+    entry.function = SourceLocation(name="inner", file="external_utils.py", line=67)
+    assert entry.function_name() == "inner"
+    entry.module = "Sequential"
+    assert entry.function_name() == "Sequential.forward"
+
+
+@pytest.mark.parametrize("scenario", ["simple", "last_batch"])
+def test_corpus_sequential_is_named(scenario: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    data: dict[str, Any] = corpus_compiles(scenario, tmp_path_factory)
+    entries = [e for e in data["compiles"] if e["status"] == "ok"]
+    assert entries and all(e["module"] == "Sequential" and e["function"]["name"] == "inner" for e in entries)
+    said = [a["text"] for a in data["first_answers"]]
+    assert any("Sequential.forward" in text for text in said) and not any(" inner " in text for text in said)
+
+
+def test_a_users_own_function_has_no_module(tmp_path_factory: pytest.TempPathFactory) -> None:
+    data: dict[str, Any] = corpus_compiles("recompiles", tmp_path_factory)
+    assert data["compiles"] and not any("module" in e for e in data["compiles"])
