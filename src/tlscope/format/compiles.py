@@ -203,7 +203,9 @@ class InputChange(msgspec.Struct, kw_only=True):
     #: The input, as Dynamo names its source (e.g. `L['x']`).
     input: str
     #: `size`, `stride`, `dtype`, `device`, `requires_grad`, `rank`, `dynamic_dims`, `marked_dynamic`,
-    #: `presence`; or, for a Python value whose new value the log holds, `value` or `length`.
+    #: `presence`; or, for a Python value whose new value the log holds, `value` or `length`, and
+    #: `dynamic` (`static` -> `dynamic`) when the new compile made that value dynamic. Since 1.46 a
+    #: float's tensor input `___as_tensor(L['s'])` is said as `dynamic` of `L['s']`, not `presence`.
     what: str
     before: str | None
     after: str | None

@@ -167,16 +167,21 @@ def _tensor_dim(subject: str, inputs: list[TensorInput]) -> str | None:
     return str(sizes[index]) if sizes is not None and index < len(sizes) else None
 
 
-def value_changes(failures: list[GuardFailure], values: Values) -> list[InputChange]:
+def value_changes(
+    failures: list[GuardFailure], values: Values, symbolic: set[Wanted] | None = None
+) -> list[InputChange]:
     """`changes` entries for the Python values whose both sides the log holds: the first failure's
-    guard (the entry compared with: expected) and the new compile's value (actual)."""
+    guard (the entry compared with: expected) and the new compile's value (actual); and, when
+    the new compile made that value a symbol (`symbolic`: automatic dynamic), that it went from
+    static to dynamic, so later calls with other values reuse the compile."""
     changes = []
     for failure in failures[:1]:
         want = wanted_of(failure)
         if want is not None and want in values and failure.actual is not None:
-            changes.append(
-                InputChange(input=values[want][0], what=want[0], before=failure.expected, after=failure.actual)
-            )
+            source = values[want][0]
+            changes.append(InputChange(input=source, what=want[0], before=failure.expected, after=failure.actual))
+            if symbolic and want in symbolic:
+                changes.append(InputChange(input=source, what="dynamic", before="static", after="dynamic"))
     return changes
 
 

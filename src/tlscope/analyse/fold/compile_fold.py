@@ -295,12 +295,13 @@ class CompileFold:
                 acc.call_values.update(guard_values(guard_codes(record.key, record.payload), wanted))
 
     def _symbol(self, acc: CompileAcc, event: CreateSymbol) -> None:
-        """A Python int the call changed, made dynamic: its value is the symbol's `val`."""
+        """A Python int or float the call changed, made dynamic: its value is the symbol's `val`."""
         if event.source is None or event.val is None:
             return
         want = ("value", value_key(event.source))
         if want in self._wanted(acc).get(_frame(acc.cid), ()):
             acc.call_values.setdefault(want, (event.source, event.val))
+            acc.symbolic.add(want)
 
     def _chromium(self, record: Record, captured: CompileId | None = None) -> None:
         """A phase's span, under its `args.compile_id`, or under `captured` (a fullgraph

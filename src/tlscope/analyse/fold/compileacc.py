@@ -6,7 +6,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 
 from __future__ import annotations
 
-from tlscope.analyse.fold.callvalues import Values
+from tlscope.analyse.fold.callvalues import Values, Wanted
 from tlscope.analyse.fold.graphbreaks import fix_hints
 from tlscope.format.compiles import (
     CacheOutcome,
@@ -68,6 +68,9 @@ class CompileAcc:
         #: The recompiling call's values that this compile logged, for its failed guards' `actual`
         #: (analyse/fold/callvalues.py): only those of sources a guard failure names, so a few.
         self.call_values: Values = {}
+        #: Those of `call_values` this compile made a symbol of (automatic dynamic: an int or a
+        #: float whose value changed is traced as a dynamic value from this compile on).
+        self.symbolic: set[Wanted] = set()
         self.pending_tensors: dict[tuple[int | None, int | None], DescribeTensor] = {}
         #: The API of the fullgraph capture this compile was (analyse/fold/capture.py), else None.
         self.capture: str | None = None

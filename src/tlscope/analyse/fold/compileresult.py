@@ -175,7 +175,9 @@ class _Frames:
             found.changes = input_changes(before, after)
         fill_actuals(failures, values, after)
         name_stack_values(failures, acc.function)
-        found.changes += value_changes(chosen, values)
+        symbolic = {want for a in accs for want in a.symbolic}
+        said = value_changes(chosen, values, symbolic)  # a float's `dynamic` said again after its value
+        found.changes = [c for c in found.changes if not _said(said, c)] + said
         return found
 
     def _expected(self) -> dict[str, dict[str, str]]:
@@ -243,7 +245,7 @@ def input_changes(before: Iterable[TensorInput], after: Iterable[TensorInput]) -
     for source in [*old, *(s for s in new if s not in old)]:
         a, b = old.get(source), new.get(source)
         if a is None or b is None:
-            changes.append(InputChange(input=source, what="presence", before=_yes(a), after=_yes(b)))
+            changes.append(_presence(source, a is not None, b is not None))
             continue
         for what, x, y in (
             ("rank", _rank(a), _rank(b)),
@@ -260,12 +262,29 @@ def input_changes(before: Iterable[TensorInput], after: Iterable[TensorInput]) -
     return changes
 
 
+def _said(changes: Sequence[InputChange], change: InputChange) -> bool:
+    return any((c.input, c.what) == (change.input, change.what) for c in changes)
+
+
 def _rank(t: TensorInput) -> int | None:
     return None if t.size is None else len(t.size)
 
 
-def _yes(t: TensorInput | None) -> str:
-    return "present" if t is not None else "absent"
+def _presence(source: str, before: bool, after: bool) -> InputChange:
+    """An input one side has: Dynamo passes a float it made dynamic to the graph as a tensor
+    (`___as_tensor(L['s'])`), which says the float went from static to dynamic, not an input."""
+    scalar = source[len("___as_tensor(") : -1] if source.startswith("___as_tensor(") and source.endswith(")") else None
+    if scalar:
+        return InputChange(input=scalar, what="dynamic", before=_dynamic(before), after=_dynamic(after))
+    return InputChange(input=source, what="presence", before=_yes(before), after=_yes(after))
+
+
+def _yes(present: bool) -> str:
+    return "present" if present else "absent"
+
+
+def _dynamic(dynamic: bool) -> str:
+    return "dynamic" if dynamic else "static"
 
 
 def _text(value: object) -> str | None:
