@@ -175,7 +175,7 @@ def match_key(entry: CompileEntry, nth: int) -> str:
     fn = entry.function
     where = f"{PurePosixPath(fn.file).name}:{fn.line}" if fn and fn.file else "?"
     attempt = entry.id.rsplit("_", 1)[1].rstrip("]") if "_" in entry.id else "0"
-    return f"{fn.name if fn else '?'} ({where}) compile {nth} attempt {attempt}"
+    return f"{entry.function_name() or '?'} ({where}) compile {nth} attempt {attempt}"
 
 
 def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
@@ -186,7 +186,9 @@ def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
         if entry.status == "outside":
             continue
         fn = entry.function
-        ident = (fn.name, fn.file and PurePosixPath(fn.file).name, fn.line) if fn else (entry.id, None, None)
+        ident = (
+            (entry.function_name(), fn.file and PurePosixPath(fn.file).name, fn.line) if fn else (entry.id, None, None)
+        )
         frames = seen.setdefault(ident, [])
         if entry.frame_compile not in frames:
             frames.append(entry.frame_compile)
@@ -305,7 +307,7 @@ def by_kind(labels: Sequence[str]) -> str:
 def _named(entry: CompileEntry) -> str:
     fn = entry.function
     where = f" ({PurePosixPath(fn.file).name}:{fn.line})" if fn and fn.file else ""
-    return f"{entry.id} {fn.name if fn and fn.name else '?'}{where}"
+    return f"{entry.id} {entry.function_name() or '?'}{where}"
 
 
 #: How many removed/added lines a graph change shows in the summary, and how long each may be.

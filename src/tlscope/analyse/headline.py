@@ -157,7 +157,7 @@ class FrameHistory:
         causes = self.causes.get(frame)
         if failure is None or not causes or re.search(_AT_LIMIT, failure.reason) is None:
             return ""
-        name = failed.function.name if failed.function is not None and failed.function.name else frame + "]"
+        name = failed.function_name() or frame + "]"
         (top, count), *others = causes.most_common()
         said = [f"{count} recompile{'s' if count != 1 else ''} because {top}"]
         said += [f"{n} because {cause}" for cause, n in others[: CAUSES_SAID - 1]]
