@@ -20,6 +20,14 @@ _TREE = (
     " type=<class 'torch.nn.modules.container.Sequential'>, tag_safe=(False, False)\n"
     "| | +- TYPE_MATCH: ___check_type_id(L['fn'], 94385247303040),"
     " type=<class 'torch.nn.modules.container.Sequential'>\n"
+    "| | +- GuardManager: source=L['fn'].__dict__, accessed_by=GetGenericDictGuardAccessor, type=<class 'dict'>\n"
+    "| | | +- DICT_CONTAINS: not ___dict_contains('forward', L['fn'].__dict__)\n"
+)
+#: torch.compile(functools.partial(f, cfg=...)): the wrapper's fn is no module.
+_PARTIAL = (
+    "| +- GuardManager: source=L['fn'], accessed_by=FrameLocalsGuardAccessor(key='fn', framelocals_idx=2),"
+    " type=<class 'functools.partial'>, tag_safe=(False, False)\n"
+    "| | +- GuardManager: source=L['fn'].func, accessed_by=GetAttrGuardAccessor(func), type=<class 'function'>\n"
 )
 
 
@@ -29,6 +37,7 @@ def test_the_wrapped_class_is_read_from_the_guard_tree() -> None:
     function = _TREE.replace("torch.nn.modules.container.Sequential", "function")
     assert wrapped_module(function.encode()) is None
     assert wrapped_module(b"| +- GuardManager: source=L['x'], type=<class 'torch.Tensor'>\n") is None
+    assert wrapped_module(_PARTIAL.encode()) is None
 
 
 def test_only_torchs_wrapper_is_one() -> None:

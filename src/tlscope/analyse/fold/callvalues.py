@@ -188,6 +188,14 @@ def value_changes(
 #: The frame torch compiles for a module's forward it would not otherwise see (external_utils.py's
 #: `wrap_inline`): a torch.nn built-in module (`nn.Sequential`), an FSDP-managed one.
 _WRAPPER_FILE = "torch/_dynamo/external_utils.py"
+#: What only an nn.Module's guards hold (Dynamo guards that a module instance does not override
+#: `forward`, and its dicts of submodules, parameters and buffers).
+_MODULE_MARKS = (
+    "___dict_contains('forward', L['fn'].__dict__)",
+    "source=L['fn']._modules",
+    "source=L['fn']._parameters",
+    "source=L['fn']._buffers",
+)
 #: The class a guard tree line's manager holds (`type=<class 'torch.nn.modules.container.Sequential'>`).
 _CLASS = r"type=<class '(?P<c>[\w.]+)'>"
 
@@ -201,12 +209,15 @@ def is_module_wrapper(function: SourceLocation | None) -> bool:
 
 def wrapped_module(payload: bytes) -> str | None:
     """The class of the module the wrapper compiled, from the C++ guard tree's manager of its `fn`
-    (`Sequential` of `type=<class 'torch.nn.modules.container.Sequential'>`); None for a function
-    (`<class 'function'>`: no module path) or guards that do not say."""
-    for line in payload.decode("utf-8", "replace").splitlines():
+    (`Sequential` of `type=<class 'torch.nn.modules.container.Sequential'>`), when the tree guards
+    `fn` as an nn.Module: its submodules, parameters or buffers, or that its instance does not
+    override `forward`. None for anything else passed through the wrapper (a `functools.partial`,
+    a function) and for guards that do not say."""
+    text = payload.decode("utf-8", "replace")
+    if not any(mark in text for mark in _MODULE_MARKS):
+        return None
+    for line in text.splitlines():
         if "source=L['fn']," in line:
             found = re.search(_CLASS, line)
-            if found is None or "." not in found["c"]:
-                return None
-            return found["c"].rpartition(".")[2]
+            return found["c"].rpartition(".")[2] if found is not None and "." in found["c"] else None
     return None
