@@ -62,9 +62,9 @@ def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
     again after torch._dynamo.reset()): then each forward metrics record's, with its own function
     and time; the entry keeps one stack, so a function other than the entry's has none."""
     forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
-    own = entry.function
-    if own is not None and isinstance(entry.module, str):  # `Sequential.forward`, not torch's `inner`
-        own = msgspec.structs.replace(own, name=entry.function_name())
+    raw = own = entry.function
+    if raw is not None and isinstance(entry.module, str):  # `Sequential.forward`, not torch's `inner`
+        own = msgspec.structs.replace(raw, name=entry.function_name())
     if len({r.co_name for r in forward}) < 2:
         if entry.time is None or entry.time.duration_s is None:
             return []
@@ -74,7 +74,6 @@ def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
         if record.time_s is None:
             continue
         function = SourceLocation(name=record.co_name, file=record.co_filename, line=record.co_firstlineno)
-        raw = entry.function
         mine = raw is not None and (raw.name, raw.line) == (function.name, function.line)
         found.append((entry.stack if mine else [], own if mine else function, record.time_s))
     return found
