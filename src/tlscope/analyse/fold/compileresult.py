@@ -20,7 +20,7 @@ from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
 from tlscope.analyse.fold.export_words import where_text
-from tlscope.analyse.fold.fixes import attach_fixes
+from tlscope.analyse.fold.fixes import Resumes, attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
@@ -306,13 +306,15 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
             symbols.setdefault(_frame_text(symbol.compile_id), []).append(symbol)
     guards = fold.symbols.guard_frames
     exported = fold.exports.exported_ids
+    resumes = Resumes(fold.user)
     for frame, state in fold.frames.in_order():
         frames = _Frames(fold, frame, state)
         found = [_entry(acc, frames) for acc in sorted(state.accs.values(), key=lambda a: compile_id_order(a.cid))]
         # A fix reads the symbols and compiles of its own frame only (fixes.py's _Frame, by text).
         texts = dict.fromkeys(_frame_text(e.frame_compile) for e in found)
         own = [s for text in texts for s in symbols.pop(text, ())]
-        attach_fixes(found, own, guards, exported, fold.dynamic.knows_sources)
+        attach_fixes(found, own, guards, exported, fold.dynamic.knows_sources, resumes)
+        resumes.note(found)
         fold.dynamic.attach_why(found, own, bool(fold.exports.calls))
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).

@@ -20,15 +20,20 @@ The change that avoids it is decided here once, from the log's facts only:
 
 The user's line is the call that entered the input: the innermost user frame of the new
 compile's `create_symbol` stacks (every symbol of a compile is created during the same call).
+A resume function's (`torch_dynamo_resume_in_f_at_4`, the rest of `f` after a graph break) is
+`f`'s own line at the break, inside the function; its input came from the call of `f`, where
+marking it also makes `f`'s own first graph dynamic: that call is the line.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
 
 from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.symbols import size_refs
+from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
 from tlscope.model.compile_id import CompileId
 
@@ -40,10 +45,16 @@ class _Frame:
     """The compiles of one frame and the symbols of each (by frame compile display id)."""
 
     def __init__(
-        self, compiles: Sequence[CompileEntry], symbols: Sequence[Symbol], knows_sources: bool = False
+        self,
+        compiles: Sequence[CompileEntry],
+        symbols: Sequence[Symbol],
+        knows_sources: bool = False,
+        resumes: Resumes | None = None,
     ) -> None:
         #: Whether the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (analyse/fold/dynamic.py).
         self.knows_sources = knows_sources
+        #: The inputs of the functions compiled so far, for a resume function's fix.
+        self.resumes = resumes
         frame_of = {c.id: c.frame_compile for c in compiles}
         self.symbols: dict[str, list[Symbol]] = {}
         for symbol in symbols:
@@ -76,14 +87,16 @@ def attach_fixes(
     guard_frames: Mapping[tuple[str | None, str], tuple[str, SourceLocation]] | None = None,
     exported: Collection[str] = (),
     knows_sources: bool = False,
+    resumes: Resumes | None = None,
 ) -> None:
     """Give each recompile caused by a size its `fix`, each symbol the recompiles it failed, and
     each specialisation and guarded dimension of an input its own `fix` (a specialisation need not
     be a recompile: it may be the first compile, or one whose other sizes are still to come);
     `guard_frames`: per (compile id, symbol) its first guard with the user line traced then;
     `exported`: the compile ids strict torch.export traced (ExportFold.exported_ids);
-    `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it)."""
-    frames = _Frame(compiles, symbols, knows_sources)
+    `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it);
+    `resumes`: the functions compiled in the frames before, which a resume function's fix reads."""
+    frames = _Frame(compiles, symbols, knows_sources, resumes)
     attribute_fixes = _attribute_fixes(compiles)
     for entry in compiles:
         recompile = entry.recompile
@@ -161,10 +174,96 @@ def _local(name: str) -> str:
     return input_name(name)
 
 
+#: The name Dynamo gives the code after a graph break in `f` (`torch_dynamo_resume_in_f_at_4`).
+_RESUME = r"torch_dynamo_resume_in_(?P<f>.+)_at_\d+"
+#: Functions whose inputs `Resumes` keeps: a bound for a log that compiles without end.
+MAX_FUNCTIONS = 10_000
+
+
+class Resumed(NamedTuple):
+    """A resume function's compile: the function it resumes, its line at the break (where the
+    resume function is entered), the user's call of that function, and that function's inputs."""
+
+    function: str
+    at: SourceLocation
+    caller: SourceLocation | None
+    inputs: frozenset[str]
+
+
+class Resumes:
+    """The tensor inputs of each function compiled so far, by (file name, function name): a
+    resume function (`torch_dynamo_resume_in_f_at_4`, the rest of `f` after a graph break) gets
+    its inputs from `f`'s own line at the break, and whether an input was `f`'s own parameter
+    decides where its fix goes. `f` is always compiled first, so its frame comes earlier."""
+
+    def __init__(self, user: UserCode) -> None:
+        self.user = user
+        self.inputs: dict[tuple[str, str], set[str]] = {}
+
+    def note(self, entries: Sequence[CompileEntry]) -> None:
+        """Keep the inputs of one frame's compiles, once its fixes are made."""
+        for entry in entries:
+            fn = entry.function
+            if fn is None or fn.name is None:
+                continue
+            key = (_base(fn.file), fn.name)
+            if key in self.inputs or len(self.inputs) < MAX_FUNCTIONS:
+                self.inputs.setdefault(key, set()).update(t.source for t in entry.inputs)
+
+    def resumed(self, entry: CompileEntry, where: SourceLocation | None) -> Resumed | None:
+        """When `entry` compiles a resume function and `where` (its symbols' user line) is the
+        line of the function it resumes at the break: what `Resumed` holds, the caller being the
+        innermost user frame of the compile's stack outside its own frame."""
+        name = entry.function.name if entry.function is not None else None
+        found = re.fullmatch(_RESUME, name) if name and where is not None else None
+        if found is None or where is None:
+            return None
+        function = found["f"]
+        if where.name != function and not (where.name or "").startswith(f"torch_dynamo_resume_in_{function}_at_"):
+            return None
+        inputs = frozenset(self.inputs.get((_base(where.file), function), ()))
+        return Resumed(function, where, self.user.innermost(entry.stack[:-1]), inputs)
+
+
+def _base(file: str | None) -> str:
+    return (file or "").replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _break_fix(entry: CompileEntry, failure: GuardFailure, resumed: Resumed) -> Fix | None:
+    """A resume function's size recompile on a tensor made inside the function it resumes: no
+    mark_dynamic before a call reaches it; the graph break that made the resume function does."""
+    found = _SIZE_INDEX.search(failure.guard)
+    if found is None or failure.subject is None:
+        return None
+    name, dim, function = failure.subject, int(found["dim"]), resumed.function
+    resume = entry.function.name if entry.function is not None else "the resume function"
+    return Fix(
+        kind="change_code",
+        input=name,
+        source=_source_of(entry, name),
+        dim=dim,
+        code=(resumed.at.code or "").strip(),
+        where=resumed.at,
+        why=(
+            f"{name} is made inside {function}; the graph break at this line runs the rest of {function} as "
+            f"a function of its own ({resume}) that takes {name} as an input, compiled for one size of it "
+            f"and again for another ({failure.expected} -> {failure.actual}). No mark_dynamic before a call "
+            f"reaches a tensor made inside the compiled function: removing the graph break keeps {name} in "
+            f"one graph, dynamic with the inputs it is made from. Else this recompile made it dynamic, and "
+            f"later sizes reuse it"
+        ),
+    )
+
+
 def fix_for(entry: CompileEntry, failure: GuardFailure, frames: _Frame) -> Fix | None:
     """The change that avoids `entry`'s recompile, when `failure` (the explaining one) is about a size."""
     own = frames.symbols.get(entry.frame_compile, [])
     where = next((s.entered_at for s in own if s.entered_at is not None), None)
+    resumed = frames.resumes.resumed(entry, where) if frames.resumes is not None else None
+    if resumed is not None:
+        if _source_of(entry, failure.subject or "") not in resumed.inputs:
+            return _break_fix(entry, failure, resumed) if failure.kind == "size" else None
+        where = resumed.caller or where  # f's own parameter: marked where f is called
     if failure.kind == "size":
         return _size_fix(entry, failure, frames, own, where)
     if failure.kind == "dynamic_range":
