@@ -51,3 +51,12 @@ def test_corpus(scenario: str, cid: str, name: str, tmp_path_factory: pytest.Tem
     said = [(c["input"], c["what"], c["before"], c["after"]) for c in recompile["changes"]]
     assert said[-1] == (name, "dynamic", "static", "dynamic") and said[-2][:2] == (name, "value")
     assert not any(c["input"].startswith("___as_tensor(") for c in recompile["changes"])
+
+
+def test_a_views_storage_offset_is_no_condition_of_the_code() -> None:
+    """A decode step's `out[:, -1:]` of a one-token output starts at offset 0; the entry compiled
+    the prompt's slice (offset 96) at a dynamic offset. Dynamo's guard, not the user's `if`."""
+    failure = guard_failure("0/1: 2 <= x.storage_offset()")
+    assert (failure.kind, failure.subject) == ("dynamic_range", "x.storage_offset()")
+    assert failure.explanation.startswith("the storage offset of x (where the view starts in its tensor's storage)")
+    assert guard_failure("0/1: 2 <= L['k']").kind == "value_range"

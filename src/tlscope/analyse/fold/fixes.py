@@ -294,6 +294,8 @@ def _size_fix(
         ]
         shared = next((s.compile_id for s in others if not s.specializations), None)
         return _specialised_fix(name, source, dim, symbol, where, shared)
+    if failure.actual in ("0", "1"):
+        return _to_specialised(name, source, dim, failure, where)
     sizes = frames.sizes(source, dim, entry)
     small = sorted({str(s) for s in sizes if str(s) in ("0", "1")})
     dynamic = symbol is not None or any(t.source == source and dim in t.dynamic_dims for t in entry.inputs)
@@ -392,6 +394,28 @@ def _specialised_fix(
             f"made it dynamic did: no dynamic graph is kept, so each new size compiles a dynamic attempt for "
             f"nothing (marking it dynamic would raise). Compile with dynamic=False (one static graph per "
             f"size, compiled once), or change the code at that line"
+        ),
+    )
+
+
+def _to_specialised(name: str, source: str, dim: int, failure: GuardFailure, where: SourceLocation | None) -> Fix:
+    """A call whose size is 0 or 1 where the entry was compiled for another: Dynamo specialises
+    0 and 1 whatever marks the tensor (mark_dynamic raises, maybe_mark_dynamic gives way), so
+    only an unbacked dimension spares the graph (a one-token decode step after a prompt)."""
+    return Fix(
+        kind="mark_unbacked",
+        input=name,
+        source=source,
+        dim=dim,
+        code=f"torch._dynamo.mark_unbacked({name}, {dim})",
+        where=where,
+        why=(
+            f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
+            f"{failure.cache_entry} was compiled for one size; a size of 0 or 1 is always specialised, so "
+            f"this recompile compiled a graph for size {failure.actual} alone, which no mark_dynamic or "
+            f"maybe_mark_dynamic avoids. mark_unbacked on the tensor passed as {name}, before its first call, "
+            f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch on "
+            f"that size; otherwise this graph is the cost of size {failure.actual}"
         ),
     )
 

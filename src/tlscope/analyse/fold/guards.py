@@ -426,8 +426,22 @@ def _value_range(m: re.Match[str], guard: str) -> GuardFailure:
     else:
         source, condition = m["s2"], f"{m['op2']} {m['n2']}"
     name = subject_name(source)
+    if name.endswith(".storage_offset()"):
+        return _offset_range(name.removesuffix(".storage_offset()"), guard)
     text = f"{name} is outside `{guard}`, a condition the entry's code tested on it (an if on its value)"
     return _failure("value_range", guard, text, subject=source, expected=condition)
+
+
+def _offset_range(name: str, guard: str) -> GuardFailure:
+    """`2 <= x.storage_offset()`: no code of the user's tested it; the entry compiled a view (a
+    slice, `out[:, -1:]`) at a dynamic offset into its storage, and Dynamo specialises offsets 0
+    and 1 as it does sizes, so a view that starts at 0 (a fresh tensor's slice) fails it."""
+    text = (
+        f"the storage offset of {name} (where the view starts in its tensor's storage) does not satisfy "
+        f"`{guard}`, a guard of the entry's dynamic graph: the entry was compiled for {name} as a view at a "
+        "dynamic offset, and offsets 0 and 1 are always specialised, as sizes are"
+    )
+    return _failure("dynamic_range", guard, text, subject=f"{name}.storage_offset()")
 
 
 #: A tensor mismatch's name: `x`, or a source with quotes of its own, `G['buf']` (no blank in

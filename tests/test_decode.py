@@ -1,0 +1,37 @@
+"""A prompt, then one token at a time (corpus decode): the first decode step recompiles for size
+1, which torch always specialises, so the fix is mark_unbacked (before 1.46, maybe_mark_dynamic,
+which gives way at size 1, and a why that blamed automatic dynamic shapes being off); the next
+step fails a guard on its input view's dynamic storage offset, Dynamo's, said as such (before,
+as a condition the user's code had tested)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers import corpus_recompiles
+
+
+@pytest.fixture(scope="module")
+def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return corpus_recompiles("decode", tmp_path_factory)
+
+
+def test_size_one_is_fixed_by_an_unbacked_dimension(recompiles: dict[str, Any]) -> None:
+    first = recompiles["[0/1]"]
+    failure = first["guard_failures"][first["recommended"]["index"]]
+    assert failure["explanation"] == "size of x on dim 1 changed: 7 -> 1"
+    fix = first["fix"]
+    assert (fix["kind"], fix["code"], fix["where"]["line"]) == (
+        "mark_unbacked",
+        "torch._dynamo.mark_unbacked(x, 1)",
+        36,
+    )
+    assert "a size of 0 or 1 is always specialised" in fix["why"] and "automatic dynamic" not in fix["why"]
+
+
+def test_a_views_offset_is_dynamos_guard(recompiles: dict[str, Any]) -> None:
+    second = recompiles["[0/2]"]
+    failure = second["guard_failures"][second["recommended"]["index"]]
+    assert (failure["kind"], failure["subject"]) == ("dynamic_range", "x.storage_offset()")
+    assert "condition the entry's code tested" not in failure["explanation"]
