@@ -162,6 +162,11 @@ _HANG_CASES: dict[str, str] = {
     "to trace x\\nAttempted to call function marked as skipped\\n' + ', qualname: ' + "
     "'Developer debug context: module: ' * 200_000)",
     "guard backend": "guards.guard_failure('0/0: BACKEND_MATCH failure: ' + 'Cached backend:  (id=' * 200_000)",
+    # Format 1.46: a wrapped module's class, a view's storage offset, a resume function's name.
+    "wrapped module": "callvalues.wrapped_module((\"source=L['fn']._modules source=L['fn'], \" + "
+    '"type=<class \'a" * 200_000).encode())',
+    "storage offset": "guards.guard_failure('0/0: 2 <= ' + 'a.' * 500_000 + 'storage_offset()x')",
+    "resume name": "re.fullmatch(fixes._RESUME, 'torch_dynamo_resume_in_' + '_at_1' * 200_000 + 'x')",
     # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
     "graph print names": "graph_divergence.structure_digest("
     "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",
@@ -172,7 +177,7 @@ _HANG_CASES: dict[str, str] = {
 
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
-    script = "from tlscope.analyse.fold import graphbreaks, graphs, guards\n"
+    script = "import re\nfrom tlscope.analyse.fold import callvalues, fixes, graphbreaks, graphs, guards\n"
     script += "from tlscope.analyse.tlparse import naming\n"
     script += "from tlscope.analyse.ranks import graph_divergence, parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"
