@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from helpers import CORPUS
 
-from tlscope.analyse.fold.value_fixes import CODE, KIND, module_int_fixes
+from tlscope.analyse.fold.value_fixes import CODE, KIND, repeated_value_fixes
 from tlscope.cli import main
 from tlscope.format.compiles import CompileEntry, GuardFailure, RecommendedFailure, Recompile
 
@@ -57,9 +57,9 @@ def _recompiled(cid: str, subject: str, expected: str) -> CompileEntry:
 def test_only_an_int_attribute_of_self_that_recompiled_twice() -> None:
     """One recompile is automatic dynamic at work (the attribute was made dynamic after it);
     a string, a local or another object's attribute is not this fix's."""
-    assert module_int_fixes([_recompiled("[0/1]", "self.step", "0")]) == {}
+    assert repeated_value_fixes([_recompiled("[0/1]", "self.step", "0")]) == {}
     two = [_recompiled("[0/1]", "L['self'].n", "0"), _recompiled("[0/2]", "self.n", "1")]
-    assert sorted(module_int_fixes(two)) == ["[0/1]", "[0/2]"]
+    assert sorted(repeated_value_fixes(two)) == ["[0/1]", "[0/2]"]
     for subject, expected in (("self.mode", "'a'"), ("k", "1"), ("other.step", "1"), ("self.flag", "True")):
         entries = [_recompiled("[0/1]", subject, expected), _recompiled("[0/2]", subject, expected)]
-        assert module_int_fixes(entries) == {}, subject
+        assert repeated_value_fixes(entries) == {}, subject

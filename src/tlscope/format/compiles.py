@@ -222,10 +222,11 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
 
 class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-    size, or (since 1.44) by a module's int attribute."""
+    size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number."""
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
-    #: (a symbol's) `size_guard`, or `unspec_int_on_nn_module` (FORMAT.md "What to change").
+    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, or (since 1.46) `pass_as_argument`
+    #: (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
     input: str

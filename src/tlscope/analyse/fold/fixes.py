@@ -126,9 +126,9 @@ def _attribute_fixes(compiles: Sequence[CompileEntry]) -> dict[str, Fix]:
     """value_fixes.py's fixes of a frame that recompiled (imported then: most logs never do)."""
     if not any(entry.recompile is not None for entry in compiles):
         return {}
-    from tlscope.analyse.fold.value_fixes import module_int_fixes
+    from tlscope.analyse.fold.value_fixes import repeated_value_fixes
 
-    return module_int_fixes(compiles)
+    return repeated_value_fixes(compiles)
 
 
 def as_the_caller_says(fix: Fix | None) -> Fix | None:

@@ -1,4 +1,4 @@
-"""A recompile caused by a module's int attribute, again and again: the setting that stops it.
+"""A recompile caused by a module's int attribute or a global number, again and again: what stops it.
 
 A module that keeps a counter (`self.step += 1` in `forward`) recompiles on every call: Dynamo
 specialises an int attribute of an `nn.Module` (`torch._dynamo.config.allow_unspec_int_on_nn_module`
@@ -8,6 +8,13 @@ frame are explained by the value of the same `self` attribute, an int each time,
 the fix `torch._dynamo.config.allow_unspec_int_on_nn_module = True` (compiles.json
 `recompile.fix`, kind `unspec_int_on_nn_module`, since format 1.44). One such recompile is
 automatic dynamic at work for an attribute Dynamo did make dynamic: no fix.
+
+A global number the compiled code reads (`SCALE`, or a loop variable a lambda defined at module
+level captures) is guarded by its value and never made dynamic, so it too recompiles the frame
+once a value, until the recompile limit (corpus `global_counter`): two or more recompiles by the
+same global, an int or a float each time, get the fix of kind `pass_as_argument` (since 1.46):
+pass it to the compiled function as an argument, which automatic dynamic makes dynamic after one
+change.
 """
 
 from __future__ import annotations
@@ -16,41 +23,50 @@ import re
 from collections.abc import Sequence
 
 from tlscope.analyse.fold.callvalues import value_key
+from tlscope.analyse.fold.guards import said_name
 from tlscope.format.compiles import CompileEntry, Fix
 
 KIND = "unspec_int_on_nn_module"
 CODE = "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
+GLOBAL_KIND = "pass_as_argument"
 #: Recompiles by one attribute that show Dynamo kept it specialised.
 MIN_RECOMPILES = 2
 #: An attribute of the compiled method's `self`, as a guard names it (`self.step`, or the
 #: source `L['self'].step`, read by `value_key`); compiled by `re` on first use.
 _SELF_ATTRIBUTE = r"self((?:\.[A-Za-z_]\w*)+)"
 _INT = r"-?\d+"
+#: A global's value as a guard compares it: an int or a float (`2`, `0.5`, `1e-05`, `-inf`).
+_NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[+-]?\d+)?|inf|nan)"
 
 
-def module_int_fixes(entries: Sequence[CompileEntry]) -> dict[str, Fix]:
+def repeated_value_fixes(entries: Sequence[CompileEntry]) -> dict[str, Fix]:
     """Compile id -> the fix, for each recompile of `entries` (one frame's) explained by a `self`
-    int attribute that explains MIN_RECOMPILES or more of them."""
-    by_source: dict[str, list[CompileEntry]] = {}
+    int attribute, or a global number, that explains MIN_RECOMPILES or more of them."""
+    by_source: dict[tuple[str, str], list[CompileEntry]] = {}
     for entry in entries:
-        attribute = _attribute(entry)
-        if attribute is not None:
-            by_source.setdefault(f"L['self']{attribute}", []).append(entry)
-    found: dict[str, Fix] = {}
-    for source, recompiled in by_source.items():
+        found = _repeatable(entry)
+        if found is not None:
+            by_source.setdefault(found, []).append(entry)
+    fixed: dict[str, Fix] = {}
+    for (kind, source), recompiled in by_source.items():
         if len(recompiled) >= MIN_RECOMPILES:
-            fix = _fix(source, recompiled)
-            found.update((entry.id, fix) for entry in recompiled)
-    return found
+            fix = _fix(source, recompiled) if kind == KIND else _global_fix(source, recompiled)
+            fixed.update((entry.id, fix) for entry in recompiled)
+    return fixed
 
 
-def _attribute(entry: CompileEntry) -> str | None:
-    """The `self` attribute (`.step`) whose int value explains `entry`'s recompile, or None."""
+def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
+    """(the fix's kind, the source) of the value that explains `entry`'s recompile, when it is a
+    `self` int attribute or a global number; else None."""
     failure = entry.recompile.shown_failure() if entry.recompile is not None else None
-    if failure is None or failure.kind != "value" or failure.subject is None:
+    if failure is None or failure.subject is None:
         return None
-    match = re.fullmatch(_SELF_ATTRIBUTE, value_key(failure.subject))
-    return match[1] if match is not None and re.fullmatch(_INT, failure.expected or "") else None
+    if failure.kind == "global":
+        return (GLOBAL_KIND, failure.subject) if re.fullmatch(_NUMBER, failure.expected or "") else None
+    match = re.fullmatch(_SELF_ATTRIBUTE, value_key(failure.subject)) if failure.kind == "value" else None
+    if match is None or re.fullmatch(_INT, failure.expected or "") is None:
+        return None
+    return KIND, f"L['self']{match[1]}"
 
 
 def _fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
@@ -65,3 +81,18 @@ def _fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
         "an int argument is; a branch on its value still compiles once for each side"
     )
     return Fix(kind=KIND, input=name, source=source, code=CODE, why=why)
+
+
+def _global_fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
+    name = said_name(source)
+    first = recompiled[0].function
+    fn = first.name if first is not None and first.name else "the compiled function"
+    done = sum(1 for entry in recompiled if entry.status != "failed")  # not the one the limit refused
+    why = (
+        f"the global {name} explains {done} recompiles of {fn}, one compile a value: Dynamo guards a "
+        f"global by its value and never makes it dynamic, until the recompile limit runs the frame in "
+        f"eager. Passed to {fn} as an argument (or read from a tensor), it is made dynamic once it "
+        f"changes (automatic dynamic shapes): one recompile, then one graph for every value; a branch "
+        f"on its value still compiles once for each side"
+    )
+    return Fix(kind=GLOBAL_KIND, input=name, source=source, code=f"pass {name} to {fn} as an argument", why=why)

@@ -147,7 +147,7 @@
 
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-size, or (since 1.44) by a module's int attribute.
+size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number.
  * @typedef {object} Fix
  * @property {string} kind
  * @property {string} input
