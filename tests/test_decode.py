@@ -6,10 +6,12 @@ as a condition the user's code had tested)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
-from helpers import corpus_recompiles
+from helpers import CORPUS, corpus_recompiles
 
 
 @pytest.fixture(scope="module")
@@ -35,3 +37,16 @@ def test_a_views_offset_is_dynamos_guard(recompiles: dict[str, Any]) -> None:
     failure = second["guard_failures"][second["recommended"]["index"]]
     assert (failure["kind"], failure["subject"]) == ("dynamic_range", "x.storage_offset()")
     assert "condition the entry's code tested" not in failure["explanation"]
+
+
+def test_summary_lists_only_the_inputs_whose_sizes_changed() -> None:
+    """A model's parameters keep their shapes: `summary` names them in one caption line, so the
+    inputs that changed (the layer's x and caches) are not lost among hundreds of equal rows."""
+    log = str(next((CORPUS / "decode").glob("*.log.gz")))
+    run = [sys.executable, "-m", "tlscope", "summary", "--width", "200", log]
+    text = subprocess.run(run, check=True, capture_output=True, text=True).stdout
+    table = text.split("Did the sizes change? forward (frame [0/0])", 1)[1].split("Dynamic dimensions", 1)[0]
+    assert "│ x " in table and "│ cache_k " in table and "│ cache_v " in table
+    assert "self.k.weight │" not in table  # not a row
+    said = " ".join(table.split())  # the caption wraps at the table's width
+    assert "6 other inputs (self.k.weight, self.k.bias, self.v.weight, …) unchanged throughout" in said

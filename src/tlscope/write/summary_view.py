@@ -19,7 +19,7 @@ from tlscope.analyse.ranks.divergence import said_sentences
 from tlscope.analyse.ranks.job_answers import answer_lines
 from tlscope.analyse.ranks.stragglers import straggler_lines, straggler_title
 from tlscope.analyse.trace_summary import TOP, CompileRow, Summary
-from tlscope.format.compiles import Fix, ShapeCell, Symbol, Vllm
+from tlscope.format.compiles import Fix, InputShapes, ShapeCell, Symbol, Vllm
 from tlscope.format.status import severity, status_words
 
 
@@ -327,12 +327,21 @@ def _shapes(summary: Summary) -> list[Table | Text]:
             f"Did the sizes change? {name} (frame {frame.frame})", "id", "input", "dtype", "shape, stride", "changed"
         )
         table.caption = "* changed since the compile before; ← the dimension the recompile's reason names"
+        # Only the inputs that changed: a model's parameters, hundreds of them, keep theirs.
+        kept = [row for row in frame.inputs if not any(_changed(cell) for cell in row.cells)]
         for row in frame.inputs:
-            label = input_name(row.source) if row.source else row.name
-            for cell in row.cells[: 2 * TOP]:
-                table.add_row(cell.compile_id, Text(label), *_cell(cell))
+            if row not in kept:
+                for cell in row.cells[: 2 * TOP]:
+                    table.add_row(cell.compile_id, Text(_row_label(row)), *_cell(cell))
+        if kept:
+            names = ", ".join(_row_label(row) for row in kept[:3]) + (", …" if len(kept) > 3 else "")
+            table.caption += f"; {len(kept)} other input{'s' if len(kept) != 1 else ''} ({names}) unchanged throughout"
         tables.append(table)
     return tables
+
+
+def _row_label(row: InputShapes) -> str:
+    return input_name(row.source) if row.source else row.name
 
 
 def _changed(cell: ShapeCell) -> bool:
