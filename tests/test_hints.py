@@ -167,6 +167,9 @@ def test_a_skipped_function_is_named(tmp_path_factory: pytest.TempPathFactory) -
         ]
     )
     assert parse_graph_break(text).reason == "Attempted to call function marked as skipped: Random.random"
+    # A module's function (`time.time()`): torch's qualname is `time`, said with its module.
+    builtin = text.replace("module: <unknown module>, qualname: Random.random", "module: time, qualname: time")
+    assert parse_graph_break(builtin).reason == "Attempted to call function marked as skipped: time.time"
     no_context = text.replace("Developer debug context", "Context")
     assert parse_graph_break(no_context).reason == "Attempted to call function marked as skipped"
     breaks = {b["reason"] for b in corpus_compiles("ddp_sequential", tmp_path_factory)["graph_breaks"]}

@@ -131,14 +131,18 @@ def _headline(lines: list[str]) -> str:
 
 def _skipped(lines: list[str]) -> str:
     """`Attempted to call function marked as skipped: Random.random`: the function, from the debug
-    context of the break's own text (up to its traceback), where torch names it."""
+    context of the break's own text (up to its traceback), where torch names it. A method by its
+    class (`DistributedDataParallel._inside_ddp_forward`); a module's function with its module
+    (`time.time`, whose qualname alone, `time`, reads as the module)."""
     for text in lines:
         if text.strip().startswith(("User code traceback", "Traceback")):
             break
         _, context, after = text.partition(_CONTEXT)
-        name = re.match(r"[\w.<>]+", after.partition(", qualname: ")[2]) if context else None
+        module, _, rest = after.partition(", qualname: ")
+        name = re.match(r"[\w.<>]+", rest) if context else None
         if name is not None:
-            return f"{_SKIPPED}: {name[0]}"
+            plain = "." not in name[0] and re.fullmatch(r"[\w.]+", module) is not None
+            return f"{_SKIPPED}: {f'{module}.' if plain else ''}{name[0]}"
     return _SKIPPED
 
 
