@@ -346,13 +346,13 @@ def test_exports_view_says_each_call_as_written(browser: Any, site: ExplorerSite
     (log,) = logs_of(TRACES["exports"])
     keys = [next(iter(e)) for e in envelopes(log)]
     calls = json.loads((folders["exports"] / "compiles.json").read_text())["exports"]
-    assert len(calls) == keys.count("export") == 3
+    assert len(calls) == keys.count("export") == 4
     assert sum(c["status"] == "exported" for c in calls) == keys.count("exported_program") == 1
     page = open_explorer(browser, site.explorer("exports", "&view=exports"), height=1000)
     h = wait_hook(page, lambda h: bool(h.get("exports")) and h.get("view") == "exports")
     assert [(c["status"], c["sentence"]) for c in h["exports"]] == [(c["status"], c["sentence"]) for c in calls]
     assert [c["issues"] for c in h["exports"]] == [[i["kind"] for i in c["issues"]] for c in calls]
-    assert page.locator("#view-exports").text_content() == "Exports (3)"
+    assert page.locator("#view-exports").text_content() == "Exports (4)"
     assert page.locator("#exports .ex-call-sentence").all_text_contents() == [c["sentence"] for c in calls]
     fixes = [i["fix"]["code"] for c in calls for i in c["issues"] if i["fix"]]
     assert page.locator("#exports .ex-fix-code").all_text_contents() == fixes

@@ -60,7 +60,7 @@ def _envelopes(log: Path) -> list[dict[str, Any]]:
 
 def test_a_data_dependent_branch_fails_the_call_and_names_the_users_line_and_value() -> None:
     calls = _calls(_log("export_failures", "guard_on_data_dependent_error"))
-    assert [c.status for c in calls] == ["failed", "failed", "exported"]
+    assert [c.status for c in calls] == ["failed", "failed", "exported", "failed"]
     first = calls[0]
     kinds = [i.kind for i in first.issues]
     assert kinds == ["data_dependent_error", "partial_graph"]
@@ -93,6 +93,24 @@ def test_a_declared_dynamic_dimension_the_code_specialises_says_which_line_to_ch
     assert third.issues == [] and third.program is not None and third.sentence.startswith("Exported")
 
 
+def test_two_dims_for_one_size_say_to_give_them_one() -> None:
+    """`x @ y` exported with `Dim("k")` for x's dim 1 and `Dim("k2")` for y's dim 0 (format 1.46):
+    the code needs them equal; the fix is one Dim for both, at the export call's line."""
+    (issue,) = _calls(_log("export_failures", "guard_on_data_dependent_error"))[3].issues
+    matmul = _line_of("export_failures", "return x @ y")
+    assert (issue.kind, issue.expr, issue.code_expr) == (
+        "guard_evaluated",
+        "Eq(s27, s17)",
+        "x.size()[1] == y.size()[0]",
+    )
+    assert issue.sentence.startswith("export found that `x.size()[1] == y.size()[0]` must hold at forward (export_")
+    assert issue.user_frame is not None and issue.user_frame.line == matmul
+    fix = issue.fix
+    assert fix is not None and fix.kind == "change_code"
+    assert fix.code == "give x.size()[1] and y.size()[0] the same Dim in dynamic_shapes"
+    assert fix.where is not None and fix.where.line == _line_of("export_failures", "MatMul(),") - 1
+
+
 def test_the_programs_and_partial_graphs_are_in_the_folders_payloads(tmp_path: Path) -> None:
     log = _log("export_failures", "guard_on_data_dependent_error")
     out = tmp_path / "out"
@@ -103,7 +121,7 @@ def test_the_programs_and_partial_graphs_are_in_the_folders_payloads(tmp_path: P
         text=True,
     ).stdout
     # The run says how the calls ended, and the first failure's sentence, as compiles.json has it.
-    assert "torch.export: 3 calls, 2 failed, 1 exported." in said
+    assert "torch.export: 4 calls, 3 failed, 1 exported." in said
     assert f"  call 0: {_calls(log)[0].sentence}\n" in said and f"tlscope summary {out}" in said
     written = json.loads((out / "compiles.json").read_text())
     refs = [written["exports"][2]["program"], written["exports"][0]["issues"][1]["payload"]]
@@ -112,7 +130,7 @@ def test_the_programs_and_partial_graphs_are_in_the_folders_payloads(tmp_path: P
         assert len(text.encode()) == ref["payload_size"] and text.strip()
     raw = (out / "raw.jsonl").read_text().splitlines()
     assert '"exported_program"' in raw[refs[0]["raw_line"] - 1]
-    assert [c["status"] for c in written["exports"]] == ["failed", "failed", "exported"]
+    assert [c["status"] for c in written["exports"]] == ["failed", "failed", "exported", "failed"]
     # The report's index.html says them first among its answers, escaped (the sentences hold `>`).
     page = (out / "index.html").read_text()
     section = page[page.index('<h2 id="exports">') : page.index('<h2 id="compiles">')]
@@ -173,12 +191,12 @@ def test_summary_prints_the_calls_first_and_json_carries_them() -> None:
     log = str(_log("export_failures", "guard_on_data_dependent_error"))
     run = [sys.executable, "-m", "tlscope", "summary", log]
     text = subprocess.run([*run, "--width", "250"], check=True, capture_output=True, text=True).stdout
-    assert "3 export calls: 2 failed, 1 exported" in text and "0 compiles" not in text
+    assert "4 export calls: 3 failed, 1 exported" in text and "0 compiles" not in text
     branch = _line_of("export_failures", "if k > 2")
     assert f"fix: torch._check(k > 2) before export_failures.py:{branch}" in text
     assert text.index("torch.export") < text.index("Dynamic dimensions")
     data = json.loads(subprocess.run([*run, "--json"], check=True, capture_output=True, text=True).stdout)
-    assert [c["status"] for c in data["exports"]] == ["failed", "failed", "exported"]
+    assert [c["status"] for c in data["exports"]] == ["failed", "failed", "exported", "failed"]
     assert data["exports"][0]["issues"][0]["fix"]["code"] == "torch._check(k > 2)"
 
 
@@ -207,7 +225,7 @@ def test_diff_says_how_the_export_calls_differ() -> None:
     head = said.stdout.split("\nDetails:")[0].splitlines()
     assert head == [
         "What differs:",
-        "  export calls: 3 in A, 1 in B",
+        "  export calls: 4 in A, 1 in B",
         "  export call 0: failed -> exported_with_issues",
         "  export call 0: only in A: data_dependent_error k > 2; partial_graph",
         "  export call 0: only in B: data_dependent k > 2",

@@ -4,7 +4,7 @@ users meet them. `Branchy` branches on a value read from tensor data (`k = n.ite
 partial graph). `Spec` is exported with dimension 0 declared dynamic (`Dim("b")`) but branches
 on its exact size: export evaluates `Eq(s77, 4)`, specialises the dimension and raises a
 constraint violation. The third call exports `Spec` with static shapes and succeeds
-(exported_program). Each failure is caught here; torch logs no record of the error itself."""
+(exported_program), the fourth (`MatMul`, below) fails. Each failure is caught; torch logs no error."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ class Spec(torch.nn.Module):
         return x - 1
 
 
+class MatMul(torch.nn.Module):
+    """Exported with a Dim for each side of its inner dimension (`Dim("k")`, `Dim("k2")`): the code
+    needs them equal (`Eq(s27, s17)`), so export raises a constraint violation; the fix is one Dim
+    for both. (Below the classes other scenarios import, whose lines their traces name.)"""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x @ y  # dim 1 of x and dim 0 of y must be equal
+
+
 def workload() -> None:
     torch.manual_seed(0)
     calls = [
@@ -37,12 +46,20 @@ def workload() -> None:
             lambda: torch.export.export(Spec(), (torch.randn(4, 3),), dynamic_shapes=({0: Dim("b")},)),
         ),
         ("static", lambda: torch.export.export(Spec(), (torch.randn(4, 3),))),
+        (
+            "two Dims for one size",
+            lambda: torch.export.export(
+                MatMul(),
+                (torch.randn(4, 3), torch.randn(3, 5)),
+                dynamic_shapes={"x": {1: Dim("k")}, "y": {0: Dim("k2")}},
+            ),
+        ),
     ]
     for name, call in calls:
         try:
             call()
             print(name, "exported")
-        except Exception as err:  # GuardOnDataDependentSymNode, UserError (constraint violation)
+        except Exception as err:  # GuardOnDataDependentSymNode, UserError (constraint violations)
             print(name, "failed:", type(err).__name__)
 
 

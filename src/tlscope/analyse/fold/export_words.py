@@ -227,6 +227,35 @@ def specialised_fix(issue: ExportIssue, specialised: dict[str, tuple[str | None,
         return
 
 
+#: A guard that two backed sizes are equal (`Eq(s27, s17)`, in either order).
+_EQUAL = r"Eq\((s\d+), (s\d+)\)"
+
+
+def equal_dims_fix(issue: ExportIssue, called_at: SourceLocation | None) -> None:
+    """A guard evaluated that two input dimensions are one size (`x @ y` needs `x.size()[1] ==
+    y.size()[0]`): declared as two Dims in dynamic_shapes, export raises a constraint violation;
+    one Dim for both (or Dim.AUTO) says what the code needs. Said where export was called, whose
+    line gives `dynamic_shapes`."""
+    found = re.fullmatch(_EQUAL, issue.expr or "")
+    names = {s.symbol: s.name for s in issue.symbols if s.kind == "backed" and s.name}
+    if issue.fix is not None or found is None or found[1] not in names or found[2] not in names:
+        return
+    a, b = names[found[1]], names[found[2]]
+    issue.sentence = (
+        f"export found that `{issue.code_expr or issue.expr}` must hold{at_text(issue.user_frame)}: {a} and {b} "
+        "are one size: if they were declared as two Dims in dynamic_shapes, export raised a constraint violation."
+    )
+    issue.fix = ExportFix(
+        kind="change_code",
+        code=f"give {a} and {b} the same Dim in dynamic_shapes",
+        where=called_at,
+        why=(
+            f"the code{at_text(issue.user_frame)} needs {a} == {b}, so the program is valid only where they are "
+            "equal: one Dim object for both declares that (or Dim.AUTO, which lets export find it)."
+        ),
+    )
+
+
 def call_sentence(status: str, issues: Sequence[ExportIssue]) -> str:
     if status == "exported":
         return "Exported: a program was logged, with no issue."

@@ -33,6 +33,7 @@ from tlscope.analyse.fold.export_words import (
     data_dependent_expr,
     dim_name,
     dynamo_error_text,
+    equal_dims_fix,
     expr_fix,
     expr_sentence,
     kernel_text,
@@ -264,6 +265,7 @@ class ExportFold:
         for issue in issues:
             if issue.kind == "guard_evaluated":
                 specialised_fix(issue, call.specialised)
+                equal_dims_fix(issue, call.called_at)
         status = "failed" if call.program is None else "exported_with_issues" if issues else "exported"
         if status == "failed" and call.traced:
             status = "traced"  # its issues (guards evaluated, say) did not stop its trace
