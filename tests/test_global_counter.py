@@ -41,3 +41,23 @@ def test_only_a_number_the_same_global_held_twice_is_fixed() -> None:
     assert sorted(repeated_value_fixes(twice)) == ["[0/1]", "[0/2]"]
     names = [_recompiled("[0/1]", "G['MODE'] == 'a'"), _recompiled("[0/2]", "G['MODE'] == 'b'")]
     assert repeated_value_fixes(names) == {}  # a string: each value is its own graph
+
+
+@pytest.mark.parametrize(
+    ("scenario", "source", "later"), [("global_counter", "G['STEP']", 7), ("module_counter", "L['self'].step", 3)]
+)
+def test_a_value_marked_dynamic_that_still_recompiled_is_said_so(
+    scenario: str, source: str, later: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """torch's automatic_dynamic event marks the value at [0/1], yet its value explains every later
+    recompile: it stayed static (format 1.46 `recompiled`; before, said as made dynamic). The
+    variable still makes it dynamic (checked on torch 2.13: one compile), so it stays recommended,
+    and the repeated-value fix names it too."""
+    data: dict[str, Any] = corpus_compiles(scenario, tmp_path_factory)
+    (found,) = data["dynamic"]["sources"]
+    assert found["source"] == source and found["recompiled"] == [f"[0/{n}]" for n in range(2, 2 + later)]
+    sentence = data["dynamic"]["sentence"]
+    assert "but its value still recompiled its function ([0/2], [0/3], [0/4]" in sentence
+    assert "torch made" not in sentence and data["dynamic"]["recommended"] == source
+    fixes = {e["recompile"]["fix"]["why"] for e in data["compiles"] if e["recompile"] and e["recompile"]["fix"]}
+    assert fixes and all(why.endswith(f'TORCH_COMPILE_DYNAMIC_SOURCES="{source}"') for why in fixes)

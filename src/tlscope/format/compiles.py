@@ -771,6 +771,10 @@ class DynamicSource(msgspec.Struct, kw_only=True):
     #: `fix` says what to change) or `internal` (Dynamo's own name, e.g. `L['___stack0']`, a value
     #: a graph break left on the stack); null when they are.
     left_out: str | None = None
+    #: `automatic`, a whole value: the recompiles of its function that its value still explained
+    #: after torch marked it dynamic, so it stayed static (a global: Dynamo keeps guarding it by
+    #: value; TORCH_COMPILE_DYNAMIC_SOURCES does make it dynamic). Absent when none. Since 1.46.
+    recompiled: list[str] | msgspec.UnsetType = msgspec.UNSET
 
 
 class PgoProfile(msgspec.Struct, kw_only=True):

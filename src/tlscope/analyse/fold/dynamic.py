@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.fold.callvalues import value_key
 from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.refs import payload_ref
 from tlscope.format.compiles import CompileEntry, Dynamic, DynamicSource, PgoProfile, SourceLocation, Symbol
@@ -83,6 +84,11 @@ MAX_SOURCE_CHARS = 1000
 VALUE_CHARS = 120
 
 
+#: The later recompiles kept for a value that stayed static (each a compile id; the recompile
+#: limit, 8 by default, ends most such runs long before).
+MAX_RECOMPILES = 100
+
+
 class _Learned(msgspec.Struct):
     """One source made dynamic, as the fold meets it: its dimensions (None: all of it)."""
 
@@ -93,6 +99,8 @@ class _Learned(msgspec.Struct):
     function: SourceLocation | None = None
     dims: list[int] | None = None
     changed: list[str] = []
+    #: The later recompiles of its frame its value explained: it stayed static.
+    recompiled: list[str] = []
 
 
 class DynamicFold:
@@ -217,6 +225,7 @@ class DynamicFold:
             frame = _frame_text(entry.id) or ""
             if entry.function is not None:
                 self._functions.setdefault(frame, entry.function)
+            self._still_recompiled(entry, frame)
             for t in entry.inputs:
                 frames = self._inputs.setdefault(t.source, {})
                 if len(frames) < MAX_SOURCES:
@@ -258,6 +267,19 @@ class DynamicFold:
                 if found.source == source and _covers(found.dims, dim):
                     return PROFILE
         return None
+
+    def _still_recompiled(self, entry: CompileEntry, frame: str) -> None:
+        """A recompile explained by a whole value automatic dynamic had marked earlier in the frame:
+        the value stayed static (a global, which Dynamo keeps guarding by its value)."""
+        failure = entry.recompile.shown_failure() if entry.recompile is not None else None
+        if failure is None or failure.kind not in ("value", "global") or failure.subject is None:
+            return
+        key = value_key(failure.subject)  # `self.step` said, `L['self'].step` learned
+        learned = next((v for (f, src), v in self.automatic.items() if f == frame and value_key(src) == key), None)
+        if learned is None or learned.dims is not None or _not_after(entry.id, learned.compile_id):
+            return
+        if len(learned.recompiled) < MAX_RECOMPILES:
+            learned.recompiled.append(entry.id)
 
     def result(self) -> Dynamic | None:
         """compiles.json `dynamic` (after `attach_why` met every compile); None when nothing was
@@ -426,6 +448,7 @@ def _source(found: _Learned, functions: dict[str, SourceLocation], shared: list[
         function=found.function or (functions.get(found.frame) if found.frame is not None else None),
         changed=found.changed,
         entries=entries,
+        recompiled=found.recompiled or msgspec.UNSET,
     )
 
 
@@ -445,6 +468,17 @@ def _recommend(sources: Sequence[DynamicSource]) -> str | None:
     return ",".join(entries) or None
 
 
+def _stayed_static(source: DynamicSource) -> str:
+    """A value torch marked dynamic that still recompiled its function (format 1.46 `recompiled`)."""
+    ids = source.recompiled if isinstance(source.recompiled, list) else []
+    more = f", {len(ids) - 3} more" if len(ids) > 3 else ""
+    return (
+        f"torch marked {source.input} dynamic when a call changed it ({', '.join(source.changed[:1])}), but "
+        f"its value still recompiled its function ({', '.join(ids[:3])}{more}): Dynamo kept guarding it by "
+        "its value (as it does a global, or a module's int attribute)."
+    )
+
+
 def _sentence(
     sources: Sequence[DynamicSource],
     value: str | None,
@@ -453,7 +487,8 @@ def _sentence(
     written: PgoProfile | None = None,
 ) -> str:
     parts: list[str] = []
-    automatic = [s for s in sources if s.by == AUTOMATIC_WHY]
+    stayed = [s for s in sources if s.by == AUTOMATIC_WHY and isinstance(s.recompiled, list)]
+    automatic = [s for s in sources if s.by == AUTOMATIC_WHY and s not in stayed]
     from_profile = [s for s in sources if s.by == PROFILE]
     if automatic:
         parts.append(
@@ -466,6 +501,7 @@ def _sentence(
                 f"This run wrote {_them(automatic)} to its PGO profile ({written.artifact}{key}): the next run "
                 "with the same TORCH_COMPILE_JOB_ID compiles them dynamic from its first call."
             )
+    parts += [_stayed_static(source) for source in stayed]
     if profile is not None:
         key = f" (key {profile.key})" if profile.key else ""
         if from_profile:

@@ -97,7 +97,7 @@ def attach_fixes(
     `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES (a kept-static size's fix names it);
     `resumes`: the functions compiled in the frames before, which a resume function's fix reads."""
     frames = _Frame(compiles, symbols, knows_sources, resumes)
-    attribute_fixes = _attribute_fixes(compiles)
+    attribute_fixes = _attribute_fixes(compiles, knows_sources)
     for entry in compiles:
         recompile = entry.recompile
         if recompile is None or not recompile.guard_failures:
@@ -122,13 +122,13 @@ def attach_fixes(
             symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded))
 
 
-def _attribute_fixes(compiles: Sequence[CompileEntry]) -> dict[str, Fix]:
+def _attribute_fixes(compiles: Sequence[CompileEntry], knows_sources: bool) -> dict[str, Fix]:
     """value_fixes.py's fixes of a frame that recompiled (imported then: most logs never do)."""
     if not any(entry.recompile is not None for entry in compiles):
         return {}
     from tlscope.analyse.fold.value_fixes import repeated_value_fixes
 
-    return repeated_value_fixes(compiles)
+    return repeated_value_fixes(compiles, knows_sources)
 
 
 def as_the_caller_says(fix: Fix | None) -> Fix | None:

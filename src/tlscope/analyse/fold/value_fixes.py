@@ -39,9 +39,11 @@ _INT = r"-?\d+"
 _NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[+-]?\d+)?|inf|nan)"
 
 
-def repeated_value_fixes(entries: Sequence[CompileEntry]) -> dict[str, Fix]:
+def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = False) -> dict[str, Fix]:
     """Compile id -> the fix, for each recompile of `entries` (one frame's) explained by a `self`
-    int attribute, or a global number, that explains MIN_RECOMPILES or more of them."""
+    int attribute, or a global number, that explains MIN_RECOMPILES or more of them;
+    `knows_sources`: the run's torch has TORCH_COMPILE_DYNAMIC_SOURCES, which the why names (it
+    makes either dynamic without changing code: checked on torch 2.13, one compile each)."""
     by_source: dict[tuple[str, str], list[CompileEntry]] = {}
     for entry in entries:
         found = _repeatable(entry)
@@ -51,6 +53,8 @@ def repeated_value_fixes(entries: Sequence[CompileEntry]) -> dict[str, Fix]:
     for (kind, source), recompiled in by_source.items():
         if len(recompiled) >= MIN_RECOMPILES:
             fix = _fix(source, recompiled) if kind == KIND else _global_fix(source, recompiled)
+            if knows_sources:
+                fix.why += f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}"'
             fixed.update((entry.id, fix) for entry in recompiled)
     return fixed
 

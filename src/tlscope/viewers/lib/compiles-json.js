@@ -476,6 +476,7 @@ Since 1.29.
  * @property {string[]} [entries]
  * @property {SourceLocation[]} [shared_with]
  * @property {string | null} [left_out]
+ * @property {string[]} [recompiled]
  */
 
 /**

@@ -473,6 +473,7 @@ export type DynamicSource = {
     entries?: string[] | undefined;
     shared_with?: SourceLocation[] | undefined;
     left_out?: string | null | undefined;
+    recompiled?: string[] | undefined;
 };
 /**
  * The PGO profile a run read at its first compile (torch/_dynamo/pgo.py). Since 1.29.
