@@ -5,10 +5,11 @@ recompiles until the recompile limit; each recompile carries the fix `pass_as_ar
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import corpus_compiles
+from helpers import CORPUS, corpus_compiles
 
 from tlscope.analyse.fold.guards import guard_failure
 from tlscope.analyse.fold.value_fixes import GLOBAL_KIND, repeated_value_fixes
@@ -61,3 +62,14 @@ def test_a_value_marked_dynamic_that_still_recompiled_is_said_so(
     assert "torch made" not in sentence and data["dynamic"]["recommended"] == source
     fixes = {e["recompile"]["fix"]["why"] for e in data["compiles"] if e["recompile"] and e["recompile"]["fix"]}
     assert fixes and all(why.endswith(f'TORCH_COMPILE_DYNAMIC_SOURCES="{source}"') for why in fixes)
+
+
+def test_the_report_says_the_fix_as_words(tmp_path: Path) -> None:
+    """The report's recompile section: `pass_as_argument`'s code is an instruction, not a line to add."""
+    from tlscope.cli import main
+
+    out = tmp_path / "out"
+    assert main([str(CORPUS / "global_counter"), "-o", str(out), "--no-browser"]) == 0
+    page = (out / "index.html").read_text()
+    assert '<p class="answers-fix">To avoid it, pass STEP to warmed_up as an argument: the global STEP' in page
+    assert "add <code>pass STEP" not in page

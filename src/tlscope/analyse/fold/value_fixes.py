@@ -94,7 +94,7 @@ def _global_fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
     done = sum(1 for entry in recompiled if entry.status != "failed")  # not the one the limit refused
     why = (
         f"the global {name} explains {done} recompiles of {fn}, one compile a value: Dynamo guards a "
-        f"global by its value and never makes it dynamic, until the recompile limit runs the frame in "
+        f"global by its value and does not make it dynamic on its own, until the recompile limit runs the frame in "
         f"eager. Passed to {fn} as an argument (or read from a tensor), it is made dynamic once it "
         f"changes (automatic dynamic shapes): one recompile, then one graph for every value; a branch "
         f"on its value still compiles once for each side"
