@@ -1,5 +1,5 @@
 """global_counter: a compiled function that reads a global the training loop advances (`STEP`,
-for a warm-up factor). Dynamo guards a global by its value and never makes it dynamic, so every
+for a warm-up factor). Dynamo guards a global by value, not making it dynamic on its own: every
 step recompiles, until the recompile limit (8) runs the function in eager from then on. tlscope
 says each recompile's cause (`global STEP changed: 0 -> 1`), what filled the limit, and the fix:
 pass it as an argument, which automatic dynamic makes dynamic after one change."""

@@ -10,7 +10,7 @@ the fix `torch._dynamo.config.allow_unspec_int_on_nn_module = True` (compiles.js
 automatic dynamic at work for an attribute Dynamo did make dynamic: no fix.
 
 A global number the compiled code reads (`SCALE`, or a loop variable a lambda defined at module
-level captures) is guarded by its value and never made dynamic, so it too recompiles the frame
+level captures) is guarded by its value, not made dynamic on its own, so it too recompiles the frame
 once a value, until the recompile limit (corpus `global_counter`): two or more recompiles by the
 same global, an int or a float each time, get the fix of kind `pass_as_argument` (since 1.46):
 pass it to the compiled function as an argument, which automatic dynamic makes dynamic after one
