@@ -71,3 +71,16 @@ def test_corpus_sequential_is_named(scenario: str, tmp_path_factory: pytest.Temp
 def test_a_users_own_function_has_no_module(tmp_path_factory: pytest.TempPathFactory) -> None:
     data: dict[str, Any] = corpus_compiles("recompiles", tmp_path_factory)
     assert data["compiles"] and not any("module" in e for e in data["compiles"])
+
+
+def test_the_ranks_name_a_wrapped_module_by_its_class() -> None:
+    """The ranks' sentences (frames compared by function, a straggler's slowest compile) name a
+    compile as the run's sentences do; the graphs' keys stay `function_label`, as DynamicSource's."""
+    from tlscope.analyse.ranks.graph_divergence import compile_label, function_label
+
+    wrapper = SourceLocation(name="inner", file="/v/torch/_dynamo/external_utils.py", line=67)
+    entry = CompileEntry(id="[0/0]", dir="0_0_0_0", status="ok", frame_compile="[0/0]", function=wrapper)
+    assert compile_label(entry) == function_label(wrapper) == "inner (external_utils.py:67)"
+    entry.module = "Sequential"
+    assert compile_label(entry) == "Sequential.forward (external_utils.py:67)"
+    assert entry.function is wrapper and wrapper.name == "inner"  # the entry's own is left as logged

@@ -30,6 +30,7 @@ from tlscope.analyse.ranks.graph_divergence import (
     GraphMismatch,
     GraphPrint,
     PayloadText,
+    compile_label,
     dynamic_inputs,
     function_label,
 )
@@ -315,7 +316,7 @@ def frame_functions(entries: Iterable[CompileEntry]) -> dict[int, str]:
     for entry in entries:
         frame = frame_of(entry.id)
         if frame is not None and frame not in found:
-            found[frame] = function_label(entry.function)
+            found[frame] = compile_label(entry)
     return found
 
 
@@ -439,7 +440,7 @@ def _graph_print(entry: CompileEntry, digest_of: Callable[[str], str | None]) ->
     post = _digests(entry.graphs, "inductor_post_grad_graph", digest_of)
     code = _payloads(entry.code, CODE)
     return GraphPrint(
-        function=function_label(entry.function),
+        function=function_label(entry.function),  # as dynamic_inputs keys it (DynamicSource.function)
         digest=found[0],
         payload=found[1][-1],
         post_grad=post[0] if post is not None else "",

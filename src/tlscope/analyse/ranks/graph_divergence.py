@@ -42,7 +42,7 @@ from tlscope.analyse.ranks.words import count as _count
 
 if TYPE_CHECKING:
     from tlscope.analyse.graph_diff import NodeChange
-    from tlscope.format.compiles import Dynamic, SourceLocation
+    from tlscope.format.compiles import CompileEntry, Dynamic, SourceLocation
 
 #: An assignment line of a graph's code: `name: "f32[8][1]cpu" = torch.sin(l_x_);  l_x_ = None`.
 #: Possessive names and blanks that stay on their line: a log's line of a million spaces is read
@@ -166,6 +166,15 @@ def function_label(where: SourceLocation | None) -> str:
         return "?"
     file = (where.file or "?").rsplit("/", 1)[-1]
     return f"{where.name or '?'} ({file}:{where.line if where.line is not None else '?'})"
+
+
+def compile_label(entry: CompileEntry) -> str:
+    """`function_label` of a compile, named as every sentence names it (`Sequential.forward` for a
+    module torch's wrapper `inner` compiled, format 1.46 `module`)."""
+    where = entry.function
+    if where is not None and isinstance(entry.module, str):
+        where = msgspec.structs.replace(where, name=entry.function_name())
+    return function_label(where)
 
 
 def dynamic_inputs(dynamic: Dynamic | None) -> dict[str, str]:

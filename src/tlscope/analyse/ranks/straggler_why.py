@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from tlscope.analyse.phase_words import phase_seconds, where_it_went
 from tlscope.analyse.ranks.divergence import forward_time_s, frame_functions
 from tlscope.analyse.ranks.frames import alignment_keys
-from tlscope.analyse.ranks.graph_divergence import function_label
+from tlscope.analyse.ranks.graph_divergence import compile_label
 from tlscope.analyse.ranks.settings_divergence import SAID, SettingsMismatch
 from tlscope.analyse.ranks.stragglers import Stragglers
 from tlscope.format.compiles import CompileEntry
@@ -78,7 +78,7 @@ def why_slower(
         return None
     key = max(excess, key=lambda k: (excess[k], k))
     entry, other = ours[key], others.get(key)
-    said = f"most in {entry.id} {function_label(entry.function)}: {forward_time_s(entry):.2f} s against "
+    said = f"most in {entry.id} {compile_label(entry)}: {forward_time_s(entry):.2f} s against "
     if other is None:
         return said + f"none on rank {median}, which did not compile it"
     said += f"rank {median}'s {forward_time_s(other):.2f} s" + ("" if other.id == entry.id else f" ({other.id})")
