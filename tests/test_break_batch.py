@@ -25,7 +25,8 @@ def _fix(recompile: dict[str, Any]) -> tuple[str, str, int, str]:
 
 def test_a_tensor_made_inside_is_fixed_at_the_break(recompiles: dict[str, Any]) -> None:
     step_call = "step(torch.randn(n, 16), torch.randn(n, 1))"
-    assert _fix(recompiles["[0/1]"]) == ("mark_dynamic", "torch._dynamo.mark_dynamic(batch, 0)", 36, step_call)
+    both = "torch._dynamo.mark_dynamic(batch, 0); torch._dynamo.mark_dynamic(target, 0)"
+    assert _fix(recompiles["[0/1]"]) == ("mark_dynamic", both, 36, step_call)
     kind, code, line, said = _fix(recompiles["[1/1]"])
     assert (kind, line) == ("change_code", 25) and code == said and said.startswith("if torch.isnan(loss):")
     why = recompiles["[1/1]"]["fix"]["why"]
@@ -37,3 +38,14 @@ def test_the_functions_own_parameter_is_marked_at_its_call(recompiles: dict[str,
     call = ("mark_dynamic", "torch._dynamo.mark_dynamic(x, 0)", 37, "scale(torch.randn(n, 8))")
     assert _fix(recompiles["[2/1]"]) == call
     assert _fix(recompiles["[3/1]"]) == call  # the resume function's x is scale's own x
+
+
+def test_inputs_whose_sizes_changed_together_are_marked_together(recompiles: dict[str, Any]) -> None:
+    """`out - target` ties target's batch to batch's: the recompile made both dynamic (s2, s48,
+    `Eq(s2, s48)`). Marking batch alone raises ConstraintViolationError on torch 2.13 (its first
+    graph specialises it against target's 32); marking both compiles once (checked by hand)."""
+    why = recompiles["[0/1]"]["fix"]["why"]
+    assert why.endswith(
+        "; this recompile made dim 0 of target dynamic too, whose size changed with it: marked alone, "
+        "batch would be specialised against it in the first graph, and mark_dynamic raises"
+    )

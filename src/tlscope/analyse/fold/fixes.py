@@ -138,12 +138,12 @@ def as_the_caller_says(fix: Fix | None) -> Fix | None:
         return fix
     from tlscope.analyse.fold.caller import caller_argument  # a log with a fix: few do
 
-    said = caller_argument(fix.where.code, fix.input)
-    head = f"({fix.input}, "
-    if said is None or said == fix.input or head not in fix.code:
-        return fix
-    fix.code = fix.code.replace(head, f"({said}, ", 1)
-    fix.why += f" (the line before which it goes passes it as {said})"
+    for name in dict.fromkeys(re.findall(r"\(([^,()]+), \d+\)", fix.code)):  # each input it marks
+        said = caller_argument(fix.where.code, name)
+        if said is None or said == name:
+            continue
+        fix.code = fix.code.replace(f"({name}, ", f"({said}, ", 1)
+        fix.why += f" (the line before which it goes passes {name} as {said})"
     return fix
 
 
@@ -265,7 +265,7 @@ def fix_for(entry: CompileEntry, failure: GuardFailure, frames: _Frame) -> Fix |
             return _break_fix(entry, failure, resumed) if failure.kind == "size" else None
         where = resumed.caller or where  # f's own parameter: marked where f is called
     if failure.kind == "size":
-        return _size_fix(entry, failure, frames, own, where)
+        return _with_others(_size_fix(entry, failure, frames, own, where), entry, own)
     if failure.kind == "dynamic_range":
         return _range_fix(entry, failure, frames, where)
     if failure.kind == "dim_marking":
@@ -337,6 +337,49 @@ def _size_fix(
             f"{_other_way(source, dim, dynamic, frames.knows_sources)}"
         ),
     )
+
+
+def _with_others(fix: Fix | None, entry: CompileEntry, own: Sequence[Symbol]) -> Fix | None:
+    """A marking fix that marks, too, the other inputs whose size the call changed on a dimension
+    this recompile made dynamic (a batch's labels beside its data: `out - target` ties their
+    sizes): marked alone, the first graph specialises the one against the others, and
+    mark_dynamic raises (corpus break_batch's `step(batch, target)`)."""
+    if fix is None or fix.kind not in ("mark_dynamic", "maybe_mark_dynamic") or fix.dim is None:
+        return fix
+    others = _also_changed(entry, own, fix.source, fix.dim)
+    if not others:
+        return fix
+    call = fix.code.split("(", 1)[0]
+    fix.code = "; ".join([fix.code, *(f"{call}({name}, {dim})" for name, dim in others)])
+    said = " and ".join(f"dim {dim} of {name}" for name, dim in others)
+    fix.why += (
+        f"; this recompile made {said} dynamic too, whose size changed with it: marked alone, {fix.input} "
+        "would be specialised against it in the first graph, and mark_dynamic raises"
+    )
+    return fix
+
+
+def _also_changed(entry: CompileEntry, own: Sequence[Symbol], source: str, dim: int) -> list[tuple[str, int]]:
+    """(input, dimension) of the new compile's size symbols, other than `source`'s `dim`, on a
+    dimension whose size the recompile's `changes` say the call changed."""
+    changes = {c.input: c for c in entry.recompile.changes if c.what == "size"} if entry.recompile else {}
+    found: list[tuple[str, int]] = []
+    for s in own:
+        if s.what != "size" or s.input is None or s.dim is None or s.input_source is None:
+            continue
+        change = changes.get(s.input_source)
+        key = (s.input, s.dim)
+        if change is None or (s.input_source, s.dim) == (source, dim) or key in found:
+            continue
+        if _dim_changed(change.before, change.after, s.dim):
+            found.append(key)
+    return found
+
+
+def _dim_changed(before: str | None, after: str | None, dim: int) -> bool:
+    """Whether two printed sizes (`[32, 16]`, `[4, 16]`) differ at `dim`."""
+    a, b = (re.findall(r"[^\[\],\s]+", text or "") for text in (before, after))
+    return dim < len(a) and dim < len(b) and a[dim] != b[dim]
 
 
 def _other_way(source: str, dim: int, dynamic: bool, knows_sources: bool) -> str:
