@@ -63,19 +63,22 @@ def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
     and time; the entry keeps one stack, so a function other than the entry's has none."""
     forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
     raw = own = entry.function
+    stack: Sequence[SourceLocation] = entry.stack
     if raw is not None and isinstance(entry.module, str):  # `Sequential.forward`, not torch's `inner`
         own = msgspec.structs.replace(raw, name=entry.function_name())
+        if stack and (stack[-1].name, stack[-1].file) == (raw.name, raw.file):  # the wrapper's own frame
+            stack = [*stack[:-1], msgspec.structs.replace(stack[-1], name=own.name)]
     if len({r.co_name for r in forward}) < 2:
         if entry.time is None or entry.time.duration_s is None:
             return []
-        return [(entry.stack, own, entry.time.duration_s)]
+        return [(stack, own, entry.time.duration_s)]
     found: list[TimedCompile] = []
     for record in forward:
         if record.time_s is None:
             continue
         function = SourceLocation(name=record.co_name, file=record.co_filename, line=record.co_firstlineno)
         mine = raw is not None and (raw.name, raw.line) == (function.name, function.line)
-        found.append((entry.stack if mine else [], own if mine else function, record.time_s))
+        found.append((stack if mine else [], own if mine else function, record.time_s))
     return found
 
 
