@@ -84,3 +84,27 @@ def test_the_ranks_name_a_wrapped_module_by_its_class() -> None:
     entry.module = "Sequential"
     assert compile_label(entry) == "Sequential.forward (external_utils.py:67)"
     assert entry.function is wrapper and wrapper.name == "inner"  # the entry's own is left as logged
+
+
+def test_the_flame_graph_names_the_wrappers_frame_by_the_module() -> None:
+    """The compile's stack ends in the wrapper's own frame: drawn as `Sequential.forward` there,
+    not as `inner` with a `Sequential.forward` leaf of the same line below it."""
+    from tlscope.analyse.flame import flame_tree
+    from tlscope.format.compiles import Timing
+
+    wrapper = SourceLocation(name="inner", file="/v/torch/_dynamo/external_utils.py", line=67)
+    user = SourceLocation(name="main", file="/p/train.py", line=21)
+    entry = CompileEntry(
+        id="[0/0]",
+        dir="d",
+        status="ok",
+        frame_compile="[0/0]",
+        function=wrapper,
+        stack=[user, wrapper],
+        time=Timing(duration_s=2.0, source="chromium_event"),
+        module="Sequential",
+    )
+    root = flame_tree([entry])
+    (main,) = root.children
+    (leaf,) = main.children
+    assert (leaf.name, leaf.line, leaf.children) == ("Sequential.forward", 67, [])
