@@ -170,6 +170,14 @@ def test_a_skipped_function_is_named(tmp_path_factory: pytest.TempPathFactory) -
     # A module's function (`time.time()`): torch's qualname is `time`, said with its module.
     builtin = text.replace("module: <unknown module>, qualname: Random.random", "module: time, qualname: time")
     assert parse_graph_break(builtin).reason == "Attempted to call function marked as skipped: time.time"
+    # A `torch.compiler.disable`d function (format 1.46): its debug context is the function's repr.
+    disabled = text.replace(
+        "Attempted to call function marked as skipped", "Skip calling `torch.compiler.disable()`d function"
+    )
+    disabled = disabled.replace(
+        "module: <unknown module>, qualname: Random.random, skip reason: builtin", "<function logger at 0x7f18>"
+    )
+    assert parse_graph_break(disabled).reason == "Skip calling `torch.compiler.disable()`d function: logger"
     no_context = text.replace("Developer debug context", "Context")
     assert parse_graph_break(no_context).reason == "Attempted to call function marked as skipped"
     breaks = {b["reason"] for b in corpus_compiles("ddp_sequential", tmp_path_factory)["graph_breaks"]}

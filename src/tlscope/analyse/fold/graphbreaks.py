@@ -43,6 +43,8 @@ _RAISED = "Developer debug context: raised exception "
 #: A call of a function Dynamo skips: torch names the function only in the debug context
 #: (`Developer debug context: module: <unknown module>, qualname: Random.random, skip reason: …`).
 _SKIPPED = "Attempted to call function marked as skipped"
+#: The break at a call of a `torch.compiler.disable`d function, whose debug context names it.
+_DISABLED = "Skip calling `torch.compiler.disable()`d function"
 _CONTEXT = "Developer debug context: module: "
 #: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
 _HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
@@ -123,27 +125,44 @@ def _headline(lines: list[str]) -> str:
             return f"{following}: {raised}" if raised else following
         if following == _SKIPPED:
             return _skipped(lines[at + 1 :])
+        if following == _DISABLED:
+            return _disabled(lines[at + 1 :])
         return following or rest or "(no reason given)"
     # No `Graph Break Reason:` line: the first line that is not the location.
     body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
     return body[0] if body else "(no reason given)"
 
 
-def _skipped(lines: list[str]) -> str:
-    """`Attempted to call function marked as skipped: Random.random`: the function, from the debug
-    context of the break's own text (up to its traceback), where torch names it. A method by its
-    class (`DistributedDataParallel._inside_ddp_forward`); a module's function with its module
-    (`time.time`, whose qualname alone, `time`, reads as the module)."""
+def _context(lines: list[str], lead: str) -> str | None:
+    """What follows `lead` on the break's own `Developer debug context:` line (up to its
+    traceback), where torch names what the break is about; None without one."""
     for text in lines:
         if text.strip().startswith(("User code traceback", "Traceback")):
             break
-        _, context, after = text.partition(_CONTEXT)
-        module, _, rest = after.partition(", qualname: ")
-        name = re.match(r"[\w.<>]+", rest) if context else None
-        if name is not None:
-            plain = "." not in name[0] and re.fullmatch(r"[\w.]+", module) is not None
-            return f"{_SKIPPED}: {f'{module}.' if plain else ''}{name[0]}"
-    return _SKIPPED
+        _, found, after = text.partition(lead)
+        if found:
+            return after
+    return None
+
+
+def _disabled(lines: list[str]) -> str:
+    """`Skip calling `torch.compiler.disable()`d function: logger`: the function its debug context
+    names (`<function logger at 0x7f...>`)."""
+    name = re.match(r"[\w.<>]+", _context(lines, "Developer debug context: <function ") or "")
+    return f"{_DISABLED}: {name[0]}" if name is not None else _DISABLED
+
+
+def _skipped(lines: list[str]) -> str:
+    """`Attempted to call function marked as skipped: Random.random`: the function its debug
+    context names. A method by its class (`DistributedDataParallel._inside_ddp_forward`); a
+    module's function with its module (`time.time`, whose qualname alone, `time`, reads as the
+    module)."""
+    module, _, rest = (_context(lines, _CONTEXT) or "").partition(", qualname: ")
+    name = re.match(r"[\w.<>]+", rest)
+    if name is None:
+        return _SKIPPED
+    plain = "." not in name[0] and re.fullmatch(r"[\w.]+", module) is not None
+    return f"{_SKIPPED}: {f'{module}.' if plain else ''}{name[0]}"
 
 
 def _user_traceback(lines: list[str]) -> list[SourceLocation]:
