@@ -42,4 +42,11 @@ def test_none_guards_read_as_written() -> None:
     number = guard_failure("0/0: expected type of 'x' to be a tensor type, ' but found <class 'int'>")
     assert (number.kind, number.expected, number.actual) == ("type", "Tensor", "int")
     assert number.explanation == "x is an int now; the entry was compiled for a tensor"
+    # A tensor of another class (format 1.46): an nn.Parameter where a plain tensor was, or the reverse.
+    plain = guard_failure("0/0: expected type of 'w' to be a tensor type, ' but found <class 'torch.Tensor'>")
+    assert (plain.kind, plain.expected, plain.actual) == ("type", None, "Tensor")
+    assert plain.explanation == (
+        "w is a Tensor now; the entry was compiled for another tensor type "
+        "(an nn.Parameter, a plain Tensor and each tensor subclass compile apart)"
+    )
     assert guard_failure("0/0: f(x) is None").kind == "other"

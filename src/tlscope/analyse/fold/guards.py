@@ -357,8 +357,15 @@ def _not_a_tensor(m: re.Match[str], guard: str) -> GuardFailure:
     if found == "NoneType":
         text = f"{name} changed: a tensor -> None (the entry was compiled for a tensor {name})"
         return _failure("none", guard, text, subject=subject_name(m["s"]), expected="not None", actual="None")
+    if m["t"].startswith("torch."):  # a tensor still: a Parameter where a plain tensor was, or the reverse
+        text = f"{name} is {_a(found)} now; the entry was compiled for another tensor type ({_OTHER_TENSOR})"
+        return _failure("type", guard, text, subject=subject_name(m["s"]), actual=found)
     text = f"{name} is {_a(found)} now; the entry was compiled for a tensor"
     return _failure("type", guard, text, subject=subject_name(m["s"]), expected="Tensor", actual=found)
+
+
+#: Why a tensor of another class recompiles: Dynamo guards the exact type of a tensor input.
+_OTHER_TENSOR = "an nn.Parameter, a plain Tensor and each tensor subclass compile apart"
 
 
 def _a(word: str) -> str:
