@@ -138,12 +138,13 @@ def as_the_caller_says(fix: Fix | None) -> Fix | None:
         return fix
     from tlscope.analyse.fold.caller import caller_argument  # a log with a fix: few do
 
-    for name in dict.fromkeys(re.findall(r"\(([^,()]+), \d+\)", fix.code)):  # each input it marks
+    names = list(dict.fromkeys(re.findall(r"\(([^,()]+), \d+\)", fix.code)))  # each input it marks
+    for name in names:
         said = caller_argument(fix.where.code, name)
         if said is None or said == name:
             continue
         fix.code = fix.code.replace(f"({name}, ", f"({said}, ", 1)
-        fix.why += f" (the line before which it goes passes {name} as {said})"
+        fix.why += f" (the line before which it goes passes {'it' if len(names) == 1 else name} as {said})"
     return fix
 
 
