@@ -109,6 +109,8 @@ class DynamicFold:
     def __init__(self) -> None:
         #: Per (frame, source): what automatic dynamic shapes made dynamic, first compile id first.
         self.automatic: dict[tuple[str | None, str], _Learned] = {}
+        #: The same, by (frame, `value_key` of the source): as a recompile's failure names it.
+        self._by_value: dict[tuple[str | None, str], _Learned] = {}
         #: Per (file name, first line, function name) of the profile: its dynamic sources.
         self.profile: dict[tuple[str, int, str], list[_Learned]] = {}
         self.profile_read: PgoProfile | None = None
@@ -151,7 +153,7 @@ class DynamicFold:
         frame = _frame_text(cid)
         learned = self.automatic.get((frame, source))
         if learned is None:
-            learned = self.automatic[(frame, source)] = _Learned(
+            learned = self.automatic[(frame, source)] = self._by_value[(frame, value_key(source))] = _Learned(
                 source=source, by=AUTOMATIC_WHY, compile_id=cid, frame=frame, dims=[]
             )
         if type(dim) is int and learned.dims is not None:
@@ -274,8 +276,7 @@ class DynamicFold:
         failure = entry.recompile.shown_failure() if entry.recompile is not None else None
         if failure is None or failure.kind not in ("value", "global") or failure.subject is None:
             return
-        key = value_key(failure.subject)  # `self.step` said, `L['self'].step` learned
-        learned = next((v for (f, src), v in self.automatic.items() if f == frame and value_key(src) == key), None)
+        learned = self._by_value.get((frame, value_key(failure.subject)))  # `self.step`, `L['self'].step`
         if learned is None or learned.dims is not None or _not_after(entry.id, learned.compile_id):
             return
         if len(learned.recompiled) < MAX_RECOMPILES:
