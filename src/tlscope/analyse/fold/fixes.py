@@ -209,7 +209,10 @@ class Resumes:
                 continue
             key = (_base(fn.file), fn.name)
             if key in self.inputs or len(self.inputs) < MAX_FUNCTIONS:
-                self.inputs.setdefault(key, set()).update(t.source for t in entry.inputs)
+                # Its own locals only (`L['x']`), what a resume function can be passed: a model's
+                # parameters, hundreds of inputs a frame, never are.
+                own = (t.source for t in entry.inputs if t.source.startswith("L['") and t.source.count("'") == 2)
+                self.inputs.setdefault(key, set()).update(own)
 
     def resumed(self, entry: CompileEntry, where: SourceLocation | None) -> Resumed | None:
         """When `entry` compiles a resume function and `where` (its symbols' user line) is the
