@@ -21,8 +21,10 @@ The change that avoids it is decided here once, from the log's facts only:
 The user's line is the call that entered the input: the innermost user frame of the new
 compile's `create_symbol` stacks (every symbol of a compile is created during the same call).
 A resume function's (`torch_dynamo_resume_in_f_at_4`, the rest of `f` after a graph break) is
-`f`'s own line at the break, inside the function; its input came from the call of `f`, where
-marking it also makes `f`'s own first graph dynamic: that call is the line.
+`f`'s own line at the break, inside the compiled function, where no mark_dynamic can go: an input
+`f` got from its caller is marked at the user's call of `f` instead (the same tensor, so both
+graphs are dynamic at once); an input made inside `f` no marking reaches, and the fix is the
+graph break's line (`change_code`).
 """
 
 from __future__ import annotations
@@ -192,7 +194,8 @@ class Resumed(NamedTuple):
 
 
 class Resumes:
-    """The tensor inputs of each function compiled so far, by (file name, function name): a
+    """The tensor inputs of each function compiled so far that are its own locals, by (file
+    name, function name): a
     resume function (`torch_dynamo_resume_in_f_at_4`, the rest of `f` after a graph break) gets
     its inputs from `f`'s own line at the break, and whether an input was `f`'s own parameter
     decides where its fix goes. `f` is always compiled first, so its frame comes earlier."""
