@@ -214,10 +214,9 @@ def wrapped_module(payload: bytes) -> str | None:
     override `forward`. None for anything else passed through the wrapper (a `functools.partial`,
     a function) and for guards that do not say."""
     text = payload.decode("utf-8", "replace")
-    if not any(mark in text for mark in _MODULE_MARKS):
+    at = text.find("source=L['fn'],")
+    if at < 0 or not any(mark in text for mark in _MODULE_MARKS):
         return None
-    for line in text.splitlines():
-        if "source=L['fn']," in line:
-            found = re.search(_CLASS, line)
-            return found["c"].rpartition(".")[2] if found is not None and "." in found["c"] else None
-    return None
+    end = text.find("\n", at)
+    found = re.search(_CLASS, text[at : end if end >= 0 else len(text)])
+    return found["c"].rpartition(".")[2] if found is not None and "." in found["c"] else None
