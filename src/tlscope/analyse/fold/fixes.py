@@ -293,7 +293,6 @@ def _size_fix(
         return None
     name, dim = failure.subject, int(found["dim"])
     source = _source_of(entry, name)
-    entry_name = failure.cache_entry
     symbol = next((s for s in own if s.input_source == source and s.dim == dim and s.what == "size"), None)
     if symbol is not None and symbol.specializations:
         others = [
@@ -315,35 +314,25 @@ def _size_fix(
         "so every new size compiles again"
     )
     if small:
-        return Fix(
-            kind="maybe_mark_dynamic",
-            input=name,
-            source=source,
-            dim=dim,
-            code=f"torch._dynamo.maybe_mark_dynamic({name}, {dim})",
-            where=where,
-            why=(
-                f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
-                f"{entry_name} was compiled for one size; {how}. This function was also called with "
+        return _marking(
+            "maybe_mark_dynamic",
+            name,
+            source,
+            dim,
+            where,
+            (
+                f"{_size_changed(name, dim, failure)}; {how}. This function was also called with "
                 f"size {' and '.join(small)} on that dimension, which is always specialised, so mark_dynamic "
                 f"would raise on such a tensor: maybe_mark_dynamic on the tensor passed as {name}, before "
                 f"its first call, makes the first graph dynamic where it can"
             ),
         )
-    return Fix(
-        kind="mark_dynamic",
-        input=name,
-        source=source,
-        dim=dim,
-        code=f"torch._dynamo.mark_dynamic({name}, {dim})",
-        where=where,
-        why=(
-            f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
-            f"{entry_name} was compiled for one size; {how}. Marking dim {dim} of the tensor passed as "
-            f"{name} dynamic, before its first call, compiles the dynamic graph at once"
-            f"{_other_way(source, dim, dynamic, frames.knows_sources)}"
-        ),
+    why = (
+        f"{_size_changed(name, dim, failure)}; {how}. Marking dim {dim} of the tensor passed as "
+        f"{name} dynamic, before its first call, compiles the dynamic graph at once"
+        f"{_other_way(source, dim, dynamic, frames.knows_sources)}"
     )
+    return _marking("mark_dynamic", name, source, dim, where, why)
 
 
 def _with_others(fix: Fix | None, entry: CompileEntry, own: Sequence[Symbol]) -> Fix | None:
@@ -448,26 +437,33 @@ def _specialised_fix(
     )
 
 
+def _marking(kind: str, name: str, source: str, dim: int, where: SourceLocation | None, why: str) -> Fix:
+    """A fix that marks dim `dim` of the tensor passed as `name` (`torch._dynamo.<kind>(x, 0)`)."""
+    return Fix(
+        kind=kind, input=name, source=source, dim=dim, code=f"torch._dynamo.{kind}({name}, {dim})", where=where, why=why
+    )
+
+
+def _size_changed(name: str, dim: int, failure: GuardFailure) -> str:
+    """`the size of x on dim 0 changed (4 -> 6) after [0/0] was compiled for one size`."""
+    return (
+        f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
+        f"{failure.cache_entry} was compiled for one size"
+    )
+
+
 def _to_specialised(name: str, source: str, dim: int, failure: GuardFailure, where: SourceLocation | None) -> Fix:
     """A call whose size is 0 or 1 where the entry was compiled for another: Dynamo specialises
     0 and 1 whatever marks the tensor (mark_dynamic raises, maybe_mark_dynamic gives way), so
     only an unbacked dimension spares the graph (a one-token decode step after a prompt)."""
-    return Fix(
-        kind="mark_unbacked",
-        input=name,
-        source=source,
-        dim=dim,
-        code=f"torch._dynamo.mark_unbacked({name}, {dim})",
-        where=where,
-        why=(
-            f"the size of {name} on dim {dim} changed ({failure.expected} -> {failure.actual}) after "
-            f"{failure.cache_entry} was compiled for one size; a size of 0 or 1 is always specialised, so "
-            f"this recompile compiled a graph for size {failure.actual} alone, which no mark_dynamic or "
-            f"maybe_mark_dynamic avoids. mark_unbacked on the tensor passed as {name}, before its first call, "
-            f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch on "
-            f"that size; otherwise this graph is the cost of size {failure.actual}"
-        ),
+    why = (
+        f"{_size_changed(name, dim, failure)}; a size of 0 or 1 is always specialised, so "
+        f"this recompile compiled a graph for size {failure.actual} alone, which no mark_dynamic or "
+        f"maybe_mark_dynamic avoids. mark_unbacked on the tensor passed as {name}, before its first call, "
+        f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch on "
+        f"that size; otherwise this graph is the cost of size {failure.actual}"
     )
+    return _marking("mark_unbacked", name, source, dim, where, why)
 
 
 def _range_fix(entry: CompileEntry, failure: GuardFailure, frames: _Frame, where: SourceLocation | None) -> Fix | None:
@@ -482,21 +478,14 @@ def _range_fix(entry: CompileEntry, failure: GuardFailure, frames: _Frame, where
         name, dim = _local(refs[0][0]), refs[0][1]
         source = _source_of(entry, name)
     size = next((t.size[dim] for t in entry.inputs if t.source == source and t.size and dim < len(t.size)), None)
-    return Fix(
-        kind="mark_unbacked",
-        input=name,
-        source=source,
-        dim=dim,
-        code=f"torch._dynamo.mark_unbacked({name}, {dim})",
-        where=where,
-        why=(
-            f"{failure.cache_entry} is dynamic on dim {dim} of {name} but only for the sizes its guard "
-            f"`{failure.guard}` allows; this call's size{'' if size is None else f' {size}'} is outside it "
-            f"(a dynamic size is always specialised on 0 and 1). mark_unbacked instead of mark_dynamic "
-            f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch "
-            f"on that size; otherwise this extra graph is the cost of that size"
-        ),
+    why = (
+        f"{failure.cache_entry} is dynamic on dim {dim} of {name} but only for the sizes its guard "
+        f"`{failure.guard}` allows; this call's size{'' if size is None else f' {size}'} is outside it "
+        f"(a dynamic size is always specialised on 0 and 1). mark_unbacked instead of mark_dynamic "
+        f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch "
+        f"on that size; otherwise this extra graph is the cost of that size"
     )
+    return _marking("mark_unbacked", name, source, dim, where, why)
 
 
 def _marking_fix(entry: CompileEntry, failure: GuardFailure, where: SourceLocation | None) -> Fix | None:

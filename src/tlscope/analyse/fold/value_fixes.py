@@ -73,11 +73,16 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
     return KIND, f"L['self']{match[1]}"
 
 
+def _counted(recompiled: Sequence[CompileEntry], unnamed: str) -> tuple[str, int]:
+    """The recompiled function's name, and its recompiles but the one the limit refused."""
+    first = recompiled[0].function
+    fn = first.name if first is not None and first.name else unnamed
+    return fn, sum(1 for entry in recompiled if entry.status != "failed")
+
+
 def _fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
     name = value_key(source)
-    first = recompiled[0].function
-    fn = first.name if first is not None and first.name else "its function"
-    done = sum(1 for entry in recompiled if entry.status != "failed")  # not the one the limit refused
+    fn, done = _counted(recompiled, "its function")
     why = (
         f"{name}, an int attribute of the module, explains {done} recompiles of {fn}, one "
         "compile a value: Dynamo specialises a module's int attributes, until the recompile limit runs "
@@ -89,9 +94,7 @@ def _fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
 
 def _global_fix(source: str, recompiled: Sequence[CompileEntry]) -> Fix:
     name = said_name(source)
-    first = recompiled[0].function
-    fn = first.name if first is not None and first.name else "the compiled function"
-    done = sum(1 for entry in recompiled if entry.status != "failed")  # not the one the limit refused
+    fn, done = _counted(recompiled, "the compiled function")
     why = (
         f"the global {name} explains {done} recompiles of {fn}, one compile a value: Dynamo guards a "
         f"global by its value and does not make it dynamic on its own, until the recompile limit runs the frame in "
