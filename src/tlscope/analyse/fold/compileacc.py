@@ -7,7 +7,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 from __future__ import annotations
 
 from tlscope.analyse.fold.callvalues import Values, Wanted
-from tlscope.analyse.fold.graphbreaks import fix_hints
+from tlscope.analyse.fold.graphbreaks import fix_hints, named_reason
 from tlscope.format.compiles import (
     CacheOutcome,
     Failure,
@@ -188,8 +188,27 @@ def failure_headline(lines: list[str]) -> str:
     if raised:
         return f"{first.rstrip()}: {raised}"
     if not first.rstrip().endswith(":"):
-        return first
+        named = named_reason(first.strip(), lines[1:])
+        return (first if named == first.strip() else named) + _then(lines)
     return f"{first.rstrip()} {following}" if following else first
+
+
+#: How torch's failure text goes on to a second graph break met while handling the first.
+_ANOTHER = "*** While handling this graph break, another graph break occurred: ***"
+
+
+def _then(lines: list[str]) -> str:
+    """`; then graph break in loop: torch.compile detected a graph break in a for/while loop. …`:
+    the graph break torch met while handling the first, which is what failed the frame (a break
+    in a loop runs the whole frame in eager), with torch's explanation of it."""
+    at = next((i for i, line in enumerate(lines) if line.strip() == _ANOTHER), None)
+    if at is None:
+        return ""
+    rest = [line.strip() for line in lines[at + 1 :] if line.strip()]
+    if not rest:
+        return ""
+    why = rest[1].removeprefix("Explanation:").strip() if len(rest) > 1 and rest[1].startswith("Explanation:") else ""
+    return f"; then {rest[0]}" + (f": {why}" if why else "")
 
 
 def _node_error(explanation: str) -> str:

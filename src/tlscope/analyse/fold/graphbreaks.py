@@ -123,14 +123,21 @@ def _headline(lines: list[str]) -> str:
         if following == OBSERVED:
             raised = next((t.strip()[len(_RAISED) :] for t in lines[at + 1 :] if t.strip().startswith(_RAISED)), "")
             return f"{following}: {raised}" if raised else following
-        if following == _SKIPPED:
-            return _skipped(lines[at + 1 :])
-        if following == _DISABLED:
-            return _disabled(lines[at + 1 :])
-        return following or rest or "(no reason given)"
+        return named_reason(following, lines[at + 1 :]) or rest or "(no reason given)"
     # No `Graph Break Reason:` line: the first line that is not the location.
     body = [t.strip() for t in lines if t.strip() and not _AT.match(t)]
     return body[0] if body else "(no reason given)"
+
+
+def named_reason(reason: str, after: list[str]) -> str:
+    """A break's (or a failure's) reason line, with the function its debug context names when the
+    line names none (`Attempted to call function marked as skipped: time.time`); `after`: the
+    lines that follow it."""
+    if reason == _SKIPPED:
+        return _skipped(after)
+    if reason == _DISABLED:
+        return _disabled(after)
+    return reason
 
 
 def _context(lines: list[str], lead: str) -> str | None:
