@@ -174,7 +174,14 @@ class OutputDir:
         except OSError as err:
             raise OutputError(f"cannot create {self.target}: {os_error_text(err)}") from None
         if self.guard:
-            self._guard = start_guard(self._tmp)
+            try:
+                self._guard = start_guard(self._tmp)
+            except BaseException:
+                # A stop signal while the guard starts (a process to spawn: long on a loaded
+                # machine) ends the run before `__exit__` can: the folder goes here.
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                self._tmp = None
+                raise
         return self
 
     def __exit__(
