@@ -246,3 +246,20 @@ def test_a_stopped_guard_is_not_waited_for_and_is_reaped_later(tmp_path: Path) -
     assert guard.pid not in lifetime._unreaped
     with pytest.raises(ChildProcessError):
         os.waitpid(guard.pid, os.WNOHANG)
+
+
+def test_a_stop_while_the_guard_starts_leaves_no_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM handled while the cleanup guard is being spawned (slow on a loaded machine) ends
+    the run inside `OutputDir.__enter__`, where no `__exit__` follows: the folder goes there."""
+    from tlscope.write import outdir
+
+    def stopped(path: Path) -> None:
+        assert path.is_dir()  # made: the window is after mkdtemp
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(outdir, "start_guard", stopped)
+    with pytest.raises(KeyboardInterrupt), outdir.OutputDir(tmp_path / "out", overwrite=False):
+        pass
+    assert list(tmp_path.iterdir()) == []
