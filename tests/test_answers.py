@@ -134,10 +134,17 @@ def break_key(payload: str) -> tuple[str, str | None, int | None]:
             raised = re.search(r"Developer debug context: raised exception (.+)", payload)
             if reason == "Observed exception" and raised:
                 reason = f"{reason}: {raised[1].strip()}"
-            # A skipped function is named only in the debug context, before the traceback.
-            skipped = re.search(r"debug context: module: [^\n]*?, qualname: ([\w.<>]+)", payload.split("Traceback")[0])
+            # A skipped function is named only in the debug context, before the traceback: a
+            # module's own function with its module (format 1.46: `time.time`, not `time`).
+            own = payload.split("Traceback")[0]
+            skipped = re.search(r"debug context: module: ([^\n]*?), qualname: ([\w.<>]+)", own)
             if reason == "Attempted to call function marked as skipped" and skipped:
-                reason = f"{reason}: {skipped[1]}"
+                plain = "." not in skipped[2] and re.fullmatch(r"[\w.]+", skipped[1])
+                reason = f"{reason}: {skipped[1] + '.' if plain else ''}{skipped[2]}"
+            # A disabled function too (1.46), as its repr: `<function hook at 0x…>`.
+            disabled = re.search(r"debug context: <function ([\w.<>]+)", own)
+            if reason == "Skip calling `torch.compiler.disable()`d function" and disabled:
+                reason = f"{reason}: {disabled[1]}"
             break
     frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
     where = (at[1], int(at[2])) if at is not None else (frames[-1][0], int(frames[-1][1])) if frames else (None, None)
