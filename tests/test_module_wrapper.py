@@ -108,3 +108,16 @@ def test_the_flame_graph_names_the_wrappers_frame_by_the_module() -> None:
     (main,) = root.children
     (leaf,) = main.children
     assert (leaf.name, leaf.line, leaf.children) == ("Sequential.forward", 67, [])
+
+
+def test_summary_counts_one_compile_in_the_singular() -> None:
+    """corpus simple, one compile of the wrapped Sequential: `1 compile: 1 ok` (not `1 compiles`)."""
+    import subprocess
+    import sys
+
+    from helpers import CORPUS
+
+    log = str(next((CORPUS / "simple").glob("*.log.gz")))
+    text = subprocess.run([sys.executable, "-m", "tlscope", "summary", log], check=True, capture_output=True, text=True)
+    lines = text.stdout.splitlines()
+    assert lines[2] == "1 compile: 1 ok" and lines[3].startswith("  most compile time: [0/0] Sequential.forward")

@@ -46,7 +46,8 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     if summary.vllm:
         lines.append(vllm_line(summary.vllm))
     if summary.compiles or not lines:
-        lines.append(f"{len(summary.compiles)} compiles: {statuses}")
+        count = len(summary.compiles)
+        lines.append(f"{count} compile{'s' if count != 1 else ''}: {statuses}")
     # The first answers (analyse/headline.py), as `tlscope LOG` says them under its counts.
     lines += [f"  {line}" for line in summary.headline]
     head.append("\n".join(lines))
