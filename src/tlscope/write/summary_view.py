@@ -329,11 +329,13 @@ def _shapes(summary: Summary) -> list[Table | Text]:
         )
         table.caption = "* changed since the compile before; ← the dimension the recompile's reason names"
         # Only the inputs that changed: a model's parameters, hundreds of them, keep theirs.
-        kept = [row for row in frame.inputs if not any(_changed(cell) for cell in row.cells)]
+        kept: list[InputShapes] = []
         for row in frame.inputs:
-            if row not in kept:
-                for cell in row.cells[: 2 * TOP]:
-                    table.add_row(cell.compile_id, Text(_row_label(row)), *_cell(cell))
+            if not any(_changed(cell) for cell in row.cells):
+                kept.append(row)
+                continue
+            for cell in row.cells[: 2 * TOP]:
+                table.add_row(cell.compile_id, Text(_row_label(row)), *_cell(cell))
         if kept:
             names = ", ".join(_row_label(row) for row in kept[:3]) + (", …" if len(kept) > 3 else "")
             table.caption += f"; {len(kept)} other input{'s' if len(kept) != 1 else ''} ({names}) unchanged throughout"
