@@ -129,8 +129,15 @@ def test_the_break_met_most_often_the_first_among_equals() -> None:
         DistinctGraphBreak(reason="three", user_frame=at, count=3, compile_ids=["[3/0]"]),
     ]
     assert headline(None, breaks, None) == [
-        "most frequent graph break (3 times in 1 compile): two at train.py:9 (`print(x)`)"
+        "most frequent graph break (3 times in 1 compile; 1 other as often): two at train.py:9 (`print(x)`)"
     ]
+    # Alone at the top, or the only break, it is the most frequent: no equals to say.
+    assert headline(None, breaks[:2], None)[0].startswith("most frequent graph break (3 times in 1 compile): two")
+    assert headline(None, breaks[:1], None)[0].startswith("most frequent graph break (2 times in 2 compiles): one")
+    # Every break met once: the line names the first, and how many others were met as often.
+    once = [DistinctGraphBreak(reason=r, user_frame=at, count=1, compile_ids=["[0/0]"]) for r in ("a", "b", "c")]
+    said = headline(None, once, None)[0]
+    assert said.startswith("most frequent graph break (1 time in 1 compile; 2 others as often): a")
     # The compile to open: the first the break stopped; none for a break of no compile id.
     assert [(a.kind, a.compile_id) for a in first_answers(None, breaks, None)] == [("graph_break", "[2/0]")]
     breaks[1].compile_ids.clear()

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shutil
@@ -570,6 +571,44 @@ _FAILED_FN_AT = re.compile(
 _MODULE = re.compile(rb',"module":"(?:[^"\\]|\\.)*"(?=\})')
 
 
+#: 1.46's words for `metrics_missing`, and 1.47's vocabulary entries in their place.
+_MISSING_146 = (
+    "No compilation metrics were logged for this compile id and no later attempt explains why: the "
+    "process may have died or the log been cut, or the id holds only runtime events, or it is a "
+    "compiled-autograd id with no frame (`[!N/-/-]`, holding the compiled backward graphs)."
+)
+
+
+def _vocabulary_147() -> tuple[bytes, bytes]:
+    """compiles.json's `statuses` entries for `captured` and `metrics_missing` as 1.47 writes them, and as 1.46 did."""
+    from tlscope.format.status import STATUSES
+
+    def entry(name: str, words: str) -> bytes:
+        return json.dumps({name: words}, ensure_ascii=False, separators=(",", ":"))[1:-1].encode()
+
+    new = entry("captured", STATUSES["captured"]) + b"," + entry("metrics_missing", STATUSES["metrics_missing"])
+    return new, entry("metrics_missing", _MISSING_146)
+
+
+def without_147_changes(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.46 wrote it but for what 1.47 says anew: the status vocabulary's
+    `captured` (in `statuses` and `status_order`) is removed, `metrics_missing`'s words restored,
+    each recompile change's `name` removed (not forgiven: the report's changes named by it, a
+    compiled-autograd capture's status `captured` and time, `CompiledAutogradN` naming its
+    graph's compile, and the equals of the most frequent graph break)."""
+    name, data = _minor_back(rel, data, 47)
+    if name != "compiles.json":
+        return data
+    new, old = _vocabulary_147()
+    data = data.replace(new, old, 1).replace(b'"ok","captured","metrics_missing"', b'"ok","metrics_missing"', 1)
+    return _CHANGE_NAME.sub(rb"\g<1>}", data)
+
+
+#: A recompile change's `name` (1.47), last in the change, after its `after`.
+_STRING = rb'(?:null|"(?:[^"\\]|\\.)*")'
+_CHANGE_NAME = re.compile(rb'("what":' + _STRING + rb',"before":' + _STRING + rb',"after":' + _STRING + rb'),"name":"(?:[^"\\]|\\.)*"\}')
+
+
 def without_146_additions(rel: str, data: bytes) -> bytes:
     """`data` as format 1.45 wrote it: 1.46 added a compile entry's `module` (last), the class
     torch's wrapper `inner` compiled (not forgiven: the sentences naming it `Sequential.forward`)."""
@@ -825,6 +864,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_147_changes,
     without_146_additions,
     without_145_changes,
     without_144_changes,

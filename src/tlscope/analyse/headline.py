@@ -207,6 +207,9 @@ def first_answers(
         top = max(breaks, key=lambda b: b.count)  # the first met among equals: max keeps the first
         ids = len(top.compile_ids)
         times = f"{top.count} time{'s' if top.count != 1 else ''} in {ids} compile{'s' if ids != 1 else ''}"
+        # Equals are said: "most frequent" of breaks met once each is only the first of them.
+        tied = sum(1 for b in breaks if b.count == top.count) - 1
+        times += f"; {tied} other{'s' if tied != 1 else ''} as often" if tied else ""
         text = f"most frequent graph break ({times}): {_cut(top.reason)}{_at(top.user_frame)}"
         found.append(FirstAnswer(kind="graph_break", compile_id=next(iter(top.compile_ids), None), text=text))
     if recompiled is not None and recompiled.recompile is not None:

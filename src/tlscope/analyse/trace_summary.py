@@ -292,7 +292,7 @@ def _recompile_row(entry: CompileEntry) -> RecompileRow:
         reasons=failures,
         recommended=chosen,
         explanation=recompile.explanation(),
-        changes=[f"{c.input} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
+        changes=[f"{c.said()} {c.what}: {c.before} -> {c.after}" for c in recompile.changes],
         fix=recompile.fix,
     )
 

@@ -320,7 +320,7 @@ def _tell_answers(statuses: dict[str, int], recompiles: int, out: Path) -> None:
         return
     from tlscope.format.status import status_words
 
-    said = ", ".join(f"{n} {status_words(status)}" for status, n in statuses.items())
+    said = ", ".join(f"{n} {status_words(status, n)}" for status, n in statuses.items())
     if recompiles:
         said += f"; {recompiles} recompile{'s' if recompiles != 1 else ''}"
     trouble = recompiles or _TROUBLE & statuses.keys()

@@ -209,6 +209,14 @@ class InputChange(msgspec.Struct, kw_only=True):
     what: str
     before: str | None
     after: str | None
+    #: The input as the compiled function's code names it (`x`, `self.fc.weight`; a resume
+    #: function's `___stack0` as the value its graph break left on the stack): what every view
+    #: says. Since 1.47 (absent before: read as `input`).
+    name: str | msgspec.UnsetType = msgspec.UNSET
+
+    def said(self) -> str:
+        """The input as the code names it (`name`), else as Dynamo does (an older file)."""
+        return self.name if isinstance(self.name, str) else self.input
 
 
 class RecommendedFailure(msgspec.Struct, kw_only=True):
@@ -430,7 +438,8 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: `inner` (torch/_dynamo/external_utils.py): torch.compile of a torch.nn built-in module
     #: (`nn.Sequential`) compiles that wrapper, as of an FSDP-managed module or under
     #: `wrap_top_frame`; read from the guards on the wrapper's `fn`. The class's name, not its
-    #: module path (`Sequential`); absent otherwise. Since 1.46.
+    #: module path (`Sequential`); absent otherwise. Since 1.46. Since 1.47 also `CompiledAutogradN`,
+    #: torch's name for compiled autograd's backward graph, for a compile of that graph (`[!N/F/C]`).
     module: str | msgspec.UnsetType = msgspec.UNSET
 
     def function_name(self) -> str | None:

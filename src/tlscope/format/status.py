@@ -13,7 +13,8 @@ Two orders exist on purpose, and only two:
   `metrics_missing` can only apply when none of `empty`, `cache_hit` and `ok` can (they need
   metrics), so its place among them is a matter of severity alone: it ranks below every status a
   rank's metrics establish, because a missing record is often harmless (an id holding runtime
-  events only, a compiled-autograd id with no frame).
+  events only). A compiled-autograd capture (`captured`) has no metrics either: it ranks just
+  above `metrics_missing`, its graph being logged.
 * **tlparse's stack trie** (`trie_status`, the report's index.html, kept for parity): an empty
   graph outranks a restart, and a null `restart_reasons` counts as a restart.
 """
@@ -46,20 +47,35 @@ STATUSES: dict[str, str] = {
     "and no miss or bypass (`cache`).",
     "ok": "Compiled: one captured graph (`metrics.graph_op_count` > 0, or a `dynamo_output_graph` in "
     "`graphs`), no graph break, no failure.",
+    "captured": "A compiled-autograd capture (`[!N/-/-]`, `torch._dynamo.config.compiled_autograd` "
+    "on): the backward pass was traced into one graph (a `compiled_autograd_graph` in `graphs`), which "
+    "Dynamo then compiles as frames of its own (`[!N/F/C]`). Torch logs no compilation metrics for a "
+    "capture; its `time` is its `compiled_autograd` span.",
     "metrics_missing": "No compilation metrics were logged for this compile id and no later "
     "attempt explains why: the process may have died or the log been cut, or the id holds only "
-    "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`, holding the "
-    "compiled backward graphs).",
+    "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`) that logged no "
+    "captured graph.",
     "outside": "`[-/-]`: events logged outside any compilation (torch version, string table, "
     "runtime events with no compile id). Not a compilation.",
 }
 
 #: How a count of each status reads in a sentence ("8 with a graph break", not "8 graph break");
 #: a status not listed reads as its name with spaces.
-STATUS_WORDS: dict[str, str] = {"graph_break": "with a graph break", "metrics_missing": "without metrics"}
+STATUS_WORDS: dict[str, str] = {
+    "graph_break": "with a graph break",
+    "captured": "compiled-autograd captures",
+    "metrics_missing": "without metrics",
+}
 
 
-def status_words(status: str) -> str:
+#: The words of one, where they differ ("1 compiled-autograd capture").
+_ONE_WORDS: dict[str, str] = {"captured": "compiled-autograd capture"}
+
+
+def status_words(status: str, count: int = 2) -> str:
+    """How `count` compiles of `status` read after their number."""
+    if count == 1 and status in _ONE_WORDS:
+        return _ONE_WORDS[status]
     return STATUS_WORDS.get(status, status.replace("_", " "))
 
 
@@ -74,7 +90,8 @@ TLPARSE_WORDS: dict[str, str] = {
     "ok": "ok",
     "metrics_missing": "missing",
 }
-#: And back: a multi_rank_summary.json status in compiles.json's vocabulary.
+#: And back: a multi_rank_summary.json status in compiles.json's vocabulary. (tlparse has no word
+#: for a compiled-autograd capture: its stack trie says `missing`, as for any id without metrics.)
 FROM_TLPARSE: dict[str, str] = {word: status for status, word in TLPARSE_WORDS.items()}
 
 
@@ -100,11 +117,13 @@ def compile_status(
     has_metrics: bool,
     empty: bool,
     cache_hit: bool,
+    captured: bool = False,
 ) -> str:
     """compiles.json's status: the first of the vocabulary that applies.
 
     `broke`: restart reasons in its metrics or a graph break logged under it; `empty`: no ops
-    captured or no guarded code installed; `cache_hit`: cache hits and no miss or bypass.
+    captured or no guarded code installed; `cache_hit`: cache hits and no miss or bypass;
+    `captured`: a compiled-autograd capture id that logged its backward graph.
     """
     if outside:
         return "outside"
@@ -115,7 +134,7 @@ def compile_status(
     if broke:
         return "graph_break"
     if not has_metrics:
-        return "metrics_missing"
+        return "captured" if captured else "metrics_missing"
     if empty:
         return "empty"
     return "cache_hit" if cache_hit else "ok"

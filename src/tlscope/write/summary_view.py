@@ -26,7 +26,7 @@ from tlscope.format.status import severity, status_words
 def render(summary: Summary, title: str, *, width: int | None = None, console: Console | None = None) -> None:
     # Its text is made visible (tlscope.terminal): log strings hold control characters at times.
     console = console or terminal.console(width=width or _width(), highlight=False, soft_wrap=False)
-    statuses = ", ".join(f"{n} {status_words(s)}" for s, n in summary.statuses.items()) or "none"
+    statuses = ", ".join(f"{n} {status_words(s, n)}" for s, n in summary.statuses.items()) or "none"
     head = Text(f"{title}\n", style="bold")
     if summary.ranks:
         console.print(head, end="")
@@ -176,7 +176,7 @@ def _compiles(summary: Summary) -> Table:
         table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
     if len(shown) < len(rows):
         hidden = Counter(row.status for row in rows) - Counter(row.status for row in shown)
-        said = ", ".join(f"{n} {status_words(s)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])))
+        said = ", ".join(f"{n} {status_words(s, n)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])))
         table.caption = f"{len(rows) - len(shown)} more compiles not shown: {said} (--json lists every one)"
     return table
 

@@ -312,7 +312,9 @@ class CompileFold:
             return
         key = captured or frame_key(event.args.compile_id if event.args is not None else None)
         if key is None:
-            return
+            key = _autograd_capture(record.compile_id)
+            if key is None:
+                return
         times = self.frames.state(frame_of_id(key)).times
         # Not setdefault(key, FrameTime()): that built a FrameTime (two dicts) for every event.
         found = times.get(key)
@@ -334,6 +336,21 @@ class CompileFold:
         if acc.stack and acc.function is None:
             last = acc.stack[-1]
             acc.function = SourceLocation(file=last.file, line=last.line, name=last.name)
+        if acc.cid.compiled_autograd_id is not None and acc.cid.frame_id is not None:
+            self._capture_stack(acc.cid.compiled_autograd_id, acc.stack)
+
+    def _capture_stack(self, ca: int, stack: list[SourceLocation]) -> None:
+        """A compiled-autograd capture logs no stack; the first compile of its graph does, from the
+        user's `loss.backward()` down through compiled autograd's runtime. The capture ran inside
+        that same backward call: its stack is the part above compiled autograd's own frames."""
+        frame = (ca, None)
+        if self.frames.peek(frame) is None:
+            return
+        cut = next((i for i, f in enumerate(stack) if (f.file or "").endswith(_AUTOGRAD_RUNTIME)), None)
+        if not cut:
+            return
+        for capture in self.frames.state(frame).accs.values():
+            capture.stack = capture.stack or stack[:cut]
 
     def _artifact(self, acc: CompileAcc, record: Record, event: Artifact, raw_line: int | None) -> None:
         name = event.name or ""
@@ -554,3 +571,15 @@ def _remember(memo: dict[str, T], md5: str, value: T) -> None:
 def _frame(cid: CompileId) -> CompileId:
     """The frame compile of an attempt (analyse/fold/compileresult.py's frame_of, which imports this)."""
     return CompileId(cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, None)
+
+
+#: Compiled autograd's runtime, which calls the compiled backward graph (its first frame on the stack).
+_AUTOGRAD_RUNTIME = "torch/_dynamo/compiled_autograd.py"
+
+
+def _autograd_capture(cid: CompileId | None) -> CompileId | None:
+    """A compiled-autograd capture's key (`[!N/-/-]`): its `compiled_autograd` span names only
+    `"!N"` in `args.compile_id`, which is no frame compile, so the record's own id says which."""
+    if cid is None or cid.compiled_autograd_id is None or cid.frame_id is not None:
+        return None
+    return CompileId(cid.compiled_autograd_id, None, None, None)

@@ -24,6 +24,7 @@ from tlscope.analyse.fold.fixes import Resumes, attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
+from tlscope.analyse.fold.guards import said_name
 from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
 from tlscope.analyse.fold.usercode import UserCode
@@ -66,7 +67,16 @@ def status_of(acc: CompileAcc, restarted_as: str | None) -> str:
         empty=metrics is not None
         and (metrics.graph_op_count == 0 or metrics.has_guarded_code is False or not _captured(acc)),
         cache_hit={c.outcome for c in acc.cache} == {"hit"},
+        captured=_autograd_capture(acc),
     )
+
+
+def _autograd_capture(acc: CompileAcc) -> bool:
+    """Whether `acc` is a compiled-autograd capture (`[!N/-/-]`) that logged the graph it traced."""
+    cid = acc.cid
+    if cid.compiled_autograd_id is None or cid.frame_id is not None:
+        return False
+    return any(g.kind == "compiled_autograd_graph" for g in acc.graphs)
 
 
 def _captured(acc: CompileAcc) -> bool:
@@ -178,6 +188,7 @@ class _Frames:
         symbolic = {want for a in accs for want in a.symbolic}
         said = value_changes(chosen, values, symbolic)  # a float's `dynamic` said again after its value
         found.changes = [c for c in found.changes if not _said(said, c)] + said
+        name_changes(found.changes, acc.function)
         return found
 
     def _expected(self) -> dict[str, dict[str, str]]:
@@ -212,20 +223,39 @@ _RESUME = r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$"
 _STACK = r"^(?:L\['(___stack\d+)'\]|(___stack\d+))$"
 
 
+def _resume_break(function: SourceLocation | None) -> str | None:
+    """Where the graph break a resume function resumes after is (`a.py:5`); None for another function."""
+    match = re.match(_RESUME, function.name or "") if function is not None else None
+    if match is None or function is None:
+        return None
+    return where_text(SourceLocation(file=function.file, line=int(match["line"])))
+
+
+def _stack_words(name: str, at: str) -> str:
+    return f"the value the graph break at {at} left on the stack ({name})"
+
+
 def name_stack_values(failures: Sequence[GuardFailure], function: SourceLocation | None) -> None:
     """Say what `___stack0` is where a resume function's guard names it: the value the graph
     break left on the stack (the result of the call that broke the graph, e.g. `x.sum().item()`),
     which the resume function takes as an input."""
-    match = re.match(_RESUME, function.name or "") if function is not None else None
-    if match is None or function is None:
+    at = _resume_break(function)
+    if at is None:
         return
-    at = where_text(SourceLocation(file=function.file, line=int(match["line"])))
     for failure in failures:
         stack = re.match(_STACK, failure.subject or "")
         if stack is not None:
             name = stack[1] or stack[2]
-            said = f"the value the graph break at {at} left on the stack ({name})"
-            failure.explanation = failure.explanation.replace(name, said, 1)
+            failure.explanation = failure.explanation.replace(name, _stack_words(name, at), 1)
+
+
+def name_changes(changes: Sequence[InputChange], function: SourceLocation | None) -> None:
+    """Each change's input as the code names it (`name`): `L['self']._modules['fc']` is
+    `self.fc`, and a resume function's `___stack0` the value its graph break left on the stack."""
+    at = _resume_break(function) if any("___stack" in c.input for c in changes) else None
+    for change in changes:
+        stack = re.match(_STACK, change.input) if at is not None else None
+        change.name = _stack_words(stack[1] or stack[2], at) if stack and at else said_name(change.input)
 
 
 def _entry_of(reason: str | None) -> str | None:
@@ -334,6 +364,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     frame = frame_of(acc.cid)
     attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
     stack = acc.stack or _shared_stack(acc, frames)
+    function = _function(acc) or _shared_function(acc, frames)
     return CompileEntry(
         id=acc.cid.display,
         dir=acc.cid.dirname,
@@ -341,7 +372,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         frame_compile=attempt0.display if acc.cid.frame_compile_id is not None else acc.cid.display,
         restarted_as=restarted_as,
         is_recompile=bool(acc.cid.frame_compile_id),
-        function=_function(acc) or _shared_function(acc, frames),
+        function=function,
         stack=stack,
         user_frame=frames.fold.user.innermost(stack),
         time=frames.timing(acc) if holder else None,
@@ -362,7 +393,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         log_lines=acc.log_lines,
         capture=acc.capture,
         collective_schedules=acc.schedules or msgspec.UNSET,
-        module=_module(acc, frames) or msgspec.UNSET,
+        module=_module(acc, frames, function) or msgspec.UNSET,
     )
 
 
@@ -417,10 +448,21 @@ def _failure(acc: CompileAcc, user: UserCode) -> Failure | None:
     return failure
 
 
-def _module(acc: CompileAcc, frames: _Frames) -> str | None:
+def _module(acc: CompileAcc, frames: _Frames, function: SourceLocation | None) -> str | None:
     """The module class the wrapper compiled, from any attempt's guards (a restarted attempt
-    logs none)."""
-    return acc.module or next((a.module for a in frames.attempts.get(frame_of(acc.cid), ()) if a.module), None)
+    logs none); for compiled autograd's graph, the name torch gives it (`CompiledAutograd0`)."""
+    found = acc.module or next((a.module for a in frames.attempts.get(frame_of(acc.cid), ()) if a.module), None)
+    return found or _autograd_graph(acc.cid, function)
+
+
+def _autograd_graph(cid: CompileId, function: SourceLocation | None) -> str | None:
+    """`CompiledAutogradN` when this compile traced the backward graph capture N made: its
+    function is the `forward` of a GraphModule torch generated (`<eval_with_key>.5`), torch's
+    class `CompiledAutograd{N}` (torch/_dynamo/compiled_autograd.py)."""
+    if cid.compiled_autograd_id is None or cid.frame_id is None or function is None:
+        return None
+    generated = (function.file or "").startswith("<eval_with_key>")
+    return f"CompiledAutograd{cid.compiled_autograd_id}" if generated and function.name == "forward" else None
 
 
 def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:

@@ -15,6 +15,7 @@ from tlscope.model.compile_id import CompileId, frame_compile_from_text
 
 #: The phases kept per compile, in pipeline order, with what each covers.
 PHASES: dict[str, str] = {
+    "compiled_autograd": "compiled autograd capturing the backward pass (a `[!N/-/-]` capture's whole time)",
     "dynamo": "the whole frame compile (every attempt)",
     "compile_attempt": "one attempt of Dynamo's analysis (`compile_attempt_N`, summed)",
     "bytecode_tracing": "Dynamo tracing the bytecode",
@@ -37,6 +38,8 @@ PHASES: dict[str, str] = {
 
 
 _NAMES = {name: name for name in PHASES}
+#: The spans that are a compile's whole time: a frame compile's, a compiled-autograd capture's.
+_WHOLE = frozenset({"dynamo", "compiled_autograd"})
 
 
 class _Args(msgspec.Struct):
@@ -95,7 +98,7 @@ class FrameTime:
         total = self.totals.setdefault(phase, [0.0, 0])
         total[0] += max(duration_us, 0.0)
         total[1] += 1
-        if phase == "dynamo":
+        if phase in _WHOLE:
             self.first_begin = begin if self.first_begin is None else min(self.first_begin, begin)
             self.last_end = end if self.last_end is None else max(self.last_end, end)
 
@@ -107,7 +110,7 @@ class FrameTime:
         ]
 
     def timing(self) -> Timing | None:
-        total = self.totals.get("dynamo")
+        total = self.totals.get("dynamo") or self.totals.get("compiled_autograd")
         if total is None:
             return None
         return Timing(

@@ -21,7 +21,7 @@ const MAX_ROWS = 12;
 /** Status colours, as the explorer's badges. */
 const STATUS = /** @type {Record<string, string>} */ ({
   ok: '#2e9d4f', failed: '#d93025', error: '#d93025', restarted: '#e0a020', graph_break: '#e0a020',
-  metrics_missing: '#e8711a', empty: '#9aa0a6', outside: '#9aa0a6', cache_hit: '#3b78d8',
+  captured: '#7fb88f', metrics_missing: '#e8711a', empty: '#9aa0a6', outside: '#9aa0a6', cache_hit: '#3b78d8',
 });
 
 /**

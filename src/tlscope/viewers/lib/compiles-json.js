@@ -143,6 +143,7 @@
  * @property {string} what
  * @property {string | null} before
  * @property {string | null} after
+ * @property {string} [name]
  */
 
 /**

@@ -42,7 +42,11 @@ export function readCompileEntries(data) {
  * @property {string | null} code
  */
 
-/** @typedef {{ input: string, what: string, before: string, after: string }} ChangeView */
+/**
+ * A recompile's input change for display: `input` as the code names it (format 1.47 `name`; as
+ * Dynamo does before), `source` as Dynamo does (`L['x']`).
+ * @typedef {{ input: string, source: string, what: string, before: string, after: string }} ChangeView
+ */
 /**
  * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
  * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
@@ -225,7 +229,8 @@ export function recommendedFailure(recompile) {
  */
 export function formatChange(change) {
   const c = isObject(change) ? change : {};
-  return { input: text(c.input) || '', what: text(c.what) || '', before: text(c.before) ?? NOT_LOGGED, after: text(c.after) ?? NOT_LOGGED };
+  const source = text(c.input) || '';
+  return { input: text(c.name) || source, source, what: text(c.what) || '', before: text(c.before) ?? NOT_LOGGED, after: text(c.after) ?? NOT_LOGGED };
 }
 
 /**

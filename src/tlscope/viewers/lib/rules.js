@@ -115,7 +115,7 @@ function breakNotes(entry) {
  * their own `status_order` (older than 1.9) and for statuses derived without compiles.json.
  * @type {readonly string[]}
  */
-export const STATUS_ORDER = Object.freeze(['failed', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'metrics_missing', 'outside']);
+export const STATUS_ORDER = Object.freeze(['failed', 'restarted', 'graph_break', 'empty', 'cache_hit', 'ok', 'captured', 'metrics_missing', 'outside']);
 
 /**
  * compiles.json's `status_order` when it is a non-empty list of strings, else null.

@@ -178,7 +178,7 @@ def _statuses(compiles: Iterable[AnswerRow]) -> list[tuple[str, int, str]]:
         if entry.status != "outside":
             counts[entry.status] = counts.get(entry.status, 0) + 1
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
-    return [(status, n, status_words(status)) for status, n in ordered]
+    return [(status, n, status_words(status, n)) for status, n in ordered]
 
 
 def write_flame_page(out: OutputDir, answers: Answers) -> bool:

@@ -142,6 +142,7 @@ export type InputChange = {
     what: string;
     before: string | null;
     after: string | null;
+    name?: string | undefined;
 };
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a

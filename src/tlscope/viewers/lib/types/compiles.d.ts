@@ -206,7 +206,11 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @property {string | null} where
  * @property {string | null} code
  */
-/** @typedef {{ input: string, what: string, before: string, after: string }} ChangeView */
+/**
+ * A recompile's input change for display: `input` as the code names it (format 1.47 `name`; as
+ * Dynamo does before), `source` as Dynamo does (`L['x']`).
+ * @typedef {{ input: string, source: string, what: string, before: string, after: string }} ChangeView
+ */
 /**
  * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
  * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
@@ -406,8 +410,13 @@ export type GuardFailureView = {
     where: string | null;
     code: string | null;
 };
+/**
+ * A recompile's input change for display: `input` as the code names it (format 1.47 `name`; as
+ * Dynamo does before), `source` as Dynamo does (`L['x']`).
+ */
 export type ChangeView = {
     input: string;
+    source: string;
     what: string;
     before: string;
     after: string;
