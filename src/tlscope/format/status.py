@@ -49,8 +49,11 @@ STATUSES: dict[str, str] = {
     "`graphs`), no graph break, no failure.",
     "captured": "A compiled-autograd capture (`[!N/-/-]`, `torch._dynamo.config.compiled_autograd` "
     "on): the backward pass was traced into one graph (a `compiled_autograd_graph` in `graphs`), which "
-    "Dynamo then compiles as frames of its own (`[!N/F/C]`). Torch logs no compilation metrics for a "
-    "capture; its `time` is its `compiled_autograd` span.",
+    "Dynamo then compiles as frames of its own (`[!N/F/C]`, whose `module` is torch's name for that "
+    "graph, `CompiledAutograd0`). Torch logs no compilation metrics for a capture, nor a stack: its `time` "
+    "is its `compiled_autograd` span, its `stack` the first compile of its graph's above compiled "
+    "autograd's runtime (its `user_frame` is the user's `loss.backward()` line). Since 1.47; before, "
+    "`metrics_missing`.",
     "metrics_missing": "No compilation metrics were logged for this compile id and no later "
     "attempt explains why: the process may have died or the log been cut, or the id holds only "
     "runtime events, or it is a compiled-autograd id with no frame (`[!N/-/-]`) that logged no "
