@@ -261,6 +261,23 @@ def test_the_slowest_compile_counts_its_backward_and_says_where_its_time_went() 
     )
 
 
+def test_caches_that_missed_some_lookups_say_how_many() -> None:
+    """A compile id numbered again after torch._dynamo.reset() holds both compiles' lookups: the
+    first's misses, the second's hits (corpus-like: inductor's FX graph cache warm the second
+    time). "its fx_graph cache missed" alone said the second compile missed too."""
+    from tlscope.analyse.headline import _caches
+
+    def lookups(*pairs: tuple[str, str]) -> CompileEntry:
+        cache = [CacheOutcome(cache=c, outcome=o, event=_ref()) for c, o in pairs]
+        return _timed("[0/0]", 4.0, cache=cache)
+
+    reset = lookups(("aotautograd", "miss"), ("fx_graph", "miss"), ("aotautograd", "miss"), ("fx_graph", "hit"))
+    assert _caches(reset) == "; its aotautograd cache missed; its fx_graph cache missed 1 of 2 lookups"
+    both = lookups(("aotautograd", "miss"), ("fx_graph", "miss"), ("aotautograd", "hit"), ("fx_graph", "hit"))
+    assert _caches(both) == "; its aotautograd and fx_graph caches missed 1 of 2 lookups each"
+    assert _caches(lookups(("fx_graph", "hit"))) == ""
+
+
 def test_a_diff_leaves_the_slowest_compiles_to_its_compile_times() -> None:
     """No two runs take the same time: two slowest compiles, alike or not, are no line of the
     first answers' comparison (the diff's Compile time section compares them compile by compile)."""

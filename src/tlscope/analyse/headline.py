@@ -270,16 +270,36 @@ def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str |
 def _caches(entry: CompileEntry) -> str:
     """`; its fx_graph and aotautograd caches missed`, `; its fx_graph cache was bypassed: reason`,
     or nothing: where a warm or usable cache would have saved the compile's time."""
-    missed = sorted({c.cache for c in entry.cache if c.outcome == "miss"})
     bypassed = next((c for c in entry.cache if c.outcome == "bypass"), None)
-    said = ""
-    if missed:
-        plural = "s" if len(missed) > 1 else ""
-        said += f"; its {' and '.join(missed)} cache{plural} missed"
+    said = "".join(f"; its {_missed(caches, counts)}" for counts, caches in _misses(entry).items())
     if bypassed is not None:
         why = f": {_cut(bypassed.reason)}" if bypassed.reason and bypassed.reason.strip() else ""
         said += f"; its {bypassed.cache} cache was bypassed{why}"
     return said
+
+
+def _misses(entry: CompileEntry) -> dict[tuple[int, int], list[str]]:
+    """The caches that missed, by (misses, lookups): a compile id numbered again after
+    torch._dynamo.reset() holds each compile's lookups, the first's misses and the next's hits."""
+    counts: dict[str, list[int]] = {}
+    for c in entry.cache:
+        if c.outcome in ("hit", "miss"):
+            n = counts.setdefault(c.cache, [0, 0])
+            n[0] += c.outcome == "miss"
+            n[1] += 1
+    grouped: dict[tuple[int, int], list[str]] = {}
+    for cache, (misses, lookups) in sorted(counts.items()):
+        if misses:
+            grouped.setdefault((misses, lookups), []).append(cache)
+    return grouped
+
+
+def _missed(caches: list[str], counts: tuple[int, int]) -> str:
+    """`fx_graph cache missed`, `aotautograd and fx_graph caches missed 1 of 2 lookups each`."""
+    misses, lookups = counts
+    plural = "s" if len(caches) > 1 else ""
+    some = f" {misses} of {lookups} lookups" + (" each" if plural else "") if misses < lookups else ""
+    return f"{' and '.join(caches)} cache{plural} missed{some}"
 
 
 def _fix(fix: Fix) -> str:
