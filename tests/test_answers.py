@@ -145,6 +145,10 @@ def break_key(payload: str) -> tuple[str, str | None, int | None]:
             disabled = re.search(r"debug context: <function ([\w.<>]+)", own)
             if reason == "Skip calling `torch.compiler.disable()`d function" and disabled:
                 reason = f"{reason}: {disabled[1]}"
+            # An operator fake tensors cannot trace, by its op (1.47: `aten.nonzero.default`).
+            op = re.search(r"debug context: (aten\.[\w.]+)", own)
+            if reason.startswith(("Data dependent operator", "Dynamic shape operator")) and op:
+                reason = f"{reason}: {op[1]}"
             break
     frames = re.findall(r'File "([^"]*)", line (\d+)', payload.split("Traceback (most recent")[0])
     where = (at[1], int(at[2])) if at is not None else (frames[-1][0], int(frames[-1][1])) if frames else (None, None)

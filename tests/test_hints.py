@@ -182,3 +182,34 @@ def test_a_skipped_function_is_named(tmp_path_factory: pytest.TempPathFactory) -
     assert parse_graph_break(no_context).reason == "Attempted to call function marked as skipped"
     breaks = {b["reason"] for b in corpus_compiles("ddp_sequential", tmp_path_factory)["graph_breaks"]}
     assert "Attempted to call function marked as skipped: DistributedDataParallel._inside_ddp_forward" in breaks
+
+
+def test_an_operator_the_data_decides_is_named(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """torch's breaks at an op fake tensors cannot trace (`Dynamic shape operator`, `Data
+    dependent operator`) name the op only in their debug context: two such breaks in one run
+    (torch.unique, torch.nonzero) read alike (format 1.47 names it; corpus dynamic_output)."""
+    data = corpus_compiles("dynamic_output", tmp_path_factory)
+    breaks = {b["reason"] for b in data["graph_breaks"]}
+    assert breaks == {
+        "Data dependent operator: aten.equal.default",
+        "Dynamic shape operator: aten._unique2.default",
+        "Dynamic shape operator: aten.nonzero.default",
+    }
+    text = "\n".join(
+        [
+            "Graph break in user code at /w/u.py:5",
+            "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
+            "",
+            "Dynamic shape operator",
+            "  Explanation: Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
+            "",
+            "  Developer debug context: aten.nonzero.default",
+            "",
+            "User code traceback:",
+            '  File "/w/u.py", line 5, in f',
+            "    return torch.nonzero(x)",
+        ]
+    )
+    assert parse_graph_break(text).reason == "Dynamic shape operator: aten.nonzero.default"
+    no_context = text.replace("  Developer debug context: aten.nonzero.default", "")
+    assert parse_graph_break(no_context).reason == "Dynamic shape operator"

@@ -46,6 +46,10 @@ _SKIPPED = "Attempted to call function marked as skipped"
 #: The break at a call of a `torch.compiler.disable`d function, whose debug context names it.
 _DISABLED = "Skip calling `torch.compiler.disable()`d function"
 _CONTEXT = "Developer debug context: module: "
+#: Breaks at an operator fake tensors cannot trace, whose debug context is the op (`aten.nonzero.default`).
+_OPERATOR_BREAKS = frozenset(
+    {"Data dependent operator", "Dynamic shape operator", "Dynamic shape operator (no meta kernel)"}
+)
 #: torch's own fix hints in a break's text: `  Hint: Set `...capture_scalar_outputs = True` ...`.
 _HINT = re.compile(r"^\s*Hint:\s*(?P<hint>\S.*?)\s*$")
 #: Hints that fix nothing in the user's program.
@@ -137,6 +141,8 @@ def named_reason(reason: str, after: list[str]) -> str:
         return _skipped(after)
     if reason == _DISABLED:
         return _disabled(after)
+    if reason in _OPERATOR_BREAKS:
+        return _operator(reason, after)
     return reason
 
 
@@ -150,6 +156,14 @@ def _context(lines: list[str], lead: str) -> str | None:
         if found:
             return after
     return None
+
+
+def _operator(reason: str, lines: list[str]) -> str:
+    """`Dynamic shape operator: aten._unique2.default`: the operator its debug context names
+    (torch/_dynamo/utils.py gives the op as the context of these breaks), so two breaks of one
+    kind at other ops (torch.unique, torch.nonzero) say which is which."""
+    op = re.match(r"[\w.]+", (_context(lines, "Developer debug context: ") or "").strip())
+    return f"{reason}: {op[0]}" if op is not None else reason
 
 
 def _disabled(lines: list[str]) -> str:
