@@ -64,7 +64,6 @@ def test_the_summary_says_the_name(tmp_path_factory: pytest.TempPathFactory) -> 
 
     from helpers import CORPUS
 
-    run = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(CORPUS / "recompiles")], check=True, capture_output=True, text=True
-    )
+    command = [sys.executable, "-m", "tlscope", "summary", str(CORPUS / "recompiles")]
+    run = subprocess.run(command, check=True, capture_output=True, text=True)
     assert "  x size: " in run.stdout and "L['x'] size" not in run.stdout

@@ -606,7 +606,9 @@ def without_147_changes(rel: str, data: bytes) -> bytes:
 
 #: A recompile change's `name` (1.47), last in the change, after its `after`.
 _STRING = rb'(?:null|"(?:[^"\\]|\\.)*")'
-_CHANGE_NAME = re.compile(rb'("what":' + _STRING + rb',"before":' + _STRING + rb',"after":' + _STRING + rb'),"name":"(?:[^"\\]|\\.)*"\}')
+_CHANGE_NAME = re.compile(
+    rb'("what":' + _STRING + rb',"before":' + _STRING + rb',"after":' + _STRING + rb'),"name":"(?:[^"\\]|\\.)*"\}'
+)
 
 
 def without_146_additions(rel: str, data: bytes) -> bytes:
