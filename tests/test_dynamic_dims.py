@@ -179,7 +179,7 @@ def test_the_vibe_test_answers_from_compiles_json_alone(tmp_path: Path) -> None:
         answers[c["id"]] = ((fix["input"], fix["dim"]), (fix["code"], Path(where["file"]).name, where["line"]))
     assert answers == {
         "[0/1]": (("x", 0), ("torch._dynamo.mark_dynamic(x, 0)", "recompiles.py", 17)),
-        "[0/2]": ("dtype of x changed: Float -> Double", None),
+        "[0/2]": ("dtype of x changed: torch.float32 -> torch.float64", None),
         "[0/3]": ("requires_grad of x changed: False -> True", None),
         "[0/4]": (
             "grad mode changed: gradients were enabled for one call and disabled (torch.no_grad, "

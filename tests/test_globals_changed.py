@@ -26,12 +26,12 @@ def _said(recompile: dict[str, Any]) -> tuple[str, str | None, str]:
 
 def test_each_recompile_in_words(recompiles: dict[str, Any]) -> None:
     assert {cid: _said(r) for cid, r in recompiles.items()} == {
-        "[0/1]": ("dtype", "G['buf']", "dtype of buf changed: Float -> Double"),
+        "[0/1]": ("dtype", "G['buf']", "dtype of buf changed: torch.float32 -> torch.float64"),
         "[0/2]": ("type", "act", "act has a different type than when the entry was compiled (it was a ReLU)"),
         "[0/3]": ("length", "rest", "length of rest changed: 0 -> 1"),
         "[0/4]": ("value", "lr", "lr changed: 0.1 -> 0.2"),
     }
-    change = {"input": "L['rest']", "what": "length", "before": "0", "after": "1"}
+    change = {"input": "L['rest']", "what": "length", "before": "0", "after": "1", "name": "rest"}
     assert change in recompiles["[0/3]"]["changes"]
 
 
@@ -69,7 +69,7 @@ def test_a_parameters_mismatch_and_torchs_note_after_it() -> None:
         "0/1: tensor 'self._modules['a']._parameters['weight']' dtype mismatch. expected Float, actual Double." + note
     )
     assert (dtype.kind, dtype.expected, dtype.actual) == ("dtype", "Float", "Double")
-    assert dtype.explanation == "dtype of self.a.weight changed: Float -> Double"
+    assert dtype.explanation == "dtype of self.a.weight changed: torch.float32 -> torch.float64"
     frozen = guard_failure(
         "0/0: tensor 'self._modules['a']._parameters['bias']' requires_grad mismatch. expected requires_grad=1." + note
     )
@@ -88,7 +88,7 @@ def test_frozen_layer(tmp_path_factory: pytest.TempPathFactory) -> None:
         "[0/2_1]": (
             "dtype",
             "self._modules['a']._parameters['weight']",
-            "dtype of self.a.weight changed: Float -> Double",
+            "dtype of self.a.weight changed: torch.float32 -> torch.float64",
         ),
     }
 

@@ -201,13 +201,42 @@ def _tensor(kind: str, what: str) -> Callable[[re.Match[str], str], GuardFailure
         dim = m.groupdict().get("i")
         where = f" on dim {dim}" if dim is not None else ""
         text = f"{what} of {name}{where} changed: {expected} -> {actual}"
-        if kind == "rank":
+        if kind == "dtype":
+            # The guard says C++'s ScalarType (`Float`, `Double`); the user writes torch.float32.
+            text = f"{what} of {name} changed: {_dtype(expected)} -> {_dtype(actual)}"
+        elif kind == "rank":
             text = f"{name} has {actual} dimensions; the entry was compiled for {expected}"
         elif kind == "stride":
             text += " (a transposed, sliced or otherwise non-contiguous tensor)"
         return _failure(kind, guard, text, subject=m["s"], expected=expected, actual=actual)
 
     return build
+
+
+#: c10's ScalarType names (a tensor guard's dtype mismatch) as torch's dtypes are named.
+_SCALAR_TYPES = {
+    "Float": "float32",
+    "Double": "float64",
+    "Half": "float16",
+    "BFloat16": "bfloat16",
+    "Long": "int64",
+    "Int": "int32",
+    "Short": "int16",
+    "Char": "int8",
+    "Byte": "uint8",
+    "Bool": "bool",
+    "ComplexFloat": "complex64",
+    "ComplexDouble": "complex128",
+    "ComplexHalf": "complex32",
+}
+
+
+def _dtype(name: str | None) -> str | None:
+    """`Float` -> `torch.float32`; another name as it is (`Float8_e4m3fn` is torch's own but for case)."""
+    if name is None:
+        return None
+    found = _SCALAR_TYPES.get(name.strip())
+    return f"torch.{found}" if found else name
 
 
 def _requires_grad(m: re.Match[str], guard: str) -> GuardFailure:
