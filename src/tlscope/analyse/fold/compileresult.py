@@ -364,7 +364,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     frame = frame_of(acc.cid)
     attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
     stack = acc.stack or _shared_stack(acc, frames)
-    function = _function(acc) or _shared_function(acc, frames)
+    function = _function(acc, frames) or _shared_function(acc, frames)
     return CompileEntry(
         id=acc.cid.display,
         dir=acc.cid.dirname,
@@ -479,15 +479,21 @@ def _shared_function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
 _DYNAMO_OWN = ("torch/_dynamo/convert_frame.py", "torch/_dynamo/eval_frame.py")
 
 
-def _function(acc: CompileAcc) -> SourceLocation | None:
-    """The compiled function: the stack's innermost frame, unless that frame is Dynamo's own (an
-    older torch logged `dynamo_start`'s stack from inside convert_frame.py, which tlparse's
-    artifacts.log shows as `_convert_frame`): then the code object its metrics name."""
+def _function(acc: CompileAcc, frames: _Frames) -> SourceLocation | None:
+    """The compiled function: the stack's innermost frame, unless the code object the metrics
+    name (this attempt's, else another attempt's of the same frame compile) is another function.
+    An older torch logged `dynamo_start`'s stack without the frame it compiles: its innermost
+    frame is Dynamo's own (`_convert_frame`, `_fn` in eval_frame.py) or the caller (a resume
+    function's stack ends in the function it resumes)."""
     found = acc.function
-    if found is None or found.file is None or not found.file.replace("\\", "/").endswith(_DYNAMO_OWN):
-        return found
     named = next((r for r in acc.records if r.co_name), None)
     if named is None:
+        attempts = frames.attempts.get(frame_of(acc.cid), ())
+        named = next((r for a in attempts for r in a.records if r.co_name), None)
+    if named is None:
+        return found
+    own = found is not None and found.file is not None and found.file.replace("\\", "/").endswith(_DYNAMO_OWN)
+    if found is not None and found.name == named.co_name and not own:
         return found
     return SourceLocation(file=named.co_filename, line=named.co_firstlineno, name=named.co_name)
 
