@@ -16,7 +16,7 @@ from tlscope.analyse.headline import read_first_answers
 from tlscope.analyse.ranks.divergence import SAID, RanksFile, read_ranks_file
 from tlscope.analyse.ranks.frames import FrameRef
 from tlscope.format import layout
-from tlscope.format.compiles import FIRST_ANSWER_KINDS, CompilesFile, GuardFailure, TensorInput
+from tlscope.format.compiles import FIRST_ANSWER_KINDS, CompileEntry, CompilesFile, GuardFailure, TensorInput
 from tlscope.format.folder import OutputFolder
 from tlscope.format.raw import display_compile_id, event_key
 from tlscope.format.status import FROM_TLPARSE, STATUS_ORDER, STATUSES, status_from_metrics
@@ -205,3 +205,12 @@ def test_first_answers_cases_hold_every_kind() -> None:
     assert kinds == set(FIRST_ANSWER_KINDS)
     written = [a for case in CASES["first_answers"]["cases"] for a in case["file"].get("first_answers", [])]
     assert any(a["kind"] not in FIRST_ANSWER_KINDS for a in written), "a kind no reader knows"
+
+
+@pytest.mark.parametrize("case", CASES["function_names"], ids=lambda c: c["name"] or "unknown")
+def test_function_names(case: dict[str, Any]) -> None:
+    """A compile's function as every view says it (CompileEntry.function_name, the JS client's
+    compiledFunctionName): a wrapped module's class, a method's class."""
+    fields = {"id": "[0/0]", "dir": "0_0_0_0", "status": "ok", "frame_compile": "[0/0]", **case["entry"]}
+    entry = msgspec.convert(fields, CompileEntry)
+    assert (entry.function_name() or "") == case["name"]

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from helpers import corpus_compiles
 
-from tlscope.analyse.fold.callvalues import is_module_wrapper, wrapped_module
+from tlscope.analyse.fold.callvalues import wrapped_module
 from tlscope.format.compiles import CompileEntry, SourceLocation
+from tlscope.format.compiles import is_torch_wrapper as is_module_wrapper
 
 _TREE = (
     "TREE_GUARD_MANAGER:\n"
@@ -53,7 +54,7 @@ def test_only_torchs_wrapper_is_one() -> None:
 def test_the_compile_is_named_by_its_module() -> None:
     entry = CompileEntry(id="[0/0]", dir="0_0_0_0", status="ok", frame_compile="[0/0]")
     assert entry.function_name() is None
-    entry.function = SourceLocation(name="inner", file="external_utils.py", line=67)
+    entry.function = SourceLocation(name="inner", file="/v/torch/_dynamo/external_utils.py", line=67)
     assert entry.function_name() == "inner"
     entry.module = "Sequential"
     assert entry.function_name() == "Sequential.forward"
@@ -123,3 +124,25 @@ def test_summary_counts_one_compile_in_the_singular() -> None:
     at = lines.index("1 compile: 1 ok")
     assert lines[at + 1].startswith("  most compile time: [0/0] Sequential.forward")
     assert not any(" compiles: " in line for line in lines)
+
+
+def test_a_method_is_named_by_its_class(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Format 1.47: `module` is `self`'s class for a method, read from the guards on `L['self']`
+    (corpus loop_break: Net.forward loops over blocks whose Block.forward breaks). A compile with
+    no guards (Net's, which failed) and a resume function stay unnamed; a restarted attempt, which
+    logs no guards, takes its sibling's."""
+    from tlscope.analyse.fold.callvalues import method_class
+
+    data: dict[str, Any] = corpus_compiles("loop_break", tmp_path_factory)
+    modules = {e["id"]: e.get("module") for e in data["compiles"] if e["id"] != "[-/-]"}
+    assert modules == {"[0/0]": None, "[1/0]": "Block", "[1/0_1]": "Block", "[1/1]": "Block", "[1/1_1]": "Block"}
+    said = {a["kind"]: a["text"] for a in data["first_answers"]}
+    assert said["recompile"].startswith("first recompile: [1/1_1] Block.forward: ")
+    # Net.forward failed in Block.forward: the failing line is not Net's, so where Net's is, too.
+    assert said["failure"].startswith("first failure: [0/0] forward (loop_break.py:31) failed at loop_break.py:23")
+    line = "| +- GuardManager: source=L['self'], accessed_by=FrameLocalsGuardAccessor(key='self'), "
+    line += "type=<class '__main__.Block'>\n"
+    assert method_class(line.encode()) == "Block"
+    assert method_class(line.replace("L['self']", "L['x']").encode()) is None
+    nested = line.replace("__main__.Block", "model.layers.Outer.Inner")
+    assert method_class(nested.encode()) == "Inner"

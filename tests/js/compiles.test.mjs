@@ -33,7 +33,10 @@ test('frames, changes, phases and payload references', () => {
   assert.equal(frameText({ file: 'a.py', line: 3, name: 'f' }), 'a.py:3 in f');
   assert.equal(frameText({ file: 'a.py' }), 'a.py');
   assert.equal(frameText(null), null);
-  assert.deepEqual(formatChange({ input: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' }), { input: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' });
+  // Before 1.47 a change has no `name`: said as Dynamo's source.
+  assert.deepEqual(formatChange({ input: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' }), { input: "L['x']", source: "L['x']", what: 'marked_dynamic', before: '[]', after: '[0]' });
+  // 1.47: as the code names it.
+  assert.equal(formatChange({ input: "L['self']._modules['fc']", name: 'self.fc', what: 'presence', before: 'present', after: 'absent' }).input, 'self.fc');
   assert.equal(formatChange({ input: 'k', what: 'value', before: '2', after: null }).after, NOT_LOGGED);
   const phases = [{ name: 'dynamo', seconds: 9, count: 1 }, { name: 'a', seconds: 1, count: 1 }, { name: 'b', seconds: 3, count: 2 }, { name: 'c', seconds: 'x' }];
   assert.deepEqual(topPhases(phases).map((p) => p.name), ['b', 'a']);

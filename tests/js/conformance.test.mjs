@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  InlineSource, STATUS_ORDER, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, readFirstAnswers, readRanks, recommendedFailure, sortCompileIds, statusFromMetrics,
+  InlineSource, STATUS_ORDER, compiledFunctionName, UNKNOWN_COMPILE_ID, compileIdOf, describeCompile, eventKey, openTrace, readFirstAnswers, readRanks, recommendedFailure, sortCompileIds, statusFromMetrics,
 } from '../../src/tlscope/viewers/lib/tlscope.js';
 
 const CASES = JSON.parse(readFileSync(new URL('../conformance/cases.json', import.meta.url), 'utf8'));
@@ -53,6 +53,10 @@ test('the recommended guard failure is the one compiles.json records', () => {
     // A file older than 1.3 records none: the newest entry, never a rule of the client's own.
     if (n) assert.equal(recommendedFailure({ guard_failures: failures }).index, 0);
   }
+});
+
+test('a compile\'s function as said', () => {
+  for (const c of CASES.function_names) assert.equal(compiledFunctionName(c.entry), c.name, JSON.stringify(c.entry));
 });
 
 test('compile id display and order', () => {

@@ -194,8 +194,10 @@ def first_answers(
     if failed is not None and failed.failure is not None:
         failure = failed.failure
         where = _at(failure.user_frame)
-        # No line of the user's where it failed (a backend's failure): where its function is.
-        named = _compile(failed) if where else _compile_at(failed)
+        # No line of the user's where it failed (a backend's failure), or a line in a function it
+        # called (`forward` failing in another class's `forward`): where its function is.
+        inside = where and _inside(failure.user_frame, failed.function)
+        named = _compile(failed) if inside else _compile_at(failed)
         text = f"first failure: {named} failed{where}: {failure.type}: {_cut(failure.reason)}{filled}"
         if failed.status != "failed":
             renumbered = renumbered_why(failed.capture)
@@ -317,6 +319,16 @@ def _compile(entry: CompileEntry) -> str:
     """`[0/0] fn`: the compile id and its function's name."""
     name = entry.function_name()
     return f"{entry.id} {name}" if name else entry.id
+
+
+def _inside(frame: SourceLocation | None, function: SourceLocation | None) -> bool:
+    """Whether `frame` may be a line of `function` itself: the same function name in the same
+    file, at or after its first line (unknown parts count as the same)."""
+    if frame is None or function is None:
+        return True
+    if frame.file != function.file or (frame.name and function.name and frame.name != function.name):
+        return False
+    return frame.line is None or function.line is None or frame.line >= function.line
 
 
 def _compile_at(entry: CompileEntry) -> str:

@@ -439,15 +439,31 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: (`nn.Sequential`) compiles that wrapper, as of an FSDP-managed module or under
     #: `wrap_top_frame`; read from the guards on the wrapper's `fn`. The class's name, not its
     #: module path (`Sequential`); absent otherwise. Since 1.46. Since 1.47 also `CompiledAutogradN`,
-    #: torch's name for compiled autograd's backward graph, for a compile of that graph (`[!N/F/C]`).
+    #: torch's name for compiled autograd's backward graph, for a compile of that graph (`[!N/F/C]`),
+    #: and the class of `self` when `function` is a method (`Block` of `Block.forward`), read from
+    #: the guards on `L['self']` (of this compile, or of another of the same function).
     module: str | msgspec.UnsetType = msgspec.UNSET
 
     def function_name(self) -> str | None:
         """The compiled function as said: `Sequential.forward` for a module compiled through
-        torch's wrapper, else `function.name`."""
+        torch's wrapper, `Block.forward` for a method, else `function.name`."""
+        fn = self.function
         if isinstance(self.module, str):
-            return f"{self.module}.forward"
-        return self.function.name if self.function is not None and self.function.name else None
+            own = fn is not None and fn.name and not is_torch_wrapper(fn)
+            return f"{self.module}.{fn.name if own and fn is not None else 'forward'}"
+        return fn.name if fn is not None and fn.name else None
+
+
+#: The frame torch compiles for a module's forward it would not otherwise see (`inner`, of
+#: external_utils.py's `wrap_inline`): a torch.nn built-in module (`nn.Sequential`), an FSDP-managed one.
+WRAPPER_FILE = "torch/_dynamo/external_utils.py"
+
+
+def is_torch_wrapper(function: SourceLocation | None) -> bool:
+    """Whether a compiled function is torch's wrapper `inner`, which names no module."""
+    if function is None or function.name != "inner" or function.file is None:
+        return False
+    return function.file.replace("\\", "/").endswith(WRAPPER_FILE)
 
 
 class DistinctGraphBreak(msgspec.Struct, kw_only=True):

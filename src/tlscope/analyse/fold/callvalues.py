@@ -21,7 +21,7 @@ import re
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.guards import patterns, said_name
 from tlscope.analyse.fold.linear import comment_start
-from tlscope.format.compiles import GuardFailure, InputChange, SourceLocation, TensorInput
+from tlscope.format.compiles import GuardFailure, InputChange, TensorInput
 from tlscope.format.json_boundary import JsonError, decode
 
 #: Guard kinds whose new value the new compile's guards or symbols can hold.
@@ -185,9 +185,6 @@ def value_changes(
     return changes
 
 
-#: The frame torch compiles for a module's forward it would not otherwise see (external_utils.py's
-#: `wrap_inline`): a torch.nn built-in module (`nn.Sequential`), an FSDP-managed one.
-_WRAPPER_FILE = "torch/_dynamo/external_utils.py"
 #: What only an nn.Module's guards hold (Dynamo guards that a module instance does not override
 #: `forward`, and its dicts of submodules, parameters and buffers).
 _MODULE_MARKS = (
@@ -200,11 +197,16 @@ _MODULE_MARKS = (
 _CLASS = r"type=<class '(?P<c>[\w.]+)'>"
 
 
-def is_module_wrapper(function: SourceLocation | None) -> bool:
-    """Whether a compiled function is torch's wrapper `inner`, which names no module."""
-    if function is None or function.name != "inner" or function.file is None:
-        return False
-    return function.file.replace("\\", "/").endswith(_WRAPPER_FILE)
+def method_class(payload: bytes) -> str | None:
+    """The class of `self` (`Block` of `type=<class '__main__.Block'>`), from the C++ guard tree's
+    manager of `L['self']`: a compiled method's class, which its name alone (`forward`) does not say."""
+    text = payload.decode("utf-8", "replace")
+    at = text.find("source=L['self'],")
+    if at < 0:
+        return None
+    end = text.find("\n", at)
+    found = re.search(_CLASS, text[at : end if end >= 0 else len(text)])
+    return found["c"].rpartition(".")[2] if found is not None else None
 
 
 def wrapped_module(payload: bytes) -> str | None:

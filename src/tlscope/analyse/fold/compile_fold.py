@@ -20,7 +20,7 @@ from tlscope.analyse.fold.callvalues import (
     Wanted,
     guard_codes,
     guard_values,
-    is_module_wrapper,
+    method_class,
     value_key,
     wanted_of,
     wrapped_module,
@@ -56,6 +56,7 @@ from tlscope.format.compiles import (
     PayloadRef,
     SourceLocation,
     Timing,
+    is_torch_wrapper,
 )
 from tlscope.format.json_boundary import JsonError, chromium_of, decode
 from tlscope.model.compile_id import CompileId
@@ -287,8 +288,11 @@ class CompileFold:
             acc.code.append(payload_ref(record, record.key, raw_line))
         elif record.key in GUARD_KEYS:
             acc.guards = payload_ref(record, record.key, raw_line)
-            if acc.module is None and is_module_wrapper(acc.function) and record.payload is not None:
-                acc.module = wrapped_module(record.payload)
+            if acc.module is None and record.payload is not None:
+                if is_torch_wrapper(acc.function):
+                    acc.module = wrapped_module(record.payload)
+                else:
+                    acc.self_class = acc.self_class or method_class(record.payload)
             self.dynamic.guards(record.payload_text, acc.cid.display)
             wanted = self._wanted(acc).get(_frame(acc.cid))
             if wanted and record.payload is not None:

@@ -43,6 +43,9 @@ class CompileAcc:
         self.function: SourceLocation | None = None
         #: The module class torch's wrapper `inner` compiled (CompileEntry.module), from its guards.
         self.module: str | None = None
+        #: The class of `L['self']` its guards name (a method's class, CompileEntry.module when the
+        #: compiled function is a method: decided with the function, at the end).
+        self.self_class: str | None = None
         self.graph_breaks: list[GraphBreak] = []
         self.restart_reasons: list[str] = []
         self.recompile_reason: str | None = None

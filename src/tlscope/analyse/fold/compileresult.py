@@ -451,8 +451,19 @@ def _failure(acc: CompileAcc, user: UserCode) -> Failure | None:
 def _module(acc: CompileAcc, frames: _Frames, function: SourceLocation | None) -> str | None:
     """The module class the wrapper compiled, from any attempt's guards (a restarted attempt
     logs none); for compiled autograd's graph, the name torch gives it (`CompiledAutograd0`)."""
-    found = acc.module or next((a.module for a in frames.attempts.get(frame_of(acc.cid), ()) if a.module), None)
+    attempts = frames.attempts.get(frame_of(acc.cid), ())
+    found = acc.module or next((a.module for a in attempts if a.module), None)
+    if found is None and _method(function):
+        found = acc.self_class or next((a.self_class for a in attempts if a.self_class), None)
     return found or _autograd_graph(acc.cid, function)
+
+
+def _method(function: SourceLocation | None) -> bool:
+    """Whether `self`'s class names `function`: a user's function, not a resume function (whose
+    `self` is the method's it resumes) nor code torch generated (`<eval_with_key>.5`)."""
+    if function is None or not function.name or function.name.startswith("torch_dynamo_resume_in_"):
+        return False
+    return not (function.file or "<").startswith("<")
 
 
 def _autograd_graph(cid: CompileId, function: SourceLocation | None) -> str | None:

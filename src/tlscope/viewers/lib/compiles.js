@@ -249,17 +249,25 @@ export function topPhases(phases, n = PHASES_SHOWN) {
     .slice(0, n);
 }
 
+/** The file of torch's wrapper `inner`, the frame torch compiles for a torch.nn built-in module. */
+const WRAPPER_FILE = 'torch/_dynamo/external_utils.py';
+
 /**
- * The compiled function as compiles.json names it: `Sequential.forward` when torch compiled a
- * module through its wrapper `inner` (format 1.46 `module`), else `function.name`; '' when unknown.
+ * The compiled function as compiles.json names it (tlscope's CompileEntry.function_name, held to
+ * the same answers by tests/conformance/cases.json): `Sequential.forward` when torch compiled a
+ * module through its wrapper `inner` (format 1.46 `module`), `Block.forward` for a method
+ * (1.47: `module` is `self`'s class), else `function.name`; '' when unknown.
  * @param {unknown} entry a compiles.json entry
  * @returns {string}
  */
 export function compiledFunctionName(entry) {
   const e = isObject(entry) ? entry : {};
-  if (typeof e.module === 'string' && e.module) return `${e.module}.forward`;
   const fn = isObject(e.function) ? e.function : {};
-  return typeof fn.name === 'string' ? fn.name : '';
+  const name = typeof fn.name === 'string' ? fn.name : '';
+  if (typeof e.module !== 'string' || !e.module) return name;
+  const file = typeof fn.file === 'string' ? fn.file.replaceAll('\\', '/') : '';
+  const wrapper = name === 'inner' && file.endsWith(WRAPPER_FILE);
+  return `${e.module}.${name && !wrapper ? name : 'forward'}`;
 }
 
 /**

@@ -57,8 +57,10 @@ export function formatChange(change: unknown): ChangeView;
  */
 export function topPhases(phases: unknown, n?: number): PhaseView[];
 /**
- * The compiled function as compiles.json names it: `Sequential.forward` when torch compiled a
- * module through its wrapper `inner` (format 1.46 `module`), else `function.name`; '' when unknown.
+ * The compiled function as compiles.json names it (tlscope's CompileEntry.function_name, held to
+ * the same answers by tests/conformance/cases.json): `Sequential.forward` when torch compiled a
+ * module through its wrapper `inner` (format 1.46 `module`), `Block.forward` for a method
+ * (1.47: `module` is `self`'s class), else `function.name`; '' when unknown.
  * @param {unknown} entry a compiles.json entry
  * @returns {string}
  */
