@@ -276,6 +276,9 @@ def test_caches_that_missed_some_lookups_say_how_many() -> None:
     both = lookups(("aotautograd", "miss"), ("fx_graph", "miss"), ("aotautograd", "hit"), ("fx_graph", "hit"))
     assert _caches(both) == "; its aotautograd and fx_graph caches missed 1 of 2 lookups each"
     assert _caches(lookups(("fx_graph", "hit"))) == ""
+    # Every lookup missed, however many (a training compile's forward and backward graphs): together.
+    cold = lookups(("aotautograd", "miss"), ("fx_graph", "miss"), ("fx_graph", "miss"))
+    assert _caches(cold) == "; its aotautograd and fx_graph caches missed"
 
 
 def test_a_diff_leaves_the_slowest_compiles_to_its_compile_times() -> None:

@@ -281,8 +281,9 @@ def _caches(entry: CompileEntry) -> str:
 
 
 def _misses(entry: CompileEntry) -> dict[tuple[int, int], list[str]]:
-    """The caches that missed, by (misses, lookups): a compile id numbered again after
-    torch._dynamo.reset() holds each compile's lookups, the first's misses and the next's hits."""
+    """The caches that missed, by (misses, lookups), (0, 0) for those whose every lookup missed: a
+    compile id numbered again after torch._dynamo.reset() holds each compile's lookups, the
+    first's misses and the next's hits."""
     counts: dict[str, list[int]] = {}
     for c in entry.cache:
         if c.outcome in ("hit", "miss"):
@@ -291,8 +292,8 @@ def _misses(entry: CompileEntry) -> dict[tuple[int, int], list[str]]:
             n[1] += 1
     grouped: dict[tuple[int, int], list[str]] = {}
     for cache, (misses, lookups) in sorted(counts.items()):
-        if misses:
-            grouped.setdefault((misses, lookups), []).append(cache)
+        if misses:  # every lookup missed: one group whatever the number (fx_graph's fw and bw)
+            grouped.setdefault((misses, lookups) if misses < lookups else (0, 0), []).append(cache)
     return grouped
 
 
@@ -300,7 +301,7 @@ def _missed(caches: list[str], counts: tuple[int, int]) -> str:
     """`fx_graph cache missed`, `aotautograd and fx_graph caches missed 1 of 2 lookups each`."""
     misses, lookups = counts
     plural = "s" if len(caches) > 1 else ""
-    some = f" {misses} of {lookups} lookups" + (" each" if plural else "") if misses < lookups else ""
+    some = f" {misses} of {lookups} lookups" + (" each" if plural else "") if lookups else ""
     return f"{' and '.join(caches)} cache{plural} missed{some}"
 
 
