@@ -45,7 +45,7 @@ def test_summary_lists_only_the_inputs_whose_sizes_changed() -> None:
     log = str(next((CORPUS / "decode").glob("*.log.gz")))
     run = [sys.executable, "-m", "tlscope", "summary", "--width", "200", log]
     text = subprocess.run(run, check=True, capture_output=True, text=True).stdout
-    table = text.split("Did the sizes change? forward (frame [0/0])", 1)[1].split("Dynamic dimensions", 1)[0]
+    table = text.split("Did the sizes change? Attention.forward (frame [0/0])", 1)[1].split("Dynamic dimensions", 1)[0]
     assert "│ x " in table and "│ cache_k " in table and "│ cache_v " in table
     assert "self.k.weight │" not in table  # not a row
     said = " ".join(table.split())  # the caption wraps at the table's width

@@ -79,7 +79,7 @@ def test_across_ranks_another_branch_is_nodes_removed_and_added() -> None:
     assert all(s is not None and s.startswith("_ranks.py:62") for _, s in removed)
     assert all(s is not None and s.startswith("_ranks.py:63") for _, s in added)
     # The model's forward only saw another batch size: shapes, in every stage.
-    forward = next(g for g in result.summary.graphs if g.key.startswith("forward"))
+    forward = next(g for g in result.summary.graphs if g.key.startswith("Mlp.forward"))
     assert {k for s in forward.structure for k in s.counts} <= SHAPE_KINDS
 
 
@@ -159,14 +159,14 @@ def test_a_graph_one_rank_loaded_from_the_cache_shifts_no_other_graph() -> None:
     job = _trace("ranks_same_4")
     result = job.rank(0).diff(job.rank(1))
     assert result.summary.graphs == []
-    forward = next(c for c in result.compiles if c.key.startswith("forward"))
+    forward = next(c for c in result.compiles if c.key.startswith("Mlp.forward"))
     assert [d.what for d in forward.differences] == ["cache"]
     assert forward.not_logged == [
         "graph before_post_grad_graph #2 (only in A; B hit a cache)",
         "graph before_post_grad_graph #3 (only in A; B hit a cache)",
     ]
     # The other way round, the same two, named by B's numbers.
-    back = next(c for c in job.rank(1).diff(job.rank(0)).compiles if c.key.startswith("forward"))
+    back = next(c for c in job.rank(1).diff(job.rank(0)).compiles if c.key.startswith("Mlp.forward"))
     assert back.not_logged == [
         "graph before_post_grad_graph #2 in B (only in B; A hit a cache)",
         "graph before_post_grad_graph #3 in B (only in B; A hit a cache)",

@@ -107,7 +107,7 @@ def test_the_job_says_its_ranks_answers(tmp_path: Path, capsys: pytest.CaptureFi
     assert slow[0]["text"] != slow[1]["text"] and slow[0]["compile_id"] == slow[1]["compile_id"]
     low, high = sorted(a["seconds"] for a in slow)
     cid, phase = slow[0]["compile_id"], slow[0]["phase"]
-    assert slow[0]["text"].startswith(f"most compile time: {cid} forward (_ranks.py:")
+    assert slow[0]["text"].startswith(f"most compile time: {cid} Mlp.forward (_ranks.py:")
     label = slow[0]["text"].removeprefix("most compile time: ").split(" took ")[0]
     folded = f"most compile time: {label} took {low:.2f} to {high:.2f} s a rank, in {phase}"
     mine = [[a for a in answers if a["kind"] != "slow_compile"] for answers in mine]

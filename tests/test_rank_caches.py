@@ -26,7 +26,7 @@ from tlscope.format.compiles import CacheOutcome, CompileEntry, PayloadRef
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "traces"
 SAME = CORPUS / "ranks_same_4"
 SENTENCE = (
-    "[4/0] forward (_ranks.py:40): caches answered differently on different ranks: fx_graph (ranks 0, 2, 3: "
+    "[4/0] Mlp.forward (_ranks.py:40): caches answered differently on different ranks: fx_graph (ranks 0, 2, 3: "
     f"6 misses; rank 1: 2 hits and 4 misses); {WHY}; the same keys on ranks 0, 2, 3 and rank 1: {KEYS_SAME}"
 )
 

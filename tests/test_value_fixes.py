@@ -41,7 +41,7 @@ def test_each_recompile_by_the_counter_gets_the_setting(compiles: dict[str, Any]
         )
         assert fix["why"].startswith("self.step, an int attribute of the module, explains 3 recompiles of forward")
     said = {a["kind"]: a["text"] for a in compiles["first_answers"]}
-    assert said["recompile"] == f"first recompile: [0/1] forward: self.step changed: 0 -> 1; fix: {CODE}"
+    assert said["recompile"] == f"first recompile: [0/1] Scaled.forward: self.step changed: 0 -> 1; fix: {CODE}"
     assert said["failure"].endswith(
         "Dynamo recompile limit exceeded; forward had compiled 4 times: 3 recompiles because self.step changed"
     )
