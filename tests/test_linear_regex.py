@@ -169,6 +169,10 @@ _HANG_CASES: dict[str, str] = {
     "resume name": "re.fullmatch(fixes._RESUME, 'torch_dynamo_resume_in_' + '_at_1' * 200_000 + 'x')",
     "second break": "compileacc.failure_headline(['Unsupported'] + ['*** While handling this graph break, "
     "another graph break occurred: ***'] * 200_000)",
+    # Format 1.47: a method's class, a data-dependent operator named by its debug context.
+    "method class": 'callvalues.method_class(("source=L[\'self\'], " + "type=<class \'a" * 200_000).encode())',
+    "operator context": "graphbreaks.parse_graph_break('Graph Break Reason: Encountered graph break when attempting "
+    "to trace x\\nDynamic shape operator\\n' + 'Developer debug context: ' * 200_000 + 'a' * 1_000_000)",
     # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
     "graph print names": "graph_divergence.structure_digest("
     "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",
