@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 import msgspec
 
+from tlscope.analyse.fold.restart_breaks import RestartBreaks
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GraphBreak, SourceLocation
 
@@ -226,8 +227,11 @@ class BreakGroups:
         #: Per group: (log line of its first break, that break) and its (log line, compile id)s.
         self._first: dict[_Key, tuple[int, GraphBreak]] = {}
         self._ids: dict[_Key, list[tuple[int, str]]] = {}
+        #: An older torch's breaks, said only when the log holds no break artifact.
+        self._restarts = RestartBreaks()
 
     def add(self, entry: CompileEntry) -> None:
+        self._restarts.add(entry)
         for gb in entry.graph_breaks:
             key = (gb.reason, gb.user_frame.file, gb.user_frame.line)
             line = gb.event.log_line
@@ -237,6 +241,8 @@ class BreakGroups:
             self._ids.setdefault(key, []).append((line, entry.id))
 
     def result(self) -> list[DistinctGraphBreak]:
+        if not self._first:
+            return self._restarts.result()
         groups = []
         for key, (_, gb) in sorted(self._first.items(), key=lambda item: item[1][0]):
             ids = sorted(self._ids[key], key=lambda pair: pair[0])
