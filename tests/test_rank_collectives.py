@@ -254,7 +254,7 @@ def test_diff_of_two_ranks_says_their_scheduled_collectives(
     out = capsys.readouterr().out
     differs = out.split("What differs:\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert differs[0] == (
-        "  graph_one (test2.py:28) compile 1 attempt 0: collectives_scheduled all_reduce_, all_gather_into_tensor, "
+        "  graph_one (test2.py:28) compile 1: collectives_scheduled all_reduce_, all_gather_into_tensor, "
         "reduce_scatter_tensor -> all_reduce_, all_gather_into_tensor"
     )
     assert "guards differ" not in out

@@ -46,7 +46,7 @@ class KeyPart(msgspec.Struct, kw_only=True):
 class CacheKeyChange(msgspec.Struct, kw_only=True):
     """Two lookups of one cache, the n-th of each matched compile, whose keys differ."""
 
-    #: The diff's match key of the compile, e.g. `fn (model.py:5) compile 1 attempt 0`.
+    #: The diff's match key of the compile, e.g. `fn (model.py:5) compile 1`.
     key: str
     #: e.g. `fx_graph`, `aotautograd`.
     cache: str

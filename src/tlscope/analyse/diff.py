@@ -68,7 +68,7 @@ class Difference(msgspec.Struct, kw_only=True):
 class CompileDiff(msgspec.Struct, kw_only=True):
     """A compile matched across the two sides (or present on one only), with its differences."""
 
-    #: The matching key, e.g. `fn (model.py:12) compile 2 attempt 1`.
+    #: The matching key, e.g. `fn (model.py:12) compile 2` (`fn (model.py:12) compile 2, restarted attempt 0` for an attempt that restarted).
     key: str
     a_id: str | None
     b_id: str | None
@@ -172,10 +172,17 @@ def size_changes(a: LogSize, b: LogSize) -> list[SizeChange]:
 
 
 def match_key(entry: CompileEntry, nth: int) -> str:
+    """`Net.forward (a.py:7) compile 1`: the nth compile of a function, matched across runs by its
+    last attempt, the one that compiled (a run whose compile restarted after a graph break is
+    compared with one that did not break by what each ended with); a restarted attempt is keyed
+    apart (`compile 1, restarted attempt 0`)."""
     fn = entry.function
     where = f"{PurePosixPath(fn.file).name}:{fn.line}" if fn and fn.file else "?"
+    said = f"{entry.function_name() or '?'} ({where}) compile {nth}"
+    if entry.restarted_as is None:
+        return said
     attempt = entry.id.rsplit("_", 1)[1].rstrip("]") if "_" in entry.id else "0"
-    return f"{entry.function_name() or '?'} ({where}) compile {nth} attempt {attempt}"
+    return f"{said}, restarted attempt {attempt}"
 
 
 def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:

@@ -23,7 +23,7 @@ MAX_LISTED = 10
 class TimeChange(msgspec.Struct, kw_only=True):
     """A matched compile whose time changed by MIN_SECONDS and MIN_RATIO or more."""
 
-    #: The diff's match key, e.g. `fn (model.py:5) compile 1 attempt 0`.
+    #: The diff's match key, e.g. `fn (model.py:5) compile 1`.
     key: str
     a_s: float
     b_s: float
