@@ -141,7 +141,7 @@ def test_recompiles_view_lists_every_recompile(
             row.locator(".rc-because").text_content()
             == f"cache entry {best['cache_entry']}: {rec['recommended']['why']}"
         )
-        changes = [f"{c['input']} {c['what']}: {c['before']} → {c['after']}" for c in rec["changes"]]
+        changes = [f"{c['name']} {c['what']}: {c['before']} → {c['after']}" for c in rec["changes"]]
         assert row.locator(".rc-change").all_text_contents() == changes
         fix = rec["fix"]
         assert row.locator(".rc-fix-code").all_text_contents() == ([fix["code"]] if fix else [])
@@ -297,7 +297,7 @@ def test_caches_that_answered_differently_are_said_last(
     missed. The banner says ranks.json's caches sentence, as written, and nothing else diverges."""
     divergence = json.loads((folders["same4"] / "ranks.json").read_text())["divergence"]
     caches = [c["sentence"] for c in divergence["caches"]]
-    assert len(caches) == 1 and caches[0].startswith("[4/0] forward (_ranks.py:40): caches answered differently")
+    assert len(caches) == 1 and caches[0].startswith("[4/0] Mlp.forward (_ranks.py:40): caches answered differently")
     page = open_explorer(browser, site.explorer("same4"))
     h = wait_hook(page, lambda h: "caches" in h)
     assert h["caches"] == caches and h["divergence"] == [] and h["graphs"] == [] and h["settings"] == []
