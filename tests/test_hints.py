@@ -147,24 +147,28 @@ def test_a_constraint_violation_says_what_was_violated_and_where(tmp_path: Path)
     assert "You marked" in said
 
 
+def _break_payload(headline: str, explanation: str, context: str, code: str) -> str:
+    """A torch 2.13 `dynamo_graph_break_reason` payload: a break at /w/gbs.py:19 of `headline`."""
+    head = [
+        "Graph break in user code at /w/gbs.py:19",
+        "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
+        "",
+        headline,
+        f"  Explanation: {explanation}",
+        "",
+        f"  Developer debug context: {context}",
+    ]
+    return "\n".join([*head, "", "User code traceback:", '  File "/w/gbs.py", line 19, in f3', f"    {code}"])
+
+
 def test_a_skipped_function_is_named(tmp_path_factory: pytest.TempPathFactory) -> None:
     """torch 2.13 names the function a break skipped only in its debug context: `random.random()`
     (a C builtin) and DDP's `_inside_ddp_forward` (corpus ddp_sequential)."""
-    text = "\n".join(
-        [
-            "Graph break in user code at /w/gbs.py:19",
-            "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
-            "",
-            "Attempted to call function marked as skipped",
-            "  Explanation: Dynamo does not know how to trace the builtin `<unknown module>.Random.random.`",
-            "  Hint: If it is a Python builtin, please file an issue on GitHub so the PyTorch team can add support.",
-            "",
-            "  Developer debug context: module: <unknown module>, qualname: Random.random, skip reason: builtin",
-            "",
-            "User code traceback:",
-            '  File "/w/gbs.py", line 19, in f3',
-            "    return x * random.random()",
-        ]
+    text = _break_payload(
+        "Attempted to call function marked as skipped",
+        "Dynamo does not know how to trace the builtin `<unknown module>.Random.random.`",
+        "module: <unknown module>, qualname: Random.random, skip reason: builtin",
+        "return x * random.random()",
     )
     assert parse_graph_break(text).reason == "Attempted to call function marked as skipped: Random.random"
     # A module's function (`time.time()`): torch's qualname is `time`, said with its module.
@@ -195,20 +199,11 @@ def test_an_operator_the_data_decides_is_named(tmp_path_factory: pytest.TempPath
         "Dynamic shape operator: aten._unique2.default",
         "Dynamic shape operator: aten.nonzero.default",
     }
-    text = "\n".join(
-        [
-            "Graph break in user code at /w/u.py:5",
-            "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
-            "",
-            "Dynamic shape operator",
-            "  Explanation: Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
-            "",
-            "  Developer debug context: aten.nonzero.default",
-            "",
-            "User code traceback:",
-            '  File "/w/u.py", line 5, in f',
-            "    return torch.nonzero(x)",
-        ]
+    text = _break_payload(
+        "Dynamic shape operator",
+        "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
+        "aten.nonzero.default",
+        "return torch.nonzero(x)",
     )
     assert parse_graph_break(text).reason == "Dynamic shape operator: aten.nonzero.default"
     no_context = text.replace("  Developer debug context: aten.nonzero.default", "")
