@@ -146,3 +146,17 @@ def test_a_method_is_named_by_its_class(tmp_path_factory: pytest.TempPathFactory
     assert method_class(line.replace("L['self']", "L['x']").encode()) is None
     nested = line.replace("__main__.Block", "model.layers.Outer.Inner")
     assert method_class(nested.encode()) == "Inner"
+
+
+def test_a_failed_method_is_named_by_its_recompiles_guards(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """corpus fullgraph_debug: Net.forward's first compile failed (fullgraph=True and a debug
+    print) before logging guards; its next compile of the same code did, so both are Net's."""
+    data: dict[str, Any] = corpus_compiles("fullgraph_debug", tmp_path_factory)
+    entries = {e["id"]: e for e in data["compiles"] if e["id"] != "[-/-]"}
+    assert {cid: (e["status"], e.get("module")) for cid, e in entries.items()} == {
+        "[0/0]": ("failed", "Net"),
+        "[0/1]": ("ok", "Net"),
+    }
+    assert entries["[0/0]"]["guards"] is None and entries["[0/1]"]["guards"] is not None
+    (failure,) = [a["text"] for a in data["first_answers"] if a["kind"] == "failure"]
+    assert failure.startswith("first failure: [0/0] Net.forward failed at fullgraph_debug.py:22")

@@ -309,7 +309,8 @@ def _shapes(summary: Summary) -> list[Table | Text]:
     dimension. A frame whose inputs never changed gets one line instead of a table of equal rows
     (its recompiles were about something else: their reasons are in the table above)."""
     tables: list[Table | Text] = []
-    for frame in summary.input_shapes[:TOP]:
+    # A frame with one graph (its other compiles failed or broke before one) has nothing to compare.
+    for frame in [f for f in summary.input_shapes if len(f.compile_ids) > 1][:TOP]:
         name = frame.function.name if frame.function is not None else "?"
         if not any(_changed(cell) for row in frame.inputs for cell in row.cells):
             one = len(frame.inputs) == 1

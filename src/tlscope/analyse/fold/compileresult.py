@@ -113,6 +113,10 @@ class _Frames:
         #: `_expected`, read on the frame's first recompile.
         self._known: dict[str, dict[str, str]] | None = None
 
+    def accs(self) -> Iterator[CompileAcc]:
+        """Every compile id's accumulator of the frame."""
+        return (a for accs in self.attempts.values() for a in accs)
+
     def _attempts_of(self, frame: CompileId) -> list[CompileAcc]:
         """A frame compile's attempts; another frame's (a cache entry of another frame id, which
         torch does not log) are looked up in the fold's store."""
@@ -455,6 +459,10 @@ def _module(acc: CompileAcc, frames: _Frames, function: SourceLocation | None) -
     found = acc.module or next((a.module for a in attempts if a.module), None)
     if found is None and _method(function):
         found = acc.self_class or next((a.self_class for a in attempts if a.self_class), None)
+    if found is None and _method(function) and function == frames.function:
+        # Another compile of the same code (a frame id is one code object until torch._dynamo.reset()):
+        # a compile that failed before its guards, named by its recompile's.
+        found = next((a.self_class for a in frames.accs() if a.self_class), None)
     return found or _autograd_graph(acc.cid, function)
 
 
