@@ -68,7 +68,8 @@ class Difference(msgspec.Struct, kw_only=True):
 class CompileDiff(msgspec.Struct, kw_only=True):
     """A compile matched across the two sides (or present on one only), with its differences."""
 
-    #: The matching key, e.g. `fn (model.py:12) compile 2` (`fn (model.py:12) compile 2, restarted attempt 0` for an attempt that restarted).
+    #: The matching key, e.g. `fn (model.py:12) compile 2` (`fn (model.py:12) compile 2, restarted
+    #: attempt 0` for an attempt that restarted).
     key: str
     a_id: str | None
     b_id: str | None
