@@ -76,12 +76,12 @@ class FirstAnswers:
             self.failed = entry
         if entry.recompile is not None and self.recompiled is None:
             self.recompiled = entry
-        seconds = _seconds(entry)
+        seconds = compile_seconds(entry)
         if seconds is not None and entry.status != "outside":
             self.total_s += seconds
             # An id numbered again after torch._dynamo.reset() holds each compile's metrics record.
             self.timed += max(1, sum(r.kind == "compilation_metrics" for r in entry.metrics_records))
-            if self.slowest is None or seconds > (_seconds(self.slowest) or 0.0):
+            if self.slowest is None or seconds > (compile_seconds(self.slowest) or 0.0):
                 self.slowest = entry  # the first met among equals
 
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
@@ -220,7 +220,7 @@ def first_answers(
         change = f"; {_fix(fix)}" if fix is not None else ""
         text = f"first recompile: {_compile(recompiled)}: {_cut(why or 'no reason logged')}{change}"
         found.append(FirstAnswer(kind="recompile", compile_id=recompiled.id, text=text))
-    seconds = _seconds(timed.slowest) if timed is not None else None
+    seconds = compile_seconds(timed.slowest) if timed is not None else None
     if timed is not None and seconds is not None and seconds >= SLOW_S:
         own = [(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005]
         went, phase = where_it_went(own), innermost(own)
@@ -241,7 +241,7 @@ def slow_label(answer: FirstAnswer) -> str | None:
     return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
 
 
-def _seconds(entry: CompileEntry) -> float | None:
+def compile_seconds(entry: CompileEntry) -> float | None:
     """A compile's time: its `dynamo` span's, as `summary` lists it, and its backward's, which
     AOTAutograd compiles at the first backward call, after the span (`bwd_compilation_metrics`)."""
     if entry.time is None or entry.time.duration_s is None:

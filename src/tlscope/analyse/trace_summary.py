@@ -14,6 +14,7 @@ import msgspec
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
+from tlscope.analyse.headline import compile_seconds
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.job_answers import JobAnswers
 from tlscope.analyse.ranks.stragglers import Stragglers
@@ -152,7 +153,8 @@ class Summary(msgspec.Struct, kw_only=True):
     rank_answers: JobAnswers | None = None
     #: Compile ids per status.
     statuses: dict[str, int]
-    #: The compiles' wall time (each one's `time.duration_s`: the dynamo span where logged); a rank's
+    #: The compiles' wall time (each one's `time.duration_s`: the dynamo span where logged, and its
+    #: backward's, which AOTAutograd compiles at the first backward call, after the span); a rank's
     #: line in `ranks` sums `entire_frame_compile_time_s` instead, a little less (docs/MULTIRANK.md).
     compile_time_s: float
     compiles: list[CompileRow]
@@ -226,7 +228,9 @@ def summarise_trace(
         stragglers=job.stragglers if job is not None else None,
         rank_answers=job.first_answers if job is not None else None,
         statuses=dict(Counter(c.status for c in real).most_common()),
-        compile_time_s=round(_seconds([c.time for c in real]) + _seconds([c.time for c in aot_inductor]), 6),
+        compile_time_s=round(
+            sum(compile_seconds(c) or 0.0 for c in real) + _seconds([c.time for c in aot_inductor]), 6
+        ),
         compiles=[_compile_row(c) for c in real],
         graph_breaks=list(breaks),
         recompiles=[_recompile_row(c) for c in real if c.recompile is not None],
