@@ -340,6 +340,10 @@ def _compile_at(entry: CompileEntry) -> str:
     fn, user = entry.function, entry.user_frame
     if fn is not None and user is not None and user.line is not None and user.file != fn.file:
         return f"{_compile(entry)} (called from {where_text(user)})"
+    if fn is None and user is not None and user.line is not None:
+        # A fullgraph capture logs no function: the user's line that asked for it (`.aot_compile(...)`).
+        how = f"{entry.capture} at" if entry.capture else "called from"
+        return f"{_compile(entry)} ({how} {where_text(user)})"
     if fn is None or fn.line is None or fn.file in (None, "(unknown)"):
         return _compile(entry)
     return f"{_compile(entry)} ({where_text(fn)})"
