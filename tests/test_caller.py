@@ -59,3 +59,15 @@ def test_last_batch_is_marked_by_the_callers_name(tmp_path: Path) -> None:
     assert fix["why"].endswith("(the line before which it goes passes it as batch)")
     said = next(a["text"] for a in compiles["first_answers"] if a["kind"] == "recompile")
     assert said.endswith("fix: torch._dynamo.mark_dynamic(batch, 0) before last_batch.py:21")
+
+
+def test_only_the_compiled_functions_call_counts_when_the_line_names_it() -> None:
+    """`step(x, torch.stack(cache))`: the one call with one argument is torch.stack's, not the
+    compiled function's; `keys` (the second parameter) is no plain name there. Before, the fix
+    said `mark_dynamic(cache, 0)`, a list (m32's kv2.py, a decode cache passed stacked)."""
+    line = "y = decode_step(x, torch.stack(cache))"
+    assert caller_argument(line, "keys", "decode_step") is None
+    assert caller_argument("y = decode_step(t)", "x", "decode_step") == "t"
+    assert caller_argument("y = self.decode_step(t)", "x", "decode_step") == "t"
+    # The line calls the function by another name (a module called as `model(x)`): every call counts.
+    assert caller_argument("loss = model(batch).sum()", "x", "forward") == "batch"

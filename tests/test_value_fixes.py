@@ -43,7 +43,7 @@ def test_each_recompile_by_the_counter_gets_the_setting(compiles: dict[str, Any]
     said = {a["kind"]: a["text"] for a in compiles["first_answers"]}
     assert said["recompile"] == f"first recompile: [0/1] Scaled.forward: self.step changed: 0 -> 1; fix: {CODE}"
     assert said["failure"].endswith(
-        "Dynamo recompile limit exceeded; forward had compiled 4 times: 3 recompiles because self.step changed"
+        "Dynamo recompile limit exceeded; Scaled.forward had compiled 4 times: 3 recompiles because self.step changed"
     )
 
 

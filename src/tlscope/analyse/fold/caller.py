@@ -20,9 +20,13 @@ _ARGS = r"args\[(\d+)\]"
 _NAME = r"[A-Za-z_]\w*"
 
 
-def caller_argument(code: str | None, name: str) -> str | None:
-    """The argument the caller's line `code` passed as the input `name`, when certain and plain."""
+def caller_argument(code: str | None, name: str, function: str | None = None) -> str | None:
+    """The argument the caller's line `code` passed as the input `name`, when certain and plain.
+    `function`: the compiled function's name; where the line calls it by that name
+    (`step(x, torch.stack(cache))`), only those calls count, not another call's argument."""
     calls = _calls(code)
+    named = [c for c in calls if function and _callee(c) == function]
+    calls = named or calls
     if not calls:
         return None
     positional = re.fullmatch(_ARGS, name)
@@ -55,6 +59,12 @@ def _calls(code: str | None) -> list[ast.Call]:
             continue
         return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     return []
+
+
+def _callee(call: ast.Call) -> str | None:
+    """The name a call calls (`step` of `step(x)` and of `self.step(x)`)."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _plain_args(call: ast.Call) -> int:

@@ -106,7 +106,7 @@ def attach_fixes(
             continue
         _link_failures(entry, frames)
         index = recompile.recommended.index if recompile.recommended is not None else 0
-        recompile.fix = as_the_caller_says(fix_for(entry, recompile.guard_failures[index], frames))
+        recompile.fix = as_the_caller_says(fix_for(entry, recompile.guard_failures[index], frames), entry)
     for entry in compiles:  # not a size: a module's int attribute, again and again
         if entry.recompile is not None and entry.recompile.fix is None:
             entry.recompile.fix = attribute_fixes.get(entry.id)
@@ -117,11 +117,11 @@ def attach_fixes(
         owner = by_id.get(symbol.compile_id or "")
         for spec in symbol.specializations:
             spec.fix = as_the_caller_says(
-                specialisation_fix(symbol, spec, frames, owner, symbol.compile_id in exported)
+                specialisation_fix(symbol, spec, frames, owner, symbol.compile_id in exported), owner
             )
         guarded = (guard_frames or {}).get((symbol.compile_id, symbol.symbol))
         if not symbol.specializations and guarded is not None:
-            symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded))
+            symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded), owner)
 
 
 def _attribute_fixes(compiles: Sequence[CompileEntry], knows_sources: bool) -> dict[str, Fix]:
@@ -133,16 +133,21 @@ def _attribute_fixes(compiles: Sequence[CompileEntry], knows_sources: bool) -> d
     return repeated_value_fixes(compiles, knows_sources)
 
 
-def as_the_caller_says(fix: Fix | None) -> Fix | None:
+def as_the_caller_says(fix: Fix | None, owner: CompileEntry | None = None) -> Fix | None:
     """`fix` with its code naming the input as the line it goes before does (`batch`, where the
-    compiled function says `args[0]`), when that line leaves no doubt (analyse/fold/caller.py)."""
+    compiled function says `args[0]`), when that line leaves no doubt (analyse/fold/caller.py);
+    `owner`: the compile it is about, whose function the line calls (a resume function's: the
+    function it resumes)."""
     if fix is None or fix.where is None:
         return fix
+    fn = owner.function.name if owner is not None and owner.function is not None else None
+    resumed = re.fullmatch(_RESUME, fn) if fn else None
+    called = resumed["f"] if resumed is not None else fn
     from tlscope.analyse.fold.caller import caller_argument  # a log with a fix: few do
 
     names = list(dict.fromkeys(re.findall(r"\(([^,()]+), \d+\)", fix.code)))  # each input it marks
     for name in names:
-        said = caller_argument(fix.where.code, name)
+        said = caller_argument(fix.where.code, name, called)
         if said is None or said == name:
             continue
         fix.code = fix.code.replace(f"({name}, ", f"({said}, ", 1)
