@@ -63,3 +63,42 @@ def test_only_an_int_attribute_of_self_that_recompiled_twice() -> None:
     for subject, expected in (("self.mode", "'a'"), ("k", "1"), ("other.step", "1"), ("self.flag", "True")):
         entries = [_recompiled("[0/1]", subject, expected), _recompiled("[0/2]", subject, expected)]
         assert repeated_value_fixes(entries) == {}, subject
+
+
+def test_a_growing_list_gets_stacked(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """corpus growing_list: a decode cache passed as a list, one tensor more each step, recompiles
+    by its length to the limit; each recompile's fix (format 1.47, kind `stack_list`) passes the
+    tensors stacked into one, whose size automatic dynamic makes dynamic (checked on torch 2.13:
+    2 compiles where the list made 9)."""
+    out = tmp_path_factory.mktemp("growing_list") / "out"
+    assert main([str(CORPUS / "growing_list"), "-o", str(out), "--no-browser"]) == 0
+    data = json.loads((out / "compiles.json").read_text("utf-8"))
+    fixes = {c["id"]: c["recompile"]["fix"] for c in data["compiles"] if c["recompile"]}
+    assert sorted(fixes) == [f"[0/{n}]" for n in range(1, 9)]
+    fix = fixes["[0/1]"]
+    assert (fix["kind"], fix["input"], fix["source"], fix["where"]) == ("stack_list", "cache", "L['cache']", None)
+    assert fix["code"] == "pass torch.stack(cache) to decode_step, not the list cache"
+    assert "7 recompiles of decode_step" in fix["why"]
+    said = [a["text"] for a in data["first_answers"] if a["kind"] == "recompile"]
+    assert said == ["first recompile: [0/1] decode_step: length of cache changed: 1 -> 2; fix: " + fix["code"]]
+
+
+def test_a_list_of_other_things_is_not_stacked() -> None:
+    """Only a list of tensors of one shape and dtype stacks: a list of ints, or of tensors of
+    several shapes, gets no fix."""
+    from tlscope.format.compiles import TensorInput
+
+    def entries(sizes: list[list[int]]) -> list[CompileEntry]:
+        found = []
+        for n in (1, 2):
+            failure = GuardFailure(cache_entry="[0/0]", guard="len(xs) == 1", kind="length", explanation="e")
+            failure.subject, failure.expected = "xs", str(n)
+            recompile = Recompile(guard_failures=[failure], recommended=RecommendedFailure(index=0, why="w"))
+            inputs = [TensorInput(source=f"L['xs'][{i}]", dtype="torch.float32", size=s) for i, s in enumerate(sizes)]
+            found.append(CompileEntry(id=f"[0/{n}]", dir="d", status="ok", frame_compile="[0/0]", recompile=recompile))
+            found[-1].inputs = inputs
+        return found
+
+    assert sorted(repeated_value_fixes(entries([[4], [4]]))) == ["[0/1]", "[0/2]"]
+    assert repeated_value_fixes(entries([[4], [5]])) == {}
+    assert repeated_value_fixes(entries([])) == {}

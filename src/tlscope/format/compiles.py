@@ -230,10 +230,12 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
 
 class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-    size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number."""
+    size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
+    1.47) by a list's length."""
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
-    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, or (since 1.46) `pass_as_argument`
+    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument` or (since
+    #: 1.47) `stack_list`
     #: (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).

@@ -126,6 +126,9 @@ function recommendedBox(doc, rec) {
   return box;
 }
 
+/** The fix kinds whose `code` is an instruction in words, not code (format 1.46, 1.47). */
+const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list']);
+
 /**
  * What to change so the size does not recompile: compiles.json's `fix`, as written.
  * @param {Document} doc
@@ -133,9 +136,12 @@ function recommendedBox(doc, rec) {
  */
 function fixBox(doc, fix) {
   const box = el(doc, 'div', 'cp-fix');
-  // change_code: `code` is the user's line to change, at `where`; else a line to add before the call.
+  // change_code: `code` is the user's line to change, at `where`; an instruction in words
+  // (FORMAT.md "What to change": pass_as_argument, stack_list) is said as it is; else a line to
+  // add before the call.
   const change = fix.kind === 'change_code';
-  box.append(el(doc, 'span', 'cp-sub', change ? 'To avoid it, change ' : 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
+  if (INSTRUCTIONS.has(fix.kind)) box.append(el(doc, 'span', 'cp-sub', 'To avoid it, '), el(doc, 'span', 'cp-fix-code', fix.code));
+  else box.append(el(doc, 'span', 'cp-sub', change ? 'To avoid it, change ' : 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
   if (fix.where) box.appendChild(frameCell(doc, `${change || fix.kind === 'dynamic_false' ? 'at' : 'before'} ${fix.where}`, fix.whereCode));
   box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
   return box;
