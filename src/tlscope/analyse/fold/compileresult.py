@@ -112,10 +112,15 @@ class _Frames:
         self._inputs: dict[CompileId, list[TensorInput]] = {}
         #: `_expected`, read on the frame's first recompile.
         self._known: dict[str, dict[str, str]] | None = None
+        #: `self_class`, False until asked.
+        self._self_class: str | bool | None = False
 
-    def accs(self) -> Iterator[CompileAcc]:
-        """Every compile id's accumulator of the frame."""
-        return (a for accs in self.attempts.values() for a in accs)
+    def self_class(self) -> str | None:
+        """The class of `self` any compile of the frame's guards name (found once a frame)."""
+        if self._self_class is False:
+            every = (a for accs in self.attempts.values() for a in accs)
+            self._self_class = next((a.self_class for a in every if a.self_class), None)
+        return self._self_class if isinstance(self._self_class, str) else None
 
     def _attempts_of(self, frame: CompileId) -> list[CompileAcc]:
         """A frame compile's attempts; another frame's (a cache entry of another frame id, which
@@ -462,7 +467,7 @@ def _module(acc: CompileAcc, frames: _Frames, function: SourceLocation | None) -
     if found is None and _method(function) and function == frames.function:
         # Another compile of the same code (a frame id is one code object until torch._dynamo.reset()):
         # a compile that failed before its guards, named by its recompile's.
-        found = next((a.self_class for a in frames.accs() if a.self_class), None)
+        found = frames.self_class()
     return found or _autograd_graph(acc.cid, function)
 
 
