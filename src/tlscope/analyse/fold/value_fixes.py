@@ -62,7 +62,7 @@ def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = 
     for (kind, source), recompiled in by_source.items():
         if len(recompiled) >= MIN_RECOMPILES:
             fix = _BUILDERS[kind](source, recompiled)
-            if knows_sources:
+            if knows_sources and kind != LIST_KIND:  # a list's length is no source it makes dynamic
                 fix.why += f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}"'
             fixed.update((entry.id, fix) for entry in recompiled)
     return fixed
