@@ -313,9 +313,12 @@ def by_kind(labels: Sequence[str]) -> str:
 
 
 def _named(entry: CompileEntry) -> str:
+    """`[0/1] f (a.py:3)`; `[0/0] f (a.py:3, restarted)` for an attempt that restarted (its
+    frame compile's last attempt is the one compared)."""
     fn = entry.function
-    where = f" ({PurePosixPath(fn.file).name}:{fn.line})" if fn and fn.file else ""
-    return f"{entry.id} {entry.function_name() or '?'}{where}"
+    where = f"{PurePosixPath(fn.file).name}:{fn.line}" if fn and fn.file else ""
+    said = ", ".join(part for part in (where, "restarted" if entry.restarted_as else "") if part)
+    return f"{entry.id} {entry.function_name() or '?'}" + (f" ({said})" if said else "")
 
 
 #: How many removed/added lines a graph change shows in the summary, and how long each may be.
