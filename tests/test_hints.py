@@ -67,6 +67,10 @@ def test_a_compile_id_reused_after_reset_is_explained() -> None:
     flat = " ".join(summary_of(trace, "--width", "80").split())
     assert "[0/0] also held a failed compile (BackendCompilerFailed" in flat
     assert "ids are numbered again after torch._dynamo.reset()" in flat
+    # The count line counts the ids and the compiles they held, as the slowest compile's line does.
+    assert "4 compile ids, 5 compiles (an id numbered again holds several): " in flat
+    rows = json.loads(summary_of(trace, "--json"))["compiles"]
+    assert {r["id"]: r["compiles"] for r in rows} == {"[0/0]": 2, "[1/0]": 1, "[1/0_1]": 1, "[2/0]": 1}
 
 
 def test_hints_of_a_failed_compile(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ class CompileRow(msgspec.Struct, kw_only=True):
     graph_breaks: int
     #: compiles.json `capture`: `aot_compile`, `export` or `fullgraph` for a fullgraph capture. Since 1.20.
     capture: str | None = None
+    #: How many compiles the id held: its forward metrics records (torch._dynamo.reset() numbers
+    #: ids again, so one id can hold several), at least 1.
+    compiles: int = 1
 
 
 class RecompileRow(msgspec.Struct, kw_only=True):
@@ -272,6 +275,7 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
         duration_s=entry.time.duration_s if entry.time else None,
         graph_breaks=len(entry.graph_breaks),
         capture=entry.capture,
+        compiles=max(1, sum(1 for r in entry.metrics_records if r.kind == "compilation_metrics")),
     )
 
 

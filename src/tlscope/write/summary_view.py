@@ -6,6 +6,7 @@ Log-derived strings go through `Text` (never markup), so a reason holding `[bold
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -46,8 +47,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
     if summary.vllm:
         lines.append(vllm_line(summary.vllm))
     if summary.compiles or not lines:
-        count = len(summary.compiles)
-        lines.append(f"{count} compile{'s' if count != 1 else ''}: {statuses}")
+        lines.append(f"{_compile_count(summary.compiles)}: {statuses}")
     # The first answers (analyse/headline.py), as `tlscope LOG` says them under its counts.
     lines += [f"  {line}" for line in summary.headline]
     head.append("\n".join(lines))
@@ -202,6 +202,16 @@ def _breaks(summary: Summary) -> Table:
             reason.append(f"\n{group.docs_url}", style="dim")
         table.add_row(str(group.count), reason, Text(where))
     return table
+
+
+def _compile_count(rows: Sequence[CompileRow]) -> str:
+    """`3 compiles`; `2 compile ids, 6 compiles (…)` where ids held several compiles, as the
+    slowest compile's line counts them."""
+    ids, made = len(rows), sum(r.compiles for r in rows)
+    said = f"{ids} compile{'s' if ids != 1 else ''}"
+    if made > ids:  # torch._dynamo.reset(), or strict export's next call, numbers ids again
+        said = f"{ids} compile id{'s' if ids != 1 else ''}, {made} compiles (an id numbered again holds several)"
+    return said
 
 
 def _recompiles(summary: Summary) -> Table:
