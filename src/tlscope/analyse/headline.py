@@ -20,7 +20,7 @@ from typing import NamedTuple
 from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.phases import PHASES
-from tlscope.analyse.phase_words import innermost, phase_seconds, where_it_went
+from tlscope.analyse.phase_words import backward_s, compile_seconds, innermost, phase_seconds, where_it_went
 from tlscope.format.compiles import (
     FIRST_ANSWER_KINDS,
     CompileEntry,
@@ -241,23 +241,11 @@ def slow_label(answer: FirstAnswer) -> str | None:
     return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
 
 
-def compile_seconds(entry: CompileEntry) -> float | None:
-    """A compile's time: its `dynamo` span's, as `summary` lists it, and its backward's, which
-    AOTAutograd compiles at the first backward call, after the span (`bwd_compilation_metrics`)."""
-    if entry.time is None or entry.time.duration_s is None:
-        return None
-    return entry.time.duration_s + _backward_s(entry)
-
-
-def _backward_s(entry: CompileEntry) -> float:
-    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics")
-
-
 def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str | None) -> str:
     """`38.23 s of 64.10 s in 15 compiles (60 %), in compile_file (27.90 s of backend_compile's
     37.97 s), compiling generated C++; its fx_graph cache missed`: the compile's time against the
     run's, where it went (phase_words' chain), the caches it missed or that were bypassed."""
-    backward = _backward_s(timed.slowest)
+    backward = backward_s(timed.slowest)
     said = f"{seconds:.2f} s" + (f" ({backward:.2f} s of it its backward)" if backward >= 0.005 else "")
     if timed.compiles > 1:
         share = round(100 * seconds / timed.total_s) if timed.total_s > 0 else 100

@@ -68,3 +68,17 @@ def where_it_went(times: Times, sign: str = "") -> list[str]:
     around = "" if inner is outer else f" of {outer[0]}'s {sign}{outer[1]:.2f} s"
     said = f"{inner[0]} ({sign}{inner[1]:.2f} s{around})"
     return [said, *(f"{name} ({sign}{s:.2f} s)" for name, s in named if (name, s) not in chain)]
+
+
+def compile_seconds(entry: CompileEntry) -> float | None:
+    """A compile's time: its `dynamo` span's, as `summary` lists it, and its backward's, which
+    AOTAutograd compiles at the first backward call, after the span (`bwd_compilation_metrics`):
+    what the run's total, its slowest compile and a diff's totals count."""
+    if entry.time is None or entry.time.duration_s is None:
+        return None
+    return entry.time.duration_s + backward_s(entry)
+
+
+def backward_s(entry: CompileEntry) -> float:
+    """The seconds AOTAutograd took compiling the compile's backward (0 when none was logged)."""
+    return sum(r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics")

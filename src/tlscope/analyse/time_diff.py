@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tlscope.analyse.phase_words import innermost, phase_seconds
+from tlscope.analyse.phase_words import compile_seconds, innermost, phase_seconds
 from tlscope.format.compiles import CompileEntry
 
 #: A matched compile's change worth saying: at least this many seconds, and this ratio either way.
@@ -84,7 +84,8 @@ def _seconds(entry: CompileEntry) -> float | None:
 
 
 def _total(entries: Sequence[CompileEntry]) -> float:
-    return round(sum(s for e in entries if (s := _seconds(e)) is not None), 6)
+    """The run's compile time as `summary` says it (each compile's backward too)."""
+    return round(sum(s for e in entries if (s := compile_seconds(e)) is not None), 6)
 
 
 def hit_a_cache(entry: CompileEntry) -> bool:

@@ -14,7 +14,7 @@ import msgspec
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
-from tlscope.analyse.headline import compile_seconds
+from tlscope.analyse.phase_words import compile_seconds
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.job_answers import JobAnswers
 from tlscope.analyse.ranks.stragglers import Stragglers
