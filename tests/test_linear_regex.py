@@ -166,7 +166,7 @@ _HANG_CASES: dict[str, str] = {
     "wrapped module": "callvalues.wrapped_module((\"source=L['fn']._modules source=L['fn'], \" + "
     '"type=<class \'a" * 200_000).encode())',
     "storage offset": "guards.guard_failure('0/0: 2 <= ' + 'a.' * 500_000 + 'storage_offset()x')",
-    "resume name": "re.fullmatch(fixes._RESUME, 'torch_dynamo_resume_in_' + '_at_1' * 200_000 + 'x')",
+    "resume name": "resume.resumed('torch_dynamo_resume_in_' + '_at_1' * 200_000 + 'x')",
     "second break": "compileacc.failure_headline(['Unsupported'] + ['*** While handling this graph break, "
     "another graph break occurred: ***'] * 200_000)",
     # Format 1.47: a method's class, a data-dependent operator named by its debug context.
@@ -184,6 +184,7 @@ _HANG_CASES: dict[str, str] = {
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
     script = "import re\nfrom tlscope.analyse.fold import callvalues, compileacc, fixes, graphbreaks, graphs, guards\n"
+    script += "from tlscope.analyse.fold import resume\n"
     script += "from tlscope.analyse.tlparse import naming\n"
     script += "from tlscope.analyse.ranks import graph_divergence, parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"

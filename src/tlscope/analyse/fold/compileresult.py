@@ -27,6 +27,7 @@ from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
 from tlscope.analyse.fold.guards import said_name
 from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
+from tlscope.analyse.fold.resume import resumed
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import (
     AotInductorCompile,
@@ -225,19 +226,17 @@ class _Frames:
         return found
 
 
-#: A resume function's name: the rest of `fn` after its graph break at `line` (this and `_STACK`
-#: compiled by `re` on first use: a log without recompiles never pays for them).
-_RESUME = r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$"
-#: Dynamo's name for a value on the stack at a resume function's start (a local of it).
+#: Dynamo's name for a value on the stack at a resume function's start (a local of it); compiled
+#: by `re` on first use: a log without recompiles never pays for it.
 _STACK = r"^(?:L\['(___stack\d+)'\]|(___stack\d+))$"
 
 
 def _resume_break(function: SourceLocation | None) -> str | None:
     """Where the graph break a resume function resumes after is (`a.py:5`); None for another function."""
-    match = re.match(_RESUME, function.name or "") if function is not None else None
-    if match is None or function is None:
+    found = resumed(function.name) if function is not None else None
+    if found is None or function is None:
         return None
-    return where_text(SourceLocation(file=function.file, line=int(match["line"])))
+    return where_text(SourceLocation(file=function.file, line=found[1]))
 
 
 def _stack_words(name: str, at: str) -> str:
@@ -474,7 +473,7 @@ def _module(acc: CompileAcc, frames: _Frames, function: SourceLocation | None) -
 def _method(function: SourceLocation | None) -> bool:
     """Whether `self`'s class names `function`: a user's function, not a resume function (whose
     `self` is the method's it resumes) nor code torch generated (`<eval_with_key>.5`)."""
-    if function is None or not function.name or function.name.startswith("torch_dynamo_resume_in_"):
+    if function is None or not function.name or resumed(function.name) is not None:
         return False
     return not (function.file or "<").startswith("<")
 

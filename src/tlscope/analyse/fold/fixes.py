@@ -34,6 +34,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from tlscope.analyse.fold.guards import input_name
+from tlscope.analyse.fold.resume import base_name, resumed
 from tlscope.analyse.fold.symbols import size_refs
 from tlscope.analyse.fold.usercode import UserCode
 from tlscope.format.compiles import CompileEntry, Fix, GuardFailure, SourceLocation, Specialization, Symbol
@@ -141,8 +142,7 @@ def as_the_caller_says(fix: Fix | None, owner: CompileEntry | None = None) -> Fi
     if fix is None or fix.where is None:
         return fix
     fn = owner.function.name if owner is not None and owner.function is not None else None
-    resumed = re.fullmatch(_RESUME, fn) if fn else None
-    called = resumed["f"] if resumed is not None else fn
+    called = base_name(fn) if fn else None
     from tlscope.analyse.fold.caller import caller_argument  # a log with a fix: few do
 
     names = list(dict.fromkeys(re.findall(r"\(([^,()]+), \d+\)", fix.code)))  # each input it marks
@@ -182,8 +182,6 @@ def _local(name: str) -> str:
     return input_name(name)
 
 
-#: The name Dynamo gives the code after a graph break in `f` (`torch_dynamo_resume_in_f_at_4`).
-_RESUME = r"torch_dynamo_resume_in_(?P<f>.+)_at_\d+"
 #: Functions whose inputs `Resumes` keeps: a bound for a log that compiles without end.
 MAX_FUNCTIONS = 10_000
 
@@ -226,12 +224,11 @@ class Resumes:
         """When `entry` compiles a resume function and `where` (its symbols' user line) is the
         line of the function it resumes at the break: what `Resumed` holds, the caller being the
         innermost user frame of the compile's stack outside its own frame."""
-        name = entry.function.name if entry.function is not None else None
-        found = re.fullmatch(_RESUME, name) if name and where is not None else None
+        found = resumed(entry.function.name) if entry.function is not None and where is not None else None
         if found is None or where is None:
             return None
-        function = found["f"]
-        if where.name != function and not (where.name or "").startswith(f"torch_dynamo_resume_in_{function}_at_"):
+        function = found[0]
+        if where.name != function and base_name(where.name or "") != function:
             return None
         inputs = frozenset(self.inputs.get((_base(where.file), function), ()))
         return Resumed(function, where, self.user.innermost(entry.stack[:-1]), inputs)

@@ -13,23 +13,14 @@ no break artifact at all: a newer torch's `restart_reasons` repeat its artifacts
 
 from __future__ import annotations
 
-import re
-
+from tlscope.analyse.fold.resume import base_name, resumed
 from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLocation
 
-#: A resume function's name: the rest of `fn` after its graph break at `line`.
-_RESUME = re.compile(r"torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)")
 #: Kept at most (the log is untrusted: a million restarts must not make a million tuples).
 MAX_KEPT = 10_000
 
 #: (first log line, reason, function's own name, file, compile id, the function's location).
 _Restart = tuple[int, str, str, str | None, str, SourceLocation]
-
-
-def base_name(name: str) -> str:
-    """The function a resume function resumes (`fn` of `torch_dynamo_resume_in_fn_at_12`)."""
-    match = _RESUME.fullmatch(name)
-    return match["fn"] if match is not None else name
 
 
 def _reason(text: str) -> str:
@@ -51,9 +42,9 @@ class RestartBreaks:
         if fn is None or not fn.name:
             return
         first = entry.log_lines[0] if entry.log_lines else 0
-        resume = _RESUME.fullmatch(fn.name)
+        resume = resumed(fn.name)
         if resume is not None and len(self._resumes) < MAX_KEPT:
-            self._resumes.setdefault((resume["fn"], fn.file), []).append((first, int(resume["line"])))
+            self._resumes.setdefault((resume[0], fn.file), []).append((first, resume[1]))
         if entry.restart_reasons and not entry.graph_breaks and len(self._restarts) < MAX_KEPT:
             for text in dict.fromkeys(entry.restart_reasons):
                 self._restarts.append((first, _reason(text), base_name(fn.name), fn.file, entry.id, fn))
