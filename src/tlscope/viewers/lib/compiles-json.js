@@ -148,7 +148,8 @@
 
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number.
+size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
+1.47) by a list's length.
  * @typedef {object} Fix
  * @property {string} kind
  * @property {string} input
