@@ -62,12 +62,17 @@ def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
     again after torch._dynamo.reset()): then each forward metrics record's, with its own function
     and time; the entry keeps one stack, so a function other than the entry's has none."""
     forward = [r for r in entry.metrics_records if r.kind == "compilation_metrics"]
-    raw = own = entry.function
+    raw, own = entry.function, entry.said_function()  # `Sequential.forward`, not torch's `inner`
     stack: Sequence[SourceLocation] = entry.stack
-    if raw is not None and isinstance(entry.module, str):  # `Sequential.forward`, not torch's `inner`
-        own = msgspec.structs.replace(raw, name=entry.function_name())
-        if stack and (stack[-1].name, stack[-1].file) == (raw.name, raw.file):  # the wrapper's own frame
-            stack = [*stack[:-1], msgspec.structs.replace(stack[-1], name=own.name)]
+    last = stack[-1] if stack else None
+    if (
+        raw is not None
+        and own is not None
+        and own is not raw
+        and last
+        and (last.name, last.file) == (raw.name, raw.file)
+    ):
+        stack = [*stack[:-1], msgspec.structs.replace(last, name=own.name)]  # the compiled function's own frame
     if len({r.co_name for r in forward}) < 2:
         if entry.time is None or entry.time.duration_s is None:
             return []

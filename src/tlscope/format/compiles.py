@@ -455,6 +455,14 @@ class CompileEntry(msgspec.Struct, kw_only=True):
             return f"{self.module}.{fn.name if own and fn is not None else 'forward'}"
         return fn.name if fn is not None and fn.name else None
 
+    def said_function(self) -> SourceLocation | None:
+        """`function` with the name every view says (`function_name()`: `Block.forward`,
+        `Sequential.forward` for torch's wrapper `inner`); `function` itself without a `module`."""
+        fn = self.function
+        if fn is None or not isinstance(self.module, str):
+            return fn
+        return msgspec.structs.replace(fn, name=self.function_name())
+
 
 #: The frame torch compiles for a module's forward it would not otherwise see (`inner`, of
 #: external_utils.py's `wrap_inline`): a torch.nn built-in module (`nn.Sequential`), an FSDP-managed one.

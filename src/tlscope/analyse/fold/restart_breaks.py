@@ -19,8 +19,8 @@ from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, SourceLoca
 #: Kept at most (the log is untrusted: a million restarts must not make a million tuples).
 MAX_KEPT = 10_000
 
-#: (first log line, reason, function's own name, file, compile id, the function's location).
-_Restart = tuple[int, str, str, str | None, str, SourceLocation]
+#: (first log line, reason, compile id, the compiled function).
+_Restart = tuple[int, str, str, SourceLocation]
 
 
 def _reason(text: str) -> str:
@@ -47,14 +47,15 @@ class RestartBreaks:
             self._resumes.setdefault((resume[0], fn.file), []).append((first, resume[1]))
         if entry.restart_reasons and not entry.graph_breaks and len(self._restarts) < MAX_KEPT:
             for text in dict.fromkeys(entry.restart_reasons):
-                self._restarts.append((first, _reason(text), base_name(fn.name), fn.file, entry.id, fn))
+                self._restarts.append((first, _reason(text), entry.id, fn))
 
     def result(self) -> list[DistinctGraphBreak]:
         """The breaks grouped by (reason, file, line), most frequent first, then first seen."""
         groups: dict[tuple[str, str | None, int | None], DistinctGraphBreak] = {}
-        for first, reason, name, file, cid, fn in sorted(self._restarts, key=lambda r: r[0]):
-            line = self._line_after(name, file, first)
-            at = SourceLocation(file=file, line=line, name=name) if line is not None else fn
+        for first, reason, cid, fn in sorted(self._restarts, key=lambda r: r[0]):
+            name = base_name(fn.name or "")
+            line = self._line_after(name, fn.file, first)
+            at = SourceLocation(file=fn.file, line=line, name=name) if line is not None else fn
             group = groups.get((reason, at.file, at.line))
             if group is None:
                 group = groups[(reason, at.file, at.line)] = DistinctGraphBreak(

@@ -12,14 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import msgspec
-
 from tlscope.analyse.fold.graphs import placeholder_name
 from tlscope.analyse.fold.guards import input_name
 from tlscope.analyse.fold.symbols import size_refs
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.analyse.fxgraph.model import TensorMeta
-from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell, SourceLocation
+from tlscope.format.compiles import CompileEntry, FrameShapes, GuardFailure, InputShapes, ShapeCell
 
 _INDEX = re.compile(r"(?:size|stride) mismatch at index (?P<dim>\d+)\.")
 
@@ -86,7 +84,7 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
             row.cells.append(cells[entry.id].get(name) or ShapeCell(compile_id=entry.id, absent=True))
     return FrameShapes(
         frame=first.frame_compile,
-        function=_said(first),
+        function=first.said_function(),
         compile_ids=[c.id for c in columns],
         inputs=list(rows.values()),
     )
@@ -130,12 +128,3 @@ def failure_dim(failure: GuardFailure, name: str) -> int | None:
             if input_name(expr) == name:
                 return dim
     return None
-
-
-def _said(entry: CompileEntry) -> SourceLocation | None:
-    """The frame's function, named as every view says it (`Block.forward`, `Sequential.forward`
-    for torch's wrapper `inner`): the table's title is this name."""
-    fn = entry.function
-    if fn is None or not isinstance(entry.module, str):
-        return fn
-    return msgspec.structs.replace(fn, name=entry.function_name())

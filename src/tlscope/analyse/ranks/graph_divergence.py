@@ -171,10 +171,7 @@ def function_label(where: SourceLocation | None) -> str:
 def compile_label(entry: CompileEntry) -> str:
     """`function_label` of a compile, named as every sentence names it (`Sequential.forward` for a
     module torch's wrapper `inner` compiled, format 1.46 `module`)."""
-    where = entry.function
-    if where is not None and isinstance(entry.module, str):
-        where = msgspec.structs.replace(where, name=entry.function_name())
-    return function_label(where)
+    return function_label(entry.said_function())
 
 
 def dynamic_inputs(dynamic: Dynamic | None) -> dict[str, str]:
