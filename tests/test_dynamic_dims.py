@@ -478,3 +478,54 @@ def test_summary_says_no_in_one_line_when_no_size_changed() -> None:
     assert "Did the sizes change? limited (frame [3/0]): no, its input kept its dtype, shape and stride in both" in text
     for frame in changed:
         assert f"Did the sizes change? {frame['function']['name']} (frame {frame['frame']}) " in text
+
+
+def test_a_layout_recompile_marks_the_stride_and_asks_for_no_size() -> None:
+    """Format 1.48, corpus layouts: `gram` called with a matrix, its transpose and every other
+    column of a wider one recompiles twice on x's stride 0 (the same sizes throughout). The sizes
+    table marks that stride (`reason_stride`), not a size (`reason_dim`, 1.47 put it there); the
+    strides torch made dynamic are not sizes TORCH_COMPILE_DYNAMIC_SOURCES could name (1.47 said
+    `dim 0: InferStride(dim=1) -> 1` and recommended `L['x']:0,L['x']:1`), nor is the view's base;
+    and the base's guard, the view's bounds in it, names no line to change (1.47: `gram`'s line)."""
+    trace = _trace("layouts")
+    tables = {t.frame: t for t in trace.input_shapes}
+    row = next(r for r in tables["[0/0]"].inputs if r.source == "L['x']")
+    cells = {c.compile_id: c for c in row.cells}
+    for cid in ("[0/1]", "[0/2]"):
+        assert _explaining(next(e for e in trace.compiles if e.id == cid)) == "stride"
+        assert (cells[cid].reason_stride, cells[cid].reason_dim, cells[cid].changed_dims) == (0, None, [])
+        assert 0 in cells[cid].changed_strides
+    assert trace.dynamic is not None
+    assert [s.source for s in trace.dynamic.sources] == ["L['lr']"]
+    assert trace.dynamic.recommended == "L['lr']" and "InferStride" not in trace.dynamic.sentence
+    base = next(s for s in trace.symbols if s.source == "L['x']._base.size()[1]")
+    assert base.guards and any("s7" in g for g in base.guards) and base.fix is None and base.why is None
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "layouts").glob("*.log.gz")))],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "stride 0 ←" in text and "dim 0" not in text.split("Did the sizes change? gram", 1)[1].split("Did")[0]
+
+
+def test_a_float_made_dynamic_is_named_by_its_source() -> None:
+    """Format 1.48, corpus layouts: `sgd_step(w, lr)` with a new float each call recompiles once
+    with lr dynamic, passed to the graph as a 0-d tensor (`L_lr_: f64[]`, source
+    `___as_tensor(L['lr'])`). Its row of the sizes table is the float's: source `L['lr']`, said
+    `lr` (1.47: no source, said `L_lr_`); absent from the first graph, where lr was a constant."""
+    trace = _trace("layouts")
+    table = {t.frame: t for t in trace.input_shapes}["[1/0]"]
+    row = next(r for r in table.inputs if r.name == "L_lr_")
+    assert row.source == "L['lr']"
+    assert [(c.compile_id, c.absent, c.dtype, c.shape) for c in row.cells] == [
+        ("[1/0]", True, None, None),
+        ("[1/1]", False, "f64", []),
+    ]
+    text = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "layouts").glob("*.log.gz")))],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "L_lr_" not in text and re.search(r"\[1/1\] │ lr +│ f64", text)

@@ -590,6 +590,21 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
     return new, entry("metrics_missing", _MISSING_146)
 
 
+def without_148_changes(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.47 wrote it but for what 1.48 says anew: a cell of `input_shapes` gives
+    the stride its recompile names in `reason_stride`, not `reason_dim` (moved back; not forgiven:
+    a float's row named by its source, stride changes left out of `dynamic`, no `size_guard` fix
+    from a guard on an input's layout)."""
+    name, data = _minor_back(rel, data, 48)
+    if name != "compiles.json":
+        return data
+    return _REASON_STRIDE.sub(rb'"reason_dim":\g<1>', data).replace(b',"reason_stride":null', b"")
+
+
+#: A cell's `reason_stride` (1.48), after its `reason_dim`, null when a stride is named.
+_REASON_STRIDE = re.compile(rb'"reason_dim":null,"reason_stride":(\d+)')
+
+
 def without_147_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.46 wrote it but for what 1.47 says anew: the status vocabulary's
     `captured` (in `statuses` and `status_order`) is removed, `metrics_missing`'s words restored,
@@ -866,6 +881,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_148_changes,
     without_147_changes,
     without_146_additions,
     without_145_changes,

@@ -582,9 +582,12 @@ class ShapeCell(msgspec.Struct, kw_only=True):
     dtype_changed: bool = False
     absent: bool = False
     #: The compile id whose recompile explains the change (this one), and the dimension the
-    #: recompile's recommended guard failure names for this input (null when it names none).
+    #: recompile's recommended guard failure names for this input (null when it names none): of a
+    #: size (or a dynamic size's range) in `reason_dim`; of a stride in `reason_stride` (since 1.48;
+    #: before, a stride's dimension was in `reason_dim` too).
     recompile: str | None = None
     reason_dim: int | None = None
+    reason_stride: int | None = None
 
 
 class InputShapes(msgspec.Struct, kw_only=True):

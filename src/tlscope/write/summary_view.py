@@ -338,7 +338,7 @@ def _shapes(summary: Summary) -> list[Table | Text]:
         table = _table(
             f"Did the sizes change? {name} (frame {frame.frame})", "id", "input", "dtype", "shape, stride", "changed"
         )
-        table.caption = "* changed since the compile before; ← the dimension the recompile's reason names"
+        table.caption = "* changed since the compile before; ← the size or stride the recompile's reason names"
         # Only the inputs that changed: a model's parameters, hundreds of them, keep theirs.
         kept: list[InputShapes] = []
         for row in frame.inputs:
@@ -453,9 +453,15 @@ def _cell(cell: ShapeCell) -> tuple[Text, Text, Text]:
     if cell.dtype_changed:
         said.append("dtype")
     said += [f"dim {d}" + (" ←" if d == cell.reason_dim else "") for d in cell.changed_dims]
-    said += [f"stride {d}" for d in cell.changed_strides if d not in cell.changed_dims]
+    said += [
+        f"stride {d}" + (" ←" if d == cell.reason_stride else "")
+        for d in cell.changed_strides
+        if d not in cell.changed_dims or d == cell.reason_stride
+    ]
     if cell.reason_dim is not None and cell.reason_dim not in cell.changed_dims:
         said.append(f"← dim {cell.reason_dim}")
+    if cell.reason_stride is not None and cell.reason_stride not in cell.changed_strides:
+        said.append(f"← stride {cell.reason_stride}")
     dtype = Text((cell.dtype or "") + ("*" if cell.dtype_changed else ""))
     return dtype, Text(f"[{dims}] [{strides}]"), Text(", ".join(said), style="yellow" if said else "")
 

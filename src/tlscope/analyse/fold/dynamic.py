@@ -30,6 +30,11 @@ from tlscope.model.record import Record
 
 #: Chromium instants and spans this fold reads (by `name`).
 AUTOMATIC = "automatic_dynamic"
+#: `automatic_dynamic`'s `reason` when a stride, not a size, changed (torch/_dynamo/pgo.py logs
+#: "size change", "stride change", "scalar change", "dimensionality change" or "other").
+_STRIDE_CHANGE = "stride change"
+#: A view input's base, as Dynamo's sources name it (`L['x']._base`).
+_BASE = "._base"
 #: The artifacts of a profile read at the start, and where from.
 PROFILE_READS = {
     "get_local_code_state": "local",
@@ -148,6 +153,11 @@ class DynamicFold:
 
     def _automatic(self, args: dict[str, object], cid: str | None) -> None:
         source, dim = args.get("name"), args.get("dim_changed")
+        if args.get("reason") == _STRIDE_CHANGE or (isinstance(source, str) and _BASE in source):
+            # A stride made dynamic (TORCH_COMPILE_DYNAMIC_SOURCES names sizes), or the base of a
+            # view input whose size changed with the view's layout: the recompile names the view's
+            # stride, and marking the base's size would not have avoided it.
+            return
         if not isinstance(source, str) or len(source) > MAX_SOURCE_CHARS or len(self.automatic) >= MAX_SOURCES:
             return
         frame = _frame_text(cid)

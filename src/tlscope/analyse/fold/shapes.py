@@ -62,10 +62,10 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
                 meta = metas[item.type or ""] = parse_annotation(item.type or "")
             if meta.shape is None:
                 continue  # a Sym(...) or untyped input: not a tensor
-            source = next((t for t in entry.inputs if placeholder_name(t.source) == item.name), None)
+            source = next((t for t in entry.inputs if placeholder_name(_unwrapped(t.source)) == item.name), None)
             row = rows.setdefault(item.name, InputShapes(name=item.name, source=None, cells=[]))
             if row.source is None and source is not None:
-                row.source = source.source
+                row.source = _unwrapped(source.source)
             here[item.name] = ShapeCell(
                 compile_id=entry.id,
                 dtype=meta.dtype or None,
@@ -90,10 +90,24 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
     )
 
 
+def _unwrapped(source: str) -> str:
+    """A float Dynamo made dynamic is passed to the graph as a 0-d tensor whose source is
+    `___as_tensor(L['lr'])` and whose placeholder is `L_lr_`: the row is the float's, `L['lr']`."""
+    return source[len(_AS_TENSOR) : -1] if source.startswith(_AS_TENSOR) and source.endswith(")") else source
+
+
+_AS_TENSOR = "___as_tensor("
+
+
 def _compare(cell: ShapeCell, before: ShapeCell | None, entry: CompileEntry, source: str) -> None:
     if entry.recompile is not None:
         cell.recompile = entry.id
-        cell.reason_dim = _reason_dim(entry, source)
+        failure = entry.recompile.shown_failure()
+        named = failure_dim(failure, input_name(source)) if failure is not None else None
+        if failure is not None and failure.kind == "stride":
+            cell.reason_stride = named
+        else:
+            cell.reason_dim = named
     if before is None:
         return
     cell.changed_dims = _changed(before.shape, cell.shape)
@@ -106,16 +120,6 @@ def _changed(old: list[str] | None, new: list[str] | None) -> list[int]:
     if len(old) != len(new):
         return list(range(len(new)))
     return [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-
-
-def _reason_dim(entry: CompileEntry, source: str) -> int | None:
-    """The dimension of `source` the recompile's explaining guard failure names, if any."""
-    recompile = entry.recompile
-    assert recompile is not None
-    if not recompile.guard_failures:
-        return None
-    failure = recompile.guard_failures[recompile.recommended.index if recompile.recommended is not None else 0]
-    return failure_dim(failure, input_name(source))
 
 
 def failure_dim(failure: GuardFailure, name: str) -> int | None:

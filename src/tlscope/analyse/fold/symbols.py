@@ -42,6 +42,8 @@ SYMBOL_KEYS = frozenset(
 #: Guards kept per symbol (a long job guards one symbol many times; `guard_count` counts all).
 MAX_GUARDS = 20
 _NAME = re.compile(r"\b[su]\d+\b")
+#: Symbols of an input's memory layout, not of its sizes.
+_LAYOUT = frozenset({"stride", "storage_offset"})
 #: `L['x'].size()[0]`, `L['x'].stride()[1]`, `L['x'].storage_offset()`: the input and dimension.
 _DIM_SOURCE = re.compile(r"^(?P<input>.+)\.(?P<what>size|stride)\(\)\[(?P<dim>\d+)\]$")
 _OFFSET_SOURCE = re.compile(r"^(?P<input>.+)\.storage_offset\(\)$")
@@ -229,7 +231,12 @@ class SymbolFold:
     ) -> None:
         expr = event.expr
         assert expr is not None
-        for name in dict.fromkeys(_NAME.findall(expr)):
+        names = dict.fromkeys(_NAME.findall(expr))
+        # A guard naming a stride or a storage offset is about the input's memory layout (a view's
+        # bounds in its base: `20*s7 + 20*s89 + 4 <= 24*s64`), not about code that depends on a
+        # size: the line traced then is no line to change, so it gives no `size_guard` fix.
+        layout = any((s := self.symbols.get((cid, n))) is not None and s.what in _LAYOUT for n in names)
+        for name in names:
             symbol = self.symbols.get((cid, name))
             if symbol is None:
                 continue
@@ -240,7 +247,7 @@ class SymbolFold:
             symbol.guard_count += 1
             if len(symbol.guards) < MAX_GUARDS:
                 symbol.guards.append(expr)
-            if (cid, name) not in self.guard_frames:
+            if not layout and (cid, name) not in self.guard_frames:
                 # The line traced when a guard was added: where a symbol's `size_guard` fix points.
                 frame = self._frame(record, event.user_stack)
                 if frame is not None:

@@ -338,6 +338,7 @@ comes from and what constrains it (FORMAT.md "Where a dynamic dimension comes fr
  * @property {boolean} [absent]
  * @property {string | null} [recompile]
  * @property {number | null} [reason_dim]
+ * @property {number | null} [reason_stride]
  */
 
 /**

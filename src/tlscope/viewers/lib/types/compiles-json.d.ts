@@ -335,6 +335,7 @@ export type ShapeCell = {
     absent?: boolean | undefined;
     recompile?: string | null | undefined;
     reason_dim?: number | null | undefined;
+    reason_stride?: number | null | undefined;
 };
 /**
  * One torch.export / draft_export call of the log and how it ended (FORMAT.md "Exports").
