@@ -529,3 +529,15 @@ def test_a_float_made_dynamic_is_named_by_its_source() -> None:
         text=True,
     ).stdout
     assert "L_lr_" not in text and re.search(r"\[1/1\] │ lr +│ f64", text)
+
+
+def test_two_sizes_guarded_equal_name_no_line_to_change() -> None:
+    """Format 1.48: a guard that two sizes are equal (`Eq(s2, s48)`: break_batch's batch and its
+    target, whose loss needs them equal; export_failures' `x @ y`) is the code's meaning, not a
+    size it depends on: a call breaking it fails in eager too. 1.47 gave both symbols a
+    `size_guard` fix, "change the line" of the loss or the matmul."""
+    for name, pair in (("break_batch", ("s2", "s48")), ("export_failures", ("s27", "s17"))):
+        symbols = [s for s in _trace(name).symbols if s.symbol in pair]
+        equal = f"Eq({pair[0]}, {pair[1]})"
+        assert any(equal in s.guards for s in symbols), name
+        assert all(s.fix is None for s in symbols if equal in s.guards), name

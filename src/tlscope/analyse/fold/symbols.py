@@ -235,7 +235,11 @@ class SymbolFold:
         # A guard naming a stride or a storage offset is about the input's memory layout (a view's
         # bounds in its base: `20*s7 + 20*s89 + 4 <= 24*s64`), not about code that depends on a
         # size: the line traced then is no line to change, so it gives no `size_guard` fix.
-        layout = any((s := self.symbols.get((cid, n))) is not None and s.what in _LAYOUT for n in names)
+        # Nor is an equality of two sizes (`Eq(s77, s31)`, of a broadcast or a matmul of two
+        # inputs): a call breaking it fails in eager too, or passes a size 1, specialised anyway.
+        no_line = _equates_sizes(expr) or any(
+            (s := self.symbols.get((cid, n))) is not None and s.what in _LAYOUT for n in names
+        )
         for name in names:
             symbol = self.symbols.get((cid, name))
             if symbol is None:
@@ -247,7 +251,7 @@ class SymbolFold:
             symbol.guard_count += 1
             if len(symbol.guards) < MAX_GUARDS:
                 symbol.guards.append(expr)
-            if not layout and (cid, name) not in self.guard_frames:
+            if not no_line and (cid, name) not in self.guard_frames:
                 # The line traced when a guard was added: where a symbol's `size_guard` fix points.
                 frame = self._frame(record, event.user_stack)
                 if frame is not None:
@@ -258,3 +262,15 @@ class SymbolFold:
 
     def result(self) -> list[Symbol]:
         return list(self.symbols.values())
+
+
+def _equates_sizes(expr: str) -> bool:
+    """`Eq(A, B)` whose two sides each name a symbol (`Eq(s77, s31)`, `Eq(2*s0, s1)`)."""
+    if not (expr.startswith("Eq(") and expr.endswith(")")):
+        return False
+    depth = 0
+    for i, char in enumerate(expr[3:-1], start=3):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            return _NAME.search(expr, 3, i) is not None and _NAME.search(expr, i, len(expr) - 1) is not None
+    return False
