@@ -215,3 +215,68 @@ def test_a_job_against_one_trace_and_rank_without_b(capsys: pytest.CaptureFixtur
     assert status == 1 and out.startswith("Jobs: A has 2 ranks, B is one trace; compared below: rank 0 of A with B.\n")
     assert cli(["diff", str(CORPUS / "ranks_same_2"), "--rank", "1"]) == 2
     assert "--rank N compares rank N of two multi-rank traces: give B" in capsys.readouterr().err
+
+
+def test_an_edit_above_a_function_still_matches_its_compiles(capsys: pytest.CaptureFixture[str]) -> None:
+    """corpus edited: the same train.py before and after its author fixed a recompile, with two
+    lines added at its top, so `gram` is defined at line 6, not 4, and every user line in its
+    graphs and guards moved. Its first compile is matched (by function and file when the line
+    moved) and equal once the user's line numbers are masked; the recompile the fix removed is the
+    one difference. Before, nothing matched: 2 compiles only in A, 1 only in B."""
+    status, out = out_of(capsys, str(CORPUS / "edited" / "run1"), str(CORPUS / "edited" / "run2"))
+    assert status == 1  # they differ
+    head = out.split("\nDetails:", 1)[0]
+    assert "1 compile only in A: [0/1] gram (train.py:4)" in head
+    assert not re.search(r"compiles? only in B", head) and "graphs differ" not in head and "guards differ" not in head
+    assert "1 compiles matched, 1 only in A, 0 only in B" in out
+    status, text = out_of(capsys, str(CORPUS / "edited" / "run1"), str(CORPUS / "edited" / "run2"), "--json")
+    data = json.loads(text)
+    assert (data["matched"], data["only_a"], data["only_b"]) == (1, 1, 0)
+    keys = [(c["key"], c["a_id"], c["b_id"]) for c in data["compiles"]]
+    assert keys == [("gram (train.py:4) compile 2", "[0/1]", None)]
+
+
+def test_a_renamed_script_matches_by_function_when_one_function_has_the_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The after run of corpus edited as if its file had been renamed train_fixed.py: `gram` is
+    the one function of that name on each side, so its compile is matched across the rename and
+    keyed with both places; nothing else differs but the recompile."""
+    log = next((CORPUS / "edited" / "run2").glob("*.log.gz"))
+    text = gzip.decompress(log.read_bytes()).decode()
+    renamed = tmp_path / "renamed.log"
+    renamed.write_text(text.replace("train.py", "train_fixed.py"))
+    status, out = out_of(capsys, str(CORPUS / "edited" / "run1"), str(renamed), "--json")
+    data = json.loads(out)
+    assert (data["matched"], data["only_a"], data["only_b"]) == (1, 1, 0)
+    status, out = out_of(capsys, str(CORPUS / "edited" / "run1"), str(renamed))
+    assert status == 1 and not re.search(r"compiles? only in B", out) and "graphs differ" not in out
+
+
+def test_a_moved_function_is_matched_only_when_one_compile_of_each_side_can_be_it() -> None:
+    """`matched` pairs a compile left over by its key again by function, file and nth compile, and
+    then by function and nth compile, only when one compile of each side has that looser key: two
+    functions `f` of one file both moved are not guessed at."""
+    from tlscope.analyse.diff import matched
+    from tlscope.format.compiles import CompileEntry, SourceLocation
+
+    def entry(cid: str, name: str, file: str, line: int) -> CompileEntry:
+        return CompileEntry(
+            id=cid, dir=cid, status="ok", frame_compile=cid, function=SourceLocation(file=file, line=line, name=name)
+        )
+
+    a = [entry("[0/0]", "f", "/a/m.py", 4), entry("[1/0]", "g", "/a/m.py", 9), entry("[2/0]", "h", "/a/m.py", 20)]
+    b = [entry("[0/0]", "f", "/b/m.py", 6), entry("[1/0]", "g", "/b/n.py", 11), entry("[2/0]", "h", "/b/m.py", 20)]
+    assert [(key, x and x.id, y and y.id) for key, x, y in matched(a, b)] == [
+        ("f (m.py:4 -> m.py:6) compile 1", "[0/0]", "[0/0]"),
+        ("g (m.py:9 -> n.py:11) compile 1", "[1/0]", "[1/0]"),
+        ("h (m.py:20) compile 1", "[2/0]", "[2/0]"),
+    ]
+    twice = [entry("[0/0]", "f", "/a/m.py", 4), entry("[1/0]", "f", "/a/m.py", 30)]
+    moved = [entry("[0/0]", "f", "/a/m.py", 5), entry("[1/0]", "f", "/a/m.py", 31)]
+    assert [(x and x.id, y and y.id) for _, x, y in matched(twice, moved)] == [
+        ("[0/0]", None),
+        ("[1/0]", None),
+        (None, "[0/0]"),
+        (None, "[1/0]"),
+    ]

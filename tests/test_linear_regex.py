@@ -173,6 +173,8 @@ _HANG_CASES: dict[str, str] = {
     "method class": 'callvalues.method_class(("source=L[\'self\'], " + "type=<class \'a" * 200_000).encode())',
     "operator context": "graphbreaks.parse_graph_break('Graph Break Reason: Encountered graph break when attempting "
     "to trace x\\nDynamic shape operator\\n' + 'Developer debug context: ' * 200_000 + 'a' * 1_000_000)",
+    # diff's source locations, each matched from a token's start only.
+    "diff location": "diff.normalised('a' * 2_000_000 + ' ' + '/a.py' * 400_000)",
     # A ranks' graph print (format 1.30): names then blanks that never reach `=`, blank lines.
     "graph print names": "graph_divergence.structure_digest("
     "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",
@@ -185,6 +187,7 @@ _HANG_CASES: dict[str, str] = {
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
     script = "import re\nfrom tlscope.analyse.fold import callvalues, compileacc, fixes, graphbreaks, graphs, guards\n"
     script += "from tlscope.analyse.fold import resume\n"
+    script += "from tlscope.analyse import diff\n"
     script += "from tlscope.analyse.tlparse import naming\n"
     script += "from tlscope.analyse.ranks import graph_divergence, parity\n"
     script += f"from tlscope.read import glog\n{_HANG_CASES[case]}\n"

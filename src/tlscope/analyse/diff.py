@@ -2,12 +2,15 @@
 
 Compiles are matched by their compiled function (name, file name, first line), then by the
 order of that function's frame compiles (its 1st, 2nd… compile) and the attempt, not by compile
-id: a trace with one more graph break earlier still lines up function by function. Within a
+id: a trace with one more graph break earlier still lines up function by function. What is left
+is matched by name and file (an edit above the function moved its first line), then by name (a
+renamed script), each only when one compile of each side has that looser key. Within a
 matched pair, graphs and code are matched by kind and order of that kind, guards as one text,
 and a few numbers of the metrics (counts, never times: two runs of one program never take the
 same time). Payloads are compared by file name, which is their MD5, so equal names mean equal
 text; when the names differ, both texts are read and compared again without what changes on
-every run (`# graph id: N`, object ids and addresses, inductor's temporary paths and kernel hashes).
+every run (`# graph id: N`, object ids and addresses, inductor's temporary paths and kernel hashes)
+and where the user's code is (`model.py:14`, another line after an edit above it).
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ _VOLATILE = re.compile(
     r"|/tmp/torchinductor_[^/\s]+/[^\s'\"]*|\b[a-z0-9]{52}\b|\b[0-9a-f]{32,64}\b"
     # fx_graph_runnable's first lines set the run's TORCH_TRACE folder: a new one every run.
     r"|(?<=os\.environ\['TORCH_TRACE'\] = )'[^'\n]*'"
+    # Where the user's code is (`# File: /a/model.py:14 in f`, a guard's `# model.py:14 in f`):
+    # another line after an edit above it, another folder for a copy of the script. The code
+    # beside it stays compared. Only from a token's start: linear on a long token without one.
+    r"|(?<![^\s'\"(])[^\s'\"(]*\.py:\d+"
 )
 
 
@@ -177,19 +184,50 @@ def match_key(entry: CompileEntry, nth: int) -> str:
     last attempt, the one that compiled (a run whose compile restarted after a graph break is
     compared with one that did not break by what each ended with); a restarted attempt is keyed
     apart (`compile 1, restarted attempt 0`)."""
-    fn = entry.function
-    where = f"{PurePosixPath(fn.file).name}:{fn.line}" if fn and fn.file else "?"
-    said = f"{entry.function_name() or '?'} ({where}) compile {nth}"
-    if entry.restarted_as is None:
-        return said
-    attempt = entry.id.rsplit("_", 1)[1].rstrip("]") if "_" in entry.id else "0"
-    return f"{said}, restarted attempt {attempt}"
+    return _Keyed.of(entry, nth).key
+
+
+class _Keyed(msgspec.Struct, frozen=True):
+    """A compile's match key in parts: its function's name, where it is defined, and which of that
+    function's compiles it is (`compile 2`, `compile 1, restarted attempt 0`)."""
+
+    name: str
+    file: str | None
+    line: int | None
+    nth: str
+    entry: CompileEntry
+
+    @classmethod
+    def of(cls, entry: CompileEntry, nth: int) -> _Keyed:
+        fn = entry.function
+        file = PurePosixPath(fn.file).name if fn and fn.file else None
+        said = f"compile {nth}"
+        if entry.restarted_as is not None:
+            attempt = entry.id.rsplit("_", 1)[1].rstrip("]") if "_" in entry.id else "0"
+            said += f", restarted attempt {attempt}"
+        return cls(entry.function_name() or "?", file, fn.line if fn and file else None, said, entry)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.file else "?"
+
+    @property
+    def key(self) -> str:
+        return f"{self.name} ({self.where}) {self.nth}"
+
+    def moved_to(self, other: _Keyed) -> str:
+        """The key of a pair whose function is defined elsewhere in B: `f (a.py:7 -> a.py:9) compile 1`."""
+        return f"{self.name} ({self.where} -> {other.where}) {self.nth}"
 
 
 def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
     """Each compile under its match key (outside-compile events left out)."""
+    return {k.key: k.entry for k in _keys(entries)}
+
+
+def _keys(entries: Sequence[CompileEntry]) -> list[_Keyed]:
     seen: dict[tuple[str | None, str | None, int | None], list[str]] = {}
-    found: dict[str, CompileEntry] = {}
+    found: dict[str, _Keyed] = {}
     for entry in entries:
         if entry.status == "outside":
             continue
@@ -200,8 +238,55 @@ def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
         frames = seen.setdefault(ident, [])
         if entry.frame_compile not in frames:
             frames.append(entry.frame_compile)
-        found.setdefault(match_key(entry, frames.index(entry.frame_compile) + 1), entry)
+        keyed_entry = _Keyed.of(entry, frames.index(entry.frame_compile) + 1)
+        found.setdefault(keyed_entry.key, keyed_entry)
+    return list(found.values())
+
+
+#: How a compile left unmatched by its key is matched again: the same function and nth compile in
+#: the same file at another line (an edit above it moved it), then in another file (a renamed
+#: script), each only when one compile of each side has it.
+_LOOSER: tuple[Callable[[_Keyed], tuple[str | None, ...]], ...] = (
+    lambda k: (k.name, k.file, k.nth),
+    lambda k: (k.name, k.nth),
+)
+
+
+def matched(
+    a: Sequence[CompileEntry], b: Sequence[CompileEntry]
+) -> list[tuple[str, CompileEntry | None, CompileEntry | None]]:
+    """A's compiles in order, each with its match in B (or None), then B's unmatched: matched by
+    key, else by `_LOOSER` (the key then says where each side defines the function)."""
+    left, right = _keys(a), _keys(b)
+    by_key = {k.key: k for k in right}
+    pairs: dict[int, _Keyed] = {i: by_key[k.key] for i, k in enumerate(left) if k.key in by_key}
+    used = {k.key for k in pairs.values()}
+    for looser in _LOOSER:
+        lonely = [k for k in right if k.key not in used]
+        theirs = _unique(looser, lonely)
+        mine = _unique(looser, [k for i, k in enumerate(left) if i not in pairs])
+        for i, k in enumerate(left):
+            other = theirs.get(looser(k)) if i not in pairs and looser(k) in mine else None
+            if other is not None:
+                pairs[i] = other
+                used.add(other.key)
+    found: list[tuple[str, CompileEntry | None, CompileEntry | None]] = []
+    for i, k in enumerate(left):
+        other = pairs.get(i)
+        key = k.key if other is None or other.key == k.key else k.moved_to(other)
+        found.append((key, k.entry, other.entry if other is not None else None))
+    found += [(k.key, None, k.entry) for k in right if k.key not in used]
     return found
+
+
+def _unique(
+    looser: Callable[[_Keyed], tuple[str | None, ...]], keys: Sequence[_Keyed]
+) -> dict[tuple[str | None, ...], _Keyed]:
+    """`keys` by `looser`, those whose looser key only one of them has."""
+    counted: dict[tuple[str | None, ...], list[_Keyed]] = {}
+    for k in keys:
+        counted.setdefault(looser(k), []).append(k)
+    return {loose: ks[0] for loose, ks in counted.items() if len(ks) == 1}
 
 
 def diff_traces(
@@ -213,32 +298,31 @@ def diff_traces(
 ) -> TraceDiff:
     """Every matched pair compared; unmatched compiles listed as present on one side only; the
     torch.export calls compared in order (`diff_exports`)."""
-    left, right = keyed(a), keyed(b)
     compiles: list[CompileDiff] = []
     summary = DiffSummary()
-    for key, entry in left.items():
-        other = right.get(key)
-        if other is None:
-            compiles.append(CompileDiff(key=key, a_id=entry.id, b_id=None, differences=[]))
-            summary.only_a.append(_named(entry))
-            continue
-        pair = _pair(key, entry, other, (read_a, read_b), summary)
-        if pair.differences:
-            compiles.append(pair)
-    for key, entry in right.items():
-        if key not in left:
-            compiles.append(CompileDiff(key=key, a_id=None, b_id=entry.id, differences=[]))
-            summary.only_b.append(_named(entry))
-    matched = len(left.keys() & right.keys())
+    pairs = matched(a, b)
+    both: list[tuple[str, CompileEntry, CompileEntry]] = []
+    for key, x, y in pairs:
+        if x is not None and y is not None:
+            both.append((key, x, y))
+            pair = _pair(key, x, y, (read_a, read_b), summary)
+            if pair.differences:
+                compiles.append(pair)
+        elif x is not None:
+            compiles.append(CompileDiff(key=key, a_id=x.id, b_id=None, differences=[]))
+            summary.only_a.append(_named(x))
+        elif y is not None:
+            compiles.append(CompileDiff(key=key, a_id=None, b_id=y.id, differences=[]))
+            summary.only_b.append(_named(y))
     summary.exports = diff_exports(exports[0], exports[1])
     return TraceDiff(
         equal=not compiles and not summary.exports,
-        matched=matched,
-        only_a=len(left) - matched,
-        only_b=len(right) - matched,
+        matched=len(both),
+        only_a=sum(y is None for _, _, y in pairs),
+        only_b=sum(x is None for _, x, _ in pairs),
         compiles=compiles,
         summary=summary,
-        times=compile_times(a, b, ((k, e, right[k]) for k, e in left.items() if k in right)),
+        times=compile_times(a, b, both),
     )
 
 

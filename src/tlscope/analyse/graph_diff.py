@@ -4,7 +4,8 @@ A text diff of two graphs says that lines moved; this says what changed in the g
 payloads are read into FxGraphs (analyse/fxgraph), and nodes are matched, not lines:
 
 1. by what they compute and where it came from: op, target and the user's source line (`# File:`
-   comment), in order among equals;
+   comment), in order among equals; then op, target and that line's code wherever it now is (an
+   edit above moved it: matched by line number, its nodes met other code at their old numbers);
 2. what is left, by op and source line: the same user line now calls another function, a
    **target change**;
 3. what is left, by op and target alone: the same call from another line (the code moved).
@@ -99,12 +100,18 @@ def _source_key(node: FxNode) -> tuple[str, int] | None:
     return (node.source.file, node.source.line) if node.source is not None else None
 
 
+def _code_key(node: FxNode) -> tuple[str, str | None] | None:
+    """The user line's code without its number: the same call after an edit above moved it."""
+    return (node.source.file, node.source.code) if node.source is not None else None
+
+
 def diff_graphs(stage: str, a: FxGraph, b: FxGraph) -> StageDiff:
     """Two graphs of one stage compared by structure (see the module docstring)."""
     left = [n for n in a.nodes if n.op != "placeholder_alias"]
     right = [n for n in b.nodes if n.op != "placeholder_alias"]
     pairs: dict[int, int] = {}
     _match(left, right, lambda n: (n.op, n.target, _source_key(n)), pairs)
+    _match(left, right, lambda n: (n.op, n.target, _code_key(n)), pairs)
     _match(left, right, lambda n: (n.op, _source_key(n)) if n.source is not None else (n.op, n.target, id(n)), pairs)
     _match(left, right, lambda n: (n.op, n.target), pairs)
     inputs = input_pairs(a, b)
