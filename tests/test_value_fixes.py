@@ -102,3 +102,29 @@ def test_a_list_of_other_things_is_not_stacked() -> None:
     assert sorted(repeated_value_fixes(entries([[4], [4]]))) == ["[0/1]", "[0/2]"]
     assert repeated_value_fixes(entries([[4], [5]])) == {}
     assert repeated_value_fixes(entries([])) == {}
+
+
+def test_a_str_that_fills_the_recompile_limit_gets_a_higher_limit(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """corpus str_values: `act(x, kind)` called with ten names recompiles once a name (Dynamo
+    specialises a str on its value, even names that take one branch) until the limit refuses the
+    ninth. Each of its recompiles gets the fix of kind `recompile_limit` (format 1.48): a limit of
+    twice the 8 values the log saw (checked on torch 2.13: 16 compiles all ten, none refused).
+    `norm(x, how)` with three names never reaches the limit: three graphs are what a str costs, no fix."""
+    out = tmp_path_factory.mktemp("str_values") / "out"
+    assert main([str(CORPUS / "str_values"), "-o", str(out), "--no-browser"]) == 0
+    data = json.loads((out / "compiles.json").read_text("utf-8"))
+    fixes = {c["id"]: c["recompile"]["fix"] for c in data["compiles"] if c["recompile"]}
+    assert sorted(i for i, f in fixes.items() if f) == [f"[0/{n}]" for n in range(1, 9)]
+    assert fixes["[1/1]"] is None and fixes["[1/2]"] is None
+    fix = fixes["[0/1]"]
+    assert (fix["kind"], fix["input"], fix["source"], fix["dim"], fix["where"]) == (
+        "recompile_limit",
+        "kind",
+        "L['kind']",
+        None,
+        None,
+    )
+    assert fix["code"] == "torch._dynamo.config.recompile_limit = 16"
+    assert "7 recompiles of act" in fix["why"] and "8 values seen" in fix["why"]
+    said = [a["text"] for a in data["first_answers"] if a["kind"] == "recompile"]
+    assert said == ["first recompile: [0/1] act: kind changed: 'relu' -> 'gelu'; fix: " + fix["code"]]

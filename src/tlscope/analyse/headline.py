@@ -126,7 +126,7 @@ class NothingCompiled:
 
 #: A failure at the recompile limit (torch 2.13's words, and older torch's cache_size_limit);
 #: compiled by `re` when a run fails, not at import.
-_AT_LIMIT = r"(?i)recompile[_ ]limit|cache[_ ]size[_ ]limit"
+AT_LIMIT = r"(?i)recompile[_ ]limit|cache[_ ]size[_ ]limit"
 #: Causes a limit's line names, the rest counted.
 CAUSES_SAID = 2
 
@@ -155,7 +155,7 @@ class FrameHistory:
         at the recompile limit whose frame recompiled; else nothing."""
         failure, frame = failed.failure, failed.id.rsplit("/", 1)[0]
         causes = self.causes.get(frame)
-        if failure is None or not causes or re.search(_AT_LIMIT, failure.reason) is None:
+        if failure is None or not causes or re.search(AT_LIMIT, failure.reason) is None:
             return ""
         name = failed.function_name() or frame + "]"
         (top, count), *others = causes.most_common()

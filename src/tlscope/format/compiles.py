@@ -234,8 +234,8 @@ class Fix(msgspec.Struct, kw_only=True):
     1.47) by a list's length."""
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
-    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument` or (since
-    #: 1.47) `stack_list`
+    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
+    #: 1.47) `stack_list` or (since 1.48) `recompile_limit`
     #: (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).

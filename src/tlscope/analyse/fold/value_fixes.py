@@ -23,6 +23,13 @@ a frame are explained by the length of the same list, and its tensors have one s
 each gets the fix of kind `stack_list` (since 1.47): pass the tensors stacked into one
 (`torch.stack(cache)`), whose first size automatic dynamic makes dynamic after one change
 (checked: 2 compiles for the same 12 calls).
+
+A str argument is specialised on its value, one graph a value (even values that take one branch):
+cheap while the values are few, but when two or more recompiles of a frame are explained by the
+same str and a compile of the frame failed at the recompile limit, each gets the fix of kind
+`recompile_limit` (since 1.48): a limit above the number of values (checked on torch 2.13 with ten
+names: 8 compiles and two calls in eager at the default limit, 10 compiles at 16; corpus
+`str_values`).
 """
 
 from __future__ import annotations
@@ -32,12 +39,16 @@ from collections.abc import Sequence
 
 from tlscope.analyse.fold.callvalues import value_key
 from tlscope.analyse.fold.guards import said_name
+from tlscope.analyse.headline import AT_LIMIT
 from tlscope.format.compiles import CompileEntry, Fix
 
 KIND = "unspec_int_on_nn_module"
 CODE = "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
 GLOBAL_KIND = "pass_as_argument"
 LIST_KIND = "stack_list"
+LIMIT_KIND = "recompile_limit"
+#: A str as a guard compares it (`kind == 'relu'`).
+_STR = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\""
 #: Recompiles by one attribute that show Dynamo kept it specialised.
 MIN_RECOMPILES = 2
 #: An attribute of the compiled method's `self`, as a guard names it (`self.step`, or the
@@ -60,7 +71,9 @@ def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = 
             by_source.setdefault(found, []).append(entry)
     fixed: dict[str, Fix] = {}
     for (kind, source), recompiled in by_source.items():
-        if len(recompiled) >= MIN_RECOMPILES:
+        if kind == LIMIT_KIND and len(recompiled) >= MIN_RECOMPILES:
+            fixed.update(_limit_fixes(source, recompiled, entries))
+        elif len(recompiled) >= MIN_RECOMPILES:
             fix = _BUILDERS[kind](source, recompiled)
             if knows_sources and kind != LIST_KIND:  # a list's length is no source it makes dynamic
                 fix.why += f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}"'
@@ -78,6 +91,8 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
         return (GLOBAL_KIND, failure.subject) if re.fullmatch(_NUMBER, failure.expected or "") else None
     if failure.kind == "length":
         return (LIST_KIND, failure.subject) if _stackable(entry, failure.subject) else None
+    if failure.kind == "value" and re.fullmatch(_STR, failure.expected or ""):
+        return LIMIT_KIND, failure.subject
     match = re.fullmatch(_SELF_ATTRIBUTE, value_key(failure.subject)) if failure.kind == "value" else None
     if match is None or re.fullmatch(_INT, failure.expected or "") is None:
         return None
@@ -142,3 +157,34 @@ def _list_fix(name: str, recompiled: Sequence[CompileEntry]) -> Fix:
 
 
 _BUILDERS = {KIND: _fix, GLOBAL_KIND: _global_fix, LIST_KIND: _list_fix}
+
+
+def _limit_fixes(name: str, recompiled: Sequence[CompileEntry], frame: Sequence[CompileEntry]) -> dict[str, Fix]:
+    """A str argument that filled the recompile limit (a compile of the frame failed at it): each
+    of its recompiles gets the fix of kind `recompile_limit`; none when the limit was not reached
+    (one graph a value is what a str costs, and cheap while few)."""
+    if not any(e.failure is not None and re.search(AT_LIMIT, e.failure.reason) for e in frame):
+        return {}
+    fn, done = _counted(recompiled, "the compiled function")
+    compiled = sum(1 for e in frame if e.status not in ("failed", "outside") and e.id == e.frame_compile)
+    seen: dict[str, None] = {}
+    for entry in recompiled:
+        failure = entry.recompile.shown_failure() if entry.recompile is not None else None
+        if failure is not None:
+            seen.update((v, None) for v in (failure.expected, failure.actual) if v is not None)
+    limit = 2 * max(len(seen), compiled)
+    why = (
+        f"{name}, a str, explains {done} recompiles of {fn}, one compile a value: Dynamo specialises a str on "
+        f"its value (a value that takes the same branch as another compiles its own graph: {len(seen)} values "
+        f"seen), and after {compiled} compiles, the recompile limit, {fn} ran in eager for the values that "
+        f"came next. Set before the first compile, a limit above the number of values {name} takes compiles "
+        f"each once ({limit}: twice what the log saw); or choose what the value selects before calling {fn} and "
+        f"pass that (the function it picks, a bool): one graph a branch"
+    )
+    source = f"L['self']{name[4:]}" if name.startswith("self.") else f"L['{name}']"
+    # torch before 2.6 named it cache_size_limit, as its failure says.
+    said = [e.failure.reason for e in frame if e.failure is not None]
+    older = any(re.search(r"(?i)cache[_ ]size[_ ]limit", r) and not re.search(r"(?i)recompile", r) for r in said)
+    code = f"torch._dynamo.config.{'cache_size_limit' if older else 'recompile_limit'} = {limit}"
+    fix = Fix(kind=LIMIT_KIND, input=name, source=source, code=code, why=why)
+    return {entry.id: fix for entry in recompiled}
