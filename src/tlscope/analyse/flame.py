@@ -1,6 +1,7 @@
 """The compile-time flame graph: the stack trie of every compile, each node weighted by compile time.
 
-Each compile with a time (the entry holding its frame compile's metrics) adds its duration to
+Each compile with a time (the entry holding its frame compile's metrics) adds its duration, with
+its backward's (AOTAutograd compiles it at the first backward call, after the compile's span), to
 every frame of its user stack (`dynamo_start`, outermost first) and, as the leaf, to its compiled
 function; a node's time is the compile time spent below it, its `compiles` the ids that reached
 it. A compile with no stack hangs under a `(no stack)` root child. The tlparse author's notes
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from tlscope.analyse.phase_words import compile_seconds
 from tlscope.format.compiles import AotInductorCompile, CompileEntry, SourceLocation
 
 
@@ -74,9 +76,8 @@ def timed_compiles(entry: CompileEntry) -> list[TimedCompile]:
     ):
         stack = [*stack[:-1], msgspec.structs.replace(last, name=own.name)]  # the compiled function's own frame
     if len({r.co_name for r in forward}) < 2:
-        if entry.time is None or entry.time.duration_s is None:
-            return []
-        return [(stack, own, entry.time.duration_s)]
+        seconds = compile_seconds(entry)  # its backward's too: the run's total counts it
+        return [] if seconds is None else [(stack, own, seconds)]
     found: list[TimedCompile] = []
     for record in forward:
         if record.time_s is None:

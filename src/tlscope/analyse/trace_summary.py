@@ -14,7 +14,7 @@ import msgspec
 from tlscope.analyse.caches import CacheBypass, bypasses, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import aoti_path, timed_compiles
 from tlscope.analyse.fold.capture import renumbered_why
-from tlscope.analyse.phase_words import compile_seconds
+from tlscope.analyse.phase_words import backward_s, compile_seconds
 from tlscope.analyse.ranks.divergence import Divergence, JobView, RankLine
 from tlscope.analyse.ranks.job_answers import JobAnswers
 from tlscope.analyse.ranks.stragglers import Stragglers
@@ -51,6 +51,9 @@ class CompileRow(msgspec.Struct, kw_only=True):
     called_from: str | None = None
     duration_s: float | None
     graph_breaks: int
+    #: The seconds AOTAutograd took compiling this compile's backward, at the first backward call
+    #: (after `duration_s`'s span: the compile's time is both); null when none was logged.
+    backward_s: float | None = None
     #: compiles.json `capture`: `aot_compile`, `export` or `fullgraph` for a fullgraph capture. Since 1.20.
     capture: str | None = None
     #: How many compiles the id held: its forward metrics records (torch._dynamo.reset() numbers
@@ -274,6 +277,7 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
         called_from=_called_from(entry),
         duration_s=entry.time.duration_s if entry.time else None,
         graph_breaks=len(entry.graph_breaks),
+        backward_s=round(backward, 6) if (backward := backward_s(entry)) else None,
         capture=entry.capture,
         compiles=max(1, sum(1 for r in entry.metrics_records if r.kind == "compilation_metrics")),
     )

@@ -162,18 +162,23 @@ def _table(title: str, *columns: str) -> Table:
 
 
 def _compiles(summary: Summary) -> Table:
-    table = _table("Compiles", "id", "status", "function", "time s", "breaks")
     rows = summary.compiles
+    backward = any(row.backward_s for row in rows)
+    # A compile's time is its backward's too when it has one (the run's total counts both).
+    table = _table(
+        "Compiles", "id", "status", "function", "time s", *(("of it backward",) if backward else ()), "breaks"
+    )
     shown = _shown_compiles(rows)
     for row in shown:
-        time = f"{row.duration_s:.2f}" if row.duration_s is not None else ""
+        time = f"{row.duration_s + (row.backward_s or 0.0):.2f}" if row.duration_s is not None else ""
+        of_it = (f"{row.backward_s:.2f}" if row.backward_s else "",) if backward else ()
         style = {"failed": "red", "graph_break": "yellow", "restarted": "yellow"}.get(row.status, "")
         function = _cut(row.function)
         if row.capture:  # torch.compile(...).aot_compile or strict export: no function of its own logged
             function.append(f"{' ' if row.function else ''}({row.capture})", style="dim")
         if row.called_from:
             function.append(f"\n← {row.called_from}", style="dim")
-        table.add_row(row.id, Text(row.status, style=style), function, time, str(row.graph_breaks or ""))
+        table.add_row(row.id, Text(row.status, style=style), function, time, *of_it, str(row.graph_breaks or ""))
     if len(shown) < len(rows):
         hidden = Counter(row.status for row in rows) - Counter(row.status for row in shown)
         said = ", ".join(f"{n} {status_words(s, n)}" for s, n in sorted(hidden.items(), key=lambda i: severity(i[0])))
