@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from helpers import CORPUS, corpus_recompiles
 
+import tlscope
+
 
 @pytest.fixture(scope="module")
 def recompiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -26,7 +28,7 @@ def test_size_one_is_fixed_by_an_unbacked_dimension(recompiles: dict[str, Any]) 
     fix = first["fix"]
     assert (fix["kind"], fix["code"], fix["where"]["line"]) == (
         "mark_unbacked",
-        "torch._dynamo.mark_unbacked(x, 1)",
+        "torch._dynamo.decorators.mark_unbacked(x, 1)",
         36,
     )
     assert "a size of 0 or 1 is always specialised" in fix["why"] and "automatic dynamic" not in fix["why"]
@@ -50,3 +52,20 @@ def test_summary_lists_only_the_inputs_whose_sizes_changed() -> None:
     assert "self.k.weight │" not in table  # not a row
     said = " ".join(table.split())  # the caption wraps at the table's width
     assert "6 other inputs (self.k.weight, self.k.bias, self.v.weight, …) unchanged throughout" in said
+
+
+def test_a_sequence_that_starts_one_token_long_is_marked_unbacked() -> None:
+    """corpus short_prompt (format 1.48): generation without a KV cache from a one-token start.
+    The first call compiled for length 1, which Dynamo always specialises, so the second (length
+    2) recompiled; maybe_mark_dynamic at the first call changes nothing (1.47's fix: checked on
+    torch 2.13, still two compiles), mark_unbacked does (one compile). The code names
+    torch._dynamo.decorators, where torch 2.13 has it (`torch._dynamo.mark_unbacked` does not exist)."""
+    trace = tlscope.load(CORPUS / "short_prompt")
+    (entry,) = trace.recompiles
+    assert entry.recompile is not None and entry.recompile.fix is not None
+    failure = entry.recompile.shown_failure()
+    assert failure is not None and (failure.kind, failure.expected, failure.actual) == ("size", "1", "2")
+    fix = entry.recompile.fix
+    assert (fix.kind, fix.input, fix.dim) == ("mark_unbacked", "tokens", 1)
+    assert fix.code == "torch._dynamo.decorators.mark_unbacked(tokens, 1)"
+    assert "[0/0] held for size 1 alone" in fix.why and "at its first call" in fix.why

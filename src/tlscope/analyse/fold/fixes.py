@@ -14,7 +14,7 @@ The change that avoids it is decided here once, from the log's facts only:
   code singles out this size, e.g. `if x.shape[0] == 5`: the fix is at that line), `dynamic_false`
   when every one specialised it (e.g. `range(x.shape[0])`: a dynamic graph is never kept, and
   `torch.compile(..., dynamic=False)` saves the attempt);
-- `dynamic_range`: `torch._dynamo.mark_unbacked(x, 0)`, whose dimension is not specialised on 0
+- `dynamic_range`: `torch._dynamo.decorators.mark_unbacked(x, 0)`, whose dimension is not specialised on 0
   and 1 (or accept one more graph for that size);
 - `dim_marking`: mark the same dimension before every call of the function (or none).
 
@@ -304,6 +304,8 @@ def _size_fix(
         return _specialised_fix(name, source, dim, symbol, where, shared)
     if failure.actual in ("0", "1"):
         return _to_specialised(name, source, dim, failure, where)
+    if failure.expected in ("0", "1"):
+        return _from_specialised(name, source, dim, failure, where)
     sizes = frames.sizes(source, dim, entry)
     small = sorted({str(s) for s in sizes if str(s) in ("0", "1")})
     dynamic = symbol is not None or any(t.source == source and dim in t.dynamic_dims for t in entry.inputs)
@@ -440,9 +442,11 @@ def _specialised_fix(
 
 
 def _marking(kind: str, name: str, source: str, dim: int, where: SourceLocation | None, why: str) -> Fix:
-    """A fix that marks dim `dim` of the tensor passed as `name` (`torch._dynamo.<kind>(x, 0)`)."""
+    """A fix that marks dim `dim` of the tensor passed as `name` (`torch._dynamo.<kind>(x, 0)`;
+    mark_unbacked is not exported there, only from `torch._dynamo.decorators`, torch 2.13)."""
+    module = "torch._dynamo.decorators" if kind == "mark_unbacked" else "torch._dynamo"
     return Fix(
-        kind=kind, input=name, source=source, dim=dim, code=f"torch._dynamo.{kind}({name}, {dim})", where=where, why=why
+        kind=kind, input=name, source=source, dim=dim, code=f"{module}.{kind}({name}, {dim})", where=where, why=why
     )
 
 
@@ -464,6 +468,23 @@ def _to_specialised(name: str, source: str, dim: int, failure: GuardFailure, whe
         f"maybe_mark_dynamic avoids. mark_unbacked on the tensor passed as {name}, before its first call, "
         f"compiles one graph for every size, 0 and 1 included, as long as the code does not branch on "
         f"that size; otherwise this graph is the cost of size {failure.actual}"
+    )
+    return _marking("mark_unbacked", name, source, dim, where, why)
+
+
+def _from_specialised(name: str, source: str, dim: int, failure: GuardFailure, where: SourceLocation | None) -> Fix:
+    """A call of another size where the entry was compiled for size 0 or 1 (a decode loop whose
+    first input is one token long): that entry was specialised whatever marked the tensor
+    (maybe_mark_dynamic gives way on 0 and 1), so no marking before the first call avoids this
+    recompile but an unbacked dimension (checked on torch 2.13: sizes 1, 2, 5, 9 compiled twice
+    with maybe_mark_dynamic, once with mark_unbacked)."""
+    why = (
+        f"{_size_changed(name, dim, failure)}; a size of 0 or 1 is always specialised, so "
+        f"{failure.cache_entry} held for size {failure.expected} alone and any other size compiles again, "
+        f"whether or not {name} was marked with mark_dynamic or maybe_mark_dynamic. mark_unbacked on the "
+        f"tensor passed as {name} at its first call compiles one graph for every size, {failure.expected} "
+        f"included, as long as nothing the code runs branches on that size (some operators do: then this "
+        f"graph is the cost of starting at size {failure.expected})"
     )
     return _marking("mark_unbacked", name, source, dim, where, why)
 
