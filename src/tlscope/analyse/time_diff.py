@@ -80,7 +80,8 @@ def time_change(key: str, a: CompileEntry, b: CompileEntry) -> TimeChange | None
 
 
 def _seconds(entry: CompileEntry) -> float | None:
-    return entry.time.duration_s if entry.time is not None else None
+    """A compile's time as the run's total counts it: its backward's too."""
+    return compile_seconds(entry)
 
 
 def _total(entries: Sequence[CompileEntry]) -> float:
