@@ -128,3 +128,24 @@ def test_a_str_that_fills_the_recompile_limit_gets_a_higher_limit(tmp_path_facto
     assert "7 recompiles of act" in fix["why"] and "8 values seen" in fix["why"]
     said = [a["text"] for a in data["first_answers"] if a["kind"] == "recompile"]
     assert said == ["first recompile: [0/1] act: kind changed: 'relu' -> 'gelu'; fix: " + fix["code"]]
+
+
+def test_a_swapped_adapter_of_another_rank_gets_dynamic_parameters() -> None:
+    """corpus adapter_swap (format 1.48): a low-rank adapter swapped for one of another rank
+    recompiles on its weights' sizes, module parameters Dynamo keeps static whatever marks them.
+    1.47 said `torch._dynamo.mark_dynamic(self._modules['adapter']…, 1)` (ignored for a parameter:
+    checked on torch 2.13, still 4 compiles) and blamed automatic dynamic shapes being off; the fix
+    of kind `dynamic_parameters` turns off the two settings that keep them static (checked: 2
+    compiles). Its input is named as the code names it."""
+    import tlscope
+    from tlscope.analyse.fold.fixes import PARAMETER_CODE, PARAMETER_KIND
+
+    trace = tlscope.load(CORPUS / "adapter_swap")
+    assert [e.id for e in trace.recompiles] == ["[0/1]", "[0/2]", "[0/3]"]
+    for entry in trace.recompiles:
+        assert entry.recompile is not None and entry.recompile.fix is not None
+        fix = entry.recompile.fix
+        assert (fix.kind, fix.code, fix.where) == (PARAMETER_KIND, PARAMETER_CODE, None)
+        assert fix.input.startswith("self.adapter.") and "_modules" not in fix.input
+        assert fix.source.startswith("L['self']._modules['adapter']") and "._parameters['weight']" in fix.source
+        assert "keeps static" in fix.why and "automatic dynamic shapes is off" not in fix.why

@@ -235,7 +235,7 @@ class Fix(msgspec.Struct, kw_only=True):
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
     #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
-    #: 1.47) `stack_list` or (since 1.48) `recompile_limit`
+    #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`
     #: (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).

@@ -13,7 +13,9 @@ The change that avoids it is decided here once, from the log's facts only:
   marking cannot help: `change_code` when another compile of the function kept it dynamic (the
   code singles out this size, e.g. `if x.shape[0] == 5`: the fix is at that line), `dynamic_false`
   when every one specialised it (e.g. `range(x.shape[0])`: a dynamic graph is never kept, and
-  `torch.compile(..., dynamic=False)` saves the attempt);
+  `torch.compile(..., dynamic=False)` saves the attempt); a module's parameter or buffer, whose
+  sizes Dynamo keeps static whatever marks them: `dynamic_parameters`, the two settings that do;
+  a size after an entry compiled for size 0 or 1: `mark_unbacked` (that entry held for it alone);
 - `dynamic_range`: `torch._dynamo.decorators.mark_unbacked(x, 0)`, whose dimension is not specialised on 0
   and 1 (or accept one more graph for that size);
 - `dim_marking`: mark the same dimension before every call of the function (or none).
@@ -283,8 +285,10 @@ def fix_for(entry: CompileEntry, failure: GuardFailure, frames: _Frame) -> Fix |
 
 
 def _source_of(entry: CompileEntry, name: str) -> str:
-    """Dynamo's source of the input a tensor guard names (`x` -> `L['x']`)."""
-    return next((t.source for t in entry.inputs if input_name(t.source) == name), f"L['{name}']")
+    """Dynamo's source of the input a tensor guard names (`x` -> `L['x']`; a module's parameter as
+    the guard names it, `self._modules['a']._parameters['weight']`, or as the code does)."""
+    said = input_name(name)
+    return next((t.source for t in entry.inputs if input_name(t.source) == said), f"L['{name}']")
 
 
 def _size_fix(
@@ -296,6 +300,8 @@ def _size_fix(
     name, dim = failure.subject, int(found["dim"])
     source = _source_of(entry, name)
     symbol = next((s for s in own if s.input_source == source and s.dim == dim and s.what == "size"), None)
+    if symbol is None and _MODULE_TENSOR.search(source):
+        return _parameter_fix(input_name(source), source, dim, failure)
     if symbol is not None and symbol.specializations:
         others = [
             s for s in frames.frame_symbols(entry) if s is not symbol and (s.input_source, s.dim) == (source, dim)
@@ -470,6 +476,35 @@ def _to_specialised(name: str, source: str, dim: int, failure: GuardFailure, whe
         f"that size; otherwise this graph is the cost of size {failure.actual}"
     )
     return _marking("mark_unbacked", name, source, dim, where, why)
+
+
+#: A module's parameter or buffer as Dynamo's sources name it (`._parameters['weight']`).
+_MODULE_TENSOR = re.compile(r"\._(?:parameters|buffers)\['")
+#: What makes a module's tensors' sizes dynamic like an input's (torch/_dynamo/utils.py
+#: `is_static_input`): a parameter's, and those of a torch.nn built-in module's (nn.Linear).
+PARAMETER_CODE = (
+    "torch._dynamo.config.force_parameter_static_shapes = False; "
+    "torch._dynamo.config.force_nn_module_property_static_shapes = False"
+)
+
+
+def _parameter_fix(name: str, source: str, dim: int, failure: GuardFailure) -> Fix:
+    """A module's parameter or buffer whose size changed (an adapter of another rank swapped in):
+    Dynamo keeps their sizes static whatever marks them, so automatic dynamic shapes never makes
+    it dynamic and mark_dynamic is ignored (checked on torch 2.13: five adapter ranks, 4 compiles
+    with mark_dynamic on the weights; 2 with both settings off, 1 with the marks too)."""
+    why = (
+        f"{_size_changed(name, dim, failure)}; {name} is a module's tensor, whose sizes Dynamo keeps "
+        f"static (a parameter's, and those of a torch.nn module's such as nn.Linear): automatic dynamic "
+        f"shapes never makes it dynamic and mark_dynamic on it is ignored, so every new size compiles "
+        f"again until the recompile limit. Set before the first compile, these two settings make its size "
+        f"dynamic once it changes, as an input's is"
+    )
+    return Fix(kind=PARAMETER_KIND, input=name, source=source, dim=dim, code=PARAMETER_CODE, why=why)
+
+
+#: The fix kind of a module's tensor's size.
+PARAMETER_KIND = "dynamic_parameters"
 
 
 def _from_specialised(name: str, source: str, dim: int, failure: GuardFailure, where: SourceLocation | None) -> Fix:
