@@ -149,3 +149,25 @@ def test_a_swapped_adapter_of_another_rank_gets_dynamic_parameters() -> None:
         assert fix.input.startswith("self.adapter.") and "_modules" not in fix.input
         assert fix.source.startswith("L['self']._modules['adapter']") and "._parameters['weight']" in fix.source
         assert "keeps static" in fix.why and "automatic dynamic shapes is off" not in fix.why
+
+
+def test_an_int_the_code_loops_over_gets_the_loops_line() -> None:
+    """corpus int_loop (format 1.48): `for _ in range(n)` in a compiled function called with n from
+    2 to 11. n is made dynamic after it changes, then specialised again by range() in every compile,
+    so each value recompiles to the limit. Each specialisation of n and each recompile by its value
+    gets the fix `change_code` at the loop's line (1.47: none, while "Why dynamic?" pointed at the
+    symbol's fix); looping outside the compiled function compiles once (checked on torch 2.13)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "int_loop")
+    script = (CORPUS.parent / "scenarios" / "int_loop.py").read_text().splitlines()
+    loop = next(i for i, line in enumerate(script, 1) if "for _ in range(n):" in line)
+    specs = [p for s in trace.symbols if s.input == "n" for p in s.specializations]
+    assert len(specs) == 7 and all(p.fix is not None for p in specs)
+    recompiles = [e for e in trace.recompiles if e.status != "failed"]
+    assert len(recompiles) == 7
+    for fix in [p.fix for p in specs] + [e.recompile.fix for e in recompiles if e.recompile]:
+        assert fix is not None and fix.kind == "change_code" and fix.input == "n" and fix.source == "L['n']"
+        assert fix.where is not None and fix.where.line == loop and fix.code == script[loop - 1].strip()
+        assert "loop outside the compiled function" in fix.why and fix.dim is None
+    assert trace.dynamic is not None and "the symbol's fix says what to change" in trace.dynamic.sentence

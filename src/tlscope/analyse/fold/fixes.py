@@ -115,6 +115,9 @@ def attach_fixes(
             entry.recompile.fix = attribute_fixes.get(entry.id)
     by_id = {c.id: c for c in compiles}
     for symbol in symbols:
+        if symbol.what == "value" and symbol.input is not None and symbol.input_source is not None:
+            _value_specialised(symbol, by_id.get(symbol.compile_id or ""))
+            continue
         if symbol.input is None or symbol.input_source is None or symbol.dim is None or symbol.what != "size":
             continue
         owner = by_id.get(symbol.compile_id or "")
@@ -125,6 +128,43 @@ def attach_fixes(
         guarded = (guard_frames or {}).get((symbol.compile_id, symbol.symbol))
         if not symbol.specializations and guarded is not None:
             symbol.fix = as_the_caller_says(guard_fix(symbol, *guarded), owner)
+
+
+def _value_specialised(symbol: Symbol, owner: CompileEntry | None) -> None:
+    """An int input made dynamic after it changed (automatic dynamic shapes) whose value the code
+    then needed (`for _ in range(n)` unrolls a loop): each specialisation's fix is that line, and
+    so is the fix of the recompile its change caused, when it has none (the value changed)."""
+    for spec in symbol.specializations:
+        frame = spec.user_frame
+        if frame is None or not frame.code or symbol.input is None or symbol.input_source is None:
+            continue
+        value, reason = spec.value or "?", spec.reason or "a guard fixed its value"
+        spec.fix = Fix(
+            kind="change_code",
+            input=symbol.input,
+            source=symbol.input_source,
+            code=frame.code,
+            where=frame,
+            why=(
+                f"the code at {_at(frame)} specialised {symbol.input} ({symbol.symbol}) to {value} ({reason}) in "
+                f"{symbol.compile_id}: torch made it dynamic when it changed, but this line needs its value, so "
+                f"every value compiles its own graph until the recompile limit. Change that line so it does not "
+                f"need the value{_unrolled(frame.code, symbol.input)}, or raise "
+                f"torch._dynamo.config.recompile_limit above the number of values it takes"
+            ),
+        )
+        recompile = owner.recompile if owner is not None else None
+        failure = recompile.shown_failure() if recompile is not None else None
+        if recompile is not None and recompile.fix is None and failure is not None and failure.subject == symbol.input:
+            recompile.fix = spec.fix if failure.kind == "value" else None
+        return
+
+
+def _unrolled(code: str, name: str) -> str:
+    """How to keep a loop over `range(name)` from needing the value, when the line is one."""
+    if "range(" not in code:
+        return ""
+    return f" (a loop over range({name}) is unrolled: loop outside the compiled function and compile its body)"
 
 
 def _attribute_fixes(compiles: Sequence[CompileEntry], knows_sources: bool) -> dict[str, Fix]:
