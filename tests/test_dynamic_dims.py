@@ -513,18 +513,19 @@ def test_a_layout_recompile_marks_the_stride_and_asks_for_no_size() -> None:
     assert "stride 0 ←" in text and "dim 0" not in text.split("Did the sizes change? gram", 1)[1].split("Did")[0]
 
 
-def test_a_float_made_dynamic_is_named_by_its_source() -> None:
+def test_a_float_made_dynamic_is_a_value_not_a_row_of_the_sizes() -> None:
     """Format 1.48, corpus layouts: `sgd_step(w, lr)` with a new float each call recompiles once
     with lr dynamic, passed to the graph as a 0-d tensor (`L_lr_: f64[]`, source
-    `___as_tensor(L['lr'])`). Its row of the sizes table is the float's: source `L['lr']`, said
-    `lr` (1.47: no source, said `L_lr_`); absent from the first graph, where lr was a constant."""
+    `___as_tensor(L['lr'])`). It is a value, as an int made dynamic is (a `Sym` input): the sizes
+    table leaves it out (1.47: a row said `L_lr_`, absent then `f64 [] []`), and the recompile's
+    changes say it (`lr dynamic: static -> dynamic`)."""
     trace = _trace("layouts")
     table = {t.frame: t for t in trace.input_shapes}["[1/0]"]
-    row = next(r for r in table.inputs if r.name == "L_lr_")
-    assert row.source == "L['lr']"
-    assert [(c.compile_id, c.absent, c.dtype, c.shape) for c in row.cells] == [
-        ("[1/0]", True, None, None),
-        ("[1/1]", False, "f64", []),
+    assert [r.source for r in table.inputs] == ["L['w']"]
+    entry = next(e for e in trace.compiles if e.id == "[1/1]")
+    assert entry.recompile is not None
+    assert ("L['lr']", "dynamic", "static", "dynamic") in [
+        (c.input, c.what, c.before, c.after) for c in entry.recompile.changes
     ]
     text = subprocess.run(
         [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "layouts").glob("*.log.gz")))],
@@ -532,7 +533,7 @@ def test_a_float_made_dynamic_is_named_by_its_source() -> None:
         capture_output=True,
         text=True,
     ).stdout
-    assert "L_lr_" not in text and re.search(r"\[1/1\] │ lr +│ f64", text)
+    assert "L_lr_" not in text and "Did the sizes change? sgd_step (frame [1/0]): no" in text
 
 
 def test_two_sizes_guarded_equal_name_no_line_to_change() -> None:

@@ -63,9 +63,11 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
             if meta.shape is None:
                 continue  # a Sym(...) or untyped input: not a tensor
             source = next((t for t in entry.inputs if placeholder_name(_unwrapped(t.source)) == item.name), None)
+            if source is not None and source.source.startswith(_AS_TENSOR):
+                continue  # a float made dynamic, passed as a 0-d tensor: a value, as an int's symbol is
             row = rows.setdefault(item.name, InputShapes(name=item.name, source=None, cells=[]))
             if row.source is None and source is not None:
-                row.source = _unwrapped(source.source)
+                row.source = source.source
             here[item.name] = ShapeCell(
                 compile_id=entry.id,
                 dtype=meta.dtype or None,
@@ -92,7 +94,7 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
 
 def _unwrapped(source: str) -> str:
     """A float Dynamo made dynamic is passed to the graph as a 0-d tensor whose source is
-    `___as_tensor(L['lr'])` and whose placeholder is `L_lr_`: the row is the float's, `L['lr']`."""
+    `___as_tensor(L['lr'])` and whose placeholder is `L_lr_`: the float's source, `L['lr']`."""
     return source[len(_AS_TENSOR) : -1] if source.startswith(_AS_TENSOR) and source.endswith(")") else source
 
 
