@@ -593,8 +593,9 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
 def without_148_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.47 wrote it but for what 1.48 says anew: a cell of `input_shapes` gives
     the stride its recompile names in `reason_stride`, not `reason_dim` (moved back; not forgiven:
-    a float's row named by its source, stride changes left out of `dynamic`, no `size_guard` fix
-    from a guard on an input's layout)."""
+    a float's row left out, stride changes left out of `dynamic`, no `size_guard` fix from a guard
+    on an input's layout or two sizes' equality, the fixes `recompile_limit`, `dynamic_parameters`,
+    an int's `change_code` and `mark_unbacked` after a size-1 entry, `mark_unbacked`'s module)."""
     name, data = _minor_back(rel, data, 48)
     if name != "compiles.json":
         return data
