@@ -39,7 +39,7 @@ def test_each_recompile_by_the_counter_gets_the_setting(compiles: dict[str, Any]
             None,
             CODE,
         )
-        assert fix["why"].startswith("self.step, an int attribute of the module, explains 3 recompiles of forward")
+        assert fix["why"].startswith("self.step, an int attribute of the module, explains 3 recompiles of Scaled.forward")
     said = {a["kind"]: a["text"] for a in compiles["first_answers"]}
     assert said["recompile"] == f"first recompile: [0/1] Scaled.forward: self.step changed: 0 -> 1; fix: {CODE}"
     assert said["failure"].endswith(
@@ -171,3 +171,27 @@ def test_an_int_the_code_loops_over_gets_the_loops_line() -> None:
         assert fix.where is not None and fix.where.line == loop and fix.code == script[loop - 1].strip()
         assert "loop outside the compiled function" in fix.why and fix.dim is None
     assert trace.dynamic is not None and "the symbol's fix says what to change" in trace.dynamic.sentence
+
+
+def test_a_list_the_module_grows_in_forward_gets_the_line_that_grows_it() -> None:
+    """corpus module_history (format 1.48): `self.history.append(...)` in a compiled forward
+    recompiles every call by the list's length until the limit. Each recompile's fix is that line
+    (kind `change_code`, where the guard was installed; 1.47: none): appending where the model is
+    called compiles once (checked on torch 2.13)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "module_history")
+    script = (CORPUS.parent / "scenarios" / "module_history.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(script, 1) if "self.history.append" in text)
+    recompiles = [e for e in trace.recompiles if e.recompile is not None]
+    assert len(recompiles) == 8  # 7 compiled, the 8th refused at the limit
+    for entry in recompiles:
+        assert entry.recompile is not None
+        fix = entry.recompile.fix
+        assert fix is not None and (fix.kind, fix.input, fix.source) == (
+            "change_code",
+            "self.history",
+            "L['self'].history",
+        )
+        assert fix.where is not None and fix.where.line == line and fix.code == script[line - 1].strip()
+        assert "7 recompiles of Tracker.forward" in fix.why

@@ -47,6 +47,8 @@ CODE = "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
 GLOBAL_KIND = "pass_as_argument"
 LIST_KIND = "stack_list"
 LIMIT_KIND = "recompile_limit"
+#: A module's list attribute the compiled code grows (its fix is kind `change_code`).
+STATE_KIND = "module_list"
 #: A str as a guard compares it (`kind == 'relu'`).
 _STR = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\""
 #: Recompiles by one attribute that show Dynamo kept it specialised.
@@ -73,6 +75,8 @@ def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = 
     for (kind, source), recompiled in by_source.items():
         if kind == LIMIT_KIND and len(recompiled) >= MIN_RECOMPILES:
             fixed.update(_limit_fixes(source, recompiled, entries))
+        elif kind == STATE_KIND and len(recompiled) >= MIN_RECOMPILES:
+            fixed.update(_state_fixes(source, recompiled))
         elif len(recompiled) >= MIN_RECOMPILES:
             fix = _BUILDERS[kind](source, recompiled)
             if knows_sources and kind != LIST_KIND:  # a list's length is no source it makes dynamic
@@ -89,6 +93,8 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
         return None
     if failure.kind == "global":
         return (GLOBAL_KIND, failure.subject) if re.fullmatch(_NUMBER, failure.expected or "") else None
+    if failure.kind == "length" and failure.subject.startswith("self."):
+        return STATE_KIND, failure.subject
     if failure.kind == "length":
         return (LIST_KIND, failure.subject) if _stackable(entry, failure.subject) else None
     if failure.kind == "value" and re.fullmatch(_STR, failure.expected or ""):
@@ -101,8 +107,7 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
 
 def _counted(recompiled: Sequence[CompileEntry], unnamed: str) -> tuple[str, int]:
     """The recompiled function's name, and its recompiles but the one the limit refused."""
-    first = recompiled[0].function
-    fn = first.name if first is not None and first.name else unnamed
+    fn = recompiled[0].function_name() or unnamed  # `Counter.forward`, as every view names it
     return fn, sum(1 for entry in recompiled if entry.status != "failed")
 
 
@@ -187,4 +192,27 @@ def _limit_fixes(name: str, recompiled: Sequence[CompileEntry], frame: Sequence[
     older = any(re.search(r"(?i)cache[_ ]size[_ ]limit", r) and not re.search(r"(?i)recompile", r) for r in said)
     code = f"torch._dynamo.config.{'cache_size_limit' if older else 'recompile_limit'} = {limit}"
     fix = Fix(kind=LIMIT_KIND, input=name, source=source, code=code, why=why)
+    return {entry.id: fix for entry in recompiled}
+
+
+def _state_fixes(name: str, recompiled: Sequence[CompileEntry]) -> dict[str, Fix]:
+    """A module's list attribute whose length recompiled its frame twice or more (`forward` appends
+    to `self.history` each call): the line that touched it, where its guard was installed, is the
+    fix (kind `change_code`): Dynamo guards a list's length, so every call recompiles until the
+    recompile limit (checked on torch 2.13: 8 compiles, then eager; one with the append outside)."""
+    failure = recompiled[0].recompile.shown_failure() if recompiled[0].recompile is not None else None
+    frame = failure.user_frame if failure is not None else None
+    if frame is None or not frame.code:
+        return {}
+    fn, done = _counted(recompiled, "the compiled function")
+    at = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
+    why = (
+        f"the length of {name}, a list the module keeps, explains {done} recompiles of {fn}, one compile a "
+        f"length: the compiled code changes it at {at} (`{frame.code.strip()}`), and Dynamo guards a list's "
+        f"length, never making it dynamic, so every call recompiles until the recompile limit runs {fn} in "
+        f"eager. Keep that list out of the compiled code (change it where {fn} is called, from what it "
+        f"returns), or keep the state in a tensor (a buffer written at a step index)"
+    )
+    source = f"L['self']{name[4:]}"
+    fix = Fix(kind="change_code", input=name, source=source, code=frame.code.strip(), where=frame, why=why)
     return {entry.id: fix for entry in recompiled}
