@@ -311,7 +311,11 @@ def test_hostile_chromium_events_are_read_safely(tmp_path: Path) -> None:
         {"name": "pgo.get_local_code_state", "ts": 5, "ph": "E", "args": {"cache_key": ["not text"]}},
     ]
     log = tmp_path / "hostile.log"
-    log.write_text("".join(_envelope({}, e) for e in events))
+    # The compile made x's dim 0 a symbol (since 1.48 a dimension no compile made dynamic is not said).
+    symbol = {"symbol": "s0", "val": "5", "vr": "[2, int_oo]", "source": "L['x'].size()[0]"}
+    head = {"frame_id": 0, "frame_compile_id": 1, "attempt": 0, "create_symbol": symbol}
+    created = f"V1128 09:08:27.910000 1952 torch/fx/experimental/symbolic_shapes.py:1] {json.dumps(head)}\n"
+    log.write_text(created + "".join(_envelope({}, e) for e in events))
     trace = tlscope.load(log)
     dynamic = trace.dynamic
     assert dynamic is not None and [s.source for s in dynamic.sources] == ["L['x']"]
@@ -341,3 +345,13 @@ def test_an_older_torch_is_never_told_to_set_the_variable() -> None:
     assert fixes and all(f is not None and "kept it static" in f.why for f in fixes)
     assert not any(f is not None and "TORCH_COMPILE_DYNAMIC_SOURCES" in f.why for f in fixes)
     assert all(f is not None and "Left as it is, each new size is one more compile" in f.why for f in fixes)
+
+
+def test_a_dimension_no_compile_made_a_symbol_of_is_not_asked_for() -> None:
+    """Format 1.48, corpus decode: the first decode step's input is one token long, and torch
+    logged x's dim 1 (7 -> 1) as made dynamic; every compile specialises size 1, so no compile made
+    a symbol of it and asking for it (1.47 recommended `L['x']:1`) changes nothing. The caches'
+    dim 1, symbols from [0/1] on, stay."""
+    dynamic = tlscope.load(CORPUS / "decode").dynamic
+    assert dynamic is not None and [s.source for s in dynamic.sources] == ["L['cache_k']", "L['cache_v']"]
+    assert dynamic.recommended == "L['cache_k']:1,L['cache_v']:1" and "7 -> 1" not in dynamic.sentence

@@ -39,7 +39,9 @@ def test_each_recompile_by_the_counter_gets_the_setting(compiles: dict[str, Any]
             None,
             CODE,
         )
-        assert fix["why"].startswith("self.step, an int attribute of the module, explains 3 recompiles of Scaled.forward")
+        assert fix["why"].startswith(
+            "self.step, an int attribute of the module, explains 3 recompiles of Scaled.forward"
+        )
     said = {a["kind"]: a["text"] for a in compiles["first_answers"]}
     assert said["recompile"] == f"first recompile: [0/1] Scaled.forward: self.step changed: 0 -> 1; fix: {CODE}"
     assert said["failure"].endswith(

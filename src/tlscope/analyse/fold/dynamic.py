@@ -130,6 +130,8 @@ class DynamicFold:
         self._functions: dict[str, SourceLocation] = {}
         #: (frame, source, dimension) the code specialised in some compile (`left_out`).
         self._specialised: set[tuple[str | None, str, int | None]] = set()
+        #: Per (frame, source, dimension): a compile of the frame made it a symbol (it was dynamic).
+        self._symbolic: set[tuple[str | None, str, int | None]] = set()
         #: Per tensor input source, the frames whose compiles have it (`shared_with`).
         self._inputs: dict[str, dict[str, None]] = {}
         #: The profile's key (the job id) as the last `pgo.get_*` span logged it.
@@ -247,6 +249,8 @@ class DynamicFold:
             if symbol.kind != "backed" or symbol.input_source is None or symbol.what not in ("size", "value"):
                 continue
             symbol.why = self._why(symbol, by_id.get(symbol.compile_id or ""), configured, exporting)
+            if len(self._symbolic) < MAX_SOURCES:
+                self._symbolic.add((_frame_text(symbol.compile_id), symbol.input_source, symbol.dim))
             if symbol.specializations and len(self._specialised) < MAX_SOURCES:
                 self._specialised.add((_frame_text(symbol.compile_id), symbol.input_source, symbol.dim))
 
@@ -295,7 +299,7 @@ class DynamicFold:
     def result(self) -> Dynamic | None:
         """compiles.json `dynamic` (after `attach_why` met every compile); None when nothing was
         made dynamic on torch's own, nothing was configured and no profile was read."""
-        learned = [*self.automatic.values()]
+        learned = [self._compiled_dynamic(found) for found in self.automatic.values()]
         for functions in self.profile.values():
             learned.extend(functions)
         kept = [found for found in learned if found.dims is None or found.dims]
@@ -315,6 +319,19 @@ class DynamicFold:
             profile_written=self.profile_written,
             sentence=_sentence(sources, value, self.configured, self.profile_read, self.profile_written),
         )
+
+    def _compiled_dynamic(self, found: _Learned) -> _Learned:
+        """`found` with only the dimensions a compile of its frame made a symbol of: torch also marks
+        a dimension whose new size is 0 or 1 (a batch of 4, then 1), which every compile specialises,
+        so asking for it dynamic changes nothing."""
+        if found.dims is None or len(self._symbolic) >= MAX_SOURCES:
+            return found  # a whole value; or too many symbols kept to say
+        kept = [
+            (d, said)
+            for d, said in zip(found.dims, found.changed, strict=False)
+            if (found.frame, found.source, d) in self._symbolic
+        ]
+        return msgspec.structs.replace(found, dims=[d for d, _ in kept], changed=[said for _, said in kept])
 
     def _left_out(self, found: _Learned) -> str | None:
         """Why a source's entries are not recommended: Dynamo's own name for a value (`internal`),
