@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import CORPUS, REPO
 
 from tlscope.analyse.headline import CUT, SLOW_S, FirstAnswers, answer_changes, first_answers, slow_label
 from tlscope.cli import main
@@ -301,3 +301,56 @@ def test_the_slowest_compile_at_the_users_line() -> None:
     (answer,) = FirstAnswers([entry]).answers([])
     assert answer.text.startswith("most compile time: [0/0] inner (called from train.py:30) took 2.00 s")
     assert slow_label(answer) == "[0/0] inner (called from train.py:30)"
+
+
+def test_a_log_that_ends_inside_a_compile_says_where() -> None:
+    """Format 1.48, corpus killed: a backend that sends its own process SIGKILL (the out-of-memory
+    killer) leaves the log ending inside the compile, with no metrics record. The compile keeps the
+    phases begun and never ended, and the run's first answer says where the log ends and what that
+    means (1.47 said only `1 without metrics`)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "killed")
+    (entry,) = [c for c in trace.compiles if c.status != "outside"]
+    assert entry.status == "metrics_missing" and entry.unfinished == ["dynamo", "compile_attempt", "backend_compile"]
+    (answer,) = trace.first_answers
+    assert (answer.kind, answer.compile_id) == ("unfinished", "[0/0]")
+    assert answer.text.startswith("unfinished: the log ends inside [0/0] step (killed.py:")
+    assert ", in backend_compile, the backend" in answer.text and "the log was cut" in answer.text
+
+
+def test_a_log_cut_inside_inductor_says_the_pass_it_was_in(tmp_path: Path) -> None:
+    """The corpus's simple log cut after its 300th line, inside Inductor's pre-grad passes: the
+    compile the log ends inside is `unfinished` there; the same compile's full log says nothing of
+    the kind (its spans all ended, its metrics were logged)."""
+    import gzip
+
+    import tlscope
+
+    log = next((CORPUS / "simple").glob("*.log.gz"))
+    lines = gzip.decompress(log.read_bytes()).decode().splitlines(keepends=True)
+    cut = tmp_path / "cut.log"
+    cut.write_text("".join(lines[:300]))
+    answers = tlscope.load(cut).first_answers
+    assert [a.kind for a in answers] == ["unfinished"]
+    assert ", in _recursive_pre_grad_passes, Inductor pre-grad passes:" in answers[0].text
+    whole = tlscope.load(log)
+    assert all(not isinstance(c.unfinished, list) for c in whole.compiles)
+    assert "unfinished" not in [a.kind for a in whole.first_answers]
+
+
+def test_only_the_compile_the_log_ends_inside_is_said_unfinished() -> None:
+    """A compile without metrics whose lines another compile's follow did not end the log: the
+    answer is only for the compile whose lines are the log's last."""
+    from tlscope.analyse.headline import FirstAnswers
+    from tlscope.format.compiles import CompileEntry
+
+    first = CompileEntry(id="[0/0]", dir="d", status="metrics_missing", frame_compile="[0/0]", log_lines=[1, 40])
+    first.unfinished = ["dynamo"]
+    later = CompileEntry(id="[1/0]", dir="e", status="ok", frame_compile="[1/0]", log_lines=[41, 90])
+    assert [a.kind for a in FirstAnswers([first, later]).answers([])] == []
+    assert [a.kind for a in FirstAnswers([later, first]).answers([])] == []  # compile order is not log order
+    last = CompileEntry(id="[1/0]", dir="e", status="metrics_missing", frame_compile="[1/0]", log_lines=[41, 90])
+    last.unfinished = ["dynamo", "compile_attempt"]
+    (said,) = FirstAnswers([first, last]).answers([])
+    assert (said.kind, said.compile_id) == ("unfinished", "[1/0]") and ", in compile_attempt, one attempt" in said.text

@@ -63,6 +63,9 @@ class FirstAnswers:
         self.timed = 0
         self.history = FrameHistory()
         self.nothing = NothingCompiled()
+        #: The compile the log ends inside (`unfinished`), while no compile's lines come later.
+        self.unfinished: CompileEntry | None = None
+        self.last_line = 0
         for entry in entries:
             self.add(entry)
 
@@ -70,6 +73,10 @@ class FirstAnswers:
         if self.failed is None:
             self.history.add(entry)
         self.nothing.add(entry)
+        end = entry.log_lines[-1] if entry.log_lines and entry.status != "outside" else 0
+        if end >= self.last_line:
+            self.last_line = end
+            self.unfinished = entry if isinstance(entry.unfinished, list) and entry.unfinished else None
         # A failed compile followed by a good one of the same id (after torch._dynamo.reset())
         # leaves the entry's status the later one's and its failure set: still the run's failure.
         if entry.failure is not None and self.failed is None:
@@ -87,7 +94,8 @@ class FirstAnswers:
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
         timed = CompileTime(self.slowest, self.total_s, self.timed) if self.slowest is not None else None
         filled = self.history.filled(self.failed) if self.failed is not None else ""
-        return first_answers(self.failed, breaks, self.recompiled, timed, filled, self.nothing.answer())
+        cut = unfinished_answer(self.unfinished) if self.unfinished is not None else None
+        return first_answers(self.failed, breaks, self.recompiled, timed, filled, self.nothing.answer(), cut)
 
 
 #: The statuses of a compile that made no graph: a restarted attempt (the next one holds what the
@@ -184,6 +192,7 @@ def first_answers(
     timed: CompileTime | None = None,
     filled: str = "",
     nothing: FirstAnswer | None = None,
+    unfinished: FirstAnswer | None = None,
 ) -> list[FirstAnswer]:
     """Up to five answers (compiles.json `first_answers`): the first failed compile (with
     `filled`, what filled the recompile limit it failed at: FrameHistory), that nothing compiled
@@ -203,6 +212,8 @@ def first_answers(
             renumbered = renumbered_why(failed.capture)
             text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
         found.append(FirstAnswer(kind="failure", compile_id=failed.id, text=text))
+    if unfinished is not None:
+        found.append(unfinished)
     if nothing is not None:
         found.append(nothing)
     if breaks:
@@ -230,6 +241,22 @@ def first_answers(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
         )
     return found
+
+
+def unfinished_answer(entry: CompileEntry) -> FirstAnswer | None:
+    """`the log ends inside [0/0] forward (train.py:8), in inductor_compile, Inductor …`: the
+    compile whose lines end the log and that never logged its metrics (`unfinished`)."""
+    phases = entry.unfinished if isinstance(entry.unfinished, list) else []
+    if not phases:
+        return None
+    last = phases[-1]
+    words = f", {PHASES[last]}" if last in PHASES else ""
+    text = (
+        f"unfinished: the log ends inside {_compile_at(entry)}, in {last}{words}: it logged no metrics, "
+        f"which a compile does when it ends, failed or not: the process stopped (killed, out of memory, "
+        f"a crash) or the log was cut"
+    )
+    return FirstAnswer(kind="unfinished", compile_id=entry.id, text=text)
 
 
 def slow_label(answer: FirstAnswer) -> str | None:

@@ -445,6 +445,11 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: and the class of `self` when `function` is a method (`Block` of `Block.forward`), read from
     #: the guards on `L['self']` (of this compile, or of another of the same function).
     module: str | msgspec.UnsetType = msgspec.UNSET
+    #: The phases (`phases`' names) a compile with no metrics record was still in when the log
+    #: ended, outermost first (`["dynamo", "compile_attempt", "backend_compile", "inductor_compile"]`):
+    #: torch logs a compile's metrics when it ends, failed or not, so the process stopped (killed,
+    #: out of memory, a crash) or the log was cut while it compiled. Absent otherwise. Since 1.48.
+    unfinished: list[str] | msgspec.UnsetType = msgspec.UNSET
 
     def function_name(self) -> str | None:
         """The compiled function as said: `Sequential.forward` for a module compiled through
@@ -886,6 +891,8 @@ class Settings(msgspec.Struct, kw_only=True):
 #: What each first answer is about (`FirstAnswer.kind`), in the order a run says them.
 FIRST_ANSWER_KINDS: dict[str, str] = {
     "failure": "the first compile that failed: its type and reason, where in the user's code",
+    "unfinished": "the log ends inside a compile that never logged its metrics (its `unfinished` phases): "
+    "the process stopped (killed, out of memory, a crash) or the log was cut while it compiled (since 1.48)",
     "no_graph": "no compile made a graph (each restarted, broke before any op or was empty), so every "
     "compiled function ran in eager; said only when no compile failed, was loaded from a cache or lacks "
     "metrics (since 1.45)",

@@ -402,7 +402,17 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         capture=acc.capture,
         collective_schedules=acc.schedules or msgspec.UNSET,
         module=_module(acc, frames, function) or msgspec.UNSET,
+        unfinished=_unfinished(acc, frame_time) or msgspec.UNSET,
     )
+
+
+def _unfinished(acc: CompileAcc, frame_time: FrameTime | None) -> list[str]:
+    """The phases a compile with no metrics record was still in when the log ended: torch logs a
+    compile's metrics when it ends, failed or not, so the process stopped (killed, out of memory,
+    a crash) or the log was cut while it compiled."""
+    if acc.metrics is not None or acc.records or frame_time is None:
+        return []
+    return frame_time.unfinished()
 
 
 def aot_inductor(fold: CompileFold) -> list[AotInductorCompile]:

@@ -109,6 +109,11 @@ class FrameTime:
             for name, total in sorted(self.totals.items(), key=lambda kv: order.index(kv[0]))
         ]
 
+    def unfinished(self) -> list[str]:
+        """The phases begun and never ended (the log ends inside them), outermost first."""
+        begun = sorted((ts, name) for (name, _, _), begins in self.open.items() for ts in begins)
+        return list(dict.fromkeys(found for _, name in begun if (found := phase_name(name)) is not None))
+
     def timing(self) -> Timing | None:
         total = self.totals.get("dynamo") or self.totals.get("compiled_autograd")
         if total is None:

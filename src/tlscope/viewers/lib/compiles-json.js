@@ -53,6 +53,7 @@
  * @property {string | null} [capture]
  * @property {string[][]} [collective_schedules]
  * @property {string} [module]
+ * @property {string[]} [unfinished]
  */
 
 /**

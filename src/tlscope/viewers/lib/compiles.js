@@ -521,10 +521,10 @@ export function readSettings(data, rank = null) {
 }
 
 /**
- * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43, `no_graph` 1.45), in the
+ * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43, `no_graph` 1.45, `unfinished` 1.48), in the
  * order a run says them.
  */
-export const FIRST_ANSWER_KINDS = ['failure', 'no_graph', 'graph_break', 'recompile', 'slow_compile'];
+export const FIRST_ANSWER_KINDS = ['failure', 'unfinished', 'no_graph', 'graph_break', 'recompile', 'slow_compile'];
 
 /**
  * One of the run's first answers (compiles.json `first_answers`, format 1.41), as tlscope decided

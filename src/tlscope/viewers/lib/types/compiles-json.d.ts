@@ -52,6 +52,7 @@ export type CompileEntry = {
     capture?: string | null | undefined;
     collective_schedules?: string[][] | undefined;
     module?: string | undefined;
+    unfinished?: string[] | undefined;
 };
 /**
  * A place in user code.

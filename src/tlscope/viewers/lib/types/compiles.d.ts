@@ -259,7 +259,7 @@ export function settingsText(settings: SettingsView | null, cid: string): string
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
 /**
- * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43, `no_graph` 1.45), in the
+ * The kinds of compiles.json's `first_answers` (format 1.41; `slow_compile` since 1.43, `no_graph` 1.45, `unfinished` 1.48), in the
  * order a run says them.
  */
 export const FIRST_ANSWER_KINDS: string[];
