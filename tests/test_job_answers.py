@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import REPO, TLPARSE_TRACES, require_shared
+from helpers import CORPUS, REPO, TLPARSE_TRACES, require_shared
 
 from tlscope import load
 from tlscope.analyse.ranks import job_answers
@@ -155,3 +155,31 @@ def test_diff_job_compares_a_rank_that_failed_with_one_that_did_not(
     )
     assert main(["diff", str(out), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["pair"]["kind"] == "failure"
+
+
+def test_a_rank_whose_log_ends_inside_a_compile_is_said_first(tmp_path: Path) -> None:
+    """corpus ranks_same_2 with rank 1's log cut at its middle, inside its [4/0] compile (a rank the
+    out-of-memory killer stopped): the job's first answers say it for rank 1 alone (format 1.48,
+    `unfinished`), and rank 0, the straggler against it, is slower than a rank whose log ends inside
+    that compile, not one "which did not compile it" (the dying rank logged no guards, so its
+    compile is `forward` where rank 0's is `Mlp.forward`: paired by the same id and code)."""
+    import gzip
+
+    job = tmp_path / "job"
+    job.mkdir()
+    for log in sorted((CORPUS / "ranks_same_2").glob("*.log.gz")):
+        lines = gzip.decompress(log.read_bytes()).decode().splitlines(keepends=True)
+        if "_rank_1_" in log.name:
+            lines = lines[: len(lines) // 2]
+        (job / log.name.removesuffix(".gz")).write_text("".join(lines))
+    out = tmp_path / "out"
+    assert main([str(job), "-o", str(out), "--no-browser"]) == 0
+    ranks = json.loads((out / "ranks.json").read_text())
+    lines = ranks["first_answers"]["lines"]
+    cut = [line for line in lines if line["kind"] == "unfinished"]
+    assert [(line["ranks"], line["compile_id"]) for line in cut] == [([1], "[4/0]")]
+    assert cut[0]["text"].startswith("unfinished: the log ends inside [4/0] forward (_ranks.py:")
+    (straggler,) = ranks["stragglers"]["ranks"]
+    assert straggler["rank"] == 0 and straggler["why"].endswith(
+        "against none on rank 1, whose log ends inside it (in backend_compile)"
+    )

@@ -77,8 +77,11 @@ def why_slower(
     if not excess or max(excess.values()) <= 0:
         return None
     key = max(excess, key=lambda k: (excess[k], k))
-    entry, other = ours[key], others.get(key)
+    entry = ours[key]
+    other = others.get(key) or _same_code(entry, theirs)
     said = f"most in {entry.id} {compile_label(entry)}: {forward_time_s(entry):.2f} s against "
+    if other is not None and isinstance(other.unfinished, list) and other.unfinished:
+        return said + f"none on rank {median}, whose log ends inside it (in {other.unfinished[-1]})"
     if other is None:
         return said + f"none on rank {median}, which did not compile it"
     said += f"rank {median}'s {forward_time_s(other):.2f} s" + ("" if other.id == entry.id else f" ({other.id})")
@@ -96,6 +99,18 @@ def why_slower(
         more = len(other_settings.changed) - len(shown) + other_settings.more
         said += f"; it ran under other settings: {values}" + (f", {more} more" if more > 0 else "")
     return said
+
+
+def _same_code(entry: CompileEntry, theirs: Sequence[CompileEntry]) -> CompileEntry | None:
+    """The other rank's compile of the same id and code (function name, file, line) when naming
+    them by function did not pair them: a compile that logged no guards (it never finished) has no
+    class for its method, `forward` where the rank that finished says `Mlp.forward`."""
+    fn = entry.function
+    if fn is None:
+        return None
+    found = next((e for e in theirs if e.id == entry.id), None)
+    other = found.function if found is not None else None
+    return found if other is not None and (other.name, other.file, other.line) == (fn.name, fn.file, fn.line) else None
 
 
 def _by_function(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
