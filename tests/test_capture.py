@@ -85,6 +85,9 @@ def test_strict_exports_calls_are_one_compile_holding_each_calls_metrics() -> No
     assert entry.user_frame is not None and entry.user_frame.file is not None
     assert entry.user_frame.file.endswith("export_strict.py")
     assert {g.kind for g in entry.graphs} == {"dynamo_output_graph"}
+    # Strict export logs no function: the failure's first answer says what the compile was (1.48).
+    (failure,) = [a for a in tlscope.load(_log_of("export_strict")).first_answers if a.kind == "failure"]
+    assert failure.text.startswith("first failure: [0/0] (export) failed at export_failures.py:")
 
 
 def test_summary_names_the_capture_and_lists_no_export(tmp_path: Path) -> None:

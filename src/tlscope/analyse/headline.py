@@ -332,9 +332,12 @@ def _fix(fix: Fix) -> str:
 
 
 def _compile(entry: CompileEntry) -> str:
-    """`[0/0] fn`: the compile id and its function's name."""
+    """`[0/0] fn`: the compile id and its function's name; a capture that logs no function (strict
+    torch.export, `aot_compile`) says what it is: `[0/0] (export)`."""
     name = entry.function_name()
-    return f"{entry.id} {name}" if name else entry.id
+    if name:
+        return f"{entry.id} {name}"
+    return f"{entry.id} ({entry.capture})" if entry.capture else entry.id
 
 
 def _inside(frame: SourceLocation | None, function: SourceLocation | None) -> bool:
