@@ -43,6 +43,13 @@ def _trace(name: str) -> Trace:
     return tlscope.load(CORPUS / name)
 
 
+def _summary_text(name: str) -> str:
+    """`tlscope summary` of the corpus scenario `name`'s log, as the terminal gets it."""
+    log = str(next((CORPUS / name).glob("*.log.gz")))
+    done = subprocess.run([sys.executable, "-m", "tlscope", "summary", log], check=True, capture_output=True, text=True)
+    return done.stdout
+
+
 def _explaining(entry: CompileEntry) -> str:
     recompile = entry.recompile
     assert recompile is not None and recompile.guard_failures
@@ -331,12 +338,7 @@ def test_a_specialisation_or_a_guarded_size_carries_its_own_fix() -> None:
         assert fix.kind == "size_guard" and fix.dim == {"s77": 0, "s27": 1}[symbol] and fix.where is not None
         assert "4*s77*(s27 - 1) + 4*s77 <= 192" in fix.why
         assert script[(fix.where.line or 0) - 1].strip() == fix.code == "return torch.relu(x) * 2"
-    text = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "specialized").glob("*.log.gz")))],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    text = _summary_text("specialized")
     assert "guarded: Ne(s77, 5)" in text and "dynamic=False) (or change" in text
 
 
@@ -504,12 +506,7 @@ def test_a_layout_recompile_marks_the_stride_and_asks_for_no_size() -> None:
     assert trace.dynamic.recommended == "L['lr']" and "InferStride" not in trace.dynamic.sentence
     base = next(s for s in trace.symbols if s.source == "L['x']._base.size()[1]")
     assert base.guards and any("s7" in g for g in base.guards) and base.fix is None and base.why is None
-    text = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "layouts").glob("*.log.gz")))],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    text = _summary_text("layouts")
     assert "stride 0 ←" in text and "dim 0" not in text.split("Did the sizes change? gram", 1)[1].split("Did")[0]
 
 
@@ -527,12 +524,7 @@ def test_a_float_made_dynamic_is_a_value_not_a_row_of_the_sizes() -> None:
     assert ("L['lr']", "dynamic", "static", "dynamic") in [
         (c.input, c.what, c.before, c.after) for c in entry.recompile.changes
     ]
-    text = subprocess.run(
-        [sys.executable, "-m", "tlscope", "summary", str(next((CORPUS / "layouts").glob("*.log.gz")))],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    text = _summary_text("layouts")
     assert "L_lr_" not in text and "Did the sizes change? sgd_step (frame [1/0]): no" in text
 
 
