@@ -155,9 +155,10 @@ def _value_specialised(symbol: Symbol, owner: CompileEntry | None) -> None:
         )
         recompile = owner.recompile if owner is not None else None
         failure = recompile.shown_failure() if recompile is not None else None
-        if recompile is not None and recompile.fix is None and failure is not None and failure.subject == symbol.input:
-            recompile.fix = spec.fix if failure.kind == "value" else None
-        return
+        # The recompile by this value: its first specialisation's line (the value's first use).
+        said = failure is not None and failure.kind == "value" and failure.subject == symbol.input
+        if recompile is not None and recompile.fix is None and said:
+            recompile.fix = spec.fix
 
 
 def _unrolled(code: str, name: str) -> str:
