@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 
 from tlscope.analyse.fold.callvalues import value_key
+from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.guards import said_name
 from tlscope.analyse.headline import AT_LIMIT
 from tlscope.format.compiles import CompileEntry, Fix
@@ -73,11 +74,13 @@ def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = 
             by_source.setdefault(found, []).append(entry)
     fixed: dict[str, Fix] = {}
     for (kind, source), recompiled in by_source.items():
-        if kind == LIMIT_KIND and len(recompiled) >= MIN_RECOMPILES:
+        if len(recompiled) < MIN_RECOMPILES:
+            continue
+        if kind == LIMIT_KIND:
             fixed.update(_limit_fixes(source, recompiled, entries))
-        elif kind == STATE_KIND and len(recompiled) >= MIN_RECOMPILES:
+        elif kind == STATE_KIND:
             fixed.update(_state_fixes(source, recompiled))
-        elif len(recompiled) >= MIN_RECOMPILES:
+        else:
             fix = _BUILDERS[kind](source, recompiled)
             if knows_sources and kind != LIST_KIND:  # a list's length is no source it makes dynamic
                 fix.why += f'; or, without changing code, TORCH_COMPILE_DYNAMIC_SOURCES="{source}"'
@@ -103,6 +106,12 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
     if match is None or re.fullmatch(_INT, failure.expected or "") is None:
         return None
     return KIND, f"L['self']{match[1]}"
+
+
+def _source(name: str) -> str:
+    """Dynamo's source of an argument or of the method's `self` attribute a guard names (`kind` ->
+    `L['kind']`, `self.history` -> `L['self'].history`)."""
+    return f"L['self']{name[4:]}" if name.startswith("self.") else f"L['{name}']"
 
 
 def _counted(recompiled: Sequence[CompileEntry], unnamed: str) -> tuple[str, int]:
@@ -186,7 +195,7 @@ def _limit_fixes(name: str, recompiled: Sequence[CompileEntry], frame: Sequence[
         f"each once ({limit}: twice what the log saw); or choose what the value selects before calling {fn} and "
         f"pass that (the function it picks, a bool): one graph a branch"
     )
-    source = f"L['self']{name[4:]}" if name.startswith("self.") else f"L['{name}']"
+    source = _source(name)
     # torch before 2.6 named it cache_size_limit, as its failure says.
     said = [e.failure.reason for e in frame if e.failure is not None]
     older = any(re.search(r"(?i)cache[_ ]size[_ ]limit", r) and not re.search(r"(?i)recompile", r) for r in said)
@@ -205,7 +214,7 @@ def _state_fixes(name: str, recompiled: Sequence[CompileEntry]) -> dict[str, Fix
     if frame is None or not frame.code:
         return {}
     fn, done = _counted(recompiled, "the compiled function")
-    at = f"{(frame.file or '?').rsplit('/', 1)[-1]}:{frame.line}"
+    at = where_text(frame)
     why = (
         f"the length of {name}, a list the module keeps, explains {done} recompiles of {fn}, one compile a "
         f"length: the compiled code changes it at {at} (`{frame.code.strip()}`), and Dynamo guards a list's "
@@ -213,6 +222,5 @@ def _state_fixes(name: str, recompiled: Sequence[CompileEntry]) -> dict[str, Fix
         f"eager. Keep that list out of the compiled code (change it where {fn} is called, from what it "
         f"returns), or keep the state in a tensor (a buffer written at a step index)"
     )
-    source = f"L['self']{name[4:]}"
-    fix = Fix(kind="change_code", input=name, source=source, code=frame.code.strip(), where=frame, why=why)
+    fix = Fix(kind="change_code", input=name, source=_source(name), code=frame.code.strip(), where=frame, why=why)
     return {entry.id: fix for entry in recompiled}
