@@ -595,7 +595,8 @@ def without_148_changes(rel: str, data: bytes) -> bytes:
     the stride its recompile names in `reason_stride`, not `reason_dim` (moved back; not forgiven:
     a float's row left out, stride changes left out of `dynamic`, no `size_guard` fix from a guard
     on an input's layout or two sizes' equality, the fixes `recompile_limit`, `dynamic_parameters`,
-    an int's `change_code` and `mark_unbacked` after a size-1 entry, `mark_unbacked`'s module)."""
+    an int's `change_code` and `mark_unbacked` after a size-1 entry, `mark_unbacked`'s module, a
+    module list's `change_code`, a compile's `unfinished` and its first answer)."""
     name, data = _minor_back(rel, data, 48)
     if name != "compiles.json":
         return data
