@@ -73,6 +73,11 @@ test('describeCompile: a failed recompile at the limit', () => {
   assert.deepEqual(view.cache, [{ cache: 'fx_graph', outcome: 'bypass', reason: 'r', event: { kind: 'fx_graph_cache_bypass', raw_line: 5, log_line: 9, payload_filename: null }, time: null }]);
   assert.deepEqual(view.phases, []);
   assert.deepEqual(view.ranks, { 0: 'failed' });
+  // format 1.48: the phases the log ended inside, as tlscope wrote them; none for any other compile.
+  assert.deepEqual(view.unfinished, []);
+  const cut = describeCompile({ ...entry, status: 'metrics_missing', unfinished: ['dynamo', 'compile_attempt', 7, 'backend_compile'] });
+  assert.deepEqual(cut.unfinished, ['dynamo', 'compile_attempt', 'backend_compile']);
+  assert.deepEqual(describeCompile({ ...entry, unfinished: 'dynamo' }).unfinished, []);
   // Nothing logged at all: an empty view, no throw.
   const empty = describeCompile({ id: '[9/0]' });
   assert.deepEqual([empty.status, empty.function, empty.recompile, empty.failure, empty.graphBreaks, empty.cache], [null, null, null, null, [], []]);

@@ -482,6 +482,8 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
   box.appendChild(facts(doc, [
     ['function', view.function || NOT_LOGGED],
     ['captured by', captureText(view)],
+    // format 1.48: the phases the log ended inside (tlscope read them; the page shows them).
+    ['log ends inside', view.unfinished.length ? `${view.unfinished.join(' › ')}: no metrics were logged, as a compile that ends logs them` : null],
     ['time', timeText(view)],
     ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (compared with ${view.recompile.comparedWith}, the closest entry)` : ''}` : 'no: the first compile of this frame'],
     ['restart reasons', view.restartReasons.join('; ')],

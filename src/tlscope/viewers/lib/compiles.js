@@ -92,6 +92,8 @@ export function readCompileEntries(data) {
  *   format 1.34): its op names, as logged, in the order the compiled code runs them
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
+ * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
+ *   metrics record was still in when the log ended, outermost first; [] for every other compile
  */
 
 /** What a view shows where the log holds no value (never an invented one). */
@@ -365,6 +367,7 @@ export function describeCompile(entry, merged = {}) {
       .map((ops) => (Array.isArray(ops) ? ops.flatMap((op) => (typeof op === 'string' ? [op] : [])) : [])),
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
+    unfinished: (Array.isArray(e.unfinished) ? e.unfinished : []).filter((p) => typeof p === 'string'),
   };
 }
 

@@ -255,6 +255,8 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  *   format 1.34): its op names, as logged, in the order the compiled code runs them
  * @property {string | null} capture compiles.json `capture` (format 1.20): the API of a fullgraph capture, else null
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
+ * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
+ *   metrics record was still in when the log ended, outermost first; [] for every other compile
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
@@ -525,4 +527,9 @@ export type CompileView = {
      * `file:line` of the entry's user frame (for a capture: the call to it)
      */
     calledAt: string | null;
+    /**
+     * compiles.json `unfinished` (format 1.48): the phases a compile with no
+     * metrics record was still in when the log ended, outermost first; [] for every other compile
+     */
+    unfinished: string[];
 };
