@@ -98,6 +98,10 @@ def test_summary_names_the_capture_and_lists_no_export(tmp_path: Path) -> None:
         text=True,
     ).stdout
     assert "2 compiles: 1 ok, 1 failed" in out and "(aot_compile)" in out
+    # A capture with no function is named once a line: its failure by the capture, its slowest
+    # compile by the capture and the line that asked for it (1.48).
+    assert "first failure: [1/0] (aot_compile) failed at" in out and "[0/0] (aot_compile at aot_compile.py:" in out
+    assert "(aot_compile) (aot_compile" not in out
     assert "export" not in out.replace("(aot_compile)", "")
     rows = json.loads(
         subprocess.run(

@@ -361,7 +361,7 @@ def _compile_at(entry: CompileEntry) -> str:
     if fn is None and user is not None and user.line is not None:
         # A fullgraph capture logs no function: the user's line that asked for it (`.aot_compile(...)`).
         how = f"{entry.capture} at" if entry.capture else "called from"
-        return f"{_compile(entry)} ({how} {where_text(user)})"
+        return f"{entry.id} ({how} {where_text(user)})"  # the capture said once, with its line
     if fn is None or fn.line is None or fn.file in (None, "(unknown)"):
         return _compile(entry)
     return f"{_compile(entry)} ({where_text(fn)})"
