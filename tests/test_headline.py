@@ -354,3 +354,14 @@ def test_only_the_compile_the_log_ends_inside_is_said_unfinished() -> None:
     last.unfinished = ["dynamo", "compile_attempt"]
     (said,) = FirstAnswers([first, last]).answers([])
     assert (said.kind, said.compile_id) == ("unfinished", "[1/0]") and ", in compile_attempt, one attempt" in said.text
+
+
+def test_a_huge_logged_time_says_its_share_without_overflow() -> None:
+    """Fuzz seed 20251123 input 944 (a tlparse trace whose `entire_frame_compile_time_s` was made
+    1e308): 100 times that is inf, which `round` refused (OverflowError); the share is a ratio first."""
+    from tlscope.format.compiles import CompileEntry, Timing
+
+    huge = CompileEntry(id="[0/0]", dir="a", status="ok", frame_compile="[0/0]", time=Timing(duration_s=1e308))
+    small = CompileEntry(id="[1/0]", dir="b", status="ok", frame_compile="[1/0]", time=Timing(duration_s=0.5))
+    (slow,) = [a for a in FirstAnswers([huge, small]).answers([]) if a.kind == "slow_compile"]
+    assert slow.compile_id == "[0/0]" and "(100 %)" in slow.text

@@ -12,6 +12,7 @@ the rest.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -275,7 +276,9 @@ def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str |
     backward = backward_s(timed.slowest)
     said = f"{seconds:.2f} s" + (f" ({backward:.2f} s of it its backward)" if backward >= 0.005 else "")
     if timed.compiles > 1:
-        share = round(100 * seconds / timed.total_s) if timed.total_s > 0 else 100
+        # A ratio first: 100 * a huge logged time is inf (a damaged log's 1e308 s), a ratio is not.
+        ratio = seconds / timed.total_s if timed.total_s > 0 else 1.0
+        share = round(100 * ratio) if math.isfinite(ratio) else 100
         said += f" of {timed.total_s:.2f} s in {timed.compiles} compiles ({share} %)"
     else:
         said += ", the run's only timed compile"
