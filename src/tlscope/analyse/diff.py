@@ -179,17 +179,13 @@ def size_changes(a: LogSize, b: LogSize) -> list[SizeChange]:
     return sorted(found, key=lambda c: -abs(c.a_bytes - c.b_bytes))
 
 
-def match_key(entry: CompileEntry, nth: int) -> str:
-    """`Net.forward (a.py:7) compile 1`: the nth compile of a function, matched across runs by its
-    last attempt, the one that compiled (a run whose compile restarted after a graph break is
-    compared with one that did not break by what each ended with); a restarted attempt is keyed
-    apart (`compile 1, restarted attempt 0`)."""
-    return _Keyed.of(entry, nth).key
-
-
 class _Keyed(msgspec.Struct, frozen=True):
     """A compile's match key in parts: its function's name, where it is defined, and which of that
-    function's compiles it is (`compile 2`, `compile 1, restarted attempt 0`)."""
+    function's compiles it is (`compile 2`, `compile 1, restarted attempt 0`). `key` is
+    `Net.forward (a.py:7) compile 1`: the nth compile of a function, matched across runs by its
+    last attempt, the one that compiled (a run whose compile restarted after a graph break is
+    compared with one that did not break by what each ended with); a restarted attempt is keyed
+    apart."""
 
     name: str
     file: str | None
@@ -220,12 +216,8 @@ class _Keyed(msgspec.Struct, frozen=True):
         return f"{self.name} ({self.where} -> {other.where}) {self.nth}"
 
 
-def keyed(entries: Sequence[CompileEntry]) -> dict[str, CompileEntry]:
-    """Each compile under its match key (outside-compile events left out)."""
-    return {k.key: k.entry for k in _keys(entries)}
-
-
 def _keys(entries: Sequence[CompileEntry]) -> list[_Keyed]:
+    """Each compile under its match key, the first of equals kept (outside-compile events left out)."""
     seen: dict[tuple[str | None, str | None, int | None], list[str]] = {}
     found: dict[str, _Keyed] = {}
     for entry in entries:

@@ -24,7 +24,7 @@ from tlscope.analyse.fold.fixes import Resumes, attach_fixes
 from tlscope.analyse.fold.framestore import Frame, FrameState, frame_of_id
 from tlscope.analyse.fold.graphbreaks import OBSERVED
 from tlscope.analyse.fold.graphs import dynamic_dims, placeholder_name
-from tlscope.analyse.fold.guards import said_name
+from tlscope.analyse.fold.guards import as_tensor_of, said_name
 from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
 from tlscope.analyse.fold.resume import resumed
@@ -311,7 +311,7 @@ def _rank(t: TensorInput) -> int | None:
 def _presence(source: str, before: bool, after: bool) -> InputChange:
     """An input one side has: Dynamo passes a float it made dynamic to the graph as a tensor
     (`___as_tensor(L['s'])`), which says the float went from static to dynamic, not an input."""
-    scalar = source[len("___as_tensor(") : -1] if source.startswith("___as_tensor(") and source.endswith(")") else None
+    scalar = as_tensor_of(source)
     if scalar:
         return InputChange(input=scalar, what="dynamic", before=_dynamic(before), after=_dynamic(after))
     return InputChange(input=source, what="presence", before=_yes(before), after=_yes(after))

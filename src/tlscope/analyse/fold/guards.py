@@ -185,6 +185,15 @@ def input_name(source: str) -> str:
     return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
 
 
+def as_tensor_of(source: str) -> str | None:
+    """The float's source when `source` is the 0-d tensor Dynamo passes a float it made dynamic as
+    (`___as_tensor(L['lr'])` -> `L['lr']`); None for any other source."""
+    return source[len(_AS_TENSOR) : -1] if source.startswith(_AS_TENSOR) and source.endswith(")") else None
+
+
+_AS_TENSOR = "___as_tensor("
+
+
 def said_name(source: str) -> str:
     """`input_name`, and a function's closure cell in words: `fn.__closure__[0].cell_contents`
     -> `the value fn captured (closure cell 0)`, what a guard on a closure variable names."""

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from tlscope.analyse.fold.graphs import placeholder_name
-from tlscope.analyse.fold.guards import input_name
+from tlscope.analyse.fold.guards import as_tensor_of, input_name
 from tlscope.analyse.fold.symbols import size_refs
 from tlscope.analyse.fxgraph.graph_parser import parse_annotation
 from tlscope.analyse.fxgraph.model import TensorMeta
@@ -62,8 +62,10 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
                 meta = metas[item.type or ""] = parse_annotation(item.type or "")
             if meta.shape is None:
                 continue  # a Sym(...) or untyped input: not a tensor
-            source = next((t for t in entry.inputs if placeholder_name(_unwrapped(t.source)) == item.name), None)
-            if source is not None and source.source.startswith(_AS_TENSOR):
+            source = next(
+                (t for t in entry.inputs if placeholder_name(as_tensor_of(t.source) or t.source) == item.name), None
+            )
+            if source is not None and as_tensor_of(source.source) is not None:
                 continue  # a float made dynamic, passed as a 0-d tensor: a value, as an int's symbol is
             row = rows.setdefault(item.name, InputShapes(name=item.name, source=None, cells=[]))
             if row.source is None and source is not None:
@@ -90,15 +92,6 @@ def _table(first: CompileEntry, columns: list[CompileEntry], metas: dict[str, Te
         compile_ids=[c.id for c in columns],
         inputs=list(rows.values()),
     )
-
-
-def _unwrapped(source: str) -> str:
-    """A float Dynamo made dynamic is passed to the graph as a 0-d tensor whose source is
-    `___as_tensor(L['lr'])` and whose placeholder is `L_lr_`: the float's source, `L['lr']`."""
-    return source[len(_AS_TENSOR) : -1] if source.startswith(_AS_TENSOR) and source.endswith(")") else source
-
-
-_AS_TENSOR = "___as_tensor("
 
 
 def _compare(cell: ShapeCell, before: ShapeCell | None, entry: CompileEntry, source: str) -> None:
