@@ -43,6 +43,7 @@ TRACES = {
     "aot_compile": "aot_compile",
     "cache_hits": "caches/run2",
     "dynamic_true": "dynamic_true",
+    "layers": "layers",
 }
 
 
@@ -209,6 +210,32 @@ def test_a_size_recompile_shows_its_fix_as_the_file_says(
         assert page.locator(".cp-fix .cp-code").text_content() == fix["where"]["code"]
     c = pick(page, "[1/2]")["compile"]
     assert data["[1/2]"]["recompile"]["fix"] is None and c["fix"] is None and page.locator(".cp-fix").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_a_slow_compile_shows_its_time_fix_as_the_file_says(
+    browser: Any, site: ExplorerSite, folders: dict[str, Path]
+) -> None:
+    """Corpus layers: the compile's `time_fix` (format 1.49, kind `regional`) is shown as
+    compiles.json has it, the loop, before which call, and why; recompiles_dynamic's slow
+    compiles have none and show none."""
+    entry = entries(folders["layers"])["[0/0]"]
+    fix = entry["time_fix"]
+    page = open_page(browser, site.explorer("layers"))
+    c = pick(page, "[0/0]")["compile"]
+    where = f"{fix['where']['file']}:{fix['where']['line']} in {fix['where']['name']}"
+    assert c["timeFix"] == {"kind": "regional", "code": fix["code"], "where": where}
+    box = page.locator(".cp-fix")
+    assert box.locator(".cp-sub").text_content() == "To compile faster, compile each block instead of the whole: "
+    assert box.locator(".cp-fix-code").text_content() == "for block in model.layers: block.compile()"
+    assert box.locator(".cp-where").text_content() == f"before {where}"
+    assert box.locator(".cp-code").text_content() == fix["where"]["code"]
+    assert box.locator(".cp-why").text_content() == fix["why"]
+    page.close()
+    page = open_page(browser, site.explorer("dynamic"))
+    assert "time_fix" not in entries(folders["dynamic"])["[0/0]"]
+    assert pick(page, "[0/0]")["compile"]["timeFix"] is None and page.locator(".cp-fix").count() == 0
     assert page.errors == []
     page.close()
 

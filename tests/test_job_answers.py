@@ -81,6 +81,23 @@ def test_the_slowest_compiles_folded_by_compile_with_their_range_and_phases() ->
     assert line.text.endswith("took 10.00 s, in code_gen on 2 ranks, async_compile.wait on 1, other phases on 1")
 
 
+def test_a_slow_compile_s_fix_is_said_once_for_its_ranks() -> None:
+    """Format 1.49: a rank's slowest compile ends with its `time_fix` (compile each block): the
+    job's line for the ranks whose slowest is that compile says it once, the most ranks' fix; a
+    line with none says none."""
+    fix = "fix: compile each block, not the whole: `for block in model.layers: block.compile()` before train.py:35"
+    fold = AnswersFold()
+    for rank, seconds in enumerate([30.0, 31.0, 32.0]):
+        answer = _slow("[0/0]", "Model.forward", seconds)
+        fold.add(rank, [msgspec.structs.replace(answer, text=f"{answer.text}; {fix}")])
+    fold.add(3, [_slow("[1/0]", "step", 3.0)])
+    lines = [line.text for line in fold.result().lines]
+    assert lines == [
+        f"most compile time: [0/0] Model.forward took 30.00 to 32.00 s a rank (median 31.00 s), in code_gen; {fix}",
+        "most compile time: [1/0] step took 3.00 s, in code_gen",
+    ]
+
+
 def test_lines_beyond_the_bounds_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     """SHOWN lines a kind, the rest counted; past KEPT distinct lines a kind, a new line is only
     counted (a thousand ranks each failing its own way keep the parent's memory bounded)."""

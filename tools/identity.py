@@ -590,6 +590,12 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
     return new, entry("metrics_missing", _MISSING_146)
 
 
+def without_149_changes(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.48 wrote it but for its minor (not forgiven: a slow compile's
+    `time_fix`, compile each repeated block, and the `slow_compile` first answer's clause)."""
+    return _minor_back(rel, data, 49)[1]
+
+
 def without_148_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.47 wrote it but for what 1.48 says anew: a cell of `input_shapes` gives
     the stride its recompile names in `reason_stride`, not `reason_dim` (moved back; not forgiven:
@@ -883,6 +889,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_149_changes,
     without_148_changes,
     without_147_changes,
     without_146_additions,

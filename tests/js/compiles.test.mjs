@@ -78,6 +78,12 @@ test('describeCompile: a failed recompile at the limit', () => {
   const cut = describeCompile({ ...entry, status: 'metrics_missing', unfinished: ['dynamo', 'compile_attempt', 7, 'backend_compile'] });
   assert.deepEqual(cut.unfinished, ['dynamo', 'compile_attempt', 'backend_compile']);
   assert.deepEqual(describeCompile({ ...entry, unfinished: 'dynamo' }).unfinished, []);
+  // format 1.49: a slow compile's time_fix as tlscope wrote it; null when absent or malformed.
+  assert.equal(view.timeFix, null);
+  const where = { file: 'train.py', line: 35, name: '<module>', code: 'model(x)' };
+  const timed = describeCompile({ ...entry, time_fix: { kind: 'regional', input: 'model.layers', source: "L['self']._modules['layers']", dim: null, code: 'for block in model.layers: block.compile()', where, why: 'w' } });
+  assert.deepEqual(timed.timeFix, { kind: 'regional', input: 'model.layers', dim: null, code: 'for block in model.layers: block.compile()', where: 'train.py:35 in <module>', whereCode: 'model(x)', why: 'w' });
+  assert.equal(describeCompile({ ...entry, time_fix: { kind: 'regional', code: 7 } }).timeFix, null);
   // Nothing logged at all: an empty view, no throw.
   const empty = describeCompile({ id: '[9/0]' });
   assert.deepEqual([empty.status, empty.function, empty.recompile, empty.failure, empty.graphBreaks, empty.cache], [null, null, null, null, [], []]);

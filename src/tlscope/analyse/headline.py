@@ -21,7 +21,7 @@ from typing import NamedTuple
 from tlscope.analyse.fold.capture import renumbered_why
 from tlscope.analyse.fold.export_words import where_text
 from tlscope.analyse.fold.phases import PHASES
-from tlscope.analyse.phase_words import backward_s, compile_seconds, innermost, phase_seconds, where_it_went
+from tlscope.analyse.phase_words import SLOW_S, backward_s, compile_seconds, innermost, phase_seconds, where_it_went
 from tlscope.format.compiles import (
     FIRST_ANSWER_KINDS,
     CompileEntry,
@@ -36,11 +36,10 @@ from tlscope.format.status import status_words
 #: Characters of a reason or a line of code kept in a headline: its first line whole, as
 #: `summary` says it, up to a bound that only a hostile or broken log's text reaches.
 CUT = 400
-#: A compile is a first answer (`slow_compile`) when it took at least this long: a second is
-#: long for one compile (Dynamo alone takes tens of milliseconds, Inductor's CPU kernels seconds).
-SLOW_S = 1.0
 #: How a `slow_compile` line starts, before the compile (`[0/0] fn`) and ` took `.
 SLOW_WORDS = "most compile time:"
+#: How a slow compile's `regional` fix starts, the last clause of its `slow_compile` line.
+REGIONAL_WORDS = "fix: compile each block, not the whole: "
 
 
 class CompileTime(NamedTuple):
@@ -237,6 +236,8 @@ def first_answers(
         own = [(n, s) for n, s in phase_seconds(timed.slowest).items() if s >= 0.005]
         went, phase = where_it_went(own), innermost(own)
         text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went[:1], phase)}"
+        if isinstance(timed.slowest.time_fix, Fix):
+            text += f"; {_fix(timed.slowest.time_fix)}"
         cid = timed.slowest.id
         found.append(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
@@ -267,6 +268,13 @@ def slow_label(answer: FirstAnswer) -> str | None:
     head = f"{SLOW_WORDS} "
     end = answer.text.find(" took ", len(head))
     return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
+
+
+def slow_fix(answer: FirstAnswer) -> str | None:
+    """The fix clause a `slow_compile` line ends with (`fix: compile each block, …`, a compile's
+    `time_fix`, 1.49), as its text says it; None for a line without one."""
+    at = answer.text.rfind(f"; {REGIONAL_WORDS}")
+    return answer.text[at + 2 :] if answer.kind == "slow_compile" and at > 0 else None
 
 
 def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str | None) -> str:
@@ -328,6 +336,8 @@ def _fix(fix: Fix) -> str:
     `code` being that line), the setting at the call (`dynamic_false`), else a line to add before
     the call that passed the input."""
     where = where_text(fix.where) if fix.where is not None else None
+    if fix.kind == "regional":  # a slow compile's (`time_fix`): what to compile instead
+        return f"{REGIONAL_WORDS}`{_cut(fix.code)}`" + (f" before {where}" if where else "")
     if fix.kind == "change_code":
         return f"fix: change the line {where} (`{_cut(fix.code)}`)" if where else f"fix: change `{_cut(fix.code)}`"
     at = "at" if fix.kind == "dynamic_false" else "before"

@@ -18,6 +18,10 @@ from collections.abc import Sequence
 from tlscope.analyse.fold.phases import PHASES
 from tlscope.format.compiles import CompileEntry
 
+#: A compile is a first answer (`slow_compile`) when it took at least this long: a second is
+#: long for one compile (Dynamo alone takes tens of milliseconds, Inductor's CPU kernels seconds).
+SLOW_S = 1.0
+
 #: Phases that wrap the whole compile (their time is the compile's): never named as where it went.
 WRAPPERS = frozenset({"dynamo", "compile_attempt", "entire_frame_compile"})
 #: A phase carries a time when it holds at least this share of the largest phase's (the whole

@@ -30,9 +30,11 @@ from tlscope.format.compiles import (
     GuardFailure,
     RecommendedFailure,
     Settings,
+    SourceLocation,
     Symbol,
     Timing,
     Vllm,
+    is_torch_wrapper,
 )
 from tlscope.format.logsize import LogSize, SizeStats
 from tlscope.format.manifest import Manifest
@@ -89,6 +91,8 @@ class FunctionTime(msgspec.Struct, kw_only=True):
     """Compile time of one compiled function (the flame graph's leaves, summed)."""
 
     function: str
+    #: Where the function is defined; for a module torch compiled through its wrapper `inner`
+    #: (`Sequential.forward`: external_utils.py, torch's file) the user's line that first called it.
     file: str | None
     line: int | None
     seconds: float
@@ -328,16 +332,23 @@ def _functions(compiles: Sequence[CompileEntry], aot_inductor: Sequence[AotInduc
     torch function the user called (`aoti_compile_and_package (AOT Inductor)`), at the call."""
     totals: dict[tuple[str, str | None, int | None], FunctionTime] = {}
     timed: list[tuple[tuple[str, str | None, int | None], float]] = []
+    shown: dict[tuple[str, str | None, int | None], SourceLocation | None] = {}
     for entry in compiles:
         for _, fn, seconds in timed_compiles(entry):
-            timed.append(((fn.name or "?", fn.file, fn.line) if fn else ("?", None, None), seconds))
+            key = (fn.name or "?", fn.file, fn.line) if fn else ("?", None, None)
+            raw = entry.function
+            if raw is not None and fn is not None and fn.file == raw.file and is_torch_wrapper(raw):
+                shown.setdefault(key, entry.user_frame)  # torch's file says nothing: the user's call
+            timed.append((key, seconds))
     for aoti in aot_inductor:
         if aoti.time is not None and aoti.time.duration_s is not None:
             at = aoti.user_frame
             key = (aoti_path(aoti)[-1].name or "?", at.file if at else None, at.line if at else None)
             timed.append((key, aoti.time.duration_s))
     for key, seconds in timed:
-        row = totals.setdefault(key, FunctionTime(function=key[0], file=key[1], line=key[2], seconds=0.0, compiles=0))
+        at = shown.get(key)
+        file, line = (at.file, at.line) if at else key[1:]
+        row = totals.setdefault(key, FunctionTime(function=key[0], file=file, line=line, seconds=0.0, compiles=0))
         row.seconds = round(row.seconds + seconds, 6)
         row.compiles += 1
     return sorted(totals.values(), key=lambda r: -r.seconds)[:TOP]

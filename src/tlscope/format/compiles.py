@@ -231,12 +231,12 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
 class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
     size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
-    1.47) by a list's length."""
+    1.47) by a list's length; or (since 1.49, a compile's `time_fix`) that makes a slow compile faster."""
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
     #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
-    #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`
-    #: (FORMAT.md "What to change").
+    #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`, or (since
+    #: 1.49, a compile's `time_fix`) `regional` (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
     input: str
@@ -450,6 +450,11 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: torch logs a compile's metrics when it ends, failed or not, so the process stopped (killed,
     #: out of memory, a crash) or the log was cut while it compiled. Absent otherwise. Since 1.48.
     unfinished: list[str] | msgspec.UnsetType = msgspec.UNSET
+    #: The change that makes this compile itself faster, for a compile of at least a second
+    #: (analyse/headline.py's SLOW_S, its backward counted): kind `regional` (FORMAT.md "What to
+    #: change"), compile each of the module's repeated blocks instead of the whole. Absent
+    #: otherwise. Since 1.49.
+    time_fix: Fix | msgspec.UnsetType = msgspec.UNSET
 
     def function_name(self) -> str | None:
         """The compiled function as said: `Sequential.forward` for a module compiled through

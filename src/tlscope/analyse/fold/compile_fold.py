@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from tlscope.analyse.fold.blocks import repeated_blocks
 from tlscope.analyse.fold.callvalues import (
     Wanted,
     guard_codes,
@@ -293,7 +294,9 @@ class CompileFold:
                     acc.module = wrapped_module(record.payload)
                 else:
                     acc.self_class = acc.self_class or method_class(record.payload)
-            self.dynamic.guards(record.payload_text, acc.cid.display)
+            text = record.payload_text
+            self.dynamic.guards(text, acc.cid.display)
+            acc.blocks = repeated_blocks(text) or acc.blocks
             wanted = self._wanted(acc).get(_frame(acc.cid))
             if wanted and record.payload is not None:
                 acc.call_values.update(guard_values(guard_codes(record.key, record.payload), wanted))

@@ -6,6 +6,7 @@ reasons, the inputs' shapes. A long job has thousands of compile ids; each costs
 
 from __future__ import annotations
 
+from tlscope.analyse.fold.blocks import Blocks
 from tlscope.analyse.fold.callvalues import Values, Wanted
 from tlscope.analyse.fold.graphbreaks import fix_hints, named_reason
 from tlscope.format.compiles import (
@@ -46,6 +47,8 @@ class CompileAcc:
         #: The class of `L['self']` its guards name (a method's class, CompileEntry.module when the
         #: compiled function is a method: decided with the function, at the end).
         self.self_class: str | None = None
+        #: The compiled module's repeated blocks (analyse/fold/blocks.py), from its guards.
+        self.blocks: Blocks | None = None
         self.graph_breaks: list[GraphBreak] = []
         self.restart_reasons: list[str] = []
         self.recompile_reason: str | None = None

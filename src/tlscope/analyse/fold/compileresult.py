@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
+from tlscope.analyse.fold.blocks import time_fix
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
@@ -29,6 +30,7 @@ from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
 from tlscope.analyse.fold.resume import resumed
 from tlscope.analyse.fold.usercode import UserCode
+from tlscope.analyse.phase_words import compile_seconds
 from tlscope.format.compiles import (
     AotInductorCompile,
     CompileEntry,
@@ -373,7 +375,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     attempt0 = CompileId(frame.compiled_autograd_id, frame.frame_id, frame.frame_compile_id, 0)
     stack = acc.stack or _shared_stack(acc, frames)
     function = _function(acc, frames) or _shared_function(acc, frames)
-    return CompileEntry(
+    entry = CompileEntry(
         id=acc.cid.display,
         dir=acc.cid.dirname,
         status=status_of(acc, restarted_as),
@@ -404,6 +406,13 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         module=_module(acc, frames, function) or msgspec.UNSET,
         unfinished=_unfinished(acc, frame_time) or msgspec.UNSET,
     )
+    if acc.blocks is not None:
+        module = entry.module if isinstance(entry.module, str) else None
+        # Where the module is called: the blocks must be compiled before that (the stack's last
+        # frame is the compiled function's own, or torch's wrapper's).
+        caller = frames.fold.user.innermost(stack[:-1])
+        entry.time_fix = time_fix(acc.blocks, compile_seconds(entry), module, caller) or msgspec.UNSET
+    return entry
 
 
 def _unfinished(acc: CompileAcc, frame_time: FrameTime | None) -> list[str]:

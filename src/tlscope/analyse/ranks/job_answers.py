@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from tlscope.analyse.headline import SLOW_WORDS, slow_label
+from tlscope.analyse.headline import SLOW_WORDS, slow_fix, slow_label
 from tlscope.analyse.ranks.words import who
 from tlscope.format.compiles import FIRST_ANSWER_KINDS, FirstAnswer
 
@@ -65,8 +65,9 @@ class AnswersFold:
             k: {} for k in FIRST_ANSWER_KINDS if k != "slow_compile"
         }
         #: The slowest compiles: (compile id, the compile as the line names it) -> the ranks, each
-        #: one's seconds, and how many ranks' time went to each phase (a handful of names).
-        self.slow: dict[tuple[str | None, str], tuple[array[int], array[float], Counter[str | None]]] = {}
+        #: one's seconds, how many ranks' time went to each phase (a handful of names) and how many
+        #: said each fix (1.49 `time_fix`'s clause; one program's ranks say one).
+        self.slow: dict[tuple[str | None, str], tuple[array[int], array[float], Counter[str | None], Counter[str]]] = {}
         self.ranks = 0
         self.unkept = 0
 
@@ -98,10 +99,13 @@ class AnswersFold:
             if len(self.slow) >= KEPT:
                 self.unkept += 1
                 return
-            found = self.slow[key] = (array("q"), array("d"), Counter())
+            found = self.slow[key] = (array("q"), array("d"), Counter(), Counter())
         found[0].append(rank)
         found[1].append(answer.seconds)
         found[2][answer.phase] += 1
+        fix = slow_fix(answer)
+        if fix is not None and (fix in found[3] or len(found[3]) < KEPT):
+            found[3][fix] += 1
 
     def result(self) -> JobAnswers:
         found = JobAnswers(more=self.unkept)
@@ -112,9 +116,11 @@ class AnswersFold:
                 found.lines.append(JobAnswer(kind=kind, compile_id=cid, text=text, ranks=mine, who=self._who(mine)))
             found.more += max(0, len(ordered) - SHOWN)
         slow = sorted(self.slow.items(), key=lambda item: (-len(item[1][0]), min(item[1][0])))
-        for (cid, label), (ranks, seconds, phases) in slow[:SHOWN]:
+        for (cid, label), (ranks, seconds, phases, fixes) in slow[:SHOWN]:
             mine = sorted(ranks)
             text = _slow_text(label, phases, seconds)
+            if fixes:  # the most ranks' (the first met among equals)
+                text += f"; {fixes.most_common(1)[0][0]}"
             found.lines.append(
                 JobAnswer(kind="slow_compile", compile_id=cid, text=text, ranks=mine, who=self._who(mine))
             )

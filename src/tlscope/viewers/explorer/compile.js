@@ -130,12 +130,20 @@ function recommendedBox(doc, rec) {
 const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list']);
 
 /**
- * What to change so the size does not recompile: compiles.json's `fix`, as written.
+ * What to change so the size does not recompile (compiles.json's `fix`), or so a slow compile is
+ * faster (`time_fix`, kind `regional`), as written.
  * @param {Document} doc
  * @param {NonNullable<NonNullable<CompileView['recompile']>['fix']>} fix
  */
 function fixBox(doc, fix) {
   const box = el(doc, 'div', 'cp-fix');
+  if (fix.kind === 'regional') {
+    // format 1.49: a slow compile's `time_fix`, a loop to run before the call (`where`).
+    box.append(el(doc, 'span', 'cp-sub', 'To compile faster, compile each block instead of the whole: '), el(doc, 'code', 'cp-fix-code', fix.code));
+    if (fix.where) box.appendChild(frameCell(doc, `before ${fix.where}`, fix.whereCode));
+    box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
+    return box;
+  }
   // change_code: `code` is the user's line to change, at `where`; an instruction in words
   // (FORMAT.md "What to change": pass_as_argument, stack_list) is said as it is; else a line to
   // add before the call.
@@ -412,6 +420,7 @@ function hookOf(view, rank, source) {
     function: view.function,
     durationS: view.durationS,
     capture: view.capture,
+    timeFix: view.timeFix ? { kind: view.timeFix.kind, code: view.timeFix.code, where: view.timeFix.where } : null,
   };
 }
 
@@ -492,6 +501,7 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     ['settings', settingsText(trace.settingsOf(rank), cid)],
     ['status means', (view.status && trace.statusText.get(view.status)) || ''],
   ]));
+  if (view.timeFix) box.appendChild(fixBox(doc, view.timeFix));
   const vllm = trace.vllm.filter((v) => v.compileId === cid && (rank === null || v.rank === null || v.rank === rank));
   for (const found of vllm) box.appendChild(vllmSection(doc, found, refs));
   if (view.recompile || view.isRecompile) box.appendChild(recompileSection(doc, view, refs));

@@ -48,7 +48,8 @@ export function readCompileEntries(data) {
  * @typedef {{ input: string, source: string, what: string, before: string, after: string }} ChangeView
  */
 /**
- * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10),
+ * or so a slow compile is faster (`time_fix`, since 1.49).
  * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
  */
 /** @typedef {{ name: string, seconds: number, count: number }} PhaseView */
@@ -94,6 +95,8 @@ export function readCompileEntries(data) {
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
+ *   slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
  */
 
 /** What a view shows where the log holds no value (never an invented one). */
@@ -368,6 +371,7 @@ export function describeCompile(entry, merged = {}) {
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
     unfinished: (Array.isArray(e.unfinished) ? e.unfinished : []).filter((p) => typeof p === 'string'),
+    timeFix: describeFix(e.time_fix),
   };
 }
 

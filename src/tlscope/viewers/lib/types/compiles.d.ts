@@ -214,7 +214,8 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @typedef {{ input: string, source: string, what: string, before: string, after: string }} ChangeView
  */
 /**
- * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10),
+ * or so a slow compile is faster (`time_fix`, since 1.49).
  * @typedef {{ kind: string, input: string, dim: number | null, code: string, where: string | null, whereCode: string | null, why: string }} FixView
  */
 /** @typedef {{ name: string, seconds: number, count: number }} PhaseView */
@@ -257,6 +258,8 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
+ *   slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
  */
 /** What a view shows where the log holds no value (never an invented one). */
 export const NOT_LOGGED: "not logged";
@@ -426,7 +429,8 @@ export type ChangeView = {
     after: string;
 };
 /**
- * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10).
+ * What to change so a size does not recompile (compiles.json `recompile.fix`, since format 1.10),
+ * or so a slow compile is faster (`time_fix`, since 1.49).
  */
 export type FixView = {
     kind: string;
@@ -532,4 +536,9 @@ export type CompileView = {
      * metrics record was still in when the log ended, outermost first; [] for every other compile
      */
     unfinished: string[];
+    /**
+     * compiles.json `time_fix` (format 1.49): the change that makes this
+     * slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
+     */
+    timeFix: FixView | null;
 };

@@ -1,0 +1,111 @@
+"""A compiled module's repeated blocks, from its guards, and the fix that compiles one of them
+instead of the whole (torch's regional compilation).
+
+A model of N identical blocks (a transformer's layers, a residual stack) compiled whole is traced
+into one graph N blocks long, and Inductor generates and compiles code for every copy: its compile
+time grows with N. Compiling each block instead (`block.compile()`), Dynamo compiles the block's
+code once and every other instance reuses it (same code, same guards): on torch 2.13, 12 layers of
+a small transformer took 27.5 s whole and 13.5 s as blocks (one compile); 30 residual blocks 20.8
+s and 10.1 s (two compiles: the first block's input needs no grad); the whole's time grows with
+the blocks, the blocks' does not. What it costs is fusion across the blocks' edges and a guarded
+call per block (a step of those toy CPU models ran 30-40 % slower).
+
+Dynamo's C++ guard tree names every module the compile read with its class
+(`source=L['self']._modules['layers']._modules['3'], ... type=<class '__main__.Layer'>`): siblings
+of one class in one container are the blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from tlscope.analyse.phase_words import SLOW_S
+from tlscope.format.compiles import Fix, SourceLocation
+
+#: Fewer blocks than this are left alone: with 2 or 3 the one compile that is left costs most of
+#: what the whole did (4 layers: 19 s whole, 14 s as blocks).
+MIN_BLOCKS = 4
+#: torch's recipe, which the fix's why cites.
+RECIPE = "https://docs.pytorch.org/tutorials/recipes/regional_compilation.html"
+
+#: A guard tree manager of a submodule of the compiled module (`L['self']`, or the `fn` torch's
+#: wrapper compiled), and its class. The accessor between them holds no newline.
+_MANAGER = re.compile(
+    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])+), (?:accessed_by=[^\n]*?)?"
+    r"type=<class '(?P<cls>[\w.]+)'>"
+)
+_KEY = re.compile(r"\._modules\['([^'\n]+)'\]")
+
+
+class Blocks(NamedTuple):
+    """The largest group of sibling submodules of one class that have submodules of their own."""
+
+    #: The container as Dynamo names it (`L['self']._modules['layers']`, `L['fn']`).
+    container: str
+    #: The blocks' class, without its module path (`Layer`).
+    cls: str
+    copies: int
+
+
+def repeated_blocks(text: str) -> Blocks | None:
+    """The compiled module's repeated blocks in a guards payload, or None when it has fewer than
+    MIN_BLOCKS siblings of one class with submodules of their own (a Sequential of Linears is
+    one op each: nothing a block's compile would reuse)."""
+    if "._modules['" not in text:
+        return None
+    groups: dict[tuple[str, str], set[str]] = {}
+    parents: set[str] = set()
+    for found in _MANAGER.finditer(text):
+        parent, _, key = found["src"].rpartition("._modules['")
+        parents.add(parent)
+        groups.setdefault((parent, found["cls"]), set()).add(key[:-2])
+    best: Blocks | None = None
+    for (parent, cls), keys in groups.items():
+        if len(keys) < MIN_BLOCKS or (best is not None and len(keys) <= best.copies):
+            continue
+        if any(f"{parent}._modules['{key}']" in parents for key in keys):
+            best = Blocks(container=parent, cls=cls.rpartition(".")[2], copies=len(keys))
+    return best
+
+
+def said_container(container: str) -> str:
+    """The container as the user's code reaches it from the compiled module (`model`):
+    `model.layers`, `model.encoder[0].blocks`, `model` itself."""
+    said = "model"
+    for key in _KEY.findall(container):
+        said += f"[{key}]" if key.isdigit() else f".{key}"
+    return said
+
+
+def time_fix(
+    blocks: Blocks | None, seconds: float | None, compiled: str | None, where: SourceLocation | None
+) -> Fix | None:
+    """A compile's `time_fix`: compile each block instead of the module (`compiled`: its class,
+    `Model`), for a compile of SLOW_S seconds or more (`seconds`, its backward's counted) whose
+    module has repeated blocks; None otherwise (a fast compile has no time to win back)."""
+    if blocks is None or seconds is None or seconds < SLOW_S:
+        return None
+    return regional_fix(blocks, compiled, where)
+
+
+def regional_fix(blocks: Blocks, compiled: str | None, where: SourceLocation | None) -> Fix:
+    """Compile each block instead of the module (`compiled`: its class, `Model`)."""
+    loop = said_container(blocks.container)
+    model = f"the {compiled}" if compiled else "the module"
+    others = blocks.copies - 1
+    why = (
+        f"{model[0].upper()}{model[1:]} was compiled whole: its {blocks.copies} {blocks.cls} modules are one "
+        f"graph, and Inductor generates and compiles code for each copy. Compiling each block instead of "
+        f"{model} (torch's regional compilation; `model` is {model} you passed to torch.compile), "
+        f"{blocks.cls} is compiled once and the {others} other{'s' if others != 1 else ''} reuse it; "
+        f"what it costs is fusion across the blocks' edges. {RECIPE}"
+    )
+    return Fix(
+        kind="regional",
+        input=loop,
+        source=blocks.container,
+        code=f"for block in {loop}: block.compile()",
+        where=where,
+        why=why,
+    )

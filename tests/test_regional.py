@@ -1,0 +1,163 @@
+"""A slow compile's fix (format 1.49 `time_fix`, kind `regional`): a module compiled whole whose
+guards name four or more sibling blocks of one class is told to compile each block instead."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS
+
+from tlscope.analyse.fold.blocks import MIN_BLOCKS, RECIPE, Blocks, repeated_blocks, said_container, time_fix
+from tlscope.cli import main
+from tlscope.format.compiles import Fix, SourceLocation
+
+
+def _manager(source: str, cls: str, accessor: bool = True) -> str:
+    """One line of Dynamo's C++ guard tree, as torch 2.13 prints a module's manager."""
+    by = f"accessed_by=DictGetItemGuardAccessor('{source[-3:-2]}'), " if accessor else ""
+    return f"| | +- GuardManager: source={source}, {by}type=<class '{cls}'>, tag_safe=(False, False)\n"
+
+
+def _tree(root: str, container: str, cls: str, n: int, children: bool = True) -> str:
+    """A guard tree with `n` siblings of class `cls` in `container` (each with a child if asked)."""
+    text = _manager(root, "__main__.Model", accessor=False)
+    for i in range(n):
+        block = f"{container}._modules['{i}']"
+        # torch prints the first of a dict's values as a ValueManager, with no accessor
+        text += _manager(block, cls, accessor=i > 0)
+        if children:
+            text += _manager(f"{block}._modules['linear']", "torch.nn.modules.linear.Linear")
+    return text
+
+
+def test_a_module_list_of_layers_is_found() -> None:
+    text = _tree("L['self']", "L['self']._modules['layers']", "__main__.Layer", 12)
+    assert repeated_blocks(text) == Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12)
+
+
+def test_the_wrapper_s_module_is_the_container_itself() -> None:
+    """nn.Sequential compiled through torch's wrapper `inner`: its module is `L['fn']`."""
+    text = _tree("L['fn']", "L['fn']", "__main__.Block", 6)
+    assert repeated_blocks(text) == Blocks(container="L['fn']", cls="Block", copies=6)
+
+
+def test_blocks_without_submodules_are_not_blocks() -> None:
+    """A Sequential of Linears: one op each, nothing a block's compile would reuse."""
+    text = _tree("L['self']", "L['self']._modules['mlp']", "torch.nn.modules.linear.Linear", 8, children=False)
+    assert repeated_blocks(text) is None
+
+
+def test_fewer_than_the_minimum_are_left_alone() -> None:
+    text = _tree("L['self']", "L['self']._modules['layers']", "__main__.Layer", MIN_BLOCKS - 1)
+    assert repeated_blocks(text) is None
+    assert repeated_blocks(text + _manager("L['self']._modules['layers']._modules['9']", "__main__.Layer")) is not None
+
+
+def test_the_largest_group_is_the_blocks() -> None:
+    """An encoder of 4 and a decoder of 6: the decoder's are said (one fix, the largest win)."""
+    text = _tree("L['self']", "L['self']._modules['encoder']", "__main__.Enc", 4)
+    text += _tree("L['self']", "L['self']._modules['decoder']", "__main__.Dec", 6)
+    found = repeated_blocks(text)
+    assert found is not None and (found.cls, found.copies) == ("Dec", 6)
+
+
+def test_another_argument_s_modules_are_not_the_compiled_module_s() -> None:
+    """A compiled function that takes the model (`L['model']`): compiling its blocks would not
+    stop the function's compile from tracing them again, so no fix is said."""
+    text = _tree("L['model']", "L['model']._modules['layers']", "__main__.Layer", 8)
+    assert repeated_blocks(text) is None
+    assert repeated_blocks("no modules here") is None
+
+
+@pytest.mark.parametrize(
+    ("container", "said"),
+    [
+        ("L['fn']", "model"),
+        ("L['self']._modules['layers']", "model.layers"),
+        ("L['self']._modules['encoder']._modules['0']._modules['blocks']", "model.encoder[0].blocks"),
+    ],
+)
+def test_the_container_is_said_as_the_code_reaches_it(container: str, said: str) -> None:
+    assert said_container(container) == said
+
+
+def test_only_a_slow_compile_gets_the_fix() -> None:
+    blocks = Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12)
+    call = SourceLocation(file="train.py", line=35, name="<module>")
+    assert time_fix(blocks, 0.9, "Model", call) is None
+    assert time_fix(blocks, None, "Model", call) is None
+    assert time_fix(None, 30.0, "Model", call) is None
+    fix = time_fix(blocks, 1.0, "Model", call)
+    assert fix is not None and (fix.kind, fix.input, fix.source, fix.dim) == (
+        "regional",
+        "model.layers",
+        "L['self']._modules['layers']",
+        None,
+    )
+    assert fix.code == "for block in model.layers: block.compile()" and fix.where == call
+    assert fix.why.startswith("The Model was compiled whole: its 12 Layer modules are one graph")
+    assert "Layer is compiled once and the 11 others reuse it" in fix.why and fix.why.endswith(RECIPE)
+
+
+def test_the_corpus_transformer_is_told_to_compile_its_layers() -> None:
+    """Corpus `layers`: eight layers compiled whole with Inductor, one training step; the fix was
+    checked on torch 2.13 (12 such layers: 27.5 s whole, 13.5 s and one compile as blocks)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "layers")
+    (entry,) = [c for c in trace.compiles if c.status != "outside"]
+    fix = entry.time_fix
+    assert isinstance(fix, Fix) and fix.kind == "regional"
+    assert fix.code == "for block in model.layers: block.compile()"
+    assert fix.where is not None and (fix.where.file or "").endswith("layers.py")
+    assert fix.where.code == "compiled(torch.randn(4, 10, 8)).sum().backward()"
+    assert "its 8 Layer modules are one graph" in fix.why
+    (slow,) = [a for a in trace.first_answers if a.kind == "slow_compile"]
+    assert slow.text.startswith("most compile time: [0/0] Model.forward (layers.py:")
+    assert slow.text.endswith(
+        "; fix: compile each block, not the whole: `for block in model.layers: block.compile()` before layers.py:51"
+    )
+
+
+def test_a_sequential_compiled_through_torch_s_wrapper_is_told_to_compile_its_blocks(tmp_path: Path) -> None:
+    """Corpus `deep_stack`: nn.Sequential of 180 residual blocks, compiled through torch's
+    wrapper: the container is the Sequential itself, called at deep_stack.py:29."""
+    out = tmp_path / "out"
+    assert main([str(CORPUS / "deep_stack"), "-o", str(out), "--no-browser"]) == 0
+    compiles = json.loads((out / "compiles.json").read_text())
+    (entry,) = [c for c in compiles["compiles"] if c["status"] != "outside"]
+    fix = entry["time_fix"]
+    assert (fix["kind"], fix["code"], fix["source"]) == ("regional", "for block in model: block.compile()", "L['fn']")
+    assert (fix["where"]["line"], fix["where"]["name"]) == (29, "main")
+    assert "The Sequential was compiled whole: its 180 Block modules" in fix["why"]
+    slow = next(a for a in compiles["first_answers"] if a["kind"] == "slow_compile")
+    assert slow["text"].endswith("`for block in model: block.compile()` before deep_stack.py:29")
+
+
+def test_a_compile_without_blocks_has_no_time_fix() -> None:
+    """Corpus `recompiles_dynamic`: slow compiles (38 s), a function of tensors, no module."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "recompiles_dynamic")
+    assert not any(isinstance(c.time_fix, Fix) for c in trace.compiles)
+    slow = next(a for a in trace.first_answers if a.kind == "slow_compile")
+    assert "fix:" not in slow.text
+
+
+def test_a_wrapped_module_s_slowest_function_is_where_the_user_called_it(tmp_path: Path) -> None:
+    """`tlscope summary --json` of corpus deep_stack: nn.Sequential compiled through torch's
+    wrapper `inner`, whose file is torch's (external_utils.py): the slowest functions' row says
+    the user's line that called it, as the Compiles table's `called from` does."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tlscope", "summary", str(CORPUS / "deep_stack"), "--json"],
+        capture_output=True,
+        check=True,
+    )
+    (row,) = json.loads(done.stdout)["slowest_functions"]
+    assert row["function"] == "Sequential.forward" and row["compiles"] == 1
+    assert row["file"].endswith("deep_stack.py") and row["line"] == 29
