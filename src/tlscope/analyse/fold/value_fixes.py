@@ -30,6 +30,13 @@ same str and a compile of the frame failed at the recompile limit, each gets the
 `recompile_limit` (since 1.48): a limit above the number of values (checked on torch 2.13 with ten
 names: 8 compiles and two calls in eager at the default limit, 10 compiles at 16; corpus
 `str_values`).
+
+An optimizer's learning rate, a float in its `param_groups`, is guarded by its value too: a
+compiled `optimizer.step()` recompiles when an LR scheduler first changes it (then torch makes it
+dynamic). Torch's recipe for a compiled optimizer with an LR scheduler is a tensor learning rate,
+whose value is no guard: one such recompile of an optimizer's `step` gets the fix of kind
+`tensor_lr` (since 1.49; checked on torch 2.13: AdamW and StepLR, two compiles of `AdamW.step`,
+one with `lr=torch.tensor(1e-3)`).
 """
 
 from __future__ import annotations
@@ -48,6 +55,11 @@ CODE = "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
 GLOBAL_KIND = "pass_as_argument"
 LIST_KIND = "stack_list"
 LIMIT_KIND = "recompile_limit"
+LR_KIND = "tensor_lr"
+#: An optimizer's learning rate as a guard names it (`self.param_groups[0]['lr']`).
+_LR = r"self\.param_groups\[\d+\]\[['\"]lr['\"]\]"
+#: torch's recipe a `tensor_lr` fix cites.
+LR_RECIPE = "https://docs.pytorch.org/tutorials/recipes/compiling_optimizer_lr_scheduler.html"
 #: A module's list attribute the compiled code grows (its fix is kind `change_code`).
 STATE_KIND = "module_list"
 #: A str as a guard compares it (`kind == 'relu'`).
@@ -74,6 +86,9 @@ def repeated_value_fixes(entries: Sequence[CompileEntry], knows_sources: bool = 
             by_source.setdefault(found, []).append(entry)
     fixed: dict[str, Fix] = {}
     for (kind, source), recompiled in by_source.items():
+        if kind == LR_KIND:  # one recompile is what a scheduler costs, and torch's recipe avoids it
+            fixed.update((entry.id, _lr_fix(source, recompiled)) for entry in recompiled)
+            continue
         if len(recompiled) < MIN_RECOMPILES:
             continue
         if kind == LIMIT_KIND:
@@ -102,10 +117,36 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
         return (LIST_KIND, failure.subject) if _stackable(entry, failure.subject) else None
     if failure.kind == "value" and re.fullmatch(_STR, failure.expected or ""):
         return LIMIT_KIND, failure.subject
+    if failure.kind == "value" and re.fullmatch(_LR, failure.subject) and _optimizer_step(entry):
+        return LR_KIND, failure.subject
     match = re.fullmatch(_SELF_ATTRIBUTE, value_key(failure.subject)) if failure.kind == "value" else None
     if match is None or re.fullmatch(_INT, failure.expected or "") is None:
         return None
     return KIND, f"L['self']{match[1]}"
+
+
+def _optimizer_step(entry: CompileEntry) -> bool:
+    """Whether `entry` compiled a torch optimizer's `step` (torch/optim/adam.py's, for AdamW)."""
+    fn = entry.function
+    file = (fn.file or "").replace("\\", "/") if fn is not None else ""
+    return fn is not None and fn.name == "step" and "torch/optim/" in file
+
+
+def _lr_fix(name: str, recompiled: Sequence[CompileEntry]) -> Fix:
+    failure = recompiled[0].recompile.shown_failure() if recompiled[0].recompile is not None else None
+    old = failure.expected if failure is not None and failure.expected else "the float"
+    new = failure.actual if failure is not None and failure.actual else "another"
+    optimizer = recompiled[0].module if isinstance(recompiled[0].module, str) else "the optimizer"
+    fn, done = _counted(recompiled, "step")
+    times = "a recompile" if done == 1 else f"{done} recompiles"
+    why = (
+        f"the learning rate, a float in {optimizer}'s param_groups, changed ({old} -> {new}: an LR "
+        f"scheduler's step), and Dynamo guards a float by its value: {times} of {fn}. Given as a tensor, "
+        f"its value is no guard and the scheduler changes it in place: torch's recipe for a compiled "
+        f"optimizer with an LR scheduler (with foreach=True, also capturable=True); {LR_RECIPE}"
+    )
+    code = f"create {optimizer} with lr=torch.tensor({old}), not the float {old}"
+    return Fix(kind=LR_KIND, input="lr", source=_source(name), code=code, why=why)
 
 
 def _source(name: str) -> str:

@@ -126,8 +126,8 @@ function recommendedBox(doc, rec) {
   return box;
 }
 
-/** The fix kinds whose `code` is an instruction in words, not code (format 1.46, 1.47). */
-const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list']);
+/** The fix kinds whose `code` is an instruction in words, not code (format 1.46, 1.47, 1.49). */
+const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list', 'tensor_lr']);
 
 /**
  * What to change so the size does not recompile (compiles.json's `fix`), or so a slow compile is
@@ -145,7 +145,7 @@ function fixBox(doc, fix) {
     return box;
   }
   // change_code: `code` is the user's line to change, at `where`; an instruction in words
-  // (FORMAT.md "What to change": pass_as_argument, stack_list) is said as it is; else a line to
+  // (FORMAT.md "What to change": pass_as_argument, stack_list, tensor_lr) is said as it is; else a line to
   // add before the call.
   const change = fix.kind === 'change_code';
   if (INSTRUCTIONS.has(fix.kind)) box.append(el(doc, 'span', 'cp-sub', 'To avoid it, '), el(doc, 'span', 'cp-fix-code', fix.code));

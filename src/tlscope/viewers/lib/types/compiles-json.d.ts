@@ -53,6 +53,7 @@ export type CompileEntry = {
     collective_schedules?: string[][] | undefined;
     module?: string | undefined;
     unfinished?: string[] | undefined;
+    time_fix?: Fix | undefined;
 };
 /**
  * A place in user code.
@@ -148,7 +149,8 @@ export type InputChange = {
 /**
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
  * size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
- * 1.47) by a list's length.
+ * 1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
+ * compile's `time_fix`) that makes a slow compile faster.
  */
 export type Fix = {
     kind: string;
