@@ -673,7 +673,12 @@ def stored_payloads_once(out: Path) -> tuple[int, int]:
 
 #: An assignment line as printed: `name = ...`, `name: "f32[4]" = ...` or `a, b, = ...`,
 #: not a `x = None` that frees a value.
-ASSIGNMENT = re.compile(r'^\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*,?\s*(:\s*"[^"]*")?\s*=(?!=)\s*(?!None\s*$)')
+#: A node's assignment line; FX prints an in-place operator's node after the statement that does
+#: it (`step_t += 1;  step_t_1: "f32[][]cpu" = step_t;  step_t = None`, a compiled optimizer's).
+ASSIGNMENT = re.compile(
+    r"^\s+(?:[A-Za-z_]\w*\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)=[^;\n]*;\s+)?"
+    r'[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*,?\s*(:\s*"[^"]*")?\s*=(?!=)\s*(?!None\s*$)'
+)
 GRAPH_CLASS = re.compile(r"^(\s*)class \S+\(torch\.nn\.Module\):\s*$")
 
 
