@@ -180,12 +180,17 @@ _HANG_CASES: dict[str, str] = {
     "'def forward(self, x):\\n        a,' + ' ' * 1_000_000 + '\\n' + '\\n' * 1_000_000)",
     "graph print literal": "graph_divergence.structure_digest("
     "'def forward(self, x):\\n        a = f(' + '1' * 1_000_000 + 'x)\\n')",
+    # Format 1.49: a big graph's comments, each a hostile line of places and functions.
+    "graph comment": "graphs.busiest_line('    # File: ' + 'a:1 in f, code ' * 300_000 + '\\n' + "
+    "'    a = f(x)\\n' * 600, 600)",
+    "blocks": "blocks.repeated_blocks(\"source=L['self']._modules['a'], accessed_by=x \" * 200_000)",
 }
 
 
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
     script = "import re\nfrom tlscope.analyse.fold import callvalues, compileacc, fixes, graphbreaks, graphs, guards\n"
+    script += "from tlscope.analyse.fold import blocks\n"
     script += "from tlscope.analyse.fold import resume\n"
     script += "from tlscope.analyse import diff\n"
     script += "from tlscope.analyse.tlparse import naming\n"

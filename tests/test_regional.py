@@ -10,8 +10,9 @@ import pytest
 from helpers import CORPUS
 
 from tlscope.analyse.fold.blocks import MIN_BLOCKS, RECIPE, Blocks, repeated_blocks, said_container, time_fix
+from tlscope.analyse.fold.graphs import BIG_GRAPH, busiest_line
 from tlscope.cli import main
-from tlscope.format.compiles import Fix, SourceLocation
+from tlscope.format.compiles import Fix, LineNodes, SourceLocation
 
 
 def _manager(source: str, cls: str, accessor: bool = True) -> str:
@@ -161,3 +162,56 @@ def test_a_wrapped_module_s_slowest_function_is_where_the_user_called_it(tmp_pat
     (row,) = json.loads(done.stdout)["slowest_functions"]
     assert row["function"] == "Sequential.forward" and row["compiles"] == 1
     assert row["file"].endswith("deep_stack.py") and row["line"] == 29
+
+
+def test_an_unrolled_loop_s_line_is_said_with_the_slow_compile() -> None:
+    """Corpus unrolled: a loop of 200 iterations traced into one graph of 601 nodes, 600 of them
+    from the loop's one-line body: the Dynamo graph's `busiest_line` (format 1.49), said by the
+    slow compile's first answer (no `time_fix`: compiling one iteration instead trades run time
+    for compile time, which tlscope leaves to the user)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "unrolled")
+    (entry,) = [c for c in trace.compiles if c.status != "outside"]
+    assert not isinstance(entry.time_fix, Fix)
+    (graph,) = [g for g in entry.graphs if g.kind == "dynamo_output_graph"]
+    line = graph.busiest_line
+    assert isinstance(line, LineNodes) and graph.nodes == 601
+    assert (line.file.rsplit("/", 1)[-1], line.line, line.code, line.nodes) == (
+        "unrolled.py",
+        18,
+        "x = torch.sin(x) * 1.01 + i",
+        600,
+    )
+    assert all(not isinstance(g.busiest_line, LineNodes) for g in entry.graphs if g is not graph)
+    (slow,) = [a for a in trace.first_answers if a.kind == "slow_compile"]
+    assert slow.text.endswith(
+        "; 600 of its graph's 601 nodes are unrolled.py:18 (`x = torch.sin(x) * 1.01 + i`), one line traced "
+        "again and again (a Python loop Dynamo unrolls, or a function called in one): its compile grows with "
+        "the iterations"
+    )
+
+
+def _graph(lines: list[tuple[str, int]]) -> str:
+    """A printed graph whose nodes come from the given (comment, nodes) runs."""
+    text = 'class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "f32[4][1]cpu"):\n'
+    for n, (comment, nodes) in enumerate(lines):
+        text += f"        # {comment}\n" + "".join(f'        v{n}_{i}: "f32[4][1]cpu" = f(x)\n' for i in range(nodes))
+    return text + "        return (x,)\n"
+
+
+def test_the_busiest_line_holds_half_of_a_big_graph() -> None:
+    loop = "File: /a/my dir/train.py:7 in body, code: x = g(x, code: 1)"
+    text = _graph(
+        [
+            (loop, 300),
+            ("No stacktrace found for following nodes", 10),
+            (loop, 200),
+            ("File: /a/b.py:3 in f, code: y", 100),
+        ]
+    )
+    found = busiest_line(text, 610)
+    assert found == LineNodes(file="/a/my dir/train.py", line=7, code="x = g(x, code: 1)", nodes=500)
+    assert busiest_line(text, BIG_GRAPH - 1) is None  # a small graph is not searched
+    other = "File: /a/b.py:3 in f, code: y"
+    assert busiest_line(_graph([(loop, 300), (other, 300), ("File: /a/c.py:1 in h, code: z", 100)]), 700) is None

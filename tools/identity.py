@@ -593,7 +593,7 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
 def without_149_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.48 wrote it but for its minor (not forgiven: a slow compile's
     `time_fix`, compile each repeated block, and the `slow_compile` first answer's clause, and the
-    fix kind `tensor_lr`)."""
+    fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`)."""
     return _minor_back(rel, data, 49)[1]
 
 

@@ -29,6 +29,7 @@ from tlscope.format.compiles import (
     DistinctGraphBreak,
     FirstAnswer,
     Fix,
+    LineNodes,
     SourceLocation,
 )
 from tlscope.format.status import status_words
@@ -238,6 +239,8 @@ def first_answers(
         text = f"{SLOW_WORDS} {_compile_at(timed.slowest)} took {_slow_text(timed, seconds, went[:1], phase)}"
         if isinstance(timed.slowest.time_fix, Fix):
             text += f"; {_fix(timed.slowest.time_fix)}"
+        elif (busiest := _busiest(timed.slowest)) is not None:
+            text += busiest
         cid = timed.slowest.id
         found.append(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
@@ -268,6 +271,21 @@ def slow_label(answer: FirstAnswer) -> str | None:
     head = f"{SLOW_WORDS} "
     end = answer.text.find(" took ", len(head))
     return answer.text[len(head) : end] if answer.text.startswith(head) and end > 0 else None
+
+
+def _busiest(entry: CompileEntry) -> str | None:
+    """`; 900 of its graph's 901 nodes are unroll.py:4 (`x = …`), …`: the line a big Dynamo
+    graph was mostly traced from (Graph.busiest_line, 1.49), what made the compile slow."""
+    for graph in entry.graphs:
+        line = graph.busiest_line
+        if isinstance(line, LineNodes) and graph.nodes:
+            at = where_text(SourceLocation(file=line.file, line=line.line))
+            return (
+                f"; {line.nodes:,} of its graph's {graph.nodes:,} nodes are {at} (`{_cut(line.code)}`), one line "
+                f"traced again and again (a Python loop Dynamo unrolls, or a function called in one): its "
+                f"compile grows with the iterations"
+            )
+    return None
 
 
 def slow_fix(answer: FirstAnswer) -> str | None:

@@ -107,6 +107,18 @@ class Collective(msgspec.Struct, kw_only=True):
     args: list[str] = []
 
 
+class LineNodes(msgspec.Struct, kw_only=True):
+    """A source line of a graph and the nodes traced from it. Since 1.49."""
+
+    #: Where, as the graph's `# File:` comment names it (the innermost frame of the nodes' stack).
+    file: str
+    line: int
+    #: The line's code, as the comment quotes it.
+    code: str
+    #: The graph's nodes (assignment lines) under that line's comments.
+    nodes: int
+
+
 class Graph(PayloadRef, kw_only=True):
     """A graph of this compile (Dynamo's, AOTAutograd's or Inductor's), with its size."""
 
@@ -115,6 +127,11 @@ class Graph(PayloadRef, kw_only=True):
     inputs: list[GraphInput] = []
     #: The collectives Dynamo's graph calls, in order (`dynamo_output_graph` only; since 1.17).
     collectives: list[Collective] = []
+    #: Of a Dynamo graph (`dynamo_output_graph`) of BIG_GRAPH (500) nodes or more, the source line
+    #: that half or more of its nodes were traced from: one line traced again and again (a Python
+    #: loop Dynamo unrolled, or a function called in one), what made the graph big. Absent
+    #: otherwise. Since 1.49.
+    busiest_line: LineNodes | msgspec.UnsetType = msgspec.UNSET
 
 
 class TensorInput(msgspec.Struct, kw_only=True):

@@ -30,9 +30,11 @@ MIN_BLOCKS = 4
 RECIPE = "https://docs.pytorch.org/tutorials/recipes/regional_compilation.html"
 
 #: A guard tree manager of a submodule of the compiled module (`L['self']`, or the `fn` torch's
-#: wrapper compiled), and its class. The accessor between them holds no newline.
+#: wrapper compiled), and its class. The accessor between them is short
+#: (`DictGetItemGuardAccessor('norm')`): bounded, so a hostile line of accessors that never
+#: reach `type=` is read in linear time.
 _MANAGER = re.compile(
-    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])+), (?:accessed_by=[^\n]*?)?"
+    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])+), (?:accessed_by=[^\n]{0,300}?, )?"
     r"type=<class '(?P<cls>[\w.]+)'>"
 )
 _KEY = re.compile(r"\._modules\['([^'\n]+)'\]")

@@ -33,7 +33,7 @@ from tlscope.analyse.fold.dynamic import PROFILE_ARTIFACTS, DynamicFold
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
-from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, graph_collectives, graph_shape
+from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, busiest_line, graph_collectives, graph_shape
 from tlscope.analyse.fold.guards import (
     dynamo_error_frame,
     error_user_frame,
@@ -434,6 +434,8 @@ class CompileFold:
     def _graph(self, record: Record, kind: str, raw_line: int | None) -> Graph:
         ref = payload_ref(record, kind, raw_line)
         nodes, inputs = self._shape(record)
+        # A big Dynamo graph only (BIG_GRAPH nodes): what made it big, read from its comments.
+        busiest = busiest_line(record.payload_text, nodes) if kind == "dynamo_output_graph" else None
         return Graph(
             kind=ref.kind,
             payload_filename=ref.payload_filename,
@@ -447,6 +449,7 @@ class CompileFold:
             collectives=graph_collectives(record.payload_text)
             if kind == "dynamo_output_graph" and record.payload is not None and b"c10d_functional" in record.payload
             else [],
+            busiest_line=busiest or msgspec.UNSET,
         )
 
     def _shape(self, record: Record) -> tuple[int | None, list[GraphInput]]:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 
 from tlscope.analyse.fold.linear import forward_signature, word_led_matches
-from tlscope.format.compiles import Collective, GraphInput
+from tlscope.format.compiles import Collective, GraphInput, LineNodes
 
 #: Event keys whose payload is a readable graph.
 GRAPH_KEYS = frozenset(
@@ -55,6 +56,14 @@ _ASSIGN = re.compile(r'^[ \t]+[A-Za-z_]\w*(?:\s*:\s*"[^"\n]*")?\s*=(?!=)', re.MU
 _DIMS = re.compile(r"^[a-z0-9]+\[(?P<sizes>[^\]]*)\]")
 #: A payload larger than this is not searched for its signature and nodes (sizes stay null).
 MAX_GRAPH_BYTES = 64 * 1024 * 1024
+#: A Dynamo graph of fewer nodes is not searched for its busiest line (`Graph.busiest_line`): a
+#: small graph compiles fast whatever made it.
+BIG_GRAPH = 500
+#: A comment of print_readable's over the nodes that follow it: where they were traced from
+#: (`# File: /a/train.py:4 in body, code: x = torch.sin(x) + i`), or another (`# No stacktrace
+#: found for following nodes`), which names no line. Its parts are split by `_located`, in
+#: linear time (a pattern for them would backtrack over a hostile line).
+_COMMENT = re.compile(r"^[ \t]*# ([^\n]*)", re.M)
 
 
 @functools.cache
@@ -102,6 +111,40 @@ def graph_shape(text: str) -> tuple[int | None, list[GraphInput]]:
             if arg["name"] != "self":
                 inputs.append(GraphInput(name=arg["name"], type=arg["type"]))
     return len(_ASSIGN.findall(text, match.end())), inputs
+
+
+def busiest_line(text: str, nodes: int | None) -> LineNodes | None:
+    """The source line half or more of a big graph's `nodes` were traced from (print_readable's
+    comment over each run of nodes of one stack), or None."""
+    if nodes is None or nodes < BIG_GRAPH or len(text) > MAX_GRAPH_BYTES:
+        return None
+    counts: Counter[tuple[str, int]] = Counter()
+    codes: dict[tuple[str, int], str] = {}
+    comments = list(_COMMENT.finditer(text))
+    for this, after in zip(comments, [*comments[1:], None], strict=True):
+        located = _located(this[1])
+        if located is None:
+            continue
+        key, code = located
+        codes.setdefault(key, code)
+        counts[key] += len(_ASSIGN.findall(text, this.end(), after.start() if after is not None else len(text)))
+    found = counts.most_common(1)
+    if not found or 2 * found[0][1] < nodes:
+        return None
+    (file, line), count = found[0]
+    return LineNodes(file=file, line=line, code=codes[(file, line)], nodes=count)
+
+
+def _located(comment: str) -> tuple[tuple[str, int], str] | None:
+    """((file, line), code) of `File: /a/train.py:4 in body, code: x = f(x)`; None for another comment."""
+    if not comment.startswith("File: "):
+        return None
+    head, found, code = comment[6:].partition(", code: ")
+    where = head.rpartition(" in ")[0]  # a function's name has no space; a path may
+    file, _, line = where.rpartition(":")
+    if not found or not file or not line.isdigit():
+        return None
+    return (file, int(line)), code.strip()
 
 
 def dtype_and_sizes(type_text: str | None) -> str | None:

@@ -247,6 +247,7 @@ A compile id holds several when torch._dynamo.reset() made PyTorch number compil
  * @property {number | null} [nodes]
  * @property {GraphInput[]} [inputs]
  * @property {Collective[]} [collectives]
+ * @property {LineNodes} [busiest_line]
  */
 
 /**
@@ -262,6 +263,15 @@ A compile id holds several when torch._dynamo.reset() made PyTorch number compil
  * @property {string} op
  * @property {string | null} [tensor]
  * @property {string[]} [args]
+ */
+
+/**
+ * A source line of a graph and the nodes traced from it. Since 1.49.
+ * @typedef {object} LineNodes
+ * @property {string} file
+ * @property {number} line
+ * @property {string} code
+ * @property {number} nodes
  */
 
 /**

@@ -246,6 +246,7 @@ export type Graph = {
     nodes?: number | null | undefined;
     inputs?: GraphInput[] | undefined;
     collectives?: Collective[] | undefined;
+    busiest_line?: LineNodes | undefined;
 };
 /**
  * One input of a graph, as its readable code declares it.
@@ -261,6 +262,15 @@ export type Collective = {
     op: string;
     tensor?: string | null | undefined;
     args?: string[] | undefined;
+};
+/**
+ * A source line of a graph and the nodes traced from it. Since 1.49.
+ */
+export type LineNodes = {
+    file: string;
+    line: number;
+    code: string;
+    nodes: number;
 };
 /**
  * Graph breaks with the same reason headline at the same user location.
