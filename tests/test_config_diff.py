@@ -82,3 +82,16 @@ def test_values_missing_long_or_malformed() -> None:
     many = config_diff({"dynamo": {str(i): i for i in range(50)}}, {"dynamo": {str(i): -i - 1 for i in range(50)}})
     assert many is not None and len(many.changed) == MAX_CHANGES and many.more == 50 - MAX_CHANGES
     assert config_lines(many)[-1] == f"… {50 - MAX_CHANGES} more settings differ"
+
+
+def test_a_path_of_the_machine_is_no_setting_changed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus edited: one script run from two folders. Inductor's `xpu.cutlass_dir` is the real
+    path of an unset TORCHINDUCTOR_CUTLASS_DIR, the working directory: it differed, and said
+    `config differs` of a run whose settings no one changed. torch leaves the cutlass paths out of
+    its cache key as absolute paths; the diff leaves them out too, and says a real change beside."""
+    cli(["diff", str(_log("edited/run1")), str(_log("edited/run2"))])
+    assert "config differs" not in capsys.readouterr().out
+    a = {"inductor": {"xpu.cutlass_dir": "/a", "cuda.cutlass_dir": "/t/a", "max_autotune": False}}
+    b = {"inductor": {"xpu.cutlass_dir": "/b", "cuda.cutlass_dir": "/t/b", "max_autotune": True}}
+    found = config_diff(a, b)
+    assert found is not None and [c.key for c in found.changed] == ["max_autotune"]

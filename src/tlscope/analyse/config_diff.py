@@ -46,6 +46,12 @@ SET_VALUED = frozenset(
     )
 )
 
+#: Settings torch derives from the machine's paths at import, which say where a run ran, not a
+#: setting changed (torch leaves them out of its own cache key, "uses absolute path"):
+#: `xpu.cutlass_dir` is the working directory's real path (realpath of an unset
+#: TORCHINDUCTOR_CUTLASS_DIR), so two runs of one script from two folders differed by it.
+MACHINE_PATHS = frozenset(("inductor", key) for key in ("cuda.cutlass_dir", "cutlass.cutlass_dir", "xpu.cutlass_dir"))
+
 
 class ConfigChange(msgspec.Struct, kw_only=True):
     """One setting whose value differs between the two runs."""
@@ -120,13 +126,15 @@ def config_diff(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]
 
 def config_changes(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> list[ConfigChange]:
     """Every setting whose value differs (or that one side lacks), in section then key order. A
-    set's members in another order are the same setting."""
+    set's members in another order are the same setting; a path of the machine is none."""
     changed: list[ConfigChange] = []
     for section in SECTIONS.values():
         x, y = a.get(section), b.get(section)
         if x is None or y is None:
             continue
         for key in sorted(x.keys() | y.keys()):
+            if (section, key) in MACHINE_PATHS:
+                continue
             if key in x and key in y and comparable(section, key, x[key]) == comparable(section, key, y[key]):
                 continue
             changed.append(ConfigChange(section=section, key=key, a=_shown(x, key, y), b=_shown(y, key, x)))
