@@ -232,6 +232,12 @@ def test_a_slow_compile_shows_its_time_fix_as_the_file_says(
     assert box.locator(".cp-where").text_content() == f"before {where}"
     assert box.locator(".cp-code").text_content() == fix["where"]["code"]
     assert box.locator(".cp-why").text_content() == fix["why"]
+    # format 1.49: the backward compiled at the first backward call, beside the span.
+    assert c["backwardS"] == entry["backward_s"] and entry["backward_s"] > 0
+    time = page.locator(".cp-facts dd").nth(_fact_index(page, "time")).text_content()
+    assert time.startswith(
+        f"{entry['time']['duration_s']:.3f} s, and {entry['backward_s']:.3f} s compiling its backward"
+    )
     page.close()
     page = open_page(browser, site.explorer("dynamic"))
     assert "time_fix" not in entries(folders["dynamic"])["[0/0]"]

@@ -215,3 +215,15 @@ def test_the_busiest_line_holds_half_of_a_big_graph() -> None:
     assert busiest_line(text, BIG_GRAPH - 1) is None  # a small graph is not searched
     other = "File: /a/b.py:3 in f, code: y"
     assert busiest_line(_graph([(loop, 300), (other, 300), ("File: /a/c.py:1 in h, code: z", 100)]), 700) is None
+
+
+def test_a_compile_s_backward_time_is_in_the_file() -> None:
+    """Format 1.49 `backward_s`: corpus layers' backward compiled at the first backward call
+    (its bwd_compilation_metrics records' time_s), beside the span every view adds it to; none
+    for a compile without a backward (recompiles_dynamic's eager-time functions of no grad)."""
+    import tlscope
+
+    (entry,) = [c for c in tlscope.load(CORPUS / "layers").compiles if c.status != "outside"]
+    records = [r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics"]
+    assert records and entry.backward_s == round(sum(records), 6)
+    assert not any(isinstance(c.backward_s, float) for c in tlscope.load(CORPUS / "recompiles_dynamic").compiles)

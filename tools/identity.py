@@ -590,11 +590,17 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
     return new, entry("metrics_missing", _MISSING_146)
 
 
+#: A compile entry's `backward_s` (1.49), after `time_fix` or `unfinished` or `module`, as written.
+_BACKWARD_S = re.compile(rb',"backward_s":-?[0-9][0-9.eE+-]*(?=[,}])')
+
+
 def without_149_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.48 wrote it but for its minor (not forgiven: a slow compile's
     `time_fix`, compile each repeated block, and the `slow_compile` first answer's clause, and the
-    fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`)."""
-    return _minor_back(rel, data, 49)[1]
+    fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`): a compile's `backward_s`, the sum of
+    records the file already holds, is taken out."""
+    name, data = _minor_back(rel, data, 49)
+    return _BACKWARD_S.sub(b"", data) if name == "compiles.json" else data
 
 
 def without_148_changes(rel: str, data: bytes) -> bytes:

@@ -80,6 +80,9 @@ test('describeCompile: a failed recompile at the limit', () => {
   assert.deepEqual(describeCompile({ ...entry, unfinished: 'dynamo' }).unfinished, []);
   // format 1.49: a slow compile's time_fix as tlscope wrote it; null when absent or malformed.
   assert.equal(view.timeFix, null);
+  assert.equal(view.backwardS, null);
+  assert.equal(describeCompile({ ...entry, backward_s: 5.64 }).backwardS, 5.64);
+  assert.equal(describeCompile({ ...entry, backward_s: '5.64' }).backwardS, null);
   const where = { file: 'train.py', line: 35, name: '<module>', code: 'model(x)' };
   const timed = describeCompile({ ...entry, time_fix: { kind: 'regional', input: 'model.layers', source: "L['self']._modules['layers']", dim: null, code: 'for block in model.layers: block.compile()', where, why: 'w' } });
   assert.deepEqual(timed.timeFix, { kind: 'regional', input: 'model.layers', dim: null, code: 'for block in model.layers: block.compile()', where: 'train.py:35 in <module>', whereCode: 'model(x)', why: 'w' });

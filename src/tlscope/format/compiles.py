@@ -473,6 +473,10 @@ class CompileEntry(msgspec.Struct, kw_only=True):
     #: change"), compile each of the module's repeated blocks instead of the whole. Absent
     #: otherwise. Since 1.49.
     time_fix: Fix | msgspec.UnsetType = msgspec.UNSET
+    #: The seconds AOTAutograd took compiling this compile's backward, at the first backward call
+    #: (its `bwd_compilation_metrics` records' `time_s`, summed), after `time`'s span: the
+    #: compile's time is both, as every view counts it. Absent when none was logged. Since 1.49.
+    backward_s: float | msgspec.UnsetType = msgspec.UNSET
 
     def function_name(self) -> str | None:
         """The compiled function as said: `Sequential.forward` for a module compiled through

@@ -30,7 +30,7 @@ from tlscope.analyse.fold.phases import FrameTime
 from tlscope.analyse.fold.recommend import expected_of, identity_about, recommended_failure
 from tlscope.analyse.fold.resume import resumed
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.analyse.phase_words import compile_seconds
+from tlscope.analyse.phase_words import backward_s, compile_seconds
 from tlscope.format.compiles import (
     AotInductorCompile,
     CompileEntry,
@@ -406,6 +406,9 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
         module=_module(acc, frames, function) or msgspec.UNSET,
         unfinished=_unfinished(acc, frame_time) or msgspec.UNSET,
     )
+    backward = backward_s(entry)
+    if backward > 0:
+        entry.backward_s = round(backward, 6)
     if acc.blocks is not None:
         module = entry.module if isinstance(entry.module, str) else None
         # Where the module is called: the blocks must be compiled before that (the stack's last

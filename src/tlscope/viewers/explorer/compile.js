@@ -108,7 +108,9 @@ function frameCell(doc, where, code) {
 function timeText(view) {
   if (view.durationS === null) return null;
   const phases = view.phases.map((p) => `${p.name} ${p.seconds.toFixed(3)} s${p.count > 1 ? ` (×${p.count})` : ''}`);
-  return `${view.durationS.toFixed(3)} s${phases.length ? ` — ${phases.join(', ')}` : ''}`;
+  // format 1.49: the backward AOTAutograd compiled at the first backward call, after the span.
+  const backward = view.backwardS === null ? '' : `, and ${view.backwardS.toFixed(3)} s compiling its backward at the first backward call`;
+  return `${view.durationS.toFixed(3)} s${backward}${phases.length ? ` — ${phases.join(', ')}` : ''}`;
 }
 
 /**
@@ -419,6 +421,7 @@ function hookOf(view, rank, source) {
     scheduled: view.scheduled,
     function: view.function,
     durationS: view.durationS,
+    backwardS: view.backwardS,
     capture: view.capture,
     timeFix: view.timeFix ? { kind: view.timeFix.kind, code: view.timeFix.code, where: view.timeFix.where } : null,
   };

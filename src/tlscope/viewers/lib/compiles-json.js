@@ -55,6 +55,7 @@
  * @property {string} [module]
  * @property {string[]} [unfinished]
  * @property {Fix} [time_fix]
+ * @property {number} [backward_s]
  */
 
 /**

@@ -95,6 +95,8 @@ export function readCompileEntries(data) {
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {number | null} backwardS compiles.json `backward_s` (format 1.49): the seconds its backward took to
+ *   compile at the first backward call, after `durationS`'s span; null when none was logged
  * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
  *   slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
  */
@@ -371,6 +373,7 @@ export function describeCompile(entry, merged = {}) {
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
     unfinished: (Array.isArray(e.unfinished) ? e.unfinished : []).filter((p) => typeof p === 'string'),
+    backwardS: typeof e.backward_s === 'number' && Number.isFinite(e.backward_s) ? e.backward_s : null,
     timeFix: describeFix(e.time_fix),
   };
 }

@@ -54,6 +54,7 @@ export type CompileEntry = {
     module?: string | undefined;
     unfinished?: string[] | undefined;
     time_fix?: Fix | undefined;
+    backward_s?: number | undefined;
 };
 /**
  * A place in user code.

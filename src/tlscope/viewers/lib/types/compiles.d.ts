@@ -258,6 +258,8 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {number | null} backwardS compiles.json `backward_s` (format 1.49): the seconds its backward took to
+ *   compile at the first backward call, after `durationS`'s span; null when none was logged
  * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
  *   slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
  */
@@ -536,6 +538,11 @@ export type CompileView = {
      * metrics record was still in when the log ended, outermost first; [] for every other compile
      */
     unfinished: string[];
+    /**
+     * compiles.json `backward_s` (format 1.49): the seconds its backward took to
+     * compile at the first backward call, after `durationS`'s span; null when none was logged
+     */
+    backwardS: number | null;
     /**
      * compiles.json `time_fix` (format 1.49): the change that makes this
      * slow compile faster (kind `regional`: compile each repeated block), as tlscope decided it; else null
