@@ -44,6 +44,7 @@ TRACES = {
     "cache_hits": "caches/run2",
     "dynamic_true": "dynamic_true",
     "layers": "layers",
+    "unrolled": "unrolled",
 }
 
 
@@ -242,6 +243,26 @@ def test_a_slow_compile_shows_its_time_fix_as_the_file_says(
     page = open_page(browser, site.explorer("dynamic"))
     assert "time_fix" not in entries(folders["dynamic"])["[0/0]"]
     assert pick(page, "[0/0]")["compile"]["timeFix"] is None and page.locator(".cp-fix").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_a_big_graph_says_the_line_it_grew_from(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """Corpus unrolled: the Dynamo graph's `busiest_line` (format 1.49) is a fact of the Compile
+    tab, as compiles.json has it; a compile whose graphs have none (layers) shows no such fact."""
+    entry = entries(folders["unrolled"])["[0/0]"]
+    (graph,) = [g for g in entry["graphs"] if g.get("busiest_line")]
+    line = graph["busiest_line"]
+    page = open_page(browser, site.explorer("unrolled"))
+    c = pick(page, "[0/0]")["compile"]
+    where = f"{line['file']}:{line['line']}"
+    assert c["busiestLine"] == {"where": where, "code": line["code"], "nodes": 600, "of": graph["nodes"]}
+    fact = page.locator(".cp-facts dd").nth(_fact_index(page, "graph grew from")).text_content()
+    assert fact.startswith(f"600 of its graph's 601 nodes: {where}, `x = torch.sin(x) * 1.01 + i`, traced again")
+    page.close()
+    page = open_page(browser, site.explorer("layers"))
+    assert pick(page, "[0/0]")["compile"]["busiestLine"] is None
+    assert "graph grew from" not in page.locator(".cp-facts dt").all_text_contents()
     assert page.errors == []
     page.close()
 

@@ -81,6 +81,10 @@ test('describeCompile: a failed recompile at the limit', () => {
   // format 1.49: a slow compile's time_fix as tlscope wrote it; null when absent or malformed.
   assert.equal(view.timeFix, null);
   assert.equal(view.backwardS, null);
+  assert.equal(view.busiestLine, null);
+  const graphs = [{ kind: 'aot_forward_graph', nodes: 9 }, { kind: 'dynamo_output_graph', nodes: 601, busiest_line: { file: 'a.py', line: 18, code: 'x = f(x)', nodes: 600 } }];
+  assert.deepEqual(describeCompile({ ...entry, graphs }).busiestLine, { where: 'a.py:18', code: 'x = f(x)', nodes: 600, of: 601 });
+  assert.equal(describeCompile({ ...entry, graphs: [{ nodes: 601, busiest_line: { file: 'a.py', line: 18, nodes: '600' } }] }).busiestLine, null);
   assert.equal(describeCompile({ ...entry, backward_s: 5.64 }).backwardS, 5.64);
   assert.equal(describeCompile({ ...entry, backward_s: '5.64' }).backwardS, null);
   const where = { file: 'train.py', line: 35, name: '<module>', code: 'model(x)' };

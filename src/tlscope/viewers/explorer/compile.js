@@ -422,6 +422,7 @@ function hookOf(view, rank, source) {
     function: view.function,
     durationS: view.durationS,
     backwardS: view.backwardS,
+    busiestLine: view.busiestLine,
     capture: view.capture,
     timeFix: view.timeFix ? { kind: view.timeFix.kind, code: view.timeFix.code, where: view.timeFix.where } : null,
   };
@@ -497,6 +498,8 @@ function drawEntry(box, trace, { cid, rank, merged, ranks }, handlers) {
     // format 1.48: the phases the log ended inside (tlscope read them; the page shows them).
     ['log ends inside', view.unfinished.length ? `${view.unfinished.join(' › ')}: no metrics were logged, as a compile that ends logs them` : null],
     ['time', timeText(view)],
+    // format 1.49: the line a big Dynamo graph was mostly traced from (tlscope decided it).
+    ['graph grew from', view.busiestLine ? `${view.busiestLine.nodes} of its graph's ${view.busiestLine.of} nodes: ${view.busiestLine.where}, \`${view.busiestLine.code}\`, traced again and again (a Python loop Dynamo unrolls, or a function called in one)` : null],
     ['recompile', view.isRecompile ? `yes: the frame was compiled before${view.recompile && view.recompile.comparedWith ? ` (compared with ${view.recompile.comparedWith}, the closest entry)` : ''}` : 'no: the first compile of this frame'],
     ['restart reasons', view.restartReasons.join('; ')],
     ['restarted as', view.restartedAs ? refs.cid(view.restartedAs) : null],

@@ -95,6 +95,9 @@ export function readCompileEntries(data) {
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {{ where: string, code: string, nodes: number, of: number } | null} busiestLine the line most of its
+ *   Dynamo graph's nodes were traced from (compiles.json `graphs[].busiest_line`, format 1.49: a big graph's, decided
+ *   by tlscope), with its nodes and the graph's; null when none was written
  * @property {number | null} backwardS compiles.json `backward_s` (format 1.49): the seconds its backward took to
  *   compile at the first backward call, after `durationS`'s span; null when none was logged
  * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
@@ -373,9 +376,24 @@ export function describeCompile(entry, merged = {}) {
     capture: text(e.capture),
     calledAt: frameText(e.user_frame),
     unfinished: (Array.isArray(e.unfinished) ? e.unfinished : []).filter((p) => typeof p === 'string'),
+    busiestLine: busiestLine(e.graphs),
     backwardS: typeof e.backward_s === 'number' && Number.isFinite(e.backward_s) ? e.backward_s : null,
     timeFix: describeFix(e.time_fix),
   };
+}
+
+/**
+ * The first graph's `busiest_line` (format 1.49) as shown, or null.
+ * @param {unknown} graphs compiles.json `graphs`
+ * @returns {{ where: string, code: string, nodes: number, of: number } | null}
+ */
+function busiestLine(graphs) {
+  for (const g of list(graphs)) {
+    const line = isObject(g.busiest_line) ? g.busiest_line : null;
+    const where = line ? frameText({ file: line.file, line: line.line }) : null;
+    if (line && where && isInt(line.nodes) && isInt(g.nodes)) return { where, code: text(line.code) || '', nodes: line.nodes, of: g.nodes };
+  }
+  return null;
 }
 
 /**

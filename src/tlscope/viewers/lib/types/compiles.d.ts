@@ -258,6 +258,9 @@ export function settingsText(settings: SettingsView | null, cid: string): string
  * @property {string | null} calledAt `file:line` of the entry's user frame (for a capture: the call to it)
  * @property {string[]} unfinished compiles.json `unfinished` (format 1.48): the phases a compile with no
  *   metrics record was still in when the log ended, outermost first; [] for every other compile
+ * @property {{ where: string, code: string, nodes: number, of: number } | null} busiestLine the line most of its
+ *   Dynamo graph's nodes were traced from (compiles.json `graphs[].busiest_line`, format 1.49: a big graph's, decided
+ *   by tlscope), with its nodes and the graph's; null when none was written
  * @property {number | null} backwardS compiles.json `backward_s` (format 1.49): the seconds its backward took to
  *   compile at the first backward call, after `durationS`'s span; null when none was logged
  * @property {FixView | null} timeFix compiles.json `time_fix` (format 1.49): the change that makes this
@@ -538,6 +541,17 @@ export type CompileView = {
      * metrics record was still in when the log ended, outermost first; [] for every other compile
      */
     unfinished: string[];
+    /**
+     * the line most of its
+     * Dynamo graph's nodes were traced from (compiles.json `graphs[].busiest_line`, format 1.49: a big graph's, decided
+     * by tlscope), with its nodes and the graph's; null when none was written
+     */
+    busiestLine: {
+        where: string;
+        code: string;
+        nodes: number;
+        of: number;
+    } | null;
     /**
      * compiles.json `backward_s` (format 1.49): the seconds its backward took to
      * compile at the first backward call, after `durationS`'s span; null when none was logged
