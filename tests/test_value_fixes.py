@@ -197,3 +197,23 @@ def test_a_list_the_module_grows_in_forward_gets_the_line_that_grows_it() -> Non
         )
         assert fix.where is not None and fix.where.line == line and fix.code == script[line - 1].strip()
         assert "7 recompiles of Tracker.forward" in fix.why
+
+
+def test_a_list_an_argument_keeps_gets_the_line_that_grows_it() -> None:
+    """corpus kv_object (format 1.49): a KV cache object whose list of keys the compiled code
+    appends to recompiles every call by the list's length until the limit, as a module's list
+    does; each recompile's fix is the append line (1.48: none). Concatenated before the call
+    instead, `attend` compiles twice (checked on torch 2.13)."""
+    import tlscope
+
+    trace = tlscope.load(CORPUS / "kv_object")
+    script = (CORPUS.parent / "scenarios" / "kv_object.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(script, 1) if text.strip().startswith("cache.keys.append"))
+    recompiles = [e for e in trace.recompiles if e.recompile is not None]
+    assert len(recompiles) == 8
+    for entry in recompiles:
+        assert entry.recompile is not None
+        fix = entry.recompile.fix
+        assert fix is not None and (fix.kind, fix.input, fix.source) == ("change_code", "cache.keys", "L['cache'].keys")
+        assert fix.where is not None and fix.where.line == line and fix.code == script[line - 1].strip()
+        assert fix.why.startswith("the length of cache.keys, a list cache keeps, explains 7 recompiles of attend")

@@ -595,10 +595,10 @@ _BACKWARD_S = re.compile(rb',"backward_s":-?[0-9][0-9.eE+-]*(?=[,}])')
 
 
 def without_149_changes(rel: str, data: bytes) -> bytes:
-    """`data` as format 1.48 wrote it but for its minor (not forgiven: a slow compile's
-    `time_fix`, compile each repeated block, and the `slow_compile` first answer's clause, and the
-    fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`): a compile's `backward_s`, the sum of
-    records the file already holds, is taken out."""
+    """`data` as format 1.48 wrote it but for its minor and a compile's `backward_s`, the sum of
+    records the file already holds (not forgiven: a slow compile's `time_fix` and the
+    `slow_compile` line's clause, the fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`,
+    an argument list's `change_code`)."""
     name, data = _minor_back(rel, data, 49)
     return _BACKWARD_S.sub(b"", data) if name == "compiles.json" else data
 

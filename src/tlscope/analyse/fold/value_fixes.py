@@ -70,6 +70,8 @@ MIN_RECOMPILES = 2
 #: source `L['self'].step`, read by `value_key`); compiled by `re` on first use.
 _SELF_ATTRIBUTE = r"self((?:\.[A-Za-z_]\w*)+)"
 _INT = r"-?\d+"
+#: A list attribute as a guard names it: of the method's `self` or of an argument (`cache.keys`).
+_ATTRIBUTE = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
 #: A global's value as a guard compares it: an int or a float (`2`, `0.5`, `1e-05`, `-inf`).
 _NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[+-]?\d+)?|inf|nan)"
 
@@ -111,8 +113,8 @@ def _repeatable(entry: CompileEntry) -> tuple[str, str] | None:
         return None
     if failure.kind == "global":
         return (GLOBAL_KIND, failure.subject) if re.fullmatch(_NUMBER, failure.expected or "") else None
-    if failure.kind == "length" and failure.subject.startswith("self."):
-        return STATE_KIND, failure.subject
+    if failure.kind == "length" and re.fullmatch(_ATTRIBUTE, failure.subject):
+        return STATE_KIND, failure.subject  # a module's list, or an argument's (a KV cache object's)
     if failure.kind == "length":
         return (LIST_KIND, failure.subject) if _stackable(entry, failure.subject) else None
     if failure.kind == "value" and re.fullmatch(_STR, failure.expected or ""):
@@ -150,9 +152,10 @@ def _lr_fix(name: str, recompiled: Sequence[CompileEntry]) -> Fix:
 
 
 def _source(name: str) -> str:
-    """Dynamo's source of an argument or of the method's `self` attribute a guard names (`kind` ->
-    `L['kind']`, `self.history` -> `L['self'].history`)."""
-    return f"L['self']{name[4:]}" if name.startswith("self.") else f"L['{name}']"
+    """Dynamo's source of an argument or of an attribute of one a guard names (`kind` ->
+    `L['kind']`, `self.history` -> `L['self'].history`, `cache.keys` -> `L['cache'].keys`)."""
+    root, dot, rest = name.partition(".")
+    return f"L['{root}']{dot}{rest}"
 
 
 def _counted(recompiled: Sequence[CompileEntry], unnamed: str) -> tuple[str, int]:
@@ -247,8 +250,9 @@ def _limit_fixes(name: str, recompiled: Sequence[CompileEntry], frame: Sequence[
 
 def _state_fixes(name: str, recompiled: Sequence[CompileEntry]) -> dict[str, Fix]:
     """A module's list attribute whose length recompiled its frame twice or more (`forward` appends
-    to `self.history` each call): the line that touched it, where its guard was installed, is the
-    fix (kind `change_code`): Dynamo guards a list's length, so every call recompiles until the
+    to `self.history` each call), or an argument's (a KV cache object's `cache.keys`, appended to
+    at each decode step): the line that touched it, where its guard was installed, is the fix
+    (kind `change_code`): Dynamo guards a list's length, so every call recompiles until the
     recompile limit (checked on torch 2.13: 8 compiles, then eager; one with the append outside)."""
     failure = recompiled[0].recompile.shown_failure() if recompiled[0].recompile is not None else None
     frame = failure.user_frame if failure is not None else None
@@ -256,8 +260,9 @@ def _state_fixes(name: str, recompiled: Sequence[CompileEntry]) -> dict[str, Fix
         return {}
     fn, done = _counted(recompiled, "the compiled function")
     at = where_text(frame)
+    owner = "the module" if name.startswith("self.") else name.partition(".")[0]
     why = (
-        f"the length of {name}, a list the module keeps, explains {done} recompiles of {fn}, one compile a "
+        f"the length of {name}, a list {owner} keeps, explains {done} recompiles of {fn}, one compile a "
         f"length: the compiled code changes it at {at} (`{frame.code.strip()}`), and Dynamo guards a list's "
         f"length, never making it dynamic, so every call recompiles until the recompile limit runs {fn} in "
         f"eager. Keep that list out of the compiled code (change it where {fn} is called, from what it "
