@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS
 
-from tlscope.analyse.fold.blocks import MIN_BLOCKS, RECIPE, Blocks, repeated_blocks, said_container, time_fix
+from tlscope.analyse.fold.blocks import (
+    MIN_BLOCKS,
+    RECIPE,
+    Blocks,
+    loop_code,
+    repeated_blocks,
+    said_container,
+    time_fix,
+)
 from tlscope.analyse.fold.graphs import BIG_GRAPH, busiest_line
 from tlscope.cli import main
 from tlscope.format.compiles import Fix, LineNodes, SourceLocation
@@ -21,11 +29,19 @@ def _manager(source: str, cls: str, accessor: bool = True) -> str:
     return f"| | +- GuardManager: source={source}, {by}type=<class '{cls}'>, tag_safe=(False, False)\n"
 
 
-def _tree(root: str, container: str, cls: str, n: int, children: bool = True) -> str:
-    """A guard tree with `n` siblings of class `cls` in `container` (each with a child if asked)."""
+LIST = "torch.nn.modules.container.ModuleList"
+
+
+def _tree(
+    root: str, container: str, cls: str, n: int, children: bool = True, holder: str = LIST, keys: str = "{}"
+) -> str:
+    """A guard tree with `n` siblings of class `cls` in `container` (each with a child if asked),
+    the container of class `holder`, the blocks named `keys` formatted with their index."""
     text = _manager(root, "__main__.Model", accessor=False)
+    if container != root:
+        text += _manager(container, holder)
     for i in range(n):
-        block = f"{container}._modules['{i}']"
+        block = f"{container}._modules['{keys.format(i)}']"
         # torch prints the first of a dict's values as a ValueManager, with no accessor
         text += _manager(block, cls, accessor=i > 0)
         if children:
@@ -35,13 +51,49 @@ def _tree(root: str, container: str, cls: str, n: int, children: bool = True) ->
 
 def test_a_module_list_of_layers_is_found() -> None:
     text = _tree("L['self']", "L['self']._modules['layers']", "__main__.Layer", 12)
-    assert repeated_blocks(text) == Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12)
+    found = repeated_blocks(text)
+    keys = tuple(str(i) for i in range(12))  # in index order, 10 after 9
+    assert found == Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12, holder=LIST, keys=keys)
+    assert loop_code(found) == "for block in model.layers: block.compile()"
 
 
 def test_the_wrapper_s_module_is_the_container_itself() -> None:
     """nn.Sequential compiled through torch's wrapper `inner`: its module is `L['fn']`."""
-    text = _tree("L['fn']", "L['fn']", "__main__.Block", 6)
-    assert repeated_blocks(text) == Blocks(container="L['fn']", cls="Block", copies=6)
+    text = _tree("L['fn']", "L['fn']", "__main__.Block", 6).replace("__main__.Model", SEQUENTIAL)
+    found = repeated_blocks(text)
+    assert found is not None and (found.container, found.cls, found.copies, found.holder) == (
+        "L['fn']",
+        "Block",
+        6,
+        SEQUENTIAL,
+    )
+    assert loop_code(found) == "for block in model: block.compile()"
+
+
+SEQUENTIAL = "torch.nn.modules.container.Sequential"
+
+
+def test_each_container_is_walked_as_python_walks_it() -> None:
+    """A ModuleDict is walked by its values (a loop over it yields its keys); blocks held as a
+    module's attributes are named one by one (a module is not iterable); a container the guards
+    do not name the class of is named one by one too (right whatever it is)."""
+    mapped = _tree(
+        "L['self']",
+        "L['self']._modules['heads']",
+        "__main__.Head",
+        4,
+        holder="torch.nn.modules.container.ModuleDict",
+        keys="h{}",
+    )
+    found = repeated_blocks(mapped)
+    assert found is not None and loop_code(found) == "for block in model.heads.values(): block.compile()"
+    held = _tree("L['self']", "L['self']", "__main__.Enc", 4, keys="enc{}")
+    found = repeated_blocks(held)
+    assert found is not None and found.keys == ("enc0", "enc1", "enc2", "enc3")
+    assert loop_code(found) == "for block in (model.enc0, model.enc1, model.enc2, model.enc3): block.compile()"
+    unknown = Blocks(container="L['self']._modules['layers']", cls="Layer", copies=4, keys=("0", "1", "2", "3"))
+    code = "for block in (model.layers[0], model.layers[1], model.layers[2], model.layers[3]): block.compile()"
+    assert loop_code(unknown) == code
 
 
 def test_blocks_without_submodules_are_not_blocks() -> None:
@@ -85,7 +137,7 @@ def test_the_container_is_said_as_the_code_reaches_it(container: str, said: str)
 
 
 def test_only_a_slow_compile_gets_the_fix() -> None:
-    blocks = Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12)
+    blocks = Blocks(container="L['self']._modules['layers']", cls="Layer", copies=12, holder=LIST)
     call = SourceLocation(file="train.py", line=35, name="<module>")
     assert time_fix(blocks, 0.9, "Model", call) is None
     assert time_fix(blocks, None, "Model", call) is None

@@ -34,9 +34,12 @@ RECIPE = "https://docs.pytorch.org/tutorials/recipes/regional_compilation.html"
 #: (`DictGetItemGuardAccessor('norm')`): bounded, so a hostile line of accessors that never
 #: reach `type=` is read in linear time.
 _MANAGER = re.compile(
-    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])+), (?:accessed_by=[^\n]{0,300}?, )?"
+    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])*), (?:accessed_by=[^\n]{0,300}?, )?"
     r"type=<class '(?P<cls>[\w.]+)'>"
 )
+#: Containers a `for` loop walks module by module (torch.nn's; a ModuleDict walks its keys).
+_ITERABLE = ("torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList")
+_DICT = "torch.nn.modules.container.ModuleDict"
 _KEY = re.compile(r"\._modules\['([^'\n]+)'\]")
 
 
@@ -47,7 +50,13 @@ class Blocks(NamedTuple):
     container: str
     #: The blocks' class, without its module path (`Layer`).
     cls: str
+    #: How many blocks: the sibling modules of that class the compile read.
     copies: int
+    #: The container's class as the guards name it (`torch.nn.modules.container.ModuleList`, a
+    #: user's module that holds the blocks as attributes), "" when they do not say.
+    holder: str = ""
+    #: The blocks' names in the container (`0`, `1`…; `enc1`, `enc2`…), in order.
+    keys: tuple[str, ...] = ()
 
 
 def repeated_blocks(text: str) -> Blocks | None:
@@ -58,16 +67,21 @@ def repeated_blocks(text: str) -> Blocks | None:
         return None
     groups: dict[tuple[str, str], set[str]] = {}
     parents: set[str] = set()
+    classes: dict[str, str] = {}
     for found in _MANAGER.finditer(text):
+        classes.setdefault(found["src"], found["cls"])
         parent, _, key = found["src"].rpartition("._modules['")
-        parents.add(parent)
-        groups.setdefault((parent, found["cls"]), set()).add(key[:-2])
+        if parent:
+            parents.add(parent)
+            groups.setdefault((parent, found["cls"]), set()).add(key[:-2])
     best: Blocks | None = None
     for (parent, cls), keys in groups.items():
         if len(keys) < MIN_BLOCKS or (best is not None and len(keys) <= best.copies):
             continue
         if any(f"{parent}._modules['{key}']" in parents for key in keys):
-            best = Blocks(container=parent, cls=cls.rpartition(".")[2], copies=len(keys))
+            ordered = tuple(sorted(keys, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k)))
+            holder = classes.get(parent, "")
+            best = Blocks(container=parent, cls=cls.rpartition(".")[2], copies=len(keys), holder=holder, keys=ordered)
     return best
 
 
@@ -91,6 +105,18 @@ def time_fix(
     return regional_fix(blocks, compiled, where)
 
 
+def loop_code(blocks: Blocks) -> str:
+    """The line that compiles each block: a loop over a Sequential or ModuleList as torch's recipe
+    writes it, over a ModuleDict's values, else over the attributes that hold the blocks."""
+    loop = said_container(blocks.container)
+    if blocks.holder in _ITERABLE:
+        return f"for block in {loop}: block.compile()"
+    if blocks.holder == _DICT:
+        return f"for block in {loop}.values(): block.compile()"
+    named = ", ".join(f"{loop}[{k}]" if k.isdigit() else f"{loop}.{k}" for k in blocks.keys)
+    return f"for block in ({named}): block.compile()"
+
+
 def regional_fix(blocks: Blocks, compiled: str | None, where: SourceLocation | None) -> Fix:
     """Compile each block instead of the module (`compiled`: its class, `Model`)."""
     loop = said_container(blocks.container)
@@ -107,7 +133,7 @@ def regional_fix(blocks: Blocks, compiled: str | None, where: SourceLocation | N
         kind="regional",
         input=loop,
         source=blocks.container,
-        code=f"for block in {loop}: block.compile()",
+        code=loop_code(blocks),
         where=where,
         why=why,
     )
