@@ -279,3 +279,19 @@ def test_a_compile_s_backward_time_is_in_the_file() -> None:
     records = [r.time_s or 0.0 for r in entry.metrics_records if r.kind == "bwd_compilation_metrics"]
     assert records and entry.backward_s == round(sum(records), 6)
     assert not any(isinstance(c.backward_s, float) for c in tlscope.load(CORPUS / "recompiles_dynamic").compiles)
+
+
+def test_a_failed_compile_gets_no_time_fix(tmp_path: Path) -> None:
+    """Corpus layers with its compile made a failure (its metrics record's `fail_type` set): a
+    failed compile's first answer is its failure, and compiling the blocks is no answer to it."""
+    import gzip
+
+    import tlscope
+
+    log = next((CORPUS / "layers").glob("*.log.gz"))
+    text = gzip.decompress(log.read_bytes()).decode()
+    assert text.count('"fail_type": null') >= 1
+    failed = tmp_path / "failed.log"
+    failed.write_text(text.replace('"fail_type": null', '"fail_type": "RuntimeError"', 1))
+    (entry,) = [c for c in tlscope.load(failed).compiles if c.status != "outside"]
+    assert entry.status == "failed" and not isinstance(entry.time_fix, Fix)

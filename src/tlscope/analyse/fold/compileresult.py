@@ -409,7 +409,7 @@ def _entry(acc: CompileAcc, frames: _Frames) -> CompileEntry:
     backward = backward_s(entry)
     if backward > 0:
         entry.backward_s = round(backward, 6)
-    if acc.blocks is not None:
+    if acc.blocks is not None and entry.status in ("ok", "graph_break"):  # a failure's answer is its own
         module = entry.module if isinstance(entry.module, str) else None
         # Where the module is called: the blocks must be compiled before that (the stack's last
         # frame is the compiled function's own, or torch's wrapper's).
