@@ -295,3 +295,17 @@ def test_a_failed_compile_gets_no_time_fix(tmp_path: Path) -> None:
     failed.write_text(text.replace('"fail_type": null', '"fail_type": "RuntimeError"', 1))
     (entry,) = [c for c in tlscope.load(failed).compiles if c.status != "outside"]
     assert entry.status == "failed" and not isinstance(entry.time_fix, Fix)
+
+
+def test_summary_says_how_to_compile_faster(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tlscope summary` of corpus layers: a table of the slow compiles' time fixes, the line and
+    why, as compiles.json has them; its `--json` compile row carries the fix."""
+    assert main(["summary", str(CORPUS / "layers")]) == 0
+    out = capsys.readouterr().out
+    assert "To compile faster" in out and "for block in model.layers: block.compile()  before layers.py:51" in out
+    assert main(["summary", str(CORPUS / "layers"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["compiles"]
+    (row,) = [r for r in rows if r["time_fix"] is not None]
+    assert row["id"] == "[0/0]" and row["time_fix"]["code"] == "for block in model.layers: block.compile()"
+    assert main(["summary", str(CORPUS / "unrolled")]) == 0
+    assert "To compile faster" not in capsys.readouterr().out

@@ -61,6 +61,9 @@ class CompileRow(msgspec.Struct, kw_only=True):
     #: How many compiles the id held: its forward metrics records (torch._dynamo.reset() numbers
     #: ids again, so one id can hold several), at least 1.
     compiles: int = 1
+    #: compiles.json `time_fix` (1.49): the change that makes this slow compile faster (kind
+    #: `regional`: compile each repeated block); null otherwise.
+    time_fix: Fix | None = None
 
 
 class RecompileRow(msgspec.Struct, kw_only=True):
@@ -284,6 +287,7 @@ def _compile_row(entry: CompileEntry) -> CompileRow:
         backward_s=round(backward, 6) if (backward := backward_s(entry)) else None,
         capture=entry.capture,
         compiles=max(1, sum(1 for r in entry.metrics_records if r.kind == "compilation_metrics")),
+        time_fix=entry.time_fix if isinstance(entry.time_fix, Fix) else None,
     )
 
 

@@ -67,6 +67,7 @@ def render(summary: Summary, title: str, *, width: int | None = None, console: C
         _failures(summary),
         _phases(summary),
         _functions(summary),
+        _faster(summary),
         _sizes(summary),
     ):
         if table.row_count:
@@ -501,6 +502,21 @@ def _functions(summary: Summary) -> Table:
     for row in summary.slowest_functions[:5]:
         where = f"{(row.file or '?').rsplit('/', 1)[-1]}:{row.line or '?'}"
         table.add_row(_cut(row.function), Text(where), f"{row.seconds:.2f}", str(row.compiles))
+    return table
+
+
+def _faster(summary: Summary) -> Table:
+    """Each slow compile's `time_fix` (1.49), as the Recompiles table says a recompile's fix."""
+    table = _table("To compile faster", "id", "change")
+    for row in summary.compiles:
+        fix = row.time_fix
+        if fix is None:
+            continue
+        said = Text(fix.code, style="cyan")
+        if fix.where is not None:
+            said.append(f"  before {(fix.where.file or '?').rsplit('/', 1)[-1]}:{fix.where.line}", style="cyan")
+        said.append(f"\n{fix.why}", style="dim")
+        table.add_row(row.id, said)
     return table
 
 
