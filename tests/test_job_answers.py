@@ -82,18 +82,23 @@ def test_the_slowest_compiles_folded_by_compile_with_their_range_and_phases() ->
 
 
 def test_a_slow_compile_s_fix_is_said_once_for_its_ranks() -> None:
-    """Format 1.49: a rank's slowest compile ends with its `time_fix` (compile each block): the
-    job's line for the ranks whose slowest is that compile says it once, the most ranks' fix; a
-    line with none says none."""
+    """Format 1.49: a rank's slowest compile ends with its `time_fix` (compile each block), or the
+    line its big graph grew from: the job's line for the ranks whose slowest is that compile says
+    it once, the most ranks'; a line with none says none."""
     fix = "fix: compile each block, not the whole: `for block in model.layers: block.compile()` before train.py:35"
     fold = AnswersFold()
     for rank, seconds in enumerate([30.0, 31.0, 32.0]):
         answer = _slow("[0/0]", "Model.forward", seconds)
         fold.add(rank, [msgspec.structs.replace(answer, text=f"{answer.text}; {fix}")])
     fold.add(3, [_slow("[1/0]", "step", 3.0)])
+    grew = "600 of its graph's 601 nodes are body.py:4 (`x = f(x)`), one line traced again and again"
+    for rank in (4, 5):
+        answer = _slow("[2/0]", "body", 2.0)
+        fold.add(rank, [msgspec.structs.replace(answer, text=f"{answer.text}; {grew}")])
     lines = [line.text for line in fold.result().lines]
     assert lines == [
         f"most compile time: [0/0] Model.forward took 30.00 to 32.00 s a rank (median 31.00 s), in code_gen; {fix}",
+        f"most compile time: [2/0] body took 2.00 s, in code_gen; {grew}",
         "most compile time: [1/0] step took 3.00 s, in code_gen",
     ]
 

@@ -41,6 +41,8 @@ CUT = 400
 SLOW_WORDS = "most compile time:"
 #: How a slow compile's `regional` fix starts, the last clause of its `slow_compile` line.
 REGIONAL_WORDS = "fix: compile each block, not the whole: "
+#: How the line a big graph grew from starts, the last clause of a `slow_compile` line without a fix.
+_BUSIEST = re.compile(r"; [\d,]+ of its graph's [\d,]+ nodes are ")
 
 
 class CompileTime(NamedTuple):
@@ -289,10 +291,16 @@ def _busiest(entry: CompileEntry) -> str | None:
 
 
 def slow_fix(answer: FirstAnswer) -> str | None:
-    """The fix clause a `slow_compile` line ends with (`fix: compile each block, …`, a compile's
-    `time_fix`, 1.49), as its text says it; None for a line without one."""
+    """The clause a `slow_compile` line ends with, as its text says it (1.49): the compile's
+    `time_fix` (`fix: compile each block, …`), else the line its big graph grew from (`600 of its
+    graph's 601 nodes are …`); None for a line without one."""
+    if answer.kind != "slow_compile":
+        return None
     at = answer.text.rfind(f"; {REGIONAL_WORDS}")
-    return answer.text[at + 2 :] if answer.kind == "slow_compile" and at > 0 else None
+    if at < 0:
+        found = _BUSIEST.search(answer.text)
+        at = found.start() if found is not None else -1
+    return answer.text[at + 2 :] if at > 0 else None
 
 
 def _slow_text(timed: CompileTime, seconds: float, went: list[str], phase: str | None) -> str:
