@@ -116,6 +116,21 @@ def test_the_largest_group_is_the_blocks() -> None:
     assert found is not None and (found.cls, found.copies) == ("Dec", 6)
 
 
+def test_the_outermost_repetition_is_the_blocks() -> None:
+    """4 layers of 16 heads each: the layers are the blocks (compiling each compiles its heads),
+    not one layer's heads, however many more they are."""
+    text = _tree("L['self']", "L['self']._modules['layers']", "__main__.Layer", 4)
+    for layer in range(4):
+        heads = f"L['self']._modules['layers']._modules['{layer}']._modules['heads']"
+        text += _tree(f"L['self']._modules['layers']._modules['{layer}']", heads, "__main__.Head", 16)
+    found = repeated_blocks(text)
+    assert found is not None and (found.container, found.cls, found.copies) == (
+        "L['self']._modules['layers']",
+        "Layer",
+        4,
+    )
+
+
 def test_another_argument_s_modules_are_not_the_compiled_module_s() -> None:
     """A compiled function that takes the model (`L['model']`): compiling its blocks would not
     stop the function's compile from tracing them again, so no fix is said."""

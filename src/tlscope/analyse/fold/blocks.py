@@ -44,7 +44,7 @@ _KEY = re.compile(r"\._modules\['([^'\n]+)'\]")
 
 
 class Blocks(NamedTuple):
-    """The largest group of sibling submodules of one class that have submodules of their own."""
+    """The outermost group of sibling submodules of one class that have submodules of their own."""
 
     #: The container as Dynamo names it (`L['self']._modules['layers']`, `L['fn']`).
     container: str
@@ -62,7 +62,8 @@ class Blocks(NamedTuple):
 def repeated_blocks(text: str) -> Blocks | None:
     """The compiled module's repeated blocks in a guards payload, or None when it has fewer than
     MIN_BLOCKS siblings of one class with submodules of their own (a Sequential of Linears is
-    one op each: nothing a block's compile would reuse)."""
+    one op each: nothing a block's compile would reuse). The outermost such group is the blocks:
+    compiling each layer compiles the heads inside it too."""
     if "._modules['" not in text:
         return None
     groups: dict[tuple[str, str], set[str]] = {}
@@ -74,15 +75,20 @@ def repeated_blocks(text: str) -> Blocks | None:
         if parent:
             parents.add(parent)
             groups.setdefault((parent, found["cls"]), set()).add(key[:-2])
-    best: Blocks | None = None
-    for (parent, cls), keys in groups.items():
-        if len(keys) < MIN_BLOCKS or (best is not None and len(keys) <= best.copies):
-            continue
-        if any(f"{parent}._modules['{key}']" in parents for key in keys):
-            ordered = tuple(sorted(keys, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k)))
-            holder = classes.get(parent, "")
-            best = Blocks(container=parent, cls=cls.rpartition(".")[2], copies=len(keys), holder=holder, keys=ordered)
-    return best
+    # The outermost repetition (a transformer's layers, not the heads inside each layer, however
+    # many), the most blocks among equals (the first met among those).
+    candidates = [
+        (parent.count("._modules['"), -len(keys), parent, cls, keys)
+        for (parent, cls), keys in groups.items()
+        if len(keys) >= MIN_BLOCKS and any(f"{parent}._modules['{key}']" in parents for key in keys)
+    ]
+    if not candidates:
+        return None
+    _, _, parent, cls, keys = min(candidates, key=lambda group: group[:2])
+    ordered = tuple(sorted(keys, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k)))
+    return Blocks(
+        container=parent, cls=cls.rpartition(".")[2], copies=len(keys), holder=classes.get(parent, ""), keys=ordered
+    )
 
 
 def said_container(container: str) -> str:
