@@ -45,6 +45,7 @@ TRACES = {
     "dynamic_true": "dynamic_true",
     "layers": "layers",
     "unrolled": "unrolled",
+    "lr": "lr_schedule",
 }
 
 
@@ -243,6 +244,22 @@ def test_a_slow_compile_shows_its_time_fix_as_the_file_says(
     page = open_page(browser, site.explorer("dynamic"))
     assert "time_fix" not in entries(folders["dynamic"])["[0/0]"]
     assert pick(page, "[0/0]")["compile"]["timeFix"] is None and page.locator(".cp-fix").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_a_tensor_lr_fix_is_said_in_words(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """Corpus lr_schedule: the scheduler's recompile of AdamW.step has the fix kind `tensor_lr`
+    (format 1.49), an instruction in words, shown as words (not as a line of code to add)."""
+    fix = entries(folders["lr"])["[2/1]"]["recompile"]["fix"]
+    page = open_page(browser, site.explorer("lr"))
+    pick(page, "[2/1]")
+    box = page.locator(".cp-fix")
+    assert box.locator(".cp-sub").first.text_content() == "To avoid it, "
+    said = box.locator(".cp-fix-code")
+    assert said.text_content() == fix["code"] == "create AdamW with lr=torch.tensor(0.001), not the float 0.001"
+    assert said.evaluate("e => e.tagName") == "SPAN" and box.locator(".cp-where").count() == 0
+    assert box.locator(".cp-why").text_content() == fix["why"]
     assert page.errors == []
     page.close()
 
