@@ -365,3 +365,45 @@ def test_a_huge_logged_time_says_its_share_without_overflow() -> None:
     small = CompileEntry(id="[1/0]", dir="b", status="ok", frame_compile="[1/0]", time=Timing(duration_s=0.5))
     (slow,) = [a for a in FirstAnswers([huge, small]).answers([]) if a.kind == "slow_compile"]
     assert slow.compile_id == "[0/0]" and "(100 %)" in slow.text
+
+
+def test_a_failed_frame_s_callees_compiled_on_their_own_are_said() -> None:
+    """Corpus loop_break (format 1.49): Block's forward loop breaks in a loop, so Dynamo skips the
+    frame and falls back to eager; the Block.forward it calls then compiles as a frame of its own,
+    which the failure's line says (before, the line read as if nothing compiled)."""
+    import tlscope
+
+    (failure,) = [a for a in tlscope.load(CORPUS / "loop_break").first_answers if a.kind == "failure"]
+    assert failure.text.endswith(
+        "as graph breaks in loops are not supported; the functions it calls then compiled as frames of their "
+        "own: [1/0] Block.forward"
+    )
+
+
+def test_callees_are_those_whose_stack_passes_through_the_failed_function() -> None:
+    """Each function once (its first compile), two named and more counted; a compile whose stack
+    does not pass through the failed function, a failed one, or another attempt is none."""
+    model = SourceLocation(file="/p/m.py", line=10, name="forward")
+    call = SourceLocation(file="/p/m.py", line=12, name="forward")
+    failed = _entry("[0/0]", status="failed", failure=Failure(type="Unsupported", reason="loop."), function=model)
+
+    def callee(cid: str, name: str, through: bool = True, **fields: object) -> CompileEntry:
+        own = SourceLocation(file="/p/m.py", line=3, name=name)
+        stack = [SourceLocation(file="/p/t.py", line=1, name="<module>"), *([call] if through else []), own]
+        return _entry(cid, function=own, stack=stack, **fields)
+
+    entries = [
+        failed,
+        callee("[1/0]", "a"),
+        callee("[1/1]", "a"),
+        callee("[2/0]", "b", through=False),
+        callee("[3/0]", "c", status="failed"),
+        callee("[4/0]", "d"),
+    ]
+    (line,) = [a.text for a in FirstAnswers(entries).answers([])]
+    assert line.endswith("loop; the functions it calls then compiled as frames of their own: [1/0] a, [4/0] d")
+    entries.append(callee("[5/0]", "e"))
+    (line,) = [a.text for a in FirstAnswers(entries).answers([])]
+    assert line.endswith(": [1/0] a, [4/0] d and more")
+    (line,) = [a.text for a in FirstAnswers([failed, callee("[2/0]", "b", through=False)]).answers([])]
+    assert line == "first failure: [0/0] forward (m.py:10) failed: Unsupported: loop."

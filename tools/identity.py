@@ -598,7 +598,7 @@ def without_149_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.48 wrote it but for its minor and a compile's `backward_s`, the sum of
     records the file already holds (not forgiven: a slow compile's `time_fix` and the
     `slow_compile` line's clause, the fix kind `tensor_lr`, a big Dynamo graph's `busiest_line`,
-    an argument list's `change_code`)."""
+    an argument list's `change_code`, a failure's callees)."""
     name, data = _minor_back(rel, data, 49)
     return _BACKWARD_S.sub(b"", data) if name == "compiles.json" else data
 

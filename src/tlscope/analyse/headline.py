@@ -69,12 +69,15 @@ class FirstAnswers:
         #: The compile the log ends inside (`unfinished`), while no compile's lines come later.
         self.unfinished: CompileEntry | None = None
         self.last_line = 0
+        self.callees = Callees()
         for entry in entries:
             self.add(entry)
 
     def add(self, entry: CompileEntry) -> None:
         if self.failed is None:
             self.history.add(entry)
+        else:
+            self.callees.add(entry, self.failed)
         self.nothing.add(entry)
         end = entry.log_lines[-1] if entry.log_lines and entry.status != "outside" else 0
         if end >= self.last_line:
@@ -96,7 +99,7 @@ class FirstAnswers:
 
     def answers(self, breaks: Sequence[DistinctGraphBreak]) -> list[FirstAnswer]:
         timed = CompileTime(self.slowest, self.total_s, self.timed) if self.slowest is not None else None
-        filled = self.history.filled(self.failed) if self.failed is not None else ""
+        filled = self.history.filled(self.failed) + self.callees.text() if self.failed is not None else ""
         cut = unfinished_answer(self.unfinished) if self.unfinished is not None else None
         return first_answers(self.failed, breaks, self.recompiled, timed, filled, self.nothing.answer(), cut)
 
@@ -133,6 +136,40 @@ class NothingCompiled:
             "empty), so every compiled function ran in eager"
         )
         return FirstAnswer(kind="no_graph", compile_id=self.first, text=text)
+
+
+#: Functions a failure's line names as compiled on their own from its frame, the rest counted.
+CALLEES_SAID = 2
+
+
+class Callees:
+    """The functions compiled, after the run's first failure, from inside the failed function's
+    frame (their stack passes through it): what it calls, compiled as frames of their own while it
+    ran in eager. FSDP2's hooks breaking a model's loop over its blocks skip the model's frame, and
+    each block compiles; a failure's line that said only the failure read as nothing compiled."""
+
+    def __init__(self) -> None:
+        #: Each function met (file, name) -> the first compile of it, display form.
+        self.found: dict[tuple[str | None, str | None], str] = {}
+
+    def add(self, entry: CompileEntry, failed: CompileEntry) -> None:
+        fn = failed.function
+        if fn is None or entry.status in ("outside", "failed") or entry.id != entry.frame_compile:
+            return
+        own = entry.function
+        key = (own.file, own.name) if own is not None else (None, None)
+        if key in self.found or len(self.found) > CALLEES_SAID:
+            return  # the first few functions are said, the rest counted up to one more
+        if any((f.file, f.name) == (fn.file, fn.name) for f in entry.stack[:-1]):
+            self.found[key] = f"{entry.id} {entry.function_name() or '?'}"
+
+    def text(self) -> str:
+        """`; the functions it calls then compiled as frames of their own: [1/0] Block.forward`."""
+        said = list(self.found.values())
+        if not said:
+            return ""
+        more = " and more" if len(said) > CALLEES_SAID else ""
+        return f"; the functions it calls then compiled as frames of their own: {', '.join(said[:CALLEES_SAID])}{more}"
 
 
 #: A failure at the recompile limit (torch 2.13's words, and older torch's cache_size_limit);
@@ -210,7 +247,9 @@ def first_answers(
         # called (`forward` failing in another class's `forward`): where its function is.
         inside = where and _inside(failure.user_frame, failed.function)
         named = _compile(failed) if inside else _compile_at(failed)
-        text = f"first failure: {named} failed{where}: {failure.type}: {_cut(failure.reason)}{filled}"
+        reason = _cut(failure.reason)
+        reason = reason.removesuffix(".") if filled else reason  # `…not supported; the functions…`
+        text = f"first failure: {named} failed{where}: {failure.type}: {reason}{filled}"
         if failed.status != "failed":
             renumbered = renumbered_why(failed.capture)
             text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
