@@ -27,6 +27,7 @@ from tlscope.format.compiles import (
     CompileEntry,
     CompilesFile,
     DistinctGraphBreak,
+    Failure,
     FirstAnswer,
     Fix,
     LineNodes,
@@ -241,19 +242,7 @@ def first_answers(
     one."""
     found = []
     if failed is not None and failed.failure is not None:
-        failure = failed.failure
-        where = _at(failure.user_frame)
-        # No line of the user's where it failed (a backend's failure), or a line in a function it
-        # called (`forward` failing in another class's `forward`): where its function is.
-        inside = where and _inside(failure.user_frame, failed.function)
-        named = _compile(failed) if inside else _compile_at(failed)
-        reason = _cut(failure.reason)
-        reason = reason.removesuffix(".") if filled else reason  # `…not supported; the functions…`
-        text = f"first failure: {named} failed{where}: {failure.type}: {reason}{filled}"
-        if failed.status != "failed":
-            renumbered = renumbered_why(failed.capture)
-            text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
-        found.append(FirstAnswer(kind="failure", compile_id=failed.id, text=text))
+        found.append(_failure_answer(failed, failed.failure, filled))
     if unfinished is not None:
         found.append(unfinished)
     if nothing is not None:
@@ -287,6 +276,23 @@ def first_answers(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
         )
     return found
+
+
+def _failure_answer(failed: CompileEntry, failure: Failure, filled: str) -> FirstAnswer:
+    """`first failure: [0/0] f failed at a.py:17 (`x.item()`): Unsupported: …` and `filled` (what
+    filled the recompile limit, the functions its frame then compiled on their own)."""
+    where = _at(failure.user_frame)
+    # No line of the user's where it failed (a backend's failure), or a line in a function it
+    # called (`forward` failing in another class's `forward`): where its function is.
+    inside = where and _inside(failure.user_frame, failed.function)
+    named = _compile(failed) if inside else _compile_at(failed)
+    reason = _cut(failure.reason)
+    reason = reason.removesuffix(".") if filled else reason  # `…not supported; the functions…`
+    text = f"first failure: {named} failed{where}: {failure.type}: {reason}{filled}"
+    if failed.status != "failed":
+        renumbered = renumbered_why(failed.capture)
+        text += f"; a later compile numbered {failed.id} ended {status_words(failed.status)} ({renumbered})"
+    return FirstAnswer(kind="failure", compile_id=failed.id, text=text)
 
 
 def unfinished_answer(entry: CompileEntry) -> FirstAnswer | None:
