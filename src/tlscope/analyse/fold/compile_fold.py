@@ -33,7 +33,14 @@ from tlscope.analyse.fold.dynamic import PROFILE_ARTIFACTS, DynamicFold
 from tlscope.analyse.fold.exports import EXPORT_KEYS, ExportFold, outside_compiles
 from tlscope.analyse.fold.framestore import FrameStore, HeldFrames, LiveFrames, frame_of_id, frame_order
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
-from tlscope.analyse.fold.graphs import GRAPH_ARTIFACTS, GRAPH_KEYS, busiest_line, graph_collectives, graph_shape
+from tlscope.analyse.fold.graphs import (
+    BIG_GRAPH,
+    GRAPH_ARTIFACTS,
+    GRAPH_KEYS,
+    busiest_line,
+    graph_collectives,
+    graph_shape,
+)
 from tlscope.analyse.fold.guards import (
     dynamo_error_frame,
     error_user_frame,
@@ -434,8 +441,10 @@ class CompileFold:
     def _graph(self, record: Record, kind: str, raw_line: int | None) -> Graph:
         ref = payload_ref(record, kind, raw_line)
         nodes, inputs = self._shape(record)
-        # A big Dynamo graph only (BIG_GRAPH nodes): what made it big, read from its comments.
-        busiest = busiest_line(record.payload_text, nodes) if kind == "dynamo_output_graph" else None
+        # A big Dynamo graph only (BIG_GRAPH nodes): what made it big, read from its comments (the
+        # payload decoded for it alone: every other graph's text is not).
+        big = kind == "dynamo_output_graph" and (nodes or 0) >= BIG_GRAPH
+        busiest = busiest_line(record.payload_text, nodes) if big else None
         return Graph(
             kind=ref.kind,
             payload_filename=ref.payload_filename,

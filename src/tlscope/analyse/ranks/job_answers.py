@@ -66,7 +66,8 @@ class AnswersFold:
         }
         #: The slowest compiles: (compile id, the compile as the line names it) -> the ranks, each
         #: one's seconds, how many ranks' time went to each phase (a handful of names) and how many
-        #: said each fix (1.49 `time_fix`'s clause; one program's ranks say one).
+        #: said each last clause (1.49: `time_fix`'s, or the line a big graph grew from; one
+        #: program's ranks say one).
         self.slow: dict[tuple[str | None, str], tuple[array[int], array[float], Counter[str | None], Counter[str]]] = {}
         self.ranks = 0
         self.unkept = 0
