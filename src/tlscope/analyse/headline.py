@@ -43,7 +43,7 @@ SLOW_WORDS = "most compile time:"
 #: How a slow compile's `regional` fix starts, the last clause of its `slow_compile` line.
 REGIONAL_WORDS = "fix: compile each block, not the whole: "
 #: How the line a big graph grew from starts, the last clause of a `slow_compile` line without a fix.
-_BUSIEST = re.compile(r"; [\d,]+ of its graph's [\d,]+ nodes are ")
+_BUSIEST = r"; [\d,]+ of its graph's [\d,]+ nodes are "  # compiled by `re` when a job folds one
 
 
 class CompileTime(NamedTuple):
@@ -343,7 +343,7 @@ def slow_fix(answer: FirstAnswer) -> str | None:
         return None
     at = answer.text.rfind(f"; {REGIONAL_WORDS}")
     if at < 0:
-        found = _BUSIEST.search(answer.text)
+        found = re.search(_BUSIEST, answer.text)
         at = found.start() if found is not None else -1
     return answer.text[at + 2 :] if at > 0 else None
 

@@ -18,7 +18,8 @@ of one class in one container are the blocks.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+import msgspec
 
 from tlscope.analyse.phase_words import SLOW_S
 from tlscope.format.compiles import Fix, SourceLocation
@@ -30,20 +31,21 @@ MIN_BLOCKS = 4
 RECIPE = "https://docs.pytorch.org/tutorials/recipes/regional_compilation.html"
 
 #: A guard tree manager of a submodule of the compiled module (`L['self']`, or the `fn` torch's
-#: wrapper compiled), and its class. The accessor between them is short
-#: (`DictGetItemGuardAccessor('norm')`): bounded, so a hostile line of accessors that never
-#: reach `type=` is read in linear time.
-_MANAGER = re.compile(
-    r"source=(?P<src>L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])*), (?:accessed_by=[^\n]{0,300}?, )?"
-    r"type=<class '(?P<cls>[\w.]+)'>"
-)
+#: wrapper compiled); its class follows on its line, after a short accessor
+#: (`accessed_by=DictGetItemGuardAccessor('norm'), type=<class '…'>`), looked for within
+#: CLASS_WITHIN characters: a hostile line of managers that never reach `type=` is read in linear time.
+_MANAGER = r"source=(L\['(?:self|fn)'\](?:\._modules\['[^'\n]+'\])*), "
+CLASS_WITHIN = 300
+_CLASS = "type=<class '"
 #: Containers a `for` loop walks module by module (torch.nn's; a ModuleDict walks its keys).
 _ITERABLE = ("torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList")
 _DICT = "torch.nn.modules.container.ModuleDict"
-_KEY = re.compile(r"\._modules\['([^'\n]+)'\]")
+_KEY = r"\._modules\['([^'\n]+)'\]"
+# The patterns are compiled by `re` when first used (its cache): most compiles guard no module's
+# submodules, and a small log's run should not pay ~0.3 ms to compile them.
 
 
-class Blocks(NamedTuple):
+class Blocks(msgspec.Struct, frozen=True, kw_only=True):
     """The outermost group of sibling submodules of one class that have submodules of their own."""
 
     #: The container as Dynamo names it (`L['self']._modules['layers']`, `L['fn']`).
@@ -69,12 +71,15 @@ def repeated_blocks(text: str) -> Blocks | None:
     groups: dict[tuple[str, str], set[str]] = {}
     parents: set[str] = set()
     classes: dict[str, str] = {}
-    for found in _MANAGER.finditer(text):
-        classes.setdefault(found["src"], found["cls"])
-        parent, _, key = found["src"].rpartition("._modules['")
+    for found in re.finditer(_MANAGER, text):
+        source, cls = found[1], _class_after(text, found.end())
+        if cls is None:
+            continue
+        classes.setdefault(source, cls)
+        parent, _, key = source.rpartition("._modules['")
         if parent:
             parents.add(parent)
-            groups.setdefault((parent, found["cls"]), set()).add(key[:-2])
+            groups.setdefault((parent, cls), set()).add(key[:-2])
     # The outermost repetition (a transformer's layers, not the heads inside each layer, however
     # many), the most blocks among equals (the first met among those).
     candidates = [
@@ -91,11 +96,24 @@ def repeated_blocks(text: str) -> Blocks | None:
     )
 
 
+def _class_after(text: str, at: int) -> str | None:
+    """The class a manager's line names after `at` (`__main__.Layer` of `type=<class
+    '__main__.Layer'>`), within CLASS_WITHIN characters and its line; None when it names none."""
+    end = text.find("\n", at, at + CLASS_WITHIN)
+    start = text.find(_CLASS, at, end if end >= 0 else at + CLASS_WITHIN)
+    if start < 0:
+        return None
+    start += len(_CLASS)
+    close = text.find("'", start, start + CLASS_WITHIN)
+    found = text[start:close] if close >= 0 else ""
+    return found if found and all(part.isidentifier() for part in found.split(".")) else None
+
+
 def said_container(container: str) -> str:
     """The container as the user's code reaches it from the compiled module (`model`):
     `model.layers`, `model.encoder[0].blocks`, `model` itself."""
     said = "model"
-    for key in _KEY.findall(container):
+    for key in re.findall(_KEY, container):
         said += f"[{key}]" if key.isdigit() else f".{key}"
     return said
 

@@ -63,7 +63,7 @@ BIG_GRAPH = 500
 #: (`# File: /a/train.py:4 in body, code: x = torch.sin(x) + i`), or another (`# No stacktrace
 #: found for following nodes`), which names no line. Its parts are split by `_located`, in
 #: linear time (a pattern for them would backtrack over a hostile line).
-_COMMENT = re.compile(r"^[ \t]*# ([^\n]*)", re.M)
+_COMMENT = r"(?m)^[ \t]*# ([^\n]*)"  # compiled by `re` when a big graph is first met
 
 
 @functools.cache
@@ -120,7 +120,7 @@ def busiest_line(text: str, nodes: int | None) -> LineNodes | None:
         return None
     counts: Counter[tuple[str, int]] = Counter()
     codes: dict[tuple[str, int], str] = {}
-    comments = list(_COMMENT.finditer(text))
+    comments = list(re.finditer(_COMMENT, text))
     for this, after in zip(comments, [*comments[1:], None], strict=True):
         located = _located(this[1])
         if located is None:
