@@ -139,22 +139,25 @@ const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list', 'tensor_lr']);
  */
 function fixBox(doc, fix) {
   const box = el(doc, 'div', 'cp-fix');
-  if (fix.kind === 'regional') {
-    // format 1.49: a slow compile's `time_fix`, a loop to run before the call (`where`).
-    box.append(el(doc, 'span', 'cp-sub', 'To compile faster, compile each block instead of the whole: '), el(doc, 'code', 'cp-fix-code', fix.code));
-    if (fix.where) box.appendChild(frameCell(doc, `before ${fix.where}`, fix.whereCode));
-    box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
-    return box;
-  }
   // change_code: `code` is the user's line to change, at `where`; an instruction in words
-  // (FORMAT.md "What to change": pass_as_argument, stack_list, tensor_lr) is said as it is; else a line to
+  // (FORMAT.md "What to change": pass_as_argument, stack_list, tensor_lr) is said as it is; a slow
+  // compile's `regional` time_fix (format 1.49) is a loop to run before the call; else a line to
   // add before the call.
   const change = fix.kind === 'change_code';
-  if (INSTRUCTIONS.has(fix.kind)) box.append(el(doc, 'span', 'cp-sub', 'To avoid it, '), el(doc, 'span', 'cp-fix-code', fix.code));
-  else box.append(el(doc, 'span', 'cp-sub', change ? 'To avoid it, change ' : 'To avoid it, add '), el(doc, 'code', 'cp-fix-code', fix.code));
+  box.append(el(doc, 'span', 'cp-sub', fixLead(fix.kind)), el(doc, INSTRUCTIONS.has(fix.kind) ? 'span' : 'code', 'cp-fix-code', fix.code));
   if (fix.where) box.appendChild(frameCell(doc, `${change || fix.kind === 'dynamic_false' ? 'at' : 'before'} ${fix.where}`, fix.whereCode));
   box.appendChild(el(doc, 'div', 'cp-why muted', fix.why));
   return box;
+}
+
+/**
+ * The words before a fix's `code`, by its kind.
+ * @param {string} kind
+ */
+function fixLead(kind) {
+  if (kind === 'regional') return 'To compile faster, compile each block instead of the whole: ';
+  if (INSTRUCTIONS.has(kind)) return 'To avoid it, ';
+  return kind === 'change_code' ? 'To avoid it, change ' : 'To avoid it, add ';
 }
 
 /**
