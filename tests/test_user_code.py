@@ -17,7 +17,7 @@ import pytest
 from helpers import CORPUS, TLPARSE_TRACES, require_shared
 
 from tlscope.cli import main as cli
-from tlscope.format.compiles import WRAPPER_FILE
+from tlscope.format.compiles import SourceLocation, is_torch_wrapper
 from tlscope.pipeline.single import run
 from tlscope.write.outdir import OutputDir
 from tlscope.write.run_options import ParseOptions
@@ -89,7 +89,7 @@ def test_no_attributed_location_is_library_code_when_the_stack_has_user_code(log
         # function's (torch's AdamW.step, corpus lr_schedule) guards are in library code, which
         # the guard's own frame, all the log gives it, says.
         fn = entry["function"]
-        wrapper = fn is not None and fn["name"] == "inner" and (fn["file"] or "").endswith(WRAPPER_FILE)
+        wrapper = fn is not None and is_torch_wrapper(SourceLocation(file=fn["file"], line=fn["line"], name=fn["name"]))
         own = fn is None or wrapper or not library(fn["file"] or "")
         for guard in (entry["recompile"] or {}).get("guard_failures", []):
             if guard["user_frame"] and own and any(not library(f["file"]) for f in entry["stack"]):
