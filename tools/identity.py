@@ -594,6 +594,13 @@ def _vocabulary_147() -> tuple[bytes, bytes]:
 _BACKWARD_S = re.compile(rb',"backward_s":-?[0-9][0-9.eE+-]*(?=[,}])')
 
 
+def without_150_changes(rel: str, data: bytes) -> bytes:
+    """`data` as format 1.49 wrote it but for its minor (not forgiven: a graph break's `fix` and the
+    `graph_break` line's clause, torch's hint to remove a `graph_break()` call torch.optim makes, a
+    library function's failure named with the user's line that called it)."""
+    return _minor_back(rel, data, 50)[1]
+
+
 def without_149_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.48 wrote it but for its minor and a compile's `backward_s`, the sum of
     records the file already holds (not forgiven: a slow compile's `time_fix` and the
@@ -896,6 +903,7 @@ def is_graphs_file(rel: str) -> bool:
 #: Each format addition's remover, newest first: a file of a base written before an addition is
 #: compared with the new one once every later addition is removed.
 _ADDITIONS = (
+    without_150_changes,
     without_149_changes,
     without_148_changes,
     without_147_changes,

@@ -255,6 +255,7 @@ def first_answers(
         tied = sum(1 for b in breaks if b.count == top.count) - 1
         times += f"; {tied} other{'s' if tied != 1 else ''} as often" if tied else ""
         text = f"most frequent graph break ({times}): {_cut(top.reason)}{_at(top.user_frame)}"
+        text += f"; {_fix(top.fix)}" if isinstance(top.fix, Fix) else ""
         found.append(FirstAnswer(kind="graph_break", compile_id=next(iter(top.compile_ids), None), text=text))
     if recompiled is not None and recompiled.recompile is not None:
         why = recompiled.recompile.explanation()
@@ -285,7 +286,11 @@ def _failure_answer(failed: CompileEntry, failure: Failure, filled: str) -> Firs
     # No line of the user's where it failed (a backend's failure), or a line in a function it
     # called (`forward` failing in another class's `forward`): where its function is.
     inside = where and _inside(failure.user_frame, failed.function)
-    named = _compile(failed) if inside else _compile_at(failed)
+    # A library function compiled on its own (logging's `_log`, run by a user's line after its
+    # break) is named with the user's line that called it, as the slowest compile's line is.
+    fn, user = failed.function, failed.user_frame
+    library = fn is not None and user is not None and user.line is not None and user.file != fn.file
+    named = _compile(failed) if inside and not library else _compile_at(failed)
     reason = _cut(failure.reason)
     reason = reason.removesuffix(".") if filled else reason  # `…not supported; the functions…`
     text = f"first failure: {named} failed{where}: {failure.type}: {reason}{filled}"

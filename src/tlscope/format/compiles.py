@@ -172,6 +172,32 @@ class Timing(msgspec.Struct, kw_only=True):
     source: str | None = None
 
 
+class Fix(msgspec.Struct, kw_only=True):
+    """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+    size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
+    1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
+    compile's `time_fix`) that makes a slow compile faster."""
+
+    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
+    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
+    #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`, or (since
+    #: 1.49) `tensor_lr`, or (since 1.49, a compile's `time_fix`) `regional` (FORMAT.md "What to change").
+    kind: str
+    #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
+    input: str
+    source: str
+    #: The tensor dimension concerned; null for a value's fix (`unspec_int_on_nn_module`, 1.44).
+    dim: int | None = None
+    #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`; since
+    #: 1.44 the input named as `where`'s line passes it, when certain (`batch` for `args[0]`).
+    code: str
+    #: The user's line to put it before: the call that entered the input (null when the log
+    #: does not give that call's stack).
+    where: SourceLocation | None = None
+    #: Why this change, in plain words (and what it costs).
+    why: str
+
+
 class GraphBreak(msgspec.Struct, kw_only=True):
     """One `dynamo_graph_break_reason` artifact: where tracing stopped, and why."""
 
@@ -192,6 +218,9 @@ class GraphBreak(msgspec.Struct, kw_only=True):
     hints: list[str] = []
     #: torch's page about this break (`For more details ..., please visit:`), if the payload links one. Since 1.8.
     docs_url: str | None = None
+    #: What to change so the break goes away (`ignore_logging`, `compile_model`, `step_outside`:
+    #: FORMAT.md "What to change: a graph break's fix"); absent when tlscope knows none. Since 1.50.
+    fix: Fix | msgspec.UnsetType = msgspec.UNSET
 
 
 class GuardFailure(msgspec.Struct, kw_only=True):
@@ -242,32 +271,6 @@ class RecommendedFailure(msgspec.Struct, kw_only=True):
     #: Its position in `guard_failures`.
     index: int
     #: Why it was chosen over `guard_failures[0]`, in plain words.
-    why: str
-
-
-class Fix(msgspec.Struct, kw_only=True):
-    """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-    size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
-    1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
-    compile's `time_fix`) that makes a slow compile faster."""
-
-    #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
-    #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
-    #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`, or (since
-    #: 1.49) `tensor_lr`, or (since 1.49, a compile's `time_fix`) `regional` (FORMAT.md "What to change").
-    kind: str
-    #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
-    input: str
-    source: str
-    #: The tensor dimension concerned; null for a value's fix (`unspec_int_on_nn_module`, 1.44).
-    dim: int | None = None
-    #: The line to add (or the change to make), e.g. `torch._dynamo.mark_dynamic(x, 0)`; since
-    #: 1.44 the input named as `where`'s line passes it, when certain (`batch` for `args[0]`).
-    code: str
-    #: The user's line to put it before: the call that entered the input (null when the log
-    #: does not give that call's stack).
-    where: SourceLocation | None = None
-    #: Why this change, in plain words (and what it costs).
     why: str
 
 
@@ -523,6 +526,8 @@ class DistinctGraphBreak(msgspec.Struct, kw_only=True):
     #: torch's fix hints and docs page, as in GraphBreak (the first such break's). Since 1.8.
     hints: list[str] = []
     docs_url: str | None = None
+    #: The first such break's fix, as in GraphBreak. Since 1.50.
+    fix: Fix | msgspec.UnsetType = msgspec.UNSET
 
 
 class Specialization(msgspec.Struct, kw_only=True):

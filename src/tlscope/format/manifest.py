@@ -24,7 +24,8 @@ FORMAT_VERSION = 1
 #: 12 compiles.json failures' `hints` and `docs_url` (torch's fix hints of a failed compile);
 #: 13-15: FORMAT.md section 12; 16 timeline.bin's layout version 2 (varints, ~8 bytes an event).
 #: 19 compiles.json exports' issue kind `dynamo_error` (strict torch.export's Dynamo failure).
-FORMAT_MINOR = 49
+#: 50 compiles.json graph breaks' `fix` (a logging call, a training step compiled whole).
+FORMAT_MINOR = 50
 
 
 class InputFile(msgspec.Struct, kw_only=True):

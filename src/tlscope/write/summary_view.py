@@ -202,6 +202,8 @@ def _breaks(summary: Summary) -> Table:
     for group in summary.graph_breaks[:TOP]:
         where = f"{(group.user_frame.file or '?').rsplit('/', 1)[-1]}:{group.user_frame.line or '?'}"
         reason = _cut(group.reason)
+        if isinstance(group.fix, Fix):  # tlscope's fix first (1.50), then torch's own hints
+            reason.append_text(_fix(group.fix))
         for hint in group.hints:  # torch's own fix hints, beside the break they belong to
             reason.append(f"\nhint: {hint}", style="cyan")
         if group.docs_url:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from tlscope.analyse.fold.blocks import repeated_blocks
+from tlscope.analyse.fold.break_fixes import COMPILED_AUTOGRAD_ON
 from tlscope.analyse.fold.callvalues import (
     Wanted,
     guard_codes,
@@ -162,6 +163,9 @@ class CompileFold:
         self._shapes: dict[str, tuple[int | None, list[GraphInput]]] = {}
         #: A JSON artifact payload's decode error ("" when it is JSON) by its MD5.
         self._json_errors: dict[str, str] = {}
+        #: Whether a compile ran with compiled autograd on, which captures a backward called inside
+        #: a compiled function: its break there is by design (break_fixes.py).
+        self.compiled_autograd = False
 
     def feed(self, record: Record, raw_line: int | None = None) -> None:
         if self.vllm.watching or record.key in VLLM_NAMED:
@@ -227,6 +231,8 @@ class CompileFold:
             acc.error_frame = dynamo_error_frame(event.fail_reason, self.user)
         self.dynamic.metrics(event.compiler_config, event.dynamo_config, acc.cid.display)
         self.settings.feed(acc.cid.display, event)
+        if not self.compiled_autograd and event.dynamo_config and COMPILED_AUTOGRAD_ON in event.dynamo_config:
+            self.compiled_autograd = True
 
     def _outside(self, record: Record) -> CompileAcc | None:
         """Where a record outside any compile id is folded: the accumulator of the capture or AOT
@@ -382,6 +388,7 @@ class CompileFold:
                     stack=found.stack,
                     hints=found.hints,
                     docs_url=found.docs_url,
+                    fix=found.fix if found.fix is not None else msgspec.UNSET,
                 )
             )
         elif name == "recompile_reasons":

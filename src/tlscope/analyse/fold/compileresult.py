@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import msgspec
 
 from tlscope.analyse.fold.blocks import time_fix
+from tlscope.analyse.fold.break_fixes import drop_model_fixes
 from tlscope.analyse.fold.callvalues import fill_actuals, value_changes
 from tlscope.analyse.fold.compile_fold import CompileFold
 from tlscope.analyse.fold.compileacc import CompileAcc
@@ -356,6 +357,8 @@ def frame_entries(fold: CompileFold) -> Iterator[list[CompileEntry]]:
         attach_fixes(found, own, guards, exported, fold.dynamic.knows_sources, resumes)
         resumes.note(found)
         fold.dynamic.attach_why(found, own, bool(fold.exports.calls))
+        if fold.compiled_autograd:
+            drop_model_fixes(found)
         yield found
     # The symbols of no compile: their fixes read no compile (a specialisation's `entry` is None).
     left = [s for group in symbols.values() for s in group]

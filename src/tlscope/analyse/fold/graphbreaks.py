@@ -25,9 +25,10 @@ from collections.abc import Iterable
 
 import msgspec
 
+from tlscope.analyse.fold.break_fixes import break_fix, step_fixes, user_hints
 from tlscope.analyse.fold.restart_breaks import RestartBreaks
 from tlscope.analyse.fold.usercode import UserCode
-from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, GraphBreak, SourceLocation
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, GraphBreak, SourceLocation
 
 _AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
 #: `(?P<name>.+?)\s*$` (what it means) retried the trailing whitespace at each character of the name:
@@ -72,6 +73,8 @@ class ParsedBreak(msgspec.Struct, kw_only=True):
     #: torch's fix hints (its `Hint:` lines, but "report an issue"), and its docs page for the break.
     hints: list[str] = []
     docs_url: str | None = None
+    #: What to change so the break goes away (analyse/fold/break_fixes.py), when tlscope knows.
+    fix: Fix | None = None
 
 
 def fix_hints(lines: list[str]) -> tuple[list[str], str | None]:
@@ -99,10 +102,15 @@ def parse_graph_break(text: str, user: UserCode | None = None) -> ParsedBreak:
     rule = user or UserCode()
     mine = location if rule.is_user(location.file) else rule.innermost(stack)
     hints, url = fix_hints(lines)
-    if mine is None or mine is location:
-        return ParsedBreak(reason=_headline(lines), user_frame=location, stack=stack, hints=hints, docs_url=url)
+    reason = _headline(lines)
+    stopped = None if mine is None or mine is location else location
+    frame = location if stopped is None or mine is None else mine
+    # A break whose stack holds no line of the user's (a library's function compiled on its own)
+    # has no line of theirs to change: no fix.
+    fix = break_fix(reason, frame, stopped, hints, lines) if mine is not None else None
+    hints = user_hints(hints, stopped)
     return ParsedBreak(
-        reason=_headline(lines), user_frame=mine, stopped_at=location, stack=stack, hints=hints, docs_url=url
+        reason=reason, user_frame=frame, stopped_at=stopped, stack=stack, hints=hints, docs_url=url, fix=fix
     )
 
 
@@ -255,6 +263,8 @@ class BreakGroups:
                     compile_ids=[cid for _, cid in ids],
                     hints=gb.hints,
                     docs_url=gb.docs_url,
+                    fix=gb.fix,
                 )
             )
+        step_fixes(groups)  # a training step compiled whole: its optimizer's breaks too
         return sorted(groups, key=lambda g: -g.count)

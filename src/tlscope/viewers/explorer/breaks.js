@@ -1,10 +1,11 @@
 // The Graph breaks view (`?view=breaks`, in the main area): compiles.json's distinct graph breaks
 // (docs/FORMAT.md section 14), most frequent first: the reason, where in the user's own code
 // (file:line, function, the whole source line), where tracing stopped when that was library code,
-// torch's fix hints and docs page, how many times and under which compile ids. A compile id leads
+// tlscope's fix where it knows one, torch's fix hints and docs page, how many times and under which compile ids. A compile id leads
 // to its dynamo_graph_break_reason event in the table (whose payload holds the full reason and the
 // user's traceback). Text goes in with textContent.
 
+import { fixBox } from './compile.js';
 import { el } from './dom.js';
 
 const BREAK_ARTIFACT = 'dynamo_graph_break_reason';
@@ -31,13 +32,15 @@ function location(entry) {
 }
 
 /**
- * Where tracing stopped (library code), torch's hints and its page about the break.
+ * Where tracing stopped (library code), tlscope's fix (format 1.50), torch's hints and its page
+ * about the break.
  * @param {Document} doc
  * @param {HTMLElement} li
  * @param {GraphBreak} entry
  */
 function appendNotes(doc, li, entry) {
   if (entry.stoppedAt) li.appendChild(el(doc, 'div', 'muted gb-stopped', `tracing stopped in library code at ${entry.stoppedAt}`));
+  if (entry.fix) li.appendChild(fixBox(doc, entry.fix));
   for (const hint of entry.hints) li.appendChild(el(doc, 'div', 'gb-hint', `Hint: ${hint}`));
   if (entry.docsUrl) li.appendChild(el(doc, 'div', 'muted gb-docs', entry.docsUrl));
 }

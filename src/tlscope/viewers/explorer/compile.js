@@ -128,16 +128,17 @@ function recommendedBox(doc, rec) {
   return box;
 }
 
-/** The fix kinds whose `code` is an instruction in words, not code (format 1.46, 1.47, 1.49). */
-const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list', 'tensor_lr']);
+/** The fix kinds whose `code` is an instruction in words, not code (format 1.46, 1.47, 1.49, 1.50). */
+const INSTRUCTIONS = new Set(['pass_as_argument', 'stack_list', 'tensor_lr', 'compile_model', 'step_outside']);
 
 /**
- * What to change so the size does not recompile (compiles.json's `fix`), or so a slow compile is
- * faster (`time_fix`, kind `regional`), as written.
+ * What to change so the size does not recompile (compiles.json's `fix`), so a slow compile is
+ * faster (`time_fix`, kind `regional`), or so a graph break goes away (a distinct break's `fix`,
+ * format 1.50: the Graph breaks view shows it too), as written.
  * @param {Document} doc
  * @param {NonNullable<NonNullable<CompileView['recompile']>['fix']>} fix
  */
-function fixBox(doc, fix) {
+export function fixBox(doc, fix) {
   const box = el(doc, 'div', 'cp-fix');
   // change_code: `code` is the user's line to change, at `where`; an instruction in words
   // (FORMAT.md "What to change": pass_as_argument, stack_list, tensor_lr) is said as it is; a slow

@@ -94,6 +94,7 @@
  * @property {SourceLocation[]} [stack]
  * @property {string[]} [hints]
  * @property {string | null} [docs_url]
+ * @property {Fix} [fix]
  */
 
 /**
@@ -105,6 +106,21 @@
  * @property {number | null} [raw_line]
  * @property {number} log_line
  * @property {string} [name]
+ */
+
+/**
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
+1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
+compile's `time_fix`) that makes a slow compile faster.
+ * @typedef {object} Fix
+ * @property {string} kind
+ * @property {string} input
+ * @property {string} source
+ * @property {number | null} [dim]
+ * @property {string} code
+ * @property {SourceLocation | null} [where]
+ * @property {string} why
  */
 
 /**
@@ -147,21 +163,6 @@
  * @property {string | null} before
  * @property {string | null} after
  * @property {string} [name]
- */
-
-/**
- * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
-size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
-1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
-compile's `time_fix`) that makes a slow compile faster.
- * @typedef {object} Fix
- * @property {string} kind
- * @property {string} input
- * @property {string} source
- * @property {number | null} [dim]
- * @property {string} code
- * @property {SourceLocation | null} [where]
- * @property {string} why
  */
 
 /**
@@ -285,6 +286,7 @@ A compile id holds several when torch._dynamo.reset() made PyTorch number compil
  * @property {string[]} compile_ids
  * @property {string[]} [hints]
  * @property {string | null} [docs_url]
+ * @property {Fix} [fix]
  */
 
 /**

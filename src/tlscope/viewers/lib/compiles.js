@@ -315,7 +315,7 @@ function describeRecompile(recompile) {
  * @param {unknown} fix
  * @returns {FixView | null}
  */
-function describeFix(fix) {
+export function describeFix(fix) {
   if (!isObject(fix) || typeof fix.code !== 'string') return null;
   return {
     kind: text(fix.kind) || '?',

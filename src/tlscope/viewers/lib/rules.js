@@ -2,6 +2,7 @@
 // vocabulary and its severity order, a status derived from compilation_metrics where compiles.json
 // is absent, graph breaks merged over ranks, and stack frames resolved through the string table.
 
+import { describeFix } from './compiles.js';
 import { isObject } from './format.js';
 
 /** @typedef {import('./format.js').Frame} Frame */
@@ -25,6 +26,7 @@ import { isObject } from './format.js';
  * @property {string | null} stoppedAt where tracing stopped when that is library code (`stopped_at`, since format 1.7), as `file:line in name`
  * @property {string[]} hints torch's own fix hints (since format 1.8)
  * @property {string | null} docsUrl torch's page about the break (since format 1.8)
+ * @property {import('./compiles.js').FixView | null} fix what to change so the break goes away (`fix`, since format 1.50), the first rank's
  */
 
 /**
@@ -95,9 +97,10 @@ export function mergeGraphBreaks(lists) {
 }
 
 /**
- * A distinct graph break's library location, torch's hints and docs page (absent before 1.7/1.8).
+ * A distinct graph break's library location, torch's hints and docs page (absent before 1.7/1.8)
+ * and tlscope's fix (absent before 1.50, and where tlscope knows none).
  * @param {import('./format.js').JsonObject} entry
- * @returns {{ stoppedAt: string | null, hints: string[], docsUrl: string | null }}
+ * @returns {{ stoppedAt: string | null, hints: string[], docsUrl: string | null, fix: import('./compiles.js').FixView | null }}
  */
 function breakNotes(entry) {
   const at = isObject(entry.stopped_at) ? entry.stopped_at : null;
@@ -107,7 +110,7 @@ function breakNotes(entry) {
     stoppedAt = typeof at.name === 'string' && at.name ? `${where} in ${at.name}` : where;
   }
   const hints = Array.isArray(entry.hints) ? entry.hints.filter((h) => typeof h === 'string') : [];
-  return { stoppedAt, hints, docsUrl: typeof entry.docs_url === 'string' ? entry.docs_url : null };
+  return { stoppedAt, hints, docsUrl: typeof entry.docs_url === 'string' ? entry.docs_url : null, fix: describeFix(entry.fix) };
 }
 
 /**

@@ -93,6 +93,7 @@ export type GraphBreak = {
     stack?: SourceLocation[] | undefined;
     hints?: string[] | undefined;
     docs_url?: string | null | undefined;
+    fix?: Fix | undefined;
 };
 /**
  * An event with a payload, and where to find both.
@@ -104,6 +105,21 @@ export type PayloadRef = {
     raw_line?: number | null | undefined;
     log_line: number;
     name?: string | undefined;
+};
+/**
+ * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
+ * size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
+ * 1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
+ * compile's `time_fix`) that makes a slow compile faster.
+ */
+export type Fix = {
+    kind: string;
+    input: string;
+    source: string;
+    dim?: number | null | undefined;
+    code: string;
+    where?: SourceLocation | null | undefined;
+    why: string;
 };
 /**
  * Why this compile id exists although its frame was compiled before.
@@ -146,21 +162,6 @@ export type InputChange = {
     before: string | null;
     after: string | null;
     name?: string | undefined;
-};
-/**
- * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
- * size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
- * 1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
- * compile's `time_fix`) that makes a slow compile faster.
- */
-export type Fix = {
-    kind: string;
-    input: string;
-    source: string;
-    dim?: number | null | undefined;
-    code: string;
-    where?: SourceLocation | null | undefined;
-    why: string;
 };
 /**
  * Why a compilation failed (compilation_metrics `fail_*` fields).
@@ -284,6 +285,7 @@ export type DistinctGraphBreak = {
     compile_ids: string[];
     hints?: string[] | undefined;
     docs_url?: string | null | undefined;
+    fix?: Fix | undefined;
 };
 /**
  * A symbolic size or int of a compile (`create_symbol`, `create_unbacked_symbol`): where it

@@ -66,6 +66,12 @@ export function topPhases(phases: unknown, n?: number): PhaseView[];
  */
 export function compiledFunctionName(entry: unknown): string;
 /**
+ * A recompile's fix as the file says it (null when absent: not a size, or a folder before 1.10).
+ * @param {unknown} fix
+ * @returns {FixView | null}
+ */
+export function describeFix(fix: unknown): FixView | null;
+/**
  * What a view shows of one compiles.json entry, as plain data (CompileView).
  * `status` and `ranks` are the merged ones of a multi-rank folder when given.
  * @param {unknown} entry

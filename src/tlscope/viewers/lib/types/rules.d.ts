@@ -18,6 +18,7 @@
  * @property {string | null} stoppedAt where tracing stopped when that is library code (`stopped_at`, since format 1.7), as `file:line in name`
  * @property {string[]} hints torch's own fix hints (since format 1.8)
  * @property {string | null} docsUrl torch's page about the break (since format 1.8)
+ * @property {import('./compiles.js').FixView | null} fix what to change so the break goes away (`fix`, since format 1.50), the first rank's
  */
 /**
  * A status derived from one compilation_metrics record, used when compiles.json is absent: the
@@ -131,4 +132,8 @@ export type GraphBreak = {
      * torch's page about the break (since format 1.8)
      */
     docsUrl: string | null;
+    /**
+     * what to change so the break goes away (`fix`, since format 1.50), the first rank's
+     */
+    fix: import("./compiles.js").FixView | null;
 };

@@ -1,0 +1,154 @@
+"""What to change so a graph break goes away, for breaks whose cause is a pattern of the user's code
+that torch's own hint does not fix (a graph break's `fix`, format 1.50).
+
+- **A logging call** (`log.info(...)` in compiled code): Dynamo does not trace a `logging.Logger`
+  method, so the call breaks the graph, and then runs in eager, where Dynamo compiles logging's own
+  functions (`Logger.info`, `_log`, `makeRecord`, `LogRecord.__init__`) as frames of their own,
+  one of them recompiling on `time.time()`'s value: one line made 20 compiles on torch 2.13. The
+  setting torch's hint names (`torch._dynamo.config.ignore_logging_functions`) drops the call from
+  compiled code: 1 compile. The message is then not logged there, which the why says.
+- **A whole training step compiled** (`loss.backward()` and `opt.step()` inside a compiled
+  function): Dynamo does not trace `Tensor.backward()`, and torch.optim breaks the graph before and
+  after every step on purpose (`_use_grad`: AOTAutograd must see the step's no_grad). torch's hint
+  for the backward (`trace_autograd_ops`) moves the break to the step (13 compiles against 11, on
+  torch 2.13). Compiling the model instead compiles its forward and its backward: 1 compile, 4.8 s
+  against 8.6 s.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import msgspec
+
+from tlscope.analyse.fold.linear import comment_start
+from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, SourceLocation
+
+#: The logging break's reason (torch/_dynamo/variables/misc.py `LoggingLoggerVariable`).
+LOGGING_BREAK = "logging.Logger method not supported"
+#: The backward break's reason (torch/_dynamo/variables/tensor.py).
+BACKWARD_BREAK = "Unsupported Tensor.backward() call"
+#: A call of `torch._dynamo.graph_break()`; in torch.optim's files, the step's own.
+GRAPH_BREAK_CALL = "Call to `torch._dynamo.graph_break()`"
+_OPTIM = "/torch/optim/"
+#: A call of a function Dynamo skips, whose hints name it (`Avoid calling the function `Optimizer.zero_grad`.`).
+SKIPPED_INLINE = "Attempted to inline function marked as skipped"
+#: torch's recipe for a compiled optimizer step, which the step's fix cites.
+OPTIMIZER_RECIPE = "https://docs.pytorch.org/tutorials/recipes/compiling_optimizer.html"
+#: The hint torch gives with every `graph_break()` call, which a call in torch's own code does not fit.
+REMOVE_CALL_HINT = "Remove the `torch._dynamo.graph_break()` call."
+#: How a metrics record's `dynamo_config` (JSON text) says compiled autograd is on: a backward
+#: inside a compiled function is then its design (compiled autograd captures it), not a mistake.
+COMPILED_AUTOGRAD_ON = '"compiled_autograd": true'
+#: Checked on torch 2.13 (m35): what the fixes made of the scripts that showed the breaks.
+_LOGGING_CHECKED = "checked on torch 2.13: a log call in a compiled step made 20 compiles, 1 with it ignored"
+_STEP_CHECKED = "checked on torch 2.13: a compiled train step of 11 compiles (8.6 s) became 1 (4.8 s)"
+
+
+def break_fix(
+    reason: str, frame: SourceLocation, stopped_at: SourceLocation | None, hints: list[str], lines: list[str]
+) -> Fix | None:
+    """The fix of one graph break (`lines`: its payload's), or None when tlscope knows none."""
+    if reason.startswith(LOGGING_BREAK):
+        # At the user's own call only: logging's functions, compiled on their own after it, break
+        # at their calls of the logger's other methods (`self._log`), which are not the user's.
+        return _logging_fix(frame, hints, lines) if stopped_at is None else None
+    if reason == BACKWARD_BREAK:
+        return _backward_fix(frame)
+    return None
+
+
+def step_fixes(groups: Iterable[DistinctGraphBreak]) -> None:
+    """Give the optimizer's breaks (`step_outside`) in a function whose backward break has the
+    `compile_model` fix: a training step compiled whole. Not elsewhere: torch's own recipe for a
+    compiled optimizer wraps `opt.step()` in a compiled function, whose breaks are by design."""
+    groups = list(groups)
+    steps = {(g.user_frame.file, g.user_frame.name) for g in groups if _kind(g.fix) == "compile_model"}
+    for group in groups:
+        if _kind(group.fix) is None and (group.user_frame.file, group.user_frame.name) in steps and _optimizer(group):
+            group.fix = _step_fix(group.user_frame)
+
+
+def _kind(fix: Fix | msgspec.UnsetType) -> str | None:
+    return fix.kind if isinstance(fix, Fix) else None
+
+
+def _optimizer(group: DistinctGraphBreak) -> bool:
+    """Whether the break is an optimizer's: torch.optim's own `graph_break()` around its step, or a
+    skipped function torch's hint names as `Optimizer.…` (`zero_grad`)."""
+    if group.reason == GRAPH_BREAK_CALL and group.stopped_at is not None:
+        return _OPTIM in (group.stopped_at.file or "").replace("\\", "/")
+    return group.reason.startswith(SKIPPED_INLINE) and any("`Optimizer." in hint for hint in group.hints)
+
+
+def drop_model_fixes(entries: Iterable[CompileEntry]) -> None:
+    """Leave out the `compile_model` fix of a run with compiled autograd on (corpus
+    `compiled_autograd`): its compiled function calls the backward so that compiled autograd
+    captures it, and the break there is torch's way of doing so."""
+    for entry in entries:
+        for gb in entry.graph_breaks:
+            if isinstance(gb.fix, Fix) and gb.fix.kind == "compile_model":
+                gb.fix = msgspec.UNSET
+
+
+def user_hints(hints: list[str], stopped_at: SourceLocation | None) -> list[str]:
+    """torch's hints but one the user cannot follow: removing a `graph_break()` call that torch's
+    own code makes (`stopped_at`, library code), as torch.optim's step does."""
+    if stopped_at is None or REMOVE_CALL_HINT not in hints:
+        return hints
+    return [hint for hint in hints if hint != REMOVE_CALL_HINT]
+
+
+def _logging_fix(frame: SourceLocation, hints: list[str], lines: list[str]) -> Fix | None:
+    """`torch._dynamo.config.ignore_logging_functions.add(log.info)`: the setting torch's hint names
+    (an older torch's `ignore_logger_methods`), the method as the user's line calls it."""
+    setting = next((m[1] for h in hints if (m := re.search(r"`(torch\._dynamo\.config\.\w+)`", h))), None)
+    method = next((m[1] for t in lines if (m := re.search(r"method: <Logger [^>\n]{0,200}>\.(\w+)", t))), None)
+    if setting is None or method is None:
+        return None
+    called = re.search(rf"([A-Za-z_][\w.]{{0,200}})\.{method}\(", frame.code or "")
+    target = f"{called[1]}.{method}" if called is not None else f"logging.Logger.{method}"
+    why = (
+        f"Dynamo does not trace a logging.Logger method: the call breaks the graph each time, then runs in "
+        f"eager, where Dynamo compiles logging's own functions as frames of their own (one recompiling on "
+        f"the record's time); added to {setting} before the first compile, the call is left out of compiled "
+        f"code, so its message is not logged from there: to keep it, log outside the compiled function "
+        f"(return the value and log it after the call); {_LOGGING_CHECKED}"
+    )
+    return Fix(kind="ignore_logging", input=target, source="", code=f"{setting}.add({target})", why=why)
+
+
+def _backward_fix(frame: SourceLocation) -> Fix:
+    """Compile the model, not the step that calls backward."""
+    step, line = frame.name or "the compiled function", _statement(frame.code) or "backward()"
+    code = f"compile the model {step} calls (model.compile()), not {step}, and run `{line}` after it"
+    why = (
+        f"Dynamo does not trace Tensor.backward(): {step} breaks there, and what follows (an optimizer's "
+        "step, which torch.optim breaks the graph around, its zero_grad) compiles as frames of their own; "
+        "torch's hint, torch._dynamo.config.trace_autograd_ops, moves the break to the optimizer's step. A "
+        "compiled model compiles its forward and, at the first backward, its backward; the optimizer's step "
+        f"can be compiled on its own (torch.compile(opt.step), {OPTIMIZER_RECIPE}); {_STEP_CHECKED}"
+    )
+    return Fix(kind="compile_model", input=step, source="", code=code, why=why)
+
+
+def _step_fix(frame: SourceLocation) -> Fix:
+    """Call the optimizer outside the compiled function: its step, its zero_grad."""
+    step, line = frame.name or "the compiled function", _statement(frame.code) or "step()"
+    code = f"call `{line}` after {step}, not inside it (or compile the optimizer's step on its own)"
+    why = (
+        "torch.optim breaks the graph before and after every optimizer step on purpose (so AOTAutograd "
+        f"sees the step's no_grad) and Dynamo skips its zero_grad: an optimizer's call inside {step} splits "
+        "it, and the rest compiles as frames of their own; compile the model and call the optimizer after it, "
+        "its step compiled on its own if wanted "
+        f"(torch.compile(opt.step), {OPTIMIZER_RECIPE}); {_STEP_CHECKED}"
+    )
+    return Fix(kind="step_outside", input=step, source="", code=code, why=why)
+
+
+def _statement(code: str | None) -> str:
+    """The user's line without its trailing comment (`opt.step()  # …`), as the fix names it."""
+    text = (code or "").strip()
+    cut = comment_start(text)
+    return (text if cut is None else text[:cut]).strip()
