@@ -39,6 +39,7 @@ TRACES = {
     "exports": "export_failures",
     "strict": "export_strict",
     "plain": "export_plain",
+    "train": "train_step",
 }
 GLOG = re.compile(rb"[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ [^:]+:\d+\] ")
 
@@ -480,3 +481,22 @@ def test_recompiles_and_divergence_of_a_job(browser: Any, tmp_path: Path) -> Non
 
 def recompile_reasons_of(log: Path) -> int:
     return sum(1 for e in envelopes(log) if (e.get("artifact") or {}).get("name") == "recompile_reasons")
+
+
+def test_breaks_view_shows_each_break_s_fix(browser: Any, site: ExplorerSite, folders: dict[str, Path]) -> None:
+    """Format 1.50: a distinct break's `fix` is shown under it, as compiles.json words it (corpus
+    train_step: the backward's `compile_model`, the optimizer's `step_outside`), before torch's hints."""
+    groups = json.loads((folders["train"] / "compiles.json").read_text())["graph_breaks"]
+    page = open_explorer(browser, site.explorer("train", "#view=breaks"))
+    wait_hook(page, lambda h: h.get("view") == "breaks")
+    items = page.locator("#pane #breaks li.gb")
+    assert items.count() == len(groups) == 3
+    for i, group in enumerate(groups):
+        item = items.nth(i)
+        assert item.locator(".gb-reason").text_content() == group["reason"]
+        assert item.locator(".cp-fix .cp-fix-code").text_content() == group["fix"]["code"]
+        assert item.locator(".cp-fix .cp-why").text_content() == group["fix"]["why"]
+    kinds = [g["fix"]["kind"] for g in groups]
+    assert sorted(kinds) == ["compile_model", "step_outside", "step_outside"]
+    assert page.errors == []
+    page.close()
