@@ -116,7 +116,41 @@ def test_a_user_s_own_graph_break_call_keeps_torch_s_hint(tmp_path_factory: pyte
     mine = _breaks(data)["Call to `torch._dynamo.graph_break()`"]
     assert mine["stopped_at"] is None and REMOVE_CALL_HINT in mine["hints"]
     assert "fix" not in mine
-    assert not any("fix" in gb for e in data["compiles"] for gb in e["graph_breaks"])
+    fixed = {gb["reason"] for e in data["compiles"] for gb in e["graph_breaks"] if "fix" in gb}
+    assert fixed == {"Failed to trace builtin operator"}  # its print: the next test
+
+
+def test_a_print_of_constants_and_tensors_is_told_to_be_reordered(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Corpus graph_breaks prints a str (`print("graph break: print")`): the setting torch's hint
+    names makes Dynamo print after the graph (checked on torch 2.13: 3 compiles become 1, still
+    printing); graph_breaks_repeated prints `t.shape`, a Size Dynamo cannot print after the
+    graph (checked: 11 compiles with the setting as without): no fix."""
+    data = corpus_compiles("graph_breaks", tmp_path_factory)
+    group = _breaks(data)["Failed to trace builtin operator"]
+    fix = group["fix"]
+    assert (fix["kind"], fix["input"], fix["where"]) == ("reorder_print", "print", None)
+    assert fix["code"] == "torch._dynamo.config.reorderable_logging_functions.add(print)"
+    assert "prints after it, with the values the print was given" in fix["why"]
+    repeated = corpus_compiles("graph_breaks_repeated", tmp_path_factory)
+    assert "fix" not in _breaks(repeated)["Failed to trace builtin operator"]
+
+
+@pytest.mark.parametrize(
+    ("types", "fixed"),
+    [("['str', 'Tensor']", True), ("['str', 'int', 'float']", True), ("['str', 'Size']", False), ("[]", True)],
+)
+def test_only_a_print_dynamo_can_reorder_is_fixed(types: str, fixed: bool) -> None:
+    hints = [
+        f"Avoid calling builtin `print` with argument types {types}. Consider using an equivalent alternative.",
+        "If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+        "`torch._dynamo.config.reorderable_logging_functions`.",
+    ]
+    frame = SourceLocation(file="/work/app/train.py", line=7, name="step", code="print(x)")
+    fix = break_fix("Failed to trace builtin operator", frame, None, hints, [])
+    assert (fix is not None) == fixed
+    # Another builtin (`len` of an object), or a torch whose hints name no setting: none.
+    assert break_fix("Failed to trace builtin operator", frame, None, [hints[0].replace("print", "len")], []) is None
+    assert break_fix("Failed to trace builtin operator", frame, None, hints[:1], []) is None
 
 
 @pytest.mark.parametrize(

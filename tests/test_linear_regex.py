@@ -184,13 +184,20 @@ _HANG_CASES: dict[str, str] = {
     "graph comment": "graphs.busiest_line('    # File: ' + 'a:1 in f, code ' * 300_000 + '\\n' + "
     "'    a = f(x)\\n' * 600, 600)",
     "blocks": "blocks.repeated_blocks(\"source=L['self']._modules['a'], accessed_by=x \" * 200_000)",
+    # Format 1.50: a graph break's fix, read from its hints, its debug context and the user's line.
+    "logging receiver": "break_fixes._receiver('a' * 2_000_000 + '.info(', 'info')",
+    "logging context": "break_fixes.break_fix('logging.Logger method not supported', graphbreaks.SourceLocation(), "
+    "None, ['`torch._dynamo.config.a`'], ['method: <Logger ' * 200_000])",
+    "print types": "break_fixes._printable(['Avoid calling builtin `print` with argument types [' + "
+    "\"'a', \" * 500_000])",
+    "hint setting": "break_fixes._setting(['`torch._dynamo.config.' * 300_000], r'\\w+')",
 }
 
 
 @pytest.mark.parametrize("case", sorted(_HANG_CASES))
 def test_no_hang_on_the_inputs_that_made_the_originals_quadratic(case: str) -> None:
     script = "import re\nfrom tlscope.analyse.fold import callvalues, compileacc, fixes, graphbreaks, graphs, guards\n"
-    script += "from tlscope.analyse.fold import blocks\n"
+    script += "from tlscope.analyse.fold import blocks, break_fixes\n"
     script += "from tlscope.analyse.fold import resume\n"
     script += "from tlscope.analyse import diff\n"
     script += "from tlscope.analyse.tlparse import naming\n"

@@ -7,6 +7,10 @@ that torch's own hint does not fix (a graph break's `fix`, format 1.50).
   one of them recompiling on `time.time()`'s value: one line made 20 compiles on torch 2.13. The
   setting torch's hint names (`torch._dynamo.config.ignore_logging_functions`) drops the call from
   compiled code: 1 compile. The message is then not logged there, which the why says.
+- **A print** (`print("loss", loss)` in compiled code): Dynamo does not trace the builtin, so the
+  call breaks the graph; the setting torch's second hint names
+  (`torch._dynamo.config.reorderable_logging_functions`) makes Dynamo print after the graph, with
+  the values it was given: 3 compiles became 1 on torch 2.13, the message still printed.
 - **A whole training step compiled** (`loss.backward()` and `opt.step()` inside a compiled
   function): Dynamo does not trace `Tensor.backward()`, and torch.optim breaks the graph before and
   after every step on purpose (`_use_grad`: AOTAutograd must see the step's no_grad). torch's hint
@@ -27,6 +31,13 @@ from tlscope.format.compiles import CompileEntry, DistinctGraphBreak, Fix, Sourc
 
 #: The logging break's reason (torch/_dynamo/variables/misc.py `LoggingLoggerVariable`).
 LOGGING_BREAK = "logging.Logger method not supported"
+#: A builtin Dynamo does not trace (torch/_dynamo/variables/builtin.py), `print` among them.
+BUILTIN_BREAK = "Failed to trace builtin operator"
+#: The builtin a print's break names in its first hint (`Avoid calling builtin `print` with …`).
+_PRINT_HINT = "Avoid calling builtin `print`"
+#: The argument types Dynamo prints after the graph (`DebuggingVariable.can_reorder_logs`:
+#: tensors, constants, format strings), as the print's hint names them.
+_REORDERABLE = frozenset({"str", "int", "float", "bool", "NoneType", "Tensor", "Parameter"})
 #: The backward break's reason (torch/_dynamo/variables/tensor.py).
 BACKWARD_BREAK = "Unsupported Tensor.backward() call"
 #: A call of `torch._dynamo.graph_break()`; in torch.optim's files, the step's own.
@@ -43,6 +54,7 @@ REMOVE_CALL_HINT = "Remove the `torch._dynamo.graph_break()` call."
 COMPILED_AUTOGRAD_ON = '"compiled_autograd": true'
 #: Checked on torch 2.13 (m35): what the fixes made of the scripts that showed the breaks.
 _LOGGING_CHECKED = "checked on torch 2.13: a log call in a compiled step made 20 compiles, 1 with it ignored"
+_PRINT_CHECKED = "checked on torch 2.13: a print in a compiled step made 3 compiles, 1 reordered, still printing"
 _STEP_CHECKED = "checked on torch 2.13: a compiled train step of 11 compiles (8.6 s) became 1 (4.8 s)"
 
 
@@ -56,6 +68,8 @@ def break_fix(
         return _logging_fix(frame, hints, lines) if stopped_at is None else None
     if reason == BACKWARD_BREAK:
         return _backward_fix(frame)
+    if reason == BUILTIN_BREAK and stopped_at is None and _printable(hints):
+        return _print_fix(hints)
     return None
 
 
@@ -103,12 +117,12 @@ def user_hints(hints: list[str], stopped_at: SourceLocation | None) -> list[str]
 def _logging_fix(frame: SourceLocation, hints: list[str], lines: list[str]) -> Fix | None:
     """`torch._dynamo.config.ignore_logging_functions.add(log.info)`: the setting torch's hint names
     (an older torch's `ignore_logger_methods`), the method as the user's line calls it."""
-    setting = next((m[1] for h in hints if (m := re.search(r"`(torch\._dynamo\.config\.\w+)`", h))), None)
+    setting = _setting(hints, r"\w+")
     method = next((m[1] for t in lines if (m := re.search(r"method: <Logger [^>\n]{0,200}>\.(\w+)", t))), None)
     if setting is None or method is None:
         return None
-    called = re.search(rf"([A-Za-z_][\w.]{{0,200}})\.{method}\(", frame.code or "")
-    target = f"{called[1]}.{method}" if called is not None else f"logging.Logger.{method}"
+    receiver = _receiver(frame.code or "", method)
+    target = f"{receiver}.{method}" if receiver else f"logging.Logger.{method}"
     why = (
         f"Dynamo does not trace a logging.Logger method: the call breaks the graph each time, then runs in "
         f"eager, where Dynamo compiles logging's own functions as frames of their own (one recompiling on "
@@ -117,6 +131,51 @@ def _logging_fix(frame: SourceLocation, hints: list[str], lines: list[str]) -> F
         f"(return the value and log it after the call); {_LOGGING_CHECKED}"
     )
     return Fix(kind="ignore_logging", input=target, source="", code=f"{setting}.add({target})", why=why)
+
+
+def _printable(hints: list[str]) -> bool:
+    """Whether the break is a print whose arguments Dynamo can print after the graph, as torch's
+    hint types them (`with argument types ['str', 'Tensor']`): tensors and constants. Another
+    (`t.shape`'s `Size`) breaks the graph there still (checked on torch 2.13: 11 compiles with
+    the setting as without)."""
+    hint = next((h for h in hints if h.startswith(_PRINT_HINT)), None)
+    listed = re.match(r"Avoid calling builtin `print` with argument types \[([^\]\n]{0,2000})\]", hint or "")
+    if listed is None:
+        return False
+    types = [t.strip().strip("'\"") for t in listed[1].split(",") if t.strip()]
+    return all(t in _REORDERABLE for t in types)
+
+
+def _print_fix(hints: list[str]) -> Fix | None:
+    """`torch._dynamo.config.reorderable_logging_functions.add(print)`: the setting torch's hint
+    names, under which Dynamo prints after the graph instead of breaking it."""
+    setting = _setting(hints, "reorderable_logging_functions")
+    if setting is None:
+        return None
+    why = (
+        f"Dynamo does not trace print: the call breaks the graph in two, the rest compiled as a function "
+        f"of its own; added to {setting} before the first compile, Dynamo keeps one graph and prints after "
+        "it, with the values the print was given (an object changed after the print shows its new value, and "
+        "its arguments are tensors and constants, as here: another, `x.shape`, would break the graph there still); "
+        f"{_PRINT_CHECKED}"
+    )
+    return Fix(kind="reorder_print", input="print", source="", code=f"{setting}.add(print)", why=why)
+
+
+def _setting(hints: list[str], name: str) -> str | None:
+    """The setting `torch._dynamo.config.<name>` as torch's hints name it (`name` a pattern), or None."""
+    return next((m[1] for h in hints if (m := re.search(rf"`(torch\._dynamo\.config\.{name})`", h))), None)
+
+
+def _receiver(code: str, method: str) -> str:
+    """What the line calls `method` on (`self.log` in `self.log.info(...)`), "" when it does not
+    show it; read back from the call, in linear time (a regex tried at each character was not)."""
+    end = code.find(f".{method}(")
+    start = end
+    while start > 0 and (code[start - 1].isalnum() or code[start - 1] in "_."):
+        start -= 1
+    name = code[start:end] if end > 0 else ""
+    return name if name and (name[0].isalpha() or name[0] == "_") else ""
 
 
 def _backward_fix(frame: SourceLocation) -> Fix:
