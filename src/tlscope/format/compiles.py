@@ -218,7 +218,7 @@ class GraphBreak(msgspec.Struct, kw_only=True):
     hints: list[str] = []
     #: torch's page about this break (`For more details ..., please visit:`), if the payload links one. Since 1.8.
     docs_url: str | None = None
-    #: What to change so the break goes away (`ignore_logging`, `reorder_print`, `compile_model`, `step_outside`:
+    #: What to change so the break goes away (`ignore_logging`, `reorder_logging`, `compile_model`, `step_outside`:
     #: FORMAT.md "What to change: a graph break's fix"); absent when tlscope knows none. Since 1.50.
     fix: Fix | msgspec.UnsetType = msgspec.UNSET
 

@@ -7,10 +7,10 @@ that torch's own hint does not fix (a graph break's `fix`, format 1.50).
   one of them recompiling on `time.time()`'s value: one line made 20 compiles on torch 2.13. The
   setting torch's hint names (`torch._dynamo.config.ignore_logging_functions`) drops the call from
   compiled code: 1 compile. The message is then not logged there, which the why says.
-- **A print** (`print("loss", loss)` in compiled code): Dynamo does not trace the builtin, so the
-  call breaks the graph; the setting torch's second hint names
-  (`torch._dynamo.config.reorderable_logging_functions`) makes Dynamo print after the graph, with
-  the values it was given: 3 compiles became 1 on torch 2.13, the message still printed.
+- **A print or a warning** (`print("loss", loss)`, `warnings.warn(...)` in compiled code): Dynamo
+  does not trace them, so the call breaks the graph; the setting torch's hint names
+  (`torch._dynamo.config.reorderable_logging_functions`) makes Dynamo call them after the graph,
+  with the values they were given: 3 compiles became 1 on torch 2.13, the message still said.
 - **A whole training step compiled** (`loss.backward()` and `opt.step()` inside a compiled
   function): Dynamo does not trace `Tensor.backward()`, and torch.optim breaks the graph before and
   after every step on purpose (`_use_grad`: AOTAutograd must see the step's no_grad). torch's hint
@@ -38,6 +38,8 @@ _PRINT_HINT = "Avoid calling builtin `print`"
 #: The argument types Dynamo prints after the graph (`DebuggingVariable.can_reorder_logs`:
 #: tensors, constants, format strings), as the print's hint names them.
 _REORDERABLE = frozenset({"str", "int", "float", "bool", "NoneType", "Tensor", "Parameter"})
+#: A `warnings.warn` call, which Dynamo skips (a C function of `_warnings`).
+WARN_BREAK = "Attempted to call function marked as skipped: _warnings.warn"
 #: The backward break's reason (torch/_dynamo/variables/tensor.py).
 BACKWARD_BREAK = "Unsupported Tensor.backward() call"
 #: A call of `torch._dynamo.graph_break()`; in torch.optim's files, the step's own.
@@ -55,6 +57,7 @@ COMPILED_AUTOGRAD_ON = '"compiled_autograd": true'
 #: Checked on torch 2.13 (m35): what the fixes made of the scripts that showed the breaks.
 _LOGGING_CHECKED = "checked on torch 2.13: a log call in a compiled step made 20 compiles, 1 with it ignored"
 _PRINT_CHECKED = "checked on torch 2.13: a print in a compiled step made 3 compiles, 1 reordered, still printing"
+_WARN_CHECKED = "checked on torch 2.13: a warning in a compiled step made 3 compiles, 1 reordered, still warning"
 _STEP_CHECKED = "checked on torch 2.13: a compiled train step of 11 compiles (8.6 s) became 1 (4.8 s)"
 
 
@@ -69,7 +72,9 @@ def break_fix(
     if reason == BACKWARD_BREAK:
         return _backward_fix(frame)
     if reason == BUILTIN_BREAK and stopped_at is None and _printable(hints):
-        return _print_fix(hints)
+        return _reorder_fix(hints, "print", "print", _PRINT_CHECKED)
+    if reason == WARN_BREAK:  # a library's warning too: the setting is the process's
+        return _reorder_fix(hints, "warnings.warn", "a warning", _WARN_CHECKED)
     return None
 
 
@@ -146,20 +151,20 @@ def _printable(hints: list[str]) -> bool:
     return all(t in _REORDERABLE for t in types)
 
 
-def _print_fix(hints: list[str]) -> Fix | None:
+def _reorder_fix(hints: list[str], function: str, what: str, checked: str) -> Fix | None:
     """`torch._dynamo.config.reorderable_logging_functions.add(print)`: the setting torch's hint
-    names, under which Dynamo prints after the graph instead of breaking it."""
+    names, under which Dynamo calls `function` after the graph instead of breaking it."""
     setting = _setting(hints, "reorderable_logging_functions")
     if setting is None:
         return None
     why = (
-        f"Dynamo does not trace print: the call breaks the graph in two, the rest compiled as a function "
-        f"of its own; added to {setting} before the first compile, Dynamo keeps one graph and prints after "
-        "it, with the values the print was given (an object changed after the print shows its new value, and "
-        "its arguments are tensors and constants, as here: another, `x.shape`, would break the graph there still); "
-        f"{_PRINT_CHECKED}"
+        f"Dynamo does not trace {function}: the call breaks the graph in two, the rest compiled as a function "
+        f"of its own; added to {setting} before the first compile, Dynamo keeps one graph and calls it after "
+        f"the graph, with the values it was given ({what} then comes after the graph's work, an object changed "
+        "after the call shows its new value, and an argument other than a tensor or a constant, `x.shape`, "
+        f"breaks the graph there still); {checked}"
     )
-    return Fix(kind="reorder_print", input="print", source="", code=f"{setting}.add(print)", why=why)
+    return Fix(kind="reorder_logging", input=function, source="", code=f"{setting}.add({function})", why=why)
 
 
 def _setting(hints: list[str], name: str) -> str | None:
