@@ -190,7 +190,7 @@ _HANG_CASES: dict[str, str] = {
     "None, ['`torch._dynamo.config.a`'], ['method: <Logger ' * 200_000])",
     "print types": "break_fixes._printable(['Avoid calling builtin `print` with argument types [' + "
     "\"'a', \" * 500_000])",
-    "hint setting": "break_fixes._setting(['`torch._dynamo.config.' * 300_000], r'\\w+')",
+    "hint setting": "break_fixes._setting(['`torch._dynamo.config.' * 300_000, 'torch._dynamo.config.a' * 300_000])",
 }
 
 

@@ -38,6 +38,10 @@ _PRINT_HINT = "Avoid calling builtin `print`"
 #: The argument types Dynamo prints after the graph (`DebuggingVariable.can_reorder_logs`:
 #: tensors, constants, format strings), as the print's hint names them.
 _REORDERABLE = frozenset({"str", "int", "float", "bool", "NoneType", "Tensor", "Parameter"})
+#: How torch's hints name a setting, in backquotes: `torch._dynamo.config.<name>`.
+_CONFIG = "torch._dynamo.config."
+#: Characters a setting's name is looked for within, after `torch._dynamo.config.`.
+_NAME_WITHIN = 200
 #: A `warnings.warn` call, which Dynamo skips (a C function of `_warnings`).
 WARN_BREAK = "Attempted to call function marked as skipped: _warnings.warn"
 #: The backward break's reason (torch/_dynamo/variables/tensor.py).
@@ -122,7 +126,7 @@ def user_hints(hints: list[str], stopped_at: SourceLocation | None) -> list[str]
 def _logging_fix(frame: SourceLocation, hints: list[str], lines: list[str]) -> Fix | None:
     """`torch._dynamo.config.ignore_logging_functions.add(log.info)`: the setting torch's hint names
     (an older torch's `ignore_logger_methods`), the method as the user's line calls it."""
-    setting = _setting(hints, r"\w+")
+    setting = _setting(hints)
     method = next((m[1] for t in lines if (m := re.search(r"method: <Logger [^>\n]{0,200}>\.(\w+)", t))), None)
     if setting is None or method is None:
         return None
@@ -143,11 +147,12 @@ def _printable(hints: list[str]) -> bool:
     hint types them (`with argument types ['str', 'Tensor']`): tensors and constants. Another
     (`t.shape`'s `Size`) breaks the graph there still (checked on torch 2.13: 11 compiles with
     the setting as without)."""
-    hint = next((h for h in hints if h.startswith(_PRINT_HINT)), None)
-    listed = re.match(r"Avoid calling builtin `print` with argument types \[([^\]\n]{0,2000})\]", hint or "")
-    if listed is None:
+    lead = f"{_PRINT_HINT} with argument types ["
+    hint = next((h for h in hints if h.startswith(lead)), None)
+    end = hint.find("]", len(lead)) if hint is not None else -1
+    if hint is None or end < 0:
         return False
-    types = [t.strip().strip("'\"") for t in listed[1].split(",") if t.strip()]
+    types = [t.strip().strip("'\"") for t in hint[len(lead) : end].split(",") if t.strip()]
     return all(t in _REORDERABLE for t in types)
 
 
@@ -167,9 +172,19 @@ def _reorder_fix(hints: list[str], function: str, what: str, checked: str) -> Fi
     return Fix(kind="reorder_logging", input=function, source="", code=f"{setting}.add({function})", why=why)
 
 
-def _setting(hints: list[str], name: str) -> str | None:
-    """The setting `torch._dynamo.config.<name>` as torch's hints name it (`name` a pattern), or None."""
-    return next((m[1] for h in hints if (m := re.search(rf"`(torch\._dynamo\.config\.{name})`", h))), None)
+def _setting(hints: list[str], name: str | None = None) -> str | None:
+    """The setting `torch._dynamo.config.<name>` as torch's hints name it in backquotes (any name
+    when `name` is None), or None; read with `str.find` (no pattern to compile for a small log)."""
+    for hint in hints:
+        start = hint.find(_CONFIG)
+        while start >= 0:
+            end = hint.find("`", start, start + _NAME_WITHIN)  # bounded: a hint of no backquote is read once
+            said = hint[start:end] if end > 0 else ""
+            key = said[len(_CONFIG) :]
+            if key.isidentifier() and (name is None or key == name) and hint[start - 1 : start] == "`":
+                return said
+            start = hint.find(_CONFIG, start + 1)
+    return None
 
 
 def _receiver(code: str, method: str) -> str:
