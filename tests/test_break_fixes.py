@@ -4,10 +4,12 @@ checked on torch 2.13 by applying it (corpus/scenarios/logging_break.py, train_s
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import corpus_compiles
+from helpers import CORPUS, REPO, corpus_compiles
 
 from tlscope.analyse.fold.break_fixes import BACKWARD_BREAK, GRAPH_BREAK_CALL, REMOVE_CALL_HINT, break_fix, step_fixes
 from tlscope.analyse.fold.graphbreaks import parse_graph_break
@@ -244,3 +246,33 @@ def test_a_warning_is_told_to_be_reordered() -> None:
     assert fix is not None and (fix.kind, fix.input) == ("reorder_logging", "warnings.warn")
     assert fix.code == "torch._dynamo.config.reorderable_logging_functions.add(warnings.warn)"
     assert break_fix("Attempted to call function marked as skipped: _warnings.warn", frame, None, [], []) is None
+
+
+def test_the_report_says_each_break_s_fix(tmp_path: Path) -> None:
+    """index.html's Distinct graph breaks table: a break's fix under its reason, an instruction in
+    words as it is (`compile_model`, `step_outside`), a setting as the line to add."""
+    from tlscope.cli import main
+
+    pages = {}
+    for name in ("train_step", "graph_breaks"):
+        assert main([str(CORPUS / name), "-o", str(tmp_path / name), "--no-browser"]) == 0
+        pages[name] = (tmp_path / name / "index.html").read_text()
+    fixes = re.findall(r'<span class="answers-fix">To avoid it, (.*?): ', pages["train_step"])
+    assert fixes == [
+        "call `opt.step()` after train_step, not inside it (or compile the optimizer&#39;s step on its own)",
+        "compile the model train_step calls (model.compile()), not train_step, and run `loss.backward()` after it",
+        "call `opt.zero_grad()` after train_step, not inside it (or compile the optimizer&#39;s step on its own)",
+    ]
+    said = re.findall(r'<span class="answers-fix">To avoid it, (.*?): ', pages["graph_breaks"])
+    assert said == ["add <code>torch._dynamo.config.reorderable_logging_functions.add(print)</code>"]
+
+
+def test_the_explorer_says_in_words_the_kinds_python_does() -> None:
+    """The explorer's fix box (explorer/compile.js INSTRUCTIONS) and the report and summary
+    (format/compiles.py INSTRUCTION_KINDS) treat the same kinds' `code` as words."""
+    from tlscope.format.compiles import INSTRUCTION_KINDS
+
+    source = (REPO / "src/tlscope/viewers/explorer/compile.js").read_text()
+    listed = re.search(r"const INSTRUCTIONS = new Set\(\[([^\]]*)\]\)", source)
+    assert listed is not None
+    assert set(re.findall(r"'(\w+)'", listed[1])) == INSTRUCTION_KINDS

@@ -3,10 +3,11 @@ torch's recipe is a tensor learning rate, whose value is no guard."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import corpus_compiles
+from helpers import CORPUS, corpus_compiles
 
 from tlscope.analyse.fold.guards import guard_failure
 from tlscope.analyse.fold.value_fixes import LR_KIND, LR_RECIPE, repeated_value_fixes
@@ -57,3 +58,14 @@ def test_only_a_torch_optimizer_s_learning_rate_is_fixed() -> None:
     assert repeated_value_fixes([_recompiled("self.param_groups[0]['momentum'] == 0.9")]) == {}
     assert repeated_value_fixes([_recompiled("self.param_groups[0]['lr'] == 0.1", file="/work/my_opt.py")]) == {}
     assert repeated_value_fixes([_recompiled("self.param_groups[0]['lr'] == 0.1", name="zero_grad")]) == {}
+
+
+def test_the_report_says_the_fix_as_words(tmp_path: Path) -> None:
+    """The report's recompile section says `tensor_lr`'s code as the instruction it is (before,
+    "add <code>create AdamW …</code>", as if it were a line to paste)."""
+    from tlscope.cli import main
+
+    assert main([str(CORPUS / "lr_schedule"), "-o", str(tmp_path / "out"), "--no-browser"]) == 0
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert '<p class="answers-fix">To avoid it, create AdamW with lr=torch.tensor(0.001), not the float 0.001: ' in page
+    assert "add <code>create AdamW" not in page

@@ -172,6 +172,11 @@ class Timing(msgspec.Struct, kw_only=True):
     source: str | None = None
 
 
+#: The fix kinds whose `code` is an instruction in words, not code to paste (FORMAT.md "What to
+#: change"): every view says them as they are, where another kind's `code` is a line to add.
+INSTRUCTION_KINDS = frozenset({"pass_as_argument", "stack_list", "tensor_lr", "compile_model", "step_outside"})
+
+
 class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
     size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since

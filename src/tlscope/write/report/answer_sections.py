@@ -13,7 +13,7 @@ import msgspec
 from tlscope.analyse.caches import grouped, logged_sum, missed_time, time_saved
 from tlscope.analyse.flame import flame_tree
 from tlscope.analyse.fold.capture import renumbered_why
-from tlscope.format.compiles import Answers, CompileEntry, SourceLocation
+from tlscope.format.compiles import INSTRUCTION_KINDS, Answers, CompileEntry, SourceLocation
 from tlscope.format.status import status_words
 from tlscope.write.outdir import OutputDir
 from tlscope.write.report.render import render
@@ -116,6 +116,8 @@ def sections(
 
     return {
         "answers_source": source,
+        # A fix whose `code` is words, not a line to add (format/compiles.py).
+        "answers_instructions": INSTRUCTION_KINDS,
         "answers_statuses": _statuses(found),
         # The first answers in a line each (analyse/headline.py), as `tlscope LOG` prints them.
         "answers_headline": answers.headline,
