@@ -416,6 +416,19 @@ test('graph breaks of compiles.json merged over ranks: counts summed, ranks and 
   assert.deepEqual([merged[1].name, merged[1].code], [null, null]);
 });
 
+test("a distinct break's fix (format 1.50) is read as compiles.json says it, the first rank's kept", () => {
+  const frame = { file: 'm.py', line: 7, name: 'step', code: 'log.info(x)' };
+  const fix = { kind: 'ignore_logging', input: 'log.info', source: '', dim: null, code: 'torch._dynamo.config.ignore_logging_functions.add(log.info)', where: null, why: 'w' };
+  const merged = mergeGraphBreaks([
+    { rank: 0, breaks: [{ reason: 'R', user_frame: frame, count: 1, compile_ids: ['[0/0]'], fix }, { reason: 'S', user_frame: frame, count: 1, compile_ids: ['[1/0]'] }] },
+    { rank: 1, breaks: [{ reason: 'R', user_frame: frame, count: 1, compile_ids: ['[0/0]'], fix: { ...fix, code: 'other' } }] },
+  ]);
+  assert.deepEqual(merged[0].fix, { kind: 'ignore_logging', input: 'log.info', dim: null, code: fix.code, where: null, whereCode: null, why: 'w' });
+  // No fix, or one without its code (a file before 1.50, a broken one): none.
+  assert.equal(merged[1].fix, null);
+  assert.equal(mergeGraphBreaks([{ rank: null, breaks: [{ reason: 'R', user_frame: frame, count: 1, compile_ids: [], fix: { kind: 'x' } }] }])[0].fix, null);
+});
+
 test('a trace opened from a folder with compiles.json has its graph breaks', { skip: !REAL && 'TLSCOPE_JS_TRACES not set (run through pytest)' }, async () => {
   for (const [name, folder] of Object.entries(REAL)) {
     const trace = await openTrace(`http://x/${name}/`, { fetchImpl: folderFetch(join(folder, '..')) });
