@@ -55,7 +55,7 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
     live, trace = served
     url = f"{live.url}/viewers/explorer/?trace={quote(trace.url(), safe='')}"
     assert trace.local is None  # parsed when the page asks
-    checked = hinted = 0
+    checked = hinted = fixed = 0
     for row in range(4):
         page = open_explorer(browser, url + f"#kind=artifact&q=dynamo_graph_break_reason&tab=stack&row={row}")
         assert trace.local is not None
@@ -80,6 +80,10 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
         docs = box.locator("a.attributed-docs")
         assert (docs.get_attribute("href") if docs.count() else None) == gb["docs_url"]
         hinted += bool(gb["hints"])
+        # tlscope's fix (format 1.50), before torch's hints: graph_breaks' print.
+        fix = gb.get("fix")
+        assert box.locator(".cp-fix .cp-fix-code").all_inner_texts() == ([fix["code"]] if fix else [])
+        fixed += fix is not None
         # The full stack, one click away: every frame, the user's marked.
         assert box.locator("table.attributed-stack").count() == 0
         box.locator("button.full-stack").click()
@@ -94,6 +98,7 @@ def test_a_break_events_stack_tab_shows_the_users_line_and_the_full_stack(
     assert checked
     if CASES_HINTED.get(str(trace.source)):
         assert hinted  # graph_breaks' Tensor.item() break: capture_scalar_outputs
+        assert fixed  # graph_breaks' print of a str: reorderable_logging_functions
 
 
 def test_a_failed_compiles_metrics_show_the_users_line_and_the_compiles_stack(browser: Any, tmp_path: Path) -> None:

@@ -4,7 +4,8 @@
 // written into compiles.json (`user_frame`, `stopped_at`, `stack`): this module finds the entry of
 // the selected event and shows it, it never judges a file itself.
 
-import { compileIdOf } from '/lib/tlscope.js';
+import { compileIdOf, describeFix } from '/lib/tlscope.js';
+import { fixBox } from './compile.js';
 import { el } from './dom.js';
 
 /** @typedef {import('/lib/tlscope.js').RawEvent} RawEvent */
@@ -24,6 +25,7 @@ import { el } from './dom.js';
  * @property {SourceLocation[]} frames the stack, outermost first
  * @property {string[]} hints torch's own fix hints of the break or failure (compiles.json `hints`)
  * @property {string | null} docs torch's page about it (`docs_url`)
+ * @property {import('/lib/tlscope.js').FixView | null} fix tlscope's fix of the break (`fix`, format 1.50), null for a failure
  */
 
 /**
@@ -35,7 +37,7 @@ function attributedIn(entry, logLine) {
   for (const gb of entry.graph_breaks || []) {
     if (gb.event && gb.event.log_line === logLine) {
       const found = { kind: /** @type {const} */ ('break'), id: entry.id, headline: gb.reason, user: gb.user_frame || null, stopped: gb.stopped_at || null };
-      return { ...found, frames: gb.stack || [], hints: gb.hints || [], docs: gb.docs_url || null };
+      return { ...found, frames: gb.stack || [], hints: gb.hints || [], docs: gb.docs_url || null, fix: describeFix(gb.fix) };
     }
   }
   const failures = (entry.metrics_records || []).filter((r) => r.failure).map((r) => ({ line: r.log_line, failure: r.failure }));
@@ -45,7 +47,7 @@ function attributedIn(entry, logLine) {
     // A failure's own frames are in its traceback payload; the stack here is the compile's (where
     // the compiled function was called from), with the compile's user frame marked.
     const user = failure.user_frame || entry.user_frame || null;
-    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [], hints: failure.hints || [], docs: failure.docs_url || null };
+    return { kind: 'failure', id: entry.id, headline: `${failure.type}: ${failure.reason}`, user, stopped: null, frames: entry.stack || [], hints: failure.hints || [], docs: failure.docs_url || null, fix: null };
   }
   return null;
 }
@@ -140,7 +142,9 @@ export function attributedView(doc, info) {
   if (info.user) box.appendChild(frameBlock(doc, 'Your code:', info.user, 'mine'));
   else box.appendChild(el(doc, 'p', 'muted', 'No frame of this stack is your code (see FORMAT.md, "What is user code", and --user-code).'));
   if (info.stopped) box.appendChild(frameBlock(doc, 'Tracing stopped in library code at:', info.stopped, 'stopped'));
-  // torch's own fix hints, beside the break or failure they belong to (as summary and the report show them).
+  // tlscope's fix (format 1.50), then torch's own hints, beside the break or failure they belong to
+  // (as summary and the report show them).
+  if (info.fix) box.appendChild(fixBox(doc, info.fix));
   for (const hint of info.hints) box.appendChild(el(doc, 'p', 'attributed-hint', `torch's hint: ${hint}`));
   if (info.docs && /^https?:\/\//.test(info.docs)) {
     const link = el(doc, 'a', 'attributed-docs', `torch's page on this ${info.kind === 'break' ? 'break' : 'failure'}`);

@@ -39,6 +39,7 @@
 /** @typedef {import('./compiles.js').PayloadRefView} PayloadRefView */
 /** @typedef {import('./compiles.js').RecompileView} RecompileView */
 /** @typedef {import('./compiles.js').FailureView} FailureView */
+/** @typedef {import('./compiles.js').FixView} FixView */
 /** @typedef {import('./compiles.js').AotInductorView} AotInductorView */
 /** @typedef {import('./compiles.js').VllmView} VllmView */
 /** @typedef {import('./divergence.js').Divergence} Divergence */
@@ -103,7 +104,7 @@ export { LazyHighlighter, guessLanguage, highlightJson, highlightPython } from '
 export { MAX_HEIGHT, VirtualList, scrollMapping, scrollTopFor } from './virtual.js';
 export { setTestHook } from './hook.js';
 export { POLL_MS, describeProgress, fetchStatus, layoutOf, statusUrlFor, waitServed } from './served.js';
-export { FIRST_ANSWER_KINDS, NOT_LOGGED, compiledFunctionName, describeCompile, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm, settingsText, recommendedFailure, topPhases } from './compiles.js';
+export { FIRST_ANSWER_KINDS, NOT_LOGGED, compiledFunctionName, describeCompile, describeFix, formatChange, formatGuardFailure, frameText, payloadRef, readAotInductor, readCompileEntries, readDynamic, readFirstAnswers, readSettings, readVllm, settingsText, recommendedFailure, topPhases } from './compiles.js';
 export { columnOf, columnsOf, ranksText, readDivergence, readJobAnswers, readRanks } from './divergence.js';
 export { readExports, readExportsNote } from './exports.js';
 export { TIMELINE_KINDS, TIMELINE_MAGIC, TIMELINE_VERSION, Timeline, TimelineError, decodeTimeline } from './timeline.js';
