@@ -181,12 +181,14 @@ class Fix(msgspec.Struct, kw_only=True):
     """The one change to the user's code that avoids a recompile (or a specialisation) caused by a
     size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
     1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
-    compile's `time_fix`) that makes a slow compile faster."""
+    compile's `time_fix`) that makes a slow compile faster; or (since 1.50, a graph break's `fix`)
+    that makes a graph break go away."""
 
     #: `mark_dynamic`, `maybe_mark_dynamic`, `mark_unbacked`, `change_code`, `dynamic_false`,
     #: (a symbol's) `size_guard`, `unspec_int_on_nn_module`, (since 1.46) `pass_as_argument`, (since
     #: 1.47) `stack_list` or (since 1.48) `recompile_limit` or `dynamic_parameters`, or (since
-    #: 1.49) `tensor_lr`, or (since 1.49, a compile's `time_fix`) `regional` (FORMAT.md "What to change").
+    #: 1.49) `tensor_lr`, or (since 1.49, a compile's `time_fix`) `regional`, or (since 1.50, a graph
+    #: break's) `ignore_logging`, `reorder_logging`, `compile_model`, `step_outside` (FORMAT.md "What to change").
     kind: str
     #: The input, as the compiled function names it (`x`), and as Dynamo names its source (`L['x']`).
     input: str

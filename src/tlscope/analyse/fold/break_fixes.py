@@ -22,7 +22,7 @@ that torch's own hint does not fix (a graph break's `fix`, format 1.50).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -82,11 +82,10 @@ def break_fix(
     return None
 
 
-def step_fixes(groups: Iterable[DistinctGraphBreak]) -> None:
+def step_fixes(groups: Sequence[DistinctGraphBreak]) -> None:
     """Give the optimizer's breaks (`step_outside`) in a function whose backward break has the
     `compile_model` fix: a training step compiled whole. Not elsewhere: torch's own recipe for a
     compiled optimizer wraps `opt.step()` in a compiled function, whose breaks are by design."""
-    groups = list(groups)
     steps = {(g.user_frame.file, g.user_frame.name) for g in groups if _kind(g.fix) == "compile_model"}
     for group in groups:
         if _kind(group.fix) is None and (group.user_frame.file, group.user_frame.name) in steps and _optimizer(group):

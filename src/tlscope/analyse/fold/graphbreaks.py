@@ -104,7 +104,7 @@ def parse_graph_break(text: str, user: UserCode | None = None) -> ParsedBreak:
     hints, url = fix_hints(lines)
     reason = _headline(lines)
     stopped = None if mine is None or mine is location else location
-    frame = location if stopped is None or mine is None else mine
+    frame = mine if mine is not None else location
     # A break whose stack holds no line of the user's (a library's function compiled on its own)
     # has no line of theirs to change: no fix.
     fix = break_fix(reason, frame, stopped, hints, lines) if mine is not None else None
