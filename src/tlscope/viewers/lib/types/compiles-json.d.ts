@@ -110,7 +110,8 @@ export type PayloadRef = {
  * The one change to the user's code that avoids a recompile (or a specialisation) caused by a
  * size, or (since 1.44) by a module's int attribute, or (since 1.46) by a global number, or (since
  * 1.47) by a list's length, or (since 1.49) by an optimizer's learning rate; or (since 1.49, a
- * compile's `time_fix`) that makes a slow compile faster.
+ * compile's `time_fix`) that makes a slow compile faster; or (since 1.50, a graph break's `fix`)
+ * that makes a graph break go away.
  */
 export type Fix = {
     kind: string;
