@@ -77,6 +77,10 @@ def test_a_logging_call_is_told_to_be_ignored(tmp_path_factory: pytest.TempPathF
     # logging's `_log`, compiled on its own after the break ran the call in eager, failed: named
     # with the user's line that called it, not as if it were the user's function.
     assert said["failure"].startswith("first failure: [3/0] _log (called from logging_break.py:22) failed at ")
+    # ... and said to come from the user's break, whose fix avoids it (format 1.50).
+    assert (
+        "; the graph break at logging_break.py:22 ran it in eager, and that break's fix avoids it; " in said["failure"]
+    )
 
 
 def test_a_whole_training_step_is_told_to_compile_the_model(tmp_path_factory: pytest.TempPathFactory) -> None:

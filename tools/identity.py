@@ -598,7 +598,7 @@ def without_150_changes(rel: str, data: bytes) -> bytes:
     """`data` as format 1.49 wrote it but for its minor (not forgiven: a graph break's `fix` (a
     logging call, a print, a training step compiled whole) and the `graph_break` line's clause,
     torch's hint to remove a `graph_break()` call torch.optim makes, a library function's failure
-    named with the user's line that called it)."""
+    named with the user's line that called it and the break there whose fix avoids it)."""
     return _minor_back(rel, data, 50)[1]
 
 

@@ -242,7 +242,7 @@ def first_answers(
     one."""
     found = []
     if failed is not None and failed.failure is not None:
-        found.append(_failure_answer(failed, failed.failure, filled))
+        found.append(_failure_answer(failed, failed.failure, _broken_by(failed, breaks) + filled))
     if unfinished is not None:
         found.append(unfinished)
     if nothing is not None:
@@ -277,6 +277,18 @@ def first_answers(
             FirstAnswer(kind="slow_compile", compile_id=cid, text=text, seconds=round(seconds, 6), phase=phase)
         )
     return found
+
+
+def _broken_by(failed: CompileEntry, breaks: Sequence[DistinctGraphBreak]) -> str:
+    """`; the graph break at a.py:22 ran it in eager, and that break's fix avoids it`: a library's
+    function compiled on its own from a user's line that broke the graph, where that break has a
+    fix (logging's `_log` after `log.info(...)`), so the failure's cause is said beside it."""
+    fn, user = failed.function, failed.user_frame
+    if fn is None or user is None or user.line is None or user.file == fn.file:
+        return ""
+    at = (user.file, user.line)
+    fixed = any(isinstance(b.fix, Fix) and (b.user_frame.file, b.user_frame.line) == at for b in breaks)
+    return f"; the graph break at {where_text(user)} ran it in eager, and that break's fix avoids it" if fixed else ""
 
 
 def _failure_answer(failed: CompileEntry, failure: Failure, filled: str) -> FirstAnswer:
