@@ -283,12 +283,21 @@ def _broken_by(failed: CompileEntry, breaks: Sequence[DistinctGraphBreak]) -> st
     """`; the graph break at a.py:22 ran it in eager, and that break's fix avoids it`: a library's
     function compiled on its own from a user's line that broke the graph, where that break has a
     fix (logging's `_log` after `log.info(...)`), so the failure's cause is said beside it."""
-    fn, user = failed.function, failed.user_frame
-    if fn is None or user is None or user.line is None or user.file == fn.file:
+    user = _caller(failed)
+    if user is None:
         return ""
     at = (user.file, user.line)
     fixed = any(isinstance(b.fix, Fix) and (b.user_frame.file, b.user_frame.line) == at for b in breaks)
     return f"; the graph break at {where_text(user)} ran it in eager, and that break's fix avoids it" if fixed else ""
+
+
+def _caller(entry: CompileEntry) -> SourceLocation | None:
+    """The user's line that called the compiled function when that function is not the user's own
+    (a library's, compiled on its own: logging's `_log`, torch's wrapper `inner`), else None."""
+    fn, user = entry.function, entry.user_frame
+    if fn is None or user is None or user.line is None or user.file == fn.file:
+        return None
+    return user
 
 
 def _failure_answer(failed: CompileEntry, failure: Failure, filled: str) -> FirstAnswer:
@@ -300,9 +309,7 @@ def _failure_answer(failed: CompileEntry, failure: Failure, filled: str) -> Firs
     inside = where and _inside(failure.user_frame, failed.function)
     # A library function compiled on its own (logging's `_log`, run by a user's line after its
     # break) is named with the user's line that called it, as the slowest compile's line is.
-    fn, user = failed.function, failed.user_frame
-    library = fn is not None and user is not None and user.line is not None and user.file != fn.file
-    named = _compile(failed) if inside and not library else _compile_at(failed)
+    named = _compile(failed) if inside and _caller(failed) is None else _compile_at(failed)
     reason = _cut(failure.reason)
     reason = reason.removesuffix(".") if filled else reason  # `…not supported; the functions…`
     text = f"first failure: {named} failed{where}: {failure.type}: {reason}{filled}"
@@ -456,9 +463,10 @@ def _compile_at(entry: CompileEntry) -> str:
     defines it, as the ranks' sentences name a compiled function; `[0/0] inner (called from
     train.py:30)` where the function is not the user's own (a torch wrapper): the user's line
     that reached it (`user_frame`). No code: a job folds these lines by what precedes ` took `."""
+    caller = _caller(entry)
+    if caller is not None:
+        return f"{_compile(entry)} (called from {where_text(caller)})"
     fn, user = entry.function, entry.user_frame
-    if fn is not None and user is not None and user.line is not None and user.file != fn.file:
-        return f"{_compile(entry)} (called from {where_text(user)})"
     if fn is None and user is not None and user.line is not None:
         # A fullgraph capture logs no function: the user's line that asked for it (`.aot_compile(...)`).
         how = f"{entry.capture} at" if entry.capture else "called from"
